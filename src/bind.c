@@ -1,0 +1,330 @@
+/* bind.c - the binding registry and the argument helpers every binding uses.
+ *
+ * The registry is a static list of each op module's tables (bind.h). Lookups
+ * are linear over a few hundred names: cheap next to running an op, and it
+ * keeps registration a matter of listing a table.
+ *
+ * Argument helpers raise TypeErrors shaped like PyTorch's python_arg_parser:
+ *   view() received an invalid combination of arguments - got (str), but
+ *   expected one of:
+ *    * (tuple of ints size)
+ *    * (torch.dtype dtype)
+ */
+#include "bind.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "util.h"
+
+extern const tl_bind_table tl_bind_create_tables[];
+extern const tl_bind_table tl_bind_ops_tables[];
+extern const tl_bind_table tl_bind_view_tables[];
+extern const tl_bind_table tl_bind_index_tables[];
+
+static const tl_bind_table *const registry[] = {
+    tl_bind_create_tables,
+    tl_bind_ops_tables,
+    tl_bind_view_tables,
+    tl_bind_index_tables,
+};
+
+const tl_binding *tl_bind_find(tl_bind_kind kind, const char *name)
+{
+    for (size_t r = 0; r < TL_ARRAY_LEN(registry); r++) {
+        for (const tl_bind_table *t = registry[r]; t->entries; t++) {
+            if (t->kind != kind)
+                continue;
+            for (const tl_binding *b = t->entries; b->name; b++)
+                if (strcmp(b->name, name) == 0)
+                    return b;
+        }
+    }
+    return NULL;
+}
+
+size_t tl_bind_names(tl_bind_kind kind, const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < TL_ARRAY_LEN(registry); r++) {
+        for (const tl_bind_table *t = registry[r]; t->entries; t++) {
+            if (t->kind != kind)
+                continue;
+            for (const tl_binding *b = t->entries; b->name; b++) {
+                if (n < cap)
+                    out[n] = b->name;
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+/* ---- argument access ---- */
+
+tl_value *tl_arg(const tl_args *a, size_t i, const char *kw)
+{
+    if (i < a->npos)
+        return a->pos[i];
+    if (kw) {
+        for (size_t k = 0; k < a->nkw; k++)
+            if (strcmp(a->kwnames[k], kw) == 0)
+                return a->kwvals[k];
+    }
+    return NULL;
+}
+
+static void describe_value(const tl_value *v, tl_buf *b)
+{
+    if (v->kind == TL_V_TUPLE || v->kind == TL_V_LIST) {
+        /* PyTorch: "tuple of (int, str)" when mixed, "tuple of ints" */
+        tl_buf_puts(b, tl_value_type_name(v));
+        if (v->u.seq.n == 0)
+            return;
+        bool same = true;
+        for (size_t i = 1; i < v->u.seq.n; i++)
+            if (v->u.seq.items[i]->kind != v->u.seq.items[0]->kind)
+                same = false;
+        if (same) {
+            tl_buf_printf(b, " of %ss", tl_value_type_name(v->u.seq.items[0]));
+        } else {
+            tl_buf_puts(b, " of (");
+            for (size_t i = 0; i < v->u.seq.n; i++) {
+                if (i)
+                    tl_buf_puts(b, ", ");
+                tl_buf_puts(b, tl_value_type_name(v->u.seq.items[i]));
+            }
+            tl_buf_putc(b, ')');
+        }
+        return;
+    }
+    tl_buf_puts(b, tl_value_type_name(v));
+}
+
+void tl_args_describe(const tl_args *a, tl_buf *b)
+{
+    tl_buf_putc(b, '(');
+    for (size_t i = 0; i < a->npos; i++) {
+        if (i)
+            tl_buf_puts(b, ", ");
+        describe_value(a->pos[i], b);
+    }
+    for (size_t k = 0; k < a->nkw; k++) {
+        if (k || a->npos)
+            tl_buf_puts(b, ", ");
+        tl_buf_printf(b, "%s=", a->kwnames[k]);
+        describe_value(a->kwvals[k], b);
+    }
+    tl_buf_putc(b, ')');
+}
+
+int tl_args_type_error(const tl_args *a, const char *fname, const char *sig,
+                       tl_error *err)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "%s() received an invalid combination of arguments - got ",
+                  fname);
+    tl_args_describe(a, &b);
+    tl_buf_puts(&b, ", but expected one of:");
+    const char *p = sig ? sig : "()";
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        tl_buf_puts(&b, "\n * ");
+        tl_buf_append(&b, p, n);
+        p += n;
+        if (*p == '\n')
+            p++;
+    }
+    tl_error_set(err, TL_ERR_TYPE, "%s", tl_buf_str(&b));
+    tl_buf_free(&b);
+    return -1;
+}
+
+int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
+                  const char *const *kwnames, const char *sig, tl_error *err)
+{
+    if (a->npos > maxpos)
+        return tl_args_type_error(a, fname, sig, err);
+    for (size_t k = 0; k < a->nkw; k++) {
+        bool known = false;
+        size_t pos = 0;
+        for (size_t j = 0; kwnames && kwnames[j]; j++) {
+            if (strcmp(kwnames[j], a->kwnames[k]) == 0) {
+                known = true;
+                pos = j;
+            }
+        }
+        if (!known)
+            return tl_args_type_error(a, fname, sig, err);
+        /* given both positionally and by keyword: kwnames are listed in
+         * positional order for the parameters that may be positional */
+        if (pos < a->npos && pos < maxpos)
+            return tl_error_set(err, TL_ERR_TYPE,
+                                "%s() got multiple values for argument '%s'",
+                                fname, a->kwnames[k]);
+        for (size_t k2 = 0; k2 < k; k2++)
+            if (strcmp(a->kwnames[k2], a->kwnames[k]) == 0)
+                return tl_error_set(err, TL_ERR_TYPE,
+                                    "%s() got multiple values for argument "
+                                    "'%s'",
+                                    fname, a->kwnames[k]);
+    }
+    return 0;
+}
+
+/* ---- conversions ---- */
+
+int tl_to_int(const tl_value *v, const char *what, int64_t *out, tl_error *err)
+{
+    if (v && v->kind != TL_V_BOOL && tl_value_as_index(v, out))
+        return 0;
+    if (v && v->kind == TL_V_BOOL) {
+        *out = v->u.b;
+        return 0;
+    }
+    return tl_error_set(err, TL_ERR_TYPE,
+                        "%s must be int, not %s", what ? what : "argument",
+                        v ? tl_value_type_name(v) : "nothing");
+}
+
+int tl_to_double(const tl_value *v, const char *what, double *out,
+                 tl_error *err)
+{
+    if (v && (v->kind == TL_V_INT || v->kind == TL_V_FLOAT ||
+              v->kind == TL_V_BOOL ||
+              (v->kind == TL_V_TENSOR && v->u.tensor->ndim == 0)) &&
+        tl_value_as_double(v, out))
+        return 0;
+    return tl_error_set(err, TL_ERR_TYPE, "%s must be a number, not %s",
+                        what ? what : "argument",
+                        v ? tl_value_type_name(v) : "nothing");
+}
+
+int tl_to_bool(const tl_value *v, const char *what, bool *out, tl_error *err)
+{
+    if (v && v->kind == TL_V_BOOL) {
+        *out = v->u.b;
+        return 0;
+    }
+    if (v && v->kind == TL_V_INT) {
+        *out = v->u.i != 0;
+        return 0;
+    }
+    return tl_error_set(err, TL_ERR_TYPE, "%s must be bool, not %s",
+                        what ? what : "argument",
+                        v ? tl_value_type_name(v) : "nothing");
+}
+
+int tl_to_dtype(const tl_value *v, const char *what, tl_dtype *out,
+                tl_error *err)
+{
+    if (v && v->kind == TL_V_DTYPE) {
+        *out = v->u.dtype;
+        return 0;
+    }
+    return tl_error_set(err, TL_ERR_TYPE, "%s must be torch.dtype, not %s",
+                        what ? what : "argument",
+                        v ? tl_value_type_name(v) : "nothing");
+}
+
+int tl_to_tensor(const tl_value *v, const char *what, tl_tensor **out,
+                 tl_error *err)
+{
+    if (v && v->kind == TL_V_TENSOR) {
+        *out = v->u.tensor;
+        return 0;
+    }
+    return tl_error_set(err, TL_ERR_TYPE, "%s must be Tensor, not %s",
+                        what ? what : "argument",
+                        v ? tl_value_type_name(v) : "nothing");
+}
+
+int tl_to_int_list(const tl_value *v, const char *what, bool allow_scalar,
+                   int64_t *out, size_t cap, tl_error *err)
+{
+    if (v && allow_scalar && (v->kind == TL_V_INT || v->kind == TL_V_BOOL ||
+                              v->kind == TL_V_TENSOR)) {
+        if (cap < 1)
+            return tl_error_set(err, TL_ERR_LIMIT, "too many values");
+        if (tl_to_int(v, what, &out[0], err) < 0)
+            return -1;
+        return 1;
+    }
+    if (!v || !tl_value_is_seq(v))
+        return tl_error_set(err, TL_ERR_TYPE,
+                            "%s must be tuple of ints, not %s",
+                            what ? what : "argument",
+                            v ? tl_value_type_name(v) : "nothing");
+    if (v->u.seq.n > cap)
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "%s has %zu entries; tlab supports at most %zu",
+                            what ? what : "argument", v->u.seq.n, cap);
+    for (size_t i = 0; i < v->u.seq.n; i++) {
+        const tl_value *it = v->u.seq.items[i];
+        if (it->kind == TL_V_BOOL || !tl_value_as_index(it, &out[i]))
+            return tl_error_set(err, TL_ERR_TYPE,
+                                "%s must be tuple of ints, but found element "
+                                "of type %s at pos %zu",
+                                what ? what : "argument", tl_value_type_name(it),
+                                i);
+    }
+    return (int)v->u.seq.n;
+}
+
+int tl_to_shape(const tl_args *a, size_t first, const char *kw, int64_t *out,
+                tl_error *err)
+{
+    if (a->npos <= first) {
+        const tl_value *k = NULL;
+        for (size_t i = 0; kw && i < a->nkw; i++)
+            if (strcmp(a->kwnames[i], kw) == 0)
+                k = a->kwvals[i];
+        if (!k)
+            return 0;
+        return tl_to_int_list(k, kw, true, out, TL_MAX_DIMS, err);
+    }
+    if (a->npos == first + 1 && tl_value_is_seq(a->pos[first]))
+        return tl_to_int_list(a->pos[first], kw ? kw : "size", false, out,
+                              TL_MAX_DIMS, err);
+    size_t n = a->npos - first;
+    if (n > TL_MAX_DIMS)
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "a shape has at most %d dimensions in tlab",
+                            TL_MAX_DIMS);
+    for (size_t i = 0; i < n; i++) {
+        const tl_value *it = a->pos[first + i];
+        if (it->kind == TL_V_BOOL || !tl_value_as_index(it, &out[i]))
+            return tl_error_set(err, TL_ERR_TYPE,
+                                "%s must be tuple of ints, but found element "
+                                "of type %s at pos %zu",
+                                kw ? kw : "size", tl_value_type_name(it), i);
+    }
+    return (int)n;
+}
+
+int tl_wrap_dim(int64_t dim, int ndim, int *out, tl_error *err)
+{
+    int64_t n = ndim <= 0 ? 1 : ndim;
+    if (dim < -n || dim > n - 1)
+        return tl_error_set(err, TL_ERR_INDEX,
+                            "Dimension out of range (expected to be in range "
+                            "of [%" PRId64 ", %" PRId64 "], but got %" PRId64
+                            ")",
+                            -n, n - 1, dim);
+    *out = (int)(dim < 0 ? dim + n : dim);
+    return 0;
+}
+
+tl_tensor *tl_self_tensor(tl_value *self, const char *fname, tl_error *err)
+{
+    if (self && self->kind == TL_V_TENSOR)
+        return self->u.tensor;
+    tl_error_set(err, TL_ERR_TYPE,
+                 "descriptor '%s' for 'torch._C._TensorBase' objects doesn't "
+                 "apply to a '%s' object",
+                 fname, self ? tl_value_type_name(self) : "NoneType");
+    return NULL;
+}
+
+void tl_bump_version(tl_tensor *t) { t->version->value++; }

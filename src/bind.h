@@ -1,0 +1,108 @@
+/* bind.h - how C functions become torch.* functions and Tensor methods.
+ *
+ * Each op module registers tables of tl_binding (bind_<module>.c). The
+ * interpreter looks a name up in this order:
+ *   - tensor attribute access `x.NAME`: tl_bind_find(TL_BIND_ATTR) first
+ *     (properties such as shape, T, dtype are evaluated at once), then
+ *     TL_BIND_METHOD (returns a bound method value);
+ *   - `torch.NAME(...)`: TL_BIND_TORCH, then TL_BIND_METHOD with the first
+ *     positional argument (or input=) as self: the functional form;
+ *   - `np.NAME`: TL_BIND_NUMPY; ndarray attributes: TL_BIND_NDARRAY.
+ * The registry (bind.c) lists each module's tables: module M exports
+ * `const tl_bind_table tl_bind_M_tables[]`, terminated by an entry whose
+ * `entries` is NULL (M = create, ops, view, index). Adding a module means
+ * adding its array there.
+ *
+ * Arguments follow Python's rules: positional, then keywords. Helpers below
+ * fetch and convert them, raising PyTorch-style TypeErrors that name the
+ * function and the accepted signature.
+ */
+#ifndef TL_BIND_H
+#define TL_BIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "tensor.h"
+#include "value.h"
+
+typedef struct tl_args {
+    size_t npos;
+    tl_value **pos;         /* borrowed */
+    size_t nkw;
+    const char **kwnames;   /* borrowed */
+    tl_value **kwvals;      /* borrowed */
+} tl_args;
+
+typedef enum tl_bind_kind {
+    TL_BIND_METHOD,  /* x.name(...) and torch.name(x, ...) */
+    TL_BIND_ATTR,    /* x.name (property; fn called with empty args) */
+    TL_BIND_TORCH,   /* torch.name(...) only */
+    TL_BIND_NUMPY,   /* np.name(...) */
+    TL_BIND_NDARRAY  /* a.name / a.name(...) on ndarrays; property if attr */
+} tl_bind_kind;
+
+typedef struct tl_binding {
+    const char *name;
+    tl_cfunc fn;
+    bool is_attr;    /* for TL_BIND_NDARRAY: property rather than method */
+    bool inplace;    /* the op writes self (bumps the version counter) */
+} tl_binding;
+
+typedef struct tl_bind_table {
+    tl_bind_kind kind;
+    const tl_binding *entries; /* terminated by {NULL} */
+} tl_bind_table;
+
+/* Find a binding; NULL if none. */
+const tl_binding *tl_bind_find(tl_bind_kind kind, const char *name);
+/* Every registered name of a kind (for "did you mean" and docs). */
+size_t tl_bind_names(tl_bind_kind kind, const char **out, size_t cap);
+
+/* ---- argument access ---- */
+/* Positional arg i, or keyword `kw` (may be NULL); NULL if absent. A value
+ * given both ways is a TypeError reported by tl_args_check. */
+tl_value *tl_arg(const tl_args *a, size_t i, const char *kw);
+/* Validate counts and keyword names: at most maxpos positionals, keywords
+ * only from `kwnames` (NULL-terminated), no duplicates. On failure raises
+ * TypeError "NAME() received an invalid combination of arguments - got
+ * (...), but expected one of:\n * SIG" where SIG is `sig` (may contain
+ * several lines). */
+int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
+                  const char *const *kwnames, const char *sig, tl_error *err);
+/* Raise that same TypeError unconditionally (for type mismatches). */
+int tl_args_type_error(const tl_args *a, const char *fname, const char *sig,
+                       tl_error *err);
+/* "(int, tuple, dtype=torch.dtype)": how PyTorch describes what it got. */
+void tl_args_describe(const tl_args *a, tl_buf *b);
+
+/* ---- conversions (return -1 with TypeError on mismatch) ---- */
+int tl_to_int(const tl_value *v, const char *what, int64_t *out, tl_error *err);
+int tl_to_double(const tl_value *v, const char *what, double *out, tl_error *err);
+int tl_to_bool(const tl_value *v, const char *what, bool *out, tl_error *err);
+int tl_to_dtype(const tl_value *v, const char *what, tl_dtype *out, tl_error *err);
+int tl_to_tensor(const tl_value *v, const char *what, tl_tensor **out, tl_error *err); /* borrowed out */
+/* A shape given as varargs from position `first` (view(2, 3)) or as one
+ * sequence/Size argument (view((2, 3)), view([2, 3])). Writes up to
+ * TL_MAX_DIMS entries; returns the count or -1. `kw` names the keyword form
+ * (e.g. "size" / "shape"), may be NULL. */
+int tl_to_shape(const tl_args *a, size_t first, const char *kw,
+                int64_t *out, tl_error *err);
+/* A list/tuple of ints (or a single int when allow_scalar). */
+int tl_to_int_list(const tl_value *v, const char *what, bool allow_scalar,
+                   int64_t *out, size_t cap, tl_error *err);
+
+/* Wrap dim into [0, ndim) with PyTorch's IndexError text:
+ * "Dimension out of range (expected to be in range of [-n, n-1], but got d)".
+ * ndim 0 is treated as 1 (scalars accept 0 and -1). */
+int tl_wrap_dim(int64_t dim, int ndim, int *out, tl_error *err);
+
+/* Receiver helpers for methods: self as tensor (TypeError otherwise). */
+tl_tensor *tl_self_tensor(tl_value *self, const char *fname, tl_error *err);
+
+/* Bump the version counter of t (in-place ops call this once per write). */
+void tl_bump_version(tl_tensor *t);
+
+#endif

@@ -1,0 +1,12 @@
+/* commands.h - the subcommands of tlab (SPEC 2): check, run, grade,
+ * explain, new, key. Each returns an exit status (cli.h) and prints its own
+ * diagnostics to stderr; output goes to stdout or, atomically, to -o FILE.
+ */
+#ifndef TL_COMMANDS_H
+#define TL_COMMANDS_H
+
+#include "cli.h"
+
+int tl_commands_run(const tl_cli *cli);
+
+#endif

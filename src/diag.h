@@ -1,0 +1,51 @@
+/* diag.h - source texts and located diagnostics (jq's locfile, for tlab).
+ *
+ * A tl_source is a piece of op-language text together with where it sits:
+ * a file and the 1-based line/column of its first byte. Text that came from
+ * a YAML block scalar (`setup: |`) continues on following lines at column
+ * `block_col`; text from a plain/quoted scalar is one line at `col`.
+ *
+ * Rendering (tl_diag_render) produces, for an error with a span:
+ *
+ *   lab01.yaml:12:9: error: RuntimeError: view size is not compatible ...
+ *      12 |     op: x.t().view(24)
+ *         |         ^^^^^^^^^^^^^^
+ *
+ * and `FILE:LINE:COL: error: MESSAGE` alone when there is no span.
+ * Ownership: a tl_source borrows its text and file name.
+ */
+#ifndef TL_DIAG_H
+#define TL_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "util.h"
+
+typedef struct tl_source {
+    const char *text;  /* the op-language text (not NUL-terminated needed) */
+    size_t len;
+    const char *file;  /* "lab01.yaml", or "<expr>" for the command line */
+    int line;          /* 1-based line of text[0] in file */
+    int col;           /* 1-based column of text[0] */
+    int block_col;     /* 1-based column of lines after the first; 0 = col */
+    const char *file_text; /* whole file for the caret line, or NULL */
+    size_t file_len;
+} tl_source;
+
+/* Map a byte offset in src->text to a file line/column (1-based). */
+void tl_diag_position(const tl_source *src, int32_t offset, int *line, int *col);
+
+/* Render err (which carries a span into src, or none) as described above.
+ * Output ends with a newline. `color` adds ANSI red/bold. */
+void tl_diag_render(tl_buf *out, const tl_source *src, const tl_error *err,
+                    bool color);
+
+/* `FILE:LINE:COL: error: MSG\n` for errors that have a file position
+ * but no source text (YAML structure errors). */
+void tl_diag_render_at(tl_buf *out, const char *file, int line, int col,
+                       const char *msg, const char *file_text, size_t file_len,
+                       bool color);
+
+#endif

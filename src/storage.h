@@ -1,0 +1,77 @@
+/* storage.h - refcounted storages, the allocation accounting layer, and the
+ * shared version counter.
+ *
+ * Ownership: tl_storage_new returns a storage with refcount 1; every tensor
+ * header that points at it holds one reference (tl_storage_retain) and drops
+ * it with tl_storage_release. The memory is freed, through the backend that
+ * allocated it, when the last reference goes. A storage may instead *borrow*
+ * the memory of another storage (torch.from_numpy(t.numpy())): it then holds
+ * a reference on `mem_owner` and frees nothing itself.
+ *
+ * Accounting: every allocation is charged to a per-thread ledger that knows
+ * the live bytes and refuses (TL_ERR_RUNTIME, PyTorch's allocator wording)
+ * past the limit set by tl_alloc_set_limit (default 1 GiB). `allocated` only
+ * grows, so "bytes allocated by an op" is the difference of two readings.
+ */
+#ifndef TL_STORAGE_H
+#define TL_STORAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+struct tl_backend;
+
+typedef enum tl_devkind { TL_DEV_CPU = 0, TL_DEV_CUDA = 1 } tl_devkind;
+
+typedef struct tl_device {
+    tl_devkind kind;
+    int index; /* CUDA ordinal; 0 for CPU */
+} tl_device;
+
+#define TL_DEFAULT_MAX_BYTES ((size_t)1 << 30)
+
+typedef struct tl_storage {
+    int refcount;
+    void *data;    /* base pointer; NULL only when nbytes == 0 */
+    size_t nbytes;
+    tl_device device;
+    const struct tl_backend *backend; /* who allocated (and frees) data */
+    struct tl_storage *mem_owner;     /* non-NULL: data is borrowed from it */
+    uint64_t id;                      /* unique per process, never reused */
+    bool pinned;
+} tl_storage;
+
+/* Allocate nbytes (zeroed) on the backend's device. Charges the ledger. */
+tl_storage *tl_storage_new(const struct tl_backend *be, size_t nbytes,
+                           tl_error *err);
+/* A new storage object sharing owner's memory (numpy round trips). */
+tl_storage *tl_storage_borrow(tl_storage *owner);
+tl_storage *tl_storage_retain(tl_storage *s);
+void tl_storage_release(tl_storage *s);
+
+/* Same memory? Non-empty storages compare base pointers; a zero-byte
+ * storage compares by identity (SPEC 4). */
+bool tl_storage_same(const tl_storage *a, const tl_storage *b);
+
+/* ---- accounting ledger (per thread) ---- */
+void tl_alloc_set_limit(size_t max_live_bytes);
+size_t tl_alloc_limit(void);
+size_t tl_alloc_live(void);      /* bytes currently held by storages */
+uint64_t tl_alloc_total(void);   /* bytes ever allocated (monotonic) */
+size_t tl_alloc_peak(void);
+void tl_alloc_reset_peak(void);
+
+/* ---- version counter: one per base tensor, shared by its views ---- */
+typedef struct tl_version {
+    int refcount;
+    int64_t value;
+} tl_version;
+
+tl_version *tl_version_new(void);
+tl_version *tl_version_retain(tl_version *v);
+void tl_version_release(tl_version *v);
+
+#endif

@@ -1,0 +1,476 @@
+/* tensor.c - the strided tensor header: construction, identity, layout
+ * predicates, and element access.
+ *
+ * Conventions (see tensor.h): sizes[0] outermost, strides in elements,
+ * offset in elements. Every view goes through tl_tensor_view, which shares
+ * the storage object and the version counter of its source (never copies a
+ * raw pointer), so view-vs-copy is a fact of construction: a view's storage
+ * IS its parent's storage.
+ *
+ * The layout predicates reproduce c10's exactly (is_contiguous with the
+ * numel-0 shortcut and size-1 dims ignored; channels-last without that
+ * shortcut; non-overlapping-and-dense; infer_dense_strides for the
+ * preserve_format rule).
+ */
+#include "tensor.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* ---- construction ---- */
+
+static tl_tensor *header(void)
+{
+    tl_tensor *t = tl_xcalloc(1, sizeof *t);
+    t->refcount = 1;
+    t->is_leaf = true;
+    return t;
+}
+
+bool tl_shape_numel(int ndim, const int64_t *sizes, int64_t *numel)
+{
+    int64_t n = 1;
+    bool zero = false;
+    for (int d = 0; d < ndim; d++) {
+        if (sizes[d] == 0)
+            zero = true;
+    }
+    if (zero) {
+        *numel = 0;
+        return true;
+    }
+    for (int d = 0; d < ndim; d++) {
+        if (sizes[d] < 0 || tl_mul_overflow(n, sizes[d], &n) || n > TL_MAX_NUMEL)
+            return false;
+    }
+    *numel = n;
+    return true;
+}
+
+static int check_shape(int ndim, const int64_t *sizes, int64_t *numel,
+                       tl_error *err)
+{
+    if (ndim < 0 || ndim > TL_MAX_DIMS)
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "tensors may have at most %d dimensions, got %d",
+                            TL_MAX_DIMS, ndim);
+    for (int d = 0; d < ndim; d++) {
+        if (sizes[d] < 0) {
+            char buf[64 * 24];
+            tl_format_shape(buf, sizeof buf, ndim, sizes);
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "Trying to create tensor with negative "
+                                "dimension %" PRId64 ": %s",
+                                sizes[d], buf);
+        }
+    }
+    if (!tl_shape_numel(ndim, sizes, numel))
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "a tensor may have at most 2^31 elements "
+                            "(tlab limit)");
+    return 0;
+}
+
+tl_tensor *tl_tensor_new(const tl_backend *be, tl_dtype dt, int ndim,
+                         const int64_t *sizes, tl_error *err)
+{
+    int64_t strides[TL_MAX_DIMS];
+    if (ndim < 0 || ndim > TL_MAX_DIMS) {
+        tl_error_set(err, TL_ERR_LIMIT,
+                     "tensors may have at most %d dimensions, got %d",
+                     TL_MAX_DIMS, ndim);
+        return NULL;
+    }
+    tl_contiguous_strides(ndim, sizes, strides);
+    return tl_tensor_new_strided(be, dt, ndim, sizes, strides, err);
+}
+
+tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
+                                 const int64_t *sizes, const int64_t *strides,
+                                 tl_error *err)
+{
+    int64_t numel;
+    if (check_shape(ndim, sizes, &numel, err) < 0)
+        return NULL;
+    for (int d = 0; d < ndim; d++) {
+        if (strides[d] < 0) {
+            tl_error_set(err, TL_ERR_RUNTIME,
+                         "as_strided: Negative strides are not supported at "
+                         "the moment, got strides: [%" PRId64 "]",
+                         strides[d]);
+            return NULL;
+        }
+    }
+    int64_t need = tl_tensor_required_bytes(ndim, sizes, strides, 0,
+                                            tl_dtype_size(dt));
+    if (need < 0) {
+        tl_error_set(err, TL_ERR_LIMIT, "tensor storage size overflows");
+        return NULL;
+    }
+    tl_storage *s = tl_storage_new(be, (size_t)need, err);
+    if (!s)
+        return NULL;
+    tl_tensor *t = header();
+    t->ndim = ndim;
+    memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
+    memcpy(t->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    t->offset = 0;
+    t->dtype = dt;
+    t->storage = s;
+    t->version = tl_version_new();
+    return t;
+}
+
+tl_tensor *tl_tensor_view(const tl_tensor *src, int ndim, const int64_t *sizes,
+                          const int64_t *strides, int64_t offset)
+{
+    TL_ASSERT(ndim >= 0 && ndim <= TL_MAX_DIMS);
+    tl_tensor *t = header();
+    t->ndim = ndim;
+    if (ndim) {
+        memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
+        memcpy(t->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    }
+    t->offset = offset;
+    t->dtype = src->dtype;
+    t->storage = tl_storage_retain(src->storage);
+    t->version = tl_version_retain(src->version);
+    t->requires_grad = src->requires_grad;
+    t->is_leaf = !src->requires_grad;
+    t->is_view_of_grad_leaf =
+        src->is_view_of_grad_leaf || (src->requires_grad && src->is_leaf);
+    return t;
+}
+
+tl_tensor *tl_tensor_alias(const tl_tensor *src)
+{
+    return tl_tensor_view(src, src->ndim, src->sizes, src->strides,
+                          src->offset);
+}
+
+tl_tensor *tl_tensor_retain(tl_tensor *t)
+{
+    if (t)
+        t->refcount++;
+    return t;
+}
+
+void tl_tensor_release(tl_tensor *t)
+{
+    if (!t || --t->refcount > 0)
+        return;
+    tl_storage_release(t->storage);
+    tl_version_release(t->version);
+    free(t);
+}
+
+/* ---- queries ---- */
+
+int64_t tl_tensor_numel(const tl_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->sizes[d];
+    return n;
+}
+
+const tl_backend *tl_tensor_backend(const tl_tensor *t)
+{
+    return t->storage->backend;
+}
+
+tl_device tl_tensor_device(const tl_tensor *t) { return t->storage->device; }
+
+bool tl_tensor_is_contiguous(const tl_tensor *t)
+{
+    if (tl_tensor_numel(t) == 0)
+        return true;
+    int64_t expected = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->sizes[d] == 1)
+            continue;
+        if (t->strides[d] != expected)
+            return false;
+        expected *= t->sizes[d];
+    }
+    return true;
+}
+
+static bool contiguous_in_order(const tl_tensor *t, const int *order, int n)
+{
+    int64_t expected = 1;
+    for (int i = 0; i < n; i++) {
+        int d = order[i];
+        if (t->sizes[d] == 1)
+            continue;
+        if (t->strides[d] != expected)
+            return false;
+        expected *= t->sizes[d];
+    }
+    return true;
+}
+
+bool tl_tensor_is_channels_last(const tl_tensor *t)
+{
+    static const int order[4] = {1, 3, 2, 0};
+    return t->ndim == 4 && contiguous_in_order(t, order, 4);
+}
+
+bool tl_tensor_is_channels_last_3d(const tl_tensor *t)
+{
+    static const int order[5] = {1, 4, 3, 2, 0};
+    return t->ndim == 5 && contiguous_in_order(t, order, 5);
+}
+
+bool tl_tensor_is_non_overlapping_and_dense(const tl_tensor *t)
+{
+    if (tl_tensor_is_contiguous(t) || tl_tensor_is_channels_last(t) ||
+        tl_tensor_is_channels_last_3d(t))
+        return true;
+    int n = t->ndim;
+    if (n == 1)
+        return t->sizes[0] < 2 || t->strides[0] == 1;
+    int perm[TL_MAX_DIMS];
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    /* sort by stride, dims of size < 2 last (stable insertion sort) */
+    for (int i = 1; i < n; i++) {
+        for (int j = i; j > 0; j--) {
+            int a = perm[j - 1], b = perm[j];
+            bool b_before_a;
+            if (t->sizes[b] < 2)
+                b_before_a = false;
+            else if (t->sizes[a] < 2)
+                b_before_a = true;
+            else
+                b_before_a = t->strides[b] < t->strides[a];
+            if (!b_before_a)
+                break;
+            perm[j - 1] = b;
+            perm[j] = a;
+        }
+    }
+    int64_t require = 1;
+    for (int i = 0; i < n; i++) {
+        int64_t size = t->sizes[perm[i]];
+        if (size < 2)
+            return true;
+        if (t->strides[perm[i]] != require)
+            return false;
+        require *= size;
+    }
+    return true;
+}
+
+uintptr_t tl_tensor_data_ptr(const tl_tensor *t)
+{
+    if (tl_tensor_numel(t) == 0 || !t->storage->data)
+        return 0;
+    return (uintptr_t)t->storage->data +
+           (uintptr_t)t->offset * tl_dtype_size(t->dtype);
+}
+
+void *tl_tensor_addr(const tl_tensor *t)
+{
+    if (!t->storage->data)
+        return NULL;
+    return (char *)t->storage->data +
+           (size_t)t->offset * tl_dtype_size(t->dtype);
+}
+
+tl_strided tl_tensor_strided(const tl_tensor *t)
+{
+    tl_strided s;
+    s.data = tl_tensor_addr(t);
+    s.dtype = t->dtype;
+    s.ndim = t->ndim;
+    s.sizes = t->sizes;
+    s.strides = t->strides;
+    return s;
+}
+
+int64_t tl_tensor_required_bytes(int ndim, const int64_t *sizes,
+                                 const int64_t *strides, int64_t offset,
+                                 size_t itemsize)
+{
+    int64_t last = offset; /* index of the farthest element */
+    for (int d = 0; d < ndim; d++) {
+        if (sizes[d] == 0)
+            return 0;
+    }
+    for (int d = 0; d < ndim; d++) {
+        int64_t step;
+        if (tl_mul_overflow(sizes[d] - 1, strides[d], &step) ||
+            tl_add_overflow(last, step, &last))
+            return -1;
+    }
+    int64_t bytes;
+    if (tl_add_overflow(last, 1, &last) ||
+        tl_mul_overflow(last, (int64_t)itemsize, &bytes))
+        return -1;
+    return bytes;
+}
+
+/* ---- stride helpers ---- */
+
+void tl_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
+{
+    int64_t run = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[d] = run;
+        run *= sizes[d] > 1 ? sizes[d] : 1;
+    }
+}
+
+void tl_channels_last_strides(int ndim, const int64_t *sizes, int64_t *strides)
+{
+    static const int order4[4] = {1, 3, 2, 0};
+    static const int order5[5] = {1, 4, 3, 2, 0};
+    const int *order = ndim == 4 ? order4 : ndim == 5 ? order5 : NULL;
+    if (!order) {
+        tl_contiguous_strides(ndim, sizes, strides);
+        return;
+    }
+    int64_t run = 1;
+    for (int i = 0; i < ndim; i++) {
+        int d = order[i];
+        strides[d] = run;
+        run *= sizes[d] > 1 ? sizes[d] : 1;
+    }
+}
+
+void tl_preserve_strides(const tl_tensor *t, int64_t *strides)
+{
+    int n = t->ndim;
+    if (tl_tensor_is_non_overlapping_and_dense(t)) {
+        memcpy(strides, t->strides, sizeof(int64_t) * (size_t)n);
+        return;
+    }
+    /* infer_dense_strides: keep the dimension order, make it dense */
+    int perm[TL_MAX_DIMS];
+    for (int i = 0; i < n; i++)
+        perm[i] = n - 1 - i;
+    for (int i = 1; i < n; i++) {
+        int dim1 = i;
+        for (int j = 1; j <= i; j++) {
+            int dim0 = i - j;
+            int64_t s0 = t->strides[perm[dim0]], s1 = t->strides[perm[dim1]];
+            int cmp;
+            if (s0 == 0 || s1 == 0)
+                cmp = 0;
+            else if (s0 < s1)
+                cmp = -1;
+            else if (s0 > s1)
+                cmp = 1;
+            else
+                cmp = t->sizes[perm[dim0]] > t->sizes[perm[dim1]] ? 1 : 0;
+            if (cmp > 0) {
+                int tmp = perm[dim0];
+                perm[dim0] = perm[dim1];
+                perm[dim1] = tmp;
+                dim1 = dim0;
+            } else if (cmp < 0) {
+                break;
+            }
+        }
+    }
+    int64_t cur = 1;
+    for (int i = 0; i < n; i++) {
+        int d = perm[i];
+        strides[d] = cur;
+        if (t->sizes[d] > 1)
+            cur *= t->sizes[d];
+    }
+}
+
+/* ---- element access ---- */
+
+static int element_index(const tl_tensor *t, int64_t i, int64_t *elem,
+                         tl_error *err)
+{
+    int64_t n = tl_tensor_numel(t);
+    if (i < 0 || i >= n)
+        return tl_error_set(err, TL_ERR_INDEX,
+                            "element %" PRId64 " out of range for a tensor "
+                            "of %" PRId64 " elements",
+                            i, n);
+    int64_t off = t->offset;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        int64_t sz = t->sizes[d];
+        off += (i % sz) * t->strides[d];
+        i /= sz;
+    }
+    *elem = off;
+    return 0;
+}
+
+int tl_tensor_get_raw(const tl_tensor *t, int64_t i, void *out, tl_error *err)
+{
+    int64_t e;
+    if (element_index(t, i, &e, err) < 0)
+        return -1;
+    size_t isz = tl_dtype_size(t->dtype);
+    const tl_backend *be = tl_tensor_backend(t);
+    return be->to_host(out, (char *)t->storage->data + (size_t)e * isz, isz,
+                       err);
+}
+
+int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err)
+{
+    int64_t e;
+    if (element_index(t, i, &e, err) < 0)
+        return -1;
+    size_t isz = tl_dtype_size(t->dtype);
+    const tl_backend *be = tl_tensor_backend(t);
+    return be->from_host((char *)t->storage->data + (size_t)e * isz, in, isz,
+                         err);
+}
+
+int tl_tensor_get_f64(const tl_tensor *t, int64_t i, double *out, tl_error *err)
+{
+    unsigned char buf[16];
+    if (tl_tensor_get_raw(t, i, buf, err) < 0)
+        return -1;
+    *out = tl_dtype_load_f64(t->dtype, buf);
+    return 0;
+}
+
+int tl_tensor_get_i64(const tl_tensor *t, int64_t i, int64_t *out, tl_error *err)
+{
+    unsigned char buf[16];
+    if (tl_tensor_get_raw(t, i, buf, err) < 0)
+        return -1;
+    *out = tl_dtype_load_i64(t->dtype, buf);
+    return 0;
+}
+
+int tl_tensor_set_f64(tl_tensor *t, int64_t i, double v, tl_error *err)
+{
+    unsigned char buf[16];
+    tl_dtype_store_f64(t->dtype, buf, v);
+    return tl_tensor_set_raw(t, i, buf, err);
+}
+
+int tl_tensor_set_i64(tl_tensor *t, int64_t i, int64_t v, tl_error *err)
+{
+    unsigned char buf[16];
+    tl_dtype_store_i64(t->dtype, buf, v);
+    return tl_tensor_set_raw(t, i, buf, err);
+}
+
+void tl_format_shape(char *buf, size_t cap, int ndim, const int64_t *sizes)
+{
+    size_t n = 0;
+    if (cap == 0)
+        return;
+    n += (size_t)snprintf(buf + n, cap - n, "[");
+    for (int d = 0; d < ndim && n < cap; d++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%" PRId64, d ? ", " : "",
+                              sizes[d]);
+    if (n < cap)
+        snprintf(buf + n, cap - n, "]");
+}

@@ -1,0 +1,108 @@
+/* tensor.h - the strided tensor header.
+ *
+ * Layout convention (PyTorch's, not ggml's): sizes[0] is the OUTERMOST dim,
+ * strides are counted in ELEMENTS (not bytes), and the address of element
+ * (i0, ..., ik) is storage->data + (offset + sum(i_d * strides[d])) * itemsize.
+ *
+ * Ownership: a tensor is a refcounted object. Constructors return a new
+ * reference (refcount 1) that the caller releases with tl_tensor_release.
+ * Functions taking `const tl_tensor *` borrow it. A tensor holds one
+ * reference on its storage and one on its version counter; a view holds the
+ * same storage object as its base (never a raw borrowed pointer), so views
+ * outlive their base safely.
+ *
+ * Object identity is pointer identity: `y = x` binds the same tl_tensor, and
+ * the `alias` verdict / Python `is` compare tl_tensor pointers.
+ */
+#ifndef TL_TENSOR_H
+#define TL_TENSOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "dtype.h"
+#include "err.h"
+#include "storage.h"
+
+/* Largest numel of one tensor (SPEC 7). */
+#define TL_MAX_NUMEL ((int64_t)1 << 31)
+
+typedef struct tl_tensor {
+    int refcount;
+    int ndim;
+    int64_t sizes[TL_MAX_DIMS];
+    int64_t strides[TL_MAX_DIMS]; /* elements, PyTorch order */
+    int64_t offset;               /* storage_offset, in elements */
+    tl_dtype dtype;
+    tl_storage *storage;          /* retained */
+    tl_version *version;          /* retained; shared by views (_version) */
+    bool requires_grad;
+    bool is_leaf;                 /* false for results of ops on grad tensors */
+    bool is_view_of_grad_leaf;    /* a view of a leaf that requires grad */
+} tl_tensor;
+
+/* ---- construction ---- */
+
+/* Fresh zeroed contiguous tensor on `be`. Checks numel/limits. */
+tl_tensor *tl_tensor_new(const tl_backend *be, tl_dtype dt, int ndim,
+                         const int64_t *sizes, tl_error *err);
+/* Fresh zeroed tensor with given strides (storage sized to fit). */
+tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
+                                 const int64_t *sizes, const int64_t *strides,
+                                 tl_error *err);
+/* The one view constructor: a new header over src's storage, sharing its
+ * version counter and grad flags. Metadata is trusted (callers validate). */
+tl_tensor *tl_tensor_view(const tl_tensor *src, int ndim, const int64_t *sizes,
+                          const int64_t *strides, int64_t offset);
+/* Same metadata as src, new object (detach(), x[...], alias ops). */
+tl_tensor *tl_tensor_alias(const tl_tensor *src);
+
+tl_tensor *tl_tensor_retain(tl_tensor *t);
+void tl_tensor_release(tl_tensor *t);
+
+/* ---- queries ---- */
+int64_t tl_tensor_numel(const tl_tensor *t);
+const tl_backend *tl_tensor_backend(const tl_tensor *t);
+tl_device tl_tensor_device(const tl_tensor *t);
+bool tl_tensor_is_contiguous(const tl_tensor *t);
+bool tl_tensor_is_channels_last(const tl_tensor *t);    /* 4-D rule */
+bool tl_tensor_is_channels_last_3d(const tl_tensor *t); /* 5-D rule */
+bool tl_tensor_is_non_overlapping_and_dense(const tl_tensor *t);
+/* data_ptr(): storage base + offset*itemsize, but 0 when numel == 0 */
+uintptr_t tl_tensor_data_ptr(const tl_tensor *t);
+/* host/device address of logical element [0,...,0] */
+void *tl_tensor_addr(const tl_tensor *t);
+/* Describe t for a backend call (pointers into t; valid while t lives). */
+tl_strided tl_tensor_strided(const tl_tensor *t);
+/* bytes the metadata needs from the storage start (0 if numel == 0) */
+int64_t tl_tensor_required_bytes(int ndim, const int64_t *sizes,
+                                 const int64_t *strides, int64_t offset,
+                                 size_t itemsize);
+
+/* ---- stride helpers (pure functions) ---- */
+/* Row-major strides with the max(size, 1) rule. */
+void tl_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
+void tl_channels_last_strides(int ndim, const int64_t *sizes, int64_t *strides);
+/* PyTorch's preserve_format rule: keep strides of a non-overlapping-and-
+ * dense tensor, else infer_dense_strides (same dim order, dense). */
+void tl_preserve_strides(const tl_tensor *t, int64_t *strides);
+/* numel of a shape, false on overflow or > TL_MAX_NUMEL */
+bool tl_shape_numel(int ndim, const int64_t *sizes, int64_t *numel);
+
+/* ---- element access (host copies through the backend) ---- */
+/* Read/write the element at logical flat index i (row-major order over the
+ * tensor's shape) as double or int64. Used by item(), tolist(), printing,
+ * the write-through probe and tests. */
+int tl_tensor_get_f64(const tl_tensor *t, int64_t i, double *out, tl_error *err);
+int tl_tensor_get_i64(const tl_tensor *t, int64_t i, int64_t *out, tl_error *err);
+int tl_tensor_set_f64(tl_tensor *t, int64_t i, double v, tl_error *err);
+int tl_tensor_set_i64(tl_tensor *t, int64_t i, int64_t v, tl_error *err);
+/* Raw bytes of element i (itemsize bytes). */
+int tl_tensor_get_raw(const tl_tensor *t, int64_t i, void *out, tl_error *err);
+int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err);
+
+/* "[2, 3]" style shape text for messages; buf must hold 32*ndim+3 bytes */
+void tl_format_shape(char *buf, size_t cap, int ndim, const int64_t *sizes);
+
+#endif

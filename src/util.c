@@ -1,0 +1,149 @@
+/* util.c - allocation helpers, assertions, string buffer, checked math.
+ *
+ * tl_x* allocators are for small bookkeeping objects: on failure they print
+ * one line and abort (like jq's jv_mem_alloc). Tensor data never comes from
+ * here; it goes through storage.c, which refuses softly past the limit.
+ */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void tl_abort(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "tlab: internal error at %s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
+}
+
+static void oom(size_t n)
+{
+    fprintf(stderr, "tlab: error: cannot allocate %zu bytes of memory\n", n);
+    exit(3);
+}
+
+void *tl_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom(n);
+    return p;
+}
+
+void *tl_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom(n * size);
+    return p;
+}
+
+void *tl_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom(n);
+    return q;
+}
+
+char *tl_xstrdup(const char *s)
+{
+    return tl_xstrndup(s, strlen(s));
+}
+
+char *tl_xstrndup(const char *s, size_t n)
+{
+    char *p = tl_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+/* ---- tl_buf ---- */
+
+static void reserve(tl_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    b->data = tl_xrealloc(b->data, cap);
+    b->cap = cap;
+}
+
+void tl_buf_append(tl_buf *b, const char *s, size_t n)
+{
+    reserve(b, n);
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void tl_buf_puts(tl_buf *b, const char *s) { tl_buf_append(b, s, strlen(s)); }
+
+void tl_buf_putc(tl_buf *b, char c) { tl_buf_append(b, &c, 1); }
+
+void tl_buf_vprintf(tl_buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n <= 0)
+        return;
+    reserve(b, (size_t)n);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void tl_buf_printf(tl_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tl_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+char *tl_buf_steal(tl_buf *b)
+{
+    char *s = b->data ? b->data : tl_xstrdup("");
+    b->data = NULL;
+    b->len = b->cap = 0;
+    return s;
+}
+
+void tl_buf_free(tl_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+const char *tl_buf_str(const tl_buf *b) { return b->data ? b->data : ""; }
+
+/* ---- checked arithmetic ---- */
+
+bool tl_mul_overflow(int64_t a, int64_t b, int64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+
+bool tl_add_overflow(int64_t a, int64_t b, int64_t *out)
+{
+    return __builtin_add_overflow(a, b, out);
+}
+
+double tl_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

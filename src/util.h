@@ -1,0 +1,65 @@
+/* util.h - allocation helpers, assertions and a growable string buffer.
+ *
+ * Ownership: tl_x* allocators return memory the caller frees with free().
+ * They abort with one message on OOM of *small* bookkeeping allocations;
+ * tensor data never goes through them (see storage.h, which fails softly).
+ */
+#ifndef TL_UTIL_H
+#define TL_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define TL_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define TL_NORETURN __attribute__((noreturn))
+#else
+#define TL_PRINTF(a, b)
+#define TL_NORETURN
+#endif
+
+#define TL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Programmer errors only (broken invariants), never bad input. */
+#define TL_ASSERT(cond)                                                        \
+    do {                                                                       \
+        if (!(cond))                                                           \
+            tl_abort(__FILE__, __LINE__, "TL_ASSERT(%s) failed", #cond);       \
+    } while (0)
+
+TL_NORETURN void tl_abort(const char *file, int line, const char *fmt, ...)
+    TL_PRINTF(3, 4);
+
+void *tl_xmalloc(size_t n);
+void *tl_xcalloc(size_t n, size_t size);
+void *tl_xrealloc(void *p, size_t n);
+char *tl_xstrdup(const char *s);
+char *tl_xstrndup(const char *s, size_t n);
+
+/* Growable NUL-terminated byte buffer. Zero-initialise, append, free once. */
+typedef struct tl_buf {
+    char *data; /* NUL-terminated; NULL until the first append */
+    size_t len;
+    size_t cap;
+} tl_buf;
+
+void tl_buf_append(tl_buf *b, const char *s, size_t n);
+void tl_buf_puts(tl_buf *b, const char *s);
+void tl_buf_putc(tl_buf *b, char c);
+void tl_buf_printf(tl_buf *b, const char *fmt, ...) TL_PRINTF(2, 3);
+void tl_buf_vprintf(tl_buf *b, const char *fmt, va_list ap);
+/* Returns the buffer's string (never NULL) and leaves b empty; caller frees. */
+char *tl_buf_steal(tl_buf *b);
+void tl_buf_free(tl_buf *b);
+const char *tl_buf_str(const tl_buf *b); /* "" when empty */
+
+/* Checked int64 arithmetic: return false on overflow. */
+bool tl_mul_overflow(int64_t a, int64_t b, int64_t *out);
+bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
+
+/* Monotonic clock in seconds (for per-op deadlines). */
+double tl_now(void);
+
+#endif

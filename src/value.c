@@ -1,0 +1,610 @@
+/* value.c - interpreter values: constructors, refcounting, equality, repr.
+ *
+ * Invariants: refcount >= 1 while reachable; containers own their items;
+ * TL_V_TENSOR / TL_V_NDARRAY own one reference on their tl_tensor; a bound
+ * method owns its receiver. None/Ellipsis are ordinary heap values (cheap,
+ * and it keeps release uniform), so `is` on them compares kinds instead.
+ */
+#include "value.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static tl_value *alloc_value(tl_vkind kind)
+{
+    tl_value *v = tl_xcalloc(1, sizeof *v);
+    v->refcount = 1;
+    v->kind = kind;
+    return v;
+}
+
+tl_value *tl_none(void) { return alloc_value(TL_V_NONE); }
+tl_value *tl_ellipsis(void) { return alloc_value(TL_V_ELLIPSIS); }
+
+tl_value *tl_bool(bool b)
+{
+    tl_value *v = alloc_value(TL_V_BOOL);
+    v->u.b = b;
+    return v;
+}
+
+tl_value *tl_int(int64_t i)
+{
+    tl_value *v = alloc_value(TL_V_INT);
+    v->u.i = i;
+    return v;
+}
+
+tl_value *tl_float(double f)
+{
+    tl_value *v = alloc_value(TL_V_FLOAT);
+    v->u.f = f;
+    return v;
+}
+
+tl_value *tl_strn(const char *s, size_t n)
+{
+    tl_value *v = alloc_value(TL_V_STR);
+    v->u.str.s = tl_xstrndup(s, n);
+    v->u.str.len = n;
+    return v;
+}
+
+tl_value *tl_str(const char *s) { return tl_strn(s, strlen(s)); }
+
+/* Sequence item arrays have capacity pow2ceil(max(n, 1)): appends double it
+ * exactly when n reaches a power of two. */
+static size_t seq_capacity(size_t n)
+{
+    size_t cap = 1;
+    while (cap < n)
+        cap *= 2;
+    return cap;
+}
+
+static tl_value *seq_new(tl_vkind kind, size_t n)
+{
+    tl_value *v = alloc_value(kind);
+    v->u.seq.n = n;
+    v->u.seq.items = tl_xcalloc(seq_capacity(n), sizeof(tl_value *));
+    for (size_t i = 0; i < n; i++)
+        v->u.seq.items[i] = tl_none();
+    return v;
+}
+
+tl_value *tl_tuple_new(size_t n) { return seq_new(TL_V_TUPLE, n); }
+tl_value *tl_list_new(size_t n) { return seq_new(TL_V_LIST, n); }
+
+tl_value *tl_size_new(int ndim, const int64_t *sizes)
+{
+    tl_value *v = seq_new(TL_V_SIZE, (size_t)ndim);
+    for (int d = 0; d < ndim; d++)
+        tl_seq_set(v, (size_t)d, tl_int(sizes[d]));
+    return v;
+}
+
+void tl_seq_set(tl_value *seq, size_t i, tl_value *item)
+{
+    TL_ASSERT(tl_value_is_seq(seq) && i < seq->u.seq.n);
+    tl_value_release(seq->u.seq.items[i]);
+    seq->u.seq.items[i] = item;
+}
+
+void tl_list_append(tl_value *list, tl_value *item)
+{
+    TL_ASSERT(list->kind == TL_V_LIST);
+    size_t n = list->u.seq.n;
+    if (n > 0 && n == seq_capacity(n))
+        list->u.seq.items =
+            tl_xrealloc(list->u.seq.items, sizeof(tl_value *) * n * 2);
+    list->u.seq.items[n] = item;
+    list->u.seq.n = n + 1;
+}
+
+tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step)
+{
+    tl_value *v = alloc_value(TL_V_SLICE);
+    v->u.slice.start = start ? start : tl_none();
+    v->u.slice.stop = stop ? stop : tl_none();
+    v->u.slice.step = step ? step : tl_none();
+    return v;
+}
+
+tl_value *tl_dtype_value(tl_dtype dt)
+{
+    tl_value *v = alloc_value(TL_V_DTYPE);
+    v->u.dtype = dt;
+    return v;
+}
+
+tl_value *tl_device_value(tl_device dev)
+{
+    tl_value *v = alloc_value(TL_V_DEVICE);
+    v->u.device = dev;
+    return v;
+}
+
+tl_value *tl_memfmt_value(tl_memfmt f)
+{
+    tl_value *v = alloc_value(TL_V_MEMFMT);
+    v->u.memfmt = f;
+    return v;
+}
+
+tl_value *tl_tensor_value(tl_tensor *t)
+{
+    tl_value *v = alloc_value(TL_V_TENSOR);
+    v->u.tensor = t;
+    return v;
+}
+
+tl_value *tl_ndarray_value(tl_tensor *t)
+{
+    tl_value *v = alloc_value(TL_V_NDARRAY);
+    v->u.tensor = t;
+    return v;
+}
+
+tl_value *tl_storage_value(tl_storage *s)
+{
+    tl_value *v = alloc_value(TL_V_STORAGE);
+    v->u.storage = tl_storage_retain(s);
+    return v;
+}
+
+tl_value *tl_module_value(const char *name)
+{
+    tl_value *v = alloc_value(TL_V_MODULE);
+    v->u.str.s = tl_xstrdup(name);
+    v->u.str.len = strlen(name);
+    return v;
+}
+
+tl_value *tl_func_value(const char *name, tl_cfunc fn, tl_value *self)
+{
+    tl_value *v = alloc_value(TL_V_FUNC);
+    v->u.func.name = name;
+    v->u.func.fn = fn;
+    v->u.func.self = self ? tl_value_retain(self) : NULL;
+    return v;
+}
+
+tl_value *tl_value_retain(tl_value *v)
+{
+    if (v)
+        v->refcount++;
+    return v;
+}
+
+void tl_value_release(tl_value *v)
+{
+    if (!v || --v->refcount > 0)
+        return;
+    switch (v->kind) {
+    case TL_V_STR:
+    case TL_V_MODULE:
+        free(v->u.str.s);
+        break;
+    case TL_V_TUPLE:
+    case TL_V_LIST:
+    case TL_V_SIZE:
+        for (size_t i = 0; i < v->u.seq.n; i++)
+            tl_value_release(v->u.seq.items[i]);
+        free(v->u.seq.items);
+        break;
+    case TL_V_SLICE:
+        tl_value_release(v->u.slice.start);
+        tl_value_release(v->u.slice.stop);
+        tl_value_release(v->u.slice.step);
+        break;
+    case TL_V_TENSOR:
+    case TL_V_NDARRAY:
+        tl_tensor_release(v->u.tensor);
+        break;
+    case TL_V_STORAGE:
+        tl_storage_release(v->u.storage);
+        break;
+    case TL_V_FUNC:
+        tl_value_release(v->u.func.self);
+        break;
+    default:
+        break;
+    }
+    free(v);
+}
+
+/* ---- inspection ---- */
+
+const char *tl_value_type_name(const tl_value *v)
+{
+    switch (v->kind) {
+    case TL_V_NONE: return "NoneType";
+    case TL_V_BOOL: return "bool";
+    case TL_V_INT: return "int";
+    case TL_V_FLOAT: return "float";
+    case TL_V_STR: return "str";
+    case TL_V_TUPLE: return "tuple";
+    case TL_V_LIST: return "list";
+    case TL_V_SIZE: return "torch.Size";
+    case TL_V_SLICE: return "slice";
+    case TL_V_ELLIPSIS: return "ellipsis";
+    case TL_V_DTYPE: return "torch.dtype";
+    case TL_V_DEVICE: return "torch.device";
+    case TL_V_MEMFMT: return "torch.memory_format";
+    case TL_V_TENSOR: return "Tensor";
+    case TL_V_NDARRAY: return "numpy.ndarray";
+    case TL_V_STORAGE: return "torch.UntypedStorage";
+    case TL_V_MODULE: return "module";
+    case TL_V_FUNC: return "builtin_function_or_method";
+    case TL_V_NKINDS: break;
+    }
+    return "object";
+}
+
+bool tl_value_is_seq(const tl_value *v)
+{
+    return v->kind == TL_V_TUPLE || v->kind == TL_V_LIST || v->kind == TL_V_SIZE;
+}
+
+bool tl_value_is_tensorlike(const tl_value *v)
+{
+    return v->kind == TL_V_TENSOR || v->kind == TL_V_NDARRAY;
+}
+
+int tl_value_truthy(const tl_value *v, bool *out, tl_error *err)
+{
+    switch (v->kind) {
+    case TL_V_NONE: *out = false; return 0;
+    case TL_V_BOOL: *out = v->u.b; return 0;
+    case TL_V_INT: *out = v->u.i != 0; return 0;
+    case TL_V_FLOAT: *out = v->u.f != 0.0; return 0;
+    case TL_V_STR: *out = v->u.str.len != 0; return 0;
+    case TL_V_TUPLE:
+    case TL_V_LIST:
+    case TL_V_SIZE: *out = v->u.seq.n != 0; return 0;
+    case TL_V_TENSOR:
+    case TL_V_NDARRAY: {
+        const tl_tensor *t = v->u.tensor;
+        int64_t n = tl_tensor_numel(t);
+        if (n != 1) {
+            if (v->kind == TL_V_NDARRAY && n == 0) {
+                *out = false;
+                return 0;
+            }
+            return tl_error_set(err, v->kind == TL_V_TENSOR ? TL_ERR_RUNTIME
+                                                            : TL_ERR_VALUE,
+                                v->kind == TL_V_TENSOR
+                                    ? "Boolean value of Tensor with %s values "
+                                      "is ambiguous"
+                                    : "The truth value of an array with %s "
+                                      "element is ambiguous. Use a.any() or "
+                                      "a.all()",
+                                n == 0 ? "no" : "more than one");
+        }
+        double d;
+        if (tl_tensor_get_f64(t, 0, &d, err) < 0)
+            return -1;
+        *out = d != 0.0;
+        return 0;
+    }
+    default: *out = true; return 0;
+    }
+}
+
+static bool numeric(const tl_value *v, double *d, int64_t *i, bool *is_int)
+{
+    switch (v->kind) {
+    case TL_V_BOOL: *i = v->u.b; *d = v->u.b; *is_int = true; return true;
+    case TL_V_INT: *i = v->u.i; *d = (double)v->u.i; *is_int = true; return true;
+    case TL_V_FLOAT: *d = v->u.f; *is_int = false; return true;
+    default: return false;
+    }
+}
+
+bool tl_value_equal(const tl_value *a, const tl_value *b)
+{
+    double da, db;
+    int64_t ia, ib;
+    bool inta, intb;
+    if (numeric(a, &da, &ia, &inta) && numeric(b, &db, &ib, &intb)) {
+        if (inta && intb)
+            return ia == ib;
+        return da == db;
+    }
+    bool seqa = tl_value_is_seq(a), seqb = tl_value_is_seq(b);
+    if (seqa && seqb) {
+        bool tuple_a = a->kind != TL_V_LIST, tuple_b = b->kind != TL_V_LIST;
+        if (tuple_a != tuple_b || a->u.seq.n != b->u.seq.n)
+            return false;
+        for (size_t i = 0; i < a->u.seq.n; i++)
+            if (!tl_value_equal(a->u.seq.items[i], b->u.seq.items[i]))
+                return false;
+        return true;
+    }
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case TL_V_NONE:
+    case TL_V_ELLIPSIS: return true;
+    case TL_V_STR:
+        return a->u.str.len == b->u.str.len &&
+               memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
+    case TL_V_SLICE:
+        return tl_value_equal(a->u.slice.start, b->u.slice.start) &&
+               tl_value_equal(a->u.slice.stop, b->u.slice.stop) &&
+               tl_value_equal(a->u.slice.step, b->u.slice.step);
+    case TL_V_DTYPE: return a->u.dtype == b->u.dtype;
+    case TL_V_DEVICE:
+        return a->u.device.kind == b->u.device.kind &&
+               a->u.device.index == b->u.device.index;
+    case TL_V_MEMFMT: return a->u.memfmt == b->u.memfmt;
+    case TL_V_TENSOR:
+    case TL_V_NDARRAY: return a->u.tensor == b->u.tensor;
+    case TL_V_STORAGE: return a->u.storage == b->u.storage;
+    case TL_V_MODULE: return strcmp(a->u.str.s, b->u.str.s) == 0;
+    case TL_V_FUNC:
+        return a->u.func.fn == b->u.func.fn && a->u.func.self == b->u.func.self;
+    default: return a == b;
+    }
+}
+
+bool tl_value_is(const tl_value *a, const tl_value *b)
+{
+    if (a == b)
+        return true;
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case TL_V_NONE:
+    case TL_V_ELLIPSIS: return true;
+    case TL_V_BOOL: return a->u.b == b->u.b;
+    case TL_V_TENSOR:
+    case TL_V_NDARRAY: return a->u.tensor == b->u.tensor;
+    case TL_V_DTYPE: return a->u.dtype == b->u.dtype;
+    case TL_V_MEMFMT: return a->u.memfmt == b->u.memfmt;
+    case TL_V_STORAGE: return a->u.storage == b->u.storage;
+    case TL_V_MODULE: return strcmp(a->u.str.s, b->u.str.s) == 0;
+    default: return false;
+    }
+}
+
+/* ---- repr ---- */
+
+/* Python's float repr: the shortest string that round-trips, in positional
+ * notation when the decimal exponent is in [-4, 16), else scientific. */
+static void float_repr(double f, tl_buf *b)
+{
+    if (isnan(f)) {
+        tl_buf_puts(b, "nan");
+        return;
+    }
+    if (isinf(f)) {
+        tl_buf_puts(b, f < 0 ? "-inf" : "inf");
+        return;
+    }
+    char tmp[64];
+    int prec;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, f);
+        if (strtod(tmp, NULL) == f)
+            break;
+    }
+    /* tmp = [-]d.ddde[+-]XX */
+    const char *p = tmp;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    char digits[32];
+    int nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[nd++] = *p;
+    int exp10 = atoi(p + 1);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = '\0';
+    if (neg)
+        tl_buf_putc(b, '-');
+    int decpt = exp10 + 1; /* position of the decimal point */
+    if (exp10 >= 16 || exp10 < -4) {
+        tl_buf_putc(b, digits[0]);
+        if (nd > 1) {
+            tl_buf_putc(b, '.');
+            tl_buf_puts(b, digits + 1);
+        }
+        tl_buf_printf(b, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+        return;
+    }
+    if (decpt <= 0) {
+        tl_buf_puts(b, "0.");
+        for (int i = 0; i < -decpt; i++)
+            tl_buf_putc(b, '0');
+        tl_buf_puts(b, digits);
+    } else if (decpt >= nd) {
+        tl_buf_puts(b, digits);
+        for (int i = nd; i < decpt; i++)
+            tl_buf_putc(b, '0');
+        tl_buf_puts(b, ".0");
+    } else {
+        tl_buf_append(b, digits, (size_t)decpt);
+        tl_buf_putc(b, '.');
+        tl_buf_puts(b, digits + decpt);
+    }
+}
+
+static void str_repr(const char *s, size_t n, tl_buf *b)
+{
+    bool has_sq = memchr(s, '\'', n) != NULL, has_dq = memchr(s, '"', n) != NULL;
+    char q = has_sq && !has_dq ? '"' : '\'';
+    tl_buf_putc(b, q);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == (unsigned char)q || c == '\\') {
+            tl_buf_putc(b, '\\');
+            tl_buf_putc(b, (char)c);
+        } else if (c == '\n') {
+            tl_buf_puts(b, "\\n");
+        } else if (c == '\t') {
+            tl_buf_puts(b, "\\t");
+        } else if (c < 0x20 || c == 0x7f) {
+            tl_buf_printf(b, "\\x%02x", c);
+        } else {
+            tl_buf_putc(b, (char)c);
+        }
+    }
+    tl_buf_putc(b, q);
+}
+
+static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
+{
+    /* compact: tensor([0., 1., ...]) for small tensors, else a summary */
+    int64_t n = tl_tensor_numel(t);
+    tl_buf_printf(b, "%s(", prefix);
+    if (t->ndim == 0 || n <= 64) {
+        int64_t idx[TL_MAX_DIMS] = {0};
+        for (int d = 0; d < t->ndim; d++)
+            tl_buf_putc(b, '[');
+        for (int64_t i = 0; i < n; i++) {
+            if (i > 0) {
+                int closed = 0;
+                for (int d = t->ndim - 1; d >= 0; d--) {
+                    if (++idx[d] < t->sizes[d])
+                        break;
+                    idx[d] = 0;
+                    closed++;
+                }
+                for (int k = 0; k < closed; k++)
+                    tl_buf_putc(b, ']');
+                tl_buf_puts(b, ", ");
+                for (int k = 0; k < closed; k++)
+                    tl_buf_putc(b, '[');
+            }
+            if (tl_dtype_is_floating(t->dtype)) {
+                double d = 0;
+                tl_tensor_get_f64(t, i, &d, NULL);
+                if (d == floor(d) && fabs(d) < 1e16)
+                    tl_buf_printf(b, "%.0f.", d);
+                else
+                    tl_buf_printf(b, "%.4f", d);
+            } else if (t->dtype == TL_BOOL) {
+                int64_t v = 0;
+                tl_tensor_get_i64(t, i, &v, NULL);
+                tl_buf_puts(b, v ? "True" : "False");
+            } else {
+                int64_t v = 0;
+                tl_tensor_get_i64(t, i, &v, NULL);
+                tl_buf_printf(b, "%" PRId64, v);
+            }
+        }
+        for (int d = 0; d < t->ndim; d++)
+            tl_buf_putc(b, ']');
+    } else {
+        char shape[64 * 24];
+        tl_format_shape(shape, sizeof shape, t->ndim, t->sizes);
+        tl_buf_printf(b, "<%s elements of shape %s>", "...", shape);
+    }
+    if (t->dtype != TL_FLOAT32 && t->dtype != TL_INT64 && t->dtype != TL_BOOL)
+        tl_buf_printf(b, ", dtype=torch.%s", tl_dtype_name(t->dtype));
+    tl_buf_putc(b, ')');
+}
+
+void tl_value_repr(const tl_value *v, tl_buf *b)
+{
+    switch (v->kind) {
+    case TL_V_NONE: tl_buf_puts(b, "None"); break;
+    case TL_V_BOOL: tl_buf_puts(b, v->u.b ? "True" : "False"); break;
+    case TL_V_INT: tl_buf_printf(b, "%" PRId64, v->u.i); break;
+    case TL_V_FLOAT: float_repr(v->u.f, b); break;
+    case TL_V_STR: str_repr(v->u.str.s, v->u.str.len, b); break;
+    case TL_V_TUPLE:
+    case TL_V_LIST:
+    case TL_V_SIZE: {
+        bool list = v->kind == TL_V_LIST;
+        if (v->kind == TL_V_SIZE)
+            tl_buf_puts(b, "torch.Size([");
+        else
+            tl_buf_putc(b, list ? '[' : '(');
+        for (size_t i = 0; i < v->u.seq.n; i++) {
+            if (i)
+                tl_buf_puts(b, ", ");
+            tl_value_repr(v->u.seq.items[i], b);
+        }
+        if (v->kind == TL_V_SIZE)
+            tl_buf_puts(b, "])");
+        else if (list)
+            tl_buf_putc(b, ']');
+        else
+            tl_buf_puts(b, v->u.seq.n == 1 ? ",)" : ")");
+        break;
+    }
+    case TL_V_SLICE:
+        tl_buf_puts(b, "slice(");
+        tl_value_repr(v->u.slice.start, b);
+        tl_buf_puts(b, ", ");
+        tl_value_repr(v->u.slice.stop, b);
+        tl_buf_puts(b, ", ");
+        tl_value_repr(v->u.slice.step, b);
+        tl_buf_putc(b, ')');
+        break;
+    case TL_V_ELLIPSIS: tl_buf_puts(b, "Ellipsis"); break;
+    case TL_V_DTYPE: tl_buf_printf(b, "torch.%s", tl_dtype_name(v->u.dtype)); break;
+    case TL_V_DEVICE:
+        if (v->u.device.kind == TL_DEV_CPU)
+            tl_buf_puts(b, "device(type='cpu')");
+        else
+            tl_buf_printf(b, "device(type='cuda', index=%d)", v->u.device.index);
+        break;
+    case TL_V_MEMFMT: {
+        static const char *names[] = {"torch.preserve_format",
+                                      "torch.contiguous_format",
+                                      "torch.channels_last",
+                                      "torch.channels_last_3d"};
+        tl_buf_puts(b, names[v->u.memfmt]);
+        break;
+    }
+    case TL_V_TENSOR: tensor_repr(v->u.tensor, "tensor", b); break;
+    case TL_V_NDARRAY: tensor_repr(v->u.tensor, "array", b); break;
+    case TL_V_STORAGE:
+        tl_buf_printf(b, "<storage of %zu bytes>", v->u.storage->nbytes);
+        break;
+    case TL_V_MODULE: tl_buf_printf(b, "<module '%s'>", v->u.str.s); break;
+    case TL_V_FUNC: tl_buf_printf(b, "<built-in method %s>", v->u.func.name); break;
+    case TL_V_NKINDS: break;
+    }
+}
+
+/* ---- conversions ---- */
+
+bool tl_value_as_index(const tl_value *v, int64_t *out)
+{
+    switch (v->kind) {
+    case TL_V_BOOL: *out = v->u.b; return true;
+    case TL_V_INT: *out = v->u.i; return true;
+    case TL_V_TENSOR: {
+        const tl_tensor *t = v->u.tensor;
+        if (t->ndim != 0 || !tl_dtype_is_integral(t->dtype))
+            return false;
+        return tl_tensor_get_i64(t, 0, out, NULL) == 0;
+    }
+    default: return false;
+    }
+}
+
+bool tl_value_as_double(const tl_value *v, double *out)
+{
+    switch (v->kind) {
+    case TL_V_BOOL: *out = v->u.b; return true;
+    case TL_V_INT: *out = (double)v->u.i; return true;
+    case TL_V_FLOAT: *out = v->u.f; return true;
+    case TL_V_TENSOR:
+        if (tl_tensor_numel(v->u.tensor) != 1)
+            return false;
+        return tl_tensor_get_f64(v->u.tensor, 0, out, NULL) == 0;
+    default: return false;
+    }
+}

@@ -1,0 +1,145 @@
+/* value.h - the interpreter's values (a small Python object model).
+ *
+ * Ownership: values are refcounted. Every function returning `tl_value *`
+ * returns a NEW reference the caller releases with tl_value_release; every
+ * function taking `tl_value *` BORROWS it unless its comment says "steals".
+ * Constructors never fail (bookkeeping allocations abort on OOM).
+ *
+ * Identity: Python `is` is pointer identity of tl_value for most kinds, and
+ * tl_tensor pointer identity for tensors and ndarrays (two tl_value boxes
+ * can wrap one tl_tensor object).
+ *
+ * Ints are int64 (operations check overflow and raise OverflowError).
+ * torch.Size is a tuple of ints with kind TL_V_SIZE (equal to tuples).
+ */
+#ifndef TL_VALUE_H
+#define TL_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "tensor.h"
+
+struct tl_args;
+struct tl_value;
+
+typedef enum tl_vkind {
+    TL_V_NONE,
+    TL_V_BOOL,
+    TL_V_INT,
+    TL_V_FLOAT,
+    TL_V_STR,
+    TL_V_TUPLE,
+    TL_V_LIST,
+    TL_V_SIZE,     /* torch.Size: a tuple of ints */
+    TL_V_SLICE,
+    TL_V_ELLIPSIS,
+    TL_V_DTYPE,    /* torch.float32 / np.float32 (u.dtype) */
+    TL_V_DEVICE,   /* torch.device('cpu') */
+    TL_V_MEMFMT,   /* torch.contiguous_format etc. (u.memfmt) */
+    TL_V_TENSOR,   /* u.tensor */
+    TL_V_NDARRAY,  /* numpy array: u.tensor is its strided header */
+    TL_V_STORAGE,  /* x.untyped_storage() (u.storage) */
+    TL_V_MODULE,   /* torch, np, torch.cuda ... (u.str holds the name) */
+    TL_V_FUNC,     /* builtin function or bound method (u.func) */
+    TL_V_NKINDS
+} tl_vkind;
+
+typedef enum tl_memfmt {
+    TL_MEMFMT_PRESERVE,
+    TL_MEMFMT_CONTIGUOUS,
+    TL_MEMFMT_CHANNELS_LAST,
+    TL_MEMFMT_CHANNELS_LAST_3D
+} tl_memfmt;
+
+/* A callable implemented in C. `self` is the bound receiver (NULL for a
+ * plain function). Returns a new reference, or NULL with err set. */
+typedef struct tl_value *(*tl_cfunc)(struct tl_value *self,
+                                     const struct tl_args *args,
+                                     tl_error *err);
+
+typedef struct tl_value {
+    int refcount;
+    tl_vkind kind;
+    union {
+        bool b;
+        int64_t i;
+        double f;
+        struct {
+            char *s;   /* NUL-terminated, owned */
+            size_t len;
+        } str;
+        struct {
+            size_t n;
+            struct tl_value **items; /* owned references */
+        } seq;         /* TUPLE, LIST, SIZE */
+        struct {
+            struct tl_value *start, *stop, *step; /* owned; NONE or INT */
+        } slice;
+        tl_dtype dtype;
+        tl_device device;
+        tl_memfmt memfmt;
+        tl_tensor *tensor; /* owned reference (TENSOR, NDARRAY) */
+        tl_storage *storage;
+        struct {
+            const char *name;      /* static string, e.g. "view" */
+            tl_cfunc fn;
+            struct tl_value *self; /* owned; NULL if unbound */
+        } func;
+    } u;
+} tl_value;
+
+/* ---- constructors (new references) ---- */
+tl_value *tl_none(void);
+tl_value *tl_ellipsis(void);
+tl_value *tl_bool(bool b);
+tl_value *tl_int(int64_t i);
+tl_value *tl_float(double f);
+tl_value *tl_str(const char *s);
+tl_value *tl_strn(const char *s, size_t n);
+/* Sequence of n items, each initialised to None; fill with tl_seq_set. */
+tl_value *tl_tuple_new(size_t n);
+tl_value *tl_list_new(size_t n);
+tl_value *tl_size_new(int ndim, const int64_t *sizes);
+void tl_seq_set(tl_value *seq, size_t i, tl_value *item); /* steals item */
+void tl_list_append(tl_value *list, tl_value *item);      /* steals item */
+tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step); /* steal */
+tl_value *tl_dtype_value(tl_dtype dt);
+tl_value *tl_device_value(tl_device dev);
+tl_value *tl_memfmt_value(tl_memfmt f);
+tl_value *tl_tensor_value(tl_tensor *t);  /* steals the tensor reference */
+tl_value *tl_ndarray_value(tl_tensor *t); /* steals */
+tl_value *tl_storage_value(tl_storage *s); /* retains s */
+tl_value *tl_module_value(const char *name);
+tl_value *tl_func_value(const char *name, tl_cfunc fn, tl_value *self); /* retains self */
+
+tl_value *tl_value_retain(tl_value *v);
+void tl_value_release(tl_value *v);
+
+/* ---- inspection ---- */
+const char *tl_value_type_name(const tl_value *v); /* "int", "Tensor", "tuple", ... */
+bool tl_value_is_seq(const tl_value *v);            /* tuple, list or Size */
+bool tl_value_is_tensorlike(const tl_value *v);     /* tensor or ndarray */
+/* Python truth value; tensors with one element use their value, others
+ * raise RuntimeError ("Boolean value of Tensor with more than one value is
+ * ambiguous"). */
+int tl_value_truthy(const tl_value *v, bool *out, tl_error *err);
+/* Python ==: numbers compare by value, sequences elementwise (Size == tuple),
+ * dtypes/devices by value. Tensors are not handled here (the interpreter
+ * dispatches them to torch.eq). */
+bool tl_value_equal(const tl_value *a, const tl_value *b);
+/* Python `is` */
+bool tl_value_is(const tl_value *a, const tl_value *b);
+/* repr() into b: 3, 2.5, 'abc', (2, 3), [1, 2], torch.Size([2, 3]),
+ * torch.float32, device(type='cpu'), tensor([...]) ... */
+void tl_value_repr(const tl_value *v, tl_buf *b);
+
+/* ---- conversions used by bindings (raise Python-style TypeErrors) ---- */
+/* int or bool or 0-d integral tensor (an __index__-able value) */
+bool tl_value_as_index(const tl_value *v, int64_t *out);
+/* int, bool, float, or one-element tensor */
+bool tl_value_as_double(const tl_value *v, double *out);
+
+#endif
