@@ -276,15 +276,15 @@ int tl_value_truthy(const tl_value *v, bool *out, tl_error *err)
                 *out = false;
                 return 0;
             }
-            return tl_error_set(err, v->kind == TL_V_TENSOR ? TL_ERR_RUNTIME
-                                                            : TL_ERR_VALUE,
-                                v->kind == TL_V_TENSOR
-                                    ? "Boolean value of Tensor with %s values "
-                                      "is ambiguous"
-                                    : "The truth value of an array with %s "
-                                      "element is ambiguous. Use a.any() or "
-                                      "a.all()",
-                                n == 0 ? "no" : "more than one");
+            if (v->kind == TL_V_TENSOR)
+                return tl_error_set(err, TL_ERR_RUNTIME,
+                                    "Boolean value of Tensor with %s is "
+                                    "ambiguous",
+                                    n == 0 ? "no values" : "more than one value");
+            return tl_error_set(err, TL_ERR_VALUE,
+                                "The truth value of an array with more than "
+                                "one element is ambiguous. Use a.any() or "
+                                "a.all()");
         }
         double d;
         if (tl_tensor_get_f64(t, 0, &d, err) < 0)

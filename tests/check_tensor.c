@@ -1,0 +1,244 @@
+/* check_tensor.c - unit tests for the tensor header (tensor.c) and the
+ * storage ledger (storage.c): layout predicates and stride rules checked
+ * against the values measured on PyTorch 1.13 in the reference sheet. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "storage.h"
+#include "tensor.h"
+
+/* A header on the stack: predicates only read sizes/strides. */
+static tl_tensor meta(int ndim, const int64_t *sizes, const int64_t *strides)
+{
+    tl_tensor t;
+    memset(&t, 0, sizeof t);
+    t.ndim = ndim;
+    memcpy(t.sizes, sizes, sizeof(int64_t) * (size_t)ndim);
+    memcpy(t.strides, strides, sizeof(int64_t) * (size_t)ndim);
+    t.dtype = TL_FLOAT32;
+    return t;
+}
+
+#define META(n, sz, st) meta(n, (int64_t[])sz, (int64_t[])st)
+#define L(...) {__VA_ARGS__}
+
+static void assert_strides(const int64_t *got, int n, const int64_t *want)
+{
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(got[i] == want[i], "stride[%d]: got %lld want %lld", i,
+                      (long long)got[i], (long long)want[i]);
+}
+
+START_TEST(test_is_contiguous)
+{
+    tl_tensor t = META(2, L(3, 1), L(1, 1));
+    ck_assert(tl_tensor_is_contiguous(&t));      /* size-1 dims ignored */
+    t = META(2, L(1, 3), L(99, 1));
+    ck_assert(tl_tensor_is_contiguous(&t));
+    t = META(2, L(3, 1), L(5, 1));
+    ck_assert(!tl_tensor_is_contiguous(&t));
+    t = META(2, L(3, 4), L(0, 1));               /* expanded */
+    ck_assert(!tl_tensor_is_contiguous(&t));
+    t = META(2, L(0, 4), L(7, 3));               /* numel 0 */
+    ck_assert(tl_tensor_is_contiguous(&t));
+    t = META(0, L(0), L(0));                     /* 0-d */
+    ck_assert(tl_tensor_is_contiguous(&t));
+    t = META(2, L(4, 6), L(1, 4));               /* t() */
+    ck_assert(!tl_tensor_is_contiguous(&t));
+}
+END_TEST
+
+START_TEST(test_channels_last)
+{
+    tl_tensor t = META(4, L(2, 3, 4, 5), L(60, 1, 15, 3));
+    ck_assert(tl_tensor_is_channels_last(&t));
+    ck_assert(!tl_tensor_is_contiguous(&t));
+    t = META(4, L(2, 1, 4, 5), L(20, 20, 5, 1)); /* both formats */
+    ck_assert(tl_tensor_is_channels_last(&t));
+    ck_assert(tl_tensor_is_contiguous(&t));
+    t = META(4, L(0, 3, 4, 5), L(60, 20, 5, 1)); /* no numel-0 shortcut */
+    ck_assert(!tl_tensor_is_channels_last(&t));
+    t = META(3, L(3, 4, 5), L(1, 15, 3));
+    ck_assert(!tl_tensor_is_channels_last(&t));  /* 4-D only */
+    int64_t st[4];
+    tl_channels_last_strides(4, (int64_t[]){2, 3, 1, 1}, st);
+    assert_strides(st, 4, (int64_t[]){3, 1, 3, 3});
+}
+END_TEST
+
+START_TEST(test_dense)
+{
+    tl_tensor t = META(2, L(6, 4), L(1, 6));     /* transpose: dense */
+    ck_assert(tl_tensor_is_non_overlapping_and_dense(&t));
+    t = META(2, L(4, 3), L(6, 2));               /* stepped slice */
+    ck_assert(!tl_tensor_is_non_overlapping_and_dense(&t));
+    t = META(2, L(3, 4), L(0, 1));               /* expanded */
+    ck_assert(!tl_tensor_is_non_overlapping_and_dense(&t));
+    t = META(1, L(1), L(7));
+    ck_assert(tl_tensor_is_non_overlapping_and_dense(&t));
+}
+END_TEST
+
+START_TEST(test_contiguous_strides)
+{
+    int64_t st[3];
+    tl_contiguous_strides(3, (int64_t[]){2, 0, 3}, st);
+    assert_strides(st, 3, (int64_t[]){3, 3, 1});
+    tl_contiguous_strides(2, (int64_t[]){0, 2}, st);
+    assert_strides(st, 2, (int64_t[]){2, 1});
+}
+END_TEST
+
+/* clone() strides (reference sheet section 9, measured on 1.13) */
+START_TEST(test_preserve_strides)
+{
+    int64_t st[3];
+    tl_tensor t = META(2, L(6, 2), L(1, 12));    /* zeros(4,6).t()[:, ::2] */
+    tl_preserve_strides(&t, st);
+    assert_strides(st, 2, (int64_t[]){1, 6});
+    t = META(3, L(2, 2, 3), L(2, 12, 4));
+    tl_preserve_strides(&t, st);
+    assert_strides(st, 3, (int64_t[]){1, 6, 2});
+    t = META(2, L(3, 4), L(0, 1));               /* zeros(4).expand(3,4) */
+    tl_preserve_strides(&t, st);
+    assert_strides(st, 2, (int64_t[]){4, 1});
+    t = META(2, L(4, 3), L(1, 0));               /* .expand(3,4).t() */
+    tl_preserve_strides(&t, st);
+    assert_strides(st, 2, (int64_t[]){3, 1});
+    t = META(2, L(3, 2), L(4, 2));               /* zeros(3,4)[:, ::2] */
+    tl_preserve_strides(&t, st);
+    assert_strides(st, 2, (int64_t[]){2, 1});
+    t = META(2, L(4, 6), L(1, 4));               /* dense t(): kept */
+    tl_preserve_strides(&t, st);
+    assert_strides(st, 2, (int64_t[]){1, 4});
+}
+END_TEST
+
+START_TEST(test_required_bytes)
+{
+    ck_assert_int_eq(tl_tensor_required_bytes(2, (int64_t[]){5, 5},
+                                              (int64_t[]){5, 1}, 0, 4),
+                     100);
+    ck_assert_int_eq(tl_tensor_required_bytes(1, (int64_t[]){0},
+                                              (int64_t[]){1}, 100, 4),
+                     0);
+    ck_assert_int_lt(tl_tensor_required_bytes(1, (int64_t[]){INT64_MAX},
+                                              (int64_t[]){INT64_MAX}, 0, 4),
+                     0);
+    int64_t n;
+    ck_assert(!tl_shape_numel(2, (int64_t[]){1 << 20, 1 << 20}, &n));
+    ck_assert(tl_shape_numel(2, (int64_t[]){1 << 20, 0}, &n) && n == 0);
+}
+END_TEST
+
+START_TEST(test_views_share_storage)
+{
+    tl_error err = {0};
+    tl_tensor *x = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 2,
+                                 (int64_t[]){4, 6}, &err);
+    ck_assert_ptr_nonnull(x);
+    ck_assert_int_eq(x->strides[0], 6);
+    tl_tensor *v = tl_tensor_view(x, 2, (int64_t[]){6, 4}, (int64_t[]){1, 6}, 0);
+    ck_assert_ptr_eq(v->storage, x->storage);
+    ck_assert_ptr_eq(v->version, x->version);
+    ck_assert(tl_storage_same(v->storage, x->storage));
+    tl_tensor_release(x); /* the view keeps the storage alive */
+    ck_assert_int_eq(tl_tensor_set_f64(v, 5, 2.5, &err), 0);
+    double d;
+    ck_assert_int_eq(tl_tensor_get_f64(v, 5, &d, &err), 0);
+    ck_assert(d == 2.5);
+    /* flat index 5 of the (6,4)/(1,6) view is element (1,1): storage 7 */
+    ck_assert(((float *)v->storage->data)[7] == 2.5f);
+    ck_assert_int_eq(tl_tensor_data_ptr(v), (uintptr_t)v->storage->data);
+    tl_tensor_release(v);
+    ck_assert_int_eq(tl_alloc_live(), 0);
+}
+END_TEST
+
+START_TEST(test_empty_storage_identity)
+{
+    tl_error err = {0};
+    tl_tensor *a = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1,
+                                 (int64_t[]){0}, &err);
+    tl_tensor *b = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1,
+                                 (int64_t[]){0}, &err);
+    tl_tensor *va = tl_tensor_alias(a);
+    ck_assert(!tl_storage_same(a->storage, b->storage));
+    ck_assert(tl_storage_same(a->storage, va->storage));
+    ck_assert_int_eq(tl_tensor_data_ptr(a), 0);
+    tl_storage *borrowed = tl_storage_borrow(a->storage);
+    ck_assert(tl_storage_same(borrowed, a->storage));
+    tl_storage_release(borrowed);
+    tl_tensor_release(a);
+    tl_tensor_release(b);
+    tl_tensor_release(va);
+}
+END_TEST
+
+START_TEST(test_ledger_limit)
+{
+    tl_error err = {0};
+    tl_alloc_set_limit(1000);
+    uint64_t before = tl_alloc_total();
+    tl_tensor *a = tl_tensor_new(tl_backend_cpu(), TL_FLOAT64, 1,
+                                 (int64_t[]){100}, &err);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq(tl_alloc_live(), 800);
+    ck_assert_int_eq(tl_alloc_total() - before, 800);
+    tl_tensor *b = tl_tensor_new(tl_backend_cpu(), TL_FLOAT64, 1,
+                                 (int64_t[]){100}, &err);
+    ck_assert_ptr_null(b);
+    ck_assert_int_eq(err.kind, TL_ERR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(err.msg, "not enough memory"));
+    tl_tensor_release(a);
+    ck_assert_int_eq(tl_alloc_live(), 0);
+    tl_alloc_set_limit(TL_DEFAULT_MAX_BYTES);
+}
+END_TEST
+
+START_TEST(test_bad_shapes)
+{
+    tl_error err = {0};
+    ck_assert_ptr_null(tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 2,
+                                     (int64_t[]){2, -1}, &err));
+    ck_assert_int_eq(err.kind, TL_ERR_RUNTIME);
+    ck_assert_str_eq(err.msg, "Trying to create tensor with negative "
+                              "dimension -1: [2, -1]");
+    ck_assert_ptr_null(tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1,
+                                     (int64_t[]){(int64_t)1 << 40}, &err));
+    ck_assert_int_eq(err.kind, TL_ERR_LIMIT);
+}
+END_TEST
+
+static Suite *tensor_suite(void)
+{
+    Suite *s = suite_create("tensor");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_is_contiguous);
+    tcase_add_test(core, test_channels_last);
+    tcase_add_test(core, test_dense);
+    tcase_add_test(core, test_contiguous_strides);
+    tcase_add_test(core, test_preserve_strides);
+    tcase_add_test(core, test_views_share_storage);
+    tcase_add_test(core, test_empty_storage_identity);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, test_required_bytes);
+    tcase_add_test(limits, test_ledger_limit);
+    suite_add_tcase(s, limits);
+    TCase *errors = tcase_create("errors");
+    tcase_add_test(errors, test_bad_shapes);
+    suite_add_tcase(s, errors);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(tensor_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,223 @@
+/* check_value.c - unit tests for values (value.c), the argument helpers
+ * (bind.c) and located diagnostics (diag.c). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "diag.h"
+#include "value.h"
+
+static char *repr(tl_value *v)
+{
+    tl_buf b = {0};
+    tl_value_repr(v, &b);
+    tl_value_release(v);
+    return tl_buf_steal(&b);
+}
+
+#define ASSERT_REPR(expr, want)                                                \
+    do {                                                                       \
+        char *s_ = repr(expr);                                                 \
+        ck_assert_str_eq(s_, want);                                            \
+        free(s_);                                                              \
+    } while (0)
+
+START_TEST(test_float_repr)
+{
+    ASSERT_REPR(tl_float(7.0), "7.0");
+    ASSERT_REPR(tl_float(0.1), "0.1");
+    ASSERT_REPR(tl_float(-2.5), "-2.5");
+    ASSERT_REPR(tl_float(1e16), "1e+16");
+    ASSERT_REPR(tl_float(1e15), "1000000000000000.0");
+    ASSERT_REPR(tl_float(1.5e-5), "1.5e-05");
+    ASSERT_REPR(tl_float(0.0001), "0.0001");
+    ASSERT_REPR(tl_float(1.0 / 3.0), "0.3333333333333333");
+    ASSERT_REPR(tl_float(NAN), "nan");
+    ASSERT_REPR(tl_float(-INFINITY), "-inf");
+    ASSERT_REPR(tl_float(123456789.125), "123456789.125");
+}
+END_TEST
+
+START_TEST(test_seq_repr)
+{
+    tl_value *t = tl_tuple_new(1);
+    tl_seq_set(t, 0, tl_int(3));
+    ASSERT_REPR(t, "(3,)");
+    ASSERT_REPR(tl_size_new(2, (int64_t[]){4, 6}), "torch.Size([4, 6])");
+    tl_value *l = tl_list_new(0);
+    for (int i = 0; i < 5; i++)
+        tl_list_append(l, tl_int(i));
+    ASSERT_REPR(l, "[0, 1, 2, 3, 4]");
+    ASSERT_REPR(tl_str("it's"), "\"it's\"");
+    ASSERT_REPR(tl_str("a'b\"c"), "'a\\'b\"c'");
+    ASSERT_REPR(tl_dtype_value(TL_FLOAT32), "torch.float32");
+    ASSERT_REPR(tl_device_value((tl_device){TL_DEV_CPU, 0}),
+                "device(type='cpu')");
+}
+END_TEST
+
+START_TEST(test_equality)
+{
+    tl_value *size = tl_size_new(2, (int64_t[]){2, 3});
+    tl_value *tup = tl_tuple_new(2);
+    tl_seq_set(tup, 0, tl_int(2));
+    tl_seq_set(tup, 1, tl_float(3.0));
+    tl_value *lst = tl_list_new(2);
+    tl_seq_set(lst, 0, tl_int(2));
+    tl_seq_set(lst, 1, tl_int(3));
+    ck_assert(tl_value_equal(size, tup));  /* torch.Size == tuple */
+    ck_assert(!tl_value_equal(size, lst)); /* but != list */
+    tl_value *t = tl_bool(true), *one = tl_int(1);
+    ck_assert(tl_value_equal(t, one));
+    ck_assert(!tl_value_is(t, one));
+    tl_value *n1 = tl_none(), *n2 = tl_none();
+    ck_assert(tl_value_is(n1, n2));
+    tl_value *vals[] = {size, tup, lst, t, one, n1, n2};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        tl_value_release(vals[i]);
+}
+END_TEST
+
+START_TEST(test_truthy)
+{
+    tl_error err = {0};
+    bool b;
+    tl_value *e = tl_list_new(0);
+    ck_assert_int_eq(tl_value_truthy(e, &b, &err), 0);
+    ck_assert(!b);
+    tl_value_release(e);
+    tl_tensor *x = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1,
+                                 (int64_t[]){3}, &err);
+    tl_value *v = tl_tensor_value(x);
+    ck_assert_int_eq(tl_value_truthy(v, &b, &err), -1);
+    ck_assert_int_eq(err.kind, TL_ERR_RUNTIME);
+    ck_assert_str_eq(err.msg, "Boolean value of Tensor with more than one "
+                              "value is ambiguous");
+    tl_value_release(v);
+}
+END_TEST
+
+START_TEST(test_wrap_dim)
+{
+    tl_error err = {0};
+    int d;
+    ck_assert_int_eq(tl_wrap_dim(-1, 3, &d, &err), 0);
+    ck_assert_int_eq(d, 2);
+    ck_assert_int_eq(tl_wrap_dim(0, 0, &d, &err), 0); /* scalars accept 0 */
+    ck_assert_int_eq(tl_wrap_dim(3, 3, &d, &err), -1);
+    ck_assert_int_eq(err.kind, TL_ERR_INDEX);
+    ck_assert_str_eq(err.msg, "Dimension out of range (expected to be in "
+                              "range of [-3, 2], but got 3)");
+}
+END_TEST
+
+START_TEST(test_shape_args)
+{
+    tl_error err = {0};
+    int64_t shape[TL_MAX_DIMS];
+    tl_value *a = tl_int(2), *b = tl_int(3);
+    tl_value *pos[] = {a, b};
+    tl_args args = {2, pos, 0, NULL, NULL};
+    ck_assert_int_eq(tl_to_shape(&args, 0, "size", shape, &err), 2);
+    ck_assert_int_eq(shape[1], 3);
+    tl_value *tup = tl_tuple_new(2);
+    tl_seq_set(tup, 0, tl_int(4));
+    tl_seq_set(tup, 1, tl_int(-1));
+    tl_value *pos2[] = {tup};
+    tl_args args2 = {1, pos2, 0, NULL, NULL};
+    ck_assert_int_eq(tl_to_shape(&args2, 0, "size", shape, &err), 2);
+    ck_assert_int_eq(shape[1], -1);
+    tl_value *s = tl_str("x");
+    tl_value *pos3[] = {s};
+    tl_args args3 = {1, pos3, 0, NULL, NULL};
+    ck_assert_int_eq(tl_args_type_error(&args3, "view",
+                                        "(torch.dtype dtype)\n(tuple of ints size)",
+                                        &err),
+                     -1);
+    ck_assert_str_eq(err.msg,
+                     "view() received an invalid combination of arguments - "
+                     "got (str), but expected one of:\n"
+                     " * (torch.dtype dtype)\n * (tuple of ints size)");
+    const char *kw[] = {"dim", NULL};
+    const char *kwn[] = {"dimm"};
+    tl_value *kwv[] = {a};
+    tl_args args4 = {0, NULL, 1, kwn, kwv};
+    ck_assert_int_eq(tl_args_check(&args4, "squeeze", 1, kw, "(int dim)", &err),
+                     -1);
+    ck_assert_int_eq(err.kind, TL_ERR_TYPE);
+    tl_value_release(a);
+    tl_value_release(b);
+    tl_value_release(tup);
+    tl_value_release(s);
+}
+END_TEST
+
+START_TEST(test_diag_block_scalar)
+{
+    /* setup: |  block at line 5; text lines continue at column 3 */
+    const char *file = "tlab: 1\nid: x\nthreshold: 1\nparent: x\nsetup: |\n"
+                       "  import torch\n  x = torch.zeros(3)\n";
+    const char *text = "import torch\nx = torch.zeros(3)\n";
+    tl_source src = {text, strlen(text), "lab.yaml", 6, 3, 3, file, strlen(file)};
+    tl_error err = {0};
+    tl_error_set(&err, TL_ERR_NAME, "name 'torch' is not defined");
+    err.span = (tl_span){17, 22};
+    tl_buf out = {0};
+    tl_diag_render(&out, &src, &err, false);
+    ck_assert_str_eq(tl_buf_str(&out),
+                     "lab.yaml:7:7: error: NameError: name 'torch' is not defined\n"
+                     " 7 |   x = torch.zeros(3)\n"
+                     "   |       ^^^^^\n");
+    tl_buf_free(&out);
+}
+END_TEST
+
+START_TEST(test_diag_no_span)
+{
+    const char *text = "x.t()";
+    tl_source src = {text, 5, "lab.yaml", 12, 9, 0, NULL, 0};
+    tl_error err = {0};
+    tl_error_set(&err, TL_ERR_SYNTAX, "invalid syntax");
+    tl_buf out = {0};
+    tl_diag_render(&out, &src, &err, false);
+    ck_assert_str_eq(tl_buf_str(&out),
+                     "lab.yaml:12:9: error: syntax error: invalid syntax\n");
+    tl_buf_free(&out);
+    err.span = (tl_span){2, 3};
+    tl_diag_render(&out, &src, &err, false);
+    ck_assert_str_eq(tl_buf_str(&out),
+                     "lab.yaml:12:11: error: syntax error: invalid syntax\n"
+                     " 12 | x.t()\n"
+                     "    |   ^\n");
+    tl_buf_free(&out);
+}
+END_TEST
+
+static Suite *value_suite(void)
+{
+    Suite *s = suite_create("value");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_float_repr);
+    tcase_add_test(core, test_seq_repr);
+    tcase_add_test(core, test_equality);
+    tcase_add_test(core, test_truthy);
+    tcase_add_test(core, test_shape_args);
+    tcase_add_test(core, test_diag_block_scalar);
+    tcase_add_test(core, test_diag_no_span);
+    suite_add_tcase(s, core);
+    TCase *errors = tcase_create("errors");
+    tcase_add_test(errors, test_wrap_dim);
+    suite_add_tcase(s, errors);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(value_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
