@@ -116,8 +116,10 @@ tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
         return NULL;
     tl_tensor *t = header();
     t->ndim = ndim;
-    memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
-    memcpy(t->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    if (ndim) {
+        memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
+        memcpy(t->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    }
     t->offset = 0;
     t->dtype = dt;
     t->storage = s;
@@ -347,7 +349,8 @@ void tl_preserve_strides(const tl_tensor *t, int64_t *strides)
 {
     int n = t->ndim;
     if (tl_tensor_is_non_overlapping_and_dense(t)) {
-        memcpy(strides, t->strides, sizeof(int64_t) * (size_t)n);
+        if (n)
+            memcpy(strides, t->strides, sizeof(int64_t) * (size_t)n);
         return;
     }
     /* infer_dense_strides: keep the dimension order, make it dense */
