@@ -1,0 +1,567 @@
+/* grade.c - marking predictions, questions and rules (SPEC 3-4), and the
+ * tamper check of `tlab grade` (SPEC 7).
+ *
+ * Kind rules: view is right for view and alias (the no-op cases count as
+ * views of self); alias only for alias; copy, error, value only for
+ * themselves; sometimes when the verdict changed across the parent
+ * variants. An op's `accept:` list replaces those rules for the kind. Every
+ * predicted field must match too. Blank predictions are wrong and counted
+ * as unanswered; their feedback never names the verdict.
+ *
+ * Text checks work on words: maximal runs of letters/digits (bytes >= 0x80
+ * count as letters), compared case-insensitively; a keyword matches its
+ * plural and singular forms (stride/strides, index/indexes, copy/copies).
+ */
+#include "grade.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util.h"
+
+/* ------------------------------------------------------------- words */
+
+typedef struct words {
+    char **w;
+    size_t n, cap;
+} words;
+
+static bool wordch(unsigned char c) { return isalnum(c) || c >= 0x80 || c == '_'; }
+
+static void split_words(const char *s, words *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s)
+        return;
+    while (*s) {
+        while (*s && !wordch((unsigned char)*s))
+            s++;
+        const char *st = s;
+        while (*s && wordch((unsigned char)*s))
+            s++;
+        if (s > st) {
+            if (out->n == out->cap) {
+                out->cap = out->cap ? 2 * out->cap : 16;
+                out->w = tl_xrealloc(out->w, out->cap * sizeof *out->w);
+            }
+            char *w = tl_xstrndup(st, (size_t)(s - st));
+            for (char *p = w; *p; p++)
+                *p = (char)tolower((unsigned char)*p);
+            out->w[out->n++] = w;
+        }
+    }
+}
+
+static void free_words(words *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        free(w->w[i]);
+    free(w->w);
+}
+
+/* a == b up to a plural ending on either side */
+static bool plural_eq(const char *a, const char *b)
+{
+    if (!strcmp(a, b))
+        return true;
+    size_t la = strlen(a), lb = strlen(b);
+    if (la < lb) {
+        const char *t = a;
+        a = b;
+        b = t;
+        size_t tl = la;
+        la = lb;
+        lb = tl;
+    }
+    /* a is the longer: a == b+"s" / b+"es" / b[:-1]+"ies" */
+    if (la == lb + 1 && a[lb] == 's' && !strncmp(a, b, lb))
+        return true;
+    if (la == lb + 2 && !strcmp(a + lb, "es") && !strncmp(a, b, lb))
+        return true;
+    if (lb >= 2 && b[lb - 1] == 'y' && la == lb + 2 && !strncmp(a, b, lb - 1) &&
+        !strcmp(a + lb - 1, "ies"))
+        return true;
+    return false;
+}
+
+bool tl_grade_mentions(const char *text, const char *phrase)
+{
+    words t, p;
+    split_words(text, &t);
+    split_words(phrase, &p);
+    bool found = false;
+    if (p.n > 0)
+        for (size_t i = 0; i + p.n <= t.n && !found; i++) {
+            size_t k = 0;
+            while (k < p.n && plural_eq(t.w[i + k], p.w[k]))
+                k++;
+            found = k == p.n;
+        }
+    free_words(&t);
+    free_words(&p);
+    return found;
+}
+
+static bool words_equal(const words *a, const words *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->w[i], b->w[i]) != 0)
+            return false;
+    return true;
+}
+
+bool tl_grade_is_only(const char *text, const char *phrase)
+{
+    words t, p;
+    split_words(text, &t);
+    split_words(phrase, &p);
+    bool eq = p.n > 0 && words_equal(&t, &p);
+    free_words(&t);
+    free_words(&p);
+    return eq;
+}
+
+static void add_reason(char ***v, size_t *n, char *s)
+{
+    *v = tl_xrealloc(*v, (*n + 1) * sizeof **v);
+    (*v)[(*n)++] = s;
+}
+
+bool tl_grade_question(const tl_lab_question *q, const char *answer, char ***reasons,
+                       size_t *nreasons)
+{
+    if (!answer || !answer[strspn(answer, " \t\r\n")]) {
+        add_reason(reasons, nreasons, tl_xstrdup("unanswered"));
+        return false;
+    }
+    bool ok = true;
+    tl_buf b = {0};
+    for (size_t i = 0; i < q->n_reject; i++)
+        if (tl_grade_is_only(answer, q->reject[i])) {
+            tl_buf_printf(&b, "the answer is only '%s': say why, specifically", q->reject[i]);
+            add_reason(reasons, nreasons, tl_buf_steal(&b));
+            ok = false;
+            break;
+        }
+    if (q->n_mention > 0) {
+        bool any = false;
+        for (size_t i = 0; i < q->n_mention && !any; i++)
+            any = tl_grade_mentions(answer, q->mention_any[i]);
+        if (!any) {
+            tl_buf_puts(&b, "mentions none of: ");
+            for (size_t i = 0; i < q->n_mention; i++)
+                tl_buf_printf(&b, "%s%s", i ? ", " : "", q->mention_any[i]);
+            add_reason(reasons, nreasons, tl_buf_steal(&b));
+            ok = false;
+        }
+    }
+    if (q->min_words > 0) {
+        words w;
+        split_words(answer, &w);
+        if ((int64_t)w.n < q->min_words) {
+            tl_buf_printf(&b, "%zu word%s; at least %" PRId64 " needed", w.n,
+                          w.n == 1 ? "" : "s", q->min_words);
+            add_reason(reasons, nreasons, tl_buf_steal(&b));
+            ok = false;
+        }
+        free_words(&w);
+    }
+    tl_buf_free(&b);
+    return ok;
+}
+
+/* ------------------------------------------------------------ values */
+
+static bool num_eq(double a, double b)
+{
+    if (a == b)
+        return true;
+    double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+    return fabs(a - b) <= 1e-6 * (m > 1 ? m : 1);
+}
+
+static bool parse_num(const char *s, double *out)
+{
+    if (!*s)
+        return false;
+    char *end;
+    double d = strtod(s, &end);
+    if (*end)
+        return false;
+    *out = d;
+    return true;
+}
+
+static bool value_match(const tl_ynode *pred, const cJSON *act)
+{
+    if (!act)
+        return false;
+    if (pred->kind == TL_Y_SEQ) {
+        if (!cJSON_IsArray(act) || (size_t)cJSON_GetArraySize(act) != pred->n)
+            return false;
+        size_t i = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, act)
+        {
+            if (!value_match(pred->items[i++], it))
+                return false;
+        }
+        return true;
+    }
+    if (pred->kind != TL_Y_SCALAR)
+        return false;
+    const char *s = pred->value;
+    if (cJSON_IsNull(act))
+        return tl_ynode_is_null(pred) || !strcmp(s, "None");
+    if (cJSON_IsBool(act)) {
+        bool t = cJSON_IsTrue(act);
+        if (!strcasecmp(s, "true"))
+            return t;
+        if (!strcasecmp(s, "false"))
+            return !t;
+        return false;
+    }
+    if (cJSON_IsNumber(act)) {
+        double d;
+        return parse_num(s, &d) && num_eq(d, act->valuedouble);
+    }
+    if (cJSON_IsString(act)) {
+        const char *a = act->valuestring;
+        if (!strcmp(a, s))
+            return true;
+        if (!strncmp(a, "torch.", 6) && !strcmp(a + 6, s))
+            return true;
+        if (!strncmp(s, "torch.", 6) && !strcmp(s + 6, a))
+            return true;
+        double d1, d2;
+        if (parse_num(a, &d1) && parse_num(s, &d2))
+            return num_eq(d1, d2);
+        return false;
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------- predictions */
+
+static void put_ints(tl_buf *b, const int64_t *v, int n)
+{
+    tl_buf_putc(b, '[');
+    for (int i = 0; i < n; i++)
+        tl_buf_printf(b, "%s%" PRId64, i ? ", " : "", v[i]);
+    tl_buf_putc(b, ']');
+}
+
+static bool ints_eq(const int64_t *a, int na, const int64_t *b, int nb)
+{
+    if (na != nb)
+        return false;
+    for (int i = 0; i < na; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+static bool kind_right(const tl_lab_op *op, tl_kind pk, const tl_op_verdict *v)
+{
+    if (op && op->has_accept)
+        return (op->accept >> pk) & 1u;
+    tl_kind ak = v->ev.kind;
+    switch (pk) {
+    case TL_KIND_VIEW: return ak == TL_KIND_VIEW || ak == TL_KIND_ALIAS;
+    case TL_KIND_ALIAS: return ak == TL_KIND_ALIAS;
+    case TL_KIND_COPY: return ak == TL_KIND_COPY;
+    case TL_KIND_ERROR: return ak == TL_KIND_ERROR;
+    case TL_KIND_VALUE: return ak == TL_KIND_VALUE;
+    case TL_KIND_SOMETIMES: return v->sometimes;
+    default: return false;
+    }
+}
+
+static void why_sep(tl_buf *why)
+{
+    if (why && why->len)
+        tl_buf_puts(why, "; ");
+}
+
+bool tl_grade_prediction(const tl_lab_op *op, const tl_prediction *p,
+                         const tl_op_verdict *v, tl_buf *why)
+{
+    if (!p || p->blank)
+        return false;
+    const tl_evidence *ev = &v->ev;
+    bool ok = true;
+    if (p->kind != TL_KIND_NONE && !kind_right(op, p->kind, v)) {
+        ok = false;
+        if (why) {
+            why_sep(why);
+            if (p->kind == TL_KIND_SOMETIMES)
+                tl_buf_printf(why, "predicted sometimes, but the verdict is %s for every "
+                              "parent variant", tl_kind_name(ev->kind));
+            else
+                tl_buf_printf(why, "predicted %s, actual %s", tl_kind_name(p->kind),
+                              tl_kind_name(ev->kind));
+        }
+    }
+    bool tfields = p->has_shape || p->has_stride || p->has_offset || p->has_contiguous ||
+                   p->has_dtype;
+    if (tfields && !ev->is_tensor) {
+        if (why) {
+            why_sep(why);
+            tl_buf_printf(why, "the result is %s, so it has no shape or strides",
+                          ev->is_tuple ? "a tuple" : ev->kind == TL_KIND_ERROR ? "an error"
+                                                                               : "not a tensor");
+        }
+        return false;
+    }
+    if (p->has_shape && !ints_eq(p->shape, p->shape_n, ev->shape, ev->ndim)) {
+        ok = false;
+        if (why) {
+            why_sep(why);
+            tl_buf_puts(why, "shape ");
+            put_ints(why, p->shape, p->shape_n);
+            tl_buf_puts(why, " is wrong");
+        }
+    }
+    if (p->has_stride && !ints_eq(p->stride, p->stride_n, ev->stride, ev->ndim)) {
+        ok = false;
+        if (why) {
+            why_sep(why);
+            tl_buf_puts(why, "stride ");
+            put_ints(why, p->stride, p->stride_n);
+            tl_buf_puts(why, " is wrong");
+        }
+    }
+    if (p->has_offset && p->offset != ev->offset) {
+        ok = false;
+        if (why) {
+            why_sep(why);
+            tl_buf_printf(why, "offset %" PRId64 " is wrong", p->offset);
+        }
+    }
+    if (p->has_contiguous && p->contiguous != ev->contiguous) {
+        ok = false;
+        if (why) {
+            why_sep(why);
+            tl_buf_printf(why, "contiguous: %s is wrong", p->contiguous ? "true" : "false");
+        }
+    }
+    if (p->has_dtype && strcmp(p->dtype, tl_dtype_name(ev->dtype)) != 0) {
+        ok = false;
+        if (why) {
+            why_sep(why);
+            tl_buf_printf(why, "dtype %s is wrong", p->dtype);
+        }
+    }
+    if (p->has_value && (ev->kind != TL_KIND_VALUE || !value_match(p->value, ev->value))) {
+        ok = false;
+        if (why) {
+            why_sep(why);
+            tl_buf_puts(why, ev->kind == TL_KIND_VALUE ? "the value is wrong"
+                                                       : "the result is not a plain value");
+        }
+    }
+    if (p->has_error &&
+        (ev->kind != TL_KIND_ERROR || !ev->err_type || strcasecmp(ev->err_type, p->error))) {
+        ok = false;
+        if (why) {
+            why_sep(why);
+            if (ev->kind == TL_KIND_ERROR)
+                tl_buf_printf(why, "predicted %s, but it raised %s", p->error, ev->err_type);
+            else
+                tl_buf_printf(why, "predicted %s, but nothing was raised", p->error);
+        }
+    }
+    return ok;
+}
+
+/* --------------------------------------------------------------- sheet */
+
+static const tl_lab_op *find_op(const tl_lab *lab, const char *id)
+{
+    for (size_t i = 0; i < lab->nops; i++)
+        if (!strcmp(lab->ops[i].id, id))
+            return &lab->ops[i];
+    return NULL;
+}
+
+static const tl_lab_question *find_q(const tl_lab *lab, const char *id)
+{
+    for (size_t i = 0; i < lab->nquestions; i++)
+        if (!strcmp(lab->questions[i].id, id))
+            return &lab->questions[i];
+    return NULL;
+}
+
+void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
+                    const tl_op_verdict *verdicts, tl_grade *g)
+{
+    memset(g, 0, sizeof *g);
+    g->nops = master->nops;
+    g->ops = tl_xcalloc(master->nops ? master->nops : 1, sizeof *g->ops);
+    g->total = (int64_t)master->nops;
+    g->threshold = tl_lab_threshold_count(master);
+    g->rules_passed = true;
+    for (size_t i = 0; i < master->nops; i++) {
+        const tl_lab_op *mop = &master->ops[i];
+        const tl_lab_op *sop = sheet == master ? mop : find_op(sheet, mop->id);
+        tl_op_grade *og = &g->ops[i];
+        og->points = mop->points;
+        g->max_points += mop->points;
+        og->pred = sop ? &sop->predict : NULL;
+        og->rule = sop ? sop->rule : NULL;
+        og->answered = og->pred && !og->pred->blank;
+        tl_buf why = {0};
+        if (!og->answered) {
+            g->unanswered++;
+            og->feedback = tl_xstrdup("unanswered");
+        } else {
+            og->correct = tl_grade_prediction(mop, og->pred, &verdicts[i], &why);
+            if (og->correct) {
+                og->score = mop->points;
+                g->correct++;
+                g->points += mop->points;
+                tl_buf_printf(&why, "correct; %s", verdicts[i].ev.reason ? verdicts[i].ev.reason
+                                                                         : "");
+            } else if (verdicts[i].ev.reason) {
+                tl_buf_printf(&why, ". %s", verdicts[i].ev.reason);
+            }
+            if (!og->correct && mop->explanation)
+                tl_buf_printf(&why, ". %s", mop->explanation);
+            og->feedback = tl_buf_steal(&why);
+        }
+        /* lab-wide rules on the rule line */
+        tl_buf rp = {0};
+        if (master->rules_required && og->answered && !og->rule)
+            tl_buf_puts(&rp, "no rule: line (this lab requires one for every answered op)");
+        if (og->rule)
+            for (size_t k = 0; k < master->n_rules_reject; k++)
+                if (tl_grade_mentions(og->rule, master->rules_reject[k])) {
+                    tl_buf_printf(&rp, "the rule '%s' is not a rule (rejected phrase '%s')",
+                                  og->rule, master->rules_reject[k]);
+                    break;
+                }
+        if (rp.len) {
+            og->rule_problem = tl_buf_steal(&rp);
+            g->rules_passed = false;
+        }
+        tl_buf_free(&rp);
+    }
+    g->nquestions = master->nquestions;
+    g->questions = tl_xcalloc(master->nquestions ? master->nquestions : 1,
+                              sizeof *g->questions);
+    g->questions_passed = true;
+    for (size_t i = 0; i < master->nquestions; i++) {
+        const tl_lab_question *mq = &master->questions[i];
+        const tl_lab_question *sq = sheet == master ? mq : find_q(sheet, mq->id);
+        tl_question_grade *qg = &g->questions[i];
+        qg->answer = sq ? sq->answer : NULL;
+        qg->passed = tl_grade_question(mq, qg->answer, &qg->reasons, &qg->nreasons);
+        if (!qg->passed)
+            g->questions_passed = false;
+    }
+    g->passed = g->correct >= g->threshold && g->questions_passed && g->rules_passed;
+}
+
+void tl_grade_free(tl_grade *g)
+{
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->nops; i++) {
+        free(g->ops[i].feedback);
+        free(g->ops[i].rule_problem);
+    }
+    free(g->ops);
+    for (size_t i = 0; i < g->nquestions; i++) {
+        for (size_t k = 0; k < g->questions[i].nreasons; k++)
+            free(g->questions[i].reasons[k]);
+        free(g->questions[i].reasons);
+    }
+    free(g->questions);
+    memset(g, 0, sizeof *g);
+}
+
+/* -------------------------------------------------------------- tamper */
+
+static bool str_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a ? *a : 0) == (b ? *b : 0);
+    return strcmp(a, b) == 0;
+}
+
+static bool strv_eq(char **a, size_t na, char **b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(a[i], b[i]) != 0)
+            return false;
+    return true;
+}
+
+static void change(char ***v, size_t *n, const char *fmt, const char *id)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, fmt, id);
+    add_reason(v, n, tl_buf_steal(&b));
+}
+
+size_t tl_grade_tamper(const tl_lab *m, const tl_lab *s, char ***changes)
+{
+    char **v = NULL;
+    size_t n = 0;
+    if (!str_eq(m->setup, s->setup))
+        change(&v, &n, "setup%s", "");
+    if (!str_eq(m->parent, s->parent))
+        change(&v, &n, "parent%s", "");
+    if (m->device != s->device)
+        change(&v, &n, "device%s", "");
+    if (m->has_threshold != s->has_threshold || m->threshold_pct != s->threshold_pct ||
+        m->threshold_value != s->threshold_value)
+        change(&v, &n, "threshold%s", "");
+    if (m->rules_required != s->rules_required ||
+        !strv_eq(m->rules_reject, m->n_rules_reject, s->rules_reject, s->n_rules_reject))
+        change(&v, &n, "rules%s", "");
+    for (size_t i = 0; i < m->nops; i++) {
+        const tl_lab_op *mo = &m->ops[i];
+        const tl_lab_op *so = find_op(s, mo->id);
+        if (!so) {
+            change(&v, &n, "op %s removed", mo->id);
+            continue;
+        }
+        if (!str_eq(mo->op, so->op))
+            change(&v, &n, "op %s: op", mo->id);
+        if (mo->has_accept != so->has_accept || mo->accept != so->accept)
+            change(&v, &n, "op %s: accept", mo->id);
+        if (mo->points != so->points)
+            change(&v, &n, "op %s: points", mo->id);
+    }
+    for (size_t i = 0; i < s->nops; i++)
+        if (!find_op(m, s->ops[i].id))
+            change(&v, &n, "op %s added", s->ops[i].id);
+    for (size_t i = 0; i < m->nquestions; i++) {
+        const tl_lab_question *mq = &m->questions[i];
+        const tl_lab_question *sq = find_q(s, mq->id);
+        if (!sq) {
+            change(&v, &n, "question %s removed", mq->id);
+            continue;
+        }
+        if (!strv_eq(mq->mention_any, mq->n_mention, sq->mention_any, sq->n_mention))
+            change(&v, &n, "question %s: mention_any", mq->id);
+        if (!strv_eq(mq->reject, mq->n_reject, sq->reject, sq->n_reject))
+            change(&v, &n, "question %s: reject", mq->id);
+        if (mq->min_words != sq->min_words)
+            change(&v, &n, "question %s: min_words", mq->id);
+    }
+    for (size_t i = 0; i < s->nquestions; i++)
+        if (!find_q(m, s->questions[i].id))
+            change(&v, &n, "question %s added", s->questions[i].id);
+    *changes = v;
+    return n;
+}

@@ -1,0 +1,1470 @@
+/* lab.c - loading and validating lab files (SPEC 3, 7).
+ *
+ * Pipeline: read the file (<= 1 MiB) -> byte checks (UTF-8, NUL, tabs in
+ * indentation) -> libyaml events into a tl_ynode tree (anchors and aliases
+ * refused, depth and node count bounded) -> validation into tl_lab.
+ *
+ * Invariants:
+ *   - every node carries its 1-based line/col and byte range; libyaml marks
+ *     count characters, so byte offsets are recomputed from line/column;
+ *   - any error stops loading with ONE located message; nothing partial is
+ *     returned (the lab is freed);
+ *   - strings in the lab are owned copies; nodes are owned by lab->root.
+ */
+#include "lab.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "dtype.h"
+
+/* ------------------------------------------------------------------ kinds */
+
+static const char *const kind_names[] = {
+    "", "view", "copy", "alias", "error", "sometimes", "value", "mixed"};
+
+const char *tl_kind_name(tl_kind k)
+{
+    if ((int)k < 0 || (size_t)k >= TL_ARRAY_LEN(kind_names))
+        return "";
+    return kind_names[k];
+}
+
+bool tl_kind_from_name(const char *s, tl_kind *out)
+{
+    for (size_t i = 1; i < TL_ARRAY_LEN(kind_names); i++)
+        if (strcmp(s, kind_names[i]) == 0) {
+            *out = (tl_kind)i;
+            return true;
+        }
+    return false;
+}
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct loader {
+    const char *file;
+    const char *text;
+    size_t len;
+    size_t *line_start; /* byte offset of each line */
+    size_t nlines;
+    size_t nodes;
+    tl_lab_err *err;
+    tl_ynode *root;     /* owned until handed to the lab */
+    tl_lab *lab;        /* being validated; freed on failure */
+    bool have_parser;
+    yaml_parser_t parser;
+    bool have_event;
+    yaml_event_t event;
+    void *seen;         /* id table during validation; freed on failure */
+    jmp_buf fail;
+} loader;
+
+static void free_node(tl_ynode *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->nslots; i++)
+        free_node(n->items[i]);
+    free(n->items);
+    free(n->value);
+    free(n);
+}
+
+static void set_err(tl_lab_err *e, int line, int col, const char *fmt, va_list ap)
+{
+    e->line = line;
+    e->col = col;
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+}
+
+static TL_NORETURN void failat(loader *L, int line, int col, const char *fmt, ...)
+    TL_PRINTF(4, 5);
+static void failat(loader *L, int line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_err(L->err, line, col, fmt, ap);
+    va_end(ap);
+    longjmp(L->fail, 1);
+}
+
+#define FAILN(L, node, ...) failat((L), (node)->line, (node)->col, __VA_ARGS__)
+
+/* byte offset of (0-based line, 0-based character column) */
+static size_t byte_at(const loader *L, size_t line, size_t column)
+{
+    if (line >= L->nlines)
+        return L->len;
+    size_t p = L->line_start[line];
+    while (column > 0 && p < L->len && L->text[p] != '\n') {
+        unsigned char c = (unsigned char)L->text[p];
+        p++;
+        if (c >= 0x80)
+            while (p < L->len && ((unsigned char)L->text[p] & 0xC0) == 0x80)
+                p++;
+        column--;
+    }
+    return p;
+}
+
+/* ---------------------------------------------------------- byte checks */
+
+static void scan_bytes(loader *L)
+{
+    size_t line = 1, col = 1;
+    bool at_indent = true;
+    const unsigned char *s = (const unsigned char *)L->text;
+    for (size_t i = 0; i < L->len;) {
+        unsigned c = s[i];
+        size_t w = 1;
+        if (c == 0)
+            failat(L, (int)line, (int)col, "NUL byte in file (a lab file is UTF-8 text)");
+        if (c >= 0x80) {
+            unsigned cp;
+            if (c >= 0xC2 && c <= 0xDF) { w = 2; cp = c & 0x1F; }
+            else if (c >= 0xE0 && c <= 0xEF) { w = 3; cp = c & 0x0F; }
+            else if (c >= 0xF0 && c <= 0xF4) { w = 4; cp = c & 0x07; }
+            else
+                failat(L, (int)line, (int)col, "invalid UTF-8 byte 0x%02x (a lab file is UTF-8 text)", c);
+            if (i + w > L->len)
+                failat(L, (int)line, (int)col, "truncated UTF-8 sequence (a lab file is UTF-8 text)");
+            for (size_t k = 1; k < w; k++) {
+                if ((s[i + k] & 0xC0) != 0x80)
+                    failat(L, (int)line, (int)col, "invalid UTF-8 sequence (a lab file is UTF-8 text)");
+                cp = (cp << 6) | (s[i + k] & 0x3F);
+            }
+            if ((w == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+                (w == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+                failat(L, (int)line, (int)col, "invalid UTF-8 sequence (a lab file is UTF-8 text)");
+        }
+        if (c == '\t' && at_indent)
+            failat(L, (int)line, (int)col,
+                   "tab character in indentation (YAML indents with spaces)");
+        if (c == '\n') {
+            line++;
+            col = 1;
+            at_indent = true;
+        } else {
+            if (c != ' ' && c != '\t')
+                at_indent = false;
+            col += w; /* byte columns, as diag.c prints them */
+        }
+        i += w;
+    }
+}
+
+static void build_lines(loader *L)
+{
+    size_t cap = 64, n = 0;
+    size_t *ls = tl_xmalloc(cap * sizeof *ls);
+    ls[n++] = 0;
+    for (size_t i = 0; i < L->len; i++)
+        if (L->text[i] == '\n') {
+            if (n == cap) {
+                cap *= 2;
+                ls = tl_xrealloc(ls, cap * sizeof *ls);
+            }
+            ls[n++] = i + 1;
+        }
+    L->line_start = ls;
+    L->nlines = n;
+}
+
+/* ------------------------------------------------------------- event tree */
+
+/* 1-based byte column of a libyaml mark (marks count characters) */
+static int mark_col(const loader *L, const yaml_mark_t *m)
+{
+    if (m->line >= L->nlines)
+        return (int)m->column + 1;
+    return (int)(byte_at(L, m->line, m->column) - L->line_start[m->line]) + 1;
+}
+
+static int ev_line(const yaml_event_t *e) { return (int)e->start_mark.line + 1; }
+#define ev_col(e) mark_col(L, &(e)->start_mark)
+
+static void next_event(loader *L)
+{
+    if (L->have_event) {
+        yaml_event_delete(&L->event);
+        L->have_event = false;
+    }
+    if (!yaml_parser_parse(&L->parser, &L->event)) {
+        const yaml_parser_t *p = &L->parser;
+        if (p->context)
+            failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
+                   "invalid YAML: %s %s at line %zu",
+                   p->problem ? p->problem : "syntax error", p->context,
+                   p->context_mark.line + 1);
+        failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
+               "invalid YAML: %s", p->problem ? p->problem : "syntax error");
+    }
+    L->have_event = true;
+}
+
+static tl_ynode *new_node(loader *L, tl_ykind kind)
+{
+    const yaml_event_t *e = &L->event;
+    if (++L->nodes > TL_LAB_MAX_NODES)
+        failat(L, ev_line(e), ev_col(e), "too many YAML nodes (more than %d)",
+               TL_LAB_MAX_NODES);
+    tl_ynode *n = tl_xcalloc(1, sizeof *n);
+    n->kind = kind;
+    n->line = ev_line(e);
+    n->col = ev_col(e);
+    n->start = byte_at(L, e->start_mark.line, e->start_mark.column);
+    n->end = byte_at(L, e->end_mark.line, e->end_mark.column);
+    return n;
+}
+
+typedef struct frame {
+    tl_ynode *node;
+    size_t cap, used;
+} frame;
+
+static void attach(frame *f, tl_ynode *child)
+{
+    if (f->used == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 8;
+        f->node->items = tl_xrealloc(f->node->items, f->cap * sizeof *f->node->items);
+    }
+    f->node->items[f->used++] = child;
+    f->node->nslots = f->used;
+    f->node->n = f->node->kind == TL_Y_MAP ? f->used / 2 : f->used;
+}
+
+static void build_tree(loader *L)
+{
+    frame stack[TL_LAB_MAX_DEPTH + 2];
+    int depth = 0; /* number of open collections */
+    int docs = 0;
+    bool done = false;
+    while (!done) {
+        next_event(L);
+        const yaml_event_t *e = &L->event;
+        const yaml_char_t *anchor = NULL;
+        tl_ynode *n = NULL;
+        switch (e->type) {
+        case YAML_STREAM_START_EVENT:
+        case YAML_DOCUMENT_END_EVENT:
+            continue;
+        case YAML_DOCUMENT_START_EVENT:
+            if (++docs > 1)
+                failat(L, ev_line(e), ev_col(e),
+                       "a lab file holds one YAML document, found a second");
+            continue;
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            continue;
+        case YAML_ALIAS_EVENT:
+            failat(L, ev_line(e), ev_col(e),
+                   "YAML aliases (*%s) are not allowed in a lab file",
+                   (const char *)e->data.alias.anchor);
+        case YAML_SCALAR_EVENT:
+            anchor = e->data.scalar.anchor;
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+            anchor = e->data.sequence_start.anchor;
+            break;
+        case YAML_MAPPING_START_EVENT:
+            anchor = e->data.mapping_start.anchor;
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT: {
+            TL_ASSERT(depth > 0);
+            frame *f = &stack[--depth];
+            /* a block collection's end mark lies at the next token; keep
+             * the end of its last child instead */
+            if (f->node->flow)
+                f->node->end = byte_at(L, e->end_mark.line, e->end_mark.column);
+            else if (f->used > 0)
+                f->node->end = f->node->items[f->used - 1]->end;
+            if (f->node->kind == TL_Y_MAP && f->used % 2)
+                failat(L, f->node->line, f->node->col, "invalid YAML mapping");
+            continue;
+        }
+        default:
+            failat(L, ev_line(e), ev_col(e), "unexpected YAML event");
+        }
+        if (anchor)
+            failat(L, ev_line(e), ev_col(e),
+                   "YAML anchors (&%s) are not allowed in a lab file",
+                   (const char *)anchor);
+        if (e->type == YAML_SCALAR_EVENT) {
+            n = new_node(L, TL_Y_SCALAR);
+            n->value = tl_xstrndup((const char *)e->data.scalar.value,
+                                   e->data.scalar.length);
+            n->len = e->data.scalar.length;
+            yaml_scalar_style_t st = e->data.scalar.style;
+            n->plain = st == YAML_PLAIN_SCALAR_STYLE || st == YAML_ANY_SCALAR_STYLE;
+            n->block_scalar = st == YAML_LITERAL_SCALAR_STYLE ||
+                              st == YAML_FOLDED_SCALAR_STYLE;
+        } else {
+            n = new_node(L, e->type == YAML_SEQUENCE_START_EVENT ? TL_Y_SEQ : TL_Y_MAP);
+            n->flow = e->type == YAML_SEQUENCE_START_EVENT
+                          ? e->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+                          : e->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+        }
+        if (depth == 0) {
+            if (L->root) { /* cannot happen with one document */
+                free_node(n);
+                failat(L, ev_line(e), ev_col(e), "unexpected second root node");
+            }
+            L->root = n;
+        } else {
+            attach(&stack[depth - 1], n);
+        }
+        if (n->kind != TL_Y_SCALAR) {
+            if (depth >= TL_LAB_MAX_DEPTH)
+                failat(L, n->line, n->col, "YAML nested deeper than %d levels",
+                       TL_LAB_MAX_DEPTH);
+            stack[depth].node = n;
+            stack[depth].cap = 0;
+            stack[depth].used = 0;
+            depth++;
+        }
+        if (n->kind == TL_Y_SCALAR && n->len != strlen(n->value))
+            failat(L, n->line, n->col, "NUL character in a YAML scalar");
+    }
+}
+
+/* -------------------------------------------------------------- node API */
+
+const tl_ynode *tl_ynode_get(const tl_ynode *map, const char *key)
+{
+    if (!map || map->kind != TL_Y_MAP)
+        return NULL;
+    for (size_t i = 0; i < map->n; i++) {
+        const tl_ynode *k = map->items[2 * i];
+        if (k->kind == TL_Y_SCALAR && strcmp(k->value, key) == 0)
+            return map->items[2 * i + 1];
+    }
+    return NULL;
+}
+
+bool tl_ynode_is_null(const tl_ynode *n)
+{
+    if (!n)
+        return true;
+    if (n->kind != TL_Y_SCALAR || !n->plain)
+        return false;
+    const char *v = n->value;
+    return v[0] == 0 || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 ||
+           strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0;
+}
+
+bool tl_ynode_equal(const tl_ynode *a, const tl_ynode *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (tl_ynode_is_null(a) && tl_ynode_is_null(b))
+        return true;
+    if (a->kind != b->kind || a->n != b->n)
+        return false;
+    if (a->kind == TL_Y_SCALAR)
+        return a->len == b->len && memcmp(a->value, b->value, a->len) == 0;
+    size_t cnt = a->kind == TL_Y_MAP ? 2 * a->n : a->n;
+    for (size_t i = 0; i < cnt; i++)
+        if (!tl_ynode_equal(a->items[i], b->items[i]))
+            return false;
+    return true;
+}
+
+/* ------------------------------------------------------- scalar helpers */
+
+static const char *node_desc(const tl_ynode *n)
+{
+    switch (n->kind) {
+    case TL_Y_SCALAR: return "a scalar";
+    case TL_Y_SEQ: return "a list";
+    default: return "a mapping";
+    }
+}
+
+/* Optimal-string-alignment distance (typos incl. transpositions). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40)
+        return 99;
+    size_t d[41][41];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+static const char *closest(const char *word, const char *const *cands)
+{
+    const char *best = NULL;
+    size_t bestd = 99;
+    for (size_t i = 0; cands[i]; i++) {
+        size_t dd = edit_distance(word, cands[i]);
+        if (dd < bestd) {
+            bestd = dd;
+            best = cands[i];
+        }
+    }
+    size_t wl = strlen(word);
+    size_t limit = wl <= 3 ? 1 : wl <= 6 ? 2 : 3;
+    return bestd <= limit ? best : NULL;
+}
+
+static void join_words(char *buf, size_t cap, const char *const *words)
+{
+    buf[0] = 0;
+    size_t used = 0;
+    for (size_t i = 0; words[i]; i++) {
+        int k = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", words[i]);
+        if (k < 0 || (size_t)k >= cap - used)
+            break;
+        used += (size_t)k;
+    }
+}
+
+/* Keys of a mapping: scalars, no duplicates, all known. */
+static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
+                       const char *where)
+{
+    for (size_t i = 0; i < map->n; i++) {
+        const tl_ynode *k = map->items[2 * i];
+        if (k->kind != TL_Y_SCALAR)
+            FAILN(L, k, "a key in %s must be a plain word, got %s", where, node_desc(k));
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(map->items[2 * j]->value, k->value) == 0)
+                FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", k->value,
+                      where, map->items[2 * j]->line);
+        bool ok = false;
+        for (size_t j = 0; known[j]; j++)
+            if (strcmp(known[j], k->value) == 0)
+                ok = true;
+        if (!ok) {
+            const char *sug = closest(k->value, known);
+            char list[300];
+            join_words(list, sizeof list, known);
+            if (sug)
+                FAILN(L, k, "unknown key '%s' in %s (did you mean '%s'?)", k->value,
+                      where, sug);
+            FAILN(L, k, "unknown key '%s' in %s (known keys: %s)", k->value, where, list);
+        }
+    }
+}
+
+static void need_scalar(loader *L, const tl_ynode *n, const char *what)
+{
+    if (n->kind != TL_Y_SCALAR)
+        FAILN(L, n, "'%s' must be a scalar, got %s", what, node_desc(n));
+}
+
+/* Text of a scalar; NULL when null/blank (if allow_null). */
+static char *get_text(loader *L, const tl_ynode *n, const char *what, bool allow_null)
+{
+    need_scalar(L, n, what);
+    if (tl_ynode_is_null(n)) {
+        if (allow_null)
+            return NULL;
+        FAILN(L, n, "'%s' is empty", what);
+    }
+    return tl_xstrdup(n->value);
+}
+
+static bool parse_int(const char *s, int64_t *out)
+{
+    const char *p = s;
+    bool neg = false;
+    if (*p == '+' || *p == '-')
+        neg = *p++ == '-';
+    if (!isdigit((unsigned char)*p))
+        return false;
+    int64_t v = 0;
+    for (; isdigit((unsigned char)*p); p++) {
+        if (v > (INT64_MAX - (*p - '0')) / 10)
+            return false;
+        v = v * 10 + (*p - '0');
+    }
+    if (*p)
+        return false;
+    *out = neg ? -v : v;
+    return true;
+}
+
+static int64_t get_int(loader *L, const tl_ynode *n, const char *what, int64_t lo,
+                       int64_t hi)
+{
+    need_scalar(L, n, what);
+    int64_t v;
+    if (!n->plain || !parse_int(n->value, &v))
+        FAILN(L, n, "'%s' must be an integer, got '%s'", what, n->value);
+    if (v < lo || v > hi)
+        FAILN(L, n, "'%s' must be between %lld and %lld, got %lld", what, (long long)lo,
+              (long long)hi, (long long)v);
+    return v;
+}
+
+static bool parse_bool(const tl_ynode *n, bool *out)
+{
+    if (n->kind != TL_Y_SCALAR || !n->plain)
+        return false;
+    const char *v = n->value;
+    if (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "TRUE")) {
+        *out = true;
+        return true;
+    }
+    if (!strcmp(v, "false") || !strcmp(v, "False") || !strcmp(v, "FALSE")) {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+static bool get_bool(loader *L, const tl_ynode *n, const char *what)
+{
+    bool b;
+    if (!parse_bool(n, &b))
+        FAILN(L, n, "'%s' must be true or false, got %s", what,
+              n->kind == TL_Y_SCALAR ? n->value : node_desc(n));
+    return b;
+}
+
+/* A scalar or a list of scalars -> owned string array. */
+static void get_str_list(loader *L, const tl_ynode *n, const char *what, char ***out,
+                         size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    if (tl_ynode_is_null(n))
+        return;
+    if (n->kind == TL_Y_SCALAR) {
+        *out = tl_xmalloc(sizeof **out);
+        (*out)[0] = tl_xstrdup(n->value);
+        *count = 1;
+        return;
+    }
+    if (n->kind != TL_Y_SEQ)
+        FAILN(L, n, "'%s' must be a list of words, got %s", what, node_desc(n));
+    *out = tl_xcalloc(n->n ? n->n : 1, sizeof **out);
+    for (size_t i = 0; i < n->n; i++) {
+        const tl_ynode *it = n->items[i];
+        if (it->kind != TL_Y_SCALAR || tl_ynode_is_null(it))
+            FAILN(L, it, "items of '%s' must be non-empty words", what);
+        (*out)[i] = tl_xstrdup(it->value);
+        *count = i + 1;
+    }
+}
+
+static void free_str_list(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Where op-language text of scalar n starts in the file. */
+static void text_position(loader *L, const tl_ynode *n, int *line, int *col,
+                          int *block_col)
+{
+    *block_col = 0;
+    if (n->block_scalar) {
+        /* content starts on the line after the indicator; its indentation
+         * is that of the first non-blank content line */
+        size_t ln = (size_t)n->line; /* 0-based index of the next line */
+        int indent = 0;
+        for (size_t l = ln; l < L->nlines; l++) {
+            size_t p = L->line_start[l];
+            int sp = 0;
+            while (p < L->len && L->text[p] == ' ') {
+                p++;
+                sp++;
+            }
+            if (p < L->len && L->text[p] != '\n' && L->text[p] != '\r') {
+                indent = sp;
+                break;
+            }
+        }
+        *line = n->line + 1;
+        *col = indent + 1;
+        *block_col = indent + 1;
+        return;
+    }
+    *line = n->line;
+    *col = n->col + (n->plain ? 0 : 1);
+}
+
+/* ---------------------------------------------------------- predictions */
+
+static const char *const pred_scalar_names[] = {"view", "copy", "alias", "error",
+                                               "sometimes", NULL};
+static const char *const pred_keys[] = {"kind", "shape", "stride", "offset",
+                                       "contiguous", "dtype", "value", "error", NULL};
+static const char *const accept_names[] = {"view", "copy", "alias", "error",
+                                          "sometimes", "value", NULL};
+
+static void fail_prediction(loader *L, const tl_ynode *n, const char *got)
+{
+    const char *sug = got ? closest(got, pred_scalar_names) : NULL;
+    char hint[64] = "";
+    if (sug)
+        snprintf(hint, sizeof hint, " (did you mean '%s'?)", sug);
+    FAILN(L, n,
+          "invalid prediction '%s'%s; valid predictions: view, copy, alias, error, "
+          "sometimes, or a mapping {kind, shape, stride, offset, contiguous, dtype, "
+          "value, error}",
+          got ? got : node_desc(n), hint);
+}
+
+static void int_list(loader *L, const tl_ynode *n, const char *what, int64_t **out,
+                     int *count)
+{
+    if (n->kind != TL_Y_SEQ)
+        FAILN(L, n, "'%s' must be a list of integers like [2, 3], got %s", what,
+              n->kind == TL_Y_SCALAR ? n->value : node_desc(n));
+    if (n->n > 64)
+        FAILN(L, n, "'%s' has more than 64 dimensions", what);
+    *out = tl_xcalloc(n->n ? n->n : 1, sizeof **out);
+    *count = (int)n->n;
+    for (size_t i = 0; i < n->n; i++)
+        (*out)[i] = get_int(L, n->items[i], what, INT64_MIN / 2, INT64_MAX / 2);
+}
+
+static void ynode_flow(const tl_ynode *n, tl_buf *b)
+{
+    if (n->kind == TL_Y_SCALAR) {
+        if (n->plain)
+            tl_buf_puts(b, n->value);
+        else {
+            tl_buf_putc(b, '"');
+            tl_buf_puts(b, n->value);
+            tl_buf_putc(b, '"');
+        }
+        return;
+    }
+    bool map = n->kind == TL_Y_MAP;
+    tl_buf_putc(b, map ? '{' : '[');
+    for (size_t i = 0; i < n->n; i++) {
+        if (i)
+            tl_buf_puts(b, ", ");
+        if (map) {
+            ynode_flow(n->items[2 * i], b);
+            tl_buf_puts(b, ": ");
+            ynode_flow(n->items[2 * i + 1], b);
+        } else {
+            ynode_flow(n->items[i], b);
+        }
+    }
+    tl_buf_putc(b, map ? '}' : ']');
+}
+
+static void put_ints(tl_buf *b, const int64_t *v, int n)
+{
+    tl_buf_putc(b, '[');
+    for (int i = 0; i < n; i++)
+        tl_buf_printf(b, "%s%lld", i ? ", " : "", (long long)v[i]);
+    tl_buf_putc(b, ']');
+}
+
+static void parse_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
+{
+    memset(p, 0, sizeof *p);
+    if (!n || tl_ynode_is_null(n) || (n->kind == TL_Y_SCALAR && n->value[0] == 0)) {
+        p->blank = true;
+        return;
+    }
+    if (n->kind == TL_Y_SCALAR) {
+        char low[32];
+        size_t k = 0;
+        const char *s = n->value;
+        while (*s == ' ')
+            s++;
+        for (; *s && k < sizeof low - 1; s++)
+            low[k++] = (char)tolower((unsigned char)*s);
+        while (k > 0 && low[k - 1] == ' ')
+            k--;
+        low[k] = 0;
+        if (k == 0) {
+            p->blank = true;
+            return;
+        }
+        tl_kind kd;
+        if (strlen(n->value) >= sizeof low || !tl_kind_from_name(low, &kd) ||
+            kd == TL_KIND_VALUE || kd == TL_KIND_MIXED)
+            fail_prediction(L, n, n->value);
+        p->kind = kd;
+        p->text = tl_xstrdup(tl_kind_name(kd));
+        return;
+    }
+    if (n->kind == TL_Y_SEQ)
+        fail_prediction(L, n, NULL);
+    check_keys(L, n, pred_keys, "a prediction");
+    p->mapping = true;
+    bool any = false;
+    for (size_t i = 0; i < n->n; i++) {
+        const char *key = n->items[2 * i]->value;
+        const tl_ynode *v = n->items[2 * i + 1];
+        if (tl_ynode_is_null(v))
+            continue;
+        any = true;
+        if (!strcmp(key, "kind")) {
+            need_scalar(L, v, "kind");
+            tl_kind kd;
+            if (!tl_kind_from_name(v->value, &kd) || kd == TL_KIND_MIXED) {
+                const char *sug = closest(v->value, accept_names);
+                FAILN(L, v, "invalid kind '%s'%s%s%s; valid kinds: view, copy, alias, "
+                      "error, sometimes, value", v->value, sug ? " (did you mean '" : "",
+                      sug ? sug : "", sug ? "'?)" : "");
+            }
+            p->kind = kd;
+        } else if (!strcmp(key, "shape")) {
+            int_list(L, v, "shape", &p->shape, &p->shape_n);
+            p->has_shape = true;
+        } else if (!strcmp(key, "stride")) {
+            int_list(L, v, "stride", &p->stride, &p->stride_n);
+            p->has_stride = true;
+        } else if (!strcmp(key, "offset")) {
+            p->offset = get_int(L, v, "offset", 0, INT64_MAX / 2);
+            p->has_offset = true;
+        } else if (!strcmp(key, "contiguous")) {
+            p->contiguous = get_bool(L, v, "contiguous");
+            p->has_contiguous = true;
+        } else if (!strcmp(key, "dtype")) {
+            need_scalar(L, v, "dtype");
+            const char *s = v->value;
+            if (!strncmp(s, "torch.", 6))
+                s += 6;
+            tl_dtype dt;
+            if (!tl_dtype_from_name(s, &dt))
+                FAILN(L, v, "unknown dtype '%s' (e.g. float32, int64, bool)", v->value);
+            p->dtype = tl_xstrdup(tl_dtype_name(dt));
+            p->has_dtype = true;
+        } else if (!strcmp(key, "value")) {
+            if (v->kind == TL_Y_MAP)
+                FAILN(L, v, "'value' must be a scalar or a list, got a mapping");
+            p->value = v;
+            p->has_value = true;
+        } else if (!strcmp(key, "error")) {
+            need_scalar(L, v, "error");
+            p->error = tl_xstrdup(v->value);
+            p->has_error = true;
+        }
+    }
+    if (!any) {
+        p->blank = true;
+        p->mapping = false;
+        return;
+    }
+    bool tensor_fields = p->has_shape || p->has_stride || p->has_offset ||
+                         p->has_contiguous || p->has_dtype;
+    if (p->has_value) {
+        if (p->kind == TL_KIND_NONE)
+            p->kind = TL_KIND_VALUE;
+        if (p->kind != TL_KIND_VALUE || tensor_fields || p->has_error)
+            FAILN(L, n, "a prediction with 'value' is for a non-tensor result: "
+                  "use kind: value and no tensor fields");
+    }
+    if (p->has_error) {
+        if (p->kind == TL_KIND_NONE)
+            p->kind = TL_KIND_ERROR;
+        if (p->kind != TL_KIND_ERROR || tensor_fields)
+            FAILN(L, n, "a prediction with 'error' must have kind: error and no tensor fields");
+    }
+    if (tensor_fields && (p->kind == TL_KIND_VALUE || p->kind == TL_KIND_ERROR))
+        FAILN(L, n, "kind: %s predicts no tensor, so shape/stride/offset/contiguous/dtype "
+              "do not apply", tl_kind_name(p->kind));
+    tl_buf b = {0};
+    tl_buf_putc(&b, '{');
+    const char *sep = "";
+#define SEP() (tl_buf_puts(&b, sep), sep = ", ")
+    if (p->kind != TL_KIND_NONE) {
+        SEP();
+        tl_buf_printf(&b, "kind: %s", tl_kind_name(p->kind));
+    }
+    if (p->has_shape) {
+        SEP();
+        tl_buf_puts(&b, "shape: ");
+        put_ints(&b, p->shape, p->shape_n);
+    }
+    if (p->has_stride) {
+        SEP();
+        tl_buf_puts(&b, "stride: ");
+        put_ints(&b, p->stride, p->stride_n);
+    }
+    if (p->has_offset) {
+        SEP();
+        tl_buf_printf(&b, "offset: %lld", (long long)p->offset);
+    }
+    if (p->has_contiguous) {
+        SEP();
+        tl_buf_printf(&b, "contiguous: %s", p->contiguous ? "true" : "false");
+    }
+    if (p->has_dtype) {
+        SEP();
+        tl_buf_printf(&b, "dtype: %s", p->dtype);
+    }
+    if (p->has_value) {
+        SEP();
+        tl_buf_puts(&b, "value: ");
+        ynode_flow(p->value, &b);
+    }
+    if (p->has_error) {
+        SEP();
+        tl_buf_printf(&b, "error: %s", p->error);
+    }
+#undef SEP
+    tl_buf_putc(&b, '}');
+    p->text = tl_buf_steal(&b);
+}
+
+static void free_prediction(tl_prediction *p)
+{
+    free(p->shape);
+    free(p->stride);
+    free(p->dtype);
+    free(p->error);
+    free(p->text);
+}
+
+/* ------------------------------------------------------------ validation */
+
+static const char *const top_keys[] = {"tlab", "id", "title", "device", "threshold",
+                                      "setup", "parent", "ops", "questions", "rules",
+                                      NULL};
+static const char *const op_keys[] = {"id", "op", "predict", "rule", "points",
+                                     "accept", "explanation", NULL};
+static const char *const q_keys[] = {"id", "prompt", "answer", "mention_any",
+                                    "reject", "min_words", NULL};
+static const char *const rules_keys[] = {"required", "reject", NULL};
+
+typedef struct idseen {
+    const char *id;
+    int line;
+} idseen;
+
+static void check_id(loader *L, const tl_ynode *n, const char *id, idseen *seen,
+                     size_t nseen)
+{
+    for (size_t i = 0; i < nseen; i++)
+        if (strcmp(seen[i].id, id) == 0)
+            FAILN(L, n, "duplicate id '%s' (already used at line %d)", id, seen[i].line);
+}
+
+static bool is_ident(const char *s)
+{
+    if (!(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return false;
+    return true;
+}
+
+static void validate(loader *L)
+{
+    tl_lab *lab = L->lab;
+    const tl_ynode *root = L->root;
+    if (!root || tl_ynode_is_null(root))
+        failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
+    if (root->kind != TL_Y_MAP)
+        FAILN(L, root, "a lab file is a mapping of keys (tlab, id, title, setup, ops, ...), "
+              "got %s", node_desc(root));
+    check_keys(L, root, top_keys, "the lab");
+
+    const tl_ynode *n;
+    lab->version = 1;
+    if ((n = tl_ynode_get(root, "tlab")) && !tl_ynode_is_null(n)) {
+        lab->version = get_int(L, n, "tlab", INT64_MIN / 2, INT64_MAX / 2);
+        if (lab->version != 1)
+            FAILN(L, n, "unsupported lab format version %lld (this tlab reads version 1)",
+                  (long long)lab->version);
+    }
+    if ((n = tl_ynode_get(root, "id")))
+        lab->id = get_text(L, n, "id", true);
+    if ((n = tl_ynode_get(root, "title")))
+        lab->title = get_text(L, n, "title", true);
+    if ((n = tl_ynode_get(root, "device")) && !tl_ynode_is_null(n)) {
+        need_scalar(L, n, "device");
+        if (!strcmp(n->value, "cpu"))
+            lab->device = TL_LAB_DEV_CPU;
+        else if (!strcmp(n->value, "cuda"))
+            lab->device = TL_LAB_DEV_CUDA;
+        else
+            FAILN(L, n, "'device' must be cpu or cuda, got '%s'", n->value);
+    }
+    lab->setup = tl_xstrdup("");
+    lab->setup_line = 1;
+    lab->setup_col = 1;
+    if ((n = tl_ynode_get(root, "setup")) && !tl_ynode_is_null(n)) {
+        need_scalar(L, n, "setup");
+        free(lab->setup);
+        lab->setup = tl_xstrdup(n->value);
+        text_position(L, n, &lab->setup_line, &lab->setup_col, &lab->setup_block_col);
+    }
+    lab->parent = tl_xstrdup("x");
+    lab->parent_line = root->line;
+    lab->parent_col = root->col;
+    if ((n = tl_ynode_get(root, "parent")) && !tl_ynode_is_null(n)) {
+        need_scalar(L, n, "parent");
+        if (!is_ident(n->value))
+            FAILN(L, n, "'parent' must be a variable name, got '%s'", n->value);
+        free(lab->parent);
+        lab->parent = tl_xstrdup(n->value);
+        lab->parent_line = n->line;
+        lab->parent_col = n->col;
+    }
+
+    /* ops */
+    const tl_ynode *ops = tl_ynode_get(root, "ops");
+    if (!ops)
+        FAILN(L, root, "missing key 'ops' (the list of ops to predict)");
+    if (ops->kind != TL_Y_SEQ)
+        FAILN(L, ops, "'ops' must be a list of ops, got %s", node_desc(ops));
+    if (ops->n == 0)
+        FAILN(L, ops, "'ops' is empty: a lab needs at least one op");
+    if (ops->n > TL_LAB_MAX_OPS)
+        FAILN(L, ops->items[TL_LAB_MAX_OPS], "too many ops (%zu; at most %d)", ops->n,
+              TL_LAB_MAX_OPS);
+    const tl_ynode *qs = tl_ynode_get(root, "questions");
+    size_t nq = 0;
+    if (qs && !tl_ynode_is_null(qs)) {
+        if (qs->kind != TL_Y_SEQ)
+            FAILN(L, qs, "'questions' must be a list, got %s", node_desc(qs));
+        if (qs->n > TL_LAB_MAX_OPS)
+            FAILN(L, qs->items[TL_LAB_MAX_OPS], "too many questions (at most %d)",
+                  TL_LAB_MAX_OPS);
+        nq = qs->n;
+    }
+    idseen *seen = tl_xcalloc(ops->n + nq + 1, sizeof *seen);
+    size_t nseen = 0;
+    L->seen = seen; /* borrows ids owned by the lab; freed on both paths */
+    lab->ops = tl_xcalloc(ops->n, sizeof *lab->ops);
+    for (size_t i = 0; i < ops->n; i++) {
+        const tl_ynode *on = ops->items[i];
+        tl_lab_op *op = &lab->ops[i];
+        lab->nops = i + 1;
+        op->points = 1;
+        op->node = on;
+        op->line = on->line;
+        op->col = on->col;
+        if (on->kind != TL_Y_MAP)
+            FAILN(L, on, "each op must be a mapping with at least 'op:', got %s",
+                  node_desc(on));
+        check_keys(L, on, op_keys, "an op");
+        if ((n = tl_ynode_get(on, "id")) && !tl_ynode_is_null(n)) {
+            op->id = get_text(L, n, "id", false);
+            check_id(L, n, op->id, seen, nseen);
+        } else {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%zu", i + 1);
+            op->id = tl_xstrdup(buf);
+            check_id(L, on, op->id, seen, nseen);
+        }
+        seen[nseen].id = op->id;
+        seen[nseen++].line = (n ? n : on)->line;
+        n = tl_ynode_get(on, "op");
+        if (!n)
+            FAILN(L, on, "op '%s' has no 'op:' (the expression to run)", op->id);
+        need_scalar(L, n, "op");
+        if (tl_ynode_is_null(n) || n->value[strspn(n->value, " \n\r")] == 0)
+            FAILN(L, n, "'op' is empty in op '%s'", op->id);
+        op->op = tl_xstrdup(n->value);
+        text_position(L, n, &op->op_line, &op->op_col, &op->op_block_col);
+        parse_prediction(L, tl_ynode_get(on, "predict"), &op->predict);
+        if ((n = tl_ynode_get(on, "rule"))) {
+            op->rule = get_text(L, n, "rule", true);
+            if (op->rule && op->rule[strspn(op->rule, " \t\n\r")] == 0) {
+                free(op->rule);
+                op->rule = NULL;
+            }
+        }
+        if ((n = tl_ynode_get(on, "points")) && !tl_ynode_is_null(n))
+            op->points = get_int(L, n, "points", 0, 1000000);
+        if ((n = tl_ynode_get(on, "accept")) && !tl_ynode_is_null(n)) {
+            char **names;
+            size_t cnt;
+            get_str_list(L, n, "accept", &names, &cnt);
+            op->has_accept = true;
+            for (size_t k = 0; k < cnt; k++) {
+                tl_kind kd;
+                if (!tl_kind_from_name(names[k], &kd) || kd == TL_KIND_MIXED) {
+                    const char *sug = closest(names[k], accept_names);
+                    char bad[128];
+                    snprintf(bad, sizeof bad, "%s", names[k]);
+                    free_str_list(names, cnt);
+                    FAILN(L, n, "invalid kind '%s' in 'accept'%s%s%s; valid kinds: view, "
+                          "copy, alias, error, sometimes, value", bad,
+                          sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+                }
+                op->accept |= 1u << kd;
+            }
+            free_str_list(names, cnt);
+        }
+        if ((n = tl_ynode_get(on, "explanation")))
+            op->explanation = get_text(L, n, "explanation", true);
+    }
+
+    /* questions */
+    if (nq) {
+        lab->questions = tl_xcalloc(nq, sizeof *lab->questions);
+        for (size_t i = 0; i < nq; i++) {
+            const tl_ynode *qn = qs->items[i];
+            tl_lab_question *q = &lab->questions[i];
+            lab->nquestions = i + 1;
+            q->node = qn;
+            q->line = qn->line;
+            q->col = qn->col;
+            if (qn->kind != TL_Y_MAP)
+                FAILN(L, qn, "each question must be a mapping with 'prompt:', got %s",
+                      node_desc(qn));
+            check_keys(L, qn, q_keys, "a question");
+            if ((n = tl_ynode_get(qn, "id")) && !tl_ynode_is_null(n)) {
+                q->id = get_text(L, n, "id", false);
+                check_id(L, n, q->id, seen, nseen);
+            } else {
+                char buf[32];
+                snprintf(buf, sizeof buf, "q%zu", i + 1);
+                q->id = tl_xstrdup(buf);
+                check_id(L, qn, q->id, seen, nseen);
+            }
+            seen[nseen].id = q->id;
+            seen[nseen++].line = (n ? n : qn)->line;
+            if ((n = tl_ynode_get(qn, "prompt")))
+                q->prompt = get_text(L, n, "prompt", true);
+            if ((n = tl_ynode_get(qn, "answer"))) {
+                q->answer = get_text(L, n, "answer", true);
+                if (q->answer && q->answer[strspn(q->answer, " \t\n\r")] == 0) {
+                    free(q->answer);
+                    q->answer = NULL;
+                }
+            }
+            if ((n = tl_ynode_get(qn, "mention_any")))
+                get_str_list(L, n, "mention_any", &q->mention_any, &q->n_mention);
+            if ((n = tl_ynode_get(qn, "reject")))
+                get_str_list(L, n, "reject", &q->reject, &q->n_reject);
+            if ((n = tl_ynode_get(qn, "min_words")) && !tl_ynode_is_null(n))
+                q->min_words = get_int(L, n, "min_words", 0, 100000);
+        }
+    }
+    free(seen);
+    L->seen = NULL;
+
+    /* rules */
+    if ((n = tl_ynode_get(root, "rules")) && !tl_ynode_is_null(n)) {
+        if (n->kind != TL_Y_MAP)
+            FAILN(L, n, "'rules' must be a mapping {required, reject}, got %s",
+                  node_desc(n));
+        check_keys(L, n, rules_keys, "'rules'");
+        lab->has_rules = true;
+        const tl_ynode *r;
+        if ((r = tl_ynode_get(n, "required")) && !tl_ynode_is_null(r))
+            lab->rules_required = get_bool(L, r, "required");
+        if ((r = tl_ynode_get(n, "reject")))
+            get_str_list(L, r, "reject", &lab->rules_reject, &lab->n_rules_reject);
+    }
+
+    /* threshold (after ops: a count is checked against their number) */
+    if ((n = tl_ynode_get(root, "threshold")) && !tl_ynode_is_null(n)) {
+        lab->threshold_line = n->line;
+        lab->threshold_col = n->col;
+        if (n->kind != TL_Y_SCALAR)
+            FAILN(L, n, "'threshold' must be a count of ops or a percentage like \"80%%\", "
+                  "got %s", node_desc(n));
+        int64_t cnt;
+        const char *s = n->value;
+        size_t sl = strlen(s);
+        if (n->plain && parse_int(s, &cnt)) {
+            if (cnt < 0)
+                FAILN(L, n, "'threshold' must not be negative, got %lld", (long long)cnt);
+            if ((uint64_t)cnt > lab->nops)
+                FAILN(L, n, "'threshold' is %lld but the lab has only %zu ops",
+                      (long long)cnt, lab->nops);
+            lab->threshold_value = (double)cnt;
+        } else if (sl >= 2 && s[sl - 1] == '%') {
+            char *end;
+            errno = 0;
+            double v = strtod(s, &end);
+            while (*end == ' ')
+                end++;
+            if (end != s + sl - 1 || errno || !(v >= 0 && v <= 100) ||
+                !isdigit((unsigned char)s[0]))
+                FAILN(L, n, "'threshold' percentage must be between 0%% and 100%%, "
+                      "got '%s'", s);
+            lab->threshold_pct = true;
+            lab->threshold_value = v;
+        } else {
+            FAILN(L, n, "'threshold' must be a count of ops or a percentage like \"80%%\", "
+                  "got '%s'", s);
+        }
+        lab->has_threshold = true;
+    }
+}
+
+/* ---------------------------------------------------------------- public */
+
+void tl_lab_err_free(tl_lab_err *e)
+{
+    if (e) {
+        free(e->rendered);
+        e->rendered = NULL;
+    }
+}
+
+void tl_lab_free(tl_lab *lab)
+{
+    if (!lab)
+        return;
+    for (size_t i = 0; i < lab->nops; i++) {
+        tl_lab_op *op = &lab->ops[i];
+        free(op->id);
+        free(op->op);
+        free_prediction(&op->predict);
+        free(op->rule);
+        free(op->explanation);
+    }
+    free(lab->ops);
+    for (size_t i = 0; i < lab->nquestions; i++) {
+        tl_lab_question *q = &lab->questions[i];
+        free(q->id);
+        free(q->prompt);
+        free(q->answer);
+        free_str_list(q->mention_any, q->n_mention);
+        free_str_list(q->reject, q->n_reject);
+    }
+    free(lab->questions);
+    free_str_list(lab->rules_reject, lab->n_rules_reject);
+    free(lab->id);
+    free(lab->title);
+    free(lab->setup);
+    free(lab->parent);
+    free_node(lab->root);
+    free(lab->text);
+    free(lab->file);
+    free(lab);
+}
+
+static void render_err(tl_lab_err *err, const char *file, const char *text, size_t len,
+                       bool color)
+{
+    tl_buf b = {0};
+    if (err->line > 0)
+        tl_diag_render_at(&b, file, err->line, err->col, err->msg, text, len, color);
+    else
+        tl_buf_printf(&b, "%s: error: %s\n", file, err->msg);
+    free(err->rendered);
+    err->rendered = tl_buf_steal(&b);
+}
+
+tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
+                     tl_lab_err *err)
+{
+    memset(err, 0, sizeof *err);
+    if (len > TL_LAB_MAX_BYTES) {
+        err->line = 1;
+        err->col = 1;
+        snprintf(err->msg, sizeof err->msg,
+                 "lab file is %zu bytes; the limit is 1 MiB (%zu bytes)", len,
+                 TL_LAB_MAX_BYTES);
+        render_err(err, file, NULL, 0, color);
+        return NULL;
+    }
+    loader *L = tl_xcalloc(1, sizeof *L);
+    L->file = file;
+    char *copy = tl_xmalloc(len + 1);
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    L->text = copy;
+    L->len = len;
+    L->err = err;
+    build_lines(L);
+    tl_lab *lab = tl_xcalloc(1, sizeof *lab);
+    lab->file = tl_xstrdup(file);
+    lab->text = copy;
+    lab->len = len;
+    L->lab = lab;
+    tl_sha256_hex(copy, len, lab->sha256);
+
+    if (setjmp(L->fail)) {
+        if (L->have_event)
+            yaml_event_delete(&L->event);
+        if (L->have_parser)
+            yaml_parser_delete(&L->parser);
+        lab->root = L->root; /* freed with the lab */
+        free(L->seen);
+        render_err(err, file, copy, len, color);
+        tl_lab_free(lab);
+        free(L->line_start);
+        free(L);
+        return NULL;
+    }
+    scan_bytes(L);
+    if (len == 0 || copy[strspn(copy, " \t\r\n")] == 0)
+        failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
+    if (!yaml_parser_initialize(&L->parser))
+        failat(L, 1, 1, "cannot initialise the YAML parser (out of memory)");
+    L->have_parser = true;
+    yaml_parser_set_input_string(&L->parser, (const unsigned char *)copy, len);
+    yaml_parser_set_encoding(&L->parser, YAML_UTF8_ENCODING);
+    build_tree(L);
+    if (L->have_event) {
+        yaml_event_delete(&L->event);
+        L->have_event = false;
+    }
+    yaml_parser_delete(&L->parser);
+    L->have_parser = false;
+    validate(L);
+    lab->root = L->root;
+    free(L->line_start);
+    free(L);
+    return lab;
+}
+
+tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err)
+{
+    memset(err, 0, sizeof *err);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err->msg, sizeof err->msg, "cannot open lab file: %s", strerror(errno));
+        render_err(err, path, NULL, 0, color);
+        return NULL;
+    }
+    tl_buf b = {0};
+    char chunk[65536];
+    size_t got;
+    bool too_big = false;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        tl_buf_append(&b, chunk, got);
+        if (b.len > TL_LAB_MAX_BYTES) {
+            too_big = true;
+            break;
+        }
+    }
+    bool rerr = ferror(f);
+    fclose(f);
+    if (rerr) {
+        tl_buf_free(&b);
+        snprintf(err->msg, sizeof err->msg, "cannot read lab file: %s", strerror(errno));
+        render_err(err, path, NULL, 0, color);
+        return NULL;
+    }
+    if (too_big) {
+        tl_buf_free(&b);
+        err->line = 1;
+        err->col = 1;
+        snprintf(err->msg, sizeof err->msg,
+                 "lab file is larger than 1 MiB (%zu bytes)", TL_LAB_MAX_BYTES);
+        render_err(err, path, NULL, 0, color);
+        return NULL;
+    }
+    tl_lab *lab = tl_lab_parse(path, b.data ? b.data : "", b.len, color, err);
+    tl_buf_free(&b);
+    return lab;
+}
+
+void tl_lab_setup_source(const tl_lab *lab, tl_source *src)
+{
+    memset(src, 0, sizeof *src);
+    src->text = lab->setup;
+    src->len = strlen(lab->setup);
+    src->file = lab->file;
+    src->line = lab->setup_line;
+    src->col = lab->setup_col;
+    src->block_col = lab->setup_block_col;
+    src->file_text = lab->text;
+    src->file_len = lab->len;
+}
+
+void tl_lab_op_source(const tl_lab *lab, const tl_lab_op *op, tl_source *src)
+{
+    memset(src, 0, sizeof *src);
+    src->text = op->op;
+    src->len = strlen(op->op);
+    src->file = lab->file;
+    src->line = op->op_line;
+    src->col = op->op_col;
+    src->block_col = op->op_block_col;
+    src->file_text = lab->text;
+    src->file_len = lab->len;
+}
+
+int64_t tl_lab_threshold_count(const tl_lab *lab)
+{
+    if (!lab->has_threshold)
+        return (int64_t)lab->nops;
+    if (!lab->threshold_pct)
+        return (int64_t)lab->threshold_value;
+    double need = lab->threshold_value * (double)lab->nops / 100.0;
+    int64_t c = (int64_t)ceil(need - 1e-9);
+    return c < 0 ? 0 : c;
+}
+
+/* -------------------------------------------------------------- tlab new */
+
+typedef struct edit {
+    size_t start, end;
+    const char *with;
+} edit;
+
+static size_t content_end(const tl_ynode *n)
+{
+    if (n->kind != TL_Y_SCALAR && !n->flow && n->n > 0) {
+        size_t cnt = n->kind == TL_Y_MAP ? 2 * n->n : n->n;
+        return content_end(n->items[cnt - 1]);
+    }
+    return n->end;
+}
+
+static void add_edit(const tl_lab *lab, const tl_ynode *map, const char *key,
+                     const char *with, edit **ed, size_t *ned, size_t *cap)
+{
+    for (size_t i = 0; i < map->n; i++) {
+        const tl_ynode *k = map->items[2 * i];
+        const tl_ynode *v = map->items[2 * i + 1];
+        if (strcmp(k->value, key) != 0)
+            continue;
+        if (tl_ynode_is_null(v) || (v->kind == TL_Y_SCALAR && v->len == 0))
+            return;
+        size_t s = k->end, e = content_end(v);
+        while (e > v->start && e > s &&
+               (lab->text[e - 1] == ' ' || lab->text[e - 1] == '\n' ||
+                lab->text[e - 1] == '\r'))
+            e--;
+        if (e <= s || e > lab->len)
+            return;
+        if (*ned == *cap) {
+            *cap = *cap ? 2 * *cap : 16;
+            *ed = tl_xrealloc(*ed, *cap * sizeof **ed);
+        }
+        (*ed)[(*ned)++] = (edit){s, e, with};
+        return;
+    }
+}
+
+static int cmp_edit(const void *a, const void *b)
+{
+    const edit *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+char *tl_lab_blank_text(const tl_lab *lab)
+{
+    edit *ed = NULL;
+    size_t ned = 0, cap = 0;
+    for (size_t i = 0; i < lab->nops; i++) {
+        add_edit(lab, lab->ops[i].node, "predict", ": ~", &ed, &ned, &cap);
+        add_edit(lab, lab->ops[i].node, "rule", ": ~", &ed, &ned, &cap);
+    }
+    for (size_t i = 0; i < lab->nquestions; i++)
+        add_edit(lab, lab->questions[i].node, "answer", ": ~", &ed, &ned, &cap);
+    if (ned)
+        qsort(ed, ned, sizeof *ed, cmp_edit);
+    tl_buf b = {0};
+    size_t pos = 0;
+    for (size_t i = 0; i < ned; i++) {
+        if (ed[i].start < pos)
+            continue; /* overlapping (cannot happen for distinct keys) */
+        tl_buf_append(&b, lab->text + pos, ed[i].start - pos);
+        tl_buf_puts(&b, ed[i].with);
+        pos = ed[i].end;
+    }
+    tl_buf_append(&b, lab->text + pos, lab->len - pos);
+    free(ed);
+    return tl_buf_steal(&b);
+}
+
+/* --------------------------------------------------------------- SHA-256 */
+
+static const uint32_t sha_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2};
+
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha_block(uint32_t h[8], const unsigned char *p)
+{
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+               (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6],
+             hh = h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t S1 = ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25);
+        uint32_t ch = (e & f) ^ (~e & g);
+        uint32_t t1 = hh + S1 + ch + sha_k[i] + w[i];
+        uint32_t S0 = ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22);
+        uint32_t mj = (a & b) ^ (a & c) ^ (b & c);
+        uint32_t t2 = S0 + mj;
+        hh = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += hh;
+}
+
+void tl_sha256_hex(const void *data, size_t len, char hex[65])
+{
+    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    const unsigned char *p = data;
+    size_t i = 0;
+    for (; i + 64 <= len; i += 64)
+        sha_block(h, p + i);
+    unsigned char tail[128] = {0};
+    size_t rem = len - i;
+    memcpy(tail, p + i, rem);
+    tail[rem] = 0x80;
+    size_t tl = rem + 9 <= 64 ? 64 : 128;
+    uint64_t bits = (uint64_t)len * 8;
+    for (int k = 0; k < 8; k++)
+        tail[tl - 1 - k] = (unsigned char)(bits >> (8 * k));
+    sha_block(h, tail);
+    if (tl == 128)
+        sha_block(h, tail + 64);
+    for (int k = 0; k < 8; k++)
+        snprintf(hex + 8 * k, 9, "%08x", h[k]);
+    hex[64] = 0;
+}

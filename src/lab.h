@@ -1,0 +1,175 @@
+/* lab.h - the lab file (SPEC 3): loading, validation, and the model.
+ *
+ * A lab file is parsed with libyaml's event API into a small node tree
+ * (tl_ynode) that keeps every node's position, then validated into a
+ * tl_lab. Every error is located (`FILE:LINE:COL: error: MSG`, 1-based) and
+ * the loader never returns a half-built lab.
+ *
+ * Ownership: a tl_lab owns its file text, its node tree and every string in
+ * it; tl_lab_free releases all. Nodes referenced from the lab (op->node,
+ * prediction value nodes) are borrowed from lab->root.
+ */
+#ifndef TL_LAB_H
+#define TL_LAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "util.h"
+
+/* Limits (SPEC 7). */
+#define TL_LAB_MAX_BYTES ((size_t)1 << 20)
+#define TL_LAB_MAX_OPS 1000
+#define TL_LAB_MAX_DEPTH 64
+#define TL_LAB_MAX_NODES 200000
+
+/* What an op did (verdict) or what a student predicted. */
+typedef enum tl_kind {
+    TL_KIND_NONE = 0,   /* no kind (blank prediction / mapping without kind) */
+    TL_KIND_VIEW,
+    TL_KIND_COPY,
+    TL_KIND_ALIAS,
+    TL_KIND_ERROR,
+    TL_KIND_SOMETIMES,  /* prediction only */
+    TL_KIND_VALUE,      /* non-tensor result */
+    TL_KIND_MIXED       /* tuple whose elements disagree (verdict only) */
+} tl_kind;
+
+const char *tl_kind_name(tl_kind k); /* "view", ..., "" for NONE */
+bool tl_kind_from_name(const char *s, tl_kind *out);
+
+/* ---- YAML node tree ---- */
+typedef enum tl_ykind { TL_Y_SCALAR, TL_Y_SEQ, TL_Y_MAP } tl_ykind;
+
+typedef struct tl_ynode {
+    tl_ykind kind;
+    char *value;          /* scalar text (NUL-terminated), NULL otherwise */
+    size_t len;
+    bool plain;           /* plain (unquoted) scalar */
+    bool block_scalar;    /* literal `|` or folded `>` */
+    bool flow;            /* flow collection ([..] / {..}) */
+    size_t n;             /* SEQ: items; MAP: pairs */
+    struct tl_ynode **items; /* SEQ: n items; MAP: 2n (key, value, ...) */
+    size_t nslots;        /* items filled (a key may wait for its value) */
+    int line, col;        /* 1-based start */
+    size_t start, end;    /* byte offsets in the file text */
+} tl_ynode;
+
+/* Lookup in a mapping node by key text; NULL if absent. */
+const tl_ynode *tl_ynode_get(const tl_ynode *map, const char *key);
+/* YAML null: plain ~, null, Null, NULL or empty. */
+bool tl_ynode_is_null(const tl_ynode *n);
+/* Structural equality (kinds, scalar texts; positions ignored). */
+bool tl_ynode_equal(const tl_ynode *a, const tl_ynode *b);
+
+/* ---- the model ---- */
+typedef struct tl_prediction {
+    bool blank;           /* ~ or empty: unanswered */
+    bool mapping;         /* given as a mapping of fields */
+    tl_kind kind;         /* NONE if a mapping gives no kind */
+    bool has_shape, has_stride, has_offset, has_contiguous, has_dtype,
+        has_value, has_error;
+    int shape_n, stride_n;
+    int64_t *shape, *stride;
+    int64_t offset;
+    bool contiguous;
+    char *dtype;          /* as written, "torch." prefix removed */
+    const tl_ynode *value; /* borrowed */
+    char *error;          /* predicted exception type */
+    char *text;           /* display form: "view", "{kind: view, shape: [2, 2]}" */
+} tl_prediction;
+
+typedef struct tl_lab_op {
+    char *id;
+    char *op;             /* op-language text */
+    int op_line, op_col, op_block_col; /* position of op text in the file */
+    tl_prediction predict;
+    char *rule;           /* NULL when blank */
+    int64_t points;
+    bool has_accept;
+    unsigned accept;      /* bit (1u << tl_kind) */
+    char *explanation;    /* instructor text, NULL if none */
+    int line, col;        /* the op item */
+    const tl_ynode *node; /* the op mapping */
+} tl_lab_op;
+
+typedef struct tl_lab_question {
+    char *id;
+    char *prompt;
+    char *answer;         /* NULL when blank */
+    char **mention_any;
+    size_t n_mention;
+    char **reject;
+    size_t n_reject;
+    int64_t min_words;
+    int line, col;
+    const tl_ynode *node;
+} tl_lab_question;
+
+typedef enum tl_lab_device { TL_LAB_DEV_NONE = 0, TL_LAB_DEV_CPU, TL_LAB_DEV_CUDA } tl_lab_device;
+
+typedef struct tl_lab {
+    char *file;           /* path as given */
+    char *text;           /* whole file, NUL-terminated */
+    size_t len;
+    char sha256[65];      /* hex digest of the file bytes */
+    tl_ynode *root;
+
+    int64_t version;      /* tlab: */
+    char *id;
+    char *title;
+    tl_lab_device device;
+    bool has_threshold;
+    bool threshold_pct;   /* "80%" */
+    double threshold_value; /* count, or percentage */
+    int threshold_line, threshold_col;
+    char *setup;          /* "" when none */
+    int setup_line, setup_col, setup_block_col;
+    char *parent;         /* default "x" */
+    int parent_line, parent_col;
+
+    tl_lab_op *ops;
+    size_t nops;
+    tl_lab_question *questions;
+    size_t nquestions;
+
+    bool has_rules;
+    bool rules_required;
+    char **rules_reject;
+    size_t n_rules_reject;
+} tl_lab;
+
+/* A loading error: position (1-based; 0 when none) and message, plus the
+ * rendered diagnostic (`FILE:LINE:COL: error: MSG` + source line + caret). */
+typedef struct tl_lab_err {
+    int line, col;
+    char msg[512];
+    char *rendered;       /* owned; tl_lab_err_free */
+} tl_lab_err;
+
+void tl_lab_err_free(tl_lab_err *e);
+
+/* Read and validate a lab file. NULL with *err filled on failure. */
+tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err);
+/* Validate text already in memory (copied). */
+tl_lab *tl_lab_parse(const char *file, const char *text, size_t len,
+                     bool color, tl_lab_err *err);
+void tl_lab_free(tl_lab *lab);
+
+/* Op-language sources for setup and an op (borrow from lab). */
+void tl_lab_setup_source(const tl_lab *lab, tl_source *src);
+void tl_lab_op_source(const tl_lab *lab, const tl_lab_op *op, tl_source *src);
+
+/* The threshold as a count of ops for this lab. */
+int64_t tl_lab_threshold_count(const tl_lab *lab);
+
+/* `tlab new`: the text of a blank sheet (predictions, rules and answers
+ * emptied; comments and order preserved). Caller frees. */
+char *tl_lab_blank_text(const tl_lab *lab);
+
+/* Lower-case hex SHA-256 of data into hex[65]. */
+void tl_sha256_hex(const void *data, size_t len, char hex[65]);
+
+#endif

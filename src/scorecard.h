@@ -1,0 +1,48 @@
+/* scorecard.h - the JSON scorecard (SPEC 5) and the data every report
+ * format renders.
+ *
+ * A tl_report borrows everything it points to. Documents are built as one
+ * cJSON tree with a fixed key order, so output is deterministic (no
+ * timestamps, no hash-order).
+ */
+#ifndef TL_SCORECARD_H
+#define TL_SCORECARD_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "grade.h"
+#include "lab.h"
+#include "verdict.h"
+
+typedef enum tl_report_mode {
+    TL_REPORT_CHECK, /* graded: predictions, marks, questions, score */
+    TL_REPORT_RUN,   /* what happened, no grading keys */
+    TL_REPORT_KEY    /* run + the answer key per op */
+} tl_report_mode;
+
+typedef struct tl_report {
+    tl_report_mode mode;
+    const tl_lab *lab;
+    const tl_op_verdict *verdicts; /* lab->nops entries */
+    const tl_grade *grade;         /* CHECK only */
+    const char *device_requested;  /* "auto", "cpu", "cuda" */
+    const char *device_used;       /* "cpu", "cuda", "cuda-emulated" */
+} tl_report;
+
+#define TL_SCHEMA_VERSION 1
+
+/* The evidence object ("actual") of SPEC 5. NULL on OOM. */
+cJSON *tl_evidence_json(const tl_evidence *ev, bool top);
+/* The whole document. NULL on OOM. */
+cJSON *tl_scorecard_build(const tl_report *r);
+/* Any cJSON tree printed the same way (2-space indent, newline). */
+char *tl_scorecard_print_json(cJSON *root);
+/* Printed document (2-space indented, trailing newline); caller frees. */
+char *tl_scorecard_print(const tl_report *r);
+
+/* The answer that scores for op i: "view", "copy", ..., or "sometimes". */
+const char *tl_scorecard_key_answer(const tl_op_verdict *v);
+
+#endif

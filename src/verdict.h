@@ -1,0 +1,138 @@
+/* verdict.h - what an op really did (SPEC 4): alias / view / copy / error /
+ * value, with the evidence, the write-through probe and the `sometimes`
+ * parent variants.
+ *
+ * Two layers:
+ *   - tl_verdict_classify: a result value against a parent value (pure
+ *     runtime; testable on hand-built tensors);
+ *   - tl_verdict_run: setup afresh in a new interpreter, evaluate the op,
+ *     classify, then re-run against the parent variants.
+ *
+ * Ownership: a tl_evidence / tl_op_verdict owns its strings, arrays, items
+ * and cJSON value; release with tl_evidence_free / tl_op_verdict_free.
+ */
+#ifndef TL_VERDICT_H
+#define TL_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "backend.h"
+#include "diag.h"
+#include "err.h"
+#include "interp.h"
+#include "lab.h"
+#include "value.h"
+
+/* Items of a tuple result kept in the evidence (all are classified). */
+#define TL_VERDICT_MAX_ITEMS 1000
+/* Larger tensors are not probed (write_through = -1). */
+#define TL_PROBE_MAX_BYTES ((size_t)256 << 20)
+
+typedef struct tl_evidence {
+    tl_kind kind;          /* VIEW COPY ALIAS ERROR VALUE, or MIXED (tuple) */
+    bool is_tensor;        /* shape..device below are meaningful */
+    bool is_tuple;
+    int ndim;
+    int64_t *shape, *stride; /* ndim entries each */
+    int64_t offset;
+    bool contiguous;
+    tl_dtype dtype;
+    char device[32];       /* "cpu", "cuda:0" */
+    bool shares_storage;
+    bool same_object;
+    int64_t bytes_allocated;
+    int write_through;     /* 1 / 0, or -1 when not applicable */
+    char *err_type;        /* "RuntimeError", ... (kind ERROR) */
+    char *err_msg;
+    char *err_where;       /* "FILE:LINE:COL" when known */
+    cJSON *value;          /* kind VALUE: the value as JSON (owned) */
+    char *value_type;      /* "int", "tuple", ... */
+    size_t nitems;         /* tuple items kept (<= TL_VERDICT_MAX_ITEMS) */
+    size_t nitems_total;
+    struct tl_evidence *items;
+    char *reason;          /* the rule that decided it, one line */
+} tl_evidence;
+
+void tl_evidence_free(tl_evidence *ev);
+/* "view", or "view,copy,view" for tuples (compared across variants). */
+char *tl_evidence_signature(const tl_evidence *ev);
+
+typedef struct tl_variant {
+    const char *parent;    /* "non-contiguous", "float64", "float32", "cpu", "cuda" */
+    tl_kind kind;
+    char *signature;
+} tl_variant;
+
+typedef struct tl_op_verdict {
+    tl_evidence ev;
+    bool have_parent;
+    int parent_ndim;
+    int64_t *parent_shape, *parent_stride;
+    int64_t parent_offset;
+    bool parent_contiguous;
+    size_t nvariants;
+    tl_variant variants[4];
+    bool sometimes;
+    tl_value *result;      /* kept only when asked (explain); new reference */
+    tl_value *parent;
+} tl_op_verdict;
+
+void tl_op_verdict_free(tl_op_verdict *v);
+
+/* Classify `result` against `parent` (may be NULL: no parent). Fills ev
+ * (kind, metadata, sharing, probe). bytes_allocated is left 0 for the
+ * caller. Returns 0, or -1 with err (TL_ERR_INTERNAL when the probe
+ * disagrees with the pointer verdict, or a device failure). */
+int tl_verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
+                        tl_error *err);
+
+/* An op that raised: error evidence from err (and where, may be NULL). */
+void tl_verdict_from_error(const tl_error *err, const char *where, tl_evidence *ev);
+
+/* Value -> JSON (numbers, bools, strings, lists; others as repr). */
+cJSON *tl_value_to_json(const tl_value *v);
+
+/* How ops are run. */
+typedef struct tl_runner {
+    tl_interp_opts opts;      /* default_backend: the device ops run on */
+    const tl_backend *other;  /* the other device for the variants, or NULL */
+    bool color;               /* diagnostics */
+} tl_runner;
+
+typedef struct tl_job {
+    const tl_source *setup;   /* statements run first, afresh for each run */
+    size_t nsetup;
+    const tl_source *op;      /* statements whose last line is an expression */
+    const char *parent;       /* variable the result is compared with */
+    bool parent_optional;     /* explain: no parent is fine */
+    int parent_line, parent_col; /* where `parent:` is, for its error */
+    bool variants;            /* run the `sometimes` variants */
+    bool keep_values;         /* keep result/parent in the verdict */
+} tl_job;
+
+/* A run that could not produce a verdict. */
+typedef struct tl_verdict_fail {
+    int exit_code;            /* 2 lab/usage error, 3 internal */
+    char *rendered;           /* located diagnostic, newline-terminated */
+} tl_verdict_fail;
+
+void tl_verdict_fail_free(tl_verdict_fail *f);
+
+/* Run one op (and its variants). 0 with *out filled; -1 with *fail. An op
+ * that raises a Python exception or passes a limit is an `error` verdict,
+ * not a failure; syntax/unsupported errors in the op, a failing setup or a
+ * missing parent are failures with exit 2; internal errors exit 3. */
+int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
+                   tl_verdict_fail *fail);
+
+/* The parent variants of SPEC 4 for tensor p on backend of p. Returns the
+ * number written (<= 3); each names[i] is static and tensors[i] is a new
+ * reference. */
+int tl_verdict_variants(tl_tensor *p, const tl_backend *other, const char **names,
+                        tl_tensor **tensors, tl_error *err);
+
+#endif

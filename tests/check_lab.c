@@ -1,0 +1,347 @@
+/* check_lab.c - unit tests for the lab loader (lab.c): the model, node
+ * positions, `tlab new` blanking, and every located error of SPEC 3/7. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab.h"
+
+static const char *good =
+    "tlab: 1\n"
+    "id: lab01\n"
+    "title: View or copy\n"
+    "threshold: \"75%\"\n"
+    "setup: |\n"
+    "  import torch\n"
+    "  x = torch.arange(24).reshape(4, 6)\n"
+    "parent: x\n"
+    "ops:\n"
+    "  - id: \"1\"\n"
+    "    op: x[1:]          # a slice\n"
+    "    predict: view\n"
+    "    rule: slicing moves the offset\n"
+    "  - id: \"2\"\n"
+    "    op: x.t()\n"
+    "    predict: {kind: view, shape: [6, 4], stride: [1, 6], offset: 0, contiguous: false}\n"
+    "    points: 2\n"
+    "    accept: [view, sometimes]\n"
+    "    explanation: t() swaps strides\n"
+    "  - id: \"3\"\n"
+    "    op: x.stride()\n"
+    "    predict:\n"
+    "      value: [6, 1]\n"
+    "  - id: \"4\"\n"
+    "    op: x.t().view(24)\n"
+    "    predict: ~\n"
+    "questions:\n"
+    "  - id: q1\n"
+    "    prompt: Why?\n"
+    "    answer: |\n"
+    "      Because the strides differ.\n"
+    "    mention_any: [stride, storage]\n"
+    "    reject: [\"it depends\"]\n"
+    "    min_words: 3\n"
+    "rules:\n"
+    "  required: true\n"
+    "  reject: [\"i ran it\"]\n";
+
+static tl_lab *parse(const char *text, tl_lab_err *err)
+{
+    return tl_lab_parse("t.yaml", text, strlen(text), false, err);
+}
+
+/* Expect a failure at line:col whose message contains `needle`. */
+static void expect_err(const char *text, int line, int col, const char *needle)
+{
+    tl_lab_err err;
+    tl_lab *lab = parse(text, &err);
+    ck_assert_msg(lab == NULL, "expected an error containing '%s'", needle);
+    ck_assert_msg(strstr(err.msg, needle) != NULL, "message '%s' lacks '%s'", err.msg,
+                  needle);
+    ck_assert_int_eq(err.line, line);
+    ck_assert_int_eq(err.col, col);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "t.yaml:%d:%d: error: ", line, col);
+    ck_assert_msg(strncmp(err.rendered, prefix, strlen(prefix)) == 0, "rendered: %s",
+                  err.rendered);
+    tl_lab_err_free(&err);
+}
+
+START_TEST(test_model)
+{
+    tl_lab_err err;
+    tl_lab *lab = parse(good, &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    ck_assert_str_eq(lab->id, "lab01");
+    ck_assert_str_eq(lab->title, "View or copy");
+    ck_assert(lab->threshold_pct);
+    ck_assert_int_eq(tl_lab_threshold_count(lab), 3); /* ceil(0.75 * 4) */
+    ck_assert_str_eq(lab->parent, "x");
+    ck_assert_str_eq(lab->setup, "import torch\nx = torch.arange(24).reshape(4, 6)\n");
+    ck_assert_int_eq(lab->setup_line, 6);
+    ck_assert_int_eq(lab->setup_col, 3);
+    ck_assert_int_eq(lab->setup_block_col, 3);
+    ck_assert_uint_eq(lab->nops, 4);
+    tl_lab_op *op = &lab->ops[0];
+    ck_assert_str_eq(op->id, "1");
+    ck_assert_str_eq(op->op, "x[1:]");
+    ck_assert_int_eq(op->op_line, 11);
+    ck_assert_int_eq(op->op_col, 9);
+    ck_assert_int_eq(op->predict.kind, TL_KIND_VIEW);
+    ck_assert(!op->predict.mapping);
+    ck_assert_str_eq(op->rule, "slicing moves the offset");
+    ck_assert_int_eq(op->points, 1);
+    op = &lab->ops[1];
+    ck_assert(op->predict.mapping);
+    ck_assert_int_eq(op->predict.kind, TL_KIND_VIEW);
+    ck_assert(op->predict.has_shape && op->predict.shape_n == 2);
+    ck_assert_int_eq(op->predict.shape[0], 6);
+    ck_assert_int_eq(op->predict.stride[1], 6);
+    ck_assert(op->predict.has_contiguous && !op->predict.contiguous);
+    ck_assert_str_eq(op->predict.text,
+                     "{kind: view, shape: [6, 4], stride: [1, 6], offset: 0, contiguous: false}");
+    ck_assert_int_eq(op->points, 2);
+    ck_assert(op->has_accept);
+    ck_assert_uint_eq(op->accept, (1u << TL_KIND_VIEW) | (1u << TL_KIND_SOMETIMES));
+    ck_assert_str_eq(op->explanation, "t() swaps strides");
+    op = &lab->ops[2];
+    ck_assert_int_eq(op->predict.kind, TL_KIND_VALUE);
+    ck_assert(op->predict.has_value);
+    ck_assert_str_eq(op->predict.text, "{kind: value, value: [6, 1]}");
+    ck_assert(lab->ops[3].predict.blank);
+    ck_assert_uint_eq(lab->nquestions, 1);
+    ck_assert_str_eq(lab->questions[0].answer, "Because the strides differ.\n");
+    ck_assert_uint_eq(lab->questions[0].n_mention, 2);
+    ck_assert_int_eq(lab->questions[0].min_words, 3);
+    ck_assert(lab->rules_required);
+    ck_assert_uint_eq(lab->n_rules_reject, 1);
+    tl_lab_free(lab);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+    tl_lab_err err;
+    tl_lab *lab = parse("ops:\n  - op: x.t()\n  - op: x[0]\n    predict: Copy\n", &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    ck_assert_str_eq(lab->parent, "x");
+    ck_assert_str_eq(lab->ops[0].id, "1");
+    ck_assert_str_eq(lab->ops[1].id, "2");
+    ck_assert(lab->ops[0].predict.blank);
+    ck_assert_int_eq(lab->ops[1].predict.kind, TL_KIND_COPY);
+    ck_assert_int_eq(tl_lab_threshold_count(lab), 2);
+    tl_lab_free(lab);
+}
+END_TEST
+
+START_TEST(test_blank_text)
+{
+    tl_lab_err err;
+    tl_lab *lab = parse(good, &err);
+    ck_assert(lab != NULL);
+    char *blank = tl_lab_blank_text(lab);
+    ck_assert_ptr_nonnull(strstr(blank, "    op: x[1:]          # a slice\n    predict: ~\n    rule: ~\n"));
+    ck_assert_ptr_nonnull(strstr(blank, "    op: x.t()\n    predict: ~\n    points: 2\n"));
+    ck_assert_ptr_nonnull(strstr(blank, "    op: x.stride()\n    predict: ~\n  - id: \"4\""));
+    ck_assert_ptr_nonnull(strstr(blank, "    answer: ~\n    mention_any"));
+    ck_assert_ptr_null(strstr(blank, "Because the strides"));
+    /* the blank sheet is itself a valid lab with every op unanswered */
+    tl_lab *b = parse(blank, &err);
+    ck_assert_msg(b != NULL, "%s", err.msg);
+    for (size_t i = 0; i < b->nops; i++) {
+        ck_assert(b->ops[i].predict.blank);
+        ck_assert_ptr_null(b->ops[i].rule);
+    }
+    ck_assert_ptr_null(b->questions[0].answer);
+    ck_assert_str_eq(b->ops[1].explanation, "t() swaps strides");
+    tl_lab_free(b);
+    free(blank);
+    tl_lab_free(lab);
+}
+END_TEST
+
+START_TEST(test_sha256)
+{
+    char hex[65];
+    tl_sha256_hex("abc", 3, hex);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    tl_sha256_hex("", 0, hex);
+    ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    tl_sha256_hex(m, strlen(m), hex);
+    ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+END_TEST
+
+START_TEST(test_err_unknown_key)
+{
+    expect_err("ops:\n  - op: x\n    predcit: view\n", 3, 5,
+               "unknown key 'predcit' in an op (did you mean 'predict'?)");
+    expect_err("treshold: 3\nops:\n  - op: x\n", 1, 1, "did you mean 'threshold'?");
+    expect_err("ops:\n  - op: x\nzzzzzz: 1\n", 3, 1, "known keys: tlab, id");
+}
+END_TEST
+
+START_TEST(test_err_types)
+{
+    expect_err("ops: 3\n", 1, 6, "'ops' must be a list of ops, got a scalar");
+    expect_err("ops:\n  - x.t()\n", 2, 5, "each op must be a mapping");
+    expect_err("ops:\n  - op: x\n    points: many\n", 3, 13, "'points' must be an integer");
+    expect_err("ops:\n  - op: [1]\n", 2, 9, "'op' must be a scalar, got a list");
+    expect_err("device: tpu\nops:\n  - op: x\n", 1, 9, "'device' must be cpu or cuda");
+    expect_err("tlab: 2\nops:\n  - op: x\n", 1, 7, "unsupported lab format version 2");
+    expect_err("ops:\n  - op: x\nrules:\n  required: maybe\n", 4, 13,
+               "'required' must be true or false");
+    expect_err("[1, 2]\n", 1, 1, "a lab file is a mapping");
+    expect_err("ops:\n  - op: x\n    predict: {kind: view, value: 3}\n", 3, 14,
+               "use kind: value");
+}
+END_TEST
+
+START_TEST(test_err_ids_and_op)
+{
+    expect_err("ops:\n  - id: a\n    op: x\n  - id: a\n    op: y\n", 4, 9,
+               "duplicate id 'a' (already used at line 2)");
+    expect_err("ops:\n  - id: a\n    op: x\nquestions:\n  - id: a\n", 5, 9,
+               "duplicate id 'a'");
+    expect_err("ops:\n  - id: a\n    predict: view\n", 2, 5, "op 'a' has no 'op:'");
+    expect_err("ops:\n  - op: ~\n", 2, 9, "'op' is empty");
+    expect_err("ops:\n  - op: x\n    op: y\n", 3, 5, "duplicate key 'op'");
+    expect_err("ops: []\n", 1, 6, "at least one op");
+    expect_err("ops:\n  - op: x\n    accept: [veiw]\n", 3, 13,
+               "invalid kind 'veiw' in 'accept' (did you mean 'view'?)");
+}
+END_TEST
+
+START_TEST(test_err_threshold)
+{
+    expect_err("threshold: lots\nops:\n  - op: x\n", 1, 12,
+               "'threshold' must be a count of ops or a percentage like \"80%\"");
+    expect_err("threshold: 5\nops:\n  - op: x\n", 1, 12, "lab has only 1 ops");
+    expect_err("threshold: 150%\nops:\n  - op: x\n", 1, 12, "between 0% and 100%");
+    expect_err("threshold: -1\nops:\n  - op: x\n", 1, 12, "must not be negative");
+    tl_lab_err err;
+    tl_lab *lab = parse("threshold: 80%\nops:\n  - op: x\n  - op: y\n  - op: z\n", &err);
+    ck_assert(lab != NULL);
+    ck_assert_int_eq(tl_lab_threshold_count(lab), 3); /* ceil(2.4) */
+    tl_lab_free(lab);
+}
+END_TEST
+
+START_TEST(test_err_predictions)
+{
+    expect_err("ops:\n  - op: x\n    predict: veiw\n", 3, 14,
+               "invalid prediction 'veiw' (did you mean 'view'?); valid predictions: view, "
+               "copy, alias, error, sometimes, or a mapping {kind, shape, stride, offset, "
+               "contiguous, dtype, value, error}");
+    expect_err("ops:\n  - op: x\n    predict: [view]\n", 3, 14, "invalid prediction");
+    expect_err("ops:\n  - op: x\n    predict: value\n", 3, 14, "invalid prediction 'value'");
+    expect_err("ops:\n  - op: x\n    predict: {knd: view}\n", 3, 15,
+               "unknown key 'knd' in a prediction (did you mean 'kind'?)");
+    expect_err("ops:\n  - op: x\n    predict: {shape: 3}\n", 3, 22,
+               "'shape' must be a list of integers");
+    expect_err("ops:\n  - op: x\n    predict: {dtype: float33}\n", 3, 22, "unknown dtype");
+    expect_err("ops:\n  - op: x\n    predict: {contiguous: maybe}\n", 3, 27,
+               "'contiguous' must be true or false");
+}
+END_TEST
+
+START_TEST(test_err_bytes)
+{
+    expect_err("ops:\n\t- op: x\n", 2, 1, "tab character in indentation");
+    expect_err("id: caf\xe9\nops:\n  - op: x\n", 1, 8, "invalid UTF-8");
+    expect_err("", 1, 1, "empty lab file");
+    expect_err("# only a comment\n\n", 1, 1, "empty lab file");
+    expect_err("---\n...\n", 1, 1, "empty lab file");
+    expect_err("ops: &a\n  - op: x\n", 1, 6, "YAML anchors (&a) are not allowed");
+    expect_err("a: &b 1\n", 1, 4, "anchors");
+    expect_err("id: \xff\nops:\n  - op: x\n", 1, 5, "invalid UTF-8 byte 0xff");
+    expect_err("ops:\n  - op: x\nid: *x\n", 3, 5, "YAML aliases (*x) are not allowed");
+    expect_err("ops:\n  - op: x\n   bad: [\n", 3, 4, "invalid YAML: did not find expected");
+    expect_err("ops:\n  - op: x\n---\nops: []\n", 3, 1, "one YAML document");
+}
+END_TEST
+
+START_TEST(test_limits_ops)
+{
+    tl_buf b = {0};
+    tl_buf_puts(&b, "ops:\n");
+    for (int i = 0; i < TL_LAB_MAX_OPS; i++)
+        tl_buf_puts(&b, "  - op: x\n");
+    tl_lab_err err;
+    tl_lab *lab = parse(tl_buf_str(&b), &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    ck_assert_uint_eq(lab->nops, TL_LAB_MAX_OPS);
+    tl_lab_free(lab);
+    tl_buf_puts(&b, "  - op: x\n");
+    expect_err(tl_buf_str(&b), TL_LAB_MAX_OPS + 2, 5, "too many ops (1001; at most 1000)");
+    tl_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_limits_size_depth)
+{
+    size_t n = TL_LAB_MAX_BYTES + 10;
+    char *big = malloc(n + 1);
+    memset(big, '#', n);
+    big[n] = 0;
+    tl_lab_err err;
+    ck_assert_ptr_null(tl_lab_parse("t.yaml", big, n, false, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "1 MiB"));
+    tl_lab_err_free(&err);
+    free(big);
+    tl_buf b = {0};
+    tl_buf_puts(&b, "ops:\n  - op: x\nid: ");
+    for (int i = 0; i < 100; i++)
+        tl_buf_putc(&b, '[');
+    tl_buf_puts(&b, "\n");
+    ck_assert_ptr_null(parse(tl_buf_str(&b), &err));
+    ck_assert_msg(strstr(err.msg, "nested deeper than 64") != NULL, "%s", err.msg);
+    tl_lab_err_free(&err);
+    tl_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_load_missing_file)
+{
+    tl_lab_err err;
+    ck_assert_ptr_null(tl_lab_load("/nonexistent/lab.yaml", false, &err));
+    ck_assert_ptr_nonnull(strstr(err.rendered, "/nonexistent/lab.yaml: error: cannot open"));
+    tl_lab_err_free(&err);
+}
+END_TEST
+
+static Suite *tl_lab_suite(void)
+{
+    Suite *s = suite_create("lab");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_model);
+    tcase_add_test(core, test_defaults);
+    tcase_add_test(core, test_blank_text);
+    tcase_add_test(core, test_sha256);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, test_limits_ops);
+    tcase_add_test(limits, test_limits_size_depth);
+    suite_add_tcase(s, limits);
+    TCase *errors = tcase_create("errors");
+    tcase_add_test(errors, test_err_unknown_key);
+    tcase_add_test(errors, test_err_types);
+    tcase_add_test(errors, test_err_ids_and_op);
+    tcase_add_test(errors, test_err_threshold);
+    tcase_add_test(errors, test_err_predictions);
+    tcase_add_test(errors, test_err_bytes);
+    tcase_add_test(errors, test_load_missing_file);
+    suite_add_tcase(s, errors);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(tl_lab_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

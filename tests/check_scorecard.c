@@ -1,0 +1,209 @@
+/* check_scorecard.c - unit tests for scorecard.c and report.c: the SPEC 5
+ * document (key order, grading keys only in check, unanswered ops never
+ * revealed, determinism) and the other report formats, on the fixture
+ * sheet tests/sheets/basic.yaml run through the real runtime. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "interp.h"
+#include "lab.h"
+#include "report.h"
+#include "scorecard.h"
+#include "verdict.h"
+
+#ifndef TL_SHEETS_DIR
+#define TL_SHEETS_DIR "tests/sheets"
+#endif
+
+static tl_lab *lab;
+static tl_op_verdict *verdicts;
+static tl_grade grade;
+
+static void setup(void)
+{
+    tl_lab_err err;
+    lab = tl_lab_load(TL_SHEETS_DIR "/basic.yaml", false, &err);
+    ck_assert_msg(lab != NULL, "%s", err.rendered);
+    tl_runner r;
+    memset(&r, 0, sizeof r);
+    tl_interp_opts_default(&r.opts);
+    r.opts.default_backend = tl_backend_cpu();
+    verdicts = calloc(lab->nops, sizeof *verdicts);
+    tl_source s;
+    tl_lab_setup_source(lab, &s);
+    for (size_t i = 0; i < lab->nops; i++) {
+        tl_source o;
+        tl_lab_op_source(lab, &lab->ops[i], &o);
+        tl_job job = {.setup = &s, .nsetup = 1, .op = &o, .parent = "x", .variants = true};
+        tl_verdict_fail f;
+        ck_assert_msg(tl_verdict_run(&r, &job, &verdicts[i], &f) == 0, "%s", f.rendered);
+    }
+    tl_grade_sheet(lab, lab, verdicts, &grade);
+}
+
+static void teardown(void)
+{
+    tl_grade_free(&grade);
+    for (size_t i = 0; i < lab->nops; i++)
+        tl_op_verdict_free(&verdicts[i]);
+    free(verdicts);
+    tl_lab_free(lab);
+}
+
+static tl_report report(tl_report_mode mode)
+{
+    return (tl_report){.mode = mode, .lab = lab, .verdicts = verdicts,
+                       .grade = mode == TL_REPORT_CHECK ? &grade : NULL,
+                       .device_requested = "auto", .device_used = "cpu"};
+}
+
+static void assert_keys(const cJSON *o, const char *const *keys)
+{
+    const cJSON *c = o->child;
+    for (size_t i = 0; keys[i]; i++, c = c->next) {
+        ck_assert_msg(c != NULL, "missing key %s", keys[i]);
+        ck_assert_str_eq(c->string, keys[i]);
+    }
+    ck_assert_msg(c == NULL, "extra key %s", c ? c->string : "");
+}
+
+START_TEST(test_check_document)
+{
+    tl_report r = report(TL_REPORT_CHECK);
+    cJSON *doc = tl_scorecard_build(&r);
+    ck_assert_ptr_nonnull(doc);
+    static const char *const top[] = {"schema_version", "tool", "lab", "device", "ops",
+                                      "questions", "rules", "score", "passed", NULL};
+    assert_keys(doc, top);
+    const cJSON *ops = cJSON_GetObjectItem(doc, "ops");
+    ck_assert_int_eq(cJSON_GetArraySize(ops), 9);
+    const cJSON *t = cJSON_GetArrayItem(ops, 0);
+    static const char *const opkeys[] = {"id", "op", "line", "predicted", "correct", "points",
+                                         "score", "actual", "variants", "sometimes",
+                                         "feedback", "rule", "rule_problem", NULL};
+    assert_keys(t, opkeys);
+    const cJSON *act = cJSON_GetObjectItem(t, "actual");
+    static const char *const actkeys[] = {"kind", "same_object", "shares_storage", "shape",
+                                          "stride", "storage_offset", "contiguous", "dtype",
+                                          "device", "bytes_allocated", "write_through",
+                                          "reason", NULL};
+    assert_keys(act, actkeys);
+    ck_assert_str_eq(cJSON_GetObjectItem(act, "kind")->valuestring, "view");
+    ck_assert_int_eq(cJSON_GetObjectItem(t, "line")->valueint, 13);
+    /* the error op */
+    const cJSON *e = cJSON_GetObjectItem(cJSON_GetArrayItem(ops, 3), "actual");
+    ck_assert_str_eq(cJSON_GetObjectItem(e, "kind")->valuestring, "error");
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "error"), "type")->valuestring,
+                     "RuntimeError");
+    /* the value op */
+    const cJSON *v = cJSON_GetObjectItem(cJSON_GetArrayItem(ops, 4), "actual");
+    char *vs = cJSON_PrintUnformatted(cJSON_GetObjectItem(v, "value"));
+    ck_assert_str_eq(vs, "[6,1]");
+    cJSON_free(vs);
+    /* the unanswered op reveals nothing */
+    const cJSON *u = cJSON_GetArrayItem(ops, 8);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(u, "predicted")));
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(u, "actual")));
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(u, "variants")));
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(u, "sometimes")));
+    ck_assert_str_eq(cJSON_GetObjectItem(u, "feedback")->valuestring, "unanswered");
+    const cJSON *sc = cJSON_GetObjectItem(doc, "score");
+    ck_assert_int_eq(cJSON_GetObjectItem(sc, "correct")->valueint, 7);
+    ck_assert_int_eq(cJSON_GetObjectItem(sc, "total")->valueint, 9);
+    ck_assert_int_eq(cJSON_GetObjectItem(sc, "threshold")->valueint, 6);
+    ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(doc, "passed"))); /* q2 says "it depends" */
+    cJSON_Delete(doc);
+    /* deterministic bytes */
+    char *a = tl_scorecard_print(&r), *b = tl_scorecard_print(&r);
+    ck_assert_str_eq(a, b);
+    ck_assert_ptr_null(strchr(a, '\t'));
+    free(a);
+    free(b);
+}
+END_TEST
+
+START_TEST(test_run_document)
+{
+    tl_report r = report(TL_REPORT_RUN);
+    cJSON *doc = tl_scorecard_build(&r);
+    static const char *const top[] = {"schema_version", "tool", "lab", "device", "ops", NULL};
+    assert_keys(doc, top);
+    const cJSON *u = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "ops"), 8);
+    static const char *const opkeys[] = {"id", "op", "line", "actual", "variants", "sometimes",
+                                         NULL};
+    assert_keys(u, opkeys);
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(u, "actual"), "kind")->valuestring,
+                     "alias");
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(test_text_and_formats)
+{
+    tl_report r = report(TL_REPORT_CHECK);
+    tl_render_opts o = {0};
+    char *text = tl_report_render(&r, TL_FMT_TEXT, &o);
+    ck_assert_ptr_nonnull(strstr(text, "7/9 correct (threshold 6) - FAIL (questions)\n"));
+    ck_assert_ptr_nonnull(strstr(text, "unanswered"));
+    ck_assert_ptr_null(strstr(text, "\033[")); /* no colour unless asked */
+    /* every line fits 80 columns */
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t cols = 0;
+        for (const char *q = p; q < nl; q++)
+            cols += ((unsigned char)*q & 0xC0) != 0x80;
+        ck_assert_msg(cols <= 80, "line too long: %.*s", (int)(nl - p), p);
+        p = nl + 1;
+    }
+    free(text);
+    o.color = true;
+    text = tl_report_render(&r, TL_FMT_TEXT, &o);
+    ck_assert_ptr_nonnull(strstr(text, "\xe2\x9c\x93"));
+    free(text);
+    o.color = false;
+    char *tap = tl_report_render(&r, TL_FMT_TAP, &o);
+    ck_assert(strncmp(tap, "TAP version 14\n1..11\n", 21) == 0);
+    ck_assert_ptr_nonnull(strstr(tap, "not ok 8 - wrong x.clone(): predicted view\n"));
+    free(tap);
+    char *junit = tl_report_render(&r, TL_FMT_JUNIT, &o);
+    ck_assert_ptr_nonnull(strstr(junit, "<testsuites name=\"tlab\" tests=\"11\" failures=\"3\""));
+    ck_assert_ptr_nonnull(strstr(junit, "type=\"unanswered\""));
+    free(junit);
+    char *gs = tl_report_render(&r, TL_FMT_GRADESCOPE, &o);
+    cJSON *g = cJSON_Parse(gs);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(cJSON_GetObjectItem(g, "score")->valueint, 7);
+    const cJSON *t8 = cJSON_GetArrayItem(cJSON_GetObjectItem(g, "tests"), 8);
+    ck_assert_str_eq(cJSON_GetObjectItem(t8, "status")->valuestring, "failed");
+    ck_assert_ptr_null(strstr(cJSON_GetObjectItem(t8, "output")->valuestring, "alias"));
+    cJSON_Delete(g);
+    free(gs);
+    char *gh = tl_report_render(&r, TL_FMT_GITHUB, &o);
+    ck_assert_ptr_nonnull(strstr(gh, "basic.yaml,line=42,title=tlab op wrong::predicted view, actual copy%0A"));
+    free(gh);
+}
+END_TEST
+
+static Suite *tl_scorecard_suite(void)
+{
+    Suite *s = suite_create("scorecard");
+    TCase *core = tcase_create("core");
+    tcase_add_unchecked_fixture(core, setup, teardown);
+    tcase_add_test(core, test_check_document);
+    tcase_add_test(core, test_run_document);
+    tcase_add_test(core, test_text_and_formats);
+    tcase_set_timeout(core, 60);
+    suite_add_tcase(s, core);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(tl_scorecard_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,331 @@
+/* check_verdict.c - unit tests for verdict.c: the pointer verdict, the
+ * write-through probe (including views outside the parent's window and a
+ * forced disagreement), tuples, values, runs from a fresh setup, the
+ * `sometimes` variants, and ops that pass a limit. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "interp.h"
+#include "storage.h"
+#include "tensor.h"
+#include "value.h"
+#include "verdict.h"
+
+static tl_tensor *arange_f32(int64_t n)
+{
+    tl_error err;
+    tl_tensor *t = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1, &n, &err);
+    ck_assert_ptr_nonnull(t);
+    for (int64_t i = 0; i < n; i++)
+        ck_assert_int_eq(tl_tensor_set_f64(t, i, (double)i, &err), 0);
+    return t;
+}
+
+START_TEST(test_alias_view_copy)
+{
+    tl_error err;
+    tl_tensor *p = arange_f32(24);
+    tl_value *pv = tl_tensor_value(tl_tensor_retain(p));
+    tl_evidence ev;
+
+    /* alias: the very same tensor object */
+    tl_value *same = tl_tensor_value(tl_tensor_retain(p));
+    ck_assert_int_eq(tl_verdict_classify(same, pv, &ev, &err), 0);
+    ck_assert_int_eq(ev.kind, TL_KIND_ALIAS);
+    ck_assert(ev.same_object && ev.shares_storage);
+    ck_assert_int_eq(ev.write_through, 1);
+    tl_evidence_free(&ev);
+    tl_value_release(same);
+
+    /* view: x.view(4, 6)[1:] -> shape (3, 6), stride (6, 1), offset 6 */
+    int64_t sz[2] = {3, 6}, st[2] = {6, 1};
+    p->version->value = 7;
+    tl_value *vv = tl_tensor_value(tl_tensor_view(p, 2, sz, st, 6));
+    ck_assert_int_eq(tl_verdict_classify(vv, pv, &ev, &err), 0);
+    ck_assert_int_eq(ev.kind, TL_KIND_VIEW);
+    ck_assert(!ev.same_object && ev.shares_storage);
+    ck_assert_int_eq(ev.ndim, 2);
+    ck_assert_int_eq(ev.shape[0], 3);
+    ck_assert_int_eq(ev.stride[0], 6);
+    ck_assert_int_eq(ev.offset, 6);
+    ck_assert(ev.contiguous);
+    ck_assert_str_eq(ev.device, "cpu");
+    ck_assert_int_eq(ev.write_through, 1);
+    tl_evidence_free(&ev);
+    /* the probe restored the element and the shared version counter */
+    double d;
+    ck_assert_int_eq(tl_tensor_get_f64(p, 6, &d, &err), 0);
+    ck_assert(d == 6.0);
+    ck_assert_int_eq(p->version->value, 7);
+    tl_value_release(vv);
+
+    /* copy: new storage, parent untouched */
+    int64_t n = 24;
+    tl_tensor *c = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1, &n, &err);
+    tl_value *cv = tl_tensor_value(c);
+    ck_assert_int_eq(tl_verdict_classify(cv, pv, &ev, &err), 0);
+    ck_assert_int_eq(ev.kind, TL_KIND_COPY);
+    ck_assert(!ev.shares_storage);
+    ck_assert_int_eq(ev.write_through, 0);
+    tl_evidence_free(&ev);
+    tl_value_release(cv);
+    tl_value_release(pv);
+    tl_tensor_release(p);
+}
+END_TEST
+
+START_TEST(test_view_outside_parent_window)
+{
+    /* base has 10 elements; the parent sees base[2:5]; the result is
+     * as_strided over base[0:2]: same storage, but element 0 of the result
+     * is outside every element of the parent */
+    tl_error err;
+    tl_tensor *base = arange_f32(10);
+    int64_t s3 = 3, s2 = 2, one = 1;
+    tl_tensor *p = tl_tensor_view(base, 1, &s3, &one, 2);
+    tl_tensor *r = tl_tensor_view(base, 1, &s2, &one, 0);
+    tl_value *pv = tl_tensor_value(p), *rv = tl_tensor_value(r);
+    tl_evidence ev;
+    ck_assert_int_eq(tl_verdict_classify(rv, pv, &ev, &err), 0);
+    ck_assert_int_eq(ev.kind, TL_KIND_VIEW);
+    ck_assert_int_eq(ev.write_through, 0);
+    tl_evidence_free(&ev);
+    double d;
+    ck_assert_int_eq(tl_tensor_get_f64(base, 0, &d, &err), 0);
+    ck_assert(d == 0.0);
+    tl_value_release(pv);
+    tl_value_release(rv);
+    tl_tensor_release(base);
+}
+END_TEST
+
+START_TEST(test_tuple_value_empty)
+{
+    tl_error err;
+    tl_tensor *p = arange_f32(6);
+    tl_value *pv = tl_tensor_value(tl_tensor_retain(p));
+    int64_t n3 = 3, one = 1;
+    tl_value *tup = tl_tuple_new(2);
+    tl_seq_set(tup, 0, tl_tensor_value(tl_tensor_view(p, 1, &n3, &one, 0)));
+    tl_seq_set(tup, 1, tl_tensor_value(tl_tensor_view(p, 1, &n3, &one, 3)));
+    tl_evidence ev;
+    ck_assert_int_eq(tl_verdict_classify(tup, pv, &ev, &err), 0);
+    ck_assert_int_eq(ev.kind, TL_KIND_VIEW);
+    ck_assert(ev.is_tuple);
+    ck_assert_uint_eq(ev.nitems, 2);
+    ck_assert_int_eq(ev.items[1].offset, 3);
+    char *sig = tl_evidence_signature(&ev);
+    ck_assert_str_eq(sig, "(view,view)2");
+    free(sig);
+    tl_evidence_free(&ev);
+    /* a copy in the tuple makes it mixed */
+    tl_seq_set(tup, 1, tl_tensor_value(tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1, &n3, &err)));
+    ck_assert_int_eq(tl_verdict_classify(tup, pv, &ev, &err), 0);
+    ck_assert_int_eq(ev.kind, TL_KIND_MIXED);
+    tl_evidence_free(&ev);
+    tl_value_release(tup);
+
+    /* x.stride() -> (1,) is a value */
+    tl_value *st = tl_tuple_new(1);
+    tl_seq_set(st, 0, tl_int(1));
+    ck_assert_int_eq(tl_verdict_classify(st, pv, &ev, &err), 0);
+    ck_assert_int_eq(ev.kind, TL_KIND_VALUE);
+    char *js = cJSON_PrintUnformatted(ev.value);
+    ck_assert_str_eq(js, "[1]");
+    cJSON_free(js);
+    tl_evidence_free(&ev);
+    tl_value_release(st);
+
+    /* an empty view: shares storage, nothing to probe */
+    int64_t zero = 0;
+    tl_value *ev0 = tl_tensor_value(tl_tensor_view(p, 1, &zero, &one, 0));
+    ck_assert_int_eq(tl_verdict_classify(ev0, pv, &ev, &err), 0);
+    ck_assert_int_eq(ev.kind, TL_KIND_VIEW);
+    ck_assert_int_eq(ev.write_through, -1);
+    tl_evidence_free(&ev);
+    tl_value_release(ev0);
+    tl_value_release(pv);
+    tl_tensor_release(p);
+}
+END_TEST
+
+START_TEST(test_probe_disagreement)
+{
+    /* A storage object that overlaps the parent's memory at another base
+     * pointer: the pointer verdict says copy, but writing the result
+     * changes the parent. That must be an internal error, never graded. */
+    tl_error err;
+    tl_error_clear(&err);
+    tl_tensor *p = arange_f32(8);
+    tl_tensor *r = tl_tensor_alias(p);
+    tl_storage *s2 = tl_storage_borrow(p->storage);
+    s2->data = (char *)s2->data + 8;
+    s2->nbytes -= 8;
+    tl_storage_release(r->storage);
+    r->storage = s2;
+    r->sizes[0] = 6;
+    tl_value *pv = tl_tensor_value(p), *rv = tl_tensor_value(r);
+    tl_evidence ev;
+    ck_assert_int_eq(tl_verdict_classify(rv, pv, &ev, &err), -1);
+    ck_assert_int_eq(err.kind, TL_ERR_INTERNAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "disagrees with the pointer verdict"));
+    tl_evidence_free(&ev);
+    tl_value_release(rv);
+    tl_value_release(pv);
+}
+END_TEST
+
+/* ---- runs through the interpreter ---- */
+
+static const char *setup_text = "import torch\nx = torch.arange(24, dtype=torch.float32).reshape(4, 6)\n";
+
+static int run_op(const char *optext, tl_op_verdict *v, tl_verdict_fail *fail)
+{
+    tl_runner r;
+    memset(&r, 0, sizeof r);
+    tl_interp_opts_default(&r.opts);
+    r.opts.default_backend = tl_backend_cpu();
+    tl_source setup = {.text = setup_text, .len = strlen(setup_text), .file = "t.yaml",
+                       .line = 1, .col = 1};
+    tl_source op = {.text = optext, .len = strlen(optext), .file = "t.yaml", .line = 9,
+                    .col = 9};
+    tl_job job = {.setup = &setup, .nsetup = 1, .op = &op, .parent = "x", .variants = true};
+    return tl_verdict_run(&r, &job, v, fail);
+}
+
+START_TEST(test_run_verdicts)
+{
+    tl_op_verdict v;
+    tl_verdict_fail f;
+    ck_assert_int_eq(run_op("x.t()", &v, &f), 0);
+    ck_assert_int_eq(v.ev.kind, TL_KIND_VIEW);
+    ck_assert_int_eq(v.ev.stride[0], 1);
+    ck_assert_int_eq(v.ev.stride[1], 6);
+    ck_assert(!v.sometimes);
+    ck_assert_uint_eq(v.nvariants, 2);
+    ck_assert_str_eq(v.variants[0].parent, "non-contiguous");
+    ck_assert_str_eq(v.variants[1].parent, "float64");
+    ck_assert_int_eq(v.ev.bytes_allocated, 0);
+    tl_op_verdict_free(&v);
+
+    /* reshape: a view of the row-major x, a copy of the column-major one */
+    ck_assert_int_eq(run_op("x.reshape(6, 4)", &v, &f), 0);
+    ck_assert_int_eq(v.ev.kind, TL_KIND_VIEW);
+    ck_assert(v.sometimes);
+    ck_assert_int_eq(v.variants[0].kind, TL_KIND_COPY);
+    tl_op_verdict_free(&v);
+
+    ck_assert_int_eq(run_op("x.clone()", &v, &f), 0);
+    ck_assert_int_eq(v.ev.kind, TL_KIND_COPY);
+    ck_assert_int_eq(v.ev.bytes_allocated, 96);
+    ck_assert_int_eq(v.ev.write_through, 0);
+    tl_op_verdict_free(&v);
+
+    ck_assert_int_eq(run_op("x.contiguous()", &v, &f), 0);
+    ck_assert_int_eq(v.ev.kind, TL_KIND_ALIAS);
+    tl_op_verdict_free(&v);
+
+    /* ops never see each other's writes: each run starts from setup */
+    ck_assert_int_eq(run_op("x.add_(100)", &v, &f), 0);
+    tl_op_verdict_free(&v);
+    ck_assert_int_eq(run_op("x.sum().item()", &v, &f), 0);
+    ck_assert_int_eq(v.ev.kind, TL_KIND_VALUE);
+    ck_assert(cJSON_IsNumber(v.ev.value) && v.ev.value->valuedouble == 276.0);
+    tl_op_verdict_free(&v);
+
+    ck_assert_int_eq(run_op("x.t().view(24)", &v, &f), 0);
+    ck_assert_int_eq(v.ev.kind, TL_KIND_ERROR);
+    ck_assert_str_eq(v.ev.err_type, "RuntimeError");
+    ck_assert_ptr_nonnull(strstr(v.ev.err_msg, "view size is not compatible"));
+    ck_assert_ptr_nonnull(strstr(v.ev.reason, "error: RuntimeError"));
+    tl_op_verdict_free(&v);
+}
+END_TEST
+
+START_TEST(test_run_failures)
+{
+    tl_op_verdict v;
+    tl_verdict_fail f;
+    /* syntax error in the op: exit 2 with a located message */
+    ck_assert_int_eq(run_op("x.t(", &v, &f), -1);
+    ck_assert_int_eq(f.exit_code, 2);
+    ck_assert_ptr_nonnull(strstr(f.rendered, "t.yaml:9:"));
+    tl_verdict_fail_free(&f);
+
+    /* a failing setup names the setup line */
+    tl_runner r;
+    memset(&r, 0, sizeof r);
+    tl_interp_opts_default(&r.opts);
+    r.opts.default_backend = tl_backend_cpu();
+    const char *bad = "import torch\nx = torch.arange(6)\nassert x.shape[0] == 5\n";
+    tl_source setup = {.text = bad, .len = strlen(bad), .file = "s.yaml", .line = 4, .col = 3,
+                       .block_col = 3};
+    tl_source op = {.text = "x.t()", .len = 5, .file = "s.yaml", .line = 9, .col = 9};
+    tl_job job = {.setup = &setup, .nsetup = 1, .op = &op, .parent = "x"};
+    ck_assert_int_eq(tl_verdict_run(&r, &job, &v, &f), -1);
+    ck_assert_int_eq(f.exit_code, 2);
+    ck_assert_msg(strstr(f.rendered, "s.yaml:6:") != NULL, "%s", f.rendered);
+    tl_verdict_fail_free(&f);
+
+    /* the parent must exist */
+    const char *noparent = "import torch\ny = torch.arange(6)\n";
+    setup.text = noparent;
+    setup.len = strlen(noparent);
+    ck_assert_int_eq(tl_verdict_run(&r, &job, &v, &f), -1);
+    ck_assert_int_eq(f.exit_code, 2);
+    ck_assert_ptr_nonnull(strstr(f.rendered, "does not define the parent tensor 'x'"));
+    tl_verdict_fail_free(&f);
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+    tl_op_verdict v;
+    tl_verdict_fail f;
+    size_t old = tl_alloc_limit();
+    tl_alloc_set_limit((size_t)1 << 20);
+    /* past --max-bytes: that op's error, not a crash */
+    ck_assert_int_eq(run_op("torch.zeros(10**7)", &v, &f), 0);
+    ck_assert_int_eq(v.ev.kind, TL_KIND_ERROR);
+    ck_assert_ptr_nonnull(v.ev.err_where);
+    ck_assert_str_eq(v.ev.err_where, "t.yaml:9:9");
+    tl_op_verdict_free(&v);
+    tl_alloc_set_limit(old);
+    /* more elements than a tensor may hold */
+    ck_assert_int_eq(run_op("torch.zeros(10**12)", &v, &f), 0);
+    ck_assert_int_eq(v.ev.kind, TL_KIND_ERROR);
+    tl_op_verdict_free(&v);
+}
+END_TEST
+
+static Suite *tl_verdict_suite(void)
+{
+    Suite *s = suite_create("verdict");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_alias_view_copy);
+    tcase_add_test(core, test_view_outside_parent_window);
+    tcase_add_test(core, test_tuple_value_empty);
+    tcase_add_test(core, test_run_verdicts);
+    tcase_set_timeout(core, 60);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, test_limits);
+    tcase_set_timeout(limits, 60);
+    suite_add_tcase(s, limits);
+    TCase *errors = tcase_create("errors");
+    tcase_add_test(errors, test_probe_disagreement);
+    tcase_add_test(errors, test_run_failures);
+    suite_add_tcase(s, errors);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(tl_verdict_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

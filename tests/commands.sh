@@ -1,0 +1,140 @@
+#!/bin/sh
+# tests/commands.sh - the subcommands end to end (commands.c): exit codes,
+# located errors with no output file, atomic -o, colour rules, every
+# format, `new` blanking, `key`, `explain`, `grade` records and tamper
+# flags, and the JSON scorecards validated against the shipped schema.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
+
+sheets=$top_srcdir/tests/sheets
+basic=$sheets/basic.yaml
+schema=$top_srcdir/share/tlab-scorecard.schema.json
+
+# ---- check: exit 1 (the question fails), report, never reveals blanks
+expect 1 check "$basic"
+stdout_has "7/9 correct (threshold 6) - FAIL (questions)"
+stdout_has "blank    x.float()"
+stdout_has "unanswered"
+stdout_lacks "$(printf '\033[')"
+stdout_has "why      clone() always allocates new storage."
+stdout_has "  q2 FAIL: the answer is only 'it depends': say why, specifically"
+
+# passing sheet: a copy without the vague answer
+sed -e 's/answer: It depends\./answer: No, t() swaps the strides over the same storage./' \
+    -e '/id: blank/,+2d' "$basic" > "$work/pass.yaml"
+expect 0 check "$work/pass.yaml"
+stdout_has "7/8 correct (threshold 6) - PASS"
+
+# colour: only with --color=always (auto is off in a pipe; NO_COLOR wins over auto)
+expect 1 check --color=always "$basic"
+stdout_has "$(printf '\033[')"
+stdout_has "✓"
+NO_COLOR=1 expect 1 check --color=auto "$basic"
+stdout_lacks "$(printf '\033[')"
+
+# ---- json scorecard, validated against the schema
+expect 1 check --format json -o "$work/card.json" "$basic"
+stdout_empty
+grep -q '"schema_version": 1' "$work/card.json" || fail "no schema_version"
+expect 0 run --format json -o "$work/run.json" "$basic"
+grep -q '"predicted"' "$work/run.json" && fail "run document has grading keys"
+expect 0 key --format json -o "$work/key.json" "$basic"
+grep -q '"answer": "sometimes"' "$work/key.json" || fail "key lacks sometimes"
+if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+    for f in card run key; do
+        /usr/bin/python3 - "$schema" "$work/$f.json" <<'PY' || fail "$f.json does not match the schema"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+jsonschema.validate(json.load(open(sys.argv[2])), schema, cls=jsonschema.Draft202012Validator)
+PY
+    done
+fi
+# deterministic
+expect 1 check --format json "$basic"
+cmp -s "$work/stdout" "$work/card.json" || fail "json differs between runs"
+
+# ---- other formats
+expect 1 check --format tap "$basic"
+stdout_has "not ok 8 - wrong x.clone(): predicted view"
+expect 1 check --format junit "$basic"
+stdout_has '<failure message="unanswered" type="unanswered">'
+expect 1 check --format gradescope -o "$work/results.json" "$basic"
+grep -q '"max_score": 9' "$work/results.json" || fail "gradescope max_score"
+expect 1 check --format prairielearn "$basic"
+stdout_has '"gradable": true'
+: > "$work/summary.md"
+GITHUB_STEP_SUMMARY=$work/summary.md expect 1 check --format github "$basic"
+stdout_has "line=42,title=tlab op wrong::predicted view, actual copy"
+stdout_has "::warning file="
+grep -qF '| wrong | `x.clone()` | view | copy |' "$work/summary.md" || fail "step summary"
+
+# ---- run and key
+expect 0 run "$basic"
+stdout_has "tview    x.t().view(24)"
+stdout_has "RuntimeError: view size is not"
+expect 0 key "$basic"
+stdout_has "reshape  x.reshape(6, 4)      sometimes   view as given; non-contiguous: copy"
+
+# ---- new: predictions, rules and answers emptied, comments kept
+expect 0 new "$basic"
+stdout_has "# basic.yaml - fixture sheet"
+stdout_has "    predict: ~"
+stdout_lacks "predict: view"
+stdout_lacks "It depends"
+cp "$work/stdout" "$work/blank.yaml"
+expect 1 check "$work/blank.yaml"
+stdout_has "0/9 correct (threshold 6) - FAIL"
+stdout_lacks "alias"
+
+# ---- located errors: exit 2, one message, no output file
+printf 'ops:\n  - op: x.t()\n    predcit: view\n' > "$work/typo.yaml"
+expect 2 check -o "$work/out.txt" "$work/typo.yaml"
+stderr_has "typo.yaml:3:5: error: unknown key 'predcit' in an op (did you mean 'predict'?)"
+[ ! -e "$work/out.txt" ] || fail "an output file was written for an invalid sheet"
+ls -a "$work" | grep -q '^\.tlab-out' && fail "a temp file was left behind"
+printf 'setup: |\n  import torch\n  x = torch.arange(6)\nops:\n  - op: x.t(\n' > "$work/syn.yaml"
+expect 2 check "$work/syn.yaml"
+stderr_has "syn.yaml:5:"
+printf 'setup: |\n  import torch\n  x = torch.arange(6)\n  assert x.shape[0] == 5\nops:\n  - op: x.t()\n' > "$work/setup.yaml"
+expect 2 run "$work/setup.yaml"
+stderr_has "setup.yaml:4:"
+expect 2 check "$work/missing.yaml"
+stderr_has "cannot open lab file"
+
+# ---- limits: a per-op error, never a crash
+printf 'setup: |\n  import torch\n  x = torch.arange(6)\nops:\n  - {id: big, op: "torch.zeros(10**12)", predict: error}\n  - {id: mem, op: "torch.zeros(10**8)", predict: error}\n' > "$work/big.yaml"
+expect 0 check --max-bytes 1M "$work/big.yaml"
+stdout_has "2/2 correct"
+
+# ---- devices
+expect 0 run --device cuda --format json "$basic"
+stdout_has '"used": "cuda-emulated"'
+if ! "$TLAB" --version | grep -q 'device ('; then
+    expect 2 run --device cuda --require-gpu "$basic"
+fi
+
+# ---- explain
+expect 0 explain -s 'x = torch.arange(12).reshape(3, 4)' 'x.t()'
+stdout_has "verdict   view (compared with x)"
+stdout_has "  result    0  3  6  9  1  4  7 10  2  5  8 11"
+expect 0 explain --format json -s 'x = torch.arange(6)' 'x.clone()'
+stdout_has '"kind": "copy"'
+expect 2 explain 'x.t('
+
+# ---- grade: records, tamper, unreadable sheets
+sed -e 's/x = torch.arange(24, dtype=torch.float32).reshape(4, 6)/x = torch.zeros(4, 6)/' \
+    -e 's/threshold: 6/threshold: 1/' "$basic" > "$work/tampered.yaml"
+printf 'ops: [\n' > "$work/broken.yaml"
+expect 0 grade --lab "$basic" "$work/pass.yaml" "$work/tampered.yaml" "$work/broken.yaml"
+stdout_has "file,correct,total,points,max_points,passed,tampered,changes,error"
+stdout_has "$work/pass.yaml,7,9,7,9,true,true,op blank removed,"
+stdout_has "$work/tampered.yaml,7,9,7,9,false,true,setup; threshold,"
+stdout_has "$work/broken.yaml,0,9,0,9,false,false,,$work/broken.yaml:2:1: error: invalid YAML"
+stderr_has "class summary: 3 sheets, 2 graded, 1 passed"
+expect 0 grade --lab "$basic" --format jsonl "$basic"
+stdout_has '"file":"'"$basic"'","correct":7,"total":9,"points":7,"max_points":9,"passed":false,"tampered":false,"changes":[],"error":null}'
+expect 0 grade --lab "$basic" --format json -q "$basic" "$work/pass.yaml"
+stdout_has '"most_common_wrong": "view"'
+expect 2 grade --lab "$work/typo.yaml" "$basic"
+
+exit 0
