@@ -1,0 +1,1298 @@
+/* backend_cpu.c - the host kernels: the CPU backend and the emulated CUDA
+ * device (the same kernels with device semantics, SPEC 8).
+ *
+ * Design:
+ *   - Every elementwise kernel goes through one N-d iterator (nd_iter):
+ *     operands are described by byte strides over a shared shape; size-1
+ *     dims are dropped and adjacent dims that are contiguous in every
+ *     operand are merged, so a contiguous tensor becomes one long strip.
+ *     The iterator keeps an index counter over the outer dims and calls a
+ *     strip function for the innermost dim (no per-element division).
+ *   - Strip functions load through per-dtype function pointers and compute
+ *     in double (floating `compute`) or int64 (integral/bool `compute`).
+ *     Inputs are first rounded to the compute dtype, results rounded to it
+ *     again before the store, so float32/float16 arithmetic gives float32/
+ *     float16 results; integer results wrap modulo the compute width.
+ *     Integer arithmetic is done on uint64 so overflow is never UB.
+ *   - Integer division or remainder by zero raises RuntimeError
+ *     "ZeroDivisionError" (what torch 1.13 raises); DIV with an integral
+ *     compute dtype is truncating division (rounding_mode='trunc').
+ *   - Shifts follow torch 2.x: a shift count < 0 or >= the width gives 0
+ *     (left) or the sign fill (right).
+ *   - Reductions iterate the kept dims outside and the reduced dims inside
+ *     in row-major order, so argmax/argmin report the flat index within the
+ *     reduced sub-shape and ties/NaN resolve to the first occurrence.
+ *   - Nothing here trusts the descriptors blindly: mismatched shapes or
+ *     out-of-range gather indices return TL_ERR_INTERNAL instead of crashing.
+ */
+#include "backend.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXOPS 4
+
+/* ------------------------------------------------------------------------
+ * Per-dtype loads and stores
+ * ---------------------------------------------------------------------- */
+
+typedef double (*ld_f64_fn)(const char *p);
+typedef int64_t (*ld_i64_fn)(const char *p);
+typedef void (*st_f64_fn)(char *p, double v);
+typedef void (*st_i64_fn)(char *p, int64_t v);
+
+#define DEF_LOADERS(NAME, DT)                                                  \
+    static double ldf_##NAME(const char *p)                                    \
+    {                                                                          \
+        return tl_dtype_load_f64(DT, p);                                       \
+    }                                                                          \
+    static int64_t ldi_##NAME(const char *p)                                   \
+    {                                                                          \
+        return tl_dtype_load_i64(DT, p);                                       \
+    }                                                                          \
+    static void stf_##NAME(char *p, double v) { tl_dtype_store_f64(DT, p, v); } \
+    static void sti_##NAME(char *p, int64_t v) { tl_dtype_store_i64(DT, p, v); }
+
+DEF_LOADERS(b8, TL_BOOL)
+DEF_LOADERS(u8, TL_UINT8)
+DEF_LOADERS(i8, TL_INT8)
+DEF_LOADERS(i16, TL_INT16)
+DEF_LOADERS(i32, TL_INT32)
+DEF_LOADERS(f16, TL_FLOAT16)
+DEF_LOADERS(bf16, TL_BFLOAT16)
+
+/* the common dtypes get direct versions */
+static double ldf_i64(const char *p) { int64_t v; memcpy(&v, p, 8); return (double)v; }
+static int64_t ldi_i64(const char *p) { int64_t v; memcpy(&v, p, 8); return v; }
+static void stf_i64(char *p, double v) { tl_dtype_store_f64(TL_INT64, p, v); }
+static void sti_i64(char *p, int64_t v) { memcpy(p, &v, 8); }
+static double ldf_f32(const char *p) { float v; memcpy(&v, p, 4); return v; }
+static int64_t ldi_f32(const char *p) { return tl_dtype_load_i64(TL_FLOAT32, p); }
+static void stf_f32(char *p, double v) { float w = (float)v; memcpy(p, &w, 4); }
+static void sti_f32(char *p, int64_t v) { float w = (float)v; memcpy(p, &w, 4); }
+static double ldf_f64(const char *p) { double v; memcpy(&v, p, 8); return v; }
+static int64_t ldi_f64(const char *p) { return tl_dtype_load_i64(TL_FLOAT64, p); }
+static void stf_f64(char *p, double v) { memcpy(p, &v, 8); }
+static void sti_f64(char *p, int64_t v) { double w = (double)v; memcpy(p, &w, 8); }
+
+static const ld_f64_fn ldf[TL_NDTYPES] = {ldf_b8, ldf_u8, ldf_i8, ldf_i16, ldf_i32,
+                                          ldf_i64, ldf_f16, ldf_bf16, ldf_f32, ldf_f64};
+static const ld_i64_fn ldi[TL_NDTYPES] = {ldi_b8, ldi_u8, ldi_i8, ldi_i16, ldi_i32,
+                                          ldi_i64, ldi_f16, ldi_bf16, ldi_f32, ldi_f64};
+static const st_f64_fn stf[TL_NDTYPES] = {stf_b8, stf_u8, stf_i8, stf_i16, stf_i32,
+                                          stf_i64, stf_f16, stf_bf16, stf_f32, stf_f64};
+static const st_i64_fn sti[TL_NDTYPES] = {sti_b8, sti_u8, sti_i8, sti_i16, sti_i32,
+                                          sti_i64, sti_f16, sti_bf16, sti_f32, sti_f64};
+
+/* Round a double to what `dt` can hold (floating compute types). */
+static double round_to(tl_dtype dt, double v)
+{
+    switch (dt) {
+    case TL_FLOAT32: return (double)(float)v;
+    case TL_FLOAT16: return tl_f16_to_f32(tl_f32_to_f16((float)v));
+    case TL_BFLOAT16: return tl_bf16_to_f32(tl_f32_to_bf16((float)v));
+    default: return v;
+    }
+}
+
+/* Wrap an int64 to the integral/bool compute dtype. */
+static int64_t wrap_to(tl_dtype dt, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    switch (dt) {
+    case TL_BOOL: return v != 0;
+    case TL_UINT8: return (uint8_t)u;
+    case TL_INT8: return (int8_t)(uint8_t)u;
+    case TL_INT16: return (int16_t)(uint16_t)u;
+    case TL_INT32: return (int32_t)(uint32_t)u;
+    default: return v;
+    }
+}
+
+static bool dtype_ok(tl_dtype dt)
+{
+    return (unsigned)dt < (unsigned)TL_NDTYPES;
+}
+
+/* ------------------------------------------------------------------------
+ * The N-d iterator
+ * ---------------------------------------------------------------------- */
+
+typedef struct nd_iter {
+    int nops;
+    int ndim;
+    int64_t sizes[TL_MAX_DIMS];
+    int64_t bstr[MAXOPS][TL_MAX_DIMS]; /* byte strides */
+    char *base[MAXOPS];
+    bool empty;
+} nd_iter;
+
+/* A strip function processes n elements starting at ptrs[k], stepping
+ * strides[k] bytes. Returns 0, or -1 with err filled. */
+typedef int (*strip_fn)(void *ctx, int64_t n, char *const *ptrs,
+                        const int64_t *strides, tl_error *err);
+
+static int bad_desc(tl_error *err, const char *what)
+{
+    return tl_error_set(err, TL_ERR_INTERNAL, "backend: invalid operand (%s)",
+                        what);
+}
+
+/* ops[0] defines the shape; every other operand must have the same. */
+static int nd_init(nd_iter *it, int nops, const tl_strided *const *ops,
+                   tl_error *err)
+{
+    const tl_strided *d0 = ops[0];
+    if (d0->ndim < 0 || d0->ndim > TL_MAX_DIMS)
+        return bad_desc(err, "ndim");
+    it->nops = nops;
+    it->empty = false;
+    for (int k = 0; k < nops; k++) {
+        const tl_strided *o = ops[k];
+        if (o->ndim != d0->ndim || !dtype_ok(o->dtype))
+            return bad_desc(err, "shape/dtype");
+        it->base[k] = (char *)o->data;
+        for (int d = 0; d < d0->ndim; d++)
+            if (o->sizes[d] != d0->sizes[d] || o->sizes[d] < 0)
+                return bad_desc(err, "sizes");
+    }
+    int n = 0;
+    for (int d = 0; d < d0->ndim; d++) {
+        if (d0->sizes[d] == 0)
+            it->empty = true;
+        if (d0->sizes[d] == 1)
+            continue;
+        it->sizes[n] = d0->sizes[d];
+        for (int k = 0; k < nops; k++)
+            it->bstr[k][n] =
+                ops[k]->strides[d] * (int64_t)tl_dtype_size(ops[k]->dtype);
+        n++;
+    }
+    /* merge dim i into its outer neighbour when contiguous in every op */
+    int m = 0;
+    for (int d = 1; d < n; d++) {
+        bool merge = true;
+        for (int k = 0; k < nops && merge; k++)
+            merge = it->bstr[k][m] == it->bstr[k][d] * it->sizes[d];
+        if (merge) {
+            it->sizes[m] *= it->sizes[d];
+            for (int k = 0; k < nops; k++)
+                it->bstr[k][m] = it->bstr[k][d];
+        } else {
+            m++;
+            it->sizes[m] = it->sizes[d];
+            for (int k = 0; k < nops; k++)
+                it->bstr[k][m] = it->bstr[k][d];
+        }
+    }
+    it->ndim = n == 0 ? 0 : m + 1;
+    if (!it->empty)
+        for (int k = 0; k < nops; k++)
+            if (!it->base[k])
+                return bad_desc(err, "null data");
+    return 0;
+}
+
+static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
+{
+    if (it->empty)
+        return 0;
+    char *ptrs[MAXOPS];
+    int64_t inner[MAXOPS] = {0};
+    for (int k = 0; k < it->nops; k++)
+        ptrs[k] = it->base[k];
+    if (it->ndim == 0)
+        return fn(ctx, 1, ptrs, inner, err);
+    int last = it->ndim - 1;
+    for (int k = 0; k < it->nops; k++)
+        inner[k] = it->bstr[k][last];
+    int64_t idx[TL_MAX_DIMS] = {0};
+    for (;;) {
+        if (fn(ctx, it->sizes[last], ptrs, inner, err) < 0)
+            return -1;
+        int d = last - 1;
+        for (; d >= 0; d--) {
+            for (int k = 0; k < it->nops; k++)
+                ptrs[k] += it->bstr[k][d];
+            if (++idx[d] < it->sizes[d])
+                break;
+            for (int k = 0; k < it->nops; k++)
+                ptrs[k] -= it->bstr[k][d] * it->sizes[d];
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return 0;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Memory
+ * ---------------------------------------------------------------------- */
+
+static void *cpu_alloc(size_t nbytes)
+{
+    if (nbytes == 0)
+        return NULL;
+    return calloc(1, nbytes);
+}
+
+static void cpu_free(void *p)
+{
+    free(p);
+}
+
+static int cpu_memcpy(void *dst, const void *src, size_t n, tl_error *err)
+{
+    (void)err;
+    if (n)
+        memmove(dst, src, n);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * copy_strided and fill
+ * ---------------------------------------------------------------------- */
+
+typedef struct copy_ctx {
+    tl_dtype dt_dst, dt_src;
+    size_t isz;
+} copy_ctx;
+
+static int copy_same(void *vctx, int64_t n, char *const *p, const int64_t *s,
+                     tl_error *err)
+{
+    const copy_ctx *c = vctx;
+    char *d = p[0];
+    const char *x = p[1];
+    int64_t sd = s[0], sx = s[1];
+    if (sd == (int64_t)c->isz && sx == (int64_t)c->isz) {
+        memmove(d, x, (size_t)n * c->isz);
+        return 0;
+    }
+    switch (c->isz) {
+    case 1:
+        for (int64_t i = 0; i < n; i++, d += sd, x += sx)
+            *d = *x;
+        break;
+    case 2:
+        for (int64_t i = 0; i < n; i++, d += sd, x += sx)
+            memcpy(d, x, 2);
+        break;
+    case 4:
+        for (int64_t i = 0; i < n; i++, d += sd, x += sx)
+            memcpy(d, x, 4);
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++, d += sd, x += sx)
+            memcpy(d, x, 8);
+        break;
+    }
+    (void)err;
+    return 0;
+}
+
+static int copy_conv(void *vctx, int64_t n, char *const *p, const int64_t *s,
+                     tl_error *err)
+{
+    const copy_ctx *c = vctx;
+    char *d = p[0];
+    const char *x = p[1];
+    if (tl_dtype_is_floating(c->dt_src)) {
+        ld_f64_fn ld = ldf[c->dt_src];
+        st_f64_fn st = stf[c->dt_dst];
+        for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
+            st(d, ld(x));
+    } else {
+        ld_i64_fn ld = ldi[c->dt_src];
+        st_i64_fn st = sti[c->dt_dst];
+        for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
+            st(d, ld(x));
+    }
+    (void)err;
+    return 0;
+}
+
+static int cpu_copy_strided(const tl_strided *dst, const tl_strided *src,
+                            tl_error *err)
+{
+    const tl_strided *ops[2] = {dst, src};
+    nd_iter it;
+    if (nd_init(&it, 2, ops, err) < 0)
+        return -1;
+    copy_ctx c = {dst->dtype, src->dtype, tl_dtype_size(dst->dtype)};
+    return nd_run(&it, dst->dtype == src->dtype ? copy_same : copy_conv, &c,
+                  err);
+}
+
+typedef struct fill_ctx {
+    unsigned char bytes[8];
+    size_t isz;
+    bool zero;
+} fill_ctx;
+
+static int fill_strip(void *vctx, int64_t n, char *const *p, const int64_t *s,
+                      tl_error *err)
+{
+    const fill_ctx *c = vctx;
+    char *d = p[0];
+    if (c->zero && s[0] == (int64_t)c->isz) {
+        memset(d, 0, (size_t)n * c->isz);
+        return 0;
+    }
+    for (int64_t i = 0; i < n; i++, d += s[0])
+        memcpy(d, c->bytes, c->isz);
+    (void)err;
+    return 0;
+}
+
+static int cpu_fill(const tl_strided *dst, tl_scalar v, tl_error *err)
+{
+    const tl_strided *ops[1] = {dst};
+    nd_iter it;
+    if (nd_init(&it, 1, ops, err) < 0)
+        return -1;
+    fill_ctx c;
+    memset(&c, 0, sizeof c);
+    c.isz = tl_dtype_size(dst->dtype);
+    if (v.is_float)
+        tl_dtype_store_f64(dst->dtype, c.bytes, v.f);
+    else
+        tl_dtype_store_i64(dst->dtype, c.bytes, v.i);
+    c.zero = true;
+    for (size_t i = 0; i < c.isz; i++)
+        if (c.bytes[i])
+            c.zero = false;
+    return nd_run(&it, fill_strip, &c, err);
+}
+
+/* ------------------------------------------------------------------------
+ * Scalar semantics shared by the binary kernels
+ * ---------------------------------------------------------------------- */
+
+/* c10 div_floor_floating */
+static double floordiv_f(double a, double b)
+{
+    if (b == 0.0)
+        return a / b;
+    double mod = fmod(a, b);
+    double div = (a - mod) / b;
+    if (mod != 0.0 && (b < 0.0) != (mod < 0.0))
+        div -= 1.0;
+    double fl;
+    if (div != 0.0) {
+        fl = floor(div);
+        if (div - fl > 0.5)
+            fl += 1.0;
+    } else {
+        fl = copysign(0.0, a / b);
+    }
+    return fl;
+}
+
+static double remainder_f(double a, double b)
+{
+    double mod = fmod(a, b);
+    if (mod != 0.0 && (b < 0.0) != (mod < 0.0))
+        mod += b;
+    return mod;
+}
+
+static double maximum_f(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return NAN;
+    return a > b ? a : b;
+}
+
+static double minimum_f(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return NAN;
+    return a < b ? a : b;
+}
+
+/* a ** b for integers: c10 powi semantics (negative exponents give 0
+ * except for bases 1 and -1), wrapping multiplication. */
+static int64_t pow_i(int64_t a, int64_t b)
+{
+    if (b < 0) {
+        if (a == 1)
+            return 1;
+        if (a == -1)
+            return (b & 1) ? -1 : 1;
+        return 0;
+    }
+    uint64_t result = 1, base = (uint64_t)a;
+    uint64_t e = (uint64_t)b;
+    while (e) {
+        if (e & 1)
+            result *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return (int64_t)result;
+}
+
+static int64_t lshift_i(int64_t a, int64_t b, int bits)
+{
+    if (b < 0 || b >= bits)
+        return 0;
+    return (int64_t)((uint64_t)a << b);
+}
+
+static int64_t rshift_i(int64_t a, int64_t b, int bits)
+{
+    if (b < 0 || b >= bits)
+        return a < 0 ? -1 : 0;
+    return a >> b; /* arithmetic on gcc/clang (implementation-defined) */
+}
+
+static int64_t floordiv_i(int64_t a, int64_t b)
+{
+    if (b == -1)
+        return (int64_t)(0u - (uint64_t)a);
+    int64_t q = a / b, r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+static int64_t remainder_i(int64_t a, int64_t b)
+{
+    if (b == -1)
+        return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
+
+static int64_t truncdiv_i(int64_t a, int64_t b)
+{
+    if (b == -1)
+        return (int64_t)(0u - (uint64_t)a);
+    return a / b;
+}
+
+static int64_t fmod_i(int64_t a, int64_t b)
+{
+    if (b == -1)
+        return 0;
+    return a % b;
+}
+
+static const char *binop_kernel_name(tl_binop op)
+{
+    switch (op) {
+    case TL_BIN_BITAND: return "bitwise_and";
+    case TL_BIN_BITOR: return "bitwise_or";
+    case TL_BIN_BITXOR: return "bitwise_xor";
+    case TL_BIN_LSHIFT: return "lshift";
+    case TL_BIN_RSHIFT: return "rshift";
+    default: return "binary";
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * binary
+ * ---------------------------------------------------------------------- */
+
+typedef struct bin_ctx {
+    tl_binop op;
+    tl_dtype compute;
+    ld_f64_fn lfa, lfb;
+    ld_i64_fn lia, lib;
+    st_f64_fn sf;
+    st_i64_fn si;
+    int bits;
+} bin_ctx;
+
+static bool binop_is_cmp(tl_binop op)
+{
+    return op >= TL_BIN_EQ && op <= TL_BIN_LOGICAL_XOR;
+}
+
+#define BLOOP(LOAD_T, LA, LB, BODY)                                            \
+    for (int64_t i = 0; i < n; i++, d += sd, pa += sa, pb += sb) {             \
+        LOAD_T a = LA(pa), b = LB(pb);                                         \
+        BODY;                                                                  \
+    }
+
+/* Fast paths: every operand already in the compute dtype (float32,
+ * float64 or int64) and one of the four arithmetic ops. Returns false when
+ * the strip is not eligible. */
+#define FAST_LOOP(T, EXPR)                                                     \
+    for (int64_t i = 0; i < n; i++, d += sd, pa += sa, pb += sb) {             \
+        T a, b, r;                                                             \
+        memcpy(&a, pa, sizeof a);                                              \
+        memcpy(&b, pb, sizeof b);                                              \
+        r = (EXPR);                                                            \
+        memcpy(d, &r, sizeof r);                                               \
+    }
+#define FAST_OPS(T, U)                                                         \
+    switch (c->op) {                                                           \
+    case TL_BIN_ADD: FAST_LOOP(T, (T)((U)a + (U)b)) return true;               \
+    case TL_BIN_SUB: FAST_LOOP(T, (T)((U)a - (U)b)) return true;               \
+    case TL_BIN_MUL: FAST_LOOP(T, (T)((U)a * (U)b)) return true;               \
+    default: break;                                                            \
+    }
+
+static bool bin_fast(const bin_ctx *c, int64_t n, char *const *p,
+                     const int64_t *s)
+{
+    char *d = p[0];
+    const char *pa = p[1], *pb = p[2];
+    int64_t sd = s[0], sa = s[1], sb = s[2];
+    if (c->compute == TL_FLOAT32 && c->lfa == ldf_f32 && c->lfb == ldf_f32 &&
+        c->sf == stf_f32) {
+        FAST_OPS(float, float)
+        if (c->op == TL_BIN_DIV) {
+            FAST_LOOP(float, a / b)
+            return true;
+        }
+    } else if (c->compute == TL_FLOAT64 && c->lfa == ldf_f64 &&
+               c->lfb == ldf_f64 && c->sf == stf_f64) {
+        FAST_OPS(double, double)
+        if (c->op == TL_BIN_DIV) {
+            FAST_LOOP(double, a / b)
+            return true;
+        }
+    } else if (c->compute == TL_INT64 && c->lia == ldi_i64 &&
+               c->lib == ldi_i64 && c->si == sti_i64) {
+        FAST_OPS(int64_t, uint64_t)
+    }
+    return false;
+}
+
+static int bin_float(void *vctx, int64_t n, char *const *p, const int64_t *s,
+                     tl_error *err)
+{
+    const bin_ctx *c = vctx;
+    if (bin_fast(c, n, p, s))
+        return 0;
+    char *d = p[0];
+    const char *pa = p[1], *pb = p[2];
+    int64_t sd = s[0], sa = s[1], sb = s[2];
+    tl_dtype ct = c->compute;
+    st_f64_fn sf = c->sf;
+    st_i64_fn si = c->si;
+    /* inputs rounded to the compute dtype (a no-op for float64) */
+#define LA(x) round_to(ct, c->lfa(x))
+#define LB(x) round_to(ct, c->lfb(x))
+#define OUT(expr) sf(d, round_to(ct, (expr)))
+#define OUTB(expr) si(d, (expr) ? 1 : 0)
+    switch (c->op) {
+    case TL_BIN_ADD: BLOOP(double, LA, LB, OUT(a + b)) break;
+    case TL_BIN_SUB: BLOOP(double, LA, LB, OUT(a - b)) break;
+    case TL_BIN_MUL: BLOOP(double, LA, LB, OUT(a * b)) break;
+    case TL_BIN_DIV: BLOOP(double, LA, LB, OUT(a / b)) break;
+    case TL_BIN_FLOORDIV: BLOOP(double, LA, LB, OUT(floordiv_f(a, b))) break;
+    case TL_BIN_REMAINDER: BLOOP(double, LA, LB, OUT(remainder_f(a, b))) break;
+    case TL_BIN_FMOD: BLOOP(double, LA, LB, OUT(fmod(a, b))) break;
+    case TL_BIN_POW: BLOOP(double, LA, LB, OUT(pow(a, b))) break;
+    case TL_BIN_MAXIMUM: BLOOP(double, LA, LB, OUT(maximum_f(a, b))) break;
+    case TL_BIN_MINIMUM: BLOOP(double, LA, LB, OUT(minimum_f(a, b))) break;
+    case TL_BIN_ATAN2: BLOOP(double, LA, LB, OUT(atan2(a, b))) break;
+    case TL_BIN_EQ: BLOOP(double, LA, LB, OUTB(a == b)) break;
+    case TL_BIN_NE: BLOOP(double, LA, LB, OUTB(a != b)) break;
+    case TL_BIN_LT: BLOOP(double, LA, LB, OUTB(a < b)) break;
+    case TL_BIN_LE: BLOOP(double, LA, LB, OUTB(a <= b)) break;
+    case TL_BIN_GT: BLOOP(double, LA, LB, OUTB(a > b)) break;
+    case TL_BIN_GE: BLOOP(double, LA, LB, OUTB(a >= b)) break;
+    case TL_BIN_LOGICAL_AND: BLOOP(double, LA, LB, OUTB(a != 0.0 && b != 0.0)) break;
+    case TL_BIN_LOGICAL_OR: BLOOP(double, LA, LB, OUTB(a != 0.0 || b != 0.0)) break;
+    case TL_BIN_LOGICAL_XOR: BLOOP(double, LA, LB, OUTB((a != 0.0) != (b != 0.0))) break;
+    case TL_BIN_COPY_RHS: BLOOP(double, LA, LB, (void)a; OUT(b)) break;
+    default:
+        return tl_error_set(err, TL_ERR_INTERNAL, "backend: bad float binop %d",
+                            (int)c->op);
+    }
+#undef LA
+#undef LB
+#undef OUT
+#undef OUTB
+    return 0;
+}
+
+static int zerodiv(tl_error *err)
+{
+    return tl_error_set(err, TL_ERR_RUNTIME, "ZeroDivisionError");
+}
+
+static int bin_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
+                   tl_error *err)
+{
+    const bin_ctx *c = vctx;
+    if (bin_fast(c, n, p, s))
+        return 0;
+    char *d = p[0];
+    const char *pa = p[1], *pb = p[2];
+    int64_t sd = s[0], sa = s[1], sb = s[2];
+    tl_dtype ct = c->compute;
+    st_i64_fn si = c->si;
+    st_f64_fn sf = c->sf;
+    int bits = c->bits;
+#define LA(x) wrap_to(ct, c->lia(x))
+#define LB(x) wrap_to(ct, c->lib(x))
+#define OUT(expr) si(d, wrap_to(ct, (expr)))
+#define OUTB(expr) si(d, (expr) ? 1 : 0)
+#define U(x) ((uint64_t)(x))
+    switch (c->op) {
+    case TL_BIN_ADD: BLOOP(int64_t, LA, LB, OUT((int64_t)(U(a) + U(b)))) break;
+    case TL_BIN_SUB: BLOOP(int64_t, LA, LB, OUT((int64_t)(U(a) - U(b)))) break;
+    case TL_BIN_MUL: BLOOP(int64_t, LA, LB, OUT((int64_t)(U(a) * U(b)))) break;
+    case TL_BIN_DIV:
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(truncdiv_i(a, b)))
+        break;
+    case TL_BIN_FLOORDIV:
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(floordiv_i(a, b)))
+        break;
+    case TL_BIN_REMAINDER:
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(remainder_i(a, b)))
+        break;
+    case TL_BIN_FMOD:
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(fmod_i(a, b)))
+        break;
+    case TL_BIN_POW: BLOOP(int64_t, LA, LB, OUT(pow_i(a, b))) break;
+    case TL_BIN_MAXIMUM: BLOOP(int64_t, LA, LB, OUT(a > b ? a : b)) break;
+    case TL_BIN_MINIMUM: BLOOP(int64_t, LA, LB, OUT(a < b ? a : b)) break;
+    case TL_BIN_ATAN2:
+        BLOOP(int64_t, LA, LB, sf(d, atan2((double)a, (double)b)))
+        break;
+    case TL_BIN_EQ: BLOOP(int64_t, LA, LB, OUTB(a == b)) break;
+    case TL_BIN_NE: BLOOP(int64_t, LA, LB, OUTB(a != b)) break;
+    case TL_BIN_LT: BLOOP(int64_t, LA, LB, OUTB(a < b)) break;
+    case TL_BIN_LE: BLOOP(int64_t, LA, LB, OUTB(a <= b)) break;
+    case TL_BIN_GT: BLOOP(int64_t, LA, LB, OUTB(a > b)) break;
+    case TL_BIN_GE: BLOOP(int64_t, LA, LB, OUTB(a >= b)) break;
+    case TL_BIN_LOGICAL_AND: BLOOP(int64_t, LA, LB, OUTB(a != 0 && b != 0)) break;
+    case TL_BIN_LOGICAL_OR: BLOOP(int64_t, LA, LB, OUTB(a != 0 || b != 0)) break;
+    case TL_BIN_LOGICAL_XOR: BLOOP(int64_t, LA, LB, OUTB((a != 0) != (b != 0))) break;
+    case TL_BIN_BITAND: BLOOP(int64_t, LA, LB, OUT(a & b)) break;
+    case TL_BIN_BITOR: BLOOP(int64_t, LA, LB, OUT(a | b)) break;
+    case TL_BIN_BITXOR: BLOOP(int64_t, LA, LB, OUT(a ^ b)) break;
+    case TL_BIN_LSHIFT: BLOOP(int64_t, LA, LB, OUT(lshift_i(a, b, bits))) break;
+    case TL_BIN_RSHIFT: BLOOP(int64_t, LA, LB, OUT(rshift_i(a, b, bits))) break;
+    case TL_BIN_COPY_RHS: BLOOP(int64_t, LA, LB, (void)a; OUT(b)) break;
+    default:
+        return tl_error_set(err, TL_ERR_INTERNAL, "backend: bad int binop %d",
+                            (int)c->op);
+    }
+#undef LA
+#undef LB
+#undef OUT
+#undef OUTB
+#undef U
+    return 0;
+}
+
+static int binary_impl(const char *devname, tl_binop op, tl_dtype compute,
+                       const tl_strided *dst, const tl_strided *a,
+                       const tl_strided *b, tl_error *err)
+{
+    if ((unsigned)op >= (unsigned)TL_NBINOPS || !dtype_ok(compute))
+        return bad_desc(err, "binop/compute");
+    bool fl = tl_dtype_is_floating(compute);
+    if ((op >= TL_BIN_BITAND && op <= TL_BIN_RSHIFT && fl) ||
+        ((op == TL_BIN_LSHIFT || op == TL_BIN_RSHIFT) && compute == TL_BOOL))
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "\"%s_%s\" not implemented for '%s'",
+                            binop_kernel_name(op), devname,
+                            tl_dtype_scalar_name(compute));
+    const tl_strided *ops[3] = {dst, a, b};
+    nd_iter it;
+    if (nd_init(&it, 3, ops, err) < 0)
+        return -1;
+    bin_ctx c = {
+        .op = op, .compute = compute,
+        .lfa = ldf[a->dtype], .lfb = ldf[b->dtype],
+        .lia = ldi[a->dtype], .lib = ldi[b->dtype],
+        .sf = stf[dst->dtype], .si = sti[dst->dtype],
+        .bits = (int)(8 * tl_dtype_size(compute)),
+    };
+    (void)binop_is_cmp;
+    return nd_run(&it, fl ? bin_float : bin_int, &c, err);
+}
+
+static int cpu_binary(tl_binop op, tl_dtype compute, const tl_strided *dst,
+                      const tl_strided *a, const tl_strided *b, tl_error *err)
+{
+    return binary_impl("cpu", op, compute, dst, a, b, err);
+}
+
+static int cuda_emu_binary(tl_binop op, tl_dtype compute, const tl_strided *dst,
+                           const tl_strided *a, const tl_strided *b,
+                           tl_error *err)
+{
+    return binary_impl("cuda", op, compute, dst, a, b, err);
+}
+
+/* ------------------------------------------------------------------------
+ * unary
+ * ---------------------------------------------------------------------- */
+
+typedef struct un_ctx {
+    tl_unop op;
+    tl_dtype compute;
+    ld_f64_fn lf;
+    ld_i64_fn li;
+    st_f64_fn sf;
+    st_i64_fn si;
+} un_ctx;
+
+static double sign_f(double x)
+{
+    if (isnan(x))
+        return 0.0;
+    return (double)((x > 0.0) - (x < 0.0));
+}
+
+static double relu_f(double x)
+{
+    return x < 0.0 ? 0.0 : x; /* NaN stays NaN */
+}
+
+static double sigmoid_f(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
+
+static double unary_f(tl_unop op, double x)
+{
+    switch (op) {
+    case TL_UN_NEG: return -x;
+    case TL_UN_ABS: return fabs(x);
+    case TL_UN_SQRT: return sqrt(x);
+    case TL_UN_RSQRT: return 1.0 / sqrt(x);
+    case TL_UN_EXP: return exp(x);
+    case TL_UN_EXP2: return exp2(x);
+    case TL_UN_EXPM1: return expm1(x);
+    case TL_UN_LOG: return log(x);
+    case TL_UN_LOG2: return log2(x);
+    case TL_UN_LOG10: return log10(x);
+    case TL_UN_LOG1P: return log1p(x);
+    case TL_UN_SIN: return sin(x);
+    case TL_UN_COS: return cos(x);
+    case TL_UN_TAN: return tan(x);
+    case TL_UN_ASIN: return asin(x);
+    case TL_UN_ACOS: return acos(x);
+    case TL_UN_ATAN: return atan(x);
+    case TL_UN_SINH: return sinh(x);
+    case TL_UN_COSH: return cosh(x);
+    case TL_UN_TANH: return tanh(x);
+    case TL_UN_SIGMOID: return sigmoid_f(x);
+    case TL_UN_RELU: return relu_f(x);
+    case TL_UN_FLOOR: return floor(x);
+    case TL_UN_CEIL: return ceil(x);
+    case TL_UN_ROUND: return nearbyint(x); /* half to even */
+    case TL_UN_TRUNC: return trunc(x);
+    case TL_UN_FRAC: return x - trunc(x);
+    case TL_UN_SIGN: return sign_f(x);
+    case TL_UN_RECIPROCAL: return 1.0 / x;
+    case TL_UN_SQUARE: return x * x;
+    case TL_UN_ERF: return erf(x);
+    case TL_UN_IDENTITY: return x;
+    default: return NAN;
+    }
+}
+
+static bool unop_is_pred(tl_unop op)
+{
+    return op == TL_UN_LOGICAL_NOT || op == TL_UN_ISNAN || op == TL_UN_ISINF ||
+           op == TL_UN_ISFINITE;
+}
+
+static int un_float(void *vctx, int64_t n, char *const *p, const int64_t *s,
+                    tl_error *err)
+{
+    const un_ctx *c = vctx;
+    char *d = p[0];
+    const char *x = p[1];
+    tl_dtype ct = c->compute;
+    tl_unop op = c->op;
+    switch (op) {
+    case TL_UN_LOGICAL_NOT:
+        for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
+            c->si(d, c->lf(x) == 0.0);
+        break;
+    case TL_UN_ISNAN:
+        for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
+            c->si(d, isnan(c->lf(x)) ? 1 : 0);
+        break;
+    case TL_UN_ISINF:
+        for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
+            c->si(d, isinf(round_to(ct, c->lf(x))) ? 1 : 0);
+        break;
+    case TL_UN_ISFINITE:
+        for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
+            c->si(d, isfinite(round_to(ct, c->lf(x))) ? 1 : 0);
+        break;
+    case TL_UN_BITWISE_NOT:
+        return tl_error_set(err, TL_ERR_INTERNAL, "backend: bitwise_not on %s",
+                            tl_dtype_name(ct));
+    case TL_UN_NEG:
+        for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
+            c->sf(d, -round_to(ct, c->lf(x)));
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
+            c->sf(d, round_to(ct, unary_f(op, round_to(ct, c->lf(x)))));
+        break;
+    }
+    return 0;
+}
+
+static int un_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
+                  tl_error *err)
+{
+    const un_ctx *c = vctx;
+    char *d = p[0];
+    const char *x = p[1];
+    tl_dtype ct = c->compute;
+    (void)err;
+#define ULOOP(BODY)                                                            \
+    for (int64_t i = 0; i < n; i++, d += s[0], x += s[1]) {                    \
+        int64_t a = wrap_to(ct, c->li(x));                                     \
+        BODY;                                                                  \
+    }
+    switch (c->op) {
+    case TL_UN_NEG: ULOOP(c->si(d, wrap_to(ct, (int64_t)(0u - (uint64_t)a)))) break;
+    case TL_UN_ABS:
+        ULOOP(c->si(d, wrap_to(ct, a < 0 ? (int64_t)(0u - (uint64_t)a) : a)))
+        break;
+    case TL_UN_SIGN: ULOOP(c->si(d, (a > 0) - (a < 0))) break;
+    case TL_UN_SQUARE:
+        ULOOP(c->si(d, wrap_to(ct, (int64_t)((uint64_t)a * (uint64_t)a))))
+        break;
+    case TL_UN_RELU: ULOOP(c->si(d, a < 0 ? 0 : a)) break;
+    case TL_UN_FLOOR:
+    case TL_UN_CEIL:
+    case TL_UN_ROUND:
+    case TL_UN_TRUNC:
+    case TL_UN_IDENTITY: ULOOP(c->si(d, a)) break;
+    case TL_UN_FRAC: ULOOP((void)a; c->si(d, 0)) break;
+    case TL_UN_BITWISE_NOT:
+        if (ct == TL_BOOL)
+            ULOOP(c->si(d, !a))
+        else
+            ULOOP(c->si(d, wrap_to(ct, ~a)))
+        break;
+    case TL_UN_LOGICAL_NOT: ULOOP(c->si(d, a == 0)) break;
+    case TL_UN_ISNAN:
+    case TL_UN_ISINF: ULOOP((void)a; c->si(d, 0)) break;
+    case TL_UN_ISFINITE: ULOOP((void)a; c->si(d, 1)) break;
+    default: /* transcendental ops on integers: computed in double */
+        ULOOP(c->sf(d, unary_f(c->op, (double)a)))
+        break;
+    }
+#undef ULOOP
+    return 0;
+}
+
+static int cpu_unary(tl_unop op, tl_dtype compute, const tl_strided *dst,
+                     const tl_strided *src, tl_error *err)
+{
+    if ((unsigned)op >= (unsigned)TL_NUNOPS || !dtype_ok(compute))
+        return bad_desc(err, "unop/compute");
+    if (op == TL_UN_BITWISE_NOT && tl_dtype_is_floating(compute))
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "\"bitwise_not_cpu\" not implemented for '%s'",
+                            tl_dtype_scalar_name(compute));
+    const tl_strided *ops[2] = {dst, src};
+    nd_iter it;
+    if (nd_init(&it, 2, ops, err) < 0)
+        return -1;
+    un_ctx c = {op, compute, ldf[src->dtype], ldi[src->dtype], stf[dst->dtype],
+                sti[dst->dtype]};
+    (void)unop_is_pred;
+    return nd_run(&it, tl_dtype_is_floating(compute) ? un_float : un_int, &c,
+                  err);
+}
+
+/* ------------------------------------------------------------------------
+ * where
+ * ---------------------------------------------------------------------- */
+
+typedef struct where_ctx {
+    ld_i64_fn lc;
+    ld_f64_fn lfa, lfb;
+    ld_i64_fn lia, lib;
+    st_f64_fn sf;
+    st_i64_fn si;
+    bool fl;
+} where_ctx;
+
+static int where_strip(void *vctx, int64_t n, char *const *p, const int64_t *s,
+                       tl_error *err)
+{
+    const where_ctx *c = vctx;
+    char *d = p[0];
+    const char *pc = p[1], *pa = p[2], *pb = p[3];
+    (void)err;
+    for (int64_t i = 0; i < n; i++, d += s[0], pc += s[1], pa += s[2], pb += s[3]) {
+        bool t = c->lc(pc) != 0;
+        if (c->fl)
+            c->sf(d, t ? c->lfa(pa) : c->lfb(pb));
+        else
+            c->si(d, t ? c->lia(pa) : c->lib(pb));
+    }
+    return 0;
+}
+
+static int cpu_where(const tl_strided *dst, const tl_strided *cond,
+                     const tl_strided *a, const tl_strided *b, tl_error *err)
+{
+    const tl_strided *ops[4] = {dst, cond, a, b};
+    nd_iter it;
+    if (nd_init(&it, 4, ops, err) < 0)
+        return -1;
+    where_ctx c = {ldi[cond->dtype], ldf[a->dtype], ldf[b->dtype],
+                   ldi[a->dtype], ldi[b->dtype], stf[dst->dtype],
+                   sti[dst->dtype], tl_dtype_is_floating(dst->dtype)};
+    return nd_run(&it, where_strip, &c, err);
+}
+
+/* ------------------------------------------------------------------------
+ * index_select
+ * ---------------------------------------------------------------------- */
+
+static void copy_elem(tl_dtype dd, char *d, tl_dtype sd, const char *s)
+{
+    if (dd == sd)
+        memcpy(d, s, tl_dtype_size(dd));
+    else if (tl_dtype_is_floating(sd))
+        stf[dd](d, ldf[sd](s));
+    else
+        sti[dd](d, ldi[sd](s));
+}
+
+static int cpu_index_select(const tl_strided *dst, const tl_strided *src,
+                            int dim, const int64_t *index, int64_t n_index,
+                            tl_error *err)
+{
+    int nd = src->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || dst->ndim != nd || dim < 0 || dim >= nd ||
+        !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n_index < 0 ||
+        dst->sizes[dim] != n_index)
+        return bad_desc(err, "index_select shape");
+    int64_t osizes[TL_MAX_DIMS], dstr[TL_MAX_DIMS], sstr[TL_MAX_DIMS];
+    size_t disz = tl_dtype_size(dst->dtype), sisz = tl_dtype_size(src->dtype);
+    int no = 0;
+    bool empty = n_index == 0;
+    for (int d = 0; d < nd; d++) {
+        if (d == dim)
+            continue;
+        if (dst->sizes[d] != src->sizes[d] || src->sizes[d] < 0)
+            return bad_desc(err, "index_select sizes");
+        if (src->sizes[d] == 0)
+            empty = true;
+        osizes[no] = src->sizes[d];
+        dstr[no] = dst->strides[d] * (int64_t)disz;
+        sstr[no] = src->strides[d] * (int64_t)sisz;
+        no++;
+    }
+    if (empty)
+        return 0;
+    for (int64_t k = 0; k < n_index; k++)
+        if (index[k] < 0 || index[k] >= src->sizes[dim])
+            return tl_error_set(err, TL_ERR_INTERNAL,
+                                "backend: index %lld out of range",
+                                (long long)index[k]);
+    if (!dst->data || !src->data)
+        return bad_desc(err, "null data");
+    int64_t dk = dst->strides[dim] * (int64_t)disz;
+    int64_t sk = src->strides[dim] * (int64_t)sisz;
+    int64_t idx[TL_MAX_DIMS] = {0};
+    char *dp = dst->data;
+    const char *sp = src->data;
+    for (;;) {
+        for (int64_t k = 0; k < n_index; k++)
+            copy_elem(dst->dtype, dp + k * dk, src->dtype, sp + index[k] * sk);
+        int d = no - 1;
+        for (; d >= 0; d--) {
+            dp += dstr[d];
+            sp += sstr[d];
+            if (++idx[d] < osizes[d])
+                break;
+            dp -= dstr[d] * osizes[d];
+            sp -= sstr[d] * osizes[d];
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return 0;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * reduce
+ * ---------------------------------------------------------------------- */
+
+static const char *redop_name(tl_redop op)
+{
+    static const char *names[TL_NREDOPS] = {"sum", "prod", "mean", "max", "min",
+                                            "argmax", "argmin", "all", "any"};
+    return (unsigned)op < TL_NREDOPS ? names[op] : "reduce";
+}
+
+typedef struct red_acc {
+    double f;
+    int64_t i;
+    int64_t arg;
+    bool seen_nan;
+} red_acc;
+
+static void red_init(tl_redop op, bool fl, red_acc *a)
+{
+    a->arg = 0;
+    a->seen_nan = false;
+    switch (op) {
+    case TL_RED_PROD: a->f = 1.0; a->i = 1; break;
+    case TL_RED_ALL: a->f = 1.0; a->i = 1; break;
+    case TL_RED_MAX: case TL_RED_ARGMAX: a->f = -INFINITY; a->i = INT64_MIN; break;
+    case TL_RED_MIN: case TL_RED_ARGMIN: a->f = INFINITY; a->i = INT64_MAX; break;
+    default: a->f = 0.0; a->i = 0; break;
+    }
+    (void)fl;
+}
+
+/* Fold n elements (a strip of the reduced sub-shape starting at flat
+ * position k0) into the accumulator. */
+static void red_strip_f(tl_redop op, tl_dtype ct, ld_f64_fn ld, const char *p,
+                        int64_t st, int64_t n, int64_t k0, red_acc *a)
+{
+    for (int64_t i = 0; i < n; i++, p += st) {
+        double v = round_to(ct, ld(p));
+        switch (op) {
+        case TL_RED_SUM: case TL_RED_MEAN: a->f += v; break;
+        case TL_RED_PROD: a->f *= v; break;
+        case TL_RED_ALL: if (v == 0.0) a->f = 0.0; break;
+        case TL_RED_ANY: if (v != 0.0) a->f = 1.0; break;
+        case TL_RED_MAX: case TL_RED_ARGMAX:
+            if (a->seen_nan)
+                break;
+            if (isnan(v)) {
+                a->seen_nan = true;
+                a->f = v;
+                a->arg = k0 + i;
+            } else if (v > a->f || k0 + i == 0) {
+                a->f = v;
+                a->arg = k0 + i;
+            }
+            break;
+        case TL_RED_MIN: case TL_RED_ARGMIN:
+            if (a->seen_nan)
+                break;
+            if (isnan(v)) {
+                a->seen_nan = true;
+                a->f = v;
+                a->arg = k0 + i;
+            } else if (v < a->f || k0 + i == 0) {
+                a->f = v;
+                a->arg = k0 + i;
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+static void red_strip_i(tl_redop op, tl_dtype ct, ld_i64_fn ld, const char *p,
+                        int64_t st, int64_t n, int64_t k0, red_acc *a)
+{
+    for (int64_t i = 0; i < n; i++, p += st) {
+        int64_t v = wrap_to(ct, ld(p));
+        switch (op) {
+        case TL_RED_SUM: a->i = (int64_t)((uint64_t)a->i + (uint64_t)v); break;
+        case TL_RED_MEAN: a->f += (double)v; break;
+        case TL_RED_PROD: a->i = (int64_t)((uint64_t)a->i * (uint64_t)v); break;
+        case TL_RED_ALL: if (v == 0) a->i = 0; break;
+        case TL_RED_ANY: if (v != 0) a->i = 1; break;
+        case TL_RED_MAX: case TL_RED_ARGMAX:
+            if (v > a->i || k0 + i == 0) {
+                a->i = v;
+                a->arg = k0 + i;
+            }
+            break;
+        case TL_RED_MIN: case TL_RED_ARGMIN:
+            if (v < a->i || k0 + i == 0) {
+                a->i = v;
+                a->arg = k0 + i;
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+static void red_store(tl_redop op, tl_dtype ct, bool fl, const red_acc *a,
+                      int64_t count, tl_dtype dt, char *d)
+{
+    switch (op) {
+    case TL_RED_ARGMAX:
+    case TL_RED_ARGMIN:
+        tl_dtype_store_i64(dt, d, a->arg);
+        return;
+    case TL_RED_ALL:
+    case TL_RED_ANY:
+        tl_dtype_store_i64(dt, d, fl ? (a->f != 0.0) : a->i);
+        return;
+    case TL_RED_MEAN:
+        tl_dtype_store_f64(dt, d, round_to(ct, a->f / (double)count));
+        return;
+    default:
+        if (fl)
+            tl_dtype_store_f64(dt, d, round_to(ct, a->f));
+        else
+            tl_dtype_store_i64(dt, d, wrap_to(ct, a->i));
+        return;
+    }
+}
+
+static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
+                      const tl_strided *src, uint64_t reduce_mask, tl_error *err)
+{
+    int nd = src->ndim;
+    if ((unsigned)op >= TL_NREDOPS || !dtype_ok(compute) || nd < 0 ||
+        nd > TL_MAX_DIMS || dst->ndim != nd || !dtype_ok(dst->dtype) ||
+        !dtype_ok(src->dtype))
+        return bad_desc(err, "reduce");
+    if (nd < 64 && (reduce_mask >> nd) != 0)
+        return bad_desc(err, "reduce mask");
+    /* kept dims (outer) and reduced dims (inner), each in order */
+    int64_t osz[TL_MAX_DIMS], ostr[TL_MAX_DIMS], odst[TL_MAX_DIMS];
+    int64_t rsz[TL_MAX_DIMS], rstr[TL_MAX_DIMS];
+    int no = 0, nr = 0;
+    int64_t nout = 1, nred = 1;
+    size_t sisz = tl_dtype_size(src->dtype), disz = tl_dtype_size(dst->dtype);
+    for (int d = 0; d < nd; d++) {
+        bool red = (reduce_mask >> d) & 1u;
+        if (src->sizes[d] < 0)
+            return bad_desc(err, "reduce sizes");
+        if (red) {
+            if (dst->sizes[d] != 1)
+                return bad_desc(err, "reduce keepdim");
+            if (src->sizes[d] == 1)
+                continue;
+            rsz[nr] = src->sizes[d];
+            rstr[nr] = src->strides[d] * (int64_t)sisz;
+            nred *= src->sizes[d];
+            nr++;
+        } else {
+            if (dst->sizes[d] != src->sizes[d])
+                return bad_desc(err, "reduce sizes");
+            if (src->sizes[d] == 1)
+                continue;
+            osz[no] = src->sizes[d];
+            ostr[no] = src->strides[d] * (int64_t)sisz;
+            odst[no] = dst->strides[d] * (int64_t)disz;
+            nout *= src->sizes[d];
+            no++;
+        }
+    }
+    if (nout == 0)
+        return 0;
+    if (nred == 0 && (op == TL_RED_MAX || op == TL_RED_MIN ||
+                      op == TL_RED_ARGMAX || op == TL_RED_ARGMIN))
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "%s(): Expected reduction dim to be specified for "
+                            "input.numel() == 0. Specify the reduction dim "
+                            "with the 'dim' argument.",
+                            redop_name(op));
+    if (!dst->data || (nred > 0 && !src->data))
+        return bad_desc(err, "null data");
+    bool fl = tl_dtype_is_floating(compute);
+    ld_f64_fn lf = ldf[src->dtype];
+    ld_i64_fn li = ldi[src->dtype];
+    int64_t oidx[TL_MAX_DIMS] = {0}, ridx[TL_MAX_DIMS] = {0};
+    const char *sp = src->data;
+    char *dp = dst->data;
+    for (;;) {
+        red_acc acc;
+        red_init(op, fl, &acc);
+        if (nred > 0) {
+            const char *rp = sp;
+            int64_t inner = nr ? rsz[nr - 1] : 1;
+            int64_t istr = nr ? rstr[nr - 1] : 0;
+            int64_t k = 0;
+            for (;;) {
+                if (fl)
+                    red_strip_f(op, compute, lf, rp, istr, inner, k, &acc);
+                else
+                    red_strip_i(op, compute, li, rp, istr, inner, k, &acc);
+                k += inner;
+                int d = nr - 2;
+                for (; d >= 0; d--) {
+                    rp += rstr[d];
+                    if (++ridx[d] < rsz[d])
+                        break;
+                    rp -= rstr[d] * rsz[d];
+                    ridx[d] = 0;
+                }
+                if (d < 0)
+                    break;
+            }
+        }
+        red_store(op, compute, fl, &acc, nred, dst->dtype, dp);
+        int d = no - 1;
+        for (; d >= 0; d--) {
+            sp += ostr[d];
+            dp += odst[d];
+            if (++oidx[d] < osz[d])
+                break;
+            sp -= ostr[d] * osz[d];
+            dp -= odst[d] * osz[d];
+            oidx[d] = 0;
+        }
+        if (d < 0)
+            return 0;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * The two backends
+ * ---------------------------------------------------------------------- */
+
+static const tl_backend cpu_backend = {
+    .name = "cpu",
+    .device = {TL_DEV_CPU, 0},
+    .emulated = false,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .to_host = cpu_memcpy,
+    .from_host = cpu_memcpy,
+    .copy_strided = cpu_copy_strided,
+    .fill = cpu_fill,
+    .binary = cpu_binary,
+    .unary = cpu_unary,
+    .where = cpu_where,
+    .index_select = cpu_index_select,
+    .reduce = cpu_reduce,
+};
+
+static const tl_backend cuda_emulated_backend = {
+    .name = "cuda-emulated",
+    .device = {TL_DEV_CUDA, 0},
+    .emulated = true,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .to_host = cpu_memcpy,
+    .from_host = cpu_memcpy,
+    .copy_strided = cpu_copy_strided,
+    .fill = cpu_fill,
+    .binary = cuda_emu_binary,
+    .unary = cpu_unary,
+    .where = cpu_where,
+    .index_select = cpu_index_select,
+    .reduce = cpu_reduce,
+};
+
+const tl_backend *tl_backend_cpu(void)
+{
+    return &cpu_backend;
+}
+
+const tl_backend *tl_backend_cuda_emulated(void)
+{
+    return &cuda_emulated_backend;
+}
