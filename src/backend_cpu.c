@@ -208,9 +208,20 @@ static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
     for (int k = 0; k < it->nops; k++)
         inner[k] = it->bstr[k][last];
     int64_t idx[TL_MAX_DIMS] = {0};
+    int64_t since_check = 0;
     for (;;) {
         if (fn(ctx, it->sizes[last], ptrs, inner, err) < 0)
             return -1;
+        /* poll the op's deadline about every million elements */
+        since_check += it->sizes[last];
+        if (since_check >= (1 << 20)) {
+            since_check = 0;
+            if (tl_deadline_passed())
+                return tl_error_set(err, TL_ERR_LIMIT,
+                                    "time limit exceeded (%g s per op; see "
+                                    "--timeout)",
+                                    tl_deadline_budget());
+        }
         int d = last - 1;
         for (; d >= 0; d--) {
             for (int k = 0; k < it->nops; k++)

@@ -146,6 +146,14 @@ int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
 {
     if (a->npos > maxpos)
         return tl_args_type_error(a, fname, sig, err);
+    /* A "*" entry in kwnames separates parameters that may also be given
+     * positionally (listed in positional order) from keyword-only ones;
+     * without it, all are treated as keyword-only for the duplicate check
+     * (varargs signatures such as zeros(*size, dtype=...)). */
+    size_t npositional = 0;
+    for (size_t j = 0; kwnames && kwnames[j]; j++)
+        if (strcmp(kwnames[j], "*") == 0)
+            npositional = j;
     for (size_t k = 0; k < a->nkw; k++) {
         bool known = false;
         size_t pos = 0;
@@ -157,9 +165,7 @@ int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
         }
         if (!known)
             return tl_args_type_error(a, fname, sig, err);
-        /* given both positionally and by keyword: kwnames are listed in
-         * positional order for the parameters that may be positional */
-        if (pos < a->npos && pos < maxpos)
+        if (pos < npositional && pos < a->npos)
             return tl_error_set(err, TL_ERR_TYPE,
                                 "%s() got multiple values for argument '%s'",
                                 fname, a->kwnames[k]);

@@ -66,7 +66,10 @@ size_t tl_bind_names(tl_bind_kind kind, const char **out, size_t cap);
  * given both ways is a TypeError reported by tl_args_check. */
 tl_value *tl_arg(const tl_args *a, size_t i, const char *kw);
 /* Validate counts and keyword names: at most maxpos positionals, keywords
- * only from `kwnames` (NULL-terminated), no duplicates. On failure raises
+ * only from `kwnames` (NULL-terminated), no duplicates. Names before a "*"
+ * entry may also be given positionally, in that order, and are checked for
+ * "got multiple values"; names after it (or all, without "*") are
+ * keyword-only. On failure raises
  * TypeError "NAME() received an invalid combination of arguments - got
  * (...), but expected one of:\n * SIG" where SIG is `sig` (may contain
  * several lines). */

@@ -9,6 +9,7 @@
  */
 #include "diag.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void tl_diag_position(const tl_source *src, int32_t offset, int *line, int *col)

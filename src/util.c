@@ -147,3 +147,19 @@ double tl_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+static _Thread_local double deadline_when;
+static _Thread_local double deadline_budget;
+
+void tl_deadline_set(double when, double budget)
+{
+    deadline_when = when;
+    deadline_budget = budget;
+}
+
+bool tl_deadline_passed(void)
+{
+    return deadline_when > 0 && tl_now() > deadline_when;
+}
+
+double tl_deadline_budget(void) { return deadline_budget; }

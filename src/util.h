@@ -62,4 +62,11 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 /* Monotonic clock in seconds (for per-op deadlines). */
 double tl_now(void);
 
+/* The running op's deadline, per thread (absolute tl_now() time; 0 = none).
+ * The interpreter sets it around each call; long kernel loops poll
+ * tl_deadline_passed() and stop with a limit error. */
+void tl_deadline_set(double when, double budget);
+bool tl_deadline_passed(void);
+double tl_deadline_budget(void); /* the budget in seconds, for messages */
+
 #endif

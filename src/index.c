@@ -1,0 +1,1934 @@
+/* index.c - subscripts x[idx] and x[idx] = v for tensors and ndarrays.
+ *
+ * Design: an index is first normalised into a list of items (int, slice,
+ * None, Ellipsis, bool, tensor), mirroring python_variable_indexing.cpp:
+ * a tuple is a list of items; a list holding a slice/None/Ellipsis/sequence
+ * /tensor is treated as a tuple; any other list becomes an index tensor.
+ * The items are then applied left to right to a local geometry (sizes,
+ * strides, offset) exactly as ATen's applySlicing does - including its quirk
+ * that a k-d mask advances the dim pointer by one - producing the "sliced"
+ * view plus a per-dim list of recorded index tensors. With no index tensor
+ * the result is a view (a new header, never self).
+ *
+ * Advanced indexing then follows at::index: dtype check, mask expansion
+ * (nonzero), broadcast of the index tensors, PyTorch's dimension placement
+ * (in place when the indexed dims are adjacent, else first), bounds checks.
+ * The result's storage offsets are generated on the host in chunks and
+ * gathered with one backend index_select per chunk over the whole storage
+ * viewed as 1-D, so every device works. Assignment scatters the same
+ * offsets: in place for host-memory backends, through a to_host/from_host
+ * round trip of the storage otherwise.
+ *
+ * NumPy mode (ndarrays) differs where NumPy does: negative steps, ints
+ * become advanced indices next to arrays, masks consume their dims, a full
+ * integer index returns a Python scalar, NumPy's error texts, and writes
+ * never bump the tensor version counter.
+ */
+#include "index.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "interp.h"
+#include "ops.h"
+#include "util.h"
+#include "view.h"
+
+/* host-side index material is bounded (it is not charged to the ledger) */
+#define MAX_INDEX_ELEMS ((int64_t)1 << 26)
+#define GATHER_CHUNK 65536
+
+typedef enum ixkind { IX_INT, IX_SLICE, IX_NONE, IX_ELLIPSIS, IX_BOOL,
+                      IX_TENSOR } ixkind;
+
+typedef struct ixitem {
+    ixkind kind;
+    int64_t i;                /* IX_INT value, IX_BOOL value */
+    const tl_value *slice;    /* IX_SLICE (borrowed) */
+    tl_tensor *t;             /* IX_TENSOR (owned) */
+} ixitem;
+
+/* One index tensor after mask expansion, read to the host. */
+typedef struct advidx {
+    int dim;                  /* dim of the sliced geometry it indexes */
+    int ndim;
+    int64_t sizes[TL_MAX_DIMS];
+    int64_t numel;
+    int64_t *vals;            /* row-major, owned */
+} advidx;
+
+/* A recorded (not yet expanded) index at outIndices[pos]. */
+typedef struct rec {
+    tl_tensor *t;             /* owned; NULL when vals is used instead */
+    bool is_mask;
+    int64_t scalar;           /* numpy: an int that became advanced */
+    bool is_scalar;
+} rec;
+
+typedef struct ctx {
+    bool np;                  /* NumPy semantics */
+    tl_tensor *x;             /* the indexed tensor (borrowed) */
+    int ndim;                 /* sliced geometry */
+    int64_t sizes[TL_MAX_DIMS];
+    int64_t strides[TL_MAX_DIMS];
+    int64_t offset;
+    bool same;                /* sliced geometry is still x itself */
+    bool ellipsis_seen;
+    bool scalar_result;       /* numpy: integer-only basic index */
+    int nrec;                 /* outIndices length */
+    rec recs[TL_MAX_DIMS + 1];
+    int nadv;
+    advidx adv[TL_MAX_DIMS];
+} ctx;
+
+static void ctx_free(ctx *c)
+{
+    for (int i = 0; i < c->nrec; i++)
+        tl_tensor_release(c->recs[i].t);
+    for (int i = 0; i < c->nadv; i++)
+        free(c->adv[i].vals);
+    c->nrec = c->nadv = 0;
+}
+
+static void items_free(ixitem *it, int n)
+{
+    for (int i = 0; i < n; i++)
+        tl_tensor_release(it[i].t);
+    free(it);
+}
+
+static void fmt_list(tl_buf *b, int n, const int64_t *a)
+{
+    tl_buf_putc(b, '[');
+    for (int i = 0; i < n; i++)
+        tl_buf_printf(b, "%s%lld", i ? ", " : "", (long long)a[i]);
+    tl_buf_putc(b, ']');
+}
+
+/* NumPy's shape text: (4,) (2,3) () */
+static void np_shape(tl_buf *b, int n, const int64_t *a)
+{
+    tl_buf_putc(b, '(');
+    for (int i = 0; i < n; i++)
+        tl_buf_printf(b, "%s%lld", i ? "," : "", (long long)a[i]);
+    if (n == 1)
+        tl_buf_putc(b, ',');
+    tl_buf_putc(b, ')');
+}
+
+static int limit_error(tl_error *err)
+{
+    return tl_error_set(err, TL_ERR_LIMIT, "an advanced index with more than "
+                        "%lld elements is not supported",
+                        (long long)MAX_INDEX_ELEMS);
+}
+
+static bool host_backend(const tl_backend *be)
+{
+    return be->device.kind == TL_DEV_CPU || be->emulated;
+}
+
+/* ------------------------------------------------------------------ */
+/* host reads and list -> tensor conversion                            */
+/* ------------------------------------------------------------------ */
+
+/* All elements of t, row-major, as int64 (bool as 0/1). Caller frees. */
+static int64_t *read_all_i64(const tl_tensor *t, int64_t *n, tl_error *err)
+{
+    int64_t numel = tl_tensor_numel(t);
+    if (numel > MAX_INDEX_ELEMS) {
+        limit_error(err);
+        return NULL;
+    }
+    tl_tensor *h = NULL;
+    const tl_tensor *src = t;
+    if (!host_backend(tl_tensor_backend(t))) {
+        h = tl_ops_to((tl_tensor *)t, tl_backend_cpu(), t->dtype, true,
+                      TL_MEMFMT_CONTIGUOUS, err);
+        if (!h)
+            return NULL;
+        src = h;
+    }
+    int64_t *out = tl_xmalloc(sizeof(int64_t) * (size_t)(numel > 0 ? numel : 1));
+    /* walk the strided layout directly (host memory) */
+    const char *base = (const char *)src->storage->data;
+    size_t isz = tl_dtype_size(src->dtype);
+    int64_t idx[TL_MAX_DIMS] = {0};
+    int64_t off = src->offset;
+    for (int64_t k = 0; k < numel; k++) {
+        out[k] = tl_dtype_load_i64(src->dtype, base + (size_t)off * isz);
+        for (int d = src->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < src->sizes[d]) {
+                off += src->strides[d];
+                break;
+            }
+            off -= (idx[d] - 1) * src->strides[d];
+            idx[d] = 0;
+        }
+    }
+    tl_tensor_release(h);
+    *n = numel;
+    return out;
+}
+
+typedef struct shapeinfo {
+    int ndim;
+    int64_t sizes[TL_MAX_DIMS];
+    bool any_float, any_int, any_bool;
+    int64_t count;
+} shapeinfo;
+
+static int list_shape(const tl_value *v, int depth, shapeinfo *si,
+                      tl_error *err)
+{
+    if (v->kind == TL_V_LIST || v->kind == TL_V_TUPLE) {
+        if (depth >= TL_MAX_DIMS)
+            return tl_error_set(err, TL_ERR_LIMIT, "nested sequence too deep");
+        int64_t n = (int64_t)v->u.seq.n;
+        if (depth == si->ndim) {
+            if (si->count > 0 && depth > 0)
+                return tl_error_set(err, TL_ERR_TYPE, "'%s' object cannot be "
+                                    "interpreted as an integer",
+                                    tl_value_type_name(v));
+            si->sizes[si->ndim++] = n;
+        } else if (si->sizes[depth] != n) {
+            return tl_error_set(err, TL_ERR_VALUE, "expected sequence of "
+                                "length %lld at dim %d (got %lld)",
+                                (long long)si->sizes[depth], depth,
+                                (long long)n);
+        }
+        for (size_t i = 0; i < v->u.seq.n; i++)
+            if (list_shape(v->u.seq.items[i], depth + 1, si, err))
+                return -1;
+        return 0;
+    }
+    if (depth < si->ndim)
+        return tl_error_set(err, TL_ERR_TYPE, "not a sequence");
+    switch (v->kind) {
+    case TL_V_BOOL: si->any_bool = true; break;
+    case TL_V_INT: si->any_int = true; break;
+    case TL_V_FLOAT: si->any_float = true; break;
+    case TL_V_TENSOR:
+    case TL_V_NDARRAY:
+        if (v->u.tensor->ndim != 0)
+            return tl_error_set(err, TL_ERR_VALUE, "only one element tensors "
+                                "can be converted to Python scalars");
+        if (tl_dtype_is_floating(v->u.tensor->dtype))
+            si->any_float = true;
+        else if (v->u.tensor->dtype == TL_BOOL)
+            si->any_bool = true;
+        else
+            si->any_int = true;
+        break;
+    default:
+        return tl_error_set(err, TL_ERR_TYPE, "new(): invalid data type '%s'",
+                            tl_value_type_name(v));
+    }
+    if (++si->count > MAX_INDEX_ELEMS)
+        return limit_error(err);
+    return 0;
+}
+
+static int list_fill(const tl_value *v, tl_tensor *t, int64_t *k,
+                     tl_error *err)
+{
+    if (v->kind == TL_V_LIST || v->kind == TL_V_TUPLE) {
+        for (size_t i = 0; i < v->u.seq.n; i++)
+            if (list_fill(v->u.seq.items[i], t, k, err))
+                return -1;
+        return 0;
+    }
+    int rc;
+    if (tl_dtype_is_floating(t->dtype)) {
+        double d = 0;
+        tl_value_as_double(v, &d);
+        rc = tl_tensor_set_f64(t, (*k)++, d, err);
+    } else {
+        int64_t i = 0;
+        double d;
+        if (v->kind == TL_V_FLOAT || ((v->kind == TL_V_TENSOR ||
+                                       v->kind == TL_V_NDARRAY) &&
+                                      tl_dtype_is_floating(v->u.tensor->dtype))) {
+            tl_value_as_double(v, &d);
+            i = (int64_t)d;
+        } else if (v->kind == TL_V_NDARRAY) {
+            tl_tensor_get_i64(v->u.tensor, 0, &i, NULL);
+        } else {
+            tl_value_as_index(v, &i);
+        }
+        rc = tl_tensor_set_i64(t, (*k)++, i, err);
+    }
+    return rc;
+}
+
+/* torch.tensor(list) for indexing (Long unless all-bool, as
+ * indexing_tensor_from_data) or for values (Float64/Long/Bool). */
+static tl_tensor *list_to_tensor(const tl_value *v, bool for_index,
+                                 tl_error *err)
+{
+    shapeinfo si;
+    memset(&si, 0, sizeof si);
+    if (list_shape(v, 0, &si, err))
+        return NULL;
+    tl_dtype dt;
+    if (si.any_bool && !si.any_int && !si.any_float)
+        dt = TL_BOOL;
+    else if (for_index || !si.any_float)
+        dt = TL_INT64;
+    else
+        dt = TL_FLOAT64;
+    if (for_index && si.count == 0)
+        dt = TL_INT64;
+    tl_tensor *t = tl_tensor_new(tl_backend_cpu(), dt, si.ndim, si.sizes, err);
+    if (!t)
+        return NULL;
+    int64_t k = 0;
+    if (list_fill(v, t, &k, err)) {
+        tl_tensor_release(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* parsing the index value into items                                  */
+/* ------------------------------------------------------------------ */
+
+static bool treat_as_tuple(const tl_value *v)
+{
+    if (v->kind == TL_V_TUPLE || v->kind == TL_V_SIZE)
+        return true;
+    if (v->kind != TL_V_LIST || v->u.seq.n >= 32)
+        return false;
+    for (size_t i = 0; i < v->u.seq.n; i++) {
+        const tl_value *o = v->u.seq.items[i];
+        if (o->kind == TL_V_TENSOR || o->kind == TL_V_NDARRAY ||
+            tl_value_is_seq(o) || o->kind == TL_V_SLICE ||
+            o->kind == TL_V_ELLIPSIS || o->kind == TL_V_NONE ||
+            o->kind == TL_V_STR)
+            return true;
+    }
+    return false;
+}
+
+static int bad_index_type(bool np, const tl_value *v, tl_error *err)
+{
+    if (np)
+        return tl_error_set(err, TL_ERR_INDEX, "only integers, slices (`:`), "
+                            "ellipsis (`...`), numpy.newaxis (`None`) and "
+                            "integer or boolean arrays are valid indices");
+    if (v->kind == TL_V_STR)
+        return tl_error_set(err, TL_ERR_TYPE, "new(): invalid data type 'str'");
+    return tl_error_set(err, TL_ERR_INDEX, "only integers, slices (`:`), "
+                        "ellipsis (`...`), None and long or byte Variables "
+                        "are valid indices (got %s)", tl_value_type_name(v));
+}
+
+static int parse_item(const tl_value *v, bool np, ixitem *it, tl_error *err)
+{
+    memset(it, 0, sizeof *it);
+    switch (v->kind) {
+    case TL_V_INT: it->kind = IX_INT; it->i = v->u.i; return 0;
+    case TL_V_BOOL: it->kind = IX_BOOL; it->i = v->u.b; return 0;
+    case TL_V_NONE: it->kind = IX_NONE; return 0;
+    case TL_V_ELLIPSIS: it->kind = IX_ELLIPSIS; return 0;
+    case TL_V_SLICE: it->kind = IX_SLICE; it->slice = v; return 0;
+    case TL_V_TENSOR:
+    case TL_V_NDARRAY:
+        it->kind = IX_TENSOR;
+        it->t = tl_tensor_retain(v->u.tensor);
+        return 0;
+    case TL_V_LIST:
+    case TL_V_TUPLE:
+    case TL_V_SIZE: {
+        if (np) {
+            /* NumPy: float entries are refused */
+            shapeinfo si;
+            memset(&si, 0, sizeof si);
+            if (list_shape(v, 0, &si, err))
+                return -1;
+            if (si.any_float)
+                return bad_index_type(true, v, err);
+        }
+        it->kind = IX_TENSOR;
+        it->t = list_to_tensor(v, true, err);
+        return it->t ? 0 : -1;
+    }
+    default:
+        return bad_index_type(np, v, err);
+    }
+}
+
+static int parse_index(const tl_value *index, bool np, ixitem **out, int *n,
+                       tl_error *err)
+{
+    const tl_value *const *src = &index;
+    size_t m = 1;
+    if (treat_as_tuple(index)) {
+        src = (const tl_value *const *)index->u.seq.items;
+        m = index->u.seq.n;
+    }
+    if (m > 4 * TL_MAX_DIMS)
+        return tl_error_set(err, TL_ERR_LIMIT, "an index with more than %d "
+                            "entries is not supported", 4 * TL_MAX_DIMS);
+    ixitem *it = tl_xcalloc(m > 0 ? m : 1, sizeof *it);
+    for (size_t i = 0; i < m; i++) {
+        if (parse_item(src[i], np, &it[i], err)) {
+            items_free(it, (int)i);
+            return -1;
+        }
+    }
+    *out = it;
+    *n = (int)m;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* basic indexing on the local geometry                                */
+/* ------------------------------------------------------------------ */
+
+static bool is_int_scalar_tensor(const tl_tensor *t)
+{
+    return t->ndim == 0 && tl_dtype_is_integral(t->dtype) &&
+           t->dtype != TL_UINT8;
+}
+
+static bool is_bool_scalar_tensor(const tl_tensor *t)
+{
+    return t->ndim == 0 && (t->dtype == TL_BOOL || t->dtype == TL_UINT8);
+}
+
+static int geom_unsqueeze(ctx *c, int64_t dim, tl_error *err)
+{
+    int d;
+    if (tl_wrap_dim(dim, c->ndim + 1, &d, err))
+        return -1;
+    if (c->ndim >= TL_MAX_DIMS)
+        return tl_error_set(err, TL_ERR_LIMIT, "tensors with more than %d "
+                            "dimensions are not supported", TL_MAX_DIMS);
+    int64_t st = d >= c->ndim ? 1 : c->sizes[d] * c->strides[d];
+    if (c->np)
+        st = 0;
+    for (int i = c->ndim; i > d; i--) {
+        c->sizes[i] = c->sizes[i - 1];
+        c->strides[i] = c->strides[i - 1];
+    }
+    c->sizes[d] = 1;
+    c->strides[d] = st;
+    c->ndim++;
+    c->same = false;
+    return 0;
+}
+
+/* applySelect */
+static int geom_select(ctx *c, int dim, int64_t index, int64_t real_dim,
+                       tl_error *err)
+{
+    if (!c->np && index == 0 && dim == 0 && c->ndim == 0)
+        return tl_error_set(err, TL_ERR_INDEX, "invalid index of a 0-dim "
+                            "tensor. Use `tensor.item()` in Python or "
+                            "`tensor.item<T>()` in C++ to convert a 0-dim "
+                            "tensor to a number");
+    int64_t size = dim < c->ndim ? c->sizes[dim] : 0;
+    if (!(size > -1 - index && size > index)) {
+        if (c->np)
+            return tl_error_set(err, TL_ERR_INDEX, "index %lld is out of "
+                                "bounds for axis %lld with size %lld",
+                                (long long)index, (long long)real_dim,
+                                (long long)size);
+        return tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds "
+                            "for dimension %lld with size %lld",
+                            (long long)index, (long long)real_dim,
+                            (long long)size);
+    }
+    if (index < 0)
+        index += size;
+    c->offset += index * c->strides[dim];
+    for (int i = dim; i < c->ndim - 1; i++) {
+        c->sizes[i] = c->sizes[i + 1];
+        c->strides[i] = c->strides[i + 1];
+    }
+    c->ndim--;
+    c->same = false;
+    return 0;
+}
+
+static int slice_bound(const tl_value *v, bool *has, int64_t *out,
+                       tl_error *err)
+{
+    *has = false;
+    if (!v || v->kind == TL_V_NONE)
+        return 0;
+    if (v->kind == TL_V_BOOL || !tl_value_as_index(v, out))
+        return tl_error_set(err, TL_ERR_TYPE, "slice indices must be "
+                            "integers or None or have an __index__ method");
+    *has = true;
+    return 0;
+}
+
+static int geom_slice(ctx *c, int dim, const tl_value *sl, tl_error *err)
+{
+    bool hs, he, hst;
+    int64_t s = 0, e = 0, st = 1;
+    if (slice_bound(sl->u.slice.start, &hs, &s, err) ||
+        slice_bound(sl->u.slice.stop, &he, &e, err) ||
+        slice_bound(sl->u.slice.step, &hst, &st, err))
+        return -1;
+    if (!hst)
+        st = 1;
+    if (st == 0)
+        return tl_error_set(err, TL_ERR_VALUE, "slice step cannot be zero");
+    if (c->np) {
+        if (dim >= c->ndim)
+            return tl_error_set(err, TL_ERR_INDEX, "too many indices for "
+                                "array");
+        /* PySlice_AdjustIndices */
+        int64_t len = c->sizes[dim];
+        int64_t lo, hi;
+        if (st > 0) {
+            s = hs ? s : 0;
+            e = he ? e : len;
+        } else {
+            s = hs ? s : len - 1;
+            e = he ? e : -len - 1;
+        }
+        if (s < 0) {
+            s += len;
+            if (s < 0)
+                s = st < 0 ? -1 : 0;
+        } else if (s >= len) {
+            s = st < 0 ? len - 1 : len;
+        }
+        if (e < 0) {
+            e += len;
+            if (e < 0)
+                e = st < 0 ? -1 : 0;
+        } else if (e >= len) {
+            e = st < 0 ? len - 1 : len;
+        }
+        lo = s;
+        hi = e;
+        int64_t n = 0;
+        if (st < 0) {
+            if (hi < lo)
+                n = (lo - hi - 1) / (-st) + 1;
+        } else if (lo < hi) {
+            n = (hi - lo - 1) / st + 1;
+        }
+        c->offset += (n > 0 ? s : 0) * c->strides[dim];
+        c->sizes[dim] = n;
+        c->strides[dim] *= st;
+        c->same = false;
+        return 0;
+    }
+    if (st < 0)
+        return tl_error_set(err, TL_ERR_VALUE, "step must be greater than "
+                            "zero");
+    if (c->ndim == 0)
+        return tl_error_set(err, TL_ERR_INDEX, "slice() cannot be applied to "
+                            "a 0-dim tensor.");
+    int d;
+    if (tl_wrap_dim(dim, c->ndim, &d, err))
+        return -1;
+    int64_t size = c->sizes[d];
+    /* applySlice's no-op shortcut (raw start 0, explicit stop == size) */
+    if (st == 1 && (!hs || s == 0) && he && e == size)
+        return 0;
+    int64_t a = hs ? s : 0, b = he ? e : INT64_MAX;
+    if (a < 0)
+        a += size;
+    if (b < 0)
+        b += size;
+    if (a < 0)
+        a = 0;
+    else if (a >= size)
+        a = size;
+    if (b < a)
+        b = a;
+    else if (b >= size)
+        b = size;
+    c->offset += a * c->strides[d];
+    c->sizes[d] = b == a ? 0 : (b - a - 1) / st + 1;
+    if (tl_mul_overflow(c->strides[d], st, &c->strides[d]))
+        c->strides[d] = INT64_MAX;
+    c->same = false;
+    return 0;
+}
+
+static int record(ctx *c, int dim, tl_tensor *t, bool is_mask, tl_error *err)
+{
+    if (dim > TL_MAX_DIMS) {
+        tl_tensor_release(t);
+        return tl_error_set(err, TL_ERR_LIMIT, "too many indexed dimensions");
+    }
+    while (c->nrec < dim + 1) {
+        memset(&c->recs[c->nrec], 0, sizeof(rec));
+        c->nrec++;
+    }
+    tl_tensor_release(c->recs[dim].t);
+    c->recs[dim].t = t;
+    c->recs[dim].is_mask = is_mask;
+    c->recs[dim].is_scalar = false;
+    return 0;
+}
+
+/* boolToIndexingTensor: [0] for True, [] for False */
+static tl_tensor *bool_index(bool v, tl_error *err)
+{
+    int64_t n = v ? 1 : 0;
+    return tl_tensor_new(tl_backend_cpu(), TL_INT64, 1, &n, err);
+}
+
+static int count_specified(const ixitem *it, int n)
+{
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        switch (it[i].kind) {
+        case IX_TENSOR:
+            if (it[i].t->dtype == TL_UINT8 || it[i].t->dtype == TL_BOOL)
+                count += it[i].t->ndim;
+            else
+                count++;
+            break;
+        case IX_INT:
+        case IX_SLICE:
+            count++;
+            break;
+        default:
+            break;
+        }
+    }
+    return count;
+}
+
+static bool np_has_advanced(const ixitem *it, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (it[i].kind == IX_BOOL)
+            return true;
+        if (it[i].kind == IX_TENSOR && !is_int_scalar_tensor(it[i].t))
+            return true;
+    }
+    return false;
+}
+
+/* applySlicing (torch) or NumPy's equivalent. */
+static int apply_items(ctx *c, ixitem *it, int n, tl_error *err)
+{
+    int orig_ndim = c->ndim;
+    int specified = count_specified(it, n);
+    if (specified > orig_ndim) {
+        if (c->np)
+            return tl_error_set(err, TL_ERR_INDEX, "too many indices for "
+                                "array: array is %d-dimensional, but %d were "
+                                "indexed", orig_ndim, specified);
+        return tl_error_set(err, TL_ERR_INDEX, "too many indices for tensor "
+                            "of dimension %d", orig_ndim);
+    }
+    bool np_adv = c->np && np_has_advanced(it, n);
+    int64_t dim = 0, real_dim = 0;
+    bool only_ints = true;
+    for (int k = 0; k < n; k++) {
+        ixitem *x = &it[k];
+        if (x->kind != IX_INT &&
+            !(x->kind == IX_TENSOR && is_int_scalar_tensor(x->t)))
+            only_ints = false;
+        switch (x->kind) {
+        case IX_INT:
+        int_case:
+            if (np_adv) {
+                int64_t size = dim < c->ndim ? c->sizes[dim] : 0;
+                if (!(size > -1 - x->i && size > x->i))
+                    return tl_error_set(err, TL_ERR_INDEX, "index %lld is out "
+                                        "of bounds for axis %lld with size "
+                                        "%lld", (long long)x->i,
+                                        (long long)real_dim, (long long)size);
+                if (record(c, (int)dim, NULL, false, err))
+                    return -1;
+                c->recs[dim].is_scalar = true;
+                c->recs[dim].scalar = x->i;
+                dim++;
+            } else if (geom_select(c, (int)dim, x->i, real_dim, err)) {
+                return -1;
+            }
+            real_dim++;
+            break;
+        case IX_SLICE:
+            if (geom_slice(c, (int)dim, x->slice, err))
+                return -1;
+            dim++;
+            real_dim++;
+            break;
+        case IX_ELLIPSIS:
+            if (c->np) {
+                if (c->ellipsis_seen)
+                    return tl_error_set(err, TL_ERR_INDEX, "an index can only "
+                                        "have a single ellipsis ('...')");
+                c->ellipsis_seen = true;
+            }
+            dim += orig_ndim - specified;
+            break;
+        case IX_NONE:
+            if (geom_unsqueeze(c, dim, err))
+                return -1;
+            dim++;
+            break;
+        case IX_BOOL:
+        bool_case: {
+            if (geom_unsqueeze(c, dim, err))
+                return -1;
+            tl_tensor *bt = bool_index(x->i != 0, err);
+            if (!bt || record(c, (int)dim, bt, false, err))
+                return -1;
+            dim++;
+            break;
+        }
+        case IX_TENSOR: {
+            tl_tensor *t = x->t;
+            if (is_int_scalar_tensor(t)) {
+                if (tl_tensor_get_i64(t, 0, &x->i, err))
+                    return -1;
+                goto int_case;
+            }
+            if (is_bool_scalar_tensor(t)) {
+                int64_t b;
+                if (tl_tensor_get_i64(t, 0, &b, err))
+                    return -1;
+                x->i = b != 0;
+                goto bool_case;
+            }
+            bool mask = t->dtype == TL_BOOL || t->dtype == TL_UINT8;
+            if (c->np && mask) {
+                /* NumPy: a k-d mask consumes k dims, checked at once */
+                for (int j = 0; j < t->ndim; j++) {
+                    int64_t have = dim + j < c->ndim ? c->sizes[dim + j] : 0;
+                    if (t->sizes[j] != have)
+                        return tl_error_set(err, TL_ERR_INDEX, "boolean index "
+                                            "did not match indexed array "
+                                            "along dimension %lld; dimension "
+                                            "is %lld but corresponding "
+                                            "boolean dimension is %lld",
+                                            (long long)(dim + j),
+                                            (long long)have,
+                                            (long long)t->sizes[j]);
+                }
+                if (record(c, (int)dim, tl_tensor_retain(t), true, err))
+                    return -1;
+                dim += t->ndim;
+                real_dim += t->ndim;
+                break;
+            }
+            if (c->np && !tl_dtype_is_integral(t->dtype))
+                return bad_index_type(true, NULL, err);
+            if (record(c, (int)dim, tl_tensor_retain(t), mask, err))
+                return -1;
+            dim++;
+            real_dim++;
+            break;
+        }
+        }
+    }
+    c->scalar_result = c->np && only_ints && c->nrec == 0 && c->ndim == 0 &&
+                       !c->ellipsis_seen && n > 0;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* advanced indexing                                                   */
+/* ------------------------------------------------------------------ */
+
+/* checkIndexTensorTypes + expandTensors: fills c->adv. */
+static int expand_indices(ctx *c, tl_error *err)
+{
+    for (int p = 0; p < c->nrec; p++) {
+        const rec *r = &c->recs[p];
+        if (!r->t || r->is_scalar)
+            continue;
+        tl_dtype dt = r->t->dtype;
+        if (dt != TL_INT64 && dt != TL_INT32 && dt != TL_UINT8 &&
+            dt != TL_BOOL) {
+            if (c->np)
+                return bad_index_type(true, NULL, err);
+            return tl_error_set(err, TL_ERR_INDEX, "tensors used as indices "
+                                "must be long, int, byte or bool tensors");
+        }
+    }
+    int rsize = 0;
+    for (int p = 0; p < c->nrec; p++) {
+        const rec *r = &c->recs[p];
+        if (c->np)
+            rsize = p; /* NumPy records sit at their exact dims */
+        if (!r->t && !r->is_scalar) {
+            rsize++;
+            continue;
+        }
+        if (r->is_scalar) {
+            advidx *a = &c->adv[c->nadv++];
+            memset(a, 0, sizeof *a);
+            a->dim = rsize++;
+            a->ndim = 0;
+            a->numel = 1;
+            a->vals = tl_xmalloc(sizeof(int64_t));
+            a->vals[0] = r->scalar;
+            continue;
+        }
+        const tl_tensor *t = r->t;
+        if (r->is_mask) {
+            for (int j = 0; j < t->ndim; j++) {
+                int src = rsize + j, dd;
+                if (!c->np && tl_wrap_dim(src, c->ndim, &dd, err))
+                    return -1;
+                if (src >= c->ndim || t->sizes[j] != c->sizes[src]) {
+                    tl_buf m = {0}, s = {0};
+                    fmt_list(&m, t->ndim, t->sizes);
+                    fmt_list(&s, c->ndim, c->sizes);
+                    tl_error_set(err, TL_ERR_INDEX, "The shape of the mask %s "
+                                 "at index %d does not match the shape of the "
+                                 "indexed tensor %s at index %d",
+                                 tl_buf_str(&m), j, tl_buf_str(&s), src);
+                    tl_buf_free(&m);
+                    tl_buf_free(&s);
+                    return -1;
+                }
+            }
+            if (c->nadv + t->ndim > TL_MAX_DIMS)
+                return tl_error_set(err, TL_ERR_LIMIT, "too many indexed "
+                                    "dimensions");
+            int64_t n, cnt = 0;
+            int64_t *m = read_all_i64(t, &n, err);
+            if (!m)
+                return -1;
+            for (int64_t i = 0; i < n; i++)
+                cnt += m[i] != 0;
+            int k = t->ndim;
+            int base = c->nadv;
+            for (int j = 0; j < k; j++) {
+                advidx *a = &c->adv[c->nadv++];
+                memset(a, 0, sizeof *a);
+                a->dim = rsize + j;
+                a->ndim = 1;
+                a->sizes[0] = cnt;
+                a->numel = cnt;
+                a->vals = tl_xmalloc(sizeof(int64_t) * (size_t)(cnt > 0 ? cnt : 1));
+            }
+            /* nonzero coordinates in row-major order */
+            int64_t coord[TL_MAX_DIMS] = {0}, w = 0;
+            for (int64_t i = 0; i < n; i++) {
+                if (m[i]) {
+                    for (int j = 0; j < k; j++)
+                        c->adv[base + j].vals[w] = coord[j];
+                    w++;
+                }
+                for (int j = k - 1; j >= 0; j--) {
+                    if (++coord[j] < t->sizes[j])
+                        break;
+                    coord[j] = 0;
+                }
+            }
+            free(m);
+            if (k == 0) {
+                /* a 0-d mask reached here only through uint8/bool lists */
+                rsize += 0;
+            }
+            rsize += k;
+            continue;
+        }
+        if (c->nadv >= TL_MAX_DIMS)
+            return tl_error_set(err, TL_ERR_LIMIT, "too many indexed "
+                                "dimensions");
+        advidx *a = &c->adv[c->nadv++];
+        memset(a, 0, sizeof *a);
+        a->dim = rsize++;
+        a->ndim = t->ndim;
+        memcpy(a->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+        a->vals = read_all_i64(t, &a->numel, err);
+        if (!a->vals)
+            return -1;
+    }
+    return 0;
+}
+
+/* The plan of an advanced index: result dims and per-element offsets. */
+typedef struct plan {
+    int nb;                     /* broadcast index shape */
+    int64_t bsizes[TL_MAX_DIMS];
+    int64_t bnumel;
+    int64_t *adv_off;           /* bnumel storage offsets (owned) */
+    int rndim;                  /* result shape */
+    int64_t rsizes[TL_MAX_DIMS];
+    int64_t rnumel;
+    /* virtual dims for iteration: outer dims, the B block, inner dims */
+    int nvd;
+    int64_t vsize[TL_MAX_DIMS + 1];
+    int64_t vstride[TL_MAX_DIMS + 1];
+    int vblock;                 /* index of the B block in the virtual dims */
+} plan;
+
+static int broadcast_error(ctx *c, tl_error *err)
+{
+    tl_buf b = {0};
+    if (c->np) {
+        tl_buf_puts(&b, "shape mismatch: indexing arrays could not be "
+                        "broadcast together with shapes ");
+        for (int j = 0; j < c->nadv; j++) {
+            np_shape(&b, c->adv[j].ndim, c->adv[j].sizes);
+            tl_buf_putc(&b, ' ');
+        }
+    } else {
+        tl_buf_puts(&b, "shape mismatch: indexing tensors could not be "
+                        "broadcast together with shapes ");
+        for (int j = 0; j < c->nadv; j++) {
+            if (j)
+                tl_buf_puts(&b, ", ");
+            fmt_list(&b, c->adv[j].ndim, c->adv[j].sizes);
+        }
+    }
+    tl_error_set(err, TL_ERR_INDEX, "%s", tl_buf_str(&b));
+    tl_buf_free(&b);
+    return -1;
+}
+
+static int make_plan(ctx *c, plan *p, tl_error *err)
+{
+    memset(p, 0, sizeof *p);
+    /* broadcast */
+    p->nb = 0;
+    for (int j = 0; j < c->nadv; j++) {
+        const advidx *a = &c->adv[j];
+        int n = a->ndim > p->nb ? a->ndim : p->nb;
+        int64_t out[TL_MAX_DIMS];
+        for (int i = n - 1; i >= 0; i--) {
+            int off = n - 1 - i;
+            int da = p->nb - 1 - off, db = a->ndim - 1 - off;
+            int64_t sa = da >= 0 ? p->bsizes[da] : 1;
+            int64_t sb = db >= 0 ? a->sizes[db] : 1;
+            if (!(sa == sb || sa == 1 || sb == 1))
+                return broadcast_error(c, err);
+            out[i] = sa == 1 ? sb : sa;
+        }
+        p->nb = n;
+        memcpy(p->bsizes, out, sizeof(int64_t) * (size_t)n);
+    }
+    if (!tl_shape_numel(p->nb, p->bsizes, &p->bnumel))
+        return limit_error(err);
+    /* adjacency of the indexed dims */
+    bool adjacent = true;
+    for (int j = 1; j < c->nadv; j++)
+        if (c->adv[j].dim != c->adv[j - 1].dim + 1)
+            adjacent = false;
+    /* the AdvancedIndex 0-size check */
+    bool indexed_zero = false, repl_zero = false;
+    for (int j = 0; j < c->nadv; j++)
+        if (c->adv[j].dim < c->ndim && c->sizes[c->adv[j].dim] == 0)
+            indexed_zero = true;
+    for (int d = 0; d < p->nb; d++)
+        if (p->bsizes[d] == 0)
+            repl_zero = true;
+    if (!c->np && indexed_zero && !repl_zero)
+        return tl_error_set(err, TL_ERR_INDEX, "index is out of bounds for "
+                            "dimension with size 0");
+    /* result shape and virtual dims */
+    bool isadv[TL_MAX_DIMS + 1] = {false};
+    for (int j = 0; j < c->nadv; j++)
+        if (c->adv[j].dim < TL_MAX_DIMS)
+            isadv[c->adv[j].dim] = true;
+    int first = c->adv[0].dim;
+    p->rndim = 0;
+    p->nvd = 0;
+    int nd = c->ndim;
+    if (p->nb + nd - c->nadv > TL_MAX_DIMS)
+        return tl_error_set(err, TL_ERR_LIMIT, "tensors with more than %d "
+                            "dimensions are not supported", TL_MAX_DIMS);
+#define ADD_REAL(d)                                                           \
+    do {                                                                      \
+        p->rsizes[p->rndim++] = c->sizes[d];                                  \
+        p->vsize[p->nvd] = c->sizes[d];                                       \
+        p->vstride[p->nvd++] = c->strides[d];                                 \
+    } while (0)
+#define ADD_BLOCK()                                                           \
+    do {                                                                      \
+        for (int q = 0; q < p->nb; q++)                                       \
+            p->rsizes[p->rndim++] = p->bsizes[q];                             \
+        p->vblock = p->nvd;                                                   \
+        p->vsize[p->nvd] = p->bnumel;                                         \
+        p->vstride[p->nvd++] = 0;                                             \
+    } while (0)
+    if (adjacent) {
+        for (int d = 0; d < first && d < nd; d++)
+            ADD_REAL(d);
+        ADD_BLOCK();
+        for (int d = first + c->nadv; d < nd; d++)
+            ADD_REAL(d);
+    } else {
+        ADD_BLOCK();
+        for (int d = 0; d < nd; d++)
+            if (!isadv[d])
+                ADD_REAL(d);
+    }
+#undef ADD_REAL
+#undef ADD_BLOCK
+    if (!tl_shape_numel(p->rndim, p->rsizes, &p->rnumel)) {
+        return tl_error_set(err, TL_ERR_LIMIT, "a tensor of more than %lld "
+                            "elements is not supported",
+                            (long long)TL_MAX_NUMEL);
+    }
+    if (p->rnumel == 0)
+        return 0;
+    if (p->bnumel > MAX_INDEX_ELEMS)
+        return limit_error(err);
+    /* per-element offsets of the B block, with bounds checks */
+    p->adv_off = tl_xmalloc(sizeof(int64_t) * (size_t)(p->bnumel > 0 ? p->bnumel : 1));
+    int64_t bst[TL_MAX_DIMS][TL_MAX_DIMS]; /* [j][q] element strides */
+    for (int j = 0; j < c->nadv; j++) {
+        const advidx *a = &c->adv[j];
+        int64_t run = 1;
+        for (int q = p->nb - 1; q >= 0; q--) {
+            int da = a->ndim - (p->nb - q);
+            if (da < 0 || a->sizes[da] == 1) {
+                bst[j][q] = 0;
+            } else {
+                bst[j][q] = run;
+            }
+            if (da >= 0)
+                run *= a->sizes[da];
+        }
+    }
+    int64_t bi[TL_MAX_DIMS] = {0};
+    int64_t pos[TL_MAX_DIMS] = {0};
+    for (int64_t e = 0; e < p->bnumel; e++) {
+        int64_t off = 0;
+        for (int j = 0; j < c->nadv; j++) {
+            const advidx *a = &c->adv[j];
+            int64_t v = a->vals[pos[j]];
+            int d = a->dim;
+            int64_t size = d < c->ndim ? c->sizes[d] : 0;
+            if (v < -size || v >= size) {
+                if (c->np)
+                    return tl_error_set(err, TL_ERR_INDEX, "index %lld is out "
+                                        "of bounds for axis %d with size "
+                                        "%lld", (long long)v, d,
+                                        (long long)size);
+                return tl_error_set(err, TL_ERR_INDEX, "index %lld is out of "
+                                    "bounds for dimension %d with size %lld",
+                                    (long long)v, j, (long long)size);
+            }
+            if (v < 0)
+                v += size;
+            off += v * c->strides[d];
+        }
+        p->adv_off[e] = off;
+        for (int q = p->nb - 1; q >= 0; q--) {
+            if (++bi[q] < p->bsizes[q]) {
+                for (int j = 0; j < c->nadv; j++)
+                    pos[j] += bst[j][q];
+                break;
+            }
+            for (int j = 0; j < c->nadv; j++)
+                pos[j] -= (bi[q] - 1) * bst[j][q];
+            bi[q] = 0;
+        }
+    }
+    return 0;
+}
+
+/* Walk the result in row-major order, emitting storage offsets in chunks.
+ * fn(chunk, n, start, arg) is called per chunk. */
+typedef int (*chunk_fn)(const int64_t *offs, int64_t n, int64_t start,
+                        void *arg, tl_error *err);
+
+static int walk_offsets(const ctx *c, const plan *p, chunk_fn fn, void *arg,
+                        tl_error *err)
+{
+    if (p->rnumel == 0)
+        return 0;
+    int64_t *buf = tl_xmalloc(sizeof(int64_t) * GATHER_CHUNK);
+    int64_t idx[TL_MAX_DIMS + 1] = {0};
+    int64_t fill = 0, start = 0;
+    int rc = 0;
+    for (int64_t e = 0; e < p->rnumel; e++) {
+        int64_t off = c->offset;
+        for (int v = 0; v < p->nvd; v++)
+            off += v == p->vblock ? p->adv_off[idx[v]]
+                                  : idx[v] * p->vstride[v];
+        buf[fill++] = off;
+        if (fill == GATHER_CHUNK || e == p->rnumel - 1) {
+            rc = fn(buf, fill, start, arg, err);
+            if (rc == 0)
+                rc = tl_interp_check_deadline(err);
+            if (rc)
+                break;
+            start += fill;
+            fill = 0;
+        }
+        for (int v = p->nvd - 1; v >= 0; v--) {
+            if (++idx[v] < p->vsize[v])
+                break;
+            idx[v] = 0;
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+typedef struct gather_arg {
+    const tl_tensor *src;
+    tl_tensor *dst;
+} gather_arg;
+
+static int gather_chunk(const int64_t *offs, int64_t n, int64_t start,
+                        void *arg, tl_error *err)
+{
+    gather_arg *g = arg;
+    const tl_backend *be = tl_tensor_backend(g->src);
+    size_t isz = tl_dtype_size(g->src->dtype);
+    int64_t one = 1;
+    int64_t nelem = (int64_t)(g->src->storage->nbytes / isz);
+    int64_t dsz = n;
+    tl_strided s = {g->src->storage->data, g->src->dtype, 1, &nelem, &one};
+    tl_strided d = {(char *)tl_tensor_addr(g->dst) + (size_t)start * isz,
+                    g->dst->dtype, 1, &dsz, &one};
+    return be->index_select(&d, &s, 0, offs, n, err);
+}
+
+typedef struct scatter_arg {
+    char *base;               /* host image of the destination storage */
+    const char *vals;         /* host values, row-major, dst dtype */
+    size_t isz;
+    tl_dtype dtype;
+    bool accumulate;          /* index_put_(accumulate=True): add */
+} scatter_arg;
+
+static int scatter_chunk(const int64_t *offs, int64_t n, int64_t start,
+                         void *arg, tl_error *err)
+{
+    scatter_arg *s = arg;
+    for (int64_t i = 0; i < n; i++) {
+        char *d = s->base + (size_t)offs[i] * s->isz;
+        const char *v = s->vals + (size_t)(start + i) * s->isz;
+        if (!s->accumulate) {
+            memcpy(d, v, s->isz);
+        } else if (tl_dtype_is_floating(s->dtype)) {
+            tl_dtype_store_f64(s->dtype, d, tl_dtype_load_f64(s->dtype, d) +
+                                                tl_dtype_load_f64(s->dtype, v));
+        } else if (s->dtype == TL_BOOL) {
+            tl_dtype_store_i64(s->dtype, d, tl_dtype_load_i64(s->dtype, d) |
+                                                tl_dtype_load_i64(s->dtype, v));
+        } else {
+            tl_dtype_store_i64(s->dtype, d,
+                               (int64_t)((uint64_t)tl_dtype_load_i64(s->dtype, d) +
+                                         (uint64_t)tl_dtype_load_i64(s->dtype, v)));
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the sliced tensor                                                   */
+/* ------------------------------------------------------------------ */
+
+static void ctx_init(ctx *c, tl_tensor *x, bool np)
+{
+    memset(c, 0, sizeof *c);
+    c->np = np;
+    c->x = x;
+    c->ndim = x->ndim;
+    memcpy(c->sizes, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+    memcpy(c->strides, x->strides, sizeof(int64_t) * (size_t)x->ndim);
+    c->offset = x->offset;
+    c->same = true;
+}
+
+static tl_tensor *sliced_view(const ctx *c)
+{
+    return tl_tensor_view(c->x, c->ndim, c->sizes, c->strides, c->offset);
+}
+
+static tl_value *wrap_out(bool np, tl_tensor *t)
+{
+    return np ? tl_ndarray_value(t) : tl_tensor_value(t);
+}
+
+/* numpy scalar: a[i, j] with only integers */
+static tl_value *np_scalar(const ctx *c, tl_error *err)
+{
+    tl_tensor *v = sliced_view(c);
+    tl_value *r = NULL;
+    if (tl_dtype_is_floating(v->dtype)) {
+        double d;
+        if (tl_tensor_get_f64(v, 0, &d, err) == 0)
+            r = tl_float(d);
+    } else {
+        int64_t i;
+        if (tl_tensor_get_i64(v, 0, &i, err) == 0)
+            r = v->dtype == TL_BOOL ? tl_bool(i != 0) : tl_int(i);
+    }
+    tl_tensor_release(v);
+    return r;
+}
+
+/* Simple top-level forms PyTorch handles before the tuple path. */
+static int prepare(ctx *c, const tl_value *index, ixitem **items, int *n,
+                   tl_error *err)
+{
+    if (parse_index(index, c->np, items, n, err))
+        return -1;
+    if (!c->np && !treat_as_tuple(index) && (index->kind == TL_V_INT ||
+                                             index->kind == TL_V_SLICE)) {
+        /* no "too many indices" check on these fast paths */
+        if (index->kind == TL_V_INT)
+            return geom_select(c, 0, index->u.i, 0, err);
+        return geom_slice(c, 0, index, err);
+    }
+    return apply_items(c, *items, *n, err);
+}
+
+tl_value *tl_index_get(tl_value *obj, tl_value *index, tl_error *err)
+{
+    TL_ASSERT(obj->kind == TL_V_TENSOR || obj->kind == TL_V_NDARRAY);
+    bool np = obj->kind == TL_V_NDARRAY;
+    tl_tensor *x = obj->u.tensor;
+    ctx *c = tl_xmalloc(sizeof *c);
+    ctx_init(c, x, np);
+    ixitem *items = NULL;
+    int n = 0;
+    tl_value *res = NULL;
+    plan p;
+    memset(&p, 0, sizeof p);
+    if (prepare(c, index, &items, &n, err))
+        goto out;
+    if (c->nrec == 0) {
+        if (c->scalar_result)
+            res = np_scalar(c, err);
+        else
+            res = wrap_out(np, sliced_view(c));
+        goto out;
+    }
+    if (!np && c->nrec > c->ndim) {
+        tl_error_set(err, TL_ERR_INDEX, "too many indices for tensor of "
+                     "dimension %d (got %d)", c->ndim, c->nrec);
+        goto out;
+    }
+    if (expand_indices(c, err) || make_plan(c, &p, err))
+        goto out;
+    tl_tensor *r = tl_tensor_new(tl_tensor_backend(x), x->dtype, p.rndim,
+                                 p.rsizes, err);
+    if (!r)
+        goto out;
+    r->requires_grad = x->requires_grad;
+    r->is_leaf = !x->requires_grad;
+    gather_arg g = {x, r};
+    if (walk_offsets(c, &p, gather_chunk, &g, err)) {
+        tl_tensor_release(r);
+        goto out;
+    }
+    res = wrap_out(np, r);
+out:
+    free(p.adv_off);
+    ctx_free(c);
+    free(c);
+    if (items)
+        items_free(items, n);
+    return res;
+}
+
+/* ------------------------------------------------------------------ */
+/* assignment                                                          */
+/* ------------------------------------------------------------------ */
+
+static void tensor_type_name(const tl_tensor *t, tl_buf *b)
+{
+    const char *name = tl_dtype_tensor_type(t->dtype);
+    if (tl_tensor_device(t).kind == TL_DEV_CUDA &&
+        strncmp(name, "torch.", 6) == 0) {
+        tl_buf_puts(b, "torch.cuda.");
+        tl_buf_puts(b, name + 6);
+    } else {
+        tl_buf_puts(b, name);
+    }
+}
+
+/* The value as a scalar or a tensor (new reference in *vt). */
+static int value_operand(const tl_tensor *x, bool np, tl_value *v,
+                         tl_tensor **vt, tl_scalar *sc, bool *is_scalar,
+                         tl_error *err)
+{
+    *vt = NULL;
+    *is_scalar = false;
+    memset(sc, 0, sizeof *sc);
+    switch (v->kind) {
+    case TL_V_BOOL:
+    case TL_V_INT:
+        *is_scalar = true;
+        sc->i = v->kind == TL_V_BOOL ? v->u.b : v->u.i;
+        sc->f = (double)sc->i;
+        return 0;
+    case TL_V_FLOAT:
+        *is_scalar = true;
+        sc->is_float = true;
+        sc->f = v->u.f;
+        return 0;
+    case TL_V_TENSOR:
+        *vt = tl_tensor_retain(v->u.tensor);
+        return 0;
+    case TL_V_NDARRAY:
+        if (np) {
+            *vt = tl_tensor_retain(v->u.tensor);
+            return 0;
+        }
+        break;
+    case TL_V_LIST:
+    case TL_V_TUPLE:
+        if (np) {
+            *vt = list_to_tensor(v, false, err);
+            return *vt ? 0 : -1;
+        }
+        break;
+    default:
+        break;
+    }
+    if (np)
+        return tl_error_set(err, TL_ERR_TYPE, "float() argument must be a "
+                            "string or a number, not '%s'",
+                            tl_value_type_name(v));
+    tl_buf b = {0};
+    tensor_type_name(x, &b);
+    tl_error_set(err, TL_ERR_TYPE, "can't assign a %s to a %s",
+                 tl_value_type_name(v), tl_buf_str(&b));
+    tl_buf_free(&b);
+    return -1;
+}
+
+/* the scalar held by a one-element tensor */
+static int tensor_scalar(const tl_tensor *t, tl_scalar *sc, tl_error *err)
+{
+    memset(sc, 0, sizeof *sc);
+    if (tl_dtype_is_floating(t->dtype)) {
+        sc->is_float = true;
+        return tl_tensor_get_f64(t, 0, &sc->f, err);
+    }
+    if (tl_tensor_get_i64(t, 0, &sc->i, err))
+        return -1;
+    sc->f = (double)sc->i;
+    return 0;
+}
+
+/* slicePrefix1sSize: drop leading size-1 dims (a view) */
+static tl_tensor *strip_leading_ones(tl_tensor *v)
+{
+    int k = 0;
+    while (k < v->ndim && v->sizes[k] == 1)
+        k++;
+    return tl_tensor_view(v, v->ndim - k, v->sizes + k, v->strides + k,
+                          v->offset);
+}
+
+/* A header to write through: for ndarrays a private version counter, so
+ * NumPy writes never bump the tensor's _version. */
+static tl_tensor *write_header(const ctx *c)
+{
+    tl_tensor *d = sliced_view(c);
+    if (c->np) {
+        tl_version_release(d->version);
+        d->version = tl_version_new();
+        d->requires_grad = false;
+        d->is_leaf = true;
+        d->is_view_of_grad_leaf = false;
+    }
+    return d;
+}
+
+/* copy_to(dst, src) of TensorIndexing.h */
+static int copy_to(tl_tensor *dst, tl_tensor *vt, const tl_scalar *sc,
+                   bool is_scalar, tl_error *err)
+{
+    if (is_scalar)
+        return tl_ops_fill_(dst, *sc, err);
+    if (dst->ndim == vt->ndim &&
+        memcmp(dst->sizes, vt->sizes, sizeof(int64_t) * (size_t)dst->ndim) == 0)
+        return tl_ops_copy_(dst, vt, err);
+    if (vt->ndim == 0 && tl_tensor_device(vt).kind == TL_DEV_CPU) {
+        tl_scalar s;
+        if (tensor_scalar(vt, &s, err))
+            return -1;
+        return tl_ops_fill_(dst, s, err);
+    }
+    tl_tensor *sv = strip_leading_ones(vt);
+    tl_tensor *e = tl_view_expand(sv, dst->ndim, dst->sizes, err);
+    tl_tensor_release(sv);
+    if (!e)
+        return -1;
+    int rc = tl_ops_copy_(dst, e, err);
+    tl_tensor_release(e);
+    return rc;
+}
+
+/* basic assignment: the single-index fast paths and the tuple path */
+static int set_basic(ctx *c, tl_tensor *vt, const tl_scalar *sc,
+                     bool is_scalar, tl_error *err)
+{
+    tl_tensor *dst = c->np ? write_header(c)
+                           : c->same ? tl_tensor_retain(c->x) : sliced_view(c);
+    int rc;
+    if (c->np && vt) {
+        /* NumPy broadcasts the value to the target */
+        tl_tensor *sv = strip_leading_ones(vt);
+        tl_tensor *e = tl_view_expand(sv, dst->ndim, dst->sizes, err);
+        tl_tensor_release(sv);
+        if (!e) {
+            tl_buf a = {0}, b = {0};
+            np_shape(&a, vt->ndim, vt->sizes);
+            np_shape(&b, dst->ndim, dst->sizes);
+            tl_error_clear(err);
+            tl_error_set(err, TL_ERR_VALUE, "could not broadcast input array "
+                         "from shape %s into shape %s", tl_buf_str(&a),
+                         tl_buf_str(&b));
+            tl_buf_free(&a);
+            tl_buf_free(&b);
+        }
+        rc = e ? tl_ops_copy_(dst, e, err) : -1;
+        tl_tensor_release(e);
+    } else {
+        rc = copy_to(dst, vt, sc, is_scalar, err);
+    }
+    tl_tensor_release(dst);
+    return rc;
+}
+
+static bool single_mask(const ctx *c)
+{
+    int masks = 0, others = 0;
+    for (int i = 0; i < c->nrec; i++) {
+        if (c->recs[i].is_scalar)
+            others++;
+        else if (c->recs[i].t && c->recs[i].is_mask)
+            masks++;
+        else if (c->recs[i].t)
+            others++;
+    }
+    return masks == 1 && others == 0;
+}
+
+static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
+                        bool is_scalar, bool strip, bool accumulate,
+                        tl_error *err)
+{
+    tl_tensor *x = c->x;
+    plan p;
+    memset(&p, 0, sizeof p);
+    int rc = -1;
+    tl_tensor *src = NULL, *vs = NULL;
+    char *host = NULL, *vals = NULL;
+    if (!c->np) {
+        /* VariableType's check_inplace on the sliced tensor */
+        tl_tensor *probe = c->same ? tl_tensor_retain(x) : sliced_view(c);
+        rc = tl_view_check_inplace(probe, err);
+        tl_tensor_release(probe);
+        if (rc)
+            return -1;
+        rc = -1;
+        if (c->nrec > c->ndim)
+            return tl_error_set(err, TL_ERR_INDEX, "too many indices for "
+                                "tensor of dimension %d (got %d)", c->ndim,
+                                c->nrec);
+    }
+    /* the value after slicePrefix1sSize */
+    tl_scalar fillv = {0};
+    bool fill = is_scalar;
+    if (is_scalar)
+        fillv = *sc;
+    if (vt) {
+        vs = strip ? strip_leading_ones(vt) : tl_tensor_retain(vt);
+        if (!c->np && !accumulate && tl_tensor_numel(vs) == 1 &&
+            tl_tensor_device(vs).kind == TL_DEV_CPU && single_mask(c)) {
+            /* canDispatchToMaskedFill: masked_fill_ with value.item() */
+            if (tensor_scalar(vs, &fillv, err))
+                goto out;
+            fill = true;
+        }
+    }
+    if (expand_indices(c, err) || make_plan(c, &p, err))
+        goto out;
+    if (!fill) {
+        /* make_index_put_iterator checks */
+        bool ok = vs->ndim <= p.rndim;
+        for (int i = 0; ok && i < vs->ndim; i++) {
+            int64_t a = vs->sizes[vs->ndim - 1 - i];
+            int64_t b = p.rsizes[p.rndim - 1 - i];
+            if (a != b && a != 1)
+                ok = false;
+        }
+        if (!ok) {
+            tl_buf a = {0}, b = {0};
+            fmt_list(&a, vs->ndim, vs->sizes);
+            fmt_list(&b, p.rndim, p.rsizes);
+            if (c->np)
+                tl_error_set(err, TL_ERR_VALUE, "shape mismatch: value array "
+                             "of shape %s could not be broadcast to indexing "
+                             "result of shape %s", tl_buf_str(&a),
+                             tl_buf_str(&b));
+            else
+                tl_error_set(err, TL_ERR_RUNTIME, "shape mismatch: value "
+                             "tensor of shape %s cannot be broadcast to "
+                             "indexing result of shape %s", tl_buf_str(&a),
+                             tl_buf_str(&b));
+            tl_buf_free(&a);
+            tl_buf_free(&b);
+            goto out;
+        }
+        if (!c->np && vs->dtype != x->dtype) {
+            tl_error_set(err, TL_ERR_RUNTIME, "Index put requires the source "
+                         "and destination dtypes match, got %s for the "
+                         "destination and %s for the source.",
+                         tl_dtype_scalar_name(x->dtype),
+                         tl_dtype_scalar_name(vs->dtype));
+            goto out;
+        }
+    }
+    /* materialise the values: shape R, x's dtype, contiguous, on x's
+     * backend */
+    src = tl_tensor_new(tl_tensor_backend(x), x->dtype, p.rndim, p.rsizes, err);
+    if (!src)
+        goto out;
+    if (fill) {
+        if (tl_ops_fill_(src, fillv, err))
+            goto out;
+    } else {
+        tl_tensor *e = tl_view_expand(vs, p.rndim, p.rsizes, err);
+        if (!e)
+            goto out;
+        rc = tl_ops_copy_(src, e, err);
+        tl_tensor_release(e);
+        if (rc)
+            goto out;
+        rc = -1;
+    }
+    if (p.rnumel > 0) {
+        const tl_backend *be = tl_tensor_backend(x);
+        size_t isz = tl_dtype_size(x->dtype);
+        size_t nbytes = x->storage->nbytes;
+        size_t vbytes = (size_t)p.rnumel * isz;
+        scatter_arg s;
+        s.isz = isz;
+        s.dtype = x->dtype;
+        s.accumulate = accumulate;
+        if (host_backend(be)) {
+            s.base = x->storage->data;
+            s.vals = tl_tensor_addr(src);
+            if (walk_offsets(c, &p, scatter_chunk, &s, err))
+                goto out;
+        } else {
+            host = malloc(nbytes > 0 ? nbytes : 1);
+            vals = malloc(vbytes > 0 ? vbytes : 1);
+            if (!host || !vals) {
+                tl_error_set(err, TL_ERR_RUNTIME, "out of host memory for an "
+                             "index assignment");
+                goto out;
+            }
+            if (be->to_host(host, x->storage->data, nbytes, err) ||
+                be->to_host(vals, tl_tensor_addr(src), vbytes, err))
+                goto out;
+            s.base = host;
+            s.vals = vals;
+            if (walk_offsets(c, &p, scatter_chunk, &s, err) ||
+                be->from_host(x->storage->data, host, nbytes, err))
+                goto out;
+        }
+    }
+    if (!c->np)
+        tl_bump_version(x);
+    rc = 0;
+out:
+    free(host);
+    free(vals);
+    free(p.adv_off);
+    tl_tensor_release(src);
+    tl_tensor_release(vs);
+    return rc;
+}
+
+int tl_index_set(tl_value *obj, tl_value *index, tl_value *v, tl_error *err)
+{
+    TL_ASSERT(obj->kind == TL_V_TENSOR || obj->kind == TL_V_NDARRAY);
+    bool np = obj->kind == TL_V_NDARRAY;
+    tl_tensor *x = obj->u.tensor;
+    tl_tensor *vt = NULL;
+    tl_scalar sc;
+    bool is_scalar;
+    if (value_operand(x, np, v, &vt, &sc, &is_scalar, err))
+        return -1;
+    if (!np && index->kind == TL_V_BOOL && !index->u.b) {
+        tl_tensor_release(vt); /* x[False] = v does nothing */
+        return 0;
+    }
+    ctx *c = tl_xmalloc(sizeof *c);
+    ctx_init(c, x, np);
+    ixitem *items = NULL;
+    int n = 0, rc = -1;
+    if (!np && index->kind == TL_V_BOOL) {
+        /* x[True] = v: copy_to(x.unsqueeze(0), v) */
+        if (geom_unsqueeze(c, 0, err) == 0)
+            rc = set_basic(c, vt, &sc, is_scalar, err);
+        goto out;
+    }
+    if (prepare(c, index, &items, &n, err))
+        goto out;
+    if (c->nrec == 0)
+        rc = set_basic(c, vt, &sc, is_scalar, err);
+    else
+        rc = set_advanced(c, vt, &sc, is_scalar, true, false, err);
+out:
+    ctx_free(c);
+    free(c);
+    if (items)
+        items_free(items, n);
+    tl_tensor_release(vt);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* index_put_                                                          */
+/* ------------------------------------------------------------------ */
+
+int tl_index_put_(tl_value *obj, const tl_value *indices, tl_tensor *values,
+                  bool accumulate, tl_error *err)
+{
+    TL_ASSERT(obj->kind == TL_V_TENSOR);
+    TL_ASSERT(tl_value_is_seq(indices));
+    tl_tensor *x = obj->u.tensor;
+    size_t m = indices->u.seq.n;
+    if (m > (size_t)x->ndim && m > 0)
+        return tl_error_set(err, TL_ERR_INDEX, "too many indices for tensor "
+                            "of dimension %d (got %zu)", x->ndim, m);
+    ctx *c = tl_xmalloc(sizeof *c);
+    ctx_init(c, x, false);
+    int rc = -1;
+    for (size_t i = 0; i < m; i++) {
+        const tl_value *it = indices->u.seq.items[i];
+        if (it->kind == TL_V_NONE)
+            continue;
+        if (it->kind != TL_V_TENSOR) {
+            tl_error_set(err, TL_ERR_TYPE, "expected Tensor as element %zu in "
+                         "argument 0, but got %s", i, tl_value_type_name(it));
+            goto out;
+        }
+        bool mask = it->u.tensor->dtype == TL_BOOL ||
+                    it->u.tensor->dtype == TL_UINT8;
+        if (record(c, (int)i, tl_tensor_retain(it->u.tensor), mask, err))
+            goto out;
+    }
+    if (c->nrec == 0) {
+        /* no index tensor: a plain (broadcasting) write of every element */
+        tl_tensor *dst = tl_tensor_retain(x);
+        rc = tl_view_check_inplace(dst, err);
+        if (rc == 0) {
+            tl_scalar none = {0};
+            rc = copy_to(dst, values, &none, false, err);
+        }
+        tl_tensor_release(dst);
+        goto out;
+    }
+    tl_scalar none = {0};
+    rc = set_advanced(c, values, &none, false, false, accumulate, err);
+out:
+    ctx_free(c);
+    free(c);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* gathers as functions                                                */
+/* ------------------------------------------------------------------ */
+
+/* A new contiguous tensor of shape (n, sizes) whose element k is x's
+ * storage element offs[k]. */
+static tl_tensor *gather_offsets(const tl_tensor *x, int ndim,
+                                 const int64_t *sizes, const int64_t *offs,
+                                 int64_t n, tl_error *err)
+{
+    tl_tensor *r = tl_tensor_new(tl_tensor_backend(x), x->dtype, ndim, sizes,
+                                 err);
+    if (!r)
+        return NULL;
+    r->requires_grad = x->requires_grad;
+    r->is_leaf = !x->requires_grad;
+    gather_arg g = {x, r};
+    for (int64_t s = 0; s < n; s += GATHER_CHUNK) {
+        int64_t k = n - s < GATHER_CHUNK ? n - s : GATHER_CHUNK;
+        if (gather_chunk(offs + s, k, s, &g, err) ||
+            tl_interp_check_deadline(err)) {
+            tl_tensor_release(r);
+            return NULL;
+        }
+    }
+    return r;
+}
+
+/* storage offset of every element of t, row-major; caller frees */
+static int64_t *all_offsets(const tl_tensor *t, int64_t *n, tl_error *err)
+{
+    int64_t numel = tl_tensor_numel(t);
+    if (numel > MAX_INDEX_ELEMS) {
+        limit_error(err);
+        return NULL;
+    }
+    int64_t *o = tl_xmalloc(sizeof(int64_t) * (size_t)(numel > 0 ? numel : 1));
+    int64_t idx[TL_MAX_DIMS] = {0}, off = t->offset;
+    for (int64_t k = 0; k < numel; k++) {
+        o[k] = off;
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < t->sizes[d]) {
+                off += t->strides[d];
+                break;
+            }
+            off -= (idx[d] - 1) * t->strides[d];
+            idx[d] = 0;
+        }
+    }
+    *n = numel;
+    return o;
+}
+
+tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
+                           const tl_tensor *index, tl_error *err)
+{
+    int d;
+    if (tl_wrap_dim(dim, t->ndim, &d, err))
+        return NULL;
+    if (index->ndim > 1) {
+        tl_error_set(err, TL_ERR_INDEX, "index_select(): Index is supposed "
+                     "to be a vector");
+        return NULL;
+    }
+    if (index->dtype != TL_INT64 && index->dtype != TL_INT32) {
+        tl_error_set(err, TL_ERR_RUNTIME, "index_select(): Expected dtype "
+                     "int32 or int64 for index");
+        return NULL;
+    }
+    int64_t n;
+    int64_t *iv = read_all_i64(index, &n, err);
+    if (!iv)
+        return NULL;
+    int64_t size = t->ndim == 0 ? 1 : t->sizes[d];
+    for (int64_t k = 0; k < n; k++) {
+        if (iv[k] < 0 || iv[k] >= size) {
+            free(iv);
+            tl_error_set(err, TL_ERR_INDEX, "index out of range in self");
+            return NULL;
+        }
+    }
+    /* result: t's shape with sizes[d] = n, gathered through the offsets */
+    int64_t rs[TL_MAX_DIMS];
+    memcpy(rs, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    if (t->ndim > 0)
+        rs[d] = n;
+    int64_t rn;
+    if (!tl_shape_numel(t->ndim, rs, &rn) || rn > MAX_INDEX_ELEMS) {
+        free(iv);
+        limit_error(err);
+        return NULL;
+    }
+    int64_t *offs = tl_xmalloc(sizeof(int64_t) * (size_t)(rn > 0 ? rn : 1));
+    int64_t idx[TL_MAX_DIMS] = {0};
+    for (int64_t k = 0; k < rn; k++) {
+        int64_t off = t->offset;
+        for (int q = 0; q < t->ndim; q++)
+            off += (q == d ? iv[idx[q]] : idx[q]) * t->strides[q];
+        offs[k] = off;
+        for (int q = t->ndim - 1; q >= 0; q--) {
+            if (++idx[q] < rs[q])
+                break;
+            idx[q] = 0;
+        }
+    }
+    tl_tensor *r = gather_offsets(t, t->ndim, rs, offs, rn, err);
+    free(offs);
+    free(iv);
+    return r;
+}
+
+tl_tensor *tl_index_gather(const tl_tensor *t, int64_t dim,
+                           const tl_tensor *index, tl_error *err)
+{
+    int d;
+    if (tl_wrap_dim(dim, t->ndim, &d, err))
+        return NULL;
+    int64_t n = tl_tensor_numel(index);
+    if (n > 0 && index->dtype != TL_INT64) {
+        tl_error_set(err, TL_ERR_RUNTIME, "gather(): Expected dtype int64 for "
+                     "index");
+        return NULL;
+    }
+    if (n > 0) {
+        int sd = t->ndim > 0 ? t->ndim : 1;
+        int id = index->ndim > 0 ? index->ndim : 1;
+        if (sd != id) {
+            tl_error_set(err, TL_ERR_RUNTIME, "Index tensor must have the same "
+                         "number of dimensions as input tensor");
+            return NULL;
+        }
+        for (int q = 0; q < t->ndim; q++) {
+            if (q != d && index->sizes[q] > t->sizes[q]) {
+                tl_buf a = {0}, b = {0};
+                fmt_list(&a, index->ndim, index->sizes);
+                fmt_list(&b, t->ndim, t->sizes);
+                tl_error_set(err, TL_ERR_RUNTIME, "Size does not match at "
+                             "dimension %d expected index %s to be smaller "
+                             "than self %s apart from dimension %d", q,
+                             tl_buf_str(&a), tl_buf_str(&b), d);
+                tl_buf_free(&a);
+                tl_buf_free(&b);
+                return NULL;
+            }
+        }
+    }
+    int64_t *iv = read_all_i64(index, &n, err);
+    if (!iv)
+        return NULL;
+    int64_t size = t->ndim == 0 ? 1 : t->sizes[d];
+    int64_t *offs = tl_xmalloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+    int64_t idx[TL_MAX_DIMS] = {0};
+    for (int64_t k = 0; k < n; k++) {
+        if (iv[k] < 0 || iv[k] >= size) {
+            tl_error_set(err, TL_ERR_RUNTIME, "index %lld is out of bounds for "
+                         "dimension %d with size %lld", (long long)iv[k], d,
+                         (long long)size);
+            free(iv);
+            free(offs);
+            return NULL;
+        }
+        int64_t off = t->offset;
+        for (int q = 0; q < t->ndim; q++)
+            off += (q == d ? iv[k] : idx[q]) * t->strides[q];
+        offs[k] = off;
+        for (int q = index->ndim - 1; q >= 0; q--) {
+            if (++idx[q] < index->sizes[q])
+                break;
+            idx[q] = 0;
+        }
+    }
+    tl_tensor *r = gather_offsets(t, index->ndim, index->sizes, offs, n, err);
+    free(offs);
+    free(iv);
+    return r;
+}
+
+tl_tensor *tl_index_take(const tl_tensor *t, const tl_tensor *index,
+                         tl_error *err)
+{
+    if (index->dtype != TL_INT64) {
+        tl_error_set(err, TL_ERR_RUNTIME, "take(): Expected a long tensor for "
+                     "index, but got %s", tl_dtype_scalar_name(index->dtype));
+        return NULL;
+    }
+    int64_t n, m;
+    int64_t *iv = read_all_i64(index, &n, err);
+    if (!iv)
+        return NULL;
+    int64_t *src = all_offsets(t, &m, err);
+    if (!src) {
+        free(iv);
+        return NULL;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        int64_t i = iv[k];
+        if (i < -m || i >= m) {
+            tl_error_set(err, TL_ERR_INDEX, "out of range: tried to access "
+                         "index %lld on a tensor of %lld elements.",
+                         (long long)i, (long long)m);
+            free(iv);
+            free(src);
+            return NULL;
+        }
+        iv[k] = src[i < 0 ? i + m : i];
+    }
+    tl_tensor *r = gather_offsets(t, index->ndim, index->sizes, iv, n, err);
+    free(iv);
+    free(src);
+    return r;
+}
+
+tl_tensor *tl_index_masked_select(const tl_tensor *t, const tl_tensor *mask,
+                                  tl_error *err)
+{
+    if (mask->dtype != TL_BOOL) {
+        tl_error_set(err, TL_ERR_RUNTIME, "masked_select: expected BoolTensor "
+                     "for mask");
+        return NULL;
+    }
+    int64_t shape[TL_MAX_DIMS];
+    int nd = tl_view_broadcast_shapes(mask->ndim, mask->sizes, t->ndim,
+                                      t->sizes, shape, err);
+    if (nd < 0)
+        return NULL;
+    tl_tensor *em = tl_view_expand(mask, nd, shape, err);
+    tl_tensor *et = em ? tl_view_expand(t, nd, shape, err) : NULL;
+    tl_tensor *r = NULL;
+    int64_t n, m, *mv = NULL, *offs = NULL;
+    if (!et)
+        goto out;
+    if (!(mv = read_all_i64(em, &n, err)) || !(offs = all_offsets(et, &m, err)))
+        goto out;
+    int64_t w = 0;
+    for (int64_t k = 0; k < n; k++)
+        if (mv[k])
+            offs[w++] = offs[k];
+    r = gather_offsets(t, 1, &w, offs, w, err);
+out:
+    free(mv);
+    free(offs);
+    tl_tensor_release(em);
+    tl_tensor_release(et);
+    return r;
+}
+
+tl_tensor *tl_index_nonzero(const tl_tensor *t, tl_error *err)
+{
+    int64_t n;
+    int64_t *v = read_all_i64(t, &n, err);
+    if (!v)
+        return NULL;
+    if (tl_dtype_is_floating(t->dtype)) {
+        /* nonzero of floats: re-read as doubles (0.5 is non-zero) */
+        for (int64_t k = 0; k < n; k++) {
+            double d;
+            if (tl_tensor_get_f64(t, k, &d, err)) {
+                free(v);
+                return NULL;
+            }
+            v[k] = d != 0;
+        }
+    }
+    int64_t cnt = 0;
+    for (int64_t k = 0; k < n; k++)
+        cnt += v[k] != 0;
+    int k = t->ndim;
+    int64_t sizes[2] = {cnt, k}, strides[2] = {1, cnt};
+    int64_t total = cnt * k;
+    int64_t *data = tl_xmalloc(sizeof(int64_t) * (size_t)(total > 0 ? total : 1));
+    int64_t coord[TL_MAX_DIMS] = {0}, w = 0;
+    for (int64_t e = 0; e < n; e++) {
+        if (v[e]) {
+            for (int j = 0; j < k; j++)
+                data[(size_t)j * (size_t)cnt + (size_t)w] = coord[j];
+            w++;
+        }
+        for (int j = k - 1; j >= 0; j--) {
+            if (++coord[j] < t->sizes[j])
+                break;
+            coord[j] = 0;
+        }
+    }
+    free(v);
+    const tl_backend *be = tl_tensor_backend(t);
+    tl_tensor *r = tl_tensor_new_strided(be, TL_INT64, 2, sizes, strides, err);
+    if (r && total > 0 &&
+        be->from_host(r->storage->data, data, sizeof(int64_t) * (size_t)total,
+                      err)) {
+        tl_tensor_release(r);
+        r = NULL;
+    }
+    free(data);
+    return r;
+}

@@ -1,0 +1,1391 @@
+/* view.c - PyTorch's view ops on tl_tensor headers.
+ *
+ * Design: every op computes (sizes, strides, offset) into a local geometry
+ * and hands it to mkview(), the one exit that checks the safety limits
+ * (TL_MAX_DIMS, TL_MAX_NUMEL, no negative size) and calls tl_tensor_view().
+ * Nothing here touches tensor data or calls a backend; the only ops that
+ * may copy (reshape / flatten / ravel when no view exists) delegate the copy
+ * to ops.c. The algorithms and the error texts are transcriptions of ATen
+ * (TensorShape.cpp, InferSize.h, TensorUtils.cpp computeStride,
+ * ExpandUtils.cpp inferExpandGeometry), 2.x where 1.13 differs.
+ *
+ * Invariants: results are new references; "self" results are the input
+ * retained; dims are always wrapped with tl_wrap_dim (PyTorch's IndexError).
+ */
+#include "view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "ops.h"
+#include "util.h"
+
+typedef struct geom {
+    int ndim;
+    int64_t sizes[TL_MAX_DIMS];
+    int64_t strides[TL_MAX_DIMS];
+    int64_t offset;
+} geom;
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static void fmt_list(tl_buf *b, int n, const int64_t *a)
+{
+    tl_buf_putc(b, '[');
+    for (int i = 0; i < n; i++)
+        tl_buf_printf(b, "%s%lld", i ? ", " : "", (long long)a[i]);
+    tl_buf_putc(b, ']');
+}
+
+/* Raise kind with a message containing one formatted list at %s. */
+static int err_list(tl_error *err, tl_errkind kind, const char *fmt, int n,
+                    const int64_t *a)
+{
+    tl_buf b = {0};
+    fmt_list(&b, n, a);
+    tl_error_set(err, kind, fmt, tl_buf_str(&b));
+    tl_buf_free(&b);
+    return -1;
+}
+
+static int too_many_dims(tl_error *err)
+{
+    return tl_error_set(err, TL_ERR_LIMIT,
+                        "tensors with more than %d dimensions are not "
+                        "supported", TL_MAX_DIMS);
+}
+
+static void geom_of(geom *g, const tl_tensor *t)
+{
+    g->ndim = t->ndim;
+    memcpy(g->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    memcpy(g->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    g->offset = t->offset;
+}
+
+static void geom_remove(geom *g, int d)
+{
+    for (int i = d; i < g->ndim - 1; i++) {
+        g->sizes[i] = g->sizes[i + 1];
+        g->strides[i] = g->strides[i + 1];
+    }
+    g->ndim--;
+}
+
+static int geom_insert(geom *g, int d, int64_t size, int64_t stride,
+                       tl_error *err)
+{
+    if (g->ndim >= TL_MAX_DIMS)
+        return too_many_dims(err);
+    for (int i = g->ndim; i > d; i--) {
+        g->sizes[i] = g->sizes[i - 1];
+        g->strides[i] = g->strides[i - 1];
+    }
+    g->sizes[d] = size;
+    g->strides[d] = stride;
+    g->ndim++;
+    return 0;
+}
+
+/* The single exit of every view op: limit checks, then the header. */
+static tl_tensor *mkview(const tl_tensor *t, const geom *g, tl_error *err)
+{
+    int64_t numel;
+    for (int i = 0; i < g->ndim; i++) {
+        if (g->sizes[i] < 0) {
+            tl_buf b = {0};
+            fmt_list(&b, g->ndim, g->sizes);
+            tl_error_set(err, TL_ERR_RUNTIME,
+                         "Trying to create tensor with negative dimension "
+                         "%lld: %s", (long long)g->sizes[i], tl_buf_str(&b));
+            tl_buf_free(&b);
+            return NULL;
+        }
+    }
+    if (!tl_shape_numel(g->ndim, g->sizes, &numel)) {
+        tl_error_set(err, TL_ERR_LIMIT,
+                     "a tensor of more than %lld elements is not supported",
+                     (long long)TL_MAX_NUMEL);
+        return NULL;
+    }
+    return tl_tensor_view(t, g->ndim, g->sizes, g->strides, g->offset);
+}
+
+static int wrap(int64_t dim, int ndim, int *out, tl_error *err)
+{
+    return tl_wrap_dim(dim, ndim, out, err);
+}
+
+static int64_t shape_numel_sat(int n, const int64_t *s)
+{
+    int64_t p = 1;
+    for (int i = 0; i < n; i++) {
+        if (s[i] == 0)
+            return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (tl_mul_overflow(p, s[i], &p))
+            return INT64_MAX;
+    }
+    return p;
+}
+
+void tl_tensor_list_free(tl_tensor_list *l)
+{
+    if (!l)
+        return;
+    for (int64_t i = 0; i < l->n; i++)
+        tl_tensor_release(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->n = 0;
+}
+
+static int list_init(tl_tensor_list *l, int64_t n, tl_error *err)
+{
+    l->n = 0;
+    l->items = NULL;
+    if (n > TL_VIEW_MAX_PIECES)
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "the op would return %lld tensors (limit %d)",
+                            (long long)n, TL_VIEW_MAX_PIECES);
+    l->items = tl_xcalloc((size_t)(n > 0 ? n : 1), sizeof(tl_tensor *));
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* shape arithmetic                                                    */
+/* ------------------------------------------------------------------ */
+
+enum { INFER_OK, INFER_TWO, INFER_NEG, INFER_AMBIG, INFER_BAD };
+
+static int infer_size_code(int n, const int64_t *shape, int64_t numel,
+                           int64_t *out, int64_t *bad)
+{
+    int infer = -1;
+    int64_t newsize = 1;
+    bool zero = false, overflow = false;
+    for (int i = 0; i < n; i++) {
+        if (shape[i] == -1) {
+            if (infer >= 0)
+                return INFER_TWO;
+            infer = i;
+        } else if (shape[i] >= 0) {
+            if (shape[i] == 0)
+                zero = true;
+            else if (!overflow && tl_mul_overflow(newsize, shape[i], &newsize))
+                overflow = true;
+        } else {
+            *bad = shape[i];
+            return INFER_NEG;
+        }
+    }
+    if (zero)
+        newsize = 0;
+    else if (overflow)
+        return INFER_BAD; /* can never match a representable numel */
+    if (numel == newsize ||
+        (infer >= 0 && newsize > 0 && numel % newsize == 0)) {
+        memmove(out, shape, sizeof(int64_t) * (size_t)n);
+        if (infer >= 0) {
+            if (newsize == 0)
+                return INFER_AMBIG;
+            out[infer] = numel / newsize;
+        }
+        return INFER_OK;
+    }
+    return INFER_BAD;
+}
+
+static int infer_size_raise(int code, int n, const int64_t *shape,
+                            int64_t numel, int64_t bad, tl_error *err)
+{
+    switch (code) {
+    case INFER_TWO:
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "only one dimension can be inferred");
+    case INFER_NEG:
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "invalid shape dimension %lld", (long long)bad);
+    case INFER_AMBIG: {
+        tl_buf b = {0};
+        fmt_list(&b, n, shape);
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "cannot reshape tensor of 0 elements into shape %s "
+                     "because the unspecified dimension size -1 can be any "
+                     "value and is ambiguous", tl_buf_str(&b));
+        tl_buf_free(&b);
+        return -1;
+    }
+    default: {
+        tl_buf b = {0};
+        fmt_list(&b, n, shape);
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "shape '%s' is invalid for input of size %lld",
+                     tl_buf_str(&b), (long long)numel);
+        tl_buf_free(&b);
+        return -1;
+    }
+    }
+}
+
+int tl_view_infer_size(int n, const int64_t *shape, int64_t numel,
+                       int64_t *out, tl_error *err)
+{
+    int64_t tmp[TL_MAX_DIMS], bad = 0;
+    TL_ASSERT(n >= 0 && n <= TL_MAX_DIMS);
+    int code = infer_size_code(n, shape, numel, tmp, &bad);
+    if (code != INFER_OK)
+        return infer_size_raise(code, n, shape, numel, bad, err);
+    memcpy(out, tmp, sizeof(int64_t) * (size_t)n);
+    return 0;
+}
+
+bool tl_view_compute_stride(int old_ndim, const int64_t *old_sizes,
+                            const int64_t *old_strides, int new_ndim,
+                            const int64_t *new_sizes, int64_t *new_strides)
+{
+    if (old_ndim == 0) {
+        for (int i = 0; i < new_ndim; i++)
+            new_strides[i] = 1;
+        return true;
+    }
+    int64_t numel = shape_numel_sat(old_ndim, old_sizes);
+    if (numel == 0) {
+        bool same = old_ndim == new_ndim &&
+                    memcmp(old_sizes, new_sizes,
+                           sizeof(int64_t) * (size_t)old_ndim) == 0;
+        if (same) {
+            memcpy(new_strides, old_strides,
+                   sizeof(int64_t) * (size_t)old_ndim);
+            return true;
+        }
+        for (int d = new_ndim - 1; d >= 0; d--) {
+            if (d == new_ndim - 1)
+                new_strides[d] = 1;
+            else
+                new_strides[d] = (new_sizes[d + 1] > 1 ? new_sizes[d + 1] : 1)
+                                 * new_strides[d + 1];
+        }
+        return true;
+    }
+    int view_d = new_ndim - 1;
+    int64_t chunk_base = old_strides[old_ndim - 1];
+    int64_t tensor_numel = 1, view_numel = 1;
+    for (int td = old_ndim - 1; td >= 0; td--) {
+        tensor_numel *= old_sizes[td];
+        if (td == 0 ||
+            (old_sizes[td - 1] != 1 &&
+             old_strides[td - 1] != tensor_numel * chunk_base)) {
+            while (view_d >= 0 &&
+                   (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+                new_strides[view_d] = view_numel * chunk_base;
+                view_numel *= new_sizes[view_d];
+                view_d--;
+            }
+            if (view_numel != tensor_numel)
+                return false;
+            if (td > 0) {
+                chunk_base = old_strides[td - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    return view_d == -1;
+}
+
+static void tensor_type_name(const tl_tensor *t, tl_buf *b)
+{
+    const char *name = tl_dtype_tensor_type(t->dtype); /* torch.FloatTensor */
+    if (t->storage && t->storage->device.kind == TL_DEV_CUDA &&
+        strncmp(name, "torch.", 6) == 0) {
+        tl_buf_puts(b, "torch.cuda.");
+        tl_buf_puts(b, name + 6);
+    } else {
+        tl_buf_puts(b, name);
+    }
+}
+
+int tl_view_expand_geometry(const tl_tensor *t, int n, const int64_t *target,
+                            int64_t *sizes, int64_t *strides, tl_error *err)
+{
+    if (n < t->ndim) {
+        tl_buf b = {0};
+        tl_buf_puts(&b, "expand(");
+        tensor_type_name(t, &b);
+        tl_buf_putc(&b, '{');
+        fmt_list(&b, t->ndim, t->sizes);
+        tl_buf_puts(&b, "}, size=");
+        fmt_list(&b, n, target);
+        tl_buf_printf(&b, "): the number of sizes provided (%d) must be "
+                      "greater or equal to the number of dimensions in the "
+                      "tensor (%d)", n, t->ndim);
+        tl_error_set(err, TL_ERR_RUNTIME, "%s", tl_buf_str(&b));
+        tl_buf_free(&b);
+        return -1;
+    }
+    if (n > TL_MAX_DIMS)
+        return too_many_dims(err);
+    if (t->ndim == 0) {
+        for (int i = 0; i < n; i++) {
+            sizes[i] = target[i];
+            strides[i] = 0;
+        }
+    } else {
+        for (int i = n - 1; i >= 0; i--) {
+            int off = n - 1 - i;
+            int dim = t->ndim - 1 - off;
+            int64_t size = dim >= 0 ? t->sizes[dim] : 1;
+            int64_t stride = dim >= 0 ? t->strides[dim]
+                                      : sizes[i + 1] * strides[i + 1];
+            int64_t ts = target[i];
+            if (ts == -1) {
+                if (dim < 0)
+                    return tl_error_set(err, TL_ERR_RUNTIME,
+                                        "The expanded size of the tensor (-1) "
+                                        "isn't allowed in a leading, "
+                                        "non-existing dimension %d", i);
+                ts = size;
+            }
+            if (size != ts) {
+                if (size != 1) {
+                    tl_buf a = {0}, b = {0};
+                    fmt_list(&a, n, target);
+                    fmt_list(&b, t->ndim, t->sizes);
+                    tl_error_set(err, TL_ERR_RUNTIME,
+                                 "The expanded size of the tensor (%lld) must "
+                                 "match the existing size (%lld) at "
+                                 "non-singleton dimension %d.  Target sizes: "
+                                 "%s.  Tensor sizes: %s", (long long)ts,
+                                 (long long)size, i, tl_buf_str(&a),
+                                 tl_buf_str(&b));
+                    tl_buf_free(&a);
+                    tl_buf_free(&b);
+                    return -1;
+                }
+                size = ts;
+                stride = 0;
+            }
+            sizes[i] = size;
+            strides[i] = stride;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] < 0) /* PyTorch 1.13's numel() check */
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "numel: integer multiplication overflow");
+    }
+    return 0;
+}
+
+int tl_view_broadcast_shapes(int na, const int64_t *a, int nb,
+                             const int64_t *b, int64_t *out, tl_error *err)
+{
+    int n = na > nb ? na : nb;
+    for (int i = n - 1; i >= 0; i--) {
+        int off = n - 1 - i;
+        int da = na - 1 - off, db = nb - 1 - off;
+        int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
+        if (!(sa == sb || sa == 1 || sb == 1))
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "The size of tensor a (%lld) must match the "
+                                "size of tensor b (%lld) at non-singleton "
+                                "dimension %d", (long long)sa, (long long)sb,
+                                i);
+        out[i] = sa == 1 ? sb : sa;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* reshaping                                                           */
+/* ------------------------------------------------------------------ */
+
+static const char VIEW_ERR[] =
+    "view size is not compatible with input tensor's size and stride (at "
+    "least one dimension spans across two contiguous subspaces). Use "
+    ".reshape(...) instead.";
+
+tl_tensor *tl_view_view(const tl_tensor *t, int n, const int64_t *shape,
+                        tl_error *err)
+{
+    geom g;
+    if (n > TL_MAX_DIMS) {
+        too_many_dims(err);
+        return NULL;
+    }
+    if (tl_view_infer_size(n, shape, tl_tensor_numel(t), g.sizes, err))
+        return NULL;
+    g.ndim = n;
+    g.offset = t->offset;
+    if (!tl_view_compute_stride(t->ndim, t->sizes, t->strides, n, g.sizes,
+                                g.strides)) {
+        tl_error_set(err, TL_ERR_RUNTIME, "%s", VIEW_ERR);
+        return NULL;
+    }
+    return mkview(t, &g, err);
+}
+
+tl_tensor *tl_view_dtype(const tl_tensor *t, tl_dtype dt, tl_error *err)
+{
+    geom g;
+    geom_of(&g, t);
+    int64_t old_sz = (int64_t)tl_dtype_size(t->dtype);
+    int64_t new_sz = (int64_t)tl_dtype_size(dt);
+    const char *from = tl_dtype_scalar_name(t->dtype);
+    const char *to = tl_dtype_scalar_name(dt);
+    if (old_sz != new_sz) {
+        int last = t->ndim - 1;
+        if (t->ndim == 0) {
+            tl_error_set(err, TL_ERR_RUNTIME,
+                         "self.dim() cannot be 0 to view %s as %s (different "
+                         "element sizes)", from, to);
+            return NULL;
+        }
+        if (new_sz < old_sz) {
+            int64_t ratio = old_sz / new_sz;
+            if (t->strides[last] != 1) {
+                tl_error_set(err, TL_ERR_RUNTIME,
+                             "self.stride(-1) must be 1 to view %s as %s "
+                             "(different element sizes), but got %lld", from,
+                             to, (long long)t->strides[last]);
+                return NULL;
+            }
+            g.sizes[last] *= ratio;
+            for (int i = 0; i < last; i++)
+                g.strides[i] *= ratio;
+            g.strides[last] = 1;
+            g.offset *= ratio;
+        } else {
+            int64_t ratio = new_sz / old_sz;
+            if (t->sizes[last] % ratio != 0) {
+                tl_error_set(err, TL_ERR_RUNTIME,
+                             "self.size(-1) must be divisible by %lld to view "
+                             "%s as %s (different element sizes), but got "
+                             "%lld", (long long)ratio, from, to,
+                             (long long)t->sizes[last]);
+                return NULL;
+            }
+            if (t->offset % ratio != 0) {
+                tl_error_set(err, TL_ERR_RUNTIME,
+                             "self.storage_offset() must be divisible by "
+                             "%lld to view %s as %s (different element "
+                             "sizes), but got %lld", (long long)ratio, from,
+                             to, (long long)t->offset);
+                return NULL;
+            }
+            if (t->strides[last] != 1) {
+                tl_error_set(err, TL_ERR_RUNTIME,
+                             "self.stride(-1) must be 1 to view %s as %s "
+                             "(different element sizes), but got %lld", from,
+                             to, (long long)t->strides[last]);
+                return NULL;
+            }
+            for (int i = 0; i < last; i++) {
+                if (t->strides[i] % ratio != 0) {
+                    tl_error_set(err, TL_ERR_RUNTIME,
+                                 "self.stride(%d) must be divisible by %lld "
+                                 "to view %s as %s (different element "
+                                 "sizes), but got %lld", i, (long long)ratio,
+                                 from, to, (long long)t->strides[i]);
+                    return NULL;
+                }
+                g.strides[i] /= ratio;
+            }
+            g.sizes[last] /= ratio;
+            g.strides[last] = 1;
+            g.offset /= ratio;
+        }
+    }
+    tl_tensor *r = mkview(t, &g, err);
+    if (r)
+        r->dtype = dt;
+    return r;
+}
+
+/* A fresh contiguous copy of t, then given the (already inferred) shape. */
+static tl_tensor *copy_as_shape(tl_tensor *t, int n, const int64_t *shape,
+                                tl_error *err)
+{
+    tl_tensor *c = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
+    if (!c)
+        return NULL;
+    /* c is a brand-new tensor that only we reference: reshape it in place
+     * (PyTorch's _unsafe_view of the contiguous clone). */
+    c->ndim = n;
+    memcpy(c->sizes, shape, sizeof(int64_t) * (size_t)n);
+    tl_contiguous_strides(n, c->sizes, c->strides);
+    return c;
+}
+
+tl_tensor *tl_view_reshape(tl_tensor *t, int n, const int64_t *shape,
+                           tl_error *err)
+{
+    geom g;
+    if (n > TL_MAX_DIMS) {
+        too_many_dims(err);
+        return NULL;
+    }
+    if (tl_view_infer_size(n, shape, tl_tensor_numel(t), g.sizes, err))
+        return NULL;
+    g.ndim = n;
+    g.offset = t->offset;
+    if (tl_view_compute_stride(t->ndim, t->sizes, t->strides, n, g.sizes,
+                               g.strides))
+        return mkview(t, &g, err);
+    return copy_as_shape(t, n, g.sizes, err);
+}
+
+tl_tensor *tl_view_flatten(tl_tensor *t, int64_t start, int64_t end,
+                           tl_error *err)
+{
+    int s, e;
+    if (wrap(start, t->ndim, &s, err) || wrap(end, t->ndim, &e, err))
+        return NULL;
+    if (s > e) {
+        tl_error_set(err, TL_ERR_RUNTIME, "flatten() has invalid args: "
+                     "start_dim cannot come after end_dim");
+        return NULL;
+    }
+    if (t->ndim == 0) {
+        int64_t one = 1;
+        return tl_view_reshape(t, 1, &one, err);
+    }
+    if (s == e)
+        return tl_tensor_retain(t);
+    int64_t shape[TL_MAX_DIMS];
+    int n = 0;
+    int64_t prod = 1;
+    for (int i = 0; i < s; i++)
+        shape[n++] = t->sizes[i];
+    for (int i = s; i <= e; i++)
+        prod *= t->sizes[i]; /* bounded: numel <= TL_MAX_NUMEL */
+    shape[n++] = prod;
+    for (int i = e + 1; i < t->ndim; i++)
+        shape[n++] = t->sizes[i];
+    return tl_view_reshape(t, n, shape, err);
+}
+
+tl_tensor *tl_view_ravel(tl_tensor *t, tl_error *err)
+{
+    tl_tensor *c = tl_ops_contiguous(t, TL_MEMFMT_CONTIGUOUS, err);
+    if (!c)
+        return NULL;
+    int64_t m1 = -1;
+    tl_tensor *r = tl_view_view(c, 1, &m1, err);
+    tl_tensor_release(c);
+    return r;
+}
+
+tl_tensor *tl_view_unflatten(const tl_tensor *t, int64_t dim, int n,
+                             const int64_t *sizes, tl_error *err)
+{
+    int d;
+    if (wrap(dim, t->ndim, &d, err))
+        return NULL;
+    if (n == 0) {
+        tl_error_set(err, TL_ERR_RUNTIME, "unflatten: sizes must be non-empty");
+        return NULL;
+    }
+    if (t->ndim == 0) {
+        tl_error_set(err, TL_ERR_INDEX, "Dimension specified as 0 but tensor "
+                     "has no dimensions");
+        return NULL;
+    }
+    if (t->ndim - 1 + n > TL_MAX_DIMS) {
+        too_many_dims(err);
+        return NULL;
+    }
+    int64_t inferred[TL_MAX_DIMS], bad = 0;
+    int code = infer_size_code(n, sizes, t->sizes[d], inferred, &bad);
+    if (code == INFER_TWO) {
+        tl_error_set(err, TL_ERR_RUNTIME, "unflatten got an unexpected "
+                     "error:\nonly one dimension can be inferred");
+        return NULL;
+    }
+    if (code == INFER_BAD) {
+        tl_buf b = {0};
+        fmt_list(&b, n, sizes);
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "unflatten: Provided sizes %s don't multiply up to the "
+                     "size of dim %d (%lld) in the input tensor",
+                     tl_buf_str(&b), d, (long long)t->sizes[d]);
+        tl_buf_free(&b);
+        return NULL;
+    }
+    if (code != INFER_OK) {
+        infer_size_raise(code, n, sizes, t->sizes[d], bad, err);
+        return NULL;
+    }
+    int64_t shape[TL_MAX_DIMS];
+    int m = 0;
+    for (int i = 0; i < d; i++)
+        shape[m++] = t->sizes[i];
+    for (int i = 0; i < n; i++)
+        shape[m++] = inferred[i];
+    for (int i = d + 1; i < t->ndim; i++)
+        shape[m++] = t->sizes[i];
+    return tl_view_view(t, m, shape, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* dimension reordering                                                */
+/* ------------------------------------------------------------------ */
+
+tl_tensor *tl_view_transpose(const tl_tensor *t, int64_t d0, int64_t d1,
+                             tl_error *err)
+{
+    int a, b;
+    if (wrap(d0, t->ndim, &a, err) || wrap(d1, t->ndim, &b, err))
+        return NULL;
+    geom g;
+    geom_of(&g, t);
+    if (t->ndim > 0 && a != b) {
+        int64_t s = g.sizes[a], st = g.strides[a];
+        g.sizes[a] = g.sizes[b];
+        g.strides[a] = g.strides[b];
+        g.sizes[b] = s;
+        g.strides[b] = st;
+    }
+    return mkview(t, &g, err);
+}
+
+tl_tensor *tl_view_t(const tl_tensor *t, const char *fname, tl_error *err)
+{
+    if (t->ndim > 2) {
+        tl_error_set(err, TL_ERR_RUNTIME, "%s() expects a tensor with <= 2 "
+                     "dimensions, but self is %dD", fname ? fname : "t",
+                     t->ndim);
+        return NULL;
+    }
+    return tl_view_transpose(t, 0, t->ndim < 2 ? 0 : 1, err);
+}
+
+tl_tensor *tl_view_T(const tl_tensor *t, tl_error *err)
+{
+    geom g;
+    g.ndim = t->ndim;
+    g.offset = t->offset;
+    for (int i = 0; i < t->ndim; i++) {
+        g.sizes[i] = t->sizes[t->ndim - 1 - i];
+        g.strides[i] = t->strides[t->ndim - 1 - i];
+    }
+    return mkview(t, &g, err);
+}
+
+tl_tensor *tl_view_mT(tl_tensor *t, const char *which, tl_error *err)
+{
+    if (t->ndim == 0)
+        return tl_tensor_retain(t);
+    if (t->ndim < 2) {
+        tl_error_set(err, TL_ERR_RUNTIME, "tensor.%s is only supported on "
+                     "matrices or batches of matrices. Got %d-D tensor.",
+                     which, t->ndim);
+        return NULL;
+    }
+    return tl_view_transpose(t, -2, -1, err);
+}
+
+tl_tensor *tl_view_H(tl_tensor *t, tl_error *err)
+{
+    if (t->ndim == 0)
+        return tl_tensor_retain(t);
+    if (t->ndim != 2) {
+        tl_error_set(err, TL_ERR_RUNTIME, "tensor.H is only supported on "
+                     "matrices (2-D tensors). Got %d-D tensor.%s", t->ndim,
+                     t->ndim > 2 ? " For batches of matrices, consider using "
+                                   "tensor.mH" : "");
+        return NULL;
+    }
+    return tl_view_transpose(t, 0, 1, err);
+}
+
+tl_tensor *tl_view_permute(const tl_tensor *t, int n, const int64_t *dims,
+                           tl_error *err)
+{
+    if (n != t->ndim) {
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "permute(sparse_coo): number of dimensions in the tensor "
+                     "input does not match the length of the desired ordering "
+                     "of dimensions i.e. input.dim() = %d is not equal to "
+                     "len(dims) = %d", t->ndim, n);
+        return NULL;
+    }
+    bool seen[TL_MAX_DIMS] = {false};
+    geom g;
+    g.ndim = n;
+    g.offset = t->offset;
+    for (int i = 0; i < n; i++) {
+        int d;
+        if (wrap(dims[i], t->ndim, &d, err))
+            return NULL;
+        if (seen[d]) {
+            tl_error_set(err, TL_ERR_RUNTIME,
+                         "permute(): duplicate dims are not allowed.");
+            return NULL;
+        }
+        seen[d] = true;
+        g.sizes[i] = t->sizes[d];
+        g.strides[i] = t->strides[d];
+    }
+    return mkview(t, &g, err);
+}
+
+static bool all_unique(int n, const int *a)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (a[i] == a[j])
+                return false;
+    return true;
+}
+
+tl_tensor *tl_view_movedim(const tl_tensor *t, int ns, const int64_t *src,
+                           int nd, const int64_t *dst, tl_error *err)
+{
+    if (ns != nd) {
+        tl_buf a = {0}, b = {0};
+        fmt_list(&a, ns, src);
+        fmt_list(&b, nd, dst);
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "movedim: Invalid source or destination dims: source "
+                     "(%s dims) should contain the same number of dims as "
+                     "destination (%s dims)", tl_buf_str(&a), tl_buf_str(&b));
+        tl_buf_free(&a);
+        tl_buf_free(&b);
+        return NULL;
+    }
+    if (ns > TL_MAX_DIMS) {
+        too_many_dims(err);
+        return NULL;
+    }
+    int nsrc[TL_MAX_DIMS], ndst[TL_MAX_DIMS];
+    for (int i = 0; i < ns; i++)
+        if (wrap(src[i], t->ndim, &nsrc[i], err))
+            return NULL;
+    for (int i = 0; i < nd; i++)
+        if (wrap(dst[i], t->ndim, &ndst[i], err))
+            return NULL;
+    if (!all_unique(ns, nsrc)) {
+        err_list(err, TL_ERR_RUNTIME, "movedim: repeated dim in `source` (%s)",
+                 ns, src);
+        return NULL;
+    }
+    if (!all_unique(nd, ndst)) {
+        err_list(err, TL_ERR_RUNTIME,
+                 "movedim: repeated dim in `destination` (%s)", nd, dst);
+        return NULL;
+    }
+    if (t->ndim == 0)
+        return tl_tensor_alias(t);
+    int n = t->ndim;
+    int64_t order[TL_MAX_DIMS];
+    int src_rest[TL_MAX_DIMS], dst_rest[TL_MAX_DIMS];
+    bool src_used[TL_MAX_DIMS] = {false}, dst_used[TL_MAX_DIMS] = {false};
+    for (int i = 0; i < ns; i++) {
+        order[ndst[i]] = nsrc[i];
+        src_used[nsrc[i]] = true;
+        dst_used[ndst[i]] = true;
+    }
+    int a = 0, b = 0;
+    for (int i = 0; i < n; i++) {
+        if (!src_used[i])
+            src_rest[a++] = i;
+        if (!dst_used[i])
+            dst_rest[b++] = i;
+    }
+    for (int i = 0; i < a; i++)
+        order[dst_rest[i]] = src_rest[i];
+    return tl_view_permute(t, n, order, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* size-1 dims and broadcasting                                        */
+/* ------------------------------------------------------------------ */
+
+tl_tensor *tl_view_squeeze(const tl_tensor *t, int n, const int64_t *dims,
+                           tl_error *err)
+{
+    bool drop[TL_MAX_DIMS] = {false};
+    if (n < 0) {
+        for (int i = 0; i < t->ndim; i++)
+            drop[i] = t->sizes[i] == 1;
+    } else {
+        bool seen[TL_MAX_DIMS] = {false};
+        for (int i = 0; i < n; i++) {
+            int d;
+            if (wrap(dims[i], t->ndim, &d, err))
+                return NULL;
+            if (seen[d]) {
+                tl_error_set(err, TL_ERR_RUNTIME, "dim %d appears multiple "
+                             "times in the list of dims", d);
+                return NULL;
+            }
+            seen[d] = true;
+            if (t->ndim > 0 && t->sizes[d] == 1)
+                drop[d] = true;
+        }
+    }
+    geom g;
+    g.ndim = 0;
+    g.offset = t->offset;
+    for (int i = 0; i < t->ndim; i++) {
+        if (drop[i])
+            continue;
+        g.sizes[g.ndim] = t->sizes[i];
+        g.strides[g.ndim] = t->strides[i];
+        g.ndim++;
+    }
+    return mkview(t, &g, err);
+}
+
+tl_tensor *tl_view_unsqueeze(const tl_tensor *t, int64_t dim, tl_error *err)
+{
+    int d;
+    if (wrap(dim, t->ndim + 1, &d, err))
+        return NULL;
+    geom g;
+    geom_of(&g, t);
+    int64_t stride = d >= t->ndim ? 1 : t->sizes[d] * t->strides[d];
+    if (geom_insert(&g, d, 1, stride, err))
+        return NULL;
+    return mkview(t, &g, err);
+}
+
+tl_tensor *tl_view_expand(const tl_tensor *t, int n, const int64_t *sizes,
+                          tl_error *err)
+{
+    geom g;
+    if (tl_view_expand_geometry(t, n, sizes, g.sizes, g.strides, err))
+        return NULL;
+    g.ndim = n;
+    g.offset = t->offset;
+    return mkview(t, &g, err);
+}
+
+tl_tensor *tl_view_atleast(tl_tensor *t, int k, tl_error *err)
+{
+    if (t->ndim >= k)
+        return tl_tensor_retain(t);
+    if (t->ndim == 0) {
+        int64_t ones[3] = {1, 1, 1};
+        return tl_view_reshape(t, k, ones, err);
+    }
+    if (k == 2) /* 1-D */
+        return tl_view_unsqueeze(t, 0, err);
+    /* k == 3: 1-D -> unsqueeze(0).unsqueeze(-1); 2-D -> unsqueeze(-1) */
+    if (t->ndim == 1) {
+        tl_tensor *a = tl_view_unsqueeze(t, 0, err);
+        if (!a)
+            return NULL;
+        tl_tensor *b = tl_view_unsqueeze(a, -1, err);
+        tl_tensor_release(a);
+        return b;
+    }
+    return tl_view_unsqueeze(t, -1, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* sub-ranges                                                          */
+/* ------------------------------------------------------------------ */
+
+tl_tensor *tl_view_select(const tl_tensor *t, int64_t dim, int64_t index,
+                          tl_error *err)
+{
+    int d;
+    if (t->ndim == 0) {
+        tl_error_set(err, TL_ERR_INDEX,
+                     "select() cannot be applied to a 0-dim tensor.");
+        return NULL;
+    }
+    if (wrap(dim, t->ndim, &d, err))
+        return NULL;
+    int64_t size = t->sizes[d];
+    if (size <= -1 - index || size <= index) {
+        tl_buf b = {0};
+        fmt_list(&b, t->ndim, t->sizes);
+        tl_error_set(err, TL_ERR_INDEX, "select(): index %lld out of range "
+                     "for tensor of size %s at dimension %d",
+                     (long long)index, tl_buf_str(&b), d);
+        tl_buf_free(&b);
+        return NULL;
+    }
+    if (index < 0)
+        index += size;
+    geom g;
+    geom_of(&g, t);
+    g.offset += index * t->strides[d];
+    geom_remove(&g, d);
+    return mkview(t, &g, err);
+}
+
+tl_tensor *tl_view_slice(const tl_tensor *t, int dim, bool has_start,
+                         int64_t start, bool has_stop, int64_t stop,
+                         int64_t step)
+{
+    TL_ASSERT(dim >= 0 && dim < t->ndim && step > 0);
+    int64_t size = t->sizes[dim];
+    int64_t s = has_start ? start : 0;
+    int64_t e = has_stop ? stop : INT64_MAX;
+    if (s < 0)
+        s += size;
+    if (e < 0)
+        e += size;
+    if (s < 0)
+        s = 0;
+    else if (s >= size)
+        s = size;
+    if (e < s)
+        e = s;
+    else if (e >= size)
+        e = size;
+    geom g;
+    geom_of(&g, t);
+    g.offset += s * t->strides[dim];
+    int64_t len = e - s;
+    g.sizes[dim] = len == 0 ? 0 : (len - 1) / step + 1;
+    if (tl_mul_overflow(g.strides[dim], step, &g.strides[dim]))
+        g.strides[dim] = INT64_MAX; /* only reachable with size <= 1 */
+    return tl_tensor_view(t, g.ndim, g.sizes, g.strides, g.offset);
+}
+
+tl_tensor *tl_view_narrow(const tl_tensor *t, int64_t dim, int64_t start,
+                          int64_t length, tl_error *err)
+{
+    int d;
+    if (t->ndim == 0) {
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "narrow() cannot be applied to a 0-dim tensor.");
+        return NULL;
+    }
+    if (length < 0) {
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "narrow(): length must be non-negative.");
+        return NULL;
+    }
+    if (wrap(dim, t->ndim, &d, err))
+        return NULL;
+    int64_t cur = t->sizes[d];
+    if (start < -cur || start > cur) {
+        tl_error_set(err, TL_ERR_INDEX, "start out of range (expected to be "
+                     "in range of [%lld, %lld], but got %lld)",
+                     (long long)-cur, (long long)cur, (long long)start);
+        return NULL;
+    }
+    if (start < 0)
+        start += cur;
+    if (start > cur - length) {
+        tl_error_set(err, TL_ERR_RUNTIME, "start (%lld) + length (%lld) "
+                     "exceeds dimension size (%lld).", (long long)start,
+                     (long long)length, (long long)cur);
+        return NULL;
+    }
+    return tl_view_slice(t, d, true, start, true, start + length, 1);
+}
+
+tl_tensor *tl_view_unfold(const tl_tensor *t, int64_t dim, int64_t size,
+                          int64_t step, tl_error *err)
+{
+    int d;
+    if (wrap(dim, t->ndim, &d, err))
+        return NULL;
+    int64_t max_size = t->ndim == 0 ? 1 : t->sizes[d];
+    if (size > max_size) {
+        tl_error_set(err, TL_ERR_RUNTIME, "maximum size for tensor at "
+                     "dimension %d is %lld but size is %lld", d,
+                     (long long)max_size, (long long)size);
+        return NULL;
+    }
+    if (step <= 0) {
+        tl_error_set(err, TL_ERR_RUNTIME, "step is %lld but must be > 0",
+                     (long long)step);
+        return NULL;
+    }
+    geom g;
+    geom_of(&g, t);
+    if (t->ndim >= TL_MAX_DIMS) {
+        too_many_dims(err);
+        return NULL;
+    }
+    g.sizes[g.ndim] = size;
+    g.strides[g.ndim] = t->ndim == 0 ? 1 : t->strides[d];
+    g.ndim++;
+    if (t->ndim > 0 && size < 0) {
+        /* only for the overflow message below (PyTorch computes it too) */
+        __int128 w = ((__int128)t->sizes[d] - size) / step + 1;
+        g.sizes[d] = w > INT64_MAX ? INT64_MAX : (int64_t)w;
+    } else if (t->ndim > 0) {
+        g.sizes[d] = (t->sizes[d] - size) / step + 1;
+        if (tl_mul_overflow(g.strides[d], step, &g.strides[d]))
+            g.strides[d] = INT64_MAX;
+    }
+    if (size < 0) {
+        tl_buf a = {0}, b = {0};
+        fmt_list(&a, g.ndim, g.sizes);
+        fmt_list(&b, g.ndim, g.strides);
+        tl_error_set(err, TL_ERR_RUNTIME, "Storage size calculation "
+                     "overflowed with sizes=%s and strides=%s",
+                     tl_buf_str(&a), tl_buf_str(&b));
+        tl_buf_free(&a);
+        tl_buf_free(&b);
+        return NULL;
+    }
+    return mkview(t, &g, err);
+}
+
+tl_tensor *tl_view_diagonal(const tl_tensor *t, int64_t offset, int64_t d1,
+                            int64_t d2, tl_error *err)
+{
+    int a, b;
+    if (wrap(d1, t->ndim, &a, err) || wrap(d2, t->ndim, &b, err))
+        return NULL;
+    if (a == b) {
+        tl_error_set(err, TL_ERR_RUNTIME, "diagonal dimensions cannot be "
+                     "identical %lld, %lld", (long long)d1, (long long)d2);
+        return NULL;
+    }
+    /* a != b implies ndim >= 2 */
+    int64_t sa = t->sizes[a], sb = t->sizes[b], len;
+    if (offset >= 0)
+        len = sb - offset < sa ? sb - offset : sa;
+    else
+        len = sa + offset < sb ? sa + offset : sb;
+    if (len < 0)
+        len = 0;
+    geom g;
+    geom_of(&g, t);
+    if (len > 0) {
+        if (offset >= 0)
+            g.offset += offset * t->strides[b];
+        else
+            g.offset -= offset * t->strides[a];
+    }
+    int hi = a > b ? a : b, lo = a > b ? b : a;
+    geom_remove(&g, hi);
+    geom_remove(&g, lo);
+    g.sizes[g.ndim] = len;
+    g.strides[g.ndim] = t->strides[a] + t->strides[b];
+    g.ndim++;
+    return mkview(t, &g, err);
+}
+
+tl_tensor *tl_view_as_strided(const tl_tensor *t, int n, const int64_t *sizes,
+                              int nst, const int64_t *strides,
+                              bool has_offset, int64_t offset, tl_error *err)
+{
+    int64_t off = has_offset ? offset : t->offset;
+    if (n != nst) {
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "mismatch in length of strides and shape");
+        return NULL;
+    }
+    if (n > TL_MAX_DIMS) {
+        too_many_dims(err);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        if (strides[i] < 0) {
+            err_list(err, TL_ERR_RUNTIME, "as_strided: Negative strides are "
+                     "not supported at the moment, got strides: %s", n,
+                     strides);
+            return NULL;
+        }
+    }
+    /* computeStorageNbytes */
+    int64_t itemsize = (int64_t)tl_dtype_size(t->dtype);
+    int64_t span = 1;
+    bool overflow = false, empty = false;
+    for (int i = 0; i < n && !empty; i++) {
+        int64_t step;
+        if (sizes[i] == 0) {
+            empty = true;
+            break;
+        }
+        if (sizes[i] < 0 ||
+            tl_mul_overflow(strides[i], sizes[i] - 1, &step) ||
+            tl_add_overflow(span, step, &span))
+            overflow = true;
+    }
+    int64_t bytes = 0;
+    if (!empty && (overflow || tl_mul_overflow(span, itemsize, &bytes)))
+        overflow = true;
+    if (overflow && !empty) {
+        tl_buf a = {0}, b = {0};
+        fmt_list(&a, n, sizes);
+        fmt_list(&b, n, strides);
+        tl_error_set(err, TL_ERR_RUNTIME, "Storage size calculation "
+                     "overflowed with sizes=%s and strides=%s",
+                     tl_buf_str(&a), tl_buf_str(&b));
+        tl_buf_free(&a);
+        tl_buf_free(&b);
+        return NULL;
+    }
+    if (!empty) {
+        int64_t offbytes, need;
+        int64_t have = (int64_t)(t->storage ? t->storage->nbytes : 0);
+        if (tl_mul_overflow(off, itemsize, &offbytes) ||
+            tl_add_overflow(bytes, offbytes, &need) || need > have) {
+            tl_buf a = {0}, b = {0};
+            fmt_list(&a, n, sizes);
+            fmt_list(&b, n, strides);
+            tl_error_set(err, TL_ERR_RUNTIME, "setStorage: sizes %s, strides "
+                         "%s, storage offset %lld, and itemsize %lld "
+                         "requiring a storage size of %lld are out of bounds "
+                         "for storage of size %lld", tl_buf_str(&a),
+                         tl_buf_str(&b), (long long)off, (long long)itemsize,
+                         (long long)((uint64_t)bytes +
+                                     (uint64_t)off * (uint64_t)itemsize),
+                         (long long)have);
+            tl_buf_free(&a);
+            tl_buf_free(&b);
+            return NULL;
+        }
+    }
+    if (off < 0) {
+        tl_error_set(err, TL_ERR_RUNTIME, "Tensor: invalid storage offset "
+                     "%lld", (long long)off);
+        return NULL;
+    }
+    geom g;
+    g.ndim = n;
+    g.offset = off;
+    memcpy(g.sizes, sizes, sizeof(int64_t) * (size_t)n);
+    memcpy(g.strides, strides, sizeof(int64_t) * (size_t)n);
+    return mkview(t, &g, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* split family                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Python-slice piece [s, e) of dim d (at::slice clamping). */
+static tl_tensor *piece(const tl_tensor *t, int d, int64_t s, int64_t e)
+{
+    return tl_view_slice(t, d, true, s, true, e, 1);
+}
+
+int tl_view_split(const tl_tensor *t, int64_t size, int64_t dim,
+                  tl_tensor_list *out, tl_error *err)
+{
+    int d;
+    out->n = 0;
+    out->items = NULL;
+    if (t->ndim == 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "split expects at least a 1-dimensional tensor");
+    if (size < 0)
+        return tl_error_set(err, TL_ERR_RUNTIME, "split expects split_size "
+                            "be non-negative, but got split_size=%lld",
+                            (long long)size);
+    if (wrap(dim, t->ndim, &d, err))
+        return -1;
+    int64_t n = t->sizes[d];
+    if (size == 0 && n != 0)
+        return tl_error_set(err, TL_ERR_RUNTIME, "split_size can only be 0 if "
+                            "dimension size is 0, but got dimension size of "
+                            "%lld", (long long)n);
+    int64_t k = 1;
+    if (size != 0) {
+        k = n == 0 ? 0 : (n - 1) / size + 1;
+        if (k < 1)
+            k = 1;
+    }
+    if (list_init(out, k, err))
+        return -1;
+    for (int64_t i = 0; i < k; i++) {
+        int64_t s = i * size;
+        int64_t e = i < k - 1 ? s + size : n;
+        out->items[out->n++] = piece(t, d, s, e);
+    }
+    return 0;
+}
+
+int tl_view_split_sizes(const tl_tensor *t, int n, const int64_t *sizes,
+                        int64_t dim, tl_tensor_list *out, tl_error *err)
+{
+    int d;
+    out->n = 0;
+    out->items = NULL;
+    if (t->ndim == 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "split expects at least a 1-dimensional tensor");
+    if (wrap(dim, t->ndim, &d, err))
+        return -1;
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] < 0)
+            return err_list(err, TL_ERR_RUNTIME, "split_with_sizes expects "
+                            "split_sizes have only non-negative entries, but "
+                            "got split_sizes=%s", n, sizes);
+        if (tl_add_overflow(total, sizes[i], &total))
+            total = INT64_MAX;
+    }
+    if (total != t->sizes[d]) {
+        tl_buf b = {0};
+        fmt_list(&b, n, sizes);
+        tl_error_set(err, TL_ERR_RUNTIME, "split_with_sizes expects "
+                     "split_sizes to sum exactly to %lld (input tensor's size "
+                     "at dimension %lld), but got split_sizes=%s",
+                     (long long)t->sizes[d], (long long)dim, tl_buf_str(&b));
+        tl_buf_free(&b);
+        return -1;
+    }
+    if (list_init(out, n, err))
+        return -1;
+    int64_t s = 0;
+    for (int i = 0; i < n; i++) {
+        out->items[out->n++] = piece(t, d, s, s + sizes[i]);
+        s += sizes[i];
+    }
+    return 0;
+}
+
+int tl_view_chunk(const tl_tensor *t, int64_t chunks, int64_t dim,
+                  tl_tensor_list *out, tl_error *err)
+{
+    int d;
+    out->n = 0;
+    out->items = NULL;
+    if (t->ndim == 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "chunk expects at least a 1-dimensional tensor");
+    if (chunks <= 0)
+        return tl_error_set(err, TL_ERR_RUNTIME, "chunk expects `chunks` to "
+                            "be greater than 0, got: %lld", (long long)chunks);
+    if (wrap(dim, t->ndim, &d, err))
+        return -1;
+    int64_t n = t->sizes[d];
+    if (n == 0) {
+        if (list_init(out, chunks, err))
+            return -1;
+        for (int64_t i = 0; i < chunks; i++)
+            out->items[out->n++] = piece(t, d, 0, 0);
+        return 0;
+    }
+    /* (n + chunks - 1) / chunks with ATen's int64 wrap-around, so a huge
+     * `chunks` gives PyTorch's split_size-0 error */
+    int64_t sum = (int64_t)((uint64_t)n + (uint64_t)chunks - 1u);
+    return tl_view_split(t, sum / chunks, d, out, err);
+}
+
+int tl_view_tensor_split_n(const tl_tensor *t, int64_t sections, int64_t dim,
+                           tl_tensor_list *out, tl_error *err)
+{
+    int d;
+    out->n = 0;
+    out->items = NULL;
+    if (t->ndim == 0)
+        return tl_error_set(err, TL_ERR_RUNTIME, "tensor_split expected at "
+                            "least a 1-dimensional tensor, but got a tensor "
+                            "with 0 dims");
+    if (wrap(dim, t->ndim, &d, err))
+        return -1;
+    if (sections <= 0)
+        return tl_error_set(err, TL_ERR_RUNTIME, "number of sections must be "
+                            "larger than 0, got %lld", (long long)sections);
+    if (list_init(out, sections, err))
+        return -1;
+    int64_t n = t->sizes[d];
+    int64_t base = n / sections, extra = n % sections, s = 0;
+    for (int64_t i = 0; i < sections; i++) {
+        int64_t len = i < extra ? base + 1 : base;
+        out->items[out->n++] = piece(t, d, s, s + len);
+        s += len;
+    }
+    return 0;
+}
+
+int tl_view_tensor_split_idx(const tl_tensor *t, int n, const int64_t *idx,
+                             int64_t dim, tl_tensor_list *out, tl_error *err)
+{
+    int d;
+    out->n = 0;
+    out->items = NULL;
+    if (t->ndim == 0)
+        return tl_error_set(err, TL_ERR_RUNTIME, "tensor_split expected at "
+                            "least a 1-dimensional tensor, but got a tensor "
+                            "with 0 dims");
+    if (wrap(dim, t->ndim, &d, err))
+        return -1;
+    if (list_init(out, (int64_t)n + 1, err))
+        return -1;
+    int64_t s = 0;
+    for (int i = 0; i < n; i++) {
+        out->items[out->n++] = piece(t, d, s, idx[i]);
+        s = idx[i];
+    }
+    out->items[out->n++] = piece(t, d, s, t->sizes[d]);
+    return 0;
+}
+
+int tl_view_unbind(const tl_tensor *t, int64_t dim, tl_tensor_list *out,
+                   tl_error *err)
+{
+    int d;
+    out->n = 0;
+    out->items = NULL;
+    if (wrap(dim, t->ndim, &d, err))
+        return -1;
+    if (t->ndim == 0)
+        return tl_error_set(err, TL_ERR_INDEX, "Dimension specified as 0 but "
+                            "tensor has no dimensions");
+    if (list_init(out, t->sizes[d], err))
+        return -1;
+    for (int64_t i = 0; i < t->sizes[d]; i++) {
+        tl_tensor *r = tl_view_select(t, d, i, err);
+        if (!r) {
+            tl_tensor_list_free(out);
+            return -1;
+        }
+        out->items[out->n++] = r;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* aliases and metadata in place                                       */
+/* ------------------------------------------------------------------ */
+
+tl_tensor *tl_view_detach(const tl_tensor *t)
+{
+    tl_tensor *r = tl_tensor_alias(t);
+    r->requires_grad = false;
+    r->is_leaf = true;
+    r->is_view_of_grad_leaf = false;
+    return r;
+}
+
+tl_tensor *tl_view_data(const tl_tensor *t)
+{
+    tl_tensor *r = tl_view_detach(t);
+    tl_version_release(r->version);
+    r->version = tl_version_new();
+    return r;
+}
+
+void tl_view_set_meta(tl_tensor *dst, const tl_tensor *src)
+{
+    TL_ASSERT(dst->storage == src->storage);
+    dst->ndim = src->ndim;
+    memcpy(dst->sizes, src->sizes, sizeof(int64_t) * (size_t)src->ndim);
+    memcpy(dst->strides, src->strides, sizeof(int64_t) * (size_t)src->ndim);
+    dst->offset = src->offset;
+}
+
+int tl_view_check_inplace(const tl_tensor *t, tl_error *err)
+{
+    if (t->requires_grad && t->is_leaf)
+        return tl_error_set(err, TL_ERR_RUNTIME, "a leaf Variable that "
+                            "requires grad is being used in an in-place "
+                            "operation.");
+    if (t->is_view_of_grad_leaf)
+        return tl_error_set(err, TL_ERR_RUNTIME, "a view of a leaf Variable "
+                            "that requires grad is being used in an in-place "
+                            "operation.");
+    return 0;
+}
