@@ -61,4 +61,10 @@ void tl_interp_set(tl_interp *I, const char *name, tl_value *v);
  * with TL_ERR_LIMIT once the current call's timeout has passed. */
 int tl_interp_check_deadline(tl_error *err);
 
+/* Options of the interpreter running on this thread (inside
+ * tl_interp_exec/eval), or the defaults when none runs. Factories read
+ * default_backend, cuda_backend, cuda_available and seed (updated by
+ * torch.manual_seed) from here. Never NULL. */
+const tl_interp_opts *tl_interp_current_opts(void);
+
 #endif

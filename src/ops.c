@@ -2578,6 +2578,10 @@ static tl_tensor *matmul_impl(const tl_tensor *a, const tl_tensor *b,
             tl_error_set(err, TL_ERR_RUNTIME,
                          "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of elements, but got %lld and %lld elements respectively",
                          (long long)ka, (long long)kb, (long long)ka, (long long)kb);
+        else if (a->ndim == 2 && b->ndim == 1) /* at::mv's check */
+            tl_error_set(err, TL_ERR_RUNTIME,
+                         "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
+                         (long long)n, (long long)n, (long long)ka, (long long)kb);
         else
             tl_error_set(err, TL_ERR_RUNTIME,
                          "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",

@@ -1,0 +1,95 @@
+/* ast.h - syntax tree of the op language.
+ *
+ * Every node carries the byte span of the source text it came from, so
+ * evaluation errors can underline the failing call. Nodes and their strings
+ * live in an arena owned by a tl_ast (one parse); tl_ast_free releases all
+ * of them at once, nothing is freed individually.
+ *
+ * Children conventions (kids[]):
+ *   INT/FLOAT/STR/BOOL/NONE/ELLIPSIS  literals (ival/fval/str)
+ *   NAME          str = the name
+ *   TUPLE, LIST   kids = elements (STARRED allowed in lists/tuples? no)
+ *   ATTR          kids[0] = object, str = attribute name
+ *   CALL          kids[0] = callee, kids[1..] = arguments; an argument is
+ *                 an expression, STARRED (*seq) or KEYWORD (str=name,
+ *                 kids[0]=value)
+ *   SUBSCRIPT     kids[0] = object, kids[1] = index (TUPLE for x[a, b])
+ *   SLICE         kids[0..2] = start, stop, step (each may be NULL)
+ *   UNARY         op = tl_pyunop or TL_UNOP_NOT, kids[0]
+ *   BINARY        op = tl_pyop (arithmetic/bitwise), kids[0..1]
+ *   COMPARE       n operands in kids, n-1 comparison codes in cmpops
+ *   BOOLOP        op = TL_BOOL_AND / TL_BOOL_OR, kids[0..1]
+ *   IFEXP         kids = {body, cond, orelse}
+ *   LISTCOMP      kids = {element, target, iterable, condition or NULL}
+ *   STARRED       kids[0]
+ *   statements:
+ *   IMPORT        str = module ("torch", "numpy"), str2 = bound name
+ *   ASSIGN        kids[0..n-2] = targets (a = b = v), kids[n-1] = value
+ *   AUGASSIGN     op = tl_pyop, kids[0] = target, kids[1] = value
+ *   EXPR          kids[0]
+ *   ASSERT        kids[0] = test, kids[1] = message or NULL
+ *   PASS
+ */
+#ifndef TL_AST_H
+#define TL_AST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+typedef enum tl_nodekind {
+    TL_N_INT, TL_N_FLOAT, TL_N_STR, TL_N_BOOL, TL_N_NONE, TL_N_ELLIPSIS,
+    TL_N_NAME, TL_N_TUPLE, TL_N_LIST, TL_N_ATTR, TL_N_CALL, TL_N_SUBSCRIPT,
+    TL_N_SLICE, TL_N_UNARY, TL_N_BINARY, TL_N_COMPARE, TL_N_BOOLOP,
+    TL_N_IFEXP, TL_N_LISTCOMP, TL_N_STARRED, TL_N_KEYWORD,
+    /* statements */
+    TL_N_IMPORT, TL_N_ASSIGN, TL_N_AUGASSIGN, TL_N_EXPR, TL_N_ASSERT,
+    TL_N_PASS
+} tl_nodekind;
+
+/* comparison codes in cmpops */
+typedef enum tl_cmpop {
+    TL_CMP_EQ, TL_CMP_NE, TL_CMP_LT, TL_CMP_LE, TL_CMP_GT, TL_CMP_GE,
+    TL_CMP_IS, TL_CMP_IS_NOT, TL_CMP_IN, TL_CMP_NOT_IN
+} tl_cmpop;
+
+#define TL_UNOP_NOT 100 /* UNARY op code for `not` (others are tl_pyunop) */
+enum { TL_BOOL_AND = 0, TL_BOOL_OR = 1 };
+
+typedef struct tl_node {
+    tl_nodekind kind;
+    tl_span span;
+    int op;
+    int height;           /* 1 + max height of children */
+    int64_t ival;         /* INT; BOOL (0/1) */
+    double fval;          /* FLOAT */
+    const char *str;      /* NAME, ATTR, STR (bytes), KEYWORD, IMPORT */
+    size_t len;           /* length of str */
+    const char *str2;     /* IMPORT alias */
+    size_t n;             /* number of kids */
+    struct tl_node **kids;
+    int *cmpops;          /* COMPARE: n-1 codes */
+} tl_node;
+
+typedef struct tl_ast {
+    size_t nstmts;
+    tl_node **stmts;
+    struct tl_arena_block *arena;
+} tl_ast;
+
+/* Allocation inside the tree's arena (zeroed); never fails (aborts on OOM). */
+void *tl_ast_alloc(tl_ast *ast, size_t n);
+char *tl_ast_strndup(tl_ast *ast, const char *s, size_t n);
+tl_node *tl_ast_node(tl_ast *ast, tl_nodekind kind, tl_span span, size_t nkids);
+
+tl_ast *tl_ast_new(void);
+void tl_ast_free(tl_ast *ast);
+
+/* Name of a node kind, for debugging ("Call", "Name", ...). */
+const char *tl_ast_kind_name(tl_nodekind k);
+
+/* S-expression dump used by the parser tests: (Call (Attr (Name x) t)). */
+void tl_ast_dump(const tl_node *n, tl_buf *b);
+
+#endif

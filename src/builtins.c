@@ -1,0 +1,1487 @@
+/* builtins.c - Python builtins and module/value attributes for the
+ * op-language interpreter.
+ *
+ * What lives here:
+ *   - the builtin functions (len range reversed list tuple int float bool
+ *     abs min max sum, plus print str repr id all any enumerate zip), with
+ *     CPython's error texts;
+ *   - attributes of the modules `torch`, `numpy` and `torch.cuda`: dtypes,
+ *     torch.device, torch.Size, memory formats, constants, and the bind.h
+ *     lookups (TL_BIND_TORCH, then TL_BIND_METHOD in functional form:
+ *     torch.NAME(x, ...) calls the method with x, or input=, as self);
+ *   - attributes of values: tensors and ndarrays through bind.h, and the
+ *     few methods of storages, dtypes, devices, tuples and lists;
+ *   - "did you mean" suggestions by edit distance for unknown names.
+ * Everything returns new references; failing calls fill err (no span: the
+ * evaluator attaches the call's span).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "builtins.h"
+#include "create.h"
+#include "interp.h"
+#include "util.h"
+
+/* ---------------------------------------------------------------------- */
+/* argument helpers (CPython wording) */
+
+static int no_kwargs(const tl_args *a, const char *name, tl_error *err)
+{
+    if (a->nkw)
+        return tl_error_set(err, TL_ERR_TYPE, "%s() takes no keyword arguments", name);
+    return 0;
+}
+
+static int exactly_one(const tl_args *a, const char *name, tl_error *err)
+{
+    if (no_kwargs(a, name, err) < 0)
+        return -1;
+    if (a->npos != 1)
+        return tl_error_set(err, TL_ERR_TYPE, "%s() takes exactly one argument (%zu given)",
+                            name, a->npos);
+    return 0;
+}
+
+static int at_most_one(const tl_args *a, const char *name, tl_error *err)
+{
+    if (no_kwargs(a, name, err) < 0)
+        return -1;
+    if (a->npos > 1)
+        return tl_error_set(err, TL_ERR_TYPE, "%s expected at most 1 argument, got %zu",
+                            name, a->npos);
+    return 0;
+}
+
+static tl_value *none_result(void)
+{
+    return tl_none();
+}
+
+/* Call a Tensor method binding by name on self. */
+static tl_value *call_method(tl_value *self, const char *name, const tl_args *args,
+                             tl_error *err)
+{
+    const tl_binding *b = tl_bind_find(TL_BIND_METHOD, name);
+    if (!b) {
+        tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support Tensor.%s", name);
+        return NULL;
+    }
+    tl_args empty = {0, NULL, 0, NULL, NULL};
+    return b->fn(self, args ? args : &empty, err);
+}
+
+/* One-element tensor/ndarray to a double or int64. */
+static int scalar_of(tl_value *v, bool *is_float, double *f, int64_t *i, tl_error *err)
+{
+    const tl_tensor *t = v->u.tensor;
+    if (tl_tensor_numel(t) != 1) {
+        if (v->kind == TL_V_NDARRAY)
+            return tl_error_set(err, TL_ERR_TYPE,
+                                "only size-1 arrays can be converted to Python scalars");
+        return tl_error_set(err, TL_ERR_VALUE,
+                            "only one element tensors can be converted to Python scalars");
+    }
+    *is_float = tl_dtype_is_floating(t->dtype);
+    if (*is_float)
+        return tl_tensor_get_f64(t, 0, f, err);
+    return tl_tensor_get_i64(t, 0, i, err);
+}
+
+/* ---------------------------------------------------------------------- */
+/* builtin functions */
+
+static tl_value *bi_print(tl_value *self, const tl_args *a, tl_error *err)
+{
+    return none_result();
+}
+
+static tl_value *bi_len(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (exactly_one(a, "len", err) < 0)
+        return NULL;
+    tl_value *v = a->pos[0];
+    switch (v->kind) {
+    case TL_V_TUPLE:
+    case TL_V_LIST:
+    case TL_V_SIZE:
+        return tl_int((int64_t)v->u.seq.n);
+    case TL_V_STR:
+        return tl_int((int64_t)v->u.str.len);
+    case TL_V_STORAGE:
+        return tl_int((int64_t)v->u.storage->nbytes);
+    case TL_V_TENSOR:
+        if (v->u.tensor->ndim == 0) {
+            tl_error_set(err, TL_ERR_TYPE, "len() of a 0-d tensor");
+            return NULL;
+        }
+        return tl_int(v->u.tensor->sizes[0]);
+    case TL_V_NDARRAY:
+        if (v->u.tensor->ndim == 0) {
+            tl_error_set(err, TL_ERR_TYPE, "len() of unsized object");
+            return NULL;
+        }
+        return tl_int(v->u.tensor->sizes[0]);
+    default:
+        tl_error_set(err, TL_ERR_TYPE, "object of type '%s' has no len()",
+                     tl_value_type_name(v));
+        return NULL;
+    }
+}
+
+static int index_arg(const tl_value *v, int64_t *out, tl_error *err)
+{
+    if (!tl_value_as_index(v, out))
+        return tl_error_set(err, TL_ERR_TYPE, "'%s' object cannot be interpreted as an integer",
+                            tl_value_type_name(v));
+    return 0;
+}
+
+static tl_value *bi_range(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (no_kwargs(a, "range", err) < 0)
+        return NULL;
+    if (a->npos == 0) {
+        tl_error_set(err, TL_ERR_TYPE, "range expected at least 1 argument, got 0");
+        return NULL;
+    }
+    if (a->npos > 3) {
+        tl_error_set(err, TL_ERR_TYPE, "range expected at most 3 arguments, got %zu", a->npos);
+        return NULL;
+    }
+    int64_t start = 0, stop = 0, step = 1;
+    if (a->npos == 1) {
+        if (index_arg(a->pos[0], &stop, err) < 0)
+            return NULL;
+    } else {
+        if (index_arg(a->pos[0], &start, err) < 0 || index_arg(a->pos[1], &stop, err) < 0)
+            return NULL;
+        if (a->npos == 3 && index_arg(a->pos[2], &step, err) < 0)
+            return NULL;
+    }
+    if (step == 0) {
+        tl_error_set(err, TL_ERR_VALUE, "range() arg 3 must not be zero");
+        return NULL;
+    }
+    /* length without overflow */
+    uint64_t n = 0;
+    if (step > 0 && start < stop)
+        n = ((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step + 1;
+    else if (step < 0 && start > stop)
+        n = ((uint64_t)start - (uint64_t)stop - 1) / ((uint64_t)0 - (uint64_t)step) + 1;
+    if (n > (uint64_t)tl_interp_max_seq()) {
+        tl_error_set(err, TL_ERR_LIMIT,
+                     "range of %" PRIu64 " elements is longer than the limit (%" PRId64 ")",
+                     n, tl_interp_max_seq());
+        return NULL;
+    }
+    if (tl_interp_charge_seq((size_t)n, err) < 0)
+        return NULL;
+    tl_value *r = tl_list_new(0);
+    int64_t v = start;
+    for (uint64_t i = 0; i < n; i++) {
+        if ((i & 4095) == 4095 && tl_interp_check_deadline(err) < 0) {
+            tl_value_release(r);
+            return NULL;
+        }
+        tl_list_append(r, tl_int(v));
+        v = (int64_t)((uint64_t)v + (uint64_t)step);
+    }
+    return r;
+}
+
+static tl_value *make_seq(tl_value *src, bool list, tl_error *err)
+{
+    tl_value **items;
+    size_t n;
+    if (tl_interp_iterate(src, &items, &n, err) < 0)
+        return NULL;
+    tl_value *r;
+    if (list) {
+        r = tl_list_new(0);
+        for (size_t i = 0; i < n; i++)
+            tl_list_append(r, items[i]);
+    } else {
+        r = tl_tuple_new(n);
+        for (size_t i = 0; i < n; i++)
+            tl_seq_set(r, i, items[i]);
+    }
+    free(items);
+    return r;
+}
+
+static tl_value *bi_list(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (at_most_one(a, "list", err) < 0)
+        return NULL;
+    if (a->npos == 0)
+        return tl_list_new(0);
+    return make_seq(a->pos[0], true, err);
+}
+
+static tl_value *bi_tuple(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (at_most_one(a, "tuple", err) < 0)
+        return NULL;
+    if (a->npos == 0)
+        return tl_tuple_new(0);
+    if (a->pos[0]->kind == TL_V_TUPLE)
+        return tl_value_retain(a->pos[0]);
+    return make_seq(a->pos[0], false, err);
+}
+
+static tl_value *bi_reversed(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (exactly_one(a, "reversed", err) < 0)
+        return NULL;
+    tl_value *v = a->pos[0];
+    if (v->kind == TL_V_TENSOR) {
+        /* Tensor.__reversed__ is flip(0) */
+        tl_value *dims = tl_tuple_new(1);
+        tl_seq_set(dims, 0, tl_int(0));
+        tl_value *pos[1] = {dims};
+        tl_args args = {1, pos, 0, NULL, NULL};
+        tl_value *r = call_method(v, "flip", &args, err);
+        tl_value_release(dims);
+        return r;
+    }
+    if (!tl_value_is_seq(v) && v->kind != TL_V_STR && v->kind != TL_V_NDARRAY) {
+        tl_error_set(err, TL_ERR_TYPE, "'%s' object is not reversible", tl_value_type_name(v));
+        return NULL;
+    }
+    tl_value **items;
+    size_t n;
+    if (tl_interp_iterate(v, &items, &n, err) < 0)
+        return NULL;
+    tl_value *r = tl_list_new(0);
+    for (size_t i = n; i-- > 0;)
+        tl_list_append(r, items[i]);
+    free(items);
+    return r;
+}
+
+static int parse_int_str(const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    while (i < len && isspace((unsigned char)s[i]))
+        i++;
+    size_t e = len;
+    while (e > i && isspace((unsigned char)s[e - 1]))
+        e--;
+    bool neg = false;
+    if (i < e && (s[i] == '+' || s[i] == '-')) {
+        neg = s[i] == '-';
+        i++;
+    }
+    if (i >= e)
+        return -1;
+    uint64_t v = 0;
+    bool prev_digit = false;
+    for (; i < e; i++) {
+        if (s[i] == '_') {
+            if (!prev_digit)
+                return -1;
+            prev_digit = false;
+            continue;
+        }
+        if (!isdigit((unsigned char)s[i]))
+            return -1;
+        if (v > (UINT64_MAX - 9) / 10)
+            return -2;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+        prev_digit = true;
+    }
+    if (!prev_digit)
+        return -1;
+    if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
+        return -2;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+static tl_value *double_to_int(double d, tl_error *err)
+{
+    if (isnan(d)) {
+        tl_error_set(err, TL_ERR_VALUE, "cannot convert float NaN to integer");
+        return NULL;
+    }
+    if (isinf(d)) {
+        tl_error_set(err, TL_ERR_OVERFLOW, "cannot convert float infinity to integer");
+        return NULL;
+    }
+    double t = trunc(d);
+    if (t >= 9223372036854775808.0 || t < -9223372036854775808.0) {
+        tl_error_set(err, TL_ERR_OVERFLOW, "integer overflow (tlab integers are 64-bit)");
+        return NULL;
+    }
+    return tl_int((int64_t)t);
+}
+
+static tl_value *bi_int(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (no_kwargs(a, "int", err) < 0)
+        return NULL;
+    if (a->npos == 0)
+        return tl_int(0);
+    if (a->npos > 1) {
+        tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support int() with a base");
+        return NULL;
+    }
+    tl_value *v = a->pos[0];
+    switch (v->kind) {
+    case TL_V_INT: return tl_int(v->u.i);
+    case TL_V_BOOL: return tl_int(v->u.b);
+    case TL_V_FLOAT: return double_to_int(v->u.f, err);
+    case TL_V_STR: {
+        int64_t r;
+        int rc = parse_int_str(v->u.str.s, v->u.str.len, &r);
+        if (rc == 0)
+            return tl_int(r);
+        if (rc == -2) {
+            tl_error_set(err, TL_ERR_OVERFLOW, "integer overflow (tlab integers are 64-bit)");
+            return NULL;
+        }
+        tl_buf b = {0};
+        tl_value_repr(v, &b);
+        tl_error_set(err, TL_ERR_VALUE, "invalid literal for int() with base 10: %s",
+                     tl_buf_str(&b));
+        tl_buf_free(&b);
+        return NULL;
+    }
+    case TL_V_TENSOR:
+    case TL_V_NDARRAY: {
+        bool isf;
+        double f = 0;
+        int64_t i = 0;
+        if (scalar_of(v, &isf, &f, &i, err) < 0)
+            return NULL;
+        return isf ? double_to_int(f, err) : tl_int(i);
+    }
+    default:
+        tl_error_set(err, TL_ERR_TYPE,
+                     "int() argument must be a string, a bytes-like object or a real "
+                     "number, not '%s'", tl_value_type_name(v));
+        return NULL;
+    }
+}
+
+static tl_value *bi_float(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (at_most_one(a, "float", err) < 0)
+        return NULL;
+    if (a->npos == 0)
+        return tl_float(0.0);
+    tl_value *v = a->pos[0];
+    switch (v->kind) {
+    case TL_V_INT: return tl_float((double)v->u.i);
+    case TL_V_BOOL: return tl_float(v->u.b);
+    case TL_V_FLOAT: return tl_float(v->u.f);
+    case TL_V_STR: {
+        char *s = tl_xstrndup(v->u.str.s, v->u.str.len);
+        char *p = s;
+        while (isspace((unsigned char)*p))
+            p++;
+        char *end = p + strlen(p);
+        while (end > p && isspace((unsigned char)end[-1]))
+            *--end = 0;
+        char *stop;
+        double d = strtod(p, &stop);
+        bool ok = *p && stop == end && !strpbrk(p, "xXpP");
+        free(s);
+        if (ok)
+            return tl_float(d);
+        tl_buf b = {0};
+        tl_value_repr(v, &b);
+        tl_error_set(err, TL_ERR_VALUE, "could not convert string to float: %s",
+                     tl_buf_str(&b));
+        tl_buf_free(&b);
+        return NULL;
+    }
+    case TL_V_TENSOR:
+    case TL_V_NDARRAY: {
+        bool isf;
+        double f = 0;
+        int64_t i = 0;
+        if (scalar_of(v, &isf, &f, &i, err) < 0)
+            return NULL;
+        return tl_float(isf ? f : (double)i);
+    }
+    default:
+        tl_error_set(err, TL_ERR_TYPE,
+                     "float() argument must be a string or a real number, not '%s'",
+                     tl_value_type_name(v));
+        return NULL;
+    }
+}
+
+static tl_value *bi_bool(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (at_most_one(a, "bool", err) < 0)
+        return NULL;
+    if (a->npos == 0)
+        return tl_bool(false);
+    bool t;
+    if (tl_interp_truthy(a->pos[0], &t, err) < 0)
+        return NULL;
+    return tl_bool(t);
+}
+
+static tl_value *bi_str(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (at_most_one(a, "str", err) < 0)
+        return NULL;
+    if (a->npos == 0)
+        return tl_str("");
+    if (a->pos[0]->kind == TL_V_STR)
+        return tl_value_retain(a->pos[0]);
+    tl_buf b = {0};
+    tl_value_repr(a->pos[0], &b);
+    tl_value *r = tl_strn(tl_buf_str(&b), b.len);
+    tl_buf_free(&b);
+    return r;
+}
+
+static tl_value *bi_repr(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (exactly_one(a, "repr", err) < 0)
+        return NULL;
+    tl_buf b = {0};
+    tl_value_repr(a->pos[0], &b);
+    tl_value *r = tl_strn(tl_buf_str(&b), b.len);
+    tl_buf_free(&b);
+    return r;
+}
+
+static tl_value *bi_id(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (exactly_one(a, "id", err) < 0)
+        return NULL;
+    tl_value *v = a->pos[0];
+    if (tl_value_is_tensorlike(v))
+        return tl_int((int64_t)(uintptr_t)v->u.tensor);
+    return tl_int((int64_t)(uintptr_t)v);
+}
+
+static tl_value *bi_abs(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (exactly_one(a, "abs", err) < 0)
+        return NULL;
+    tl_value *v = a->pos[0];
+    switch (v->kind) {
+    case TL_V_BOOL: return tl_int(v->u.b);
+    case TL_V_INT:
+        if (v->u.i == INT64_MIN) {
+            tl_error_set(err, TL_ERR_OVERFLOW, "integer overflow (tlab integers are 64-bit)");
+            return NULL;
+        }
+        return tl_int(v->u.i < 0 ? -v->u.i : v->u.i);
+    case TL_V_FLOAT: return tl_float(fabs(v->u.f));
+    case TL_V_TENSOR: return call_method(v, "abs", NULL, err);
+    case TL_V_NDARRAY: {
+        const tl_binding *b = tl_bind_find(TL_BIND_NDARRAY, "__abs__");
+        if (b) {
+            tl_args empty = {0, NULL, 0, NULL, NULL};
+            return b->fn(v, &empty, err);
+        }
+        tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support abs() of ndarrays");
+        return NULL;
+    }
+    default:
+        tl_error_set(err, TL_ERR_TYPE, "bad operand type for abs(): '%s'",
+                     tl_value_type_name(v));
+        return NULL;
+    }
+}
+
+static tl_value *minmax(const tl_args *a, bool is_max, tl_error *err)
+{
+    const char *name = is_max ? "max" : "min";
+    tl_value *deflt = NULL;
+    for (size_t k = 0; k < a->nkw; k++) {
+        if (strcmp(a->kwnames[k], "default") == 0) {
+            deflt = a->kwvals[k];
+        } else if (strcmp(a->kwnames[k], "key") == 0) {
+            tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support %s(key=...)", name);
+            return NULL;
+        } else {
+            tl_error_set(err, TL_ERR_TYPE, "'%s' is an invalid keyword argument for %s()",
+                         a->kwnames[k], name);
+            return NULL;
+        }
+    }
+    if (a->npos == 0) {
+        tl_error_set(err, TL_ERR_TYPE, "%s expected at least 1 argument, got 0", name);
+        return NULL;
+    }
+    tl_value **items;
+    size_t n;
+    bool owned = false;
+    if (a->npos == 1) {
+        if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+            return NULL;
+        owned = true;
+    } else {
+        if (deflt) {
+            tl_error_set(err, TL_ERR_TYPE,
+                         "Cannot specify a default for %s() with multiple positional "
+                         "arguments", name);
+            return NULL;
+        }
+        items = a->pos;
+        n = a->npos;
+    }
+    tl_value *best = NULL;
+    if (n == 0) {
+        if (deflt)
+            best = tl_value_retain(deflt);
+        else
+            tl_error_set(err, TL_ERR_VALUE, "%s() arg is an empty sequence", name);
+    } else {
+        best = tl_value_retain(items[0]);
+        for (size_t i = 1; i < n; i++) {
+            tl_value *c = tl_interp_compare(is_max ? TL_CMP_GT : TL_CMP_LT, items[i], best, err);
+            bool t = false;
+            int rc = c ? tl_interp_truthy(c, &t, err) : -1;
+            tl_value_release(c);
+            if (rc < 0) {
+                tl_value_release(best);
+                best = NULL;
+                break;
+            }
+            if (t) {
+                tl_value_release(best);
+                best = tl_value_retain(items[i]);
+            }
+        }
+    }
+    if (owned)
+        tl_interp_items_free(items, n);
+    return best;
+}
+
+static tl_value *bi_max(tl_value *self, const tl_args *a, tl_error *err)
+{
+    return minmax(a, true, err);
+}
+
+static tl_value *bi_min(tl_value *self, const tl_args *a, tl_error *err)
+{
+    return minmax(a, false, err);
+}
+
+static tl_value *bi_sum(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_value *start = NULL;
+    for (size_t k = 0; k < a->nkw; k++) {
+        if (strcmp(a->kwnames[k], "start") != 0) {
+            tl_error_set(err, TL_ERR_TYPE, "'%s' is an invalid keyword argument for sum()",
+                         a->kwnames[k]);
+            return NULL;
+        }
+        start = a->kwvals[k];
+    }
+    if (a->npos == 0 || a->npos > 2) {
+        tl_error_set(err, TL_ERR_TYPE, "sum() takes at most 2 arguments (%zu given)", a->npos);
+        if (a->npos == 0)
+            tl_error_set(err, TL_ERR_TYPE, "sum() takes at least 1 positional argument (0 given)");
+        return NULL;
+    }
+    if (a->npos == 2)
+        start = a->pos[1];
+    if (start && start->kind == TL_V_STR) {
+        tl_error_set(err, TL_ERR_TYPE, "sum() can't sum strings [use ''.join(seq) instead]");
+        return NULL;
+    }
+    tl_value **items;
+    size_t n;
+    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+        return NULL;
+    tl_value *acc = start ? tl_value_retain(start) : tl_int(0);
+    for (size_t i = 0; i < n && acc; i++) {
+        tl_value *r = tl_interp_binop(TL_PY_ADD, acc, items[i], err);
+        tl_value_release(acc);
+        acc = r;
+        if (acc && (i & 1023) == 1023 && tl_interp_check_deadline(err) < 0) {
+            tl_value_release(acc);
+            acc = NULL;
+        }
+    }
+    tl_interp_items_free(items, n);
+    return acc;
+}
+
+static tl_value *allany(const tl_args *a, bool all, tl_error *err)
+{
+    if (exactly_one(a, all ? "all" : "any", err) < 0)
+        return NULL;
+    tl_value **items;
+    size_t n;
+    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+        return NULL;
+    bool res = all;
+    for (size_t i = 0; i < n; i++) {
+        bool t;
+        if (tl_interp_truthy(items[i], &t, err) < 0) {
+            tl_interp_items_free(items, n);
+            return NULL;
+        }
+        if (t != all) {
+            res = !all;
+            break;
+        }
+    }
+    tl_interp_items_free(items, n);
+    return tl_bool(res);
+}
+
+static tl_value *bi_all(tl_value *self, const tl_args *a, tl_error *err)
+{
+    return allany(a, true, err);
+}
+
+static tl_value *bi_any(tl_value *self, const tl_args *a, tl_error *err)
+{
+    return allany(a, false, err);
+}
+
+static tl_value *bi_enumerate(tl_value *self, const tl_args *a, tl_error *err)
+{
+    int64_t start = 0;
+    tl_value *sv = tl_arg(a, 1, "start");
+    if (a->npos == 0 || a->npos > 2) {
+        tl_error_set(err, TL_ERR_TYPE, "enumerate() missing required argument 'iterable'");
+        return NULL;
+    }
+    if (sv && index_arg(sv, &start, err) < 0)
+        return NULL;
+    tl_value **items;
+    size_t n;
+    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+        return NULL;
+    tl_value *r = tl_list_new(0);
+    for (size_t i = 0; i < n; i++) {
+        tl_value *t = tl_tuple_new(2);
+        tl_seq_set(t, 0, tl_int(start + (int64_t)i));
+        tl_seq_set(t, 1, items[i]);
+        tl_list_append(r, t);
+    }
+    free(items);
+    return r;
+}
+
+static tl_value *bi_zip(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (no_kwargs(a, "zip", err) < 0)
+        return NULL;
+    size_t k = a->npos, shortest = SIZE_MAX;
+    tl_value ***lists = tl_xcalloc(k ? k : 1, sizeof *lists);
+    size_t *lens = tl_xcalloc(k ? k : 1, sizeof *lens);
+    tl_value *r = NULL;
+    for (size_t j = 0; j < k; j++) {
+        if (tl_interp_iterate(a->pos[j], &lists[j], &lens[j], err) < 0)
+            goto done;
+        if (lens[j] < shortest)
+            shortest = lens[j];
+    }
+    if (k == 0)
+        shortest = 0;
+    r = tl_list_new(0);
+    for (size_t i = 0; i < shortest; i++) {
+        tl_value *t = tl_tuple_new(k);
+        for (size_t j = 0; j < k; j++)
+            tl_seq_set(t, j, tl_value_retain(lists[j][i]));
+        tl_list_append(r, t);
+    }
+done:
+    for (size_t j = 0; j < k; j++)
+        if (lists[j])
+            tl_interp_items_free(lists[j], lens[j]);
+    free(lists);
+    free(lens);
+    return r;
+}
+
+static tl_value *bi_slice(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (no_kwargs(a, "slice", err) < 0)
+        return NULL;
+    if (a->npos == 0 || a->npos > 3) {
+        tl_error_set(err, TL_ERR_TYPE, a->npos ? "slice expected at most 3 arguments, got %zu"
+                                                : "slice expected at least 1 argument, got %zu",
+                     a->npos);
+        return NULL;
+    }
+    if (a->npos == 1)
+        return tl_slice_new(NULL, tl_value_retain(a->pos[0]), NULL);
+    return tl_slice_new(tl_value_retain(a->pos[0]), tl_value_retain(a->pos[1]),
+                        a->npos == 3 ? tl_value_retain(a->pos[2]) : NULL);
+}
+
+static const struct {
+    const char *name;
+    tl_cfunc fn;
+} builtin_table[] = {
+    {"slice", bi_slice},
+    {"abs", bi_abs},       {"all", bi_all},     {"any", bi_any},
+    {"bool", bi_bool},     {"enumerate", bi_enumerate},
+    {"float", bi_float},   {"id", bi_id},       {"int", bi_int},
+    {"len", bi_len},       {"list", bi_list},   {"max", bi_max},
+    {"min", bi_min},       {"print", bi_print}, {"range", bi_range},
+    {"repr", bi_repr},     {"reversed", bi_reversed},
+    {"str", bi_str},       {"sum", bi_sum},     {"tuple", bi_tuple},
+    {"zip", bi_zip},
+};
+
+tl_value *tl_builtins_lookup(const char *name)
+{
+    for (size_t i = 0; i < TL_ARRAY_LEN(builtin_table); i++)
+        if (strcmp(builtin_table[i].name, name) == 0)
+            return tl_func_value(builtin_table[i].name, builtin_table[i].fn, NULL);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* did you mean */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 64 || m > 64)
+        return SIZE_MAX;
+    size_t d[66][66];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1; /* transposition */
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+const char *tl_builtins_suggest(const char *name, const char *const *cands, size_t n)
+{
+    size_t len = strlen(name);
+    size_t limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+    const char *best = NULL;
+    size_t bestd = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (!cands[i] || strcmp(cands[i], name) == 0)
+            continue;
+        size_t d = edit_distance(name, cands[i]);
+        if (d < bestd || (d == bestd && best && strcmp(cands[i], best) < 0)) {
+            bestd = d;
+            best = cands[i];
+        }
+    }
+    return bestd <= limit ? best : NULL;
+}
+
+#define MAX_CANDS 2048
+
+typedef struct cands {
+    const char *v[MAX_CANDS];
+    size_t n;
+} cands;
+
+static void add_bind_names(cands *c, tl_bind_kind kind)
+{
+    c->n += tl_bind_names(kind, c->v + c->n, MAX_CANDS - c->n);
+    if (c->n > MAX_CANDS)
+        c->n = MAX_CANDS;
+}
+
+static void add_names(cands *c, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n && c->n < MAX_CANDS; i++)
+        c->v[c->n++] = names[i];
+}
+
+static void unsupported_name(const char *prefix, const char *name, cands *c,
+                             tl_error *err)
+{
+    const char *s = tl_builtins_suggest(name, c->v, c->n);
+    if (s)
+        tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support %s%s (did you mean %s%s?)",
+                     prefix, name, prefix, s);
+    else
+        tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support %s%s", prefix, name);
+}
+
+/* ---------------------------------------------------------------------- */
+/* torch.* extras implemented here */
+
+static const char *const device_types =
+    "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, "
+    "xla, lazy, vulkan, mps, meta, hpu, privateuseone";
+
+static int parse_device(const char *s, int64_t index, bool has_index, tl_device *out,
+                        tl_error *err)
+{
+    const char *colon = strchr(s, ':');
+    size_t tlen = colon ? (size_t)(colon - s) : strlen(s);
+    char type[32];
+    if (tlen >= sizeof type)
+        tlen = sizeof type - 1;
+    memcpy(type, s, tlen);
+    type[tlen] = 0;
+    bool known = false;
+    {
+        char list[256];
+        snprintf(list, sizeof list, "%s", device_types);
+        for (char *tok = strtok(list, ", "); tok; tok = strtok(NULL, ", "))
+            if (strcmp(tok, type) == 0)
+                known = true;
+    }
+    if (!known || tlen == 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "Expected one of %s device type at start of device string: %s",
+                            device_types, s);
+    int64_t idx = 0;
+    bool got_index = false;
+    if (colon) {
+        const char *p = colon + 1;
+        if (!*p)
+            return tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
+        for (const char *q = p; *q; q++)
+            if (!isdigit((unsigned char)*q) || q - p > 6)
+                return tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
+        if (p[0] == '0' && p[1])
+            return tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
+        idx = atoll(p);
+        got_index = true;
+        if (has_index)
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "type (string) must not include an index because index "
+                                "was passed explicitly: %s", s);
+    }
+    if (has_index) {
+        if (index < 0)
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "Device index must not be negative");
+        idx = index;
+        got_index = true;
+    }
+    if (strcmp(type, "cpu") == 0) {
+        if (got_index && idx != 0)
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "CPU device index must be -1 or zero, got %" PRId64, idx);
+        out->kind = TL_DEV_CPU;
+        out->index = 0;
+        return 0;
+    }
+    if (strcmp(type, "cuda") == 0) {
+        out->kind = TL_DEV_CUDA;
+        out->index = (int)idx;
+        return 0;
+    }
+    return tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support device type '%s'",
+                        type);
+}
+
+static tl_value *torch_device(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kws[] = {"type", "index", NULL};
+    if (tl_args_check(a, "device", 2, kws,
+                      "(torch.device device)\n * (str type, int index = -1)", err) < 0)
+        return NULL;
+    tl_value *t = tl_arg(a, 0, "type");
+    tl_value *ix = tl_arg(a, 1, "index");
+    if (!t)
+        return tl_args_type_error(a, "device",
+                                  "(torch.device device)\n * (str type, int index = -1)",
+                                  err), NULL;
+    if (t->kind == TL_V_DEVICE && !ix)
+        return tl_value_retain(t);
+    int64_t index = 0;
+    bool has_index = false;
+    if (t->kind == TL_V_INT && !ix) {
+        /* torch.device(0) is cuda:0 */
+        tl_device d = {TL_DEV_CUDA, (int)t->u.i};
+        if (t->u.i < 0) {
+            tl_error_set(err, TL_ERR_RUNTIME, "Device index must not be negative");
+            return NULL;
+        }
+        return tl_device_value(d);
+    }
+    if (t->kind != TL_V_STR)
+        return tl_args_type_error(a, "device",
+                                  "(torch.device device)\n * (str type, int index = -1)",
+                                  err), NULL;
+    if (ix && ix->kind != TL_V_NONE) {
+        if (!tl_value_as_index(ix, &index))
+            return tl_args_type_error(a, "device",
+                                      "(torch.device device)\n * (str type, int index = -1)",
+                                      err), NULL;
+        has_index = index != -1;
+    }
+    tl_device d;
+    if (parse_device(t->u.str.s, index, has_index, &d, err) < 0)
+        return NULL;
+    return tl_device_value(d);
+}
+
+static tl_value *torch_size(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (no_kwargs(a, "Size", err) < 0)
+        return NULL;
+    if (a->npos > 1) {
+        tl_error_set(err, TL_ERR_TYPE, "Size expected at most 1 argument, got %zu", a->npos);
+        return NULL;
+    }
+    if (a->npos == 0)
+        return tl_size_new(0, NULL);
+    tl_value **items;
+    size_t n;
+    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+        return NULL;
+    if (n > TL_MAX_DIMS) {
+        tl_interp_items_free(items, n);
+        tl_error_set(err, TL_ERR_LIMIT, "torch.Size of %zu dims (tlab supports up to %d)",
+                     n, TL_MAX_DIMS);
+        return NULL;
+    }
+    int64_t sizes[TL_MAX_DIMS];
+    for (size_t i = 0; i < n; i++) {
+        if (!tl_value_as_index(items[i], &sizes[i]) || items[i]->kind == TL_V_FLOAT) {
+            tl_error_set(err, TL_ERR_TYPE,
+                         "torch.Size() takes an iterable of 'int' (item %zu is '%s')", i,
+                         tl_value_type_name(items[i]));
+            tl_interp_items_free(items, n);
+            return NULL;
+        }
+    }
+    tl_interp_items_free(items, n);
+    return tl_size_new((int)n, sizes);
+}
+
+static tl_value *torch_manual_seed(tl_value *self, const tl_args *a, tl_error *err)
+{
+    int64_t s;
+    tl_value *v = tl_arg(a, 0, "seed");
+    if (!v || a->npos > 1 || !tl_value_as_index(v, &s)) {
+        tl_error_set(err, TL_ERR_TYPE, "manual_seed expected an int seed");
+        return NULL;
+    }
+    tl_interp_set_seed((unsigned long)s);
+    tl_create_manual_seed((uint64_t)s);
+    return tl_none();
+}
+
+static tl_value *torch_get_default_dtype(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (a->npos || a->nkw) {
+        tl_error_set(err, TL_ERR_TYPE, "get_default_dtype() takes no arguments");
+        return NULL;
+    }
+    return tl_dtype_value(TL_FLOAT32);
+}
+
+static tl_value *torch_is_tensor(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (exactly_one(a, "is_tensor", err) < 0)
+        return NULL;
+    return tl_bool(a->pos[0]->kind == TL_V_TENSOR);
+}
+
+static tl_value *cuda_is_available(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (a->npos || a->nkw) {
+        tl_error_set(err, TL_ERR_TYPE, "is_available() takes 0 positional arguments but %zu were given",
+                     a->npos);
+        return NULL;
+    }
+    return tl_bool(tl_interp_current_opts()->cuda_available);
+}
+
+static tl_value *cuda_device_count(tl_value *self, const tl_args *a, tl_error *err)
+{
+    return tl_int(tl_interp_current_opts()->cuda_available ? 1 : 0);
+}
+
+static tl_value *cuda_current_device(tl_value *self, const tl_args *a, tl_error *err)
+{
+    return tl_int(0);
+}
+
+static tl_value *cuda_synchronize(tl_value *self, const tl_args *a, tl_error *err)
+{
+    return tl_none();
+}
+
+/* torch.NAME(x, ...) -> x.NAME(...): self holds the binding name (str) */
+static tl_value *functional(tl_value *self, const tl_args *a, tl_error *err)
+{
+    const char *name = self->u.str.s;
+    const tl_binding *b = tl_bind_find(TL_BIND_METHOD, name);
+    if (!b) {
+        tl_error_set(err, TL_ERR_INTERNAL, "binding %s vanished", name);
+        return NULL;
+    }
+    if (a->npos > 0) {
+        tl_args rest = {a->npos - 1, a->pos + 1, a->nkw, a->kwnames, a->kwvals};
+        return b->fn(a->pos[0], &rest, err);
+    }
+    for (size_t k = 0; k < a->nkw; k++) {
+        if (strcmp(a->kwnames[k], "input") != 0)
+            continue;
+        size_t m = 0;
+        const char **names = tl_xmalloc((a->nkw ? a->nkw : 1) * sizeof *names);
+        tl_value **vals = tl_xmalloc((a->nkw ? a->nkw : 1) * sizeof *vals);
+        for (size_t j = 0; j < a->nkw; j++)
+            if (j != k) {
+                names[m] = a->kwnames[j];
+                vals[m++] = a->kwvals[j];
+            }
+        tl_args rest = {0, NULL, m, names, vals};
+        tl_value *r = b->fn(a->kwvals[k], &rest, err);
+        free(names);
+        free(vals);
+        return r;
+    }
+    tl_error_set(err, TL_ERR_TYPE, "%s() missing 1 required positional arguments: \"input\"",
+                 name);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* module attributes */
+
+static const char *const torch_extra_names[] = {
+    "float32", "float", "float64", "double", "float16", "half", "bfloat16",
+    "int64", "long", "int32", "int", "int16", "short", "int8", "uint8", "bool",
+    "device", "Size", "contiguous_format", "channels_last", "channels_last_3d",
+    "preserve_format", "cuda", "manual_seed", "get_default_dtype", "is_tensor",
+    "inf", "nan", "pi", "e"};
+
+static const struct {
+    const char *name;
+    tl_dtype dt;
+} numpy_dtypes[] = {
+    {"float32", TL_FLOAT32}, {"float64", TL_FLOAT64}, {"float16", TL_FLOAT16},
+    {"int64", TL_INT64},     {"int32", TL_INT32},     {"int16", TL_INT16},
+    {"int8", TL_INT8},       {"uint8", TL_UINT8},     {"bool_", TL_BOOL},
+    {"double", TL_FLOAT64},  {"single", TL_FLOAT32},  {"half", TL_FLOAT16},
+};
+
+static tl_value *math_const(const char *name)
+{
+    if (strcmp(name, "inf") == 0)
+        return tl_float(INFINITY);
+    if (strcmp(name, "nan") == 0)
+        return tl_float(NAN);
+    if (strcmp(name, "pi") == 0)
+        return tl_float(3.141592653589793);
+    if (strcmp(name, "e") == 0)
+        return tl_float(2.718281828459045);
+    return NULL;
+}
+
+static tl_value *torch_attr(const char *name, tl_error *err)
+{
+    tl_dtype dt;
+    if (tl_dtype_from_name(name, &dt))
+        return tl_dtype_value(dt);
+    /* the factory module's bindings (torch.device, torch.manual_seed, ...)
+     * take precedence over the fallbacks below */
+    const tl_binding *b = tl_bind_find(TL_BIND_TORCH, name);
+    if (b)
+        return tl_func_value(b->name, b->fn, NULL);
+    if (strcmp(name, "device") == 0)
+        return tl_func_value("device", torch_device, NULL);
+    if (strcmp(name, "Size") == 0)
+        return tl_func_value("Size", torch_size, NULL);
+    if (strcmp(name, "contiguous_format") == 0)
+        return tl_memfmt_value(TL_MEMFMT_CONTIGUOUS);
+    if (strcmp(name, "channels_last") == 0)
+        return tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST);
+    if (strcmp(name, "channels_last_3d") == 0)
+        return tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST_3D);
+    if (strcmp(name, "preserve_format") == 0)
+        return tl_memfmt_value(TL_MEMFMT_PRESERVE);
+    if (strcmp(name, "cuda") == 0)
+        return tl_module_value("torch.cuda");
+    tl_value *c = math_const(name);
+    if (c)
+        return c;
+    if (strcmp(name, "manual_seed") == 0)
+        return tl_func_value("manual_seed", torch_manual_seed, NULL);
+    if (strcmp(name, "get_default_dtype") == 0)
+        return tl_func_value("get_default_dtype", torch_get_default_dtype, NULL);
+    if (strcmp(name, "is_tensor") == 0)
+        return tl_func_value("is_tensor", torch_is_tensor, NULL);
+    b = tl_bind_find(TL_BIND_METHOD, name);
+    if (b) {
+        tl_value *holder = tl_str(b->name);
+        tl_value *f = tl_func_value(b->name, functional, holder);
+        tl_value_release(holder);
+        return f;
+    }
+    cands *c2 = tl_xmalloc(sizeof *c2);
+    c2->n = 0;
+    add_bind_names(c2, TL_BIND_TORCH);
+    add_bind_names(c2, TL_BIND_METHOD);
+    add_names(c2, torch_extra_names, TL_ARRAY_LEN(torch_extra_names));
+    unsupported_name("torch.", name, c2, err);
+    free(c2);
+    return NULL;
+}
+
+static tl_value *numpy_attr(const char *name, tl_error *err)
+{
+    for (size_t i = 0; i < TL_ARRAY_LEN(numpy_dtypes); i++)
+        if (strcmp(numpy_dtypes[i].name, name) == 0)
+            return tl_dtype_value(numpy_dtypes[i].dt);
+    tl_value *c = math_const(name);
+    if (c)
+        return c;
+    const tl_binding *b = tl_bind_find(TL_BIND_NUMPY, name);
+    if (b)
+        return tl_func_value(b->name, b->fn, NULL);
+    cands *c2 = tl_xmalloc(sizeof *c2);
+    c2->n = 0;
+    add_bind_names(c2, TL_BIND_NUMPY);
+    for (size_t i = 0; i < TL_ARRAY_LEN(numpy_dtypes) && c2->n < MAX_CANDS; i++)
+        c2->v[c2->n++] = numpy_dtypes[i].name;
+    unsupported_name("np.", name, c2, err);
+    free(c2);
+    return NULL;
+}
+
+static tl_value *cuda_attr(const char *name, tl_error *err)
+{
+    static const char *const names[] = {"is_available", "device_count", "current_device",
+                                        "synchronize", "empty_cache"};
+    if (strcmp(name, "is_available") == 0)
+        return tl_func_value("is_available", cuda_is_available, NULL);
+    if (strcmp(name, "device_count") == 0)
+        return tl_func_value("device_count", cuda_device_count, NULL);
+    if (strcmp(name, "current_device") == 0)
+        return tl_func_value("current_device", cuda_current_device, NULL);
+    if (strcmp(name, "synchronize") == 0)
+        return tl_func_value("synchronize", cuda_synchronize, NULL);
+    if (strcmp(name, "empty_cache") == 0)
+        return tl_func_value("empty_cache", cuda_synchronize, NULL);
+    cands c = {{0}, 0};
+    add_names(&c, names, TL_ARRAY_LEN(names));
+    unsupported_name("torch.cuda.", name, &c, err);
+    return NULL;
+}
+
+tl_value *tl_builtins_module_attr(tl_value *mod, const char *name, tl_error *err)
+{
+    const char *m = mod->u.str.s;
+    if (strcmp(m, "torch") == 0)
+        return torch_attr(name, err);
+    if (strcmp(m, "numpy") == 0)
+        return numpy_attr(name, err);
+    if (strcmp(m, "torch.cuda") == 0)
+        return cuda_attr(name, err);
+    tl_error_set(err, TL_ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", m, name);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* storages (torch.UntypedStorage: bytes) */
+
+static int storage_byte(tl_storage *s, int64_t i, uint8_t *out, bool write, uint8_t in,
+                        tl_error *err)
+{
+    if (i < 0 || (uint64_t)i >= s->nbytes)
+        return tl_error_set(err, TL_ERR_INDEX, "index %" PRId64 " out of range for storage of size %zu",
+                            i, s->nbytes);
+    const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
+    unsigned char *p = (unsigned char *)s->data + i;
+    if (write)
+        return be->from_host(p, &in, 1, err);
+    return be->to_host(out, p, 1, err);
+}
+
+tl_value *tl_builtins_storage_get(tl_value *st, tl_value *idx, tl_error *err)
+{
+    int64_t i;
+    if (!tl_value_as_index(idx, &i)) {
+        tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
+                     tl_value_type_name(idx));
+        return NULL;
+    }
+    tl_storage *s = st->u.storage;
+    if (i < 0)
+        i += (int64_t)s->nbytes;
+    uint8_t b;
+    if (storage_byte(s, i, &b, false, 0, err) < 0)
+        return NULL;
+    return tl_int(b);
+}
+
+int tl_builtins_storage_set(tl_value *st, tl_value *idx, tl_value *v, tl_error *err)
+{
+    int64_t i, x;
+    if (!tl_value_as_index(idx, &i))
+        return tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
+                            tl_value_type_name(idx));
+    if (!tl_value_as_index(v, &x))
+        return tl_error_set(err, TL_ERR_TYPE, "storage values must be ints, not %s",
+                            tl_value_type_name(v));
+    if (x < 0 || x > 255)
+        return tl_error_set(err, TL_ERR_RUNTIME, "value %" PRId64 " is out of range for a byte", x);
+    tl_storage *s = st->u.storage;
+    if (i < 0)
+        i += (int64_t)s->nbytes;
+    uint8_t dummy;
+    return storage_byte(s, i, &dummy, true, (uint8_t)x, err);
+}
+
+static tl_value *st_tolist(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_value **items;
+    size_t n;
+    if (tl_interp_iterate(self, &items, &n, err) < 0)
+        return NULL;
+    tl_value *r = tl_list_new(0);
+    for (size_t i = 0; i < n; i++)
+        tl_list_append(r, items[i]);
+    free(items);
+    return r;
+}
+
+static tl_value *storage_attr(tl_value *obj, const char *name, tl_error *err)
+{
+    static const struct {
+        const char *name;
+        tl_cfunc fn;
+    } m[] = {{"tolist", st_tolist}}; /* the rest: create.c */
+    for (size_t i = 0; i < TL_ARRAY_LEN(m); i++)
+        if (strcmp(m[i].name, name) == 0)
+            return tl_func_value(m[i].name, m[i].fn, obj);
+    return tl_create_storage_attr(obj, name, err);
+}
+
+/* ---------------------------------------------------------------------- */
+/* tuple / list / Size methods */
+
+static tl_value *seq_count(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (exactly_one(a, "count", err) < 0)
+        return NULL;
+    int64_t c = 0;
+    for (size_t i = 0; i < self->u.seq.n; i++)
+        if (tl_value_equal(self->u.seq.items[i], a->pos[0]))
+            c++;
+    return tl_int(c);
+}
+
+static tl_value *seq_index(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (exactly_one(a, "index", err) < 0)
+        return NULL;
+    for (size_t i = 0; i < self->u.seq.n; i++)
+        if (tl_value_equal(self->u.seq.items[i], a->pos[0]))
+            return tl_int((int64_t)i);
+    if (self->kind == TL_V_LIST) {
+        tl_buf b = {0};
+        tl_value_repr(a->pos[0], &b);
+        tl_error_set(err, TL_ERR_VALUE, "%s is not in list", tl_buf_str(&b));
+        tl_buf_free(&b);
+    } else {
+        tl_error_set(err, TL_ERR_VALUE, "tuple.index(x): x not in tuple");
+    }
+    return NULL;
+}
+
+static tl_value *size_numel(tl_value *self, const tl_args *a, tl_error *err)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i < self->u.seq.n; i++) {
+        int64_t d = 0;
+        tl_value_as_index(self->u.seq.items[i], &d);
+        if (tl_mul_overflow(n, d, &n)) {
+            tl_error_set(err, TL_ERR_OVERFLOW, "integer overflow (tlab integers are 64-bit)");
+            return NULL;
+        }
+    }
+    return tl_int(n);
+}
+
+static tl_value *list_append(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (exactly_one(a, "append", err) < 0)
+        return NULL;
+    if (tl_interp_charge_seq(self->u.seq.n + 1, err) < 0)
+        return NULL;
+    tl_list_append(self, tl_value_retain(a->pos[0]));
+    return tl_none();
+}
+
+static tl_value *list_extend(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (exactly_one(a, "extend", err) < 0)
+        return NULL;
+    tl_value **items;
+    size_t n;
+    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+        return NULL;
+    if (tl_interp_charge_seq(self->u.seq.n + n, err) < 0) {
+        tl_interp_items_free(items, n);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        tl_list_append(self, items[i]);
+    free(items);
+    return tl_none();
+}
+
+static tl_value *list_pop(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (no_kwargs(a, "pop", err) < 0)
+        return NULL;
+    int64_t i = -1, n = (int64_t)self->u.seq.n;
+    if (a->npos > 1) {
+        tl_error_set(err, TL_ERR_TYPE, "pop expected at most 1 argument, got %zu", a->npos);
+        return NULL;
+    }
+    if (a->npos == 1 && index_arg(a->pos[0], &i, err) < 0)
+        return NULL;
+    if (n == 0) {
+        tl_error_set(err, TL_ERR_INDEX, "pop from empty list");
+        return NULL;
+    }
+    if (i < 0)
+        i += n;
+    if (i < 0 || i >= n) {
+        tl_error_set(err, TL_ERR_INDEX, "pop index out of range");
+        return NULL;
+    }
+    tl_value *r = self->u.seq.items[i];
+    memmove(self->u.seq.items + i, self->u.seq.items + i + 1,
+            (size_t)(n - i - 1) * sizeof(tl_value *));
+    self->u.seq.n--;
+    return r;
+}
+
+static tl_value *seq_attr(tl_value *obj, const char *name, tl_error *err)
+{
+    if (strcmp(name, "count") == 0)
+        return tl_func_value("count", seq_count, obj);
+    if (strcmp(name, "index") == 0)
+        return tl_func_value("index", seq_index, obj);
+    if (obj->kind == TL_V_SIZE && strcmp(name, "numel") == 0)
+        return tl_func_value("numel", size_numel, obj);
+    if (obj->kind == TL_V_LIST) {
+        if (strcmp(name, "append") == 0)
+            return tl_func_value("append", list_append, obj);
+        if (strcmp(name, "extend") == 0)
+            return tl_func_value("extend", list_extend, obj);
+        if (strcmp(name, "pop") == 0)
+            return tl_func_value("pop", list_pop, obj);
+    }
+    tl_error_set(err, TL_ERR_ATTRIBUTE, "'%s' object has no attribute '%s'",
+                 obj->kind == TL_V_SIZE ? "torch.Size" : tl_value_type_name(obj), name);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* attribute dispatch */
+
+static tl_value *tensor_attr(tl_value *obj, const char *name, tl_error *err)
+{
+    const tl_binding *b = tl_bind_find(TL_BIND_ATTR, name);
+    if (b) {
+        tl_args empty = {0, NULL, 0, NULL, NULL};
+        return b->fn(obj, &empty, err);
+    }
+    b = tl_bind_find(TL_BIND_METHOD, name);
+    if (b)
+        return tl_func_value(b->name, b->fn, obj);
+    cands *c = tl_xmalloc(sizeof *c);
+    c->n = 0;
+    add_bind_names(c, TL_BIND_ATTR);
+    add_bind_names(c, TL_BIND_METHOD);
+    unsupported_name("Tensor.", name, c, err);
+    free(c);
+    return NULL;
+}
+
+static tl_value *ndarray_attr(tl_value *obj, const char *name, tl_error *err)
+{
+    const tl_binding *b = tl_bind_find(TL_BIND_NDARRAY, name);
+    if (b) {
+        if (b->is_attr) {
+            tl_args empty = {0, NULL, 0, NULL, NULL};
+            return b->fn(obj, &empty, err);
+        }
+        return tl_func_value(b->name, b->fn, obj);
+    }
+    cands *c = tl_xmalloc(sizeof *c);
+    c->n = 0;
+    add_bind_names(c, TL_BIND_NDARRAY);
+    unsupported_name("ndarray.", name, c, err);
+    free(c);
+    return NULL;
+}
+
+tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
+{
+    switch (obj->kind) {
+    case TL_V_TENSOR:
+        return tensor_attr(obj, name, err);
+    case TL_V_NDARRAY:
+        return ndarray_attr(obj, name, err);
+    case TL_V_STORAGE:
+        return storage_attr(obj, name, err);
+    case TL_V_MODULE:
+        return tl_builtins_module_attr(obj, name, err);
+    case TL_V_TUPLE:
+    case TL_V_LIST:
+    case TL_V_SIZE:
+        return seq_attr(obj, name, err);
+    case TL_V_DTYPE: {
+        tl_dtype dt = obj->u.dtype;
+        if (strcmp(name, "is_floating_point") == 0)
+            return tl_bool(tl_dtype_is_floating(dt));
+        if (strcmp(name, "is_complex") == 0)
+            return tl_bool(false);
+        if (strcmp(name, "is_signed") == 0)
+            return tl_bool(dt != TL_BOOL && dt != TL_UINT8);
+        if (strcmp(name, "itemsize") == 0)
+            return tl_int((int64_t)tl_dtype_size(dt));
+        break;
+    }
+    case TL_V_DEVICE:
+        if (strcmp(name, "type") == 0)
+            return tl_str(obj->u.device.kind == TL_DEV_CPU ? "cpu" : "cuda");
+        if (strcmp(name, "index") == 0)
+            return obj->u.device.kind == TL_DEV_CPU ? tl_none()
+                                                    : tl_int(obj->u.device.index);
+        break;
+    case TL_V_SLICE:
+        if (strcmp(name, "start") == 0)
+            return tl_value_retain(obj->u.slice.start);
+        if (strcmp(name, "stop") == 0)
+            return tl_value_retain(obj->u.slice.stop);
+        if (strcmp(name, "step") == 0)
+            return tl_value_retain(obj->u.slice.step);
+        break;
+    default:
+        break;
+    }
+    tl_error_set(err, TL_ERR_ATTRIBUTE, "'%s' object has no attribute '%s'",
+                 tl_value_type_name(obj), name);
+    return NULL;
+}

@@ -1,0 +1,1322 @@
+/* parse.c - recursive-descent parser: tokens (lex.h) -> syntax tree (ast.h).
+ *
+ * One function per precedence level of Python's grammar, from `test`
+ * (conditional expressions) down to atoms with trailers. Design notes:
+ *   - Spans: a node's span runs from its first to its last token, so a
+ *     call `x.t().view(24)` underlines the whole call.
+ *   - Unsupported Python is recognised where it starts (a `def` keyword,
+ *     a `lambda`, a `{`) and reported as TL_ERR_UNSUPPORTED with that span,
+ *     before any generic "invalid syntax".
+ *   - Bounds: `depth` counts nested test/unary/bracket recursion (limit
+ *     max_depth); every node's height is checked against max_height so
+ *     that left-deep operator chains cannot exhaust the evaluator's stack.
+ * The parser never allocates outside the tree's arena, except the token
+ * list, which is freed before returning.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lex.h"
+#include "ops.h"
+#include "parse.h"
+#include "util.h"
+
+typedef struct parser {
+    const tl_token *t;  /* tokens */
+    size_t n, i;
+    tl_ast *ast;
+    tl_error *err;
+    size_t srclen;
+    int depth, max_depth, max_height;
+} parser;
+
+int tl_parse_max_height(int max_depth)
+{
+    return max_depth * 8 < 64 ? 64 : max_depth * 8;
+}
+
+/* ---------------------------------------------------------------------- */
+/* helpers */
+
+static const tl_token *peek(const parser *P)
+{
+    return &P->t[P->i];
+}
+
+static const tl_token *peek2(const parser *P)
+{
+    return P->i + 1 < P->n ? &P->t[P->i + 1] : &P->t[P->n - 1];
+}
+
+static const tl_token *next(parser *P)
+{
+    const tl_token *t = &P->t[P->i];
+    if (t->kind != TL_TOK_EOF)
+        P->i++;
+    return t;
+}
+
+static bool is_op(const tl_token *t, tl_opkind op)
+{
+    return t->kind == TL_TOK_OP && t->u.op == op;
+}
+
+static bool is_kw(const tl_token *t, tl_keyword kw)
+{
+    return t->kind == TL_TOK_KEYWORD && t->u.kw == kw;
+}
+
+static bool accept_op(parser *P, tl_opkind op)
+{
+    if (is_op(peek(P), op)) {
+        next(P);
+        return true;
+    }
+    return false;
+}
+
+static tl_span span_of(const tl_token *t)
+{
+    tl_span s = t->span;
+    if (s.end <= s.start)
+        s.end = s.start + 1;
+    return s;
+}
+
+static tl_span join(tl_span a, tl_span b)
+{
+    return (tl_span){a.start < b.start ? a.start : b.start,
+                     a.end > b.end ? a.end : b.end};
+}
+
+static void *fail_at(parser *P, tl_errkind kind, tl_span sp, const char *fmt, ...)
+    TL_PRINTF(4, 5);
+
+static void *fail_at(parser *P, tl_errkind kind, tl_span sp, const char *fmt, ...)
+{
+    char msg[TL_ERRMSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tl_error_set(P->err, kind, "%s", msg);
+    if (sp.end <= sp.start)
+        sp.end = sp.start + 1;
+    tl_error_locate(P->err, sp);
+    return NULL;
+}
+
+/* "invalid syntax" at the current token, or an unsupported-construct
+ * message when the token starts one. */
+static void *syntax_error(parser *P)
+{
+    const tl_token *t = peek(P);
+    tl_span sp = span_of(t);
+    if (t->kind == TL_TOK_KEYWORD) {
+        switch (t->u.kw) {
+        case TL_KW_LAMBDA:
+            return fail_at(P, TL_ERR_UNSUPPORTED, sp, "tlab does not support lambda expressions");
+        case TL_KW_YIELD:
+        case TL_KW_AWAIT:
+            return fail_at(P, TL_ERR_UNSUPPORTED, sp, "tlab does not support '%s'",
+                           tl_lex_keyword_text(t->u.kw));
+        default:
+            break;
+        }
+    }
+    if (t->kind == TL_TOK_OP) {
+        if (t->u.op == TL_OP_LBRACE)
+            return fail_at(P, TL_ERR_UNSUPPORTED, sp,
+                           "tlab does not support dict or set literals");
+        if (t->u.op == TL_OP_WALRUS)
+            return fail_at(P, TL_ERR_UNSUPPORTED, sp,
+                           "tlab does not support assignment expressions (:=)");
+    }
+    return fail_at(P, TL_ERR_SYNTAX, sp, "invalid syntax");
+}
+
+static bool expect_op(parser *P, tl_opkind op)
+{
+    if (accept_op(P, op))
+        return true;
+    syntax_error(P);
+    return false;
+}
+
+static tl_node *new_node(parser *P, tl_nodekind kind, tl_span sp, size_t nkids)
+{
+    return tl_ast_node(P->ast, kind, sp, nkids);
+}
+
+/* Compute height from kids and enforce the bound. */
+static tl_node *finish(parser *P, tl_node *nd)
+{
+    int h = 0;
+    for (size_t i = 0; i < nd->n; i++)
+        if (nd->kids[i] && nd->kids[i]->height > h)
+            h = nd->kids[i]->height;
+    nd->height = h + 1;
+    if (nd->height > P->max_height)
+        return fail_at(P, TL_ERR_LIMIT, nd->span,
+                       "expression too long or nested too deeply (limit %d levels)",
+                       P->max_height);
+    return nd;
+}
+
+static bool enter(parser *P)
+{
+    if (++P->depth > P->max_depth) {
+        fail_at(P, TL_ERR_LIMIT, span_of(peek(P)),
+                "expression nested too deeply (limit %d)", P->max_depth - 1);
+        return false;
+    }
+    return true;
+}
+
+static void leave(parser *P)
+{
+    P->depth--;
+}
+
+/* Growable vector of nodes (heap; copied into the arena at the end). */
+typedef struct nodevec {
+    tl_node **v;
+    size_t n, cap;
+} nodevec;
+
+static void vec_push(nodevec *v, tl_node *nd)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 8;
+        v->v = tl_xrealloc(v->v, v->cap * sizeof *v->v);
+    }
+    v->v[v->n++] = nd;
+}
+
+static tl_node *vec_to_node(parser *P, nodevec *v, tl_nodekind kind, tl_span sp)
+{
+    tl_node *nd = new_node(P, kind, sp, v->n);
+    if (v->n)
+        memcpy(nd->kids, v->v, v->n * sizeof *v->v);
+    free(v->v);
+    v->v = NULL;
+    v->n = v->cap = 0;
+    return finish(P, nd);
+}
+
+/* ---------------------------------------------------------------------- */
+/* expressions */
+
+static tl_node *parse_test(parser *P);
+static tl_node *parse_or_test(parser *P);
+static tl_node *parse_bitor(parser *P);
+static tl_node *parse_factor(parser *P);
+
+/* an expression in an argument/element position: test, or *expr */
+static tl_node *parse_star_or_test(parser *P)
+{
+    const tl_token *t = peek(P);
+    if (is_op(t, TL_OP_STAR)) {
+        next(P);
+        tl_node *v = parse_bitor(P);
+        if (!v)
+            return NULL;
+        tl_node *nd = new_node(P, TL_N_STARRED, join(t->span, v->span), 1);
+        nd->kids[0] = v;
+        return finish(P, nd);
+    }
+    return parse_test(P);
+}
+
+/* one comprehension target: NAME or a (nested) tuple/list of NAMEs */
+static bool check_comp_target(parser *P, tl_node *t)
+{
+    if (t->kind == TL_N_NAME)
+        return true;
+    if (t->kind == TL_N_TUPLE || t->kind == TL_N_LIST) {
+        for (size_t i = 0; i < t->n; i++)
+            if (!check_comp_target(P, t->kids[i]))
+                return false;
+        return true;
+    }
+    fail_at(P, TL_ERR_UNSUPPORTED, t->span,
+            "tlab supports only names and tuples of names as comprehension targets");
+    return false;
+}
+
+/* After `[elt` when the next token is `for`. */
+static tl_node *parse_listcomp(parser *P, tl_node *elt, const tl_token *open)
+{
+    next(P); /* for */
+    nodevec tv = {0};
+    tl_span tsp = span_of(peek(P));
+    bool trailing = false;
+    for (;;) {
+        tl_node *t = parse_bitor(P);
+        if (!t) {
+            free(tv.v);
+            return NULL;
+        }
+        vec_push(&tv, t);
+        tsp = join(tsp, t->span);
+        if (!accept_op(P, TL_OP_COMMA))
+            break;
+        trailing = true;
+        if (is_kw(peek(P), TL_KW_IN))
+            break;
+        trailing = false;
+    }
+    tl_node *target;
+    if (tv.n == 1 && !trailing) {
+        target = tv.v[0];
+        free(tv.v);
+    } else {
+        target = vec_to_node(P, &tv, TL_N_TUPLE, tsp);
+        if (!target)
+            return NULL;
+    }
+    if (!check_comp_target(P, target))
+        return NULL;
+    if (!is_kw(peek(P), TL_KW_IN))
+        return syntax_error(P);
+    next(P);
+    tl_node *iter = parse_or_test(P);
+    if (!iter)
+        return NULL;
+    tl_node *cond = NULL;
+    if (is_kw(peek(P), TL_KW_IF)) {
+        next(P);
+        cond = parse_or_test(P);
+        if (!cond)
+            return NULL;
+    }
+    if (is_kw(peek(P), TL_KW_FOR) || is_kw(peek(P), TL_KW_IF) ||
+        is_kw(peek(P), TL_KW_ASYNC))
+        return fail_at(P, TL_ERR_UNSUPPORTED, span_of(peek(P)),
+                       "tlab supports list comprehensions with one 'for' and "
+                       "at most one 'if'");
+    const tl_token *close = peek(P);
+    if (!expect_op(P, TL_OP_RSQB))
+        return NULL;
+    tl_node *nd = new_node(P, TL_N_LISTCOMP, join(open->span, close->span), 4);
+    nd->kids[0] = elt;
+    nd->kids[1] = target;
+    nd->kids[2] = iter;
+    nd->kids[3] = cond;
+    return finish(P, nd);
+}
+
+/* ( ... ) after the opening parenthesis was consumed */
+static tl_node *parse_paren(parser *P, const tl_token *open)
+{
+    const tl_token *t = peek(P);
+    if (is_op(t, TL_OP_RPAR)) {
+        next(P);
+        tl_node *nd = new_node(P, TL_N_TUPLE, join(open->span, t->span), 0);
+        return finish(P, nd);
+    }
+    if (is_kw(t, TL_KW_YIELD))
+        return syntax_error(P);
+    tl_node *first = parse_star_or_test(P);
+    if (!first)
+        return NULL;
+    if (is_kw(peek(P), TL_KW_FOR))
+        return fail_at(P, TL_ERR_UNSUPPORTED, span_of(peek(P)),
+                       "tlab does not support generator expressions "
+                       "(use a list comprehension)");
+    if (is_op(peek(P), TL_OP_RPAR)) {
+        const tl_token *close = next(P);
+        if (first->kind == TL_N_STARRED)
+            return fail_at(P, TL_ERR_SYNTAX, first->span,
+                           "cannot use starred expression here");
+        /* (expr): the span includes the parentheses, as CPython shows it */
+        first->span = join(open->span, close->span);
+        return first;
+    }
+    nodevec v = {0};
+    vec_push(&v, first);
+    while (accept_op(P, TL_OP_COMMA)) {
+        if (is_op(peek(P), TL_OP_RPAR))
+            break;
+        tl_node *e = parse_star_or_test(P);
+        if (!e) {
+            free(v.v);
+            return NULL;
+        }
+        vec_push(&v, e);
+    }
+    const tl_token *close = peek(P);
+    if (!expect_op(P, TL_OP_RPAR)) {
+        free(v.v);
+        return NULL;
+    }
+    return vec_to_node(P, &v, TL_N_TUPLE, join(open->span, close->span));
+}
+
+/* [ ... ] after the opening bracket was consumed */
+static tl_node *parse_list(parser *P, const tl_token *open)
+{
+    const tl_token *t = peek(P);
+    if (is_op(t, TL_OP_RSQB)) {
+        next(P);
+        return finish(P, new_node(P, TL_N_LIST, join(open->span, t->span), 0));
+    }
+    tl_node *first = parse_star_or_test(P);
+    if (!first)
+        return NULL;
+    if (is_kw(peek(P), TL_KW_FOR)) {
+        if (first->kind == TL_N_STARRED)
+            return fail_at(P, TL_ERR_SYNTAX, first->span,
+                           "iterable unpacking cannot be used in comprehension");
+        return parse_listcomp(P, first, open);
+    }
+    nodevec v = {0};
+    vec_push(&v, first);
+    while (accept_op(P, TL_OP_COMMA)) {
+        if (is_op(peek(P), TL_OP_RSQB))
+            break;
+        tl_node *e = parse_star_or_test(P);
+        if (!e) {
+            free(v.v);
+            return NULL;
+        }
+        vec_push(&v, e);
+    }
+    const tl_token *close = peek(P);
+    if (!expect_op(P, TL_OP_RSQB)) {
+        free(v.v);
+        return NULL;
+    }
+    return vec_to_node(P, &v, TL_N_LIST, join(open->span, close->span));
+}
+
+static tl_node *parse_atom(parser *P)
+{
+    const tl_token *t = peek(P);
+    tl_node *nd;
+    switch (t->kind) {
+    case TL_TOK_NAME:
+        next(P);
+        nd = new_node(P, TL_N_NAME, t->span, 0);
+        nd->str = tl_ast_strndup(P->ast, t->str, t->len);
+        nd->len = t->len;
+        return nd;
+    case TL_TOK_INT:
+        if (t->int_overflow)
+            return fail_at(P, TL_ERR_UNSUPPORTED, t->span,
+                           "integer literal too large (tlab integers are 64-bit)");
+        next(P);
+        nd = new_node(P, TL_N_INT, t->span, 0);
+        nd->ival = t->u.i;
+        return nd;
+    case TL_TOK_FLOAT:
+        next(P);
+        nd = new_node(P, TL_N_FLOAT, t->span, 0);
+        nd->fval = t->u.f;
+        return nd;
+    case TL_TOK_STR: {
+        tl_buf b = {0};
+        tl_span sp = t->span;
+        while (peek(P)->kind == TL_TOK_STR) {
+            const tl_token *s = next(P);
+            tl_buf_append(&b, s->str ? s->str : "", s->len);
+            sp = join(sp, s->span);
+        }
+        nd = new_node(P, TL_N_STR, sp, 0);
+        nd->str = tl_ast_strndup(P->ast, tl_buf_str(&b), b.len);
+        nd->len = b.len;
+        tl_buf_free(&b);
+        return nd;
+    }
+    case TL_TOK_KEYWORD:
+        if (t->u.kw == TL_KW_NONE || t->u.kw == TL_KW_TRUE || t->u.kw == TL_KW_FALSE) {
+            next(P);
+            nd = new_node(P, t->u.kw == TL_KW_NONE ? TL_N_NONE : TL_N_BOOL, t->span, 0);
+            nd->ival = t->u.kw == TL_KW_TRUE;
+            return nd;
+        }
+        return syntax_error(P);
+    case TL_TOK_OP:
+        if (t->u.op == TL_OP_ELLIPSIS) {
+            next(P);
+            return new_node(P, TL_N_ELLIPSIS, t->span, 0);
+        }
+        if (t->u.op == TL_OP_LPAR || t->u.op == TL_OP_LSQB) {
+            next(P);
+            if (!enter(P))
+                return NULL;
+            nd = t->u.op == TL_OP_LPAR ? parse_paren(P, t) : parse_list(P, t);
+            leave(P);
+            return nd;
+        }
+        return syntax_error(P);
+    default:
+        return syntax_error(P);
+    }
+}
+
+/* one subscript item: test or slice */
+static tl_node *parse_slice_item(parser *P)
+{
+    const tl_token *start = peek(P);
+    tl_node *lo = NULL, *hi = NULL, *st = NULL;
+    if (is_op(start, TL_OP_STAR))
+        return fail_at(P, TL_ERR_UNSUPPORTED, span_of(start),
+                       "tlab does not support starred subscripts");
+    if (!is_op(start, TL_OP_COLON)) {
+        lo = parse_test(P);
+        if (!lo)
+            return NULL;
+        if (!is_op(peek(P), TL_OP_COLON))
+            return lo;
+    }
+    tl_span sp = lo ? lo->span : span_of(start);
+    const tl_token *c = next(P); /* ':' */
+    sp = join(sp, c->span);
+    const tl_token *t = peek(P);
+    if (!is_op(t, TL_OP_COLON) && !is_op(t, TL_OP_COMMA) && !is_op(t, TL_OP_RSQB)) {
+        hi = parse_test(P);
+        if (!hi)
+            return NULL;
+        sp = join(sp, hi->span);
+    }
+    if (is_op(peek(P), TL_OP_COLON)) {
+        c = next(P);
+        sp = join(sp, c->span);
+        t = peek(P);
+        if (!is_op(t, TL_OP_COMMA) && !is_op(t, TL_OP_RSQB)) {
+            st = parse_test(P);
+            if (!st)
+                return NULL;
+            sp = join(sp, st->span);
+        }
+    }
+    tl_node *nd = new_node(P, TL_N_SLICE, sp, 3);
+    nd->kids[0] = lo;
+    nd->kids[1] = hi;
+    nd->kids[2] = st;
+    return finish(P, nd);
+}
+
+static tl_node *parse_subscript(parser *P, tl_node *obj, const tl_token *open)
+{
+    if (!enter(P))
+        return NULL;
+    if (is_op(peek(P), TL_OP_RSQB)) {
+        leave(P);
+        return syntax_error(P);
+    }
+    nodevec v = {0};
+    bool tuple = false;
+    tl_span isp = span_of(peek(P));
+    for (;;) {
+        tl_node *e = parse_slice_item(P);
+        if (!e) {
+            free(v.v);
+            leave(P);
+            return NULL;
+        }
+        vec_push(&v, e);
+        isp = join(isp, e->span);
+        if (!accept_op(P, TL_OP_COMMA))
+            break;
+        tuple = true;
+        if (is_op(peek(P), TL_OP_RSQB))
+            break;
+    }
+    leave(P);
+    const tl_token *close = peek(P);
+    if (!expect_op(P, TL_OP_RSQB)) {
+        free(v.v);
+        return NULL;
+    }
+    tl_node *idx;
+    if (!tuple) {
+        idx = v.v[0];
+        free(v.v);
+    } else {
+        idx = vec_to_node(P, &v, TL_N_TUPLE, isp);
+        if (!idx)
+            return NULL;
+    }
+    tl_node *nd = new_node(P, TL_N_SUBSCRIPT, join(obj->span, close->span), 2);
+    nd->kids[0] = obj;
+    nd->kids[1] = idx;
+    (void)open;
+    return finish(P, nd);
+}
+
+static tl_node *parse_call(parser *P, tl_node *fn, const tl_token *open)
+{
+    if (!enter(P))
+        return NULL;
+    nodevec v = {0};
+    vec_push(&v, fn);
+    bool seen_kw = false;
+    while (!is_op(peek(P), TL_OP_RPAR)) {
+        const tl_token *t = peek(P);
+        tl_node *arg;
+        if (t->kind == TL_TOK_NAME && is_op(peek2(P), TL_OP_ASSIGN)) {
+            next(P);
+            next(P);
+            for (size_t k = 1; k < v.n; k++)
+                if (v.v[k]->kind == TL_N_KEYWORD && strcmp(v.v[k]->str, t->str) == 0) {
+                    free(v.v);
+                    leave(P);
+                    return fail_at(P, TL_ERR_SYNTAX, span_of(t),
+                                   "keyword argument repeated: %s", t->str);
+                }
+            tl_node *val = parse_test(P);
+            if (!val) {
+                free(v.v);
+                leave(P);
+                return NULL;
+            }
+            arg = new_node(P, TL_N_KEYWORD, join(t->span, val->span), 1);
+            arg->str = tl_ast_strndup(P->ast, t->str, t->len);
+            arg->len = t->len;
+            arg->kids[0] = val;
+            arg = finish(P, arg);
+            seen_kw = true;
+        } else if (is_op(t, TL_OP_DSTAR)) {
+            free(v.v);
+            leave(P);
+            return fail_at(P, TL_ERR_UNSUPPORTED, span_of(t),
+                           "tlab does not support ** arguments");
+        } else {
+            arg = parse_star_or_test(P);
+            if (arg && arg->kind != TL_N_STARRED && seen_kw) {
+                free(v.v);
+                leave(P);
+                return fail_at(P, TL_ERR_SYNTAX, arg->span,
+                               "positional argument follows keyword argument");
+            }
+            if (arg && is_kw(peek(P), TL_KW_FOR)) {
+                free(v.v);
+                leave(P);
+                return fail_at(P, TL_ERR_UNSUPPORTED, span_of(peek(P)),
+                               "tlab does not support generator expressions "
+                               "(use a list comprehension)");
+            }
+        }
+        if (!arg) {
+            free(v.v);
+            leave(P);
+            return NULL;
+        }
+        vec_push(&v, arg);
+        if (!accept_op(P, TL_OP_COMMA))
+            break;
+    }
+    leave(P);
+    const tl_token *close = peek(P);
+    if (!expect_op(P, TL_OP_RPAR)) {
+        free(v.v);
+        return NULL;
+    }
+    (void)open;
+    return vec_to_node(P, &v, TL_N_CALL, join(fn->span, close->span));
+}
+
+static tl_node *parse_primary(parser *P)
+{
+    tl_node *nd = parse_atom(P);
+    while (nd) {
+        const tl_token *t = peek(P);
+        if (is_op(t, TL_OP_DOT)) {
+            next(P);
+            const tl_token *name = peek(P);
+            if (name->kind != TL_TOK_NAME)
+                return syntax_error(P);
+            next(P);
+            tl_node *a = new_node(P, TL_N_ATTR, join(nd->span, name->span), 1);
+            a->kids[0] = nd;
+            a->str = tl_ast_strndup(P->ast, name->str, name->len);
+            a->len = name->len;
+            nd = finish(P, a);
+        } else if (is_op(t, TL_OP_LPAR)) {
+            next(P);
+            nd = parse_call(P, nd, t);
+        } else if (is_op(t, TL_OP_LSQB)) {
+            next(P);
+            nd = parse_subscript(P, nd, t);
+        } else {
+            break;
+        }
+    }
+    return nd;
+}
+
+static tl_node *binary(parser *P, int op, tl_node *a, tl_node *b)
+{
+    tl_node *nd = new_node(P, TL_N_BINARY, join(a->span, b->span), 2);
+    nd->op = op;
+    nd->kids[0] = a;
+    nd->kids[1] = b;
+    return finish(P, nd);
+}
+
+/* power: primary ['**' factor] */
+static tl_node *parse_power(parser *P)
+{
+    if (is_kw(peek(P), TL_KW_AWAIT))
+        return syntax_error(P);
+    tl_node *base = parse_primary(P);
+    if (!base)
+        return NULL;
+    if (is_op(peek(P), TL_OP_DSTAR)) {
+        next(P);
+        tl_node *ex = parse_factor(P);
+        if (!ex)
+            return NULL;
+        return binary(P, TL_PY_POW, base, ex);
+    }
+    return base;
+}
+
+static tl_node *parse_factor(parser *P)
+{
+    const tl_token *t = peek(P);
+    int op = -1;
+    if (is_op(t, TL_OP_MINUS))
+        op = TL_PY_NEG;
+    else if (is_op(t, TL_OP_PLUS))
+        op = TL_PY_POS;
+    else if (is_op(t, TL_OP_TILDE))
+        op = TL_PY_INVERT;
+    if (op < 0)
+        return parse_power(P);
+    next(P);
+    /* -9223372036854775808 */
+    const tl_token *lit = peek(P);
+    if (op == TL_PY_NEG && lit->kind == TL_TOK_INT && lit->int_overflow &&
+        !is_op(peek2(P), TL_OP_DSTAR) && !is_op(peek2(P), TL_OP_DOT) &&
+        !is_op(peek2(P), TL_OP_LSQB) && !is_op(peek2(P), TL_OP_LPAR)) {
+        next(P);
+        tl_node *nd = new_node(P, TL_N_INT, join(t->span, lit->span), 0);
+        nd->ival = INT64_MIN;
+        return nd;
+    }
+    if (!enter(P))
+        return NULL;
+    tl_node *operand = parse_factor(P);
+    leave(P);
+    if (!operand)
+        return NULL;
+    tl_node *nd = new_node(P, TL_N_UNARY, join(t->span, operand->span), 1);
+    nd->op = op;
+    nd->kids[0] = operand;
+    return finish(P, nd);
+}
+
+static tl_node *parse_term(parser *P)
+{
+    tl_node *a = parse_factor(P);
+    while (a) {
+        const tl_token *t = peek(P);
+        int op;
+        if (is_op(t, TL_OP_STAR)) op = TL_PY_MUL;
+        else if (is_op(t, TL_OP_SLASH)) op = TL_PY_TRUEDIV;
+        else if (is_op(t, TL_OP_DSLASH)) op = TL_PY_FLOORDIV;
+        else if (is_op(t, TL_OP_PERCENT)) op = TL_PY_MOD;
+        else if (is_op(t, TL_OP_AT)) op = TL_PY_MATMUL;
+        else break;
+        next(P);
+        tl_node *b = parse_factor(P);
+        if (!b)
+            return NULL;
+        a = binary(P, op, a, b);
+    }
+    return a;
+}
+
+static tl_node *parse_arith(parser *P)
+{
+    tl_node *a = parse_term(P);
+    while (a) {
+        const tl_token *t = peek(P);
+        int op;
+        if (is_op(t, TL_OP_PLUS)) op = TL_PY_ADD;
+        else if (is_op(t, TL_OP_MINUS)) op = TL_PY_SUB;
+        else break;
+        next(P);
+        tl_node *b = parse_term(P);
+        if (!b)
+            return NULL;
+        a = binary(P, op, a, b);
+    }
+    return a;
+}
+
+static tl_node *parse_shift(parser *P)
+{
+    tl_node *a = parse_arith(P);
+    while (a) {
+        const tl_token *t = peek(P);
+        int op;
+        if (is_op(t, TL_OP_LSHIFT)) op = TL_PY_LSHIFT;
+        else if (is_op(t, TL_OP_RSHIFT)) op = TL_PY_RSHIFT;
+        else break;
+        next(P);
+        tl_node *b = parse_arith(P);
+        if (!b)
+            return NULL;
+        a = binary(P, op, a, b);
+    }
+    return a;
+}
+
+static tl_node *parse_bitand(parser *P)
+{
+    tl_node *a = parse_shift(P);
+    while (a && is_op(peek(P), TL_OP_AMP)) {
+        next(P);
+        tl_node *b = parse_shift(P);
+        if (!b)
+            return NULL;
+        a = binary(P, TL_PY_AND, a, b);
+    }
+    return a;
+}
+
+static tl_node *parse_bitxor(parser *P)
+{
+    tl_node *a = parse_bitand(P);
+    while (a && is_op(peek(P), TL_OP_CARET)) {
+        next(P);
+        tl_node *b = parse_bitand(P);
+        if (!b)
+            return NULL;
+        a = binary(P, TL_PY_XOR, a, b);
+    }
+    return a;
+}
+
+static tl_node *parse_bitor(parser *P)
+{
+    tl_node *a = parse_bitxor(P);
+    while (a && is_op(peek(P), TL_OP_PIPE)) {
+        next(P);
+        tl_node *b = parse_bitxor(P);
+        if (!b)
+            return NULL;
+        a = binary(P, TL_PY_OR, a, b);
+    }
+    return a;
+}
+
+/* the comparison operator at the cursor, consumed; -1 if none */
+static int take_cmpop(parser *P)
+{
+    const tl_token *t = peek(P);
+    if (t->kind == TL_TOK_OP) {
+        int c = -1;
+        switch (t->u.op) {
+        case TL_OP_EQ: c = TL_CMP_EQ; break;
+        case TL_OP_NE: c = TL_CMP_NE; break;
+        case TL_OP_LT: c = TL_CMP_LT; break;
+        case TL_OP_LE: c = TL_CMP_LE; break;
+        case TL_OP_GT: c = TL_CMP_GT; break;
+        case TL_OP_GE: c = TL_CMP_GE; break;
+        default: break;
+        }
+        if (c >= 0)
+            next(P);
+        return c;
+    }
+    if (is_kw(t, TL_KW_IN)) {
+        next(P);
+        return TL_CMP_IN;
+    }
+    if (is_kw(t, TL_KW_NOT) && is_kw(peek2(P), TL_KW_IN)) {
+        next(P);
+        next(P);
+        return TL_CMP_NOT_IN;
+    }
+    if (is_kw(t, TL_KW_IS)) {
+        next(P);
+        if (is_kw(peek(P), TL_KW_NOT)) {
+            next(P);
+            return TL_CMP_IS_NOT;
+        }
+        return TL_CMP_IS;
+    }
+    return -1;
+}
+
+static tl_node *parse_comparison(parser *P)
+{
+    tl_node *a = parse_bitor(P);
+    if (!a)
+        return NULL;
+    nodevec v = {0};
+    int *ops = NULL;
+    size_t nops = 0, capops = 0;
+    int c;
+    while ((c = take_cmpop(P)) >= 0) {
+        if (v.n == 0)
+            vec_push(&v, a);
+        tl_node *b = parse_bitor(P);
+        if (!b) {
+            free(v.v);
+            free(ops);
+            return NULL;
+        }
+        vec_push(&v, b);
+        if (nops == capops) {
+            capops = capops ? capops * 2 : 4;
+            ops = tl_xrealloc(ops, capops * sizeof *ops);
+        }
+        ops[nops++] = c;
+    }
+    if (v.n == 0)
+        return a;
+    tl_span sp = join(v.v[0]->span, v.v[v.n - 1]->span);
+    tl_node *nd = vec_to_node(P, &v, TL_N_COMPARE, sp);
+    if (nd) {
+        nd->cmpops = tl_ast_alloc(P->ast, nops * sizeof *ops);
+        memcpy(nd->cmpops, ops, nops * sizeof *ops);
+    }
+    free(ops);
+    return nd;
+}
+
+static tl_node *parse_not_test(parser *P)
+{
+    const tl_token *t = peek(P);
+    if (!is_kw(t, TL_KW_NOT))
+        return parse_comparison(P);
+    next(P);
+    if (!enter(P))
+        return NULL;
+    tl_node *e = parse_not_test(P);
+    leave(P);
+    if (!e)
+        return NULL;
+    tl_node *nd = new_node(P, TL_N_UNARY, join(t->span, e->span), 1);
+    nd->op = TL_UNOP_NOT;
+    nd->kids[0] = e;
+    return finish(P, nd);
+}
+
+static tl_node *boolop(parser *P, int op, tl_node *a, tl_node *b)
+{
+    tl_node *nd = new_node(P, TL_N_BOOLOP, join(a->span, b->span), 2);
+    nd->op = op;
+    nd->kids[0] = a;
+    nd->kids[1] = b;
+    return finish(P, nd);
+}
+
+static tl_node *parse_and_test(parser *P)
+{
+    tl_node *a = parse_not_test(P);
+    while (a && is_kw(peek(P), TL_KW_AND)) {
+        next(P);
+        tl_node *b = parse_not_test(P);
+        if (!b)
+            return NULL;
+        a = boolop(P, TL_BOOL_AND, a, b);
+    }
+    return a;
+}
+
+static tl_node *parse_or_test(parser *P)
+{
+    tl_node *a = parse_and_test(P);
+    while (a && is_kw(peek(P), TL_KW_OR)) {
+        next(P);
+        tl_node *b = parse_and_test(P);
+        if (!b)
+            return NULL;
+        a = boolop(P, TL_BOOL_OR, a, b);
+    }
+    return a;
+}
+
+static tl_node *parse_test(parser *P)
+{
+    if (is_kw(peek(P), TL_KW_LAMBDA))
+        return syntax_error(P);
+    if (!enter(P))
+        return NULL;
+    tl_node *body = parse_or_test(P);
+    if (body && is_kw(peek(P), TL_KW_IF)) {
+        next(P);
+        tl_node *cond = parse_or_test(P);
+        if (!cond) {
+            leave(P);
+            return NULL;
+        }
+        if (!is_kw(peek(P), TL_KW_ELSE)) {
+            leave(P);
+            return fail_at(P, TL_ERR_SYNTAX, join(body->span, cond->span),
+                           "expected 'else' after 'if' expression");
+        }
+        next(P);
+        tl_node *orelse = parse_test(P);
+        if (!orelse) {
+            leave(P);
+            return NULL;
+        }
+        tl_node *nd = new_node(P, TL_N_IFEXP, join(body->span, orelse->span), 3);
+        nd->kids[0] = body;
+        nd->kids[1] = cond;
+        nd->kids[2] = orelse;
+        body = finish(P, nd);
+    }
+    if (body && is_op(peek(P), TL_OP_WALRUS)) {
+        leave(P);
+        return syntax_error(P);
+    }
+    leave(P);
+    return body;
+}
+
+/* testlist with optional starred items: a, b, *c -> TUPLE */
+static tl_node *parse_testlist(parser *P)
+{
+    tl_node *first = parse_star_or_test(P);
+    if (!first)
+        return NULL;
+    if (!is_op(peek(P), TL_OP_COMMA))
+        return first;
+    nodevec v = {0};
+    vec_push(&v, first);
+    tl_span sp = first->span;
+    while (accept_op(P, TL_OP_COMMA)) {
+        const tl_token *t = peek(P);
+        if (t->kind == TL_TOK_NEWLINE || t->kind == TL_TOK_EOF || is_op(t, TL_OP_SEMI) ||
+            is_op(t, TL_OP_ASSIGN) || (t->kind == TL_TOK_OP && t->u.op >= TL_OP_PLUSEQ))
+            break;
+        tl_node *e = parse_star_or_test(P);
+        if (!e) {
+            free(v.v);
+            return NULL;
+        }
+        vec_push(&v, e);
+        sp = join(sp, e->span);
+    }
+    return vec_to_node(P, &v, TL_N_TUPLE, sp);
+}
+
+/* ---------------------------------------------------------------------- */
+/* statements */
+
+static bool check_target(parser *P, tl_node *t, bool top)
+{
+    switch (t->kind) {
+    case TL_N_NAME:
+    case TL_N_SUBSCRIPT:
+        return true;
+    case TL_N_TUPLE:
+    case TL_N_LIST:
+        if (t->n == 0 && t->kind == TL_N_TUPLE && top) {
+            fail_at(P, TL_ERR_SYNTAX, t->span,
+                    "cannot assign to tuple here. Maybe you meant '==' instead of '='?");
+            return false;
+        }
+        for (size_t i = 0; i < t->n; i++)
+            if (!check_target(P, t->kids[i], false))
+                return false;
+        return true;
+    case TL_N_ATTR:
+        fail_at(P, TL_ERR_UNSUPPORTED, t->span,
+                "tlab does not support assigning to attributes");
+        return false;
+    case TL_N_STARRED:
+        fail_at(P, TL_ERR_UNSUPPORTED, t->span,
+                "tlab does not support starred assignment targets");
+        return false;
+    case TL_N_INT: case TL_N_FLOAT: case TL_N_STR: case TL_N_BOOL:
+    case TL_N_NONE: case TL_N_ELLIPSIS:
+        fail_at(P, TL_ERR_SYNTAX, t->span,
+                "cannot assign to literal here. Maybe you meant '==' instead of '='?");
+        return false;
+    case TL_N_CALL:
+        fail_at(P, TL_ERR_SYNTAX, t->span,
+                "cannot assign to function call here. Maybe you meant '==' instead of '='?");
+        return false;
+    default:
+        fail_at(P, TL_ERR_SYNTAX, t->span,
+                "cannot assign to expression here. Maybe you meant '==' instead of '='?");
+        return false;
+    }
+}
+
+static int augop(const tl_token *t)
+{
+    if (t->kind != TL_TOK_OP)
+        return -1;
+    switch (t->u.op) {
+    case TL_OP_PLUSEQ: return TL_PY_ADD;
+    case TL_OP_MINUSEQ: return TL_PY_SUB;
+    case TL_OP_STAREQ: return TL_PY_MUL;
+    case TL_OP_SLASHEQ: return TL_PY_TRUEDIV;
+    case TL_OP_DSLASHEQ: return TL_PY_FLOORDIV;
+    case TL_OP_PERCENTEQ: return TL_PY_MOD;
+    case TL_OP_DSTAREQ: return TL_PY_POW;
+    case TL_OP_ATEQ: return TL_PY_MATMUL;
+    case TL_OP_AMPEQ: return TL_PY_AND;
+    case TL_OP_PIPEEQ: return TL_PY_OR;
+    case TL_OP_CARETEQ: return TL_PY_XOR;
+    case TL_OP_LSHIFTEQ: return TL_PY_LSHIFT;
+    case TL_OP_RSHIFTEQ: return TL_PY_RSHIFT;
+    default: return -1;
+    }
+}
+
+static tl_node *parse_import(parser *P)
+{
+    const tl_token *kw = next(P);
+    nodevec v = {0};
+    tl_span all = kw->span;
+    for (;;) {
+        const tl_token *m = peek(P);
+        if (m->kind != TL_TOK_NAME) {
+            free(v.v);
+            return syntax_error(P);
+        }
+        next(P);
+        tl_span msp = m->span;
+        bool dotted = false;
+        tl_buf full = {0};
+        tl_buf_puts(&full, m->str);
+        while (is_op(peek(P), TL_OP_DOT)) {
+            next(P);
+            const tl_token *part = peek(P);
+            if (part->kind != TL_TOK_NAME) {
+                free(v.v);
+                tl_buf_free(&full);
+                return syntax_error(P);
+            }
+            next(P);
+            tl_buf_putc(&full, '.');
+            tl_buf_puts(&full, part->str);
+            msp = join(msp, part->span);
+            dotted = true;
+        }
+        if (dotted || (strcmp(m->str, "torch") != 0 && strcmp(m->str, "numpy") != 0)) {
+            free(v.v);
+            fail_at(P, TL_ERR_UNSUPPORTED, msp,
+                    "tlab does not support importing '%s' (only torch and numpy)",
+                    tl_buf_str(&full));
+            tl_buf_free(&full);
+            return NULL;
+        }
+        tl_buf_free(&full);
+        const char *alias = m->str;
+        size_t alen = m->len;
+        tl_span sp = msp;
+        if (is_kw(peek(P), TL_KW_AS)) {
+            next(P);
+            const tl_token *a = peek(P);
+            if (a->kind != TL_TOK_NAME) {
+                free(v.v);
+                return syntax_error(P);
+            }
+            next(P);
+            alias = a->str;
+            alen = a->len;
+            sp = join(sp, a->span);
+        }
+        tl_node *nd = new_node(P, TL_N_IMPORT, join(kw->span, sp), 0);
+        nd->str = tl_ast_strndup(P->ast, m->str, m->len);
+        nd->str2 = tl_ast_strndup(P->ast, alias, alen);
+        nd->len = m->len;
+        vec_push(&v, nd);
+        all = join(all, sp);
+        if (!accept_op(P, TL_OP_COMMA))
+            break;
+    }
+    if (v.n == 1) {
+        tl_node *nd = v.v[0];
+        free(v.v);
+        return nd;
+    }
+    /* several modules: a PASS-like holder is not needed; return a tuple of
+     * imports that the caller splices into the statement list */
+    return vec_to_node(P, &v, TL_N_TUPLE, all);
+}
+
+static tl_node *unsupported_stmt(parser *P, const tl_token *t)
+{
+    return fail_at(P, TL_ERR_UNSUPPORTED, span_of(t),
+                   "tlab does not support '%s' statements", tl_lex_keyword_text(t->u.kw));
+}
+
+static tl_node *parse_simple_stmt(parser *P)
+{
+    const tl_token *t = peek(P);
+    if (t->kind == TL_TOK_KEYWORD) {
+        switch (t->u.kw) {
+        case TL_KW_IMPORT:
+            return parse_import(P);
+        case TL_KW_FROM:
+            return fail_at(P, TL_ERR_UNSUPPORTED, span_of(t),
+                           "tlab does not support 'from ... import' (use "
+                           "'import torch' or 'import numpy as np')");
+        case TL_KW_PASS:
+            next(P);
+            return new_node(P, TL_N_PASS, t->span, 0);
+        case TL_KW_ASSERT: {
+            next(P);
+            tl_node *test = parse_test(P);
+            if (!test)
+                return NULL;
+            tl_node *msg = NULL;
+            if (accept_op(P, TL_OP_COMMA)) {
+                msg = parse_test(P);
+                if (!msg)
+                    return NULL;
+            }
+            tl_node *nd = new_node(P, TL_N_ASSERT,
+                                   join(t->span, (msg ? msg : test)->span), 2);
+            nd->kids[0] = test;
+            nd->kids[1] = msg;
+            return finish(P, nd);
+        }
+        case TL_KW_DEF: case TL_KW_CLASS: case TL_KW_IF: case TL_KW_ELIF:
+        case TL_KW_ELSE: case TL_KW_WHILE: case TL_KW_FOR: case TL_KW_WITH:
+        case TL_KW_TRY: case TL_KW_EXCEPT: case TL_KW_FINALLY:
+        case TL_KW_RETURN: case TL_KW_RAISE: case TL_KW_BREAK:
+        case TL_KW_CONTINUE: case TL_KW_DEL: case TL_KW_GLOBAL:
+        case TL_KW_NONLOCAL: case TL_KW_ASYNC:
+            return unsupported_stmt(P, t);
+        default:
+            break;
+        }
+    }
+    if (is_op(t, TL_OP_AT))
+        return fail_at(P, TL_ERR_UNSUPPORTED, span_of(t),
+                       "tlab does not support decorators");
+
+    tl_node *first = parse_testlist(P);
+    if (!first)
+        return NULL;
+    const tl_token *op = peek(P);
+    int aug = augop(op);
+    if (aug >= 0) {
+        if (first->kind == TL_N_ATTR)
+            return fail_at(P, TL_ERR_UNSUPPORTED, first->span,
+                           "tlab does not support assigning to attributes");
+        if (first->kind != TL_N_NAME && first->kind != TL_N_SUBSCRIPT)
+            return fail_at(P, TL_ERR_SYNTAX, first->span,
+                           "'%s' is an illegal expression for augmented assignment",
+                           first->kind == TL_N_TUPLE ? "tuple"
+                           : first->kind == TL_N_LIST ? "list"
+                           : first->kind == TL_N_CALL ? "function call"
+                           : (first->kind <= TL_N_ELLIPSIS) ? "literal" : "expression");
+        next(P);
+        tl_node *val = parse_testlist(P);
+        if (!val)
+            return NULL;
+        tl_node *nd = new_node(P, TL_N_AUGASSIGN, join(first->span, val->span), 2);
+        nd->op = aug;
+        nd->kids[0] = first;
+        nd->kids[1] = val;
+        return finish(P, nd);
+    }
+    if (is_op(op, TL_OP_COLON))
+        return fail_at(P, TL_ERR_UNSUPPORTED, span_of(op),
+                       "tlab does not support annotations");
+    if (!is_op(op, TL_OP_ASSIGN)) {
+        if (first->kind == TL_N_STARRED)
+            return fail_at(P, TL_ERR_SYNTAX, first->span,
+                           "can't use starred expression here");
+        tl_node *nd = new_node(P, TL_N_EXPR, first->span, 1);
+        nd->kids[0] = first;
+        return finish(P, nd);
+    }
+    nodevec v = {0};
+    vec_push(&v, first);
+    while (accept_op(P, TL_OP_ASSIGN)) {
+        tl_node *e = parse_testlist(P);
+        if (!e) {
+            free(v.v);
+            return NULL;
+        }
+        vec_push(&v, e);
+    }
+    for (size_t k = 0; k + 1 < v.n; k++)
+        if (!check_target(P, v.v[k], true)) {
+            free(v.v);
+            return NULL;
+        }
+    tl_node *value = v.v[v.n - 1];
+    if (value->kind == TL_N_STARRED) {
+        free(v.v);
+        return fail_at(P, TL_ERR_SYNTAX, value->span, "can't use starred expression here");
+    }
+    return vec_to_node(P, &v, TL_N_ASSIGN, join(first->span, value->span));
+}
+
+static int parse_program(parser *P)
+{
+    nodevec stmts = {0};
+    while (peek(P)->kind != TL_TOK_EOF) {
+        if (peek(P)->kind == TL_TOK_NEWLINE) {
+            next(P);
+            continue;
+        }
+        for (;;) {
+            tl_node *s = parse_simple_stmt(P);
+            if (!s) {
+                free(stmts.v);
+                return -1;
+            }
+            if (s->kind == TL_N_TUPLE) { /* import a, b */
+                for (size_t k = 0; k < s->n; k++)
+                    vec_push(&stmts, s->kids[k]);
+            } else {
+                vec_push(&stmts, s);
+            }
+            if (!accept_op(P, TL_OP_SEMI))
+                break;
+            if (peek(P)->kind == TL_TOK_NEWLINE || peek(P)->kind == TL_TOK_EOF)
+                break;
+        }
+        const tl_token *t = peek(P);
+        if (t->kind != TL_TOK_NEWLINE && t->kind != TL_TOK_EOF) {
+            free(stmts.v);
+            syntax_error(P);
+            return -1;
+        }
+    }
+    P->ast->nstmts = stmts.n;
+    P->ast->stmts = tl_ast_alloc(P->ast, (stmts.n ? stmts.n : 1) * sizeof(tl_node *));
+    if (stmts.n)
+        memcpy(P->ast->stmts, stmts.v, stmts.n * sizeof(tl_node *));
+    free(stmts.v);
+    return 0;
+}
+
+int tl_parse(const char *text, size_t len, int max_depth, tl_ast **out,
+             tl_error *err)
+{
+    *out = NULL;
+    if (max_depth < 1)
+        max_depth = 1;
+    tl_toklist toks;
+    if (tl_lex(text, len, max_depth, &toks, err) < 0)
+        return -1;
+    parser P;
+    memset(&P, 0, sizeof P);
+    P.t = toks.toks;
+    P.n = toks.n;
+    P.err = err;
+    P.srclen = len;
+    P.max_depth = max_depth + 1; /* the statement's own expression level */
+    P.max_height = tl_parse_max_height(max_depth);
+    P.ast = tl_ast_new();
+    int rc = parse_program(&P);
+    tl_toklist_free(&toks);
+    if (rc < 0) {
+        tl_ast_free(P.ast);
+        return -1;
+    }
+    *out = P.ast;
+    return 0;
+}

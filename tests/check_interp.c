@@ -1,0 +1,341 @@
+/* check_interp.c - unit tests of the evaluator (src/interp.c, builtins.c)
+ * on plain Python values: operator semantics and CPython's error texts,
+ * assignment and unpacking, comprehension scoping, builtins, error spans,
+ * and the limits (source size, sequences, deadline, random input). Tensor
+ * behaviour is covered by the golden files (tests/golden). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp.h"
+#include "util.h"
+
+static tl_interp *I;
+
+static void setup(void)
+{
+    I = tl_interp_new(NULL);
+}
+
+static void teardown(void)
+{
+    tl_interp_free(I);
+}
+
+static tl_source src_of(const char *s)
+{
+    tl_source src = {s, strlen(s), "<t>", 1, 1, 1, NULL, 0};
+    return src;
+}
+
+/* repr of the value of program s */
+static char *eval_repr(const char *s)
+{
+    tl_source src = src_of(s);
+    tl_error err;
+    tl_error_clear(&err);
+    tl_value *v = tl_interp_eval(I, &src, &err);
+    ck_assert_msg(v != NULL, "<%s> raised %s: %s", s, tl_error_kind_name(err.kind), err.msg);
+    tl_buf b = {0};
+    tl_value_repr(v, &b);
+    tl_value_release(v);
+    return tl_buf_steal(&b);
+}
+
+#define CHECK_EVAL(s, want)                                                    \
+    do {                                                                       \
+        char *got_ = eval_repr(s);                                             \
+        ck_assert_str_eq(got_, want);                                          \
+        free(got_);                                                            \
+    } while (0)
+
+static tl_error eval_err(const char *s)
+{
+    tl_source src = src_of(s);
+    tl_error err;
+    tl_error_clear(&err);
+    tl_value *v = tl_interp_eval(I, &src, &err);
+    ck_assert_msg(v == NULL, "<%s> did not raise", s);
+    return err;
+}
+
+#define CHECK_ERR(s, kind_, msg_)                                              \
+    do {                                                                       \
+        tl_error e_ = eval_err(s);                                             \
+        ck_assert_msg(e_.kind == (kind_), "<%s>: got %s: %s", s,               \
+                      tl_error_kind_name(e_.kind), e_.msg);                    \
+        ck_assert_str_eq(e_.msg, msg_);                                        \
+    } while (0)
+
+START_TEST(test_arithmetic)
+{
+    CHECK_EVAL("7 // -2, -7 % 3, 7 / 2, 2 ** 10, 2 ** -1", "(-4, 2, 3.5, 1024, 0.5)");
+    CHECK_EVAL("5.5 // 2, -5.5 % 3, 10 ** 12", "(2.0, 0.5, 1000000000000)");
+    CHECK_EVAL("True + True, True & False, 3 | 4, 1 << 10, -1 >> 3, ~5",
+               "(2, False, 7, 1024, -1, -6)");
+    CHECK_EVAL("-9223372036854775807 - 1", "-9223372036854775808");
+    CHECK_EVAL("1 + 2 * 3 - 4 / 2", "5.0");
+    CHECK_EVAL("[1, 2] * 2, (1,) * 3, 'ab' * 2, 3 * [0], [1] * -1",
+               "([1, 2, 1, 2], (1, 1, 1), 'abab', [0, 0, 0], [])");
+    CHECK_EVAL("[1] + [2], (1, 2) + (3,), 'a' + 'b'", "([1, 2], (1, 2, 3), 'ab')");
+}
+END_TEST
+
+START_TEST(test_comparisons)
+{
+    CHECK_EVAL("1 < 2 < 3, 3 > 2 > 2, 1 == 1.0, [1, 2] == [1, 2], (1, 2) < (1, 3)",
+               "(True, False, True, True, True)");
+    CHECK_EVAL("'abc' < 'abd', None is None, 1 is not None, 2 in [1, 2], 'b' in 'abc'",
+               "(True, True, True, True, True)");
+    CHECK_EVAL("3 not in (1, 2), not [], 0 or 5, 0 and 5, 1 if 0 else 2",
+               "(True, True, 5, 0, 2)");
+    CHECK_EVAL("[1] == (1,), (1, 2) == (1, 2)", "(False, True)");
+}
+END_TEST
+
+START_TEST(test_assignment)
+{
+    CHECK_EVAL("a, b = 1, 2; b, a", "(2, 1)");
+    CHECK_EVAL("a = b = [1]; a.append(2); b", "[1, 2]");
+    CHECK_EVAL("l = [1]; m = l; l += [2]; m", "[1, 2]");
+    CHECK_EVAL("t = [1, 2, 3]; t[-1] = 9; t", "[1, 2, 9]");
+    CHECK_EVAL("(a, [b, c]) = (1, (2, 3)); a + b + c", "6");
+    CHECK_EVAL("n = 5; n -= 2; n *= 3; n //= 2; n", "4");
+    CHECK_EVAL("l = [1, 2]; l[0] += 10; l", "[11, 2]");
+    /* variables persist between calls */
+    CHECK_EVAL("q = 41", "None");
+    CHECK_EVAL("q + 1", "42");
+}
+END_TEST
+
+START_TEST(test_comprehensions)
+{
+    CHECK_EVAL("[i * i for i in range(5)]", "[0, 1, 4, 9, 16]");
+    CHECK_EVAL("[i for i in range(10) if i % 3 == 0]", "[0, 3, 6, 9]");
+    CHECK_EVAL("[a + b for a, b in [(1, 2), (3, 4)]]", "[3, 7]");
+    CHECK_EVAL("[[j for j in range(i)] for i in range(3)]", "[[], [0], [0, 1]]");
+    /* the target does not leak (Python 3 scoping) */
+    CHECK_ERR("[k for k in range(3)]; k", TL_ERR_NAME, "name 'k' is not defined");
+    CHECK_EVAL("k = 'outer'; [k for k in range(2)]; k", "'outer'");
+}
+END_TEST
+
+START_TEST(test_builtins)
+{
+    CHECK_EVAL("list(range(2, 10, 3)), list(range(5, 0, -2)), len(range(7))",
+               "([2, 5, 8], [5, 3, 1], 7)");
+    CHECK_EVAL("list(reversed([1, 2, 3])), tuple([1, 2]), list((1, 2)), list('ab')",
+               "([3, 2, 1], (1, 2), [1, 2], ['a', 'b'])");
+    CHECK_EVAL("int(3.9), int(-3.9), int('42'), int(' -7 '), int(True), float(3)",
+               "(3, -3, 42, -7, 1, 3.0)");
+    CHECK_EVAL("float('1e-3'), bool(0), bool([0]), abs(-3), abs(-2.5)",
+               "(0.001, False, True, 3, 2.5)");
+    CHECK_EVAL("min(3, 1, 2), max([1, 5, 3]), max(1, 2.5), sum([1, 2, 3]), sum([0.5], 1)",
+               "(1, 5, 2.5, 6, 1.5)");
+    CHECK_EVAL("max([], default=0), any([0, 1]), all([]), str(1.5), repr('a')",
+               "(0, True, True, '1.5', \"'a'\")");
+    CHECK_EVAL("list(zip([1, 2], 'ab')), list(enumerate('ab'))",
+               "([(1, 'a'), (2, 'b')], [(0, 'a'), (1, 'b')])");
+    CHECK_EVAL("print('x', 1)", "None");
+    CHECK_EVAL("[1, 2, 3][::-1], [1, 2, 3][-1], (1, 2, 3)[1:], 'hello'[1:3], [0, 1, 2, 3][5:]",
+               "([3, 2, 1], 3, (2, 3), 'el', [])");
+    CHECK_EVAL("(1, 2, 3).index(2), [1, 1, 2].count(1)", "(1, 2)");
+}
+END_TEST
+
+START_TEST(test_modules)
+{
+    CHECK_ERR("torch.float32", TL_ERR_NAME, "name 'torch' is not defined");
+    CHECK_EVAL("import torch; torch.float32, torch.float, torch.long, torch.bool",
+               "(torch.float32, torch.float32, torch.int64, torch.bool)");
+    CHECK_EVAL("import torch; torch.Size([2, 3]) + (4,)", "torch.Size([2, 3, 4])");
+    CHECK_EVAL("import torch; torch.Size([2, 3])[0:1], torch.Size([2, 3]).numel()",
+               "(torch.Size([2]), 6)");
+    CHECK_EVAL("import torch; torch.Size([2, 3]) == (2, 3)", "True");
+    CHECK_EVAL("import torch; torch.cuda.is_available()", "False");
+    CHECK_EVAL("import torch; torch.contiguous_format", "torch.contiguous_format");
+    CHECK_EVAL("import numpy as np; np.float32", "torch.float32");
+    CHECK_EVAL("import torch; torch.float16 == torch.half", "True");
+    CHECK_ERR("import torch; torch.cuda.synchronise", TL_ERR_UNSUPPORTED,
+              "tlab does not support torch.cuda.synchronise (did you mean "
+              "torch.cuda.synchronize?)");
+}
+END_TEST
+
+START_TEST(test_python_errors)
+{
+    CHECK_ERR("1 // 0", TL_ERR_ZERODIV, "integer division or modulo by zero");
+    CHECK_ERR("1 / 0", TL_ERR_ZERODIV, "division by zero");
+    CHECK_ERR("1 % 0", TL_ERR_ZERODIV, "integer modulo by zero");
+    CHECK_ERR("1.0 / 0", TL_ERR_ZERODIV, "float division by zero");
+    CHECK_ERR("1.0 // 0", TL_ERR_ZERODIV, "float floor division by zero");
+    CHECK_ERR("1.0 % 0", TL_ERR_ZERODIV, "float modulo");
+    CHECK_ERR("0 ** -1", TL_ERR_ZERODIV, "0.0 cannot be raised to a negative power");
+    CHECK_ERR("2 ** 64", TL_ERR_OVERFLOW, "integer overflow (tlab integers are 64-bit)");
+    CHECK_ERR("9223372036854775807 + 1", TL_ERR_OVERFLOW,
+              "integer overflow (tlab integers are 64-bit)");
+    CHECK_ERR("[1][3]", TL_ERR_INDEX, "list index out of range");
+    CHECK_ERR("(1,)[3]", TL_ERR_INDEX, "tuple index out of range");
+    CHECK_ERR("'a'[3]", TL_ERR_INDEX, "string index out of range");
+    CHECK_ERR("[1]['a']", TL_ERR_TYPE, "list indices must be integers or slices, not str");
+    CHECK_ERR("[1, 2][::0]", TL_ERR_VALUE, "slice step cannot be zero");
+    CHECK_ERR("len(1)", TL_ERR_TYPE, "object of type 'int' has no len()");
+    CHECK_ERR("int('abc')", TL_ERR_VALUE, "invalid literal for int() with base 10: 'abc'");
+    CHECK_ERR("int(float('nan'))", TL_ERR_VALUE, "cannot convert float NaN to integer");
+    CHECK_ERR("float('abc')", TL_ERR_VALUE, "could not convert string to float: 'abc'");
+    CHECK_ERR("1 < 'a'", TL_ERR_TYPE, "'<' not supported between instances of 'int' and 'str'");
+    CHECK_ERR("1 + 'a'", TL_ERR_TYPE, "unsupported operand type(s) for +: 'int' and 'str'");
+    CHECK_ERR("'a' + 1", TL_ERR_TYPE, "can only concatenate str (not \"int\") to str");
+    CHECK_ERR("[1] + (1,)", TL_ERR_TYPE, "can only concatenate list (not \"tuple\") to list");
+    CHECK_ERR("-'a'", TL_ERR_TYPE, "bad operand type for unary -: 'str'");
+    CHECK_ERR("1 @ 2", TL_ERR_TYPE, "unsupported operand type(s) for @: 'int' and 'int'");
+    CHECK_ERR("y", TL_ERR_NAME, "name 'y' is not defined");
+    CHECK_ERR("open('f')", TL_ERR_UNSUPPORTED, "tlab does not support the builtin 'open'");
+    CHECK_ERR("max([])", TL_ERR_VALUE, "max() arg is an empty sequence");
+    CHECK_ERR("range(1.5)", TL_ERR_TYPE, "'float' object cannot be interpreted as an integer");
+    CHECK_ERR("range(1, 2, 0)", TL_ERR_VALUE, "range() arg 3 must not be zero");
+    CHECK_ERR("a, b = [1, 2, 3]", TL_ERR_VALUE, "too many values to unpack (expected 2)");
+    CHECK_ERR("a, b, c = [1, 2]", TL_ERR_VALUE, "not enough values to unpack (expected 3, got 2)");
+    CHECK_ERR("a, b = 1", TL_ERR_TYPE, "cannot unpack non-iterable int object");
+    CHECK_ERR("(1).foo", TL_ERR_ATTRIBUTE, "'int' object has no attribute 'foo'");
+    CHECK_ERR("3(4)", TL_ERR_TYPE, "'int' object is not callable");
+    CHECK_ERR("t = (1, 2); t[0] = 3", TL_ERR_TYPE, "'tuple' object does not support item assignment");
+    CHECK_ERR("[0] * 3.0", TL_ERR_TYPE, "can't multiply sequence by non-int of type 'float'");
+    CHECK_ERR("2 in 3", TL_ERR_TYPE, "argument of type 'int' is not iterable");
+    CHECK_ERR("assert 1 == 2, 'boom'", TL_ERR_ASSERTION, "boom");
+    CHECK_ERR("assert [] ", TL_ERR_ASSERTION, "assert []");
+    CHECK_ERR("import torch; torch.device('cuda:x')", TL_ERR_RUNTIME,
+              "Invalid device string: 'cuda:x'");
+}
+END_TEST
+
+START_TEST(test_error_spans)
+{
+    /* the innermost failing node: the call, not the whole statement */
+    tl_error e = eval_err("x = [1, 2]\ny = len(x) + len(3)");
+    ck_assert_int_eq(e.kind, TL_ERR_TYPE);
+    ck_assert_int_eq(e.span.start, 24);
+    ck_assert_int_eq(e.span.end, 30);
+    e = eval_err("a = 1; b = c");
+    ck_assert_int_eq(e.span.start, 11);
+    ck_assert_int_eq(e.span.end, 12);
+    e = eval_err("assert 1 > 2");
+    ck_assert_int_eq(e.span.start, 0);
+    ck_assert_int_eq(e.span.end, 12);
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+    tl_interp_opts o;
+    tl_interp_opts_default(&o);
+    ck_assert_int_eq(o.max_depth, 64);
+    ck_assert_uint_eq(o.max_source, 1u << 20);
+    o.max_seq = 1000;
+    o.max_source = 64;
+    o.timeout = 0.05;
+    tl_interp *J = tl_interp_new(&o);
+    static const struct {
+        const char *src;
+        const char *msg;
+    } cases[] = {
+        {"[0] * 2000", "sequence repetition longer than the limit (1000)"},
+        {"list(range(5000))", "range of 5000 elements is longer than the limit (1000)"},
+        {"'ab' * 600", "string repetition longer than the limit (1000)"},
+        {"x = [0] * 1000; x + x", "sequence of 2000 elements is longer than the limit (1000)"},
+        {"[[0] * 999 for i in range(10)]",
+         "too many sequence elements created in one op (limit 4000)"},
+        {"x = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1",
+         "source is 81 bytes, longer than the limit (64)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tl_source src = src_of(cases[i].src);
+        tl_error err;
+        tl_error_clear(&err);
+        tl_value *v = tl_interp_eval(J, &src, &err);
+        ck_assert_msg(v == NULL, "%s did not fail", cases[i].src);
+        ck_assert_int_eq(err.kind, TL_ERR_LIMIT);
+        ck_assert_str_eq(err.msg, cases[i].msg);
+    }
+    tl_interp_free(J);
+
+    /* the deadline stops a long loop */
+    tl_interp_opts_default(&o);
+    o.timeout = 0.02;
+    J = tl_interp_new(&o);
+    tl_source src = src_of("[[i] * 3 for i in range(9000000)]");
+    tl_error err;
+    tl_error_clear(&err);
+    double t0 = tl_now();
+    ck_assert(tl_interp_eval(J, &src, &err) == NULL);
+    ck_assert_int_eq(err.kind, TL_ERR_LIMIT);
+    ck_assert_str_eq(err.msg, "time limit exceeded (0.02 s per op; see --timeout)");
+    ck_assert_msg(tl_now() - t0 < 5.0, "deadline overshot");
+    /* outside a run the deadline never fires */
+    ck_assert_int_eq(tl_interp_check_deadline(&err), 0);
+    tl_interp_free(J);
+}
+END_TEST
+
+START_TEST(test_random_input)
+{
+    /* 64 KiB of random bytes, and random printable text: an error, never a
+     * crash; errors carry spans inside the text */
+    static char buf[65536];
+    unsigned seed = 99;
+    for (int round = 0; round < 40; round++) {
+        size_t n = round < 20 ? sizeof buf : (size_t)(round * 997);
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = seed >> 16;
+            buf[i] = round % 2 ? (char)r
+                               : "xy1_()[]{}.,:;=+-*/%<>&|~ \n'\"#\\"[r % 32];
+        }
+        tl_source src = {buf, n, "<rand>", 1, 1, 1, NULL, 0};
+        tl_error err;
+        tl_error_clear(&err);
+        tl_value *v = tl_interp_eval(I, &src, &err);
+        if (v) {
+            tl_value_release(v);
+        } else {
+            ck_assert(err.kind != TL_OK);
+            ck_assert(err.span.start < 0 || (size_t)err.span.start <= n);
+        }
+    }
+}
+END_TEST
+
+static Suite *interp_suite(void)
+{
+    Suite *s = suite_create("interp");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_add_test(core, test_arithmetic);
+    tcase_add_test(core, test_comparisons);
+    tcase_add_test(core, test_assignment);
+    tcase_add_test(core, test_comprehensions);
+    tcase_add_test(core, test_builtins);
+    tcase_add_test(core, test_modules);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_checked_fixture(limits, setup, teardown);
+    tcase_set_timeout(limits, 60);
+    tcase_add_test(limits, test_limits);
+    tcase_add_test(limits, test_random_input);
+    suite_add_tcase(s, limits);
+    TCase *errors = tcase_create("errors");
+    tcase_add_checked_fixture(errors, setup, teardown);
+    tcase_add_test(errors, test_python_errors);
+    tcase_add_test(errors, test_error_spans);
+    suite_add_tcase(s, errors);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(interp_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
