@@ -110,7 +110,7 @@ AC_DEFUN([TL_CHECK_CUDA], [
       AC_MSG_CHECKING([whether $NVCC compiles a __global__ function])
       cat > conftest_cuda.cu <<'CUEOF'
 #include <cuda_runtime.h>
-__global__ void tl_probe_kernel(float *p) { p[threadIdx.x] = 1.0f; }
+__global__ void tl_probe_kernel(float *p) { p@<:@threadIdx.x@:>@ = 1.0f; }
 extern "C" int tl_probe(void)
 {
     int n = 0;

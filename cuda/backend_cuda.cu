@@ -1,0 +1,86 @@
+/* backend_cuda.cu - the CUDA backend of tlab (compiled by nvcc, linked into
+ * libtlab.a with -lcudart -lstdc++). It implements cuda/tl_cuda.h.
+ *
+ * For now it holds the device query only, which proves the toolchain path
+ * (nvcc object, C linkage, libcudart at run time):
+ *   - tl_cuda_device_count() asks cudaGetDeviceCount once and caches it.
+ *     "No GPU here" answers of the runtime are not failures: cudaErrorNoDevice
+ *     (100, e.g. CUDA_VISIBLE_DEVICES="") and cudaErrorInsufficientDriver (35,
+ *     no or too old a driver, the case of every CPU-only machine) give 0.
+ *     Any other error also gives 0 devices, and tl_cuda_describe() names it.
+ *   - tl_cuda_describe() is the one line printed by `tlab --version`.
+ *   - tl_cuda_backend() returns NULL: the device kernels (alloc, strided copy,
+ *     fill, arithmetic; SPEC 8) are a later issue. Until then `--device cuda`
+ *     runs on the emulated device even where a GPU exists.
+ * Not thread-safe on first call (tlab queries the device before starting
+ * any worker).
+ */
+#include <stdio.h>
+
+#include <cuda_runtime.h>
+
+#include "tl_cuda.h"
+
+static bool queried;       /* the query below ran */
+static int ndevices;       /* usable devices, 0 when none */
+static char description[256];
+
+/* Runs cudaGetDeviceCount once and fills ndevices and description. */
+static void query(void)
+{
+    if (queried)
+        return;
+    queried = true;
+
+    int n = 0;
+    cudaError_t rc = cudaGetDeviceCount(&n);
+    if (rc == cudaErrorNoDevice || rc == cudaErrorInsufficientDriver) {
+        (void)cudaGetLastError(); /* not sticky, but leave no trace */
+        ndevices = 0;
+        snprintf(description, sizeof description, "built, no device%s",
+                 rc == cudaErrorInsufficientDriver ? " (no CUDA driver)" : "");
+        return;
+    }
+    if (rc != cudaSuccess) {
+        (void)cudaGetLastError();
+        ndevices = 0;
+        snprintf(description, sizeof description, "built, no usable device (%s: %s)",
+                 cudaGetErrorName(rc), cudaGetErrorString(rc));
+        return;
+    }
+    ndevices = n < 0 ? 0 : n;
+    if (ndevices == 0) {
+        snprintf(description, sizeof description, "built, no device");
+        return;
+    }
+
+    cudaDeviceProp prop;
+    rc = cudaGetDeviceProperties(&prop, 0);
+    if (rc != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(description, sizeof description, "built, %d device%s (%s)", ndevices,
+                 ndevices == 1 ? "" : "s", cudaGetErrorString(rc));
+        return;
+    }
+    snprintf(description, sizeof description, "built, %d device%s (%.160s, sm_%d%d, %.0f MiB)",
+             ndevices, ndevices == 1 ? "" : "s", prop.name, prop.major, prop.minor,
+             (double)prop.totalGlobalMem / (1024.0 * 1024.0));
+}
+
+extern "C" const struct tl_backend *tl_cuda_backend(void)
+{
+    /* The CUDA kernels are not written yet (a later issue): no backend. */
+    return NULL;
+}
+
+extern "C" int tl_cuda_device_count(void)
+{
+    query();
+    return ndevices;
+}
+
+extern "C" const char *tl_cuda_describe(void)
+{
+    query();
+    return description;
+}

@@ -1,0 +1,204 @@
+#!/bin/sh
+# tests/cli.sh - the command-line layer (src/main.c): help, version, exit
+# codes and usage errors. What the commands do is tested elsewhere; here a
+# well-formed command line only has to get past the parser.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
+
+commands="check run grade explain new key"
+
+# A usage error is exactly two lines: "tlab: ...PROBLEM" and a hint.
+usage_error() {
+    expect 2 "$@"
+    stdout_empty
+    stderr_lines 2
+    head -n 1 "$work/stderr" | grep -q '^tlab: ' || fail "error line does not start with 'tlab: '"
+    tail -n 1 "$work/stderr" | grep -q "^Try 'tlab [a-z ]*--help'\.\$" || fail "no hint line"
+}
+
+# ---- --help, -h, help
+expect 0 --help
+stderr_empty
+stdout_has "Usage: tlab COMMAND"
+for c in $commands; do
+    grep -q "^  $c " "$work/stdout" || fail "--help does not list command $c"
+done
+for o in --format --output --device --require-gpu --color --quiet --jobs --lab \
+         --stmt --max-bytes --timeout --help --version; do
+    stdout_has "$o"
+done
+stdout_has "Exit status:"
+stdout_lacks "--run-tests"           # hidden developer option
+cp "$work/stdout" "$work/help"
+
+expect 0 -h
+cmp -s "$work/stdout" "$work/help" || fail "-h differs from --help"
+expect 0 help
+cmp -s "$work/stdout" "$work/help" || fail "'tlab help' differs from --help"
+
+for c in $commands; do
+    expect 0 "$c" --help
+    stderr_empty
+    head -n 1 "$work/stdout" | grep -q "^Usage: tlab $c " || fail "$c --help: no usage line"
+    stdout_has "Exit status:"
+    cp "$work/stdout" "$work/help-$c"
+    expect 0 help "$c"
+    cmp -s "$work/stdout" "$work/help-$c" || fail "'tlab help $c' differs from '$c --help'"
+    expect 0 "$c" -h
+    cmp -s "$work/stdout" "$work/help-$c" || fail "'tlab $c -h' differs from '$c --help'"
+done
+# Each command's help lists the options it takes, and only those.
+grep -q -- "--jobs" "$work/help-grade" || fail "grade --help lacks --jobs"
+grep -q -- "--lab" "$work/help-grade" || fail "grade --help lacks --lab"
+grep -q -- "--stmt" "$work/help-explain" || fail "explain --help lacks --stmt"
+! grep -q -- "--jobs" "$work/help-check" || fail "check --help shows --jobs"
+! grep -q -- "--format" "$work/help-new" || fail "new --help shows --format"
+grep -q "Formats: csv, " "$work/help-grade" || fail "grade --help: csv is not the default format"
+grep -q "Formats: text, " "$work/help-check" || fail "check --help: text is not the default format"
+
+usage_error help bogus
+usage_error help check run
+usage_error help --format json check
+
+# ---- --version: version line, build configuration, CUDA description
+expect 0 --version
+stderr_empty
+sed -n 1p "$work/stdout" | grep -Eq '^tlab [0-9]+\.[0-9]+\.[0-9]+$' || fail "bad version line"
+sed -n 2p "$work/stdout" | grep -Eq '^build: cuda=(no|yes .*) asan=(yes|no) ubsan=(yes|no) valgrind=(yes|no) gcov=(yes|no)$' \
+    || fail "bad build configuration line"
+sed -n 3p "$work/stdout" | grep -Eq '^cuda: (not built|built, .+)$' || fail "bad cuda line"
+if grep -q '^build: cuda=no ' "$work/stdout"; then
+    grep -q '^cuda: not built$' "$work/stdout" || fail "CUDA not built, but the cuda line says otherwise"
+else
+    grep -q '^cuda: built, ' "$work/stdout" || fail "CUDA built, but the cuda line says otherwise"
+fi
+# CUDA_VISIBLE_DEVICES="" hides every GPU: never an error, just no device.
+if grep -q '^cuda: built' "$work/stdout"; then
+    (
+        CUDA_VISIBLE_DEVICES=; export CUDA_VISIBLE_DEVICES
+        expect 0 --version
+        grep -q '^cuda: built, no device' "$work/stdout" || fail "hidden GPUs are not reported as no device"
+    )
+fi
+
+# ---- unknown command, missing command
+usage_error
+stderr_has "missing command"
+usage_error chek lab.yaml
+stderr_has "'chek' is not a tlab command (did you mean 'check'?)"
+usage_error xplain 'x[1:]'
+stderr_has "did you mean 'explain'?"
+usage_error frobnicate
+stderr_lacks "did you mean"
+stderr_has "Try 'tlab --help'."
+
+# ---- unknown options, missing arguments
+usage_error check --fromat json lab.yaml
+stderr_has "unrecognized option '--fromat' (did you mean '--format'?)"
+usage_error --bogus
+stderr_has "unrecognized option '--bogus'"
+usage_error check -x lab.yaml
+stderr_has "invalid option -- 'x'"
+usage_error check lab.yaml --format
+stderr_has "option '--format' requires an argument"
+usage_error check lab.yaml -o
+stderr_has "option '-o' requires an argument"
+usage_error check --quiet=yes lab.yaml
+stderr_has "option '--quiet' doesn't allow an argument"
+stderr_has "Try 'tlab check --help'."
+
+# ---- operands
+for c in check run new key explain; do
+    usage_error "$c"
+    stderr_has "missing"
+    usage_error "$c" a b
+    stderr_has "unexpected extra operand 'b'"
+done
+usage_error grade s1.yaml
+stderr_has "missing --lab"
+usage_error grade --lab master.yaml
+stderr_has "missing SUBMISSION operand"
+
+# ---- formats: per command
+usage_error check --format xml lab.yaml
+stderr_has "unknown format 'xml'"
+usage_error check --format csv lab.yaml
+stderr_has "cannot write format 'csv'"
+usage_error run --format jsonl lab.yaml
+usage_error grade --lab m.yaml --format text s.yaml
+usage_error grade --lab m.yaml --format tap s.yaml
+usage_error explain --format junit 'x.t()'
+usage_error key --format csv m.yaml
+usage_error new --format json m.yaml
+stderr_has "option '--format' does not apply"
+
+# ---- options that do not apply to the command
+usage_error check --jobs 2 lab.yaml
+stderr_has "option '--jobs' does not apply to this command"
+usage_error run --lab m.yaml lab.yaml
+usage_error check -s 'y = x' lab.yaml
+stderr_has "option '--stmt' does not apply"
+usage_error new --device cpu m.yaml
+usage_error new --timeout 1 m.yaml
+
+# ---- option values
+usage_error grade --lab m.yaml --jobs 0 s.yaml
+stderr_has "invalid --jobs '0'"
+usage_error grade --lab m.yaml --jobs abc s.yaml
+usage_error grade --lab m.yaml --jobs 1025 s.yaml
+usage_error grade --lab m.yaml --jobs -3 s.yaml
+usage_error grade --lab '' s.yaml
+for v in 0 1Q -5 K 99999999999999999999 99999999999999G 1.5G; do
+    usage_error check --max-bytes "$v" lab.yaml
+    stderr_has "invalid --max-bytes"
+done
+for v in 0 -1 abc nan inf 1e3 0x10 86401 1.2.3 ''; do
+    usage_error check --timeout "$v" lab.yaml
+    stderr_has "invalid --timeout"
+done
+usage_error check --device gpu lab.yaml
+stderr_has "invalid --device 'gpu' (expected auto, cpu or cuda)"
+usage_error check --color sometimes lab.yaml
+stderr_has "invalid --color 'sometimes'"
+usage_error check -o '' lab.yaml
+usage_error check --device cpu --require-gpu lab.yaml
+stderr_has "--require-gpu contradicts --device cpu"
+# The first error is the one reported.
+usage_error check --jobs 0 --format xml lab.yaml
+stderr_has "invalid --jobs"
+
+# ---- well-formed command lines get past the parser (whatever the command
+# then says about lab.yaml, it is not a usage hint)
+accepted() {
+    run_tlab "$@"
+    stderr_lacks "Try 'tlab"
+}
+accepted check --format json -o "$work/out.json" --device cpu --color never -q \
+    --max-bytes 64K --timeout 0.5 "$work/missing.yaml"
+accepted run --format=tap --max-bytes 2GiB --timeout 3 --device auto "$work/missing.yaml"
+accepted -q check "$work/missing.yaml"                    # options before the command
+accepted check "$work/missing.yaml" --format gradescope   # and after the operand
+accepted grade --lab "$work/m.yaml" --jobs 4 --format jsonl "$work/a.yaml" "$work/b.yaml"
+accepted explain -s 'y = 1' --stmt 'z = 2' --format json 'x.t()'
+accepted explain -- '-x'
+accepted new -o - "$work/m.yaml"
+accepted key --format json --device cuda "$work/m.yaml"
+accepted check --form=prairielearn --col=always "$work/missing.yaml"   # unique abbreviations
+(   # POSIXLY_CORRECT does not stop option parsing at the first operand
+    POSIXLY_CORRECT=1; export POSIXLY_CORRECT
+    usage_error check lab.yaml --format xml
+    stderr_has "unknown format 'xml'"
+)
+
+# ---- --run-tests (hidden): reaches the golden runner, which answers 2 for
+# an unreadable file
+expect 2 --run-tests "$work/no-such-file.test"
+usage_error --run-tests "$work/x.test" check
+
+# ---- writing help to a full disk is an error, not a silent success
+if [ -w /dev/full ]; then
+    if "$TLAB" --help > /dev/full 2> "$work/stderr"; then status=0; else status=$?; fi
+    [ "$status" = 3 ] || fail "--help > /dev/full exited $status, expected 3"
+    grep -q "error writing" "$work/stderr" || fail "no write error message"
+fi
+
+exit 0
