@@ -561,8 +561,12 @@ static char *make_reason(const tl_op_verdict *v, const char *optext)
                       ev->err_msg ? ev->err_msg : "");
         break;
     case TL_KIND_VALUE:
-        tl_buf_printf(&b, "value: the op returns a %s, not a tensor",
-                      ev->value_type ? ev->value_type : "value");
+    {
+        const char *ty = ev->value_type ? ev->value_type : "value";
+        bool vowel = strchr("aeiouAEIOU", ty[0]) != NULL;
+        tl_buf_printf(&b, "value: the op returns %s %s, not a tensor",
+                      vowel ? "an" : "a", ty);
+    }
         break;
     case TL_KIND_MIXED:
         tl_buf_printf(&b, "mixed: the %zu results of the %s are not all the same kind",
