@@ -95,7 +95,7 @@ tl_tensor *tl_numpy_to_tensor(const tl_tensor *arr, tl_error *err)
             return NULL;
         }
     tl_tensor *t = tl_tensor_alias(arr);
-    tl_storage *borrowed = tl_storage_borrow(arr->storage);
+    tl_storage *borrowed = tl_storage_borrow(arr->storage, 0, arr->storage->nbytes);
     tl_storage_release(t->storage);
     t->storage = borrowed;
     tl_version_release(t->version);

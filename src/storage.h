@@ -47,13 +47,18 @@ typedef struct tl_storage {
 /* Allocate nbytes (zeroed) on the backend's device. Charges the ledger. */
 tl_storage *tl_storage_new(const struct tl_backend *be, size_t nbytes,
                            tl_error *err);
-/* A new storage object sharing owner's memory (numpy round trips). */
-tl_storage *tl_storage_borrow(tl_storage *owner);
+/* A new storage object over bytes [byte_offset, byte_offset + nbytes) of
+ * owner's memory (numpy round trips: torch.from_numpy(x[1:].numpy()) starts
+ * its storage at the array's first byte, as PyTorch does). The borrower
+ * retains the ROOT owner, so borrows of borrows stay one level deep. */
+tl_storage *tl_storage_borrow(tl_storage *owner, size_t byte_offset,
+                              size_t nbytes);
 tl_storage *tl_storage_retain(tl_storage *s);
 void tl_storage_release(tl_storage *s);
 
-/* Same memory? Non-empty storages compare base pointers; a zero-byte
- * storage compares by identity (SPEC 4). */
+/* Same storage (SPEC 4)? True when both are, or borrow from, one root
+ * storage: identity of the memory's owner, never a pointer comparison, so
+ * zero-byte storages (NULL data) and offset borrows are classified right. */
 bool tl_storage_same(const tl_storage *a, const tl_storage *b);
 
 /* ---- accounting ledger (per thread) ---- */

@@ -168,7 +168,7 @@ START_TEST(test_empty_storage_identity)
     ck_assert(!tl_storage_same(a->storage, b->storage));
     ck_assert(tl_storage_same(a->storage, va->storage));
     ck_assert_int_eq(tl_tensor_data_ptr(a), 0);
-    tl_storage *borrowed = tl_storage_borrow(a->storage);
+    tl_storage *borrowed = tl_storage_borrow(a->storage, 0, a->storage->nbytes);
     ck_assert(tl_storage_same(borrowed, a->storage));
     tl_storage_release(borrowed);
     tl_tensor_release(a);

@@ -160,9 +160,11 @@ START_TEST(test_probe_disagreement)
     tl_error_clear(&err);
     tl_tensor *p = arange_f32(8);
     tl_tensor *r = tl_tensor_alias(p);
-    tl_storage *s2 = tl_storage_borrow(p->storage);
-    s2->data = (char *)s2->data + 8;
-    s2->nbytes -= 8;
+    /* a rogue, separately owned storage object aimed at p's memory */
+    tl_storage *s2 = tl_storage_new(tl_backend_cpu(), p->storage->nbytes - 8, &err);
+    ck_assert_ptr_nonnull(s2);
+    void *own = s2->data;
+    s2->data = (char *)p->storage->data + 8;
     tl_storage_release(r->storage);
     r->storage = s2;
     r->sizes[0] = 6;
@@ -172,6 +174,7 @@ START_TEST(test_probe_disagreement)
     ck_assert_int_eq(err.kind, TL_ERR_INTERNAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "disagrees with the pointer verdict"));
     tl_evidence_free(&ev);
+    s2->data = own; /* give the rogue storage its own memory back to free */
     tl_value_release(rv);
     tl_value_release(pv);
 }
