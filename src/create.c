@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "numpy.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------------
@@ -564,6 +565,12 @@ tl_tensor *tl_create_random(const tl_backend *be, tl_dtype dt, int ndim,
     char *p = host;
     for (int64_t i = 0; i < numel; i++) {
         double v;
+        if ((i & ((1 << 20) - 1)) == (1 << 20) - 1 && tl_deadline_passed()) {
+            free(host);
+            tl_error_set(err, TL_ERR_LIMIT, "time limit exceeded (%g s per op; see --timeout)",
+                         tl_deadline_budget());
+            return NULL;
+        }
         if (normal) {
             double u1 = rng_uniform(), u2 = rng_uniform();
             v = sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * M_PI * u2);
@@ -899,6 +906,18 @@ static tl_tensor *from_data_impl(const tl_value *data, bool dt_given,
     if (data->kind == TL_V_TENSOR)
         return tl_create_copy_to(data->u.tensor, be,
                                  dt_given ? dt : data->u.tensor->dtype, err);
+    if (data->kind == TL_V_NDARRAY && !numpy) {
+        /* torch.tensor(ndarray): tensor_from_numpy (its negative-stride
+         * ValueError included), then .to(copy=True): preserve_format
+         * strides, so a transposed array stays column-major */
+        tl_tensor *shared = tl_numpy_to_tensor(data->u.tensor, err);
+        if (!shared)
+            return NULL;
+        tl_tensor *t = tl_create_copy_to(shared, be,
+                                         dt_given ? dt : shared->dtype, err);
+        tl_tensor_release(shared);
+        return t;
+    }
     if (data->kind == TL_V_STR) {
         tl_error_set(err, TL_ERR_TYPE, "new(): invalid data type 'str'");
         return NULL;
@@ -1002,6 +1021,20 @@ tl_value *tl_create_tolist(const tl_tensor *t, tl_error *err)
                      "tolist() of %" PRId64 " elements exceeds tlab's limit "
                      "of %" PRId64,
                      n, TL_TOLIST_MAX);
+        return NULL;
+    }
+    /* the nested lists count too: a (2**62, 0) tensor has no elements but
+     * 2**62 empty lists */
+    int64_t values = 0, level = 1;
+    for (int d = 0; d <= t->ndim && level > 0 && values <= TL_TOLIST_MAX; d++) {
+        values += level;
+        if (d < t->ndim && tl_mul_overflow(level, t->sizes[d], &level))
+            level = INT64_MAX - TL_TOLIST_MAX;
+    }
+    if (values > TL_TOLIST_MAX) {
+        tl_error_set(err, TL_ERR_LIMIT,
+                     "tolist() would build more than tlab's limit of %" PRId64
+                     " lists and elements", TL_TOLIST_MAX);
         return NULL;
     }
     /* read device tensors through one host copy */

@@ -9,8 +9,12 @@
  *     header over a NEW storage object that borrows a's memory, so the
  *     verdict machinery sees shared memory but different storage objects,
  *     exactly PyTorch's `_cdata` behaviour (reference sheet 14, trap 6).
- *   - np.array copies with numpy's default order 'K' (dense, same
- *     dimension order: tl_preserve_strides); a.copy() is C order.
+ *   - torch.from_numpy's storage starts at the array's first byte and
+ *     spans up to its last reachable element (offset 0), like from_blob.
+ *   - New arrays follow PyArray_NewLikeArray's orders: np.array / astype
+ *     default to 'K' (axes by decreasing |stride|, made dense), a.copy()
+ *     to 'C'. NumPy gives every array it allocates with no elements
+ *     all-zero strides (x.numpy() of an empty tensor included).
  *   - np.shares_memory is decided on byte ranges: bounds first, then an
  *     exact element check when both operands are small.
  */
@@ -24,6 +28,89 @@
 
 #include "create.h"
 #include "util.h"
+
+/* ------------------------------------------------------------------------
+ * NumPy memory orders of new arrays
+ * ---------------------------------------------------------------------- */
+
+/* NumPy's contiguity flags (relaxed strides: size-1 axes are ignored, an
+ * empty array is both C- and F-contiguous). Strides in elements. */
+static bool np_contig(const tl_tensor *t, bool fortran)
+{
+    if (tl_tensor_numel(t) == 0)
+        return true;
+    int64_t want = 1;
+    for (int i = 0; i < t->ndim; i++) {
+        int d = fortran ? i : t->ndim - 1 - i;
+        if (t->sizes[d] == 1)
+            continue;
+        if (t->strides[d] != want)
+            return false;
+        want *= t->sizes[d];
+    }
+    return true;
+}
+
+/* Strides (elements) for a dense array of t's shape whose axes, from the
+ * outermost, are perm[0..ndim). */
+static void strides_in_order(const tl_tensor *t, const int *perm,
+                             int64_t *strides)
+{
+    int64_t s = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        strides[perm[i]] = s;
+        s *= t->sizes[perm[i]] > 0 ? t->sizes[perm[i]] : 1;
+    }
+}
+
+/* The strides of a new array made like t in numpy order 'C', 'F', 'A' or
+ * 'K' (PyArray_NewLikeArray). 'K': C when t is C-contiguous (or has at most
+ * one axis), F when F-contiguous, else the axes sorted by decreasing
+ * absolute stride, ties kept in axis order (PyArray_CreateSortedStridePerm),
+ * made dense in that order. A new empty array has all-zero strides, as
+ * NumPy gives any array it allocates with no elements. */
+static void np_order_strides(const tl_tensor *t, char order, int64_t *strides)
+{
+    int n = t->ndim, perm[TL_MAX_DIMS];
+    if (tl_tensor_numel(t) == 0) {
+        for (int i = 0; i < n; i++)
+            strides[i] = 0;
+        return;
+    }
+    if (order == 'A')
+        order = np_contig(t, true) && !np_contig(t, false) ? 'F' : 'C';
+    if (order == 'K') {
+        if (n <= 1 || np_contig(t, false))
+            order = 'C';
+        else if (np_contig(t, true))
+            order = 'F';
+    }
+    for (int i = 0; i < n; i++)
+        perm[i] = order == 'F' ? n - 1 - i : i;
+    if (order == 'K') {
+        /* stable insertion sort by decreasing |stride| */
+        for (int i = 1; i < n; i++)
+            for (int j = i; j > 0; j--) {
+                int64_t a = t->strides[perm[j - 1]], b = t->strides[perm[j]];
+                a = a < 0 ? -a : a;
+                b = b < 0 ? -b : b;
+                if (b <= a)
+                    break;
+                int tmp = perm[j - 1];
+                perm[j - 1] = perm[j];
+                perm[j] = tmp;
+            }
+    }
+    strides_in_order(t, perm, strides);
+}
+
+/* A new empty array: NumPy zeroes the strides of what it allocates. */
+static void np_fresh_strides(tl_tensor *t)
+{
+    if (tl_tensor_numel(t) == 0)
+        for (int i = 0; i < t->ndim; i++)
+            t->strides[i] = 0;
+}
 
 /* ------------------------------------------------------------------------
  * Conversions between tensors and arrays
@@ -79,7 +166,27 @@ tl_value *tl_numpy_from_tensor(const tl_tensor *t, bool force, tl_error *err)
     if (!a)
         return NULL;
     plain_header(a);
+    /* an empty tensor has no data pointer: NumPy allocates the array's
+     * (empty) memory itself and zeroes its strides */
+    np_fresh_strides(a);
     return tl_ndarray_value(a);
+}
+
+/* The byte range [*lo, *lo + *n) an array with non-negative strides
+ * reaches: from its first element to its last reachable one, as
+ * at::from_blob sizes the storage of torch.from_numpy (computeStorageNbytes:
+ * zero bytes when numel is 0). */
+static void reach_bytes(const tl_tensor *a, size_t *lo, size_t *n)
+{
+    size_t isz = tl_dtype_size(a->dtype);
+    *lo = (size_t)a->offset * isz;
+    *n = 0;
+    if (tl_tensor_numel(a) == 0)
+        return;
+    int64_t last = 0;
+    for (int d = 0; d < a->ndim; d++)
+        last += (a->sizes[d] - 1) * a->strides[d];
+    *n = (size_t)(last + 1) * isz;
 }
 
 tl_tensor *tl_numpy_to_tensor(const tl_tensor *arr, tl_error *err)
@@ -94,10 +201,23 @@ tl_tensor *tl_numpy_to_tensor(const tl_tensor *arr, tl_error *err)
                          "array.copy().) ");
             return NULL;
         }
+    size_t lo, n;
+    reach_bytes(arr, &lo, &n);
+    tl_storage *st;
+    if (n == 0) {
+        /* numel 0: PyTorch's storage holds zero bytes of the array, so it
+         * shares nothing (SPEC 4: zero-byte storages compare by identity) */
+        st = tl_storage_new(arr->storage->backend, 0, err);
+        if (!st)
+            return NULL;
+    } else {
+        TL_ASSERT(lo + n <= arr->storage->nbytes);
+        st = tl_storage_borrow(arr->storage, lo, n);
+    }
     tl_tensor *t = tl_tensor_alias(arr);
-    tl_storage *borrowed = tl_storage_borrow(arr->storage, 0, arr->storage->nbytes);
     tl_storage_release(t->storage);
-    t->storage = borrowed;
+    t->storage = st;
+    t->offset = 0; /* the storage starts at the array's first byte */
     tl_version_release(t->version);
     t->version = tl_version_new();
     plain_header(t);
@@ -265,13 +385,15 @@ static int check_np_dtype(tl_dtype dt, tl_error *err)
     return 0;
 }
 
-/* a C-order (or order-'K' when keep_order) CPU copy of t as dtype dt */
-static tl_tensor *array_copy(const tl_tensor *t, tl_dtype dt, bool keep_order,
+/* A CPU copy of t as dtype dt in numpy memory order `order` ('C', 'F',
+ * 'A' or 'K'; np_order_strides). */
+static tl_tensor *array_copy(const tl_tensor *t, tl_dtype dt, char order,
                              tl_error *err)
 {
-    if (keep_order)
-        return tl_create_copy_to(t, tl_backend_cpu(), dt, err);
-    tl_tensor *out = tl_tensor_new(tl_backend_cpu(), dt, t->ndim, t->sizes, err);
+    int64_t strides[TL_MAX_DIMS];
+    np_order_strides(t, order, strides);
+    tl_tensor *out = tl_tensor_new_strided(tl_backend_cpu(), dt, t->ndim,
+                                           t->sizes, strides, err);
     if (!out)
         return NULL;
     if (tl_tensor_numel(t) > 0) {
@@ -282,6 +404,27 @@ static tl_tensor *array_copy(const tl_tensor *t, tl_dtype dt, bool keep_order,
         }
     }
     return out;
+}
+
+/* numpy's order= argument: None keeps the default; one of C F A K in
+ * either case, else numpy's ValueError / TypeError. */
+static int np_order_arg(const tl_value *v, char def, char *order,
+                        tl_error *err)
+{
+    *order = def;
+    if (!v || v->kind == TL_V_NONE)
+        return 0;
+    if (v->kind != TL_V_STR)
+        return tl_error_set(err, TL_ERR_TYPE, "order must be str, not %s",
+                            tl_value_type_name(v));
+    const char *o = v->u.str.s;
+    if (o[0] && !o[1] && strchr("CFAKcfak", o[0])) {
+        *order = (char)(o[0] >= 'a' ? o[0] - 'a' + 'A' : o[0]);
+        return 0;
+    }
+    return tl_error_set(err, TL_ERR_VALUE,
+                        "order must be one of 'C', 'F', 'A', or 'K' (got '%s')",
+                        o);
 }
 
 static tl_tensor *self_array(tl_value *self, const char *name, tl_error *err)
@@ -312,12 +455,59 @@ static tl_tensor *as_array(const tl_value *v, tl_error *err)
  * np.* functions
  * ---------------------------------------------------------------------- */
 
+/* Does t already have numpy memory order `order` (no copy needed)? */
+static bool order_ok(const tl_tensor *t, char order)
+{
+    if (order == 'C')
+        return np_contig(t, false);
+    if (order == 'F')
+        return np_contig(t, true);
+    return true;
+}
+
+/* np.array / np.asarray: an ndarray or a tensor is copied (in `order`)
+ * when always_copy, when the dtype changes or when its layout does not
+ * satisfy `order`; otherwise it is returned as is (a tensor as its numpy()
+ * view). Nested sequences always build a new array. */
+static tl_value *array_impl(tl_value *obj, bool has, tl_dtype dt, char order,
+                            bool always_copy, tl_error *err)
+{
+    tl_tensor *t;
+    if (order == 'A')
+        order = 'K'; /* np.array copies keep C and F, else the most similar */
+    if (obj->kind == TL_V_NDARRAY || obj->kind == TL_V_TENSOR) {
+        tl_tensor *src = as_array(obj, err);
+        if (!src)
+            return NULL;
+        if (!always_copy && (!has || dt == src->dtype) && order_ok(src, order)) {
+            tl_tensor_release(src);
+            if (obj->kind == TL_V_NDARRAY)
+                return tl_value_retain(obj);
+            return tl_numpy_from_tensor(obj->u.tensor, false, err);
+        }
+        t = array_copy(src, has ? dt : src->dtype, order, err);
+        tl_tensor_release(src);
+    } else {
+        t = tl_create_from_data_numpy(obj, has, dt, err);
+        if (t && order == 'F' && !np_contig(t, true)) {
+            tl_tensor *f = array_copy(t, t->dtype, 'F', err);
+            tl_tensor_release(t);
+            t = f;
+        }
+    }
+    if (!t)
+        return NULL;
+    np_fresh_strides(t);
+    plain_header(t);
+    return tl_ndarray_value(t);
+}
+
 static tl_value *np_array(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"object", "dtype", "copy", "order", NULL};
     (void)self;
-    if (tl_args_check(a, "array", 2, kw, "(object, dtype=None, *, copy=True)",
-                      err) < 0)
+    if (tl_args_check(a, "array", 2, kw,
+                      "(object, dtype=None, *, copy=True, order='K')", err) < 0)
         return NULL;
     tl_value *obj = tl_arg(a, 0, "object");
     if (!obj) {
@@ -325,33 +515,27 @@ static tl_value *np_array(tl_value *self, const tl_args *a, tl_error *err)
                      "array() missing required argument 'object' (pos 0)");
         return NULL;
     }
-    bool has = false;
+    bool has = false, copy = true;
     tl_dtype dt = TL_FLOAT64;
     if (np_dtype_arg(tl_arg(a, 1, "dtype"), &has, &dt, err) < 0)
         return NULL;
     if (has && check_np_dtype(dt, err) < 0)
         return NULL;
-    tl_tensor *t;
-    if (obj->kind == TL_V_NDARRAY || obj->kind == TL_V_TENSOR) {
-        tl_tensor *src = as_array(obj, err);
-        if (!src)
-            return NULL;
-        t = array_copy(src, has ? dt : src->dtype, true, err);
-        tl_tensor_release(src);
-    } else {
-        t = tl_create_from_data_numpy(obj, has, dt, err);
-    }
-    if (!t)
+    tl_value *cv = tl_arg(a, 99, "copy");
+    if (cv && tl_to_bool(cv, "copy", &copy, err) < 0)
         return NULL;
-    plain_header(t);
-    return tl_ndarray_value(t);
+    char order;
+    if (np_order_arg(tl_arg(a, 99, "order"), 'K', &order, err) < 0)
+        return NULL;
+    return array_impl(obj, has, dt, order, copy, err);
 }
 
 static tl_value *np_asarray(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"a", "dtype", "order", NULL};
     (void)self;
-    if (tl_args_check(a, "asarray", 2, kw, "(a, dtype=None)", err) < 0)
+    if (tl_args_check(a, "asarray", 3, kw, "(a, dtype=None, order=None)",
+                      err) < 0)
         return NULL;
     tl_value *obj = tl_arg(a, 0, "a");
     if (!obj) {
@@ -365,11 +549,10 @@ static tl_value *np_asarray(tl_value *self, const tl_args *a, tl_error *err)
         return NULL;
     if (has && check_np_dtype(dt, err) < 0)
         return NULL;
-    if (obj->kind == TL_V_NDARRAY && (!has || dt == obj->u.tensor->dtype))
-        return tl_value_retain(obj);
-    if (obj->kind == TL_V_TENSOR && (!has || dt == obj->u.tensor->dtype))
-        return tl_numpy_from_tensor(obj->u.tensor, false, err);
-    return np_array(NULL, a, err);
+    char order;
+    if (np_order_arg(tl_arg(a, 2, "order"), 'K', &order, err) < 0)
+        return NULL;
+    return array_impl(obj, has, dt, order, false, err);
 }
 
 static int np_shape_arg(const tl_value *v, const char *fname, int64_t *sizes,
@@ -417,9 +600,26 @@ static tl_value *np_fill(const tl_args *a, const char *fname, int64_t v,
         dt = TL_FLOAT64;
     if (check_np_dtype(dt, err) < 0)
         return NULL;
+    char order;
+    if (np_order_arg(tl_arg(a, 2, "order"), 'C', &order, err) < 0)
+        return NULL;
+    if (order != 'C' && order != 'F') {
+        tl_error_set(err, TL_ERR_VALUE, "only 'C' or 'F' order is permitted");
+        return NULL;
+    }
     tl_scalar s = {.is_float = false, .i = v};
     tl_tensor *t = tl_create_full(tl_backend_cpu(), dt, n, sizes, s, err);
-    return t ? tl_ndarray_value(t) : NULL;
+    if (!t)
+        return NULL;
+    if (order == 'F') {
+        /* same values, Fortran strides: relabel the fresh dense buffer */
+        int perm[TL_MAX_DIMS];
+        for (int i = 0; i < n; i++)
+            perm[i] = n - 1 - i;
+        strides_in_order(t, perm, t->strides);
+    }
+    np_fresh_strides(t);
+    return tl_ndarray_value(t);
 }
 
 static tl_value *np_zeros(tl_value *self, const tl_args *a, tl_error *err)
@@ -510,6 +710,7 @@ static tl_value *np_arange(tl_value *self, const tl_args *a, tl_error *err)
             tl_dtype_store_i64(dt, p + (size_t)i * isz,
                                (int64_t)((uint64_t)(int64_t)start + (uint64_t)i * (uint64_t)(int64_t)step));
     }
+    np_fresh_strides(t);
     return tl_ndarray_value(t);
 }
 
@@ -566,7 +767,7 @@ static tl_value *int_tuple(int n, const int64_t *v, int64_t scale)
 {
     tl_value *t = tl_tuple_new((size_t)n);
     for (int i = 0; i < n; i++)
-        tl_seq_set(t, (size_t)i, tl_int(v[i] * scale));
+        tl_seq_set(t, (size_t)i, tl_int((int64_t)((uint64_t)v[i] * (uint64_t)scale))); /* NumPy wraps */
     return t;
 }
 
@@ -627,10 +828,10 @@ static tl_value *nd_copy(tl_value *self, const tl_args *a, tl_error *err)
     tl_tensor *t = self_array(self, "copy", err);
     if (!t || tl_args_check(a, "copy", 1, kw, "(order='C')", err) < 0)
         return NULL;
-    tl_value *order = tl_arg(a, 0, "order");
-    bool keep = order && order->kind == TL_V_STR &&
-                (strcmp(order->u.str.s, "K") == 0 || strcmp(order->u.str.s, "A") == 0);
-    tl_tensor *c = array_copy(t, t->dtype, keep, err);
+    char order;
+    if (np_order_arg(tl_arg(a, 0, "order"), 'C', &order, err) < 0)
+        return NULL;
+    tl_tensor *c = array_copy(t, t->dtype, order, err);
     return c ? tl_ndarray_value(c) : NULL;
 }
 
@@ -656,7 +857,10 @@ static tl_value *nd_astype(tl_value *self, const tl_args *a, tl_error *err)
         dt = TL_FLOAT64;
     if (check_np_dtype(dt, err) < 0)
         return NULL;
-    tl_tensor *c = array_copy(t, dt, true, err);
+    char order;
+    if (np_order_arg(tl_arg(a, 1, "order"), 'K', &order, err) < 0)
+        return NULL;
+    tl_tensor *c = array_copy(t, dt, order, err);
     return c ? tl_ndarray_value(c) : NULL;
 }
 

@@ -24,8 +24,10 @@
  * tensors that require grad (reference sheet 12). force=true copies to
  * the CPU and drops grad instead of failing. */
 tl_value *tl_numpy_from_tensor(const tl_tensor *t, bool force, tl_error *err);
-/* torch.from_numpy(a): a tensor on a new storage object borrowing a's
- * memory (same sizes, strides, offset; fresh version counter). */
+/* torch.from_numpy(a): a tensor on a new storage object borrowing the
+ * bytes of a's memory from its first to its last reachable element (same
+ * sizes and strides, offset 0, fresh version counter); a numel-0 array
+ * gets a zero-byte storage of its own. ValueError for negative strides. */
 tl_tensor *tl_numpy_to_tensor(const tl_tensor *arr, tl_error *err);
 /* Do the byte ranges touched by a and b intersect? exact=false compares
  * the bounding extents (np.may_share_memory); exact=true checks elements

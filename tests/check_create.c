@@ -543,6 +543,129 @@ START_TEST(test_numpy_sharing)
 }
 END_TEST
 
+/* A view of tensor value v as a new tensor value (x[...] in the language) */
+static tl_value *viewv(tl_value *v, int ndim, const int64_t *sizes,
+                       const int64_t *strides, int64_t offset)
+{
+    return tl_tensor_value(tl_tensor_view(T(v), ndim, sizes, strides, offset));
+}
+
+static tl_value *nd_call(const char *name, tl_value *self, const char *kwn,
+                         tl_value *kwv)
+{
+    return callv(TL_BIND_NDARRAY, name, tl_value_retain(self), 0, NULL,
+                 kwn ? (const char *[]){kwn} : NULL, kwv ? P(kwv) : NULL,
+                 kwv ? 1 : 0);
+}
+
+static tl_value *np_array_order(tl_value *obj, const char *order)
+{
+    return callv(TL_BIND_NUMPY, "array", NULL, 1, P(tl_value_retain(obj)),
+                 (const char *[]){"order"}, P(tl_str(order)), 1);
+}
+
+/* torch.from_numpy / as_tensor of an offset array start their storage at
+ * the array's first byte (offset 0, storage sized to the last reachable
+ * element), torch.tensor(ndarray) keeps the layout (preserve_format), and
+ * NumPy copies follow PyArray_NewLikeArray's orders. All measured with
+ * torch 1.13.1 / numpy 1.24. */
+START_TEST(test_numpy_layouts)
+{
+    tl_value *x24 = TORCH("arange", tl_float(24.0));
+    tl_value *x = METHOD("reshape", x24, tl_int(4), tl_int(6));
+    tl_value_release(x24);
+    const char *base = T(x)->storage->data;
+
+    /* torch.from_numpy(x[1:].numpy()): offset 0, 72 bytes from byte 24 */
+    tl_value *rows = viewv(x, 2, (int64_t[]){3, 6}, (int64_t[]){6, 1}, 6);
+    tl_value *ra = METHOD0("numpy", rows);
+    tl_value *f1 = TORCH("from_numpy", tl_value_retain(ra));
+    assert_shape(T(f1), 2, (int64_t[]){3, 6}, (int64_t[]){6, 1});
+    ck_assert_int_eq(T(f1)->offset, 0);
+    ck_assert_ptr_eq(T(f1)->storage->data, base + 24);
+    ck_assert_uint_eq(T(f1)->storage->nbytes, 72);
+    ck_assert(tl_storage_same(T(f1)->storage, T(x)->storage));
+    ck_assert(elem(T(f1), 0) == 6.0 && elem(T(f1), 17) == 23.0);
+    tl_value *a1 = TORCH("as_tensor", tl_value_retain(ra));
+    ck_assert_int_eq(T(a1)->offset, 0);
+    ck_assert_ptr_eq(T(a1)->storage->data, base + 24);
+
+    /* x.t()[1:]: strides (1, 6), first byte 4, last element 23: 92 bytes;
+     * a round trip of the round trip stays on the same memory */
+    tl_value *tr = viewv(x, 2, (int64_t[]){5, 4}, (int64_t[]){1, 6}, 1);
+    tl_value *ta = METHOD0("numpy", tr);
+    tl_value *f2 = TORCH("from_numpy", tl_value_retain(ta));
+    assert_shape(T(f2), 2, (int64_t[]){5, 4}, (int64_t[]){1, 6});
+    ck_assert_int_eq(T(f2)->offset, 0);
+    ck_assert_ptr_eq(T(f2)->storage->data, base + 4);
+    ck_assert_uint_eq(T(f2)->storage->nbytes, 92);
+    tl_value *f2a = METHOD0("numpy", f2);
+    tl_value *f3 = TORCH("from_numpy", tl_value_retain(f2a));
+    ck_assert_ptr_eq(T(f3)->storage->data, base + 4);
+    ck_assert(tl_storage_same(T(f3)->storage, T(x)->storage));
+
+    /* numel 0: x[2:2].numpy() has zero strides; from_numpy's storage holds
+     * zero bytes and shares nothing */
+    tl_value *em = viewv(x, 2, (int64_t[]){0, 6}, (int64_t[]){6, 1}, 12);
+    tl_value *ea = METHOD0("numpy", em);
+    assert_shape(T(ea), 2, (int64_t[]){0, 6}, (int64_t[]){0, 0});
+    tl_value *f4 = TORCH("from_numpy", tl_value_retain(ea));
+    assert_shape(T(f4), 2, (int64_t[]){0, 6}, (int64_t[]){0, 0});
+    ck_assert_uint_eq(T(f4)->storage->nbytes, 0);
+    ck_assert(!tl_storage_same(T(f4)->storage, T(x)->storage));
+
+    /* torch.tensor(ndarray) copies with preserve_format strides */
+    tl_value *xt = viewv(x, 2, (int64_t[]){6, 4}, (int64_t[]){1, 6}, 0);
+    tl_value *xta = METHOD0("numpy", xt);
+    tl_value *t1 = TORCH("tensor", tl_value_retain(xta));
+    assert_shape(T(t1), 2, (int64_t[]){6, 4}, (int64_t[]){1, 6});
+    ck_assert_ptr_ne(T(t1)->storage->data, base);
+    ck_assert(elem(T(t1), 1) == 6.0);
+    tl_value *st = viewv(x, 2, (int64_t[]){6, 2}, (int64_t[]){1, 12}, 0);
+    tl_value *sta = METHOD0("numpy", st);
+    tl_value *t2 = TORCH("tensor", tl_value_retain(sta));
+    assert_shape(T(t2), 2, (int64_t[]){6, 2}, (int64_t[]){1, 6});
+
+    /* NumPy order 'K': an expanded (4, 6) tensor, strides (0, 1), sorts its
+     * axes by decreasing |stride| and copies to (1, 4) */
+    tl_value *v6 = TORCH("arange", tl_float(6.0));
+    tl_value *ex = viewv(v6, 2, (int64_t[]){4, 6}, (int64_t[]){0, 1}, 0);
+    tl_value *n1 = callv(TL_BIND_NUMPY, "array", NULL, 1,
+                         P(tl_value_retain(ex)), NULL, NULL, 0);
+    assert_shape(T(n1), 2, (int64_t[]){4, 6}, (int64_t[]){1, 4});
+    ck_assert(elem(T(n1), 7) == 1.0);
+    /* 'A' in np.array is 'K'; in copy() it is F only for F-contiguous */
+    tl_value *n2 = np_array_order(ex, "A");
+    assert_shape(T(n2), 2, (int64_t[]){4, 6}, (int64_t[]){1, 4});
+    tl_value *n3 = nd_call("copy", n1, "order", tl_str("A"));
+    assert_shape(T(n3), 2, (int64_t[]){4, 6}, (int64_t[]){1, 4});
+    tl_value *n4 = nd_call("copy", xta, NULL, NULL);
+    assert_shape(T(n4), 2, (int64_t[]){6, 4}, (int64_t[]){4, 1});
+    tl_value *n5 = nd_call("copy", sta, "order", tl_str("a"));
+    assert_shape(T(n5), 2, (int64_t[]){6, 2}, (int64_t[]){2, 1});
+    tl_value *n6 = np_array_order(x, "F");
+    assert_shape(T(n6), 2, (int64_t[]){4, 6}, (int64_t[]){1, 4});
+    ck_assert(elem(T(n6), 1) == 1.0);
+    tl_value *n7 = nd_call("astype", sta, "dtype", tl_str("float64"));
+    assert_shape(T(n7), 2, (int64_t[]){6, 2}, (int64_t[]){1, 6});
+    ck_assert_int_eq(T(n7)->dtype, TL_FLOAT64);
+    /* np.asarray(order='C') copies only what is not C-contiguous */
+    tl_value *n8 = callv(TL_BIND_NUMPY, "asarray", NULL, 1,
+                         P(tl_value_retain(n4)), (const char *[]){"order"},
+                         P(tl_str("C")), 1);
+    ck_assert_ptr_eq(n8, n4);
+    tl_value *n9 = callv(TL_BIND_NUMPY, "zeros", NULL, 1,
+                         P(ituple(2, tl_int(0), tl_int(3))), NULL, NULL, 0);
+    assert_shape(T(n9), 2, (int64_t[]){0, 3}, (int64_t[]){0, 0});
+
+    tl_value *vals[] = {n9, n8, n7, n6, n5, n4, n3, n2, n1, ex, v6, t2, sta,
+                        st, t1, xta, xt, f4, ea, em, f3, f2a, f2, ta, tr, a1,
+                        f1, ra, rows, x};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        tl_value_release(vals[i]);
+}
+END_TEST
+
 /* ---- limits ---- */
 
 START_TEST(test_limits)
@@ -718,6 +841,44 @@ START_TEST(test_factory_errors)
 }
 END_TEST
 
+/* numpy order= texts (numpy 1.24) and torch.tensor's check of a
+ * negative-stride ndarray (tensor_from_numpy runs first) */
+START_TEST(test_numpy_order_errors)
+{
+    tl_value *x = TORCH("arange", tl_float(6.0));
+    tl_value *a = METHOD0("numpy", x);
+    expect_err(nd_call("copy", a, "order", tl_str("X")), TL_ERR_VALUE,
+               "order must be one of 'C', 'F', 'A', or 'K' (got 'X')");
+    expect_err(nd_call("copy", a, "order", tl_str("KK")), TL_ERR_VALUE,
+               "order must be one of 'C', 'F', 'A', or 'K' (got 'KK')");
+    expect_err(nd_call("copy", a, "order", tl_int(3)), TL_ERR_TYPE,
+               "order must be str, not int");
+    expect_err(np_array_order(x, ""), TL_ERR_VALUE,
+               "order must be one of 'C', 'F', 'A', or 'K' (got '')");
+    expect_err(callv(TL_BIND_NUMPY, "zeros", NULL, 1, P(tl_int(3)),
+                     (const char *[]){"order"}, P(tl_str("K")), 1),
+               TL_ERR_VALUE, "only 'C' or 'F' order is permitted");
+    tl_value *rev = tl_ndarray_value(
+        tl_tensor_view(T(a), 1, (int64_t[]){6}, (int64_t[]){-1}, 5));
+    const char *neg = "At least one stride in the given numpy array is "
+                      "negative, and tensors with negative strides are not "
+                      "currently supported. (You can probably work around "
+                      "this by making a copy of your array  with "
+                      "array.copy().) ";
+    expect_err(TORCH("tensor", tl_value_retain(rev)), TL_ERR_VALUE, neg);
+    expect_err(TORCH("from_numpy", tl_value_retain(rev)), TL_ERR_VALUE, neg);
+    /* numpy itself copies it fine, in order 'K' by |stride| */
+    tl_value *c = callv(TL_BIND_NUMPY, "array", NULL, 1, P(tl_value_retain(rev)),
+                        NULL, NULL, 0);
+    assert_shape(T(c), 1, (int64_t[]){6}, (int64_t[]){1});
+    ck_assert(elem(T(c), 0) == 5.0);
+    tl_value_release(c);
+    tl_value_release(rev);
+    tl_value_release(a);
+    tl_value_release(x);
+}
+END_TEST
+
 START_TEST(test_query_errors)
 {
     tl_value *x = TORCH("zeros", tl_int(2), tl_int(3));
@@ -774,6 +935,7 @@ static Suite *tl_create_suite(void)
     tcase_add_test(core, test_random);
     tcase_add_test(core, test_queries);
     tcase_add_test(core, test_numpy_sharing);
+    tcase_add_test(core, test_numpy_layouts);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);
@@ -784,6 +946,7 @@ static Suite *tl_create_suite(void)
     tcase_add_test(errors, test_tensor_errors);
     tcase_add_test(errors, test_factory_errors);
     tcase_add_test(errors, test_query_errors);
+    tcase_add_test(errors, test_numpy_order_errors);
     suite_add_tcase(s, errors);
     return s;
 }

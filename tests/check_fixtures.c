@@ -1046,7 +1046,8 @@ static int run_all(void)
         current_case[0] = '\0';
         cJSON_Delete(root);
     }
-    qsort(S.g, (size_t)S.n, sizeof *S.g, by_count);
+    if (S.n)
+        qsort(S.g, (size_t)S.n, sizeof *S.g, by_count);
     printf("\n==== fixture summary: %d of %d cases mismatch ====\n", S.failed, S.total);
     for (int f = 0; f < N_FILES; f++)
         if (per_file_total[f])
