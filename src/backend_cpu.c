@@ -140,6 +140,13 @@ static int bad_desc(tl_error *err, const char *what)
 }
 
 /* ops[0] defines the shape; every other operand must have the same. */
+/* A stride in bytes. Wrapping: a zero-element tensor may carry strides
+ * like 2**62 (PyTorch's own wrapped products), never dereferenced. */
+static int64_t bstride(int64_t stride, size_t itemsize)
+{
+    return (int64_t)((uint64_t)stride * (uint64_t)itemsize);
+}
+
 static int nd_init(nd_iter *it, int nops, const tl_strided *const *ops,
                    tl_error *err)
 {
@@ -166,7 +173,7 @@ static int nd_init(nd_iter *it, int nops, const tl_strided *const *ops,
         it->sizes[n] = d0->sizes[d];
         for (int k = 0; k < nops; k++)
             it->bstr[k][n] =
-                ops[k]->strides[d] * (int64_t)tl_dtype_size(ops[k]->dtype);
+                bstride(ops[k]->strides[d], tl_dtype_size(ops[k]->dtype));
         n++;
     }
     /* merge dim i into its outer neighbour when contiguous in every op */
@@ -999,8 +1006,8 @@ static int cpu_index_select(const tl_strided *dst, const tl_strided *src,
         if (src->sizes[d] == 0)
             empty = true;
         osizes[no] = src->sizes[d];
-        dstr[no] = dst->strides[d] * (int64_t)disz;
-        sstr[no] = src->strides[d] * (int64_t)sisz;
+        dstr[no] = bstride(dst->strides[d], disz);
+        sstr[no] = bstride(src->strides[d], sisz);
         no++;
     }
     if (empty)
@@ -1160,6 +1167,32 @@ static void red_store(tl_redop op, tl_dtype ct, bool fl, const red_acc *a,
     }
 }
 
+/* Product of element counts: 0 when either is 0 (the order of the dims
+ * must not matter: (2**31, 2**31, 2**31, 0) has no elements), saturated
+ * past int64 (only a zero-element tensor's partial products get there). */
+static int64_t count_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (a == 0 || b == 0)
+        return 0;
+    return tl_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/* Count n more elements done; about every million, poll the op's deadline
+ * (-1 with a limit error once it has passed). */
+static int poll_deadline(int64_t *since_check, int64_t n, tl_error *err)
+{
+    *since_check += n;
+    if (*since_check < (1 << 20))
+        return 0;
+    *since_check = 0;
+    if (tl_deadline_passed())
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "time limit exceeded (%g s per op; see --timeout)",
+                            tl_deadline_budget());
+    return 0;
+}
+
 static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
                       const tl_strided *src, uint64_t reduce_mask, tl_error *err)
 {
@@ -1186,8 +1219,8 @@ static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
             if (src->sizes[d] == 1)
                 continue;
             rsz[nr] = src->sizes[d];
-            rstr[nr] = src->strides[d] * (int64_t)sisz;
-            nred *= src->sizes[d];
+            rstr[nr] = bstride(src->strides[d], sisz);
+            nred = count_mul(nred, src->sizes[d]);
             nr++;
         } else {
             if (dst->sizes[d] != src->sizes[d])
@@ -1195,9 +1228,9 @@ static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
             if (src->sizes[d] == 1)
                 continue;
             osz[no] = src->sizes[d];
-            ostr[no] = src->strides[d] * (int64_t)sisz;
-            odst[no] = dst->strides[d] * (int64_t)disz;
-            nout *= src->sizes[d];
+            ostr[no] = bstride(src->strides[d], sisz);
+            odst[no] = bstride(dst->strides[d], disz);
+            nout = count_mul(nout, src->sizes[d]);
             no++;
         }
     }
@@ -1212,12 +1245,19 @@ static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
                             redop_name(op));
     if (!dst->data || (nred > 0 && !src->data))
         return bad_desc(err, "null data");
+    /* all/any test each element for truth (v != 0, NaN true) in the
+     * source dtype: a float must never be narrowed to an integer first
+     * (0.5 is true). Every other op folds in `compute`. */
+    bool truth = op == TL_RED_ALL || op == TL_RED_ANY;
+    if (truth)
+        compute = src->dtype;
     bool fl = tl_dtype_is_floating(compute);
     ld_f64_fn lf = ldf[src->dtype];
     ld_i64_fn li = ldi[src->dtype];
     int64_t oidx[TL_MAX_DIMS] = {0}, ridx[TL_MAX_DIMS] = {0};
     const char *sp = src->data;
     char *dp = dst->data;
+    int64_t since_check = 0; /* elements since the last deadline poll */
     for (;;) {
         red_acc acc;
         red_init(op, fl, &acc);
@@ -1232,6 +1272,8 @@ static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
                 else
                     red_strip_i(op, compute, li, rp, istr, inner, k, &acc);
                 k += inner;
+                if (poll_deadline(&since_check, inner, err) < 0)
+                    return -1;
                 int d = nr - 2;
                 for (; d >= 0; d--) {
                     rp += rstr[d];
@@ -1245,6 +1287,8 @@ static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
             }
         }
         red_store(op, compute, fl, &acc, nred, dst->dtype, dp);
+        if (poll_deadline(&since_check, 1, err) < 0)
+            return -1;
         int d = no - 1;
         for (; d >= 0; d--) {
             sp += ostr[d];

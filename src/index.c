@@ -15,7 +15,10 @@
  * (in place when the indexed dims are adjacent, else first), bounds checks.
  * The result's storage offsets are generated on the host in chunks and
  * gathered with one backend index_select per chunk over the whole storage
- * viewed as 1-D, so every device works. Assignment scatters the same
+ * viewed as 1-D, so every device works; a torch result then takes the
+ * layout at::index's TensorIterator would give it (adv_layout: it follows
+ * the stride order of the restrided source and the index tensors), copied
+ * once more only when that differs from row-major. Assignment scatters the same
  * offsets: in place for host-memory backends, through a to_host/from_host
  * round trip of the storage otherwise.
  *
@@ -55,6 +58,8 @@ typedef struct advidx {
     int dim;                  /* dim of the sliced geometry it indexes */
     int ndim;
     int64_t sizes[TL_MAX_DIMS];
+    int64_t strides[TL_MAX_DIMS]; /* of the index tensor ATen would see */
+    bool is_int32;            /* converted to long after broadcasting */
     int64_t numel;
     int64_t *vals;            /* row-major, owned */
 } advidx;
@@ -512,14 +517,16 @@ static int geom_slice(ctx *c, int dim, const tl_value *sl, tl_error *err)
         hi = e;
         int64_t n = 0;
         if (st < 0) {
-            if (hi < lo)
-                n = (lo - hi - 1) / (-st) + 1;
+            if (hi < lo) /* -st overflows for st = -2**63 */
+                n = (int64_t)((uint64_t)(lo - hi - 1) / (0 - (uint64_t)st)) + 1;
         } else if (lo < hi) {
             n = (hi - lo - 1) / st + 1;
         }
         c->offset += (n > 0 ? s : 0) * c->strides[dim];
         c->sizes[dim] = n;
-        c->strides[dim] *= st;
+        /* NumPy multiplies strides in wrapping arithmetic: a[::2**62] of a
+         * (4, 6) float32 array has strides (0, 4) */
+        c->strides[dim] = (int64_t)((uint64_t)c->strides[dim] * (uint64_t)st);
         c->same = false;
         return 0;
     }
@@ -810,6 +817,7 @@ static int expand_indices(ctx *c, tl_error *err)
                 a->dim = rsize + j;
                 a->ndim = 1;
                 a->sizes[0] = cnt;
+                a->strides[0] = k; /* nonzero(mask).select(1, j) */
                 a->numel = cnt;
                 a->vals = tl_xmalloc(sizeof(int64_t) * (size_t)(cnt > 0 ? cnt : 1));
             }
@@ -843,6 +851,8 @@ static int expand_indices(ctx *c, tl_error *err)
         a->dim = rsize++;
         a->ndim = t->ndim;
         memcpy(a->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+        memcpy(a->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+        a->is_int32 = t->dtype == TL_INT32;
         a->vals = read_all_i64(t, &a->numel, err);
         if (!a->vals)
             return -1;
@@ -1031,6 +1041,213 @@ static int make_plan(ctx *c, plan *p, tl_error *err)
         }
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the result layout (torch)                                           */
+/* ------------------------------------------------------------------ */
+
+/* One TensorIterator operand, already of the iteration rank. */
+typedef struct itop {
+    int64_t sizes[TL_MAX_DIMS];
+    int64_t strides[TL_MAX_DIMS];
+} itop;
+
+static bool itop_contiguous(int nd, const itop *o)
+{
+    int64_t expected = 1;
+    for (int d = 0; d < nd; d++)
+        if (o->sizes[d] == 0)
+            return true;
+    for (int d = nd - 1; d >= 0; d--) {
+        if (o->sizes[d] == 1)
+            continue;
+        if (o->strides[d] != expected)
+            return false;
+        expected *= o->sizes[d];
+    }
+    return true;
+}
+
+static bool itop_channels_last(int nd, const itop *o)
+{
+    static const int order[4] = {1, 3, 2, 0};
+    int64_t expected = 1;
+    if (nd != 4)
+        return false;
+    for (int k = 0; k < 4; k++) {
+        int d = order[k];
+        if (o->sizes[d] == 1)
+            continue;
+        if (o->strides[d] != expected)
+            return false;
+        expected *= o->sizes[d];
+    }
+    return true;
+}
+
+/* The strides TensorIterator gives its allocated output for inputs ops[]
+ * over `shape`: the fast setup when every operand has the iteration shape,
+ * else compute_strides + reorder_dimensions + the output's compatible
+ * strides in that order (plain contiguous when the order is unchanged). */
+static void iter_layout(int nd, const int64_t *shape, int nops, itop *ops,
+                        int64_t *out)
+{
+    bool same_shape = true;
+    for (int k = 0; k < nops; k++)
+        if (memcmp(ops[k].sizes, shape, sizeof(int64_t) * (size_t)nd) != 0)
+            same_shape = false;
+    if (same_shape) {
+        bool c = true, cl = true, nod = true, same = true;
+        for (int k = 0; k < nops; k++) {
+            c = c && itop_contiguous(nd, &ops[k]);
+            cl = cl && itop_channels_last(nd, &ops[k]);
+            if (nod) {
+                tl_tensor g;
+                memset(&g, 0, sizeof g);
+                g.ndim = nd;
+                memcpy(g.sizes, ops[k].sizes, sizeof(int64_t) * (size_t)nd);
+                memcpy(g.strides, ops[k].strides, sizeof(int64_t) * (size_t)nd);
+                nod = tl_tensor_is_non_overlapping_and_dense(&g);
+            }
+            if (k && memcmp(ops[k].strides, ops[0].strides,
+                            sizeof(int64_t) * (size_t)nd) != 0)
+                same = false;
+        }
+        if (c) {
+            tl_contiguous_strides(nd, shape, out);
+            return;
+        }
+        if (cl) {
+            tl_channels_last_strides(nd, shape, out);
+            return;
+        }
+        if (nod && same) {
+            memcpy(out, ops[nops - 1].strides, sizeof(int64_t) * (size_t)nd);
+            return;
+        }
+    }
+    /* compute_strides: a size-1 dim broadcast to more is stride 0 */
+    for (int k = 0; k < nops; k++)
+        for (int d = 0; d < nd; d++)
+            if (ops[k].sizes[d] == 1 && shape[d] != 1)
+                ops[k].strides[d] = 0;
+    int perm[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        perm[i] = nd - 1 - i;
+    for (int i = 1; i < nd; i++) {
+        int dim1 = i;
+        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
+            int a = perm[dim0], b = perm[dim1], cmp = 0;
+            for (int k = 0; k < nops; k++) {
+                int64_t s0 = ops[k].strides[a], s1 = ops[k].strides[b];
+                if (s0 == 0 || s1 == 0)
+                    continue;
+                if (s0 != s1) {
+                    cmp = s0 < s1 ? -1 : 1;
+                    break;
+                }
+                if (shape[a] > shape[b]) {
+                    cmp = 1;
+                    break;
+                }
+            }
+            if (cmp > 0) {
+                perm[dim0] = b;
+                perm[dim1] = a;
+                dim1 = dim0;
+            } else if (cmp < 0) {
+                break;
+            }
+        }
+    }
+    bool inverted = true;
+    for (int j = 0; j < nd; j++)
+        if (perm[j] != nd - 1 - j)
+            inverted = false;
+    if (inverted) {
+        tl_contiguous_strides(nd, shape, out);
+        return;
+    }
+    int64_t next = 1; /* no max(size, 1) here, as in ATen */
+    for (int j = 0; j < nd; j++) {
+        out[perm[j]] = next;
+        next *= shape[perm[j]];
+    }
+}
+
+/* The strides of x[index] in PyTorch: at::index builds a TensorIterator
+ * over the sliced tensor restrided by AdvancedIndex (indexed dims moved to
+ * the front when not adjacent, replaced by the broadcast index shape with
+ * stride 0) and the index tensors (broadcast by expand_outplace, int32
+ * converted to long, reshaped to the iteration rank). The output takes
+ * the iterator's layout, so x[True] of a transposed x stays transposed. */
+static void adv_layout(const ctx *c, const plan *p, int64_t *out)
+{
+    int nd = p->rndim, nb = p->nb;
+    bool adjacent = true;
+    for (int j = 1; j < c->nadv; j++)
+        if (c->adv[j].dim != c->adv[j - 1].dim + 1)
+            adjacent = false;
+    /* the sliced dims that are not indexed, in (transposed) order */
+    int rest[TL_MAX_DIMS], nrest = 0, before;
+    bool isadv[TL_MAX_DIMS] = {false};
+    for (int j = 0; j < c->nadv; j++)
+        if (c->adv[j].dim < TL_MAX_DIMS)
+            isadv[c->adv[j].dim] = true;
+    for (int d = 0; d < c->ndim; d++)
+        if (!isadv[d])
+            rest[nrest++] = d;
+    before = adjacent ? c->adv[0].dim : 0;
+    TL_ASSERT(before + nb + (nrest - before) == nd);
+    itop *ops = tl_xmalloc(sizeof(itop) * (size_t)(c->nadv + 1));
+    /* restride_src */
+    for (int i = 0; i < nd; i++) {
+        ops[0].sizes[i] = p->rsizes[i];
+        if (i < before)
+            ops[0].strides[i] = c->strides[rest[i]];
+        else if (i < before + nb)
+            ops[0].strides[i] = 0;
+        else
+            ops[0].strides[i] = c->strides[rest[i - nb]];
+    }
+    for (int j = 0; j < c->nadv; j++) {
+        const advidx *a = &c->adv[j];
+        int64_t est[TL_MAX_DIMS];
+        bool same = a->ndim == nb &&
+                    memcmp(a->sizes, p->bsizes, sizeof(int64_t) * (size_t)nb) == 0;
+        if (c->nadv == 1 || same) {
+            memcpy(est, a->strides, sizeof(int64_t) * (size_t)nb);
+        } else { /* expand(bsizes): inferExpandGeometry */
+            for (int i = nb - 1; i >= 0; i--) {
+                int da = a->ndim - (nb - i);
+                int64_t size = da >= 0 ? a->sizes[da] : 1;
+                int64_t st = da >= 0 ? a->strides[da]
+                                     : (i + 1 < nb ? p->bsizes[i + 1] * est[i + 1]
+                                                   : 1);
+                if (size != p->bsizes[i])
+                    st = 0;
+                est[i] = st;
+            }
+        }
+        if (a->is_int32) { /* .to(kLong): preserve_format */
+            tl_tensor g;
+            memset(&g, 0, sizeof g);
+            g.ndim = nb;
+            memcpy(g.sizes, p->bsizes, sizeof(int64_t) * (size_t)nb);
+            memcpy(g.strides, est, sizeof(int64_t) * (size_t)nb);
+            tl_preserve_strides(&g, est);
+        }
+        /* reshape_indexer: [1] * before + bshape + [1] * after */
+        itop *o = &ops[j + 1];
+        for (int i = 0; i < nd; i++)
+            o->sizes[i] = i >= before && i < before + nb ? p->bsizes[i - before] : 1;
+        bool ok = tl_view_compute_stride(nb, p->bsizes, est, nd, o->sizes,
+                                         o->strides);
+        TL_ASSERT(ok); /* inserting size-1 dims always has a view */
+    }
+    iter_layout(nd, p->rsizes, c->nadv + 1, ops, out);
+    free(ops);
 }
 
 /* Walk the result in row-major order, emitting storage offsets in chunks.
@@ -1222,6 +1439,29 @@ tl_value *tl_index_get(tl_value *obj, tl_value *index, tl_error *err)
     if (walk_offsets(c, &p, gather_chunk, &g, err)) {
         tl_tensor_release(r);
         goto out;
+    }
+    if (!np) {
+        /* gathered row-major; give it PyTorch's layout when that differs */
+        int64_t st[TL_MAX_DIMS];
+        adv_layout(c, &p, st);
+        if (p.rndim > 0 &&
+            memcmp(st, r->strides, sizeof(int64_t) * (size_t)p.rndim) != 0) {
+            tl_tensor *r2 = tl_tensor_new_strided(tl_tensor_backend(x), x->dtype,
+                                                  p.rndim, p.rsizes, st, err);
+            tl_strided d = tl_tensor_strided(r2 ? r2 : r),
+                       s = tl_tensor_strided(r);
+            if (!r2 || (p.rnumel > 0 &&
+                        tl_tensor_backend(x)->copy_strided(&d, &s, err) < 0)) {
+                if (r2)
+                    tl_tensor_release(r2);
+                tl_tensor_release(r);
+                goto out;
+            }
+            r2->requires_grad = r->requires_grad;
+            r2->is_leaf = r->is_leaf;
+            tl_tensor_release(r);
+            r = r2;
+        }
     }
     res = wrap_out(np, r);
 out:

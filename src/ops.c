@@ -35,6 +35,7 @@
 
 #include "bind.h"
 #include "ops.h"
+#include "view.h"
 
 /* ===================================================================== */
 /* CUDA backend used for device 'cuda'                                    */
@@ -168,17 +169,6 @@ static tl_memfmt suggest_memory_format(const tl_tensor *t)
     return TL_MEMFMT_CONTIGUOUS;
 }
 
-static void channels_last_3d_strides(const int64_t *sz, int64_t *st)
-{
-    /* order C, W, H, D, N: dims 1, 4, 3, 2, 0 */
-    static const int order[5] = {1, 4, 3, 2, 0};
-    int64_t run = 1;
-    for (int k = 0; k < 5; k++) {
-        st[order[k]] = run;
-        run *= sz[order[k]] > 1 ? sz[order[k]] : 1;
-    }
-}
-
 /* Strides for a fresh tensor of t's shape in memory format fmt. */
 static int format_strides(const tl_tensor *t, tl_memfmt fmt, int64_t *st,
                           tl_error *err)
@@ -200,7 +190,7 @@ static int format_strides(const tl_tensor *t, tl_memfmt fmt, int64_t *st,
         if (t->ndim != 5)
             return tl_error_set(err, TL_ERR_RUNTIME,
                                 "required rank 5 tensor to use channels_last_3d format");
-        channels_last_3d_strides(t->sizes, st);
+        tl_channels_last_strides(5, t->sizes, st);
         return 0;
     }
     return 0;
@@ -237,9 +227,13 @@ static void grad_inplace(tl_tensor *dst, bool other_grad)
     }
 }
 
-/* at::has_internal_overlap: YES only for a size>1 dim with stride 0. */
+/* at::has_internal_overlap: NO for a non-overlapping-and-dense tensor
+ * (every numel-0 tensor is contiguous, so an empty expand is fine), else
+ * YES only for a size>1 dim with stride 0 (the rest is TOO_HARD). */
 static bool has_internal_overlap(const tl_tensor *t)
 {
+    if (tl_tensor_is_non_overlapping_and_dense(t))
+        return false;
     for (int d = 0; d < t->ndim; d++)
         if (t->sizes[d] > 1 && t->strides[d] == 0)
             return true;
@@ -1610,6 +1604,8 @@ typedef struct redspec {
     uint64_t mask;  /* reduced dims */
     bool all;       /* no dim given: reduce everything */
     bool keepdim;
+    int nuser;      /* dims as the user wrote them (for messages); 0: none */
+    int64_t user[TL_MAX_DIMS];
 } redspec;
 
 /* Parse dim (None / int / tuple-or-list of ints) into a mask. */
@@ -1617,6 +1613,7 @@ static int parse_dims(const tl_value *dim, int ndim, redspec *rs, tl_error *err)
 {
     rs->mask = 0;
     rs->all = false;
+    rs->nuser = 0;
     if (!dim || dim->kind == TL_V_NONE) {
         rs->all = true;
         rs->mask = ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << ndim) - 1);
@@ -1642,6 +1639,7 @@ static int parse_dims(const tl_value *dim, int ndim, redspec *rs, tl_error *err)
                                 "dim %d appears multiple times in the list of dims",
                                 d);
         rs->mask |= (uint64_t)1 << d;
+        rs->user[rs->nuser++] = dims[i];
     }
     return 0;
 }
@@ -1723,6 +1721,18 @@ static int red_check_nonempty(const char *name, bool is_arg,
                             "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
                             name);
     }
+    /* amax/amin name the first empty dim in the user's order, as written
+     * (-1 stays -1); the single-dim ops (max(dim), argmax) name it wrapped. */
+    if (!is_arg && rs->nuser > 0) {
+        for (int i = 0; i < rs->nuser; i++) {
+            int64_t d = rs->user[i] < 0 ? rs->user[i] + t->ndim : rs->user[i];
+            if (d >= 0 && d < t->ndim && t->sizes[d] == 0)
+                return tl_error_set(err, TL_ERR_INDEX,
+                                    "%s(): Expected reduction dim %lld to have non-zero size.",
+                                    name, (long long)rs->user[i]);
+        }
+        return 0;
+    }
     for (int d = 0; d < t->ndim; d++)
         if ((rs->mask & ((uint64_t)1 << d)) && t->sizes[d] == 0)
             return tl_error_set(err, TL_ERR_INDEX,
@@ -1792,6 +1802,7 @@ static tl_value *reduce_pair(bool is_max, const tl_tensor *t, int dim,
     redspec rs;
     rs.all = false;
     rs.keepdim = keepdim;
+    rs.nuser = 0; /* max(dim) names the wrapped dim */
     rs.mask = t->ndim == 0 ? 0 : (uint64_t)1 << dim;
     const char *name = is_max ? "max" : "min";
     if (red_check_nonempty(name, false, t, &rs, err) < 0)
@@ -1970,7 +1981,7 @@ tl_tensor *tl_ops_cat(tl_tensor *const *ts, size_t n, int64_t dim,
     if (fmt == TL_MEMFMT_CHANNELS_LAST && ref->ndim == 4)
         tl_channels_last_strides(4, shape, st);
     else if (fmt == TL_MEMFMT_CHANNELS_LAST_3D && ref->ndim == 5)
-        channels_last_3d_strides(shape, st);
+        tl_channels_last_strides(5, shape, st);
     else
         tl_contiguous_strides(ref->ndim, shape, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(ref), dt, ref->ndim,
@@ -2046,11 +2057,37 @@ tl_tensor *tl_ops_stack(tl_tensor *const *ts, size_t n, int64_t dim,
                          a, b, i);
             return NULL;
         }
-    tl_tensor **us = tl_xcalloc(n, sizeof *us);
-    for (size_t i = 0; i < n; i++)
-        us[i] = tmp_unsqueeze(ts[i], d);
-    tl_tensor *out = tl_ops_cat(us, n, d, err);
-    release_all(us, n);
+    if (ts[0]->ndim >= TL_MAX_DIMS) {
+        tl_error_set(err, TL_ERR_LIMIT,
+                     "tensors with more than %d dimensions are not supported",
+                     TL_MAX_DIMS);
+        return NULL;
+    }
+    if (d == ts[0]->ndim) { /* a new last dim: cat of unsqueezed inputs */
+        tl_tensor **us = tl_xcalloc(n, sizeof *us);
+        for (size_t i = 0; i < n; i++)
+            us[i] = tmp_unsqueeze(ts[i], d);
+        tl_tensor *out = tl_ops_cat(us, n, d, err);
+        release_all(us, n);
+        return out;
+    }
+    /* PyTorch: cat(tensors, d).view(sizes with n inserted at d). The view
+     * splits dim d, so the result keeps cat's layout (a channels-last
+     * input stays channels-last inside the new shape). */
+    int64_t rsz[TL_MAX_DIMS], rst[TL_MAX_DIMS];
+    int nd = ts[0]->ndim + 1;
+    for (int i = 0, k = 0; i < nd; i++)
+        rsz[i] = i == d ? (int64_t)n : ts[0]->sizes[k++];
+    tl_tensor *out = tl_ops_cat(ts, n, d, err);
+    if (!out)
+        return NULL;
+    bool ok = tl_view_compute_stride(out->ndim, out->sizes, out->strides, nd,
+                                     rsz, rst);
+    TL_ASSERT(ok); /* splitting one dim always has a view */
+    /* out is fresh and ours alone: reshape its header in place */
+    out->ndim = nd;
+    memcpy(out->sizes, rsz, sizeof(int64_t) * (size_t)nd);
+    memcpy(out->strides, rst, sizeof(int64_t) * (size_t)nd);
     return out;
 }
 
@@ -2140,6 +2177,42 @@ static tl_tensor *flip_mask(const tl_tensor *t, uint64_t mask, tl_error *err)
     return out;
 }
 
+/* The strides of PyTorch's (CPU) roll result for a non-empty t. Each
+ * (shift, dim) pair is one roll, cat({narrow(d, start, n - start),
+ * narrow(d, 0, start)}, d), whose layout is cat's memory-format rule over
+ * the two pieces (a piece empty along d, start == 0, suggests contiguous);
+ * the next pair rolls that result. Only the geometry is simulated here:
+ * the data move once. */
+static void roll_strides(const tl_tensor *t, int ndims, const int64_t *shifts,
+                         const int *dims, int64_t *st)
+{
+    tl_tensor g = *t; /* a stack copy read for its geometry only */
+    tl_contiguous_strides(g.ndim, g.sizes, st);
+    for (int i = 0; i < ndims; i++) {
+        int d = dims[i];
+        int64_t n = g.sizes[d], v = shifts[i] % n;
+        if (v < 0)
+            v += n;
+        int64_t start = (n - v) % n;
+        tl_tensor p0 = g, p1 = g;
+        p0.sizes[d] = n - start;
+        p1.sizes[d] = start;
+        tl_memfmt f = suggest_memory_format(&p0);
+        if (suggest_memory_format(&p1) != f)
+            f = TL_MEMFMT_CONTIGUOUS;
+        if (f == TL_MEMFMT_CHANNELS_LAST)
+            tl_channels_last_strides(4, g.sizes, st);
+        else if (f == TL_MEMFMT_CHANNELS_LAST_3D)
+            tl_channels_last_strides(5, g.sizes, st);
+        else
+            tl_contiguous_strides(g.ndim, g.sizes, st);
+        memcpy(g.strides, st, sizeof(int64_t) * (size_t)g.ndim);
+    }
+}
+
+/* roll: ndims == 0 rolls the flattened tensor (nsh == 1); else one shift
+ * per dim, dims already wrapped. An empty t is clone(preserve) whatever the
+ * dims (PyTorch returns before looking at them). */
 static tl_tensor *roll_impl(const tl_tensor *t, int nsh, const int64_t *shifts,
                             int ndims, const int *dims, tl_error *err)
 {
@@ -2149,6 +2222,8 @@ static tl_tensor *roll_impl(const tl_tensor *t, int nsh, const int64_t *shifts,
                      nsh, ndims);
         return NULL;
     }
+    if (ndims > 0 && tl_tensor_numel(t) == 0)
+        return tl_ops_clone(t, TL_MEMFMT_PRESERVE, err);
     if (ndims == 0) {
         /* flatten, roll, restore: work on a contiguous copy */
         tl_tensor *c = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
@@ -2169,7 +2244,7 @@ static tl_tensor *roll_impl(const tl_tensor *t, int nsh, const int64_t *shifts,
         return r;
     }
     int64_t st[TL_MAX_DIMS];
-    tl_contiguous_strides(t->ndim, t->sizes, st);
+    roll_strides(t, ndims, shifts, dims, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), t->dtype,
                                            t->ndim, t->sizes, st, err);
     if (!out)
@@ -2503,6 +2578,11 @@ static tl_tensor *tri_impl(const tl_tensor *t, int64_t k, bool upper,
 static tl_tensor *diag_impl(const tl_tensor *t, int64_t k, tl_error *err)
 {
     if (t->ndim == 1) {
+        if (k > TL_MAX_NUMEL || k < -TL_MAX_NUMEL) { /* (n + |k|)^2 elements */
+            tl_error_set(err, TL_ERR_LIMIT, "a tensor may have at most 2^31 elements "
+                         "(tlab limit)");
+            return NULL;
+        }
         int64_t n = t->sizes[0], ak = k < 0 ? -k : k;
         int64_t m = n + ak;
         int64_t shape[2] = {m, m};
@@ -2523,17 +2603,15 @@ static tl_tensor *diag_impl(const tl_tensor *t, int64_t k, tl_error *err)
         return NULL;
     }
     int64_t r = t->sizes[0], c = t->sizes[1], len, soff;
+    /* an offset k past the matrix gives an empty diagonal (k may be
+     * +-2**63: no arithmetic on it before that test) */
     if (k >= 0) {
-        len = r < c - k ? r : c - k;
-        soff = k * t->strides[1];
+        len = k >= c ? 0 : r < c - k ? r : c - k;
+        soff = len > 0 ? k * t->strides[1] : 0;
     } else {
-        len = r + k < c ? r + k : c;
-        soff = -k * t->strides[0];
+        len = k <= -r ? 0 : r + k < c ? r + k : c;
+        soff = len > 0 ? -k * t->strides[0] : 0;
     }
-    if (len < 0)
-        len = 0;
-    if (len == 0)
-        soff = 0;
     tl_tensor *out = tl_tensor_new(tl_tensor_backend(t), t->dtype, 1, &len, err);
     if (!out)
         return NULL;
@@ -3010,22 +3088,35 @@ tl_tensor *tl_ops_roll(const tl_tensor *t, const tl_value *shifts,
     if (nsh < 0)
         return NULL;
     int dl[TL_MAX_DIMS], nd = 0;
+    int64_t raw[TL_MAX_DIMS];
     if (!absent(dims)) {
-        int64_t raw[TL_MAX_DIMS];
         nd = tl_to_int_list(dims, "dims", true, raw, TL_MAX_DIMS, err);
         if (nd < 0)
             return NULL;
-        if (nd != nsh) {
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "shifts and dimensions must align. shifts: %d, dims:%d",
-                         nsh, nd);
+    }
+    /* roll_common's order: shifts required, dims=() flattens, then align */
+    if (nsh == 0) {
+        tl_error_set(err, TL_ERR_RUNTIME, "`shifts` required");
+        return NULL;
+    }
+    if (nd != nsh && !(nd == 0 && nsh == 1)) {
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "shifts and dimensions must align. shifts: %d, dims:%d",
+                     nsh, nd);
+        return NULL;
+    }
+    /* each roll wraps its dim only after the empty-tensor early return */
+    if (nd > 0 && tl_tensor_numel(t) == 0)
+        return tl_ops_clone(t, TL_MEMFMT_PRESERVE, err);
+    for (int i = 0; i < nd; i++) {
+        if (t->ndim == 0) {
+            tl_error_set(err, TL_ERR_INDEX,
+                         "Dimension specified as %lld but tensor has no dimensions",
+                         (long long)raw[i]);
             return NULL;
         }
-        for (int i = 0; i < nd; i++)
-            if (tl_wrap_dim(raw[i], t->ndim, &dl[i], err) < 0)
-                return NULL;
-        if (t->ndim == 0)
-            nd = 0, nsh = 1;
+        if (tl_wrap_dim(raw[i], t->ndim, &dl[i], err) < 0)
+            return NULL;
     }
     return roll_impl(t, nsh, sh, nd, dl, err);
 }

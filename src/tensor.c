@@ -33,20 +33,17 @@ static tl_tensor *header(void)
 
 bool tl_shape_numel(int ndim, const int64_t *sizes, int64_t *numel)
 {
+    /* PyTorch's rule: the product in dim order must not overflow, even when
+     * a later zero would make it 0 -- (2**62, 0) is a legal empty tensor,
+     * (2**31, 2**31, 2**31, 0) is refused -- so every stride product of a
+     * tensor fits in int64 */
     int64_t n = 1;
-    bool zero = false;
     for (int d = 0; d < ndim; d++) {
-        if (sizes[d] == 0)
-            zero = true;
-    }
-    if (zero) {
-        *numel = 0;
-        return true;
-    }
-    for (int d = 0; d < ndim; d++) {
-        if (sizes[d] < 0 || tl_mul_overflow(n, sizes[d], &n) || n > TL_MAX_NUMEL)
+        if (sizes[d] < 0 || tl_mul_overflow(n, sizes[d], &n))
             return false;
     }
+    if (n > TL_MAX_NUMEL)
+        return false;
     *numel = n;
     return true;
 }
@@ -174,9 +171,16 @@ void tl_tensor_release(tl_tensor *t)
 
 int64_t tl_tensor_numel(const tl_tensor *t)
 {
+    /* a zero-size dim makes 0 whatever the others (a (2**62, 0) tensor is
+     * legal); a product past int64 (views are validated against
+     * TL_MAX_NUMEL, so only a bug gets there) saturates */
+    for (int d = 0; d < t->ndim; d++)
+        if (t->sizes[d] == 0)
+            return 0;
     int64_t n = 1;
     for (int d = 0; d < t->ndim; d++)
-        n *= t->sizes[d];
+        if (tl_mul_overflow(n, t->sizes[d], &n))
+            return INT64_MAX;
     return n;
 }
 
@@ -204,14 +208,14 @@ bool tl_tensor_is_contiguous(const tl_tensor *t)
 
 static bool contiguous_in_order(const tl_tensor *t, const int *order, int n)
 {
-    int64_t expected = 1;
+    uint64_t expected = 1; /* wrapping, as the strides were made */
     for (int i = 0; i < n; i++) {
         int d = order[i];
         if (t->sizes[d] == 1)
             continue;
-        if (t->strides[d] != expected)
+        if ((uint64_t)t->strides[d] != expected)
             return false;
-        expected *= t->sizes[d];
+        expected *= (uint64_t)t->sizes[d];
     }
     return true;
 }
@@ -256,14 +260,14 @@ bool tl_tensor_is_non_overlapping_and_dense(const tl_tensor *t)
             perm[j] = a;
         }
     }
-    int64_t require = 1;
+    uint64_t require = 1; /* wrapping, as the strides were made */
     for (int i = 0; i < n; i++) {
         int64_t size = t->sizes[perm[i]];
         if (size < 2)
             return true;
-        if (t->strides[perm[i]] != require)
+        if ((uint64_t)t->strides[perm[i]] != require)
             return false;
-        require *= size;
+        require *= (uint64_t)size;
     }
     return true;
 }
@@ -321,13 +325,19 @@ int64_t tl_tensor_required_bytes(int ndim, const int64_t *sizes,
 
 void tl_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
 {
-    int64_t run = 1;
+    /* PyTorch multiplies in wrapping 64-bit arithmetic: a zero-element
+     * tensor of shape (0, 2**62, 2**62) has strides (0, 2**62, 1) */
+    uint64_t run = 1;
     for (int d = ndim - 1; d >= 0; d--) {
-        strides[d] = run;
-        run *= sizes[d] > 1 ? sizes[d] : 1;
+        strides[d] = (int64_t)run;
+        run *= sizes[d] > 1 ? (uint64_t)sizes[d] : 1;
     }
 }
 
+/* c10::get_channels_last_strides_2d/_3d: plain products in the order
+ * C, W, H, N (C, W, H, D, N for 5-D), with no max(size, 1), so a zero size
+ * zeroes the strides outside it: (2,3,0,2) -> (0,1,6,3). Other ranks get
+ * contiguous strides. */
 void tl_channels_last_strides(int ndim, const int64_t *sizes, int64_t *strides)
 {
     static const int order4[4] = {1, 3, 2, 0};
@@ -337,11 +347,11 @@ void tl_channels_last_strides(int ndim, const int64_t *sizes, int64_t *strides)
         tl_contiguous_strides(ndim, sizes, strides);
         return;
     }
-    int64_t run = 1;
+    uint64_t run = 1; /* sizes are validated; unsigned keeps overflow defined */
     for (int i = 0; i < ndim; i++) {
         int d = order[i];
-        strides[d] = run;
-        run *= sizes[d] > 1 ? sizes[d] : 1;
+        strides[d] = (int64_t)run;
+        run *= (uint64_t)sizes[d];
     }
 }
 
@@ -381,12 +391,12 @@ void tl_preserve_strides(const tl_tensor *t, int64_t *strides)
             }
         }
     }
-    int64_t cur = 1;
+    uint64_t cur = 1; /* wrapping, as in tl_contiguous_strides */
     for (int i = 0; i < n; i++) {
         int d = perm[i];
-        strides[d] = cur;
+        strides[d] = (int64_t)cur;
         if (t->sizes[d] > 1)
-            cur *= t->sizes[d];
+            cur *= (uint64_t)t->sizes[d];
     }
 }
 

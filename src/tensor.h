@@ -83,6 +83,7 @@ int64_t tl_tensor_required_bytes(int ndim, const int64_t *sizes,
 /* ---- stride helpers (pure functions) ---- */
 /* Row-major strides with the max(size, 1) rule. */
 void tl_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
+/* channels_last (4-D) / channels_last_3d (5-D) strides, c10's products */
 void tl_channels_last_strides(int ndim, const int64_t *sizes, int64_t *strides);
 /* PyTorch's preserve_format rule: keep strides of a non-overlapping-and-
  * dense tensor, else infer_dense_strides (same dim order, dense). */

@@ -564,7 +564,9 @@ tl_tensor *tl_view_flatten(tl_tensor *t, int64_t start, int64_t end,
     for (int i = 0; i < s; i++)
         shape[n++] = t->sizes[i];
     for (int i = s; i <= e; i++)
-        prod *= t->sizes[i]; /* bounded: numel <= TL_MAX_NUMEL */
+        /* wrapping: numel <= TL_MAX_NUMEL bounds it, except for a
+         * zero-element tensor such as (2**62, 2**62, 0) */
+        prod = (int64_t)((uint64_t)prod * (uint64_t)t->sizes[i]);
     shape[n++] = prod;
     for (int i = e + 1; i < t->ndim; i++)
         shape[n++] = t->sizes[i];

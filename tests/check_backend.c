@@ -459,6 +459,37 @@ START_TEST(test_reduce)
 }
 END_TEST
 
+/* all/any test each element for truth (v != 0, NaN true) in the source
+ * dtype even when the op computes in bool: 0.5 must not truncate to 0.
+ * torch: tensor([[0.5, -0.25, nan], [0., 0., 0.]]).all(1) -> [True, False],
+ * .any(0) -> [True, True, True]; the same in float16. */
+START_TEST(test_reduce_truth)
+{
+    float f[6] = {0.5f, -0.25f, NAN, 0.0f, 0.0f, 0.0f};
+    uint16_t h[6] = {0x3800, 0xB400, 0x7E00, 0, 0x8000, 0}; /* -0.0 is false */
+    double g[6] = {1e-300, 0.75, 0.0, 0.0, 0.0, 0.0};
+    uint8_t b2[2], b3[3], b1[1];
+    reduce_2x3(TL_RED_ALL, TL_BOOL, f, TL_FLOAT32, 2, b2, TL_BOOL);
+    ck_assert(b2[0] == 1 && b2[1] == 0);
+    reduce_2x3(TL_RED_ANY, TL_BOOL, f, TL_FLOAT32, 1, b3, TL_BOOL);
+    ck_assert(b3[0] == 1 && b3[1] == 1 && b3[2] == 1);
+    reduce_2x3(TL_RED_ALL, TL_BOOL, h, TL_FLOAT16, 2, b2, TL_BOOL);
+    ck_assert(b2[0] == 1 && b2[1] == 0);
+    reduce_2x3(TL_RED_ANY, TL_BOOL, h, TL_FLOAT16, 2, b2, TL_BOOL);
+    ck_assert(b2[0] == 1 && b2[1] == 0);
+    reduce_2x3(TL_RED_ANY, TL_BOOL, g, TL_FLOAT64, 3, b1, TL_BOOL);
+    ck_assert_uint_eq(b1[0], 1);
+    reduce_2x3(TL_RED_ALL, TL_BOOL, g, TL_FLOAT64, 3, b1, TL_BOOL);
+    ck_assert_uint_eq(b1[0], 0);
+    /* wide integers stay nonzero (256 is true), uint8 output keeps 0/1 */
+    int64_t w[6] = {256, 512, -1, 0, 1, 2};
+    reduce_2x3(TL_RED_ALL, TL_BOOL, w, TL_INT64, 2, b2, TL_UINT8);
+    ck_assert(b2[0] == 1 && b2[1] == 0);
+    reduce_2x3(TL_RED_ANY, TL_BOOL, w, TL_INT64, 1, b3, TL_UINT8);
+    ck_assert(b3[0] == 1 && b3[1] == 1 && b3[2] == 1);
+}
+END_TEST
+
 /* ---- limits ---- */
 
 START_TEST(test_numel_zero)
@@ -642,6 +673,7 @@ static Suite *tl_backend_suite(void)
     tcase_add_test(core, test_unary);
     tcase_add_test(core, test_where_index_select);
     tcase_add_test(core, test_reduce);
+    tcase_add_test(core, test_reduce_truth);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);

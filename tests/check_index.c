@@ -275,6 +275,62 @@ START_TEST(test_cases_err)
 }
 END_TEST
 
+/* The layout of x[index] (recorded from torch 1.13.1): at::index runs a
+ * TensorIterator over the restrided source and the index tensors, so the
+ * result follows their stride order - x[True] of a transposed x stays
+ * transposed, a transposed index tensor gives a permuted result, a
+ * channels-last source keeps channels-last where the indexed dim allows. */
+static const ce_case layout_cases[] = {
+    {"t = y.t()|t[True]",
+     "(1, 5, 4)(20, 1, 5)+0 C [0,5,10,15,1,6,11,16,2,7,12,17]"},
+    {"t = y.t()|t[False]",
+     "(0, 5, 4)(20, 1, 5)+0 C []"},
+    {"t = y.t()|t[[0, 3]]",
+     "(2, 4)(4, 1)+0 C [0,5,10,15,3,8,13,18]"},
+    {"t = y.t()|t[None, True]",
+     "(1, 1, 5, 4)(5, 5, 1, 5)+0 C [0,5,10,15,1,6,11,16,2,7,12,17]"},
+    {"t = y.t()|t[True, None]",
+     "(1, 1, 5, 4)(20, 5, 1, 5)+0 C [0,5,10,15,1,6,11,16,2,7,12,17]"},
+    {"t = y.t()|t[torch.tensor([[0, 1], [2, 3]]).t()]",
+     "(2, 2, 4)(4, 8, 1)+0 C [0,5,10,15,2,7,12,17,1,6,11,16]"},
+    {"y[torch.tensor([[0, 1], [2, 3]]).t()]",
+     "(2, 2, 5)(5, 10, 1)+0 C [0,1,2,3,4,10,11,12,13,14,5,6]"},
+    {"y[:, torch.tensor([[0, 1], [2, 3]]).t()]",
+     "(4, 2, 2)(4, 1, 2)+0 C [0,2,1,3,5,7,6,8,10,12,11,13]"},
+    {"y[torch.tensor([[0, 1], [2, 3]]).t(), 1:3]",
+     "(2, 2, 2)(2, 4, 1)+0 C [1,2,11,12,6,7,16,17]"},
+    {"p = x.permute(2, 0, 1)|p[:, [0, 1]]",
+     "(4, 2, 3)(1, 4, 8)+0 C [0,4,8,12,16,20,1,5,9,13,17,21]"},
+    {"p = x.permute(2, 0, 1)|p[True]",
+     "(1, 4, 2, 3)(24, 1, 12, 4)+0 C [0,4,8,12,16,20,1,5,9,13,17,21]"},
+    {"p = x.permute(2, 0, 1)|p[[0, 1], :, [0, 1]]",
+     "(2, 2)(2, 1)+0 C [0,12,5,17]"},
+    {"p = x.permute(2, 0, 1)|p[None, :, [0]]",
+     "(1, 4, 1, 3)(4, 1, 4, 4)+0 C [0,4,8,1,5,9,2,6,10,3,7,11]"},
+    {"p = x.permute(2, 0, 1)|p[:, torch.tensor([[True, False, True], [False, True, True]])]",
+     "(4, 4)(4, 1)+0 C [0,8,16,20,1,9,17,21,2,10,18,22]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w[[1, 0]]",
+     "(2, 3, 2, 2)(12, 1, 6, 3)+0 C [12,13,14,15,16,17,18,19,20,21,22,23]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w[:, [0, 2]]",
+     "(2, 2, 2, 2)(8, 4, 2, 1)+0 C [0,1,2,3,8,9,10,11,12,13,14,15]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w[..., [0, 1]]",
+     "(2, 3, 2, 2)(12, 2, 6, 1)+0 C [0,1,2,3,4,5,6,7,8,9,10,11]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w[True]",
+     "(1, 2, 3, 2, 2)(24, 12, 1, 6, 3)+0 C [0,1,2,3,4,5,6,7,8,9,10,11]"},
+    {"w = torch.arange(6.).reshape(2, 1, 3, 1)|w[[0, 1], :, [0, 2]]",
+     "(2, 1, 1)(1, 1, 1)+0 C [0,5]"},
+    {"k = torch.zeros(0, 3).t()|k[True]",
+     "(1, 3, 0)(0, 1, 3)+0 C []"},
+    {"t = y.t()|t[t > 2]",
+     "(17,)(1,)+0 C [5,10,15,6,11,16,7,12,17,3,8,13]"},
+};
+
+START_TEST(test_layout_cases)
+{
+    ce_check(&layout_cases[_i]);
+}
+END_TEST
+
 START_TEST(test_limits)
 {
     tl_error err;
@@ -317,6 +373,8 @@ static Suite *index_suite(void)
     tcase_add_test(core, test_functions);
     tcase_add_loop_test(core, test_cases_ok, 0,
                         (int)(sizeof index_cases / sizeof index_cases[0]));
+    tcase_add_loop_test(core, test_layout_cases, 0,
+                        (int)(sizeof layout_cases / sizeof layout_cases[0]));
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_limits);

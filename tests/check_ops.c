@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "check_eval.h"
 #include "ops.h"
 
 /* ---- helpers ---- */
@@ -1625,6 +1626,124 @@ END_TEST
 /* limits                                                                 */
 /* ===================================================================== */
 
+/* Regressions found by the differential fixture corpus, run as op-language
+ * text (expected strings recorded from torch 1.13.1 with gen-style
+ * "(shape)(strides)+offset kind [values]" descriptions, see check_eval.h):
+ * all/any test truth in the source dtype (0.5 and NaN are true); amin/amax
+ * name an empty dim as written (-1), max(dim)/argmax wrapped; in-place ops
+ * on an empty expanded tensor have no internal overlap; roll is a cat of
+ * two narrows per dim (cat's memory-format rule, clone(preserve) when
+ * empty, dims unchecked then); stack is cat(..., d).view(...), so a
+ * channels-last input stays channels-last inside the new shape. */
+static const ce_case fixture_cases[] = {
+    {"(torch.arange(24.).reshape(4, 6) - 11.5).half().all()",
+     "()()+0 C [1]"},
+    {"(torch.arange(24.).reshape(4, 6) - 11.5).half().all(1)",
+     "(4,)(1,)+0 C [1,1,1,1]"},
+    {"(torch.arange(24, dtype=torch.float64).reshape(4, 6) / 7).any(-1)",
+     "(4,)(1,)+0 C [1,1,1,1]"},
+    {"(torch.arange(24, dtype=torch.float64).reshape(4, 6) / 7).all(-1)",
+     "(4,)(1,)+0 C [0,1,1,1]"},
+    {"torch.tensor([0.25, -0.5]).bfloat16().all()",
+     "()()+0 C [1]"},
+    {"n = torch.tensor([[float('nan'), 0.], [0., 0.]])|n.all(0)",
+     "(2,)(1,)+0 C [0,0]"},
+    {"n = torch.tensor([[float('nan'), 0.], [0., 0.]])|n.any(1)",
+     "(2,)(1,)+0 C [1,0]"},
+    {"torch.tensor([float('nan')]).all()",
+     "()()+0 C [1]"},
+    {"torch.tensor([256, 512]).all()",
+     "()()+0 C [1]"},
+    {"torch.tensor([0, 2], dtype=torch.uint8).any()",
+     "()()+0 C [1]"},
+    {"y[:, 5:].amin(-1, keepdim=True)",
+     "!! IndexError : amin(): Expected reduction dim -1 to have non-zero size."},
+    {"y[:, 5:].amax((0, -1))",
+     "!! IndexError : amax(): Expected reduction dim -1 to have non-zero size."},
+    {"torch.zeros(0, 3, 0).amax((1, -1))",
+     "!! IndexError : amax(): Expected reduction dim -1 to have non-zero size."},
+    {"torch.zeros(0, 3, 0).amax((-1, -3))",
+     "!! IndexError : amax(): Expected reduction dim -1 to have non-zero size."},
+    {"torch.zeros(0, 3, 0).amin((0, 2))",
+     "!! IndexError : amin(): Expected reduction dim 0 to have non-zero size."},
+    {"y[:, 5:].max(-1)",
+     "!! IndexError : max(): Expected reduction dim 1 to have non-zero size."},
+    {"y[:, 5:].argmin(-1)",
+     "!! IndexError : argmin(): Expected reduction dim 1 to have non-zero size."},
+    {"torch.zeros(0, 3).expand(2, 0, 3).add_(1)",
+     "(2, 0, 3)(0, 3, 1)+0 C []"},
+    {"torch.zeros(0, 3).expand(2, 0, 3).mul_(2)",
+     "(2, 0, 3)(0, 3, 1)+0 C []"},
+    {"torch.zeros(0, 3).expand(2, 0, 3).copy_(torch.zeros(2, 0, 3))",
+     "(2, 0, 3)(0, 3, 1)+0 C []"},
+    {"torch.zeros(1, 3).expand(2, 1, 3).add_(1)",
+     "!! RuntimeError : unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation."},
+    {"torch.zeros(3).expand(2, 3).add_(1)",
+     "!! RuntimeError : unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation."},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w.roll(1, 0)",
+     "(2, 3, 2, 2)(12, 1, 6, 3)+0 C [12,13,14,15,16,17,18,19,20,21,22,23]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w.roll(0, 0)",
+     "(2, 3, 2, 2)(12, 4, 2, 1)+0 C [0,1,2,3,4,5,6,7,8,9,10,11]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w.roll(3, 1)",
+     "(2, 3, 2, 2)(12, 4, 2, 1)+0 C [0,1,2,3,4,5,6,7,8,9,10,11]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w.roll((1, 0), (0, 1))",
+     "(2, 3, 2, 2)(12, 4, 2, 1)+0 C [12,13,14,15,16,17,18,19,20,21,22,23]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w.roll((1, 1), (0, -1))",
+     "(2, 3, 2, 2)(12, 1, 6, 3)+0 C [13,12,15,14,17,16,19,18,21,20,23,22]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w.roll(1)",
+     "(2, 3, 2, 2)(12, 4, 2, 1)+0 C [23,0,1,2,3,4,5,6,7,8,9,10]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|w.roll(1, ())",
+     "(2, 3, 2, 2)(12, 4, 2, 1)+0 C [23,0,1,2,3,4,5,6,7,8,9,10]"},
+    {"z = torch.arange(120.).reshape(2, 3, 4, 5, 1).contiguous(memory_format=torch.channels_last_3d)|z.roll(1, 0)",
+     "(2, 3, 4, 5, 1)(60, 1, 15, 3, 3)+0 C [60,61,62,63,64,65,66,67,68,69,70,71]"},
+    {"z = torch.arange(120.).reshape(2, 3, 4, 5, 1).contiguous(memory_format=torch.channels_last_3d)|z.roll(1, 4)",
+     "(2, 3, 4, 5, 1)(60, 20, 5, 1, 1)+0 C [0,1,2,3,4,5,6,7,8,9,10,11]"},
+    {"torch.zeros(0, 3).t().roll(1, 5)",
+     "(3, 0)(1, 3)+0 C []"},
+    {"torch.zeros(2, 3, 2, 0, 2).contiguous(memory_format=torch.channels_last_3d)",
+     "(2, 3, 2, 0, 2)(0, 1, 0, 6, 3)+0 C []"},
+    {"s.roll(1, 0)",
+     "!! IndexError : Dimension specified as 0 but tensor has no dimensions"},
+    {"s.roll((1, 1), (-1, 5))",
+     "!! IndexError : Dimension specified as -1 but tensor has no dimensions"},
+    {"s.roll(1)",
+     "()()+0 C [3]"},
+    {"v.roll((), ())",
+     "!! RuntimeError : `shifts` required"},
+    {"v.roll((1, 1), (0,))",
+     "!! RuntimeError : shifts and dimensions must align. shifts: 2, dims:1"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|torch.stack([w, w])",
+     "(2, 2, 3, 2, 2)(24, 12, 1, 6, 3)+0 C [0,1,2,3,4,5,6,7,8,9,10,11]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|torch.stack([w, w], 1)",
+     "(2, 2, 3, 2, 2)(24, 3, 1, 12, 6)+0 C [0,1,2,3,4,5,6,7,8,9,10,11]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|torch.stack([w, w], -1)",
+     "(2, 3, 2, 2, 2)(24, 8, 4, 2, 1)+0 C [0,0,1,1,2,2,3,3,4,4,5,5]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|torch.stack([w], 3)",
+     "(2, 3, 2, 1, 2)(12, 1, 6, 6, 3)+0 C [0,1,2,3,4,5,6,7,8,9,10,11]"},
+    {"w = torch.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=torch.channels_last)|torch.stack([w, w.contiguous()])",
+     "(2, 2, 3, 2, 2)(24, 12, 4, 2, 1)+0 C [0,1,2,3,4,5,6,7,8,9,10,11]"},
+    {"torch.stack([y[:, 5:], y[:, 5:]])",
+     "(2, 4, 0)(4, 1, 1)+0 C []"},
+    {"torch.stack([torch.zeros(0), torch.zeros(0)])",
+     "(2, 0)(1, 1)+0 C []"},
+};
+
+START_TEST(test_fixture_cases_ok)
+{
+    const ce_case *c = &fixture_cases[_i];
+    if (strncmp(c->want, "!!", 2) != 0)
+        ce_check(c);
+}
+END_TEST
+
+START_TEST(test_fixture_cases_err)
+{
+    const ce_case *c = &fixture_cases[_i];
+    if (strncmp(c->want, "!!", 2) == 0)
+        ce_check(c);
+}
+END_TEST
+
 START_TEST(test_limits)
 {
     tl_tensor *a = arange(TL_FLOAT32, 1, 4);
@@ -1705,6 +1824,8 @@ Suite *tl_ops_suite(void)
     tcase_add_test(core, test_cat_stack);
     tcase_add_test(core, test_flip_roll_repeat);
     tcase_add_test(core, test_tri_diag_matmul);
+    tcase_add_loop_test(core, test_fixture_cases_ok, 0,
+                        (int)(sizeof fixture_cases / sizeof fixture_cases[0]));
     suite_add_tcase(s, core);
 
     TCase *limits = tcase_create("limits");
@@ -1717,6 +1838,8 @@ Suite *tl_ops_suite(void)
     tcase_add_test(errors, test_errors_arith);
     tcase_add_test(errors, test_errors_inplace);
     tcase_add_test(errors, test_errors_reduce_assembly);
+    tcase_add_loop_test(errors, test_fixture_cases_err, 0,
+                        (int)(sizeof fixture_cases / sizeof fixture_cases[0]));
     suite_add_tcase(s, errors);
     return s;
 }

@@ -65,6 +65,12 @@ START_TEST(test_channels_last)
     int64_t st[4];
     tl_channels_last_strides(4, (int64_t[]){2, 3, 1, 1}, st);
     assert_strides(st, 4, (int64_t[]){3, 1, 3, 3});
+    /* plain products: torch.zeros(2,3,0,2).contiguous(channels_last) */
+    tl_channels_last_strides(4, (int64_t[]){2, 3, 0, 2}, st);
+    assert_strides(st, 4, (int64_t[]){0, 1, 6, 3});
+    int64_t st5[5];
+    tl_channels_last_strides(5, (int64_t[]){2, 3, 2, 0, 2}, st5);
+    assert_strides(st5, 5, (int64_t[]){0, 1, 0, 6, 3});
 }
 END_TEST
 
@@ -212,6 +218,36 @@ START_TEST(test_bad_shapes)
 }
 END_TEST
 
+/* Zero-element tensors may have huge dims (torch.zeros(2**62, 0) is legal):
+ * numel is 0 whatever the order, and stride products wrap as PyTorch's do
+ * (torch.zeros(0, 2**62, 2**62).stride() == (0, 2**62, 1)). */
+START_TEST(test_huge_empty_shapes)
+{
+    const int64_t big = (int64_t)1 << 62;
+    int64_t sizes[4] = {(int64_t)1 << 31, (int64_t)1 << 31, (int64_t)1 << 31, 0};
+    int64_t strides[4];
+    tl_contiguous_strides(4, sizes, strides);
+    tl_tensor t = meta(4, sizes, strides);
+    ck_assert_int_eq(tl_tensor_numel(&t), 0);
+    ck_assert(tl_tensor_is_contiguous(&t));
+    ck_assert(tl_tensor_is_non_overlapping_and_dense(&t));
+    int64_t s3[3] = {0, big, big}, st3[3];
+    tl_contiguous_strides(3, s3, st3);
+    ck_assert_int_eq(st3[0], 0);
+    ck_assert_int_eq(st3[1], big);
+    ck_assert_int_eq(st3[2], 1);
+    tl_tensor u = meta(3, s3, st3);
+    ck_assert_int_eq(tl_tensor_numel(&u), 0);
+    int64_t pst[3];
+    tl_preserve_strides(&u, pst);
+    int64_t s4[4] = {big, big, 0, big}, st4[4];
+    tl_channels_last_strides(4, s4, st4);
+    tl_tensor w = meta(4, s4, st4);
+    ck_assert(tl_tensor_is_channels_last(&w));
+    ck_assert_int_eq(tl_tensor_required_bytes(4, s4, st4, 0, 4), 0);
+}
+END_TEST
+
 static Suite *tensor_suite(void)
 {
     Suite *s = suite_create("tensor");
@@ -225,6 +261,7 @@ static Suite *tensor_suite(void)
     tcase_add_test(core, test_empty_storage_identity);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, test_huge_empty_shapes);
     tcase_add_test(limits, test_required_bytes);
     tcase_add_test(limits, test_ledger_limit);
     suite_add_tcase(s, limits);
