@@ -181,6 +181,13 @@ int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
 
 /* ---- conversions ---- */
 
+/* TypeError "WHAT must be WANT, not TYPE" (what NULL: "argument") */
+static int wrong_type(const tl_value *v, const char *what, const char *want, tl_error *err)
+{
+    return tl_error_set(err, TL_ERR_TYPE, "%s must be %s, not %s", what ? what : "argument",
+                        want, v ? tl_value_type_name(v) : "nothing");
+}
+
 int tl_to_int(const tl_value *v, const char *what, int64_t *out, tl_error *err)
 {
     if (v && v->kind != TL_V_BOOL && tl_value_as_index(v, out))
@@ -189,9 +196,7 @@ int tl_to_int(const tl_value *v, const char *what, int64_t *out, tl_error *err)
         *out = v->u.b;
         return 0;
     }
-    return tl_error_set(err, TL_ERR_TYPE,
-                        "%s must be int, not %s", what ? what : "argument",
-                        v ? tl_value_type_name(v) : "nothing");
+    return wrong_type(v, what, "int", err);
 }
 
 int tl_to_double(const tl_value *v, const char *what, double *out,
@@ -202,9 +207,7 @@ int tl_to_double(const tl_value *v, const char *what, double *out,
               (v->kind == TL_V_TENSOR && v->u.tensor->ndim == 0)) &&
         tl_value_as_double(v, out))
         return 0;
-    return tl_error_set(err, TL_ERR_TYPE, "%s must be a number, not %s",
-                        what ? what : "argument",
-                        v ? tl_value_type_name(v) : "nothing");
+    return wrong_type(v, what, "a number", err);
 }
 
 int tl_to_bool(const tl_value *v, const char *what, bool *out, tl_error *err)
@@ -217,9 +220,7 @@ int tl_to_bool(const tl_value *v, const char *what, bool *out, tl_error *err)
         *out = v->u.i != 0;
         return 0;
     }
-    return tl_error_set(err, TL_ERR_TYPE, "%s must be bool, not %s",
-                        what ? what : "argument",
-                        v ? tl_value_type_name(v) : "nothing");
+    return wrong_type(v, what, "bool", err);
 }
 
 int tl_to_dtype(const tl_value *v, const char *what, tl_dtype *out,
@@ -229,9 +230,7 @@ int tl_to_dtype(const tl_value *v, const char *what, tl_dtype *out,
         *out = v->u.dtype;
         return 0;
     }
-    return tl_error_set(err, TL_ERR_TYPE, "%s must be torch.dtype, not %s",
-                        what ? what : "argument",
-                        v ? tl_value_type_name(v) : "nothing");
+    return wrong_type(v, what, "torch.dtype", err);
 }
 
 int tl_to_tensor(const tl_value *v, const char *what, tl_tensor **out,
@@ -241,9 +240,15 @@ int tl_to_tensor(const tl_value *v, const char *what, tl_tensor **out,
         *out = v->u.tensor;
         return 0;
     }
-    return tl_error_set(err, TL_ERR_TYPE, "%s must be Tensor, not %s",
-                        what ? what : "argument",
-                        v ? tl_value_type_name(v) : "nothing");
+    return wrong_type(v, what, "Tensor", err);
+}
+
+/* TypeError for item i of a shape that is not an int */
+static int bad_element(const char *name, const tl_value *it, size_t i, tl_error *err)
+{
+    return tl_error_set(err, TL_ERR_TYPE,
+                        "%s must be tuple of ints, but found element of type %s at pos %zu",
+                        name, tl_value_type_name(it), i);
 }
 
 int tl_to_int_list(const tl_value *v, const char *what, bool allow_scalar,
@@ -258,10 +263,7 @@ int tl_to_int_list(const tl_value *v, const char *what, bool allow_scalar,
         return 1;
     }
     if (!v || !tl_value_is_seq(v))
-        return tl_error_set(err, TL_ERR_TYPE,
-                            "%s must be tuple of ints, not %s",
-                            what ? what : "argument",
-                            v ? tl_value_type_name(v) : "nothing");
+        return wrong_type(v, what, "tuple of ints", err);
     if (v->u.seq.n > cap)
         return tl_error_set(err, TL_ERR_LIMIT,
                             "%s has %zu entries; tlab supports at most %zu",
@@ -269,11 +271,7 @@ int tl_to_int_list(const tl_value *v, const char *what, bool allow_scalar,
     for (size_t i = 0; i < v->u.seq.n; i++) {
         const tl_value *it = v->u.seq.items[i];
         if (it->kind == TL_V_BOOL || !tl_value_as_index(it, &out[i]))
-            return tl_error_set(err, TL_ERR_TYPE,
-                                "%s must be tuple of ints, but found element "
-                                "of type %s at pos %zu",
-                                what ? what : "argument", tl_value_type_name(it),
-                                i);
+            return bad_element(what ? what : "argument", it, i, err);
     }
     return (int)v->u.seq.n;
 }
@@ -301,10 +299,7 @@ int tl_to_shape(const tl_args *a, size_t first, const char *kw, int64_t *out,
     for (size_t i = 0; i < n; i++) {
         const tl_value *it = a->pos[first + i];
         if (it->kind == TL_V_BOOL || !tl_value_as_index(it, &out[i]))
-            return tl_error_set(err, TL_ERR_TYPE,
-                                "%s must be tuple of ints, but found element "
-                                "of type %s at pos %zu",
-                                kw ? kw : "size", tl_value_type_name(it), i);
+            return bad_element(kw ? kw : "size", it, i, err);
     }
     return (int)n;
 }

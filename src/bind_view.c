@@ -162,6 +162,19 @@ static tl_value *wrap_result(tl_value *self, tl_tensor *r)
     return tl_tensor_value(r);
 }
 
+/* The end of an in-place view op (t.t_(), t.squeeze_() ...): t takes the
+ * metadata of r (consumed; NULL: the error is already set) and returns
+ * the receiver itself. */
+static tl_value *apply_inplace(tl_value *self, tl_tensor *t, tl_tensor *r)
+{
+    if (!r)
+        return NULL;
+    tl_view_set_meta(t, r);
+    tl_tensor_release(r);
+    tl_bump_version(t);
+    return tl_value_retain(self);
+}
+
 /* Move a tensor list into a tuple (ownership transferred). */
 static tl_value *list_to_tuple(tl_tensor_list *l)
 {
@@ -172,6 +185,12 @@ static tl_value *list_to_tuple(tl_tensor_list *l)
     l->items = NULL;
     l->n = 0;
     return tup;
+}
+
+/* The parts of a split as a tuple; NULL when the split (rc) failed. */
+static tl_value *parts_tuple(int rc, tl_tensor_list *l)
+{
+    return rc ? NULL : list_to_tuple(l);
 }
 
 #define CHECK(fname, maxpos, sig, ...)                                        \
@@ -219,17 +238,26 @@ static tl_value *m_view(tl_value *self, const tl_args *a, tl_error *err)
     return wrap_result(self, tl_view_view(t, n, shape, err));
 }
 
+/* The one argument of NAME_as(Tensor other); NULL with the error set. */
+static const tl_tensor *other_arg(const tl_args *a, const char *fname, tl_error *err)
+{
+    static const char *const kw[] = {"other", NULL};
+    if (tl_args_check(a, fname, 1, kw, "(Tensor other)", err))
+        return NULL;
+    tl_value *o = tl_arg(a, 0, "other");
+    if (!o)
+        return missing(fname, "other", err), NULL;
+    if (!tl_value_is_tensorlike(o))
+        return bad_arg(a, fname, "(Tensor other)", "other", 0, "Tensor", o, err), NULL;
+    return o->u.tensor;
+}
+
 static tl_value *m_view_as(tl_value *self, const tl_args *a, tl_error *err)
 {
     SELF("view_as");
-    CHECK("view_as", 1, "(Tensor other)", "other");
-    tl_value *o = tl_arg(a, 0, "other");
-    if (!o)
-        return missing("view_as", "other", err), NULL;
-    if (!tl_value_is_tensorlike(o))
-        return bad_arg(a, "view_as", "(Tensor other)", "other", 0, "Tensor",
-                       o, err), NULL;
-    tl_tensor *ot = o->u.tensor;
+    const tl_tensor *ot = other_arg(a, "view_as", err);
+    if (!ot)
+        return NULL;
     return wrap_result(self, tl_view_view(t, ot->ndim, ot->sizes, err));
 }
 
@@ -250,14 +278,9 @@ static tl_value *m_reshape(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *m_reshape_as(tl_value *self, const tl_args *a, tl_error *err)
 {
     SELF("reshape_as");
-    CHECK("reshape_as", 1, "(Tensor other)", "other");
-    tl_value *o = tl_arg(a, 0, "other");
-    if (!o)
-        return missing("reshape_as", "other", err), NULL;
-    if (!tl_value_is_tensorlike(o))
-        return bad_arg(a, "reshape_as", "(Tensor other)", "other", 0,
-                       "Tensor", o, err), NULL;
-    tl_tensor *ot = o->u.tensor;
+    const tl_tensor *ot = other_arg(a, "reshape_as", err);
+    if (!ot)
+        return NULL;
     return wrap_result(self, tl_view_reshape(t, ot->ndim, ot->sizes, err));
 }
 
@@ -318,12 +341,7 @@ static tl_value *transpose_like(tl_value *self, const tl_args *a,
     if (inplace && tl_view_check_inplace(t, err))
         return NULL;
     tl_tensor *r = tl_view_transpose(t, d0, d1, err);
-    if (!r || !inplace)
-        return wrap_result(self, r);
-    tl_view_set_meta(t, r);
-    tl_tensor_release(r);
-    tl_bump_version(t);
-    return tl_value_retain(self);
+    return inplace ? apply_inplace(self, t, r) : wrap_result(self, r);
 }
 
 static const char SIG_TRANSPOSE[] =
@@ -373,13 +391,7 @@ static tl_value *m_t_(tl_value *self, const tl_args *a, tl_error *err)
     NOARGS("t_");
     if (tl_view_check_inplace(t, err))
         return NULL;
-    tl_tensor *r = tl_view_t(t, "t_", err);
-    if (!r)
-        return NULL;
-    tl_view_set_meta(t, r);
-    tl_tensor_release(r);
-    tl_bump_version(t);
-    return tl_value_retain(self);
+    return apply_inplace(self, t, tl_view_t(t, "t_", err));
 }
 
 static tl_value *a_T(tl_value *self, const tl_args *a, tl_error *err)
@@ -486,13 +498,7 @@ static tl_value *m_squeeze_(tl_value *self, const tl_args *a, tl_error *err)
     SELF("squeeze_");
     if (tl_view_check_inplace(t, err))
         return NULL;
-    tl_tensor *r = squeeze_args(t, a, "squeeze_", err);
-    if (!r)
-        return NULL;
-    tl_view_set_meta(t, r);
-    tl_tensor_release(r);
-    tl_bump_version(t);
-    return tl_value_retain(self);
+    return apply_inplace(self, t, squeeze_args(t, a, "squeeze_", err));
 }
 
 static tl_value *unsqueeze_impl(tl_value *self, const tl_args *a,
@@ -507,12 +513,7 @@ static tl_value *unsqueeze_impl(tl_value *self, const tl_args *a,
     if (inplace && tl_view_check_inplace(t, err))
         return NULL;
     tl_tensor *r = tl_view_unsqueeze(t, d, err);
-    if (!r || !inplace)
-        return wrap_result(self, r);
-    tl_view_set_meta(t, r);
-    tl_tensor_release(r);
-    tl_bump_version(t);
-    return tl_value_retain(self);
+    return inplace ? apply_inplace(self, t, r) : wrap_result(self, r);
 }
 static tl_value *m_unsqueeze(tl_value *self, const tl_args *a, tl_error *err)
 {
@@ -549,15 +550,10 @@ static tl_value *m_expand(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *m_expand_as(tl_value *self, const tl_args *a, tl_error *err)
 {
     SELF("expand_as");
-    CHECK("expand_as", 1, "(Tensor other)", "other");
-    tl_value *o = tl_arg(a, 0, "other");
-    if (!o)
-        return missing("expand_as", "other", err), NULL;
-    if (!tl_value_is_tensorlike(o))
-        return bad_arg(a, "expand_as", "(Tensor other)", "other", 0, "Tensor",
-                       o, err), NULL;
-    return wrap_result(self, tl_view_expand(t, o->u.tensor->ndim,
-                                            o->u.tensor->sizes, err));
+    const tl_tensor *ot = other_arg(a, "expand_as", err);
+    if (!ot)
+        return NULL;
+    return wrap_result(self, tl_view_expand(t, ot->ndim, ot->sizes, err));
 }
 
 static tl_value *m_broadcast_to(tl_value *self, const tl_args *a,
@@ -868,13 +864,7 @@ static tl_value *m_as_strided_(tl_value *self, const tl_args *a,
     SELF("as_strided_");
     if (tl_view_check_inplace(t, err))
         return NULL;
-    tl_tensor *r = as_strided_args(t, a, "as_strided_", err);
-    if (!r)
-        return NULL;
-    tl_view_set_meta(t, r);
-    tl_tensor_release(r);
-    tl_bump_version(t);
-    return tl_value_retain(self);
+    return apply_inplace(self, t, as_strided_args(t, a, "as_strided_", err));
 }
 
 /* ------------------------------------------------------------------ */
@@ -900,9 +890,7 @@ static tl_value *m_split(tl_value *self, const tl_args *a, tl_error *err)
     if (arg_int(a, 1, "dim", false, 0, &d, "split", sig, err))
         return NULL;
     if (as_int(s, &one)) {
-        if (tl_view_split(t, one, d, &out, err))
-            return NULL;
-        return list_to_tuple(&out);
+        return parts_tuple(tl_view_split(t, one, d, &out, err), &out);
     }
     if (!tl_value_is_seq(s))
         return tl_error_set(err, TL_ERR_TYPE, "split_with_sizes(): argument "
@@ -912,9 +900,7 @@ static tl_value *m_split(tl_value *self, const tl_args *a, tl_error *err)
                      "split_sizes", 1, err);
     if (n < 0)
         return NULL;
-    if (tl_view_split_sizes(t, n, sizes, d, &out, err))
-        return NULL;
-    return list_to_tuple(&out);
+    return parts_tuple(tl_view_split_sizes(t, n, sizes, d, &out, err), &out);
 }
 
 static tl_value *m_split_with_sizes(tl_value *self, const tl_args *a,
@@ -933,9 +919,7 @@ static tl_value *m_split_with_sizes(tl_value *self, const tl_args *a,
     if (n < 0 || arg_int(a, 1, "dim", false, 0, &d, "split_with_sizes", sig,
                          err))
         return NULL;
-    if (tl_view_split_sizes(t, n, sizes, d, &out, err))
-        return NULL;
-    return list_to_tuple(&out);
+    return parts_tuple(tl_view_split_sizes(t, n, sizes, d, &out, err), &out);
 }
 
 static tl_value *m_chunk(tl_value *self, const tl_args *a, tl_error *err)
@@ -948,9 +932,7 @@ static tl_value *m_chunk(tl_value *self, const tl_args *a, tl_error *err)
     if (arg_int(a, 0, "chunks", true, 0, &c, "chunk", sig, err) ||
         arg_int(a, 1, "dim", false, 0, &d, "chunk", sig, err))
         return NULL;
-    if (tl_view_chunk(t, c, d, &out, err))
-        return NULL;
-    return list_to_tuple(&out);
+    return parts_tuple(tl_view_chunk(t, c, d, &out, err), &out);
 }
 
 #define MAX_SPLIT_INDICES 100000
@@ -992,6 +974,21 @@ static int64_t *split_indices(const tl_value *v, int *n, const tl_args *a,
     }
     *n = (int)m;
     return out;
+}
+
+/* t split at the indices in v (a sequence or a 1-D integer tensor) */
+static tl_value *split_at(const tl_tensor *t, const tl_value *v, int64_t dim,
+                          const tl_args *a, const char *fname, const char *sig,
+                          tl_error *err)
+{
+    int n;
+    int64_t *idx = split_indices(v, &n, a, fname, sig, err);
+    if (!idx)
+        return NULL;
+    tl_tensor_list out;
+    int rc = tl_view_tensor_split_idx(t, n, idx, dim, &out, err);
+    free(idx);
+    return parts_tuple(rc, &out);
 }
 
 static tl_value *m_tensor_split(tl_value *self, const tl_args *a,
@@ -1050,21 +1047,11 @@ static tl_value *m_tensor_split(tl_value *self, const tl_args *a,
     } else if (as_int(v, &sec)) {
         if (kname && strcmp(kname, "indices") == 0)
             return tl_args_type_error(a, "tensor_split", sig, err), NULL;
-        if (tl_view_tensor_split_n(t, sec, d, &out, err))
-            return NULL;
-        return list_to_tuple(&out);
+        return parts_tuple(tl_view_tensor_split_n(t, sec, d, &out, err), &out);
     } else if (!tl_value_is_seq(v)) {
         return tl_args_type_error(a, "tensor_split", sig, err), NULL;
     }
-    int n;
-    int64_t *idx = split_indices(v, &n, a, "tensor_split", sig, err);
-    if (!idx)
-        return NULL;
-    int rc = tl_view_tensor_split_idx(t, n, idx, d, &out, err);
-    free(idx);
-    if (rc)
-        return NULL;
-    return list_to_tuple(&out);
+    return split_at(t, v, d, a, "tensor_split", sig, err);
 }
 
 /* hsplit / vsplit / dsplit: dims_needed 1/2/3 */
@@ -1099,21 +1086,11 @@ static tl_value *xsplit(tl_value *self, const tl_args *a, const char *fname,
                                 "split_size %lld!", tname, dim,
                                 (long long)t->sizes[dim],
                                 (long long)sec), NULL;
-        if (tl_view_tensor_split_n(t, sec, dim, &out, err))
-            return NULL;
-        return list_to_tuple(&out);
+        return parts_tuple(tl_view_tensor_split_n(t, sec, dim, &out, err), &out);
     }
     if (!tl_value_is_seq(v))
         return tl_args_type_error(a, fname, sig, err), NULL;
-    int n;
-    int64_t *idx = split_indices(v, &n, a, fname, sig, err);
-    if (!idx)
-        return NULL;
-    int rc = tl_view_tensor_split_idx(t, n, idx, dim, &out, err);
-    free(idx);
-    if (rc)
-        return NULL;
-    return list_to_tuple(&out);
+    return split_at(t, v, dim, a, fname, sig, err);
 }
 static tl_value *m_hsplit(tl_value *self, const tl_args *a, tl_error *err)
 {
@@ -1137,9 +1114,7 @@ static tl_value *m_unbind(tl_value *self, const tl_args *a, tl_error *err)
     CHECK("unbind", 1, sig, "dim");
     if (arg_int(a, 0, "dim", false, 0, &d, "unbind", sig, err))
         return NULL;
-    if (tl_view_unbind(t, d, &out, err))
-        return NULL;
-    return list_to_tuple(&out);
+    return parts_tuple(tl_view_unbind(t, d, &out, err), &out);
 }
 
 /* ------------------------------------------------------------------ */

@@ -323,6 +323,16 @@ static tl_value *double_to_int(double d, tl_error *err)
     return tl_int((int64_t)t);
 }
 
+/* ValueError "WHAT: 'text'" for a string int()/float() cannot read */
+static tl_value *bad_literal(tl_error *err, const char *what, const tl_value *v)
+{
+    tl_buf b = {0};
+    tl_value_repr(v, &b);
+    tl_error_set(err, TL_ERR_VALUE, "%s: %s", what, tl_buf_str(&b));
+    tl_buf_free(&b);
+    return NULL;
+}
+
 static tl_value *bi_int(tl_value *self, const tl_args *a, tl_error *err)
 {
     if (no_kwargs(a, "int", err) < 0)
@@ -347,12 +357,7 @@ static tl_value *bi_int(tl_value *self, const tl_args *a, tl_error *err)
             tl_error_set(err, TL_ERR_OVERFLOW, "integer overflow (tlab integers are 64-bit)");
             return NULL;
         }
-        tl_buf b = {0};
-        tl_value_repr(v, &b);
-        tl_error_set(err, TL_ERR_VALUE, "invalid literal for int() with base 10: %s",
-                     tl_buf_str(&b));
-        tl_buf_free(&b);
-        return NULL;
+        return bad_literal(err, "invalid literal for int() with base 10", v);
     }
     case TL_V_TENSOR:
     case TL_V_NDARRAY: {
@@ -396,12 +401,7 @@ static tl_value *bi_float(tl_value *self, const tl_args *a, tl_error *err)
         free(s);
         if (ok)
             return tl_float(d);
-        tl_buf b = {0};
-        tl_value_repr(v, &b);
-        tl_error_set(err, TL_ERR_VALUE, "could not convert string to float: %s",
-                     tl_buf_str(&b));
-        tl_buf_free(&b);
-        return NULL;
+        return bad_literal(err, "could not convert string to float", v);
     }
     case TL_V_TENSOR:
     case TL_V_NDARRAY: {
@@ -432,6 +432,24 @@ static tl_value *bi_bool(tl_value *self, const tl_args *a, tl_error *err)
     return tl_bool(t);
 }
 
+/* str()/repr() of a non-string: the text, or a LimitError when it would be
+ * longer than the longest string (max_seq) or nested too deep. */
+static tl_value *repr_value(const tl_value *v, const char *fn, tl_error *err)
+{
+    tl_buf b = {0};
+    size_t max = (size_t)tl_interp_max_seq();
+    if (!tl_value_repr_bounded(v, &b, max) || b.len > max) {
+        tl_buf_free(&b);
+        tl_error_set(err, TL_ERR_LIMIT,
+                     "%s() of a value longer than %zu characters or nested deeper "
+                     "than %d levels", fn, max, TL_VALUE_MAX_DEPTH);
+        return NULL;
+    }
+    tl_value *r = tl_strn(tl_buf_str(&b), b.len);
+    tl_buf_free(&b);
+    return r;
+}
+
 static tl_value *bi_str(tl_value *self, const tl_args *a, tl_error *err)
 {
     if (at_most_one(a, "str", err) < 0)
@@ -440,22 +458,14 @@ static tl_value *bi_str(tl_value *self, const tl_args *a, tl_error *err)
         return tl_str("");
     if (a->pos[0]->kind == TL_V_STR)
         return tl_value_retain(a->pos[0]);
-    tl_buf b = {0};
-    tl_value_repr(a->pos[0], &b);
-    tl_value *r = tl_strn(tl_buf_str(&b), b.len);
-    tl_buf_free(&b);
-    return r;
+    return repr_value(a->pos[0], "str", err);
 }
 
 static tl_value *bi_repr(tl_value *self, const tl_args *a, tl_error *err)
 {
     if (exactly_one(a, "repr", err) < 0)
         return NULL;
-    tl_buf b = {0};
-    tl_value_repr(a->pos[0], &b);
-    tl_value *r = tl_strn(tl_buf_str(&b), b.len);
-    tl_buf_free(&b);
-    return r;
+    return repr_value(a->pos[0], "repr", err);
 }
 
 static tl_value *bi_id(tl_value *self, const tl_args *a, tl_error *err)
@@ -749,50 +759,6 @@ tl_value *tl_builtins_lookup(const char *name)
 /* ---------------------------------------------------------------------- */
 /* did you mean */
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t n = strlen(a), m = strlen(b);
-    if (n > 64 || m > 64)
-        return SIZE_MAX;
-    size_t d[66][66];
-    for (size_t i = 0; i <= n; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= m; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= n; i++)
-        for (size_t j = 1; j <= m; j++) {
-            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            size_t v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v)
-                v = d[i][j - 1] + 1;
-            if (d[i - 1][j - 1] + cost < v)
-                v = d[i - 1][j - 1] + cost;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1; /* transposition */
-            d[i][j] = v;
-        }
-    return d[n][m];
-}
-
-const char *tl_builtins_suggest(const char *name, const char *const *cands, size_t n)
-{
-    size_t len = strlen(name);
-    size_t limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
-    const char *best = NULL;
-    size_t bestd = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-        if (!cands[i] || strcmp(cands[i], name) == 0)
-            continue;
-        size_t d = edit_distance(name, cands[i]);
-        if (d < bestd || (d == bestd && best && strcmp(cands[i], best) < 0)) {
-            bestd = d;
-            best = cands[i];
-        }
-    }
-    return bestd <= limit ? best : NULL;
-}
-
 #define MAX_CANDS 2048
 
 typedef struct cands {
@@ -816,7 +782,7 @@ static void add_names(cands *c, const char *const *names, size_t n)
 static void unsupported_name(const char *prefix, const char *name, cands *c,
                              tl_error *err)
 {
-    const char *s = tl_builtins_suggest(name, c->v, c->n);
+    const char *s = tl_suggest(name, c->v, c->n, 0);
     if (s)
         tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support %s%s (did you mean %s%s?)",
                      prefix, name, prefix, s);

@@ -36,11 +36,6 @@ tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err);
 tl_value *tl_builtins_storage_get(tl_value *st, tl_value *idx, tl_error *err);
 int tl_builtins_storage_set(tl_value *st, tl_value *idx, tl_value *v, tl_error *err);
 
-/* The closest candidate to `name` (edit distance), or NULL if none is
- * close enough. */
-const char *tl_builtins_suggest(const char *name, const char *const *cands,
-                                size_t n);
-
 /* ---- evaluator primitives (implemented in interp.c) ---- */
 
 /* Materialise an iterable: *items gets n new references (free the array

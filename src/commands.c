@@ -12,6 +12,7 @@
  */
 #include "commands.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,26 @@ static int emit(ctx *c, const char *data)
     return TL_EXIT_OK;
 }
 
+/* Load the lab at path and run all its ops on the chosen device: the lab
+ * and *v (its verdicts), or NULL with the exit status in *rc. */
+static tl_lab *load_and_run(ctx *c, const char *path, tl_op_verdict **v, int *rc)
+{
+    *v = NULL;
+    tl_lab *lab = load(c, path);
+    if (!lab) {
+        *rc = TL_EXIT_USAGE;
+        return NULL;
+    }
+    *rc = setup_device(c, lab->device);
+    if (*rc == TL_EXIT_OK)
+        *rc = run_lab(c, lab, v);
+    if (*rc != TL_EXIT_OK) {
+        tl_lab_free(lab);
+        return NULL;
+    }
+    return lab;
+}
+
 static void github_summary(const tl_report *r)
 {
     const char *path = getenv("GITHUB_STEP_SUMMARY");
@@ -203,12 +224,14 @@ static void github_summary(const tl_report *r)
         return;
     char *md = tl_report_markdown(r);
     FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "tlab: cannot append to $GITHUB_STEP_SUMMARY (%s)\n", path);
-    } else {
-        fputs(md, f);
-        fclose(f);
+    bool ok = f != NULL;
+    if (f) {
+        ok = fputs(md, f) >= 0;
+        ok = fclose(f) == 0 && ok; /* a full disk shows up here */
     }
+    if (!ok)
+        fprintf(stderr, "tlab: cannot append to $GITHUB_STEP_SUMMARY (%s): %s\n", path,
+                strerror(errno));
     free(md);
 }
 
@@ -217,17 +240,11 @@ static int cmd_lab(const tl_cli *cli, tl_report_mode mode)
 {
     ctx c;
     init_ctx(&c, cli);
-    tl_lab *lab = load(&c, cli->args[0]);
+    tl_op_verdict *v;
+    int rc;
+    tl_lab *lab = load_and_run(&c, cli->args[0], &v, &rc);
     if (!lab)
-        return TL_EXIT_USAGE;
-    int rc = setup_device(&c, lab->device);
-    tl_op_verdict *v = NULL;
-    if (rc == TL_EXIT_OK)
-        rc = run_lab(&c, lab, &v);
-    if (rc != TL_EXIT_OK) {
-        tl_lab_free(lab);
         return rc;
-    }
     tl_grade g;
     memset(&g, 0, sizeof g);
     if (mode == TL_REPORT_CHECK)
@@ -628,17 +645,11 @@ static int cmd_grade(const tl_cli *cli)
 {
     ctx c;
     init_ctx(&c, cli);
-    tl_lab *m = load(&c, cli->master);
+    tl_op_verdict *v;
+    int rc;
+    tl_lab *m = load_and_run(&c, cli->master, &v, &rc);
     if (!m)
-        return TL_EXIT_USAGE;
-    int rc = setup_device(&c, m->device);
-    tl_op_verdict *v = NULL;
-    if (rc == TL_EXIT_OK)
-        rc = run_lab(&c, m, &v);
-    if (rc != TL_EXIT_OK) {
-        tl_lab_free(m);
         return rc;
-    }
     size_t n = (size_t)cli->nargs;
     record *recs = tl_xcalloc(n ? n : 1, sizeof *recs);
     int64_t maxp = 0;

@@ -416,9 +416,12 @@ tl_tensor *tl_create_arange(const tl_backend *be, tl_dtype dt, double start,
         xe = (double)tl_dtype_load_i64(TL_INT64, b);
         tl_dtype_store_f64(TL_INT64, b, step);
         xst = (double)tl_dtype_load_i64(TL_INT64, b);
-        if (isnan(start) || isinf(start))
+        /* a bound past int64 (2**63 - 1 rounds up to 2**63 as a double)
+         * keeps its value: the size check below then reports the overflow
+         * instead of a wrapped, empty range */
+        if (!(fabs(start) < 0x1p63))
             xs = start;
-        if (isnan(end) || isinf(end))
+        if (!(fabs(end) < 0x1p63))
             xe = end;
     }
     double size_d = dt == TL_INT64 ? ceil((xe - xs) / xst)

@@ -16,6 +16,11 @@ void tl_diag_position(const tl_source *src, int32_t offset, int *line, int *col)
 {
     int l = src->line, c = src->col;
     int base = src->col;
+    if (src->block_col < 0) { /* no mapping: the scalar's start */
+        *line = l;
+        *col = c;
+        return;
+    }
     if (offset < 0)
         offset = 0;
     if ((size_t)offset > src->len)
@@ -65,23 +70,72 @@ static bool find_line(const char *text, size_t len, int line, const char **start
     return true;
 }
 
+/* Length of a valid UTF-8 sequence at s[0..n), or 0 when s[0] does not
+ * start one. */
+static size_t u8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t w = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                            : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (w == 0 || w > n)
+        return 0;
+    for (size_t k = 1; k < w; k++)
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+    return w;
+}
+
+/* A source line is shown whole up to this many bytes; a longer one (a 1 MiB
+ * op on one line) is cut to a window around the column. */
+#define LINE_SHOW_MAX 160
+#define LINE_SHOW_BEFORE 60
+
 static void put_source_line(tl_buf *out, int line, int col, int width,
                             const char *ltext, size_t ln, bool color)
 {
     char num[32];
     int w = snprintf(num, sizeof num, "%d", line);
-    tl_buf_printf(out, " %s | ", num);
-    for (size_t i = 0; i < ln; i++) {
-        unsigned char ch = (unsigned char)ltext[i];
-        tl_buf_putc(out, ch == '\t' ? ' ' : (ch < 0x20 ? '?' : (char)ch));
+    size_t from = 0, to = ln;
+    size_t at = col > 1 ? (size_t)col - 1 : 0;
+    if (ln > LINE_SHOW_MAX) {
+        from = at > LINE_SHOW_BEFORE ? at - LINE_SHOW_BEFORE : 0;
+        if (from > ln)
+            from = ln;
+        while (from > 0 && ((unsigned char)ltext[from] & 0xC0) == 0x80)
+            from--; /* not in the middle of a character */
+        to = from + LINE_SHOW_MAX < ln ? from + LINE_SHOW_MAX : ln;
     }
+    tl_buf_printf(out, " %s | ", num);
+    int pad = from > 0 ? 3 : 0; /* the leading "..." */
+    if (from > 0)
+        tl_buf_puts(out, "...");
+    /* bytes as they are when printable UTF-8; controls and broken UTF-8
+     * as '?' so the terminal shows what the caret points at */
+    for (size_t i = from; i < to;) {
+        const unsigned char *u = (const unsigned char *)ltext + i;
+        size_t n = u8_len(u, ln - i);
+        if (n > 1) {
+            tl_buf_append(out, ltext + i, n);
+            i += n;
+            continue;
+        }
+        tl_buf_putc(out, *u == '\t' ? ' ' : (n == 0 || *u < 0x20 || *u == 0x7f) ? '?' : (char)*u);
+        i++;
+    }
+    if (to < ln)
+        tl_buf_puts(out, "...");
     tl_buf_putc(out, '\n');
     tl_buf_printf(out, " %*s | ", w, "");
-    for (int i = 1; i < col; i++)
+    for (size_t i = from; i < at; i++)
+        tl_buf_putc(out, ' ');
+    for (int i = 0; i < pad; i++)
         tl_buf_putc(out, ' ');
     if (color)
         tl_buf_puts(out, "\033[1;31m");
-    for (int i = 0; i < (width < 1 ? 1 : width); i++)
+    size_t carets = width < 1 ? 1 : (size_t)width;
+    if (at + carets > to && to > at)
+        carets = to - at; /* clipped to the window */
+    for (size_t i = 0; i < carets; i++)
         tl_buf_putc(out, '^');
     if (color)
         tl_buf_puts(out, "\033[0m");
@@ -121,7 +175,7 @@ void tl_diag_render(tl_buf *out, const tl_source *src, const tl_error *err,
     if ((size_t)end > src->len)
         end = (int32_t)src->len;
     int width = 0;
-    for (int32_t i = err->span.start; i < end; i++) {
+    for (int32_t i = err->span.start; i < end && src->block_col >= 0; i++) {
         if (src->text[i] == '\n')
             break;
         width++;

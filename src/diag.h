@@ -29,7 +29,10 @@ typedef struct tl_source {
     const char *file;  /* "lab01.yaml", or "<expr>" for the command line */
     int line;          /* 1-based line of text[0] in file */
     int col;           /* 1-based column of text[0] */
-    int block_col;     /* 1-based column of lines after the first; 0 = col */
+    int block_col;     /* 1-based column of lines after the first; 0 = col;
+                        * < 0: the text was decoded from a YAML scalar with
+                        * escapes or folded lines, so offsets in it do not
+                        * map to the file: every position is (line, col) */
     const char *file_text; /* whole file for the caret line, or NULL */
     size_t file_len;
 } tl_source;

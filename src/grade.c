@@ -289,6 +289,22 @@ static void why_sep(tl_buf *why)
         tl_buf_puts(why, "; ");
 }
 
+/* A predicted shape or stride against the actual one; when wrong, why
+ * (if given) says so: "shape [2, 3] is wrong". */
+static bool ints_right(tl_buf *why, const char *what, const int64_t *want, int nwant,
+                       const int64_t *got, int ngot)
+{
+    if (ints_eq(want, nwant, got, ngot))
+        return true;
+    if (why) {
+        why_sep(why);
+        tl_buf_printf(why, "%s ", what);
+        put_ints(why, want, nwant);
+        tl_buf_puts(why, " is wrong");
+    }
+    return false;
+}
+
 bool tl_grade_prediction(const tl_lab_op *op, const tl_prediction *p,
                          const tl_op_verdict *v, tl_buf *why)
 {
@@ -319,24 +335,11 @@ bool tl_grade_prediction(const tl_lab_op *op, const tl_prediction *p,
         }
         return false;
     }
-    if (p->has_shape && !ints_eq(p->shape, p->shape_n, ev->shape, ev->ndim)) {
+    if (p->has_shape && !ints_right(why, "shape", p->shape, p->shape_n, ev->shape, ev->ndim))
         ok = false;
-        if (why) {
-            why_sep(why);
-            tl_buf_puts(why, "shape ");
-            put_ints(why, p->shape, p->shape_n);
-            tl_buf_puts(why, " is wrong");
-        }
-    }
-    if (p->has_stride && !ints_eq(p->stride, p->stride_n, ev->stride, ev->ndim)) {
+    if (p->has_stride &&
+        !ints_right(why, "stride", p->stride, p->stride_n, ev->stride, ev->ndim))
         ok = false;
-        if (why) {
-            why_sep(why);
-            tl_buf_puts(why, "stride ");
-            put_ints(why, p->stride, p->stride_n);
-            tl_buf_puts(why, " is wrong");
-        }
-    }
     if (p->has_offset && p->offset != ev->offset) {
         ok = false;
         if (why) {

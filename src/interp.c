@@ -125,6 +125,11 @@ int tl_interp_charge_seq(size_t n, tl_error *err)
                                 "too many sequence elements created in one op "
                                 "(limit %" PRId64 ")", max * 4);
     }
+    /* sequences of tensors: their headers are the memory that counts */
+    if (tl_tensor_live() > TL_MAX_LIVE_TENSORS)
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "more than %d tensors alive at once (tlab limit)",
+                            TL_MAX_LIVE_TENSORS);
     return 0;
 }
 
@@ -490,15 +495,24 @@ static tl_value *seq_concat(const tl_value *a, const tl_value *b, tl_error *err)
     return r;
 }
 
+/* k copies of something n long: k < 0 counts as 0; a LimitError past the
+ * longest sequence. */
+static int repeat_check(size_t n, int64_t *k, const char *what, tl_error *err)
+{
+    if (*k < 0)
+        *k = 0;
+    if (n && (uint64_t)*k > (uint64_t)tl_interp_max_seq() / n)
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "%s repetition longer than the limit (%" PRId64 ")", what,
+                            tl_interp_max_seq());
+    return 0;
+}
+
 static tl_value *seq_repeat(const tl_value *a, int64_t k, tl_error *err)
 {
-    if (k < 0)
-        k = 0;
     size_t n = a->u.seq.n;
-    if (n && (uint64_t)k > (uint64_t)tl_interp_max_seq() / n)
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "sequence repetition longer than the limit (%" PRId64 ")",
-                            tl_interp_max_seq()), NULL;
+    if (repeat_check(n, &k, "sequence", err) < 0)
+        return NULL;
     size_t total = n * (size_t)k;
     if (tl_interp_charge_seq(total, err) < 0)
         return NULL;
@@ -522,13 +536,9 @@ static tl_value *seq_repeat(const tl_value *a, int64_t k, tl_error *err)
 
 static tl_value *str_repeat(const tl_value *a, int64_t k, tl_error *err)
 {
-    if (k < 0)
-        k = 0;
     size_t n = a->u.str.len;
-    if (n && (uint64_t)k > (uint64_t)tl_interp_max_seq() / n)
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "string repetition longer than the limit (%" PRId64 ")",
-                            tl_interp_max_seq()), NULL;
+    if (repeat_check(n, &k, "string", err) < 0)
+        return NULL;
     tl_buf b = {0};
     tl_buf_puts(&b, "");
     for (int64_t i = 0; i < k; i++)
@@ -668,6 +678,8 @@ static int order(const tl_value *a, const tl_value *b, tl_cmpop op, int *out,
                  tl_error *err)
 {
     static const char *const sym[] = {"==", "!=", "<", "<=", ">", ">="};
+again: /* sequences descend into their first differing items by looping, not
+        * recursing: a list can nest 100000 deep */
     if (is_num(a) && is_num(b)) {
         if (is_intlike(a) && is_intlike(b)) {
             int64_t x = ival(a), y = ival(b);
@@ -696,7 +708,9 @@ static int order(const tl_value *a, const tl_value *b, tl_cmpop op, int *out,
             const tl_value *x = a->u.seq.items[i], *y = b->u.seq.items[i];
             if (tl_value_equal(x, y))
                 continue;
-            return order(x, y, op, out, err);
+            a = x;
+            b = y;
+            goto again;
         }
         *out = a->u.seq.n < b->u.seq.n ? -1 : a->u.seq.n > b->u.seq.n;
         return 0;
@@ -913,6 +927,20 @@ static int slice_part(const tl_value *v, int64_t *out, bool *none, tl_error *err
     return 0;
 }
 
+/* A given slice start or stop, counted from the end when negative and
+ * clamped to the sequence (as PySlice_AdjustIndices). */
+static int64_t clamp_bound(int64_t v, int64_t len, int64_t step)
+{
+    if (v < 0) {
+        v += len;
+        if (v < 0)
+            v = step < 0 ? -1 : 0;
+    } else if (v >= len) {
+        v = step < 0 ? len - 1 : len;
+    }
+    return v;
+}
+
 /* PySlice_GetIndicesEx: start/step/count for a sequence of length len */
 static int slice_indices(const tl_value *sl, int64_t len, int64_t *start,
                          int64_t *step, int64_t *count, tl_error *err)
@@ -927,28 +955,8 @@ static int slice_indices(const tl_value *sl, int64_t len, int64_t *start,
         stp = 1;
     if (stp == 0)
         return tl_error_set(err, TL_ERR_VALUE, "slice step cannot be zero");
-    if (n0) {
-        st = stp < 0 ? len - 1 : 0;
-    } else {
-        if (st < 0) {
-            st += len;
-            if (st < 0)
-                st = stp < 0 ? -1 : 0;
-        } else if (st >= len) {
-            st = stp < 0 ? len - 1 : len;
-        }
-    }
-    if (n1) {
-        sp = stp < 0 ? -1 : len;
-    } else {
-        if (sp < 0) {
-            sp += len;
-            if (sp < 0)
-                sp = stp < 0 ? -1 : 0;
-        } else if (sp >= len) {
-            sp = stp < 0 ? len - 1 : len;
-        }
-    }
+    st = n0 ? (stp < 0 ? len - 1 : 0) : clamp_bound(st, len, stp);
+    sp = n1 ? (stp < 0 ? -1 : len) : clamp_bound(sp, len, stp);
     int64_t c = 0;
     if (stp < 0) {
         if (sp < st)
@@ -1168,10 +1176,15 @@ static tl_value *eval_index(tl_interp *I, const tl_node *n, tl_error *err)
 /* Bind value to a target node (name, subscript, tuple/list of targets). */
 static int assign(tl_interp *I, const tl_node *t, tl_value *v, tl_error *err);
 
-static int unpack(tl_interp *I, const tl_node *t, tl_value *v, tl_error *err)
+/* `a, b = v`: the items of v bound to the targets of tuple/list node t by
+ * bind (assign, or bind_local in comprehensions, where storages do not
+ * unpack). */
+static int unpack(tl_interp *I, const tl_node *t, tl_value *v,
+                  int (*bind)(tl_interp *, const tl_node *, tl_value *, tl_error *),
+                  bool storage_ok, tl_error *err)
 {
     if (!tl_value_is_seq(v) && !tl_value_is_tensorlike(v) && v->kind != TL_V_STR &&
-        v->kind != TL_V_STORAGE) {
+        !(storage_ok && v->kind == TL_V_STORAGE)) {
         tl_error_set(err, TL_ERR_TYPE, "cannot unpack non-iterable %s object",
                      tl_value_type_name(v));
         return fail_node(t, err);
@@ -1190,7 +1203,7 @@ static int unpack(tl_interp *I, const tl_node *t, tl_value *v, tl_error *err)
         return fail_node(t, err);
     }
     for (size_t i = 0; i < n; i++)
-        if (assign(I, t->kids[i], items[i], err) < 0) {
+        if (bind(I, t->kids[i], items[i], err) < 0) {
             tl_interp_items_free(items, n);
             return -1;
         }
@@ -1206,7 +1219,7 @@ static int assign(tl_interp *I, const tl_node *t, tl_value *v, tl_error *err)
         return 0;
     case TL_N_TUPLE:
     case TL_N_LIST:
-        return unpack(I, t, v, err);
+        return unpack(I, t, v, assign, true, err);
     case TL_N_SUBSCRIPT: {
         tl_value *obj = eval(I, t->kids[0], err);
         if (!obj)
@@ -1236,31 +1249,7 @@ static int bind_local(tl_interp *I, const tl_node *t, tl_value *v, tl_error *err
         push_local(I, t->str, tl_value_retain(v));
         return 0;
     }
-    tl_value **items;
-    size_t n;
-    if (!tl_value_is_seq(v) && !tl_value_is_tensorlike(v) && v->kind != TL_V_STR) {
-        tl_error_set(err, TL_ERR_TYPE, "cannot unpack non-iterable %s object",
-                     tl_value_type_name(v));
-        return fail_node(t, err);
-    }
-    if (tl_interp_iterate(v, &items, &n, err) < 0)
-        return fail_node(t, err);
-    if (n != t->n) {
-        if (n > t->n)
-            tl_error_set(err, TL_ERR_VALUE, "too many values to unpack (expected %zu)", t->n);
-        else
-            tl_error_set(err, TL_ERR_VALUE,
-                         "not enough values to unpack (expected %zu, got %zu)", t->n, n);
-        tl_interp_items_free(items, n);
-        return fail_node(t, err);
-    }
-    for (size_t i = 0; i < n; i++)
-        if (bind_local(I, t->kids[i], items[i], err) < 0) {
-            tl_interp_items_free(items, n);
-            return -1;
-        }
-    tl_interp_items_free(items, n);
-    return 0;
+    return unpack(I, t, v, bind_local, false, err);
 }
 
 static tl_value *eval_listcomp(tl_interp *I, const tl_node *n, tl_error *err)

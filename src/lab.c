@@ -389,47 +389,13 @@ static const char *node_desc(const tl_ynode *n)
     }
 }
 
-/* Optimal-string-alignment distance (typos incl. transpositions). */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 40 || lb > 40)
-        return 99;
-    size_t d[41][41];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            size_t v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v)
-                v = d[i][j - 1] + 1;
-            if (d[i - 1][j - 1] + cost < v)
-                v = d[i - 1][j - 1] + cost;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1;
-            d[i][j] = v;
-        }
-    return d[la][lb];
-}
-
+/* The known word nearest to `word` (case-insensitive), or NULL. */
 static const char *closest(const char *word, const char *const *cands)
 {
-    const char *best = NULL;
-    size_t bestd = 99;
-    for (size_t i = 0; cands[i]; i++) {
-        size_t dd = edit_distance(word, cands[i]);
-        if (dd < bestd) {
-            bestd = dd;
-            best = cands[i];
-        }
-    }
-    size_t wl = strlen(word);
-    size_t limit = wl <= 3 ? 1 : wl <= 6 ? 2 : 3;
-    return bestd <= limit ? best : NULL;
+    size_t n = 0;
+    while (cands[n])
+        n++;
+    return tl_suggest(word, cands, n, TL_SUGGEST_FOLD_CASE | TL_SUGGEST_FIRST);
 }
 
 static void join_words(char *buf, size_t cap, const char *const *words)
@@ -488,6 +454,17 @@ static char *get_text(loader *L, const tl_ynode *n, const char *what, bool allow
         FAILN(L, n, "'%s' is empty", what);
     }
     return tl_xstrdup(n->value);
+}
+
+/* An optional text: NULL when null or only blanks. */
+static char *get_nonblank_text(loader *L, const tl_ynode *n, const char *what)
+{
+    char *s = get_text(L, n, what, true);
+    if (s && s[strspn(s, " \t\n\r")] == 0) {
+        free(s);
+        s = NULL;
+    }
+    return s;
 }
 
 static bool parse_int(const char *s, int64_t *out)
@@ -606,10 +583,27 @@ static void text_position(loader *L, const tl_ynode *n, int *line, int *col,
         *line = n->line + 1;
         *col = indent + 1;
         *block_col = indent + 1;
+        /* a folded scalar (>) joins its lines: offsets past the first
+         * line do not map back to the file */
+        if (n->start < L->len && L->text[n->start] == '>') {
+            size_t nl = 0;
+            for (size_t i = L->line_start[ln < L->nlines ? ln : L->nlines - 1];
+                 i < n->end && i < L->len; i++)
+                nl += L->text[i] == '\n';
+            if (nl > 1)
+                *block_col = -1;
+        }
         return;
     }
     *line = n->line;
     *col = n->col + (n->plain ? 0 : 1);
+    /* a quoted scalar with escapes ("a\nb") or any scalar folded over
+     * several lines differs from its bytes in the file: its offsets do not
+     * map back (diag.h: block_col < 0) */
+    size_t q = n->plain ? 0 : 1;
+    size_t a = n->start + q, b = n->end >= a + q ? n->end - q : a;
+    if (b > L->len || b - a != n->len || memcmp(L->text + a, n->value, n->len) != 0)
+        *block_col = -1;
 }
 
 /* ---------------------------------------------------------- predictions */
@@ -868,6 +862,26 @@ static void check_id(loader *L, const tl_ynode *n, const char *id, idseen *seen,
             FAILN(L, n, "duplicate id '%s' (already used at line %d)", id, seen[i].line);
 }
 
+/* The id of an op or question `item`: its 'id:', else prefix + number
+ * ("3", "q2"); stored in *id (owned by the lab) before it is checked
+ * against seen[0..*nseen), then recorded there. */
+static void take_id(loader *L, const tl_ynode *item, const char *prefix, size_t number,
+                    char **id, idseen *seen, size_t *nseen)
+{
+    const tl_ynode *n = tl_ynode_get(item, "id");
+    if (n && !tl_ynode_is_null(n)) {
+        *id = get_text(L, n, "id", false);
+        check_id(L, n, *id, seen, *nseen);
+    } else {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%s%zu", prefix, number);
+        *id = tl_xstrdup(buf);
+        check_id(L, item, *id, seen, *nseen);
+    }
+    seen[*nseen].id = *id;
+    seen[(*nseen)++].line = (n ? n : item)->line;
+}
+
 static bool is_ident(const char *s)
 {
     if (!(isalpha((unsigned char)*s) || *s == '_'))
@@ -969,17 +983,7 @@ static void validate(loader *L)
             FAILN(L, on, "each op must be a mapping with at least 'op:', got %s",
                   node_desc(on));
         check_keys(L, on, op_keys, "an op");
-        if ((n = tl_ynode_get(on, "id")) && !tl_ynode_is_null(n)) {
-            op->id = get_text(L, n, "id", false);
-            check_id(L, n, op->id, seen, nseen);
-        } else {
-            char buf[32];
-            snprintf(buf, sizeof buf, "%zu", i + 1);
-            op->id = tl_xstrdup(buf);
-            check_id(L, on, op->id, seen, nseen);
-        }
-        seen[nseen].id = op->id;
-        seen[nseen++].line = (n ? n : on)->line;
+        take_id(L, on, "", i + 1, &op->id, seen, &nseen);
         n = tl_ynode_get(on, "op");
         if (!n)
             FAILN(L, on, "op '%s' has no 'op:' (the expression to run)", op->id);
@@ -989,13 +993,8 @@ static void validate(loader *L)
         op->op = tl_xstrdup(n->value);
         text_position(L, n, &op->op_line, &op->op_col, &op->op_block_col);
         parse_prediction(L, tl_ynode_get(on, "predict"), &op->predict);
-        if ((n = tl_ynode_get(on, "rule"))) {
-            op->rule = get_text(L, n, "rule", true);
-            if (op->rule && op->rule[strspn(op->rule, " \t\n\r")] == 0) {
-                free(op->rule);
-                op->rule = NULL;
-            }
-        }
+        if ((n = tl_ynode_get(on, "rule")))
+            op->rule = get_nonblank_text(L, n, "rule");
         if ((n = tl_ynode_get(on, "points")) && !tl_ynode_is_null(n))
             op->points = get_int(L, n, "points", 0, 1000000);
         if ((n = tl_ynode_get(on, "accept")) && !tl_ynode_is_null(n)) {
@@ -1036,26 +1035,11 @@ static void validate(loader *L)
                 FAILN(L, qn, "each question must be a mapping with 'prompt:', got %s",
                       node_desc(qn));
             check_keys(L, qn, q_keys, "a question");
-            if ((n = tl_ynode_get(qn, "id")) && !tl_ynode_is_null(n)) {
-                q->id = get_text(L, n, "id", false);
-                check_id(L, n, q->id, seen, nseen);
-            } else {
-                char buf[32];
-                snprintf(buf, sizeof buf, "q%zu", i + 1);
-                q->id = tl_xstrdup(buf);
-                check_id(L, qn, q->id, seen, nseen);
-            }
-            seen[nseen].id = q->id;
-            seen[nseen++].line = (n ? n : qn)->line;
+            take_id(L, qn, "q", i + 1, &q->id, seen, &nseen);
             if ((n = tl_ynode_get(qn, "prompt")))
                 q->prompt = get_text(L, n, "prompt", true);
-            if ((n = tl_ynode_get(qn, "answer"))) {
-                q->answer = get_text(L, n, "answer", true);
-                if (q->answer && q->answer[strspn(q->answer, " \t\n\r")] == 0) {
-                    free(q->answer);
-                    q->answer = NULL;
-                }
-            }
+            if ((n = tl_ynode_get(qn, "answer")))
+                q->answer = get_nonblank_text(L, n, "answer");
             if ((n = tl_ynode_get(qn, "mention_any")))
                 get_str_list(L, n, "mention_any", &q->mention_any, &q->n_mention);
             if ((n = tl_ynode_get(qn, "reject")))
@@ -1279,30 +1263,29 @@ tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err)
     return lab;
 }
 
-void tl_lab_setup_source(const tl_lab *lab, tl_source *src)
+/* text of the lab file, found at line/col (block_col: see tl_source) */
+static void lab_source(const tl_lab *lab, const char *text, int line, int col,
+                       int block_col, tl_source *src)
 {
     memset(src, 0, sizeof *src);
-    src->text = lab->setup;
-    src->len = strlen(lab->setup);
+    src->text = text;
+    src->len = strlen(text);
     src->file = lab->file;
-    src->line = lab->setup_line;
-    src->col = lab->setup_col;
-    src->block_col = lab->setup_block_col;
+    src->line = line;
+    src->col = col;
+    src->block_col = block_col;
     src->file_text = lab->text;
     src->file_len = lab->len;
 }
 
+void tl_lab_setup_source(const tl_lab *lab, tl_source *src)
+{
+    lab_source(lab, lab->setup, lab->setup_line, lab->setup_col, lab->setup_block_col, src);
+}
+
 void tl_lab_op_source(const tl_lab *lab, const tl_lab_op *op, tl_source *src)
 {
-    memset(src, 0, sizeof *src);
-    src->text = op->op;
-    src->len = strlen(op->op);
-    src->file = lab->file;
-    src->line = op->op_line;
-    src->col = op->op_col;
-    src->block_col = op->op_block_col;
-    src->file_text = lab->text;
-    src->file_len = lab->len;
+    lab_source(lab, op->op, op->op_line, op->op_col, op->op_block_col, src);
 }
 
 int64_t tl_lab_threshold_count(const tl_lab *lab)

@@ -196,6 +196,27 @@ static int bad_char(lexer *L)
 /* ---------------------------------------------------------------------- */
 /* numbers */
 
+/* The decimal digits from *pp on into digits, skipping '_' separators; an
+ * '_' must stand between two digits (SyntaxError at it otherwise, and
+ * digits is freed). *pp ends after the last digit. */
+static int decimal_digits(lexer *L, size_t *pp, tl_buf *digits)
+{
+    const char *s = L->s;
+    size_t p = *pp, n = L->len;
+    for (; p < n && (isdigit((unsigned char)s[p]) || s[p] == '_'); p++) {
+        if (s[p] != '_') {
+            tl_buf_putc(digits, s[p]);
+        } else if (p == *pp || !isdigit((unsigned char)s[p - 1]) || p + 1 >= n ||
+                   !isdigit((unsigned char)s[p + 1])) {
+            tl_buf_free(digits);
+            return fail(L, TL_ERR_SYNTAX, (int32_t)p, (int32_t)p + 1,
+                        "invalid decimal literal");
+        }
+    }
+    *pp = p;
+    return 0;
+}
+
 static int lex_number(lexer *L)
 {
     const char *s = L->s;
@@ -236,35 +257,14 @@ static int lex_number(lexer *L)
         }
     } else {
         /* integer part */
-        while (p < n && (isdigit((unsigned char)s[p]) || s[p] == '_')) {
-            if (s[p] == '_') {
-                if (p + 1 >= n || !isdigit((unsigned char)s[p + 1])) {
-                    tl_buf_free(&digits);
-                    return fail(L, TL_ERR_SYNTAX, (int32_t)p, (int32_t)p + 1,
-                                "invalid decimal literal");
-                }
-            } else {
-                tl_buf_putc(&digits, s[p]);
-            }
-            p++;
-        }
+        if (decimal_digits(L, &p, &digits) < 0)
+            return -1;
         if (p < n && s[p] == '.' && !(p + 2 < n && s[p + 1] == '.' && s[p + 2] == '.')) {
             is_float = true;
             tl_buf_putc(&digits, '.');
             p++;
-            while (p < n && (isdigit((unsigned char)s[p]) || s[p] == '_')) {
-                if (s[p] == '_') {
-                    if (!isdigit((unsigned char)s[p - 1]) || p + 1 >= n ||
-                        !isdigit((unsigned char)s[p + 1])) {
-                        tl_buf_free(&digits);
-                        return fail(L, TL_ERR_SYNTAX, (int32_t)p, (int32_t)p + 1,
-                                    "invalid decimal literal");
-                    }
-                } else {
-                    tl_buf_putc(&digits, s[p]);
-                }
-                p++;
-            }
+            if (decimal_digits(L, &p, &digits) < 0)
+                return -1;
         }
         if (p < n && (s[p] == 'e' || s[p] == 'E')) {
             size_t q = p + 1;

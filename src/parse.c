@@ -206,6 +206,18 @@ static tl_node *vec_to_node(parser *P, nodevec *v, tl_nodekind kind, tl_span sp)
     return finish(P, nd);
 }
 
+/* The one item of v when it was written without a comma, else a TUPLE of
+ * all of v's items spanning sp. */
+static tl_node *item_or_tuple(parser *P, nodevec *v, bool tuple, tl_span sp)
+{
+    if (v->n == 1 && !tuple) {
+        tl_node *nd = v->v[0];
+        free(v->v);
+        return nd;
+    }
+    return vec_to_node(P, v, TL_N_TUPLE, sp);
+}
+
 /* ---------------------------------------------------------------------- */
 /* expressions */
 
@@ -268,16 +280,8 @@ static tl_node *parse_listcomp(parser *P, tl_node *elt, const tl_token *open)
             break;
         trailing = false;
     }
-    tl_node *target;
-    if (tv.n == 1 && !trailing) {
-        target = tv.v[0];
-        free(tv.v);
-    } else {
-        target = vec_to_node(P, &tv, TL_N_TUPLE, tsp);
-        if (!target)
-            return NULL;
-    }
-    if (!check_comp_target(P, target))
+    tl_node *target = item_or_tuple(P, &tv, trailing, tsp);
+    if (!target || !check_comp_target(P, target))
         return NULL;
     if (!is_kw(peek(P), TL_KW_IN))
         return syntax_error(P);
@@ -308,6 +312,31 @@ static tl_node *parse_listcomp(parser *P, tl_node *elt, const tl_token *open)
     return finish(P, nd);
 }
 
+/* The rest of a tuple or list display after its first item: (',' item)*
+ * [','] then `close`; the node spans from `open` to `close`. */
+static tl_node *parse_display(parser *P, tl_node *first, const tl_token *open,
+                              tl_opkind close, tl_nodekind kind)
+{
+    nodevec v = {0};
+    vec_push(&v, first);
+    while (accept_op(P, TL_OP_COMMA)) {
+        if (is_op(peek(P), close))
+            break;
+        tl_node *e = parse_star_or_test(P);
+        if (!e) {
+            free(v.v);
+            return NULL;
+        }
+        vec_push(&v, e);
+    }
+    const tl_token *end = peek(P);
+    if (!expect_op(P, close)) {
+        free(v.v);
+        return NULL;
+    }
+    return vec_to_node(P, &v, kind, join(open->span, end->span));
+}
+
 /* ( ... ) after the opening parenthesis was consumed */
 static tl_node *parse_paren(parser *P, const tl_token *open)
 {
@@ -335,24 +364,7 @@ static tl_node *parse_paren(parser *P, const tl_token *open)
         first->span = join(open->span, close->span);
         return first;
     }
-    nodevec v = {0};
-    vec_push(&v, first);
-    while (accept_op(P, TL_OP_COMMA)) {
-        if (is_op(peek(P), TL_OP_RPAR))
-            break;
-        tl_node *e = parse_star_or_test(P);
-        if (!e) {
-            free(v.v);
-            return NULL;
-        }
-        vec_push(&v, e);
-    }
-    const tl_token *close = peek(P);
-    if (!expect_op(P, TL_OP_RPAR)) {
-        free(v.v);
-        return NULL;
-    }
-    return vec_to_node(P, &v, TL_N_TUPLE, join(open->span, close->span));
+    return parse_display(P, first, open, TL_OP_RPAR, TL_N_TUPLE);
 }
 
 /* [ ... ] after the opening bracket was consumed */
@@ -372,24 +384,7 @@ static tl_node *parse_list(parser *P, const tl_token *open)
                            "iterable unpacking cannot be used in comprehension");
         return parse_listcomp(P, first, open);
     }
-    nodevec v = {0};
-    vec_push(&v, first);
-    while (accept_op(P, TL_OP_COMMA)) {
-        if (is_op(peek(P), TL_OP_RSQB))
-            break;
-        tl_node *e = parse_star_or_test(P);
-        if (!e) {
-            free(v.v);
-            return NULL;
-        }
-        vec_push(&v, e);
-    }
-    const tl_token *close = peek(P);
-    if (!expect_op(P, TL_OP_RSQB)) {
-        free(v.v);
-        return NULL;
-    }
-    return vec_to_node(P, &v, TL_N_LIST, join(open->span, close->span));
+    return parse_display(P, first, open, TL_OP_RSQB, TL_N_LIST);
 }
 
 static tl_node *parse_atom(parser *P)
@@ -532,15 +527,9 @@ static tl_node *parse_subscript(parser *P, tl_node *obj, const tl_token *open)
         free(v.v);
         return NULL;
     }
-    tl_node *idx;
-    if (!tuple) {
-        idx = v.v[0];
-        free(v.v);
-    } else {
-        idx = vec_to_node(P, &v, TL_N_TUPLE, isp);
-        if (!idx)
-            return NULL;
-    }
+    tl_node *idx = item_or_tuple(P, &v, tuple, isp);
+    if (!idx)
+        return NULL;
     tl_node *nd = new_node(P, TL_N_SUBSCRIPT, join(obj->span, close->span), 2);
     nd->kids[0] = obj;
     nd->kids[1] = idx;
@@ -563,17 +552,13 @@ static tl_node *parse_call(parser *P, tl_node *fn, const tl_token *open)
             next(P);
             for (size_t k = 1; k < v.n; k++)
                 if (v.v[k]->kind == TL_N_KEYWORD && strcmp(v.v[k]->str, t->str) == 0) {
-                    free(v.v);
-                    leave(P);
-                    return fail_at(P, TL_ERR_SYNTAX, span_of(t),
-                                   "keyword argument repeated: %s", t->str);
+                    fail_at(P, TL_ERR_SYNTAX, span_of(t), "keyword argument repeated: %s",
+                            t->str);
+                    goto fail;
                 }
             tl_node *val = parse_test(P);
-            if (!val) {
-                free(v.v);
-                leave(P);
-                return NULL;
-            }
+            if (!val)
+                goto fail;
             arg = new_node(P, TL_N_KEYWORD, join(t->span, val->span), 1);
             arg->str = tl_ast_strndup(P->ast, t->str, t->len);
             arg->len = t->len;
@@ -581,31 +566,24 @@ static tl_node *parse_call(parser *P, tl_node *fn, const tl_token *open)
             arg = finish(P, arg);
             seen_kw = true;
         } else if (is_op(t, TL_OP_DSTAR)) {
-            free(v.v);
-            leave(P);
-            return fail_at(P, TL_ERR_UNSUPPORTED, span_of(t),
-                           "tlab does not support ** arguments");
+            fail_at(P, TL_ERR_UNSUPPORTED, span_of(t), "tlab does not support ** arguments");
+            goto fail;
         } else {
             arg = parse_star_or_test(P);
             if (arg && arg->kind != TL_N_STARRED && seen_kw) {
-                free(v.v);
-                leave(P);
-                return fail_at(P, TL_ERR_SYNTAX, arg->span,
-                               "positional argument follows keyword argument");
+                fail_at(P, TL_ERR_SYNTAX, arg->span,
+                        "positional argument follows keyword argument");
+                goto fail;
             }
             if (arg && is_kw(peek(P), TL_KW_FOR)) {
-                free(v.v);
-                leave(P);
-                return fail_at(P, TL_ERR_UNSUPPORTED, span_of(peek(P)),
-                               "tlab does not support generator expressions "
-                               "(use a list comprehension)");
+                fail_at(P, TL_ERR_UNSUPPORTED, span_of(peek(P)),
+                        "tlab does not support generator expressions "
+                        "(use a list comprehension)");
+                goto fail;
             }
         }
-        if (!arg) {
-            free(v.v);
-            leave(P);
-            return NULL;
-        }
+        if (!arg)
+            goto fail;
         vec_push(&v, arg);
         if (!accept_op(P, TL_OP_COMMA))
             break;
@@ -618,6 +596,10 @@ static tl_node *parse_call(parser *P, tl_node *fn, const tl_token *open)
     }
     (void)open;
     return vec_to_node(P, &v, TL_N_CALL, join(fn->span, close->span));
+fail:
+    free(v.v);
+    leave(P);
+    return NULL;
 }
 
 static tl_node *parse_primary(parser *P)
@@ -649,12 +631,29 @@ static tl_node *parse_primary(parser *P)
     return nd;
 }
 
-static tl_node *binary(parser *P, int op, tl_node *a, tl_node *b)
+/* a BINARY or BOOLOP node `a op b` */
+static tl_node *binary(parser *P, tl_nodekind kind, int op, tl_node *a, tl_node *b)
 {
-    tl_node *nd = new_node(P, TL_N_BINARY, join(a->span, b->span), 2);
+    tl_node *nd = new_node(P, kind, join(a->span, b->span), 2);
     nd->op = op;
     nd->kids[0] = a;
     nd->kids[1] = b;
+    return finish(P, nd);
+}
+
+/* UNARY node: prefix operator token t (consumed) applied to what `operand`
+ * parses, one nesting level deeper. */
+static tl_node *unary(parser *P, const tl_token *t, int op, tl_node *(*operand)(parser *))
+{
+    if (!enter(P))
+        return NULL;
+    tl_node *e = operand(P);
+    leave(P);
+    if (!e)
+        return NULL;
+    tl_node *nd = new_node(P, TL_N_UNARY, join(t->span, e->span), 1);
+    nd->op = op;
+    nd->kids[0] = e;
     return finish(P, nd);
 }
 
@@ -671,7 +670,7 @@ static tl_node *parse_power(parser *P)
         tl_node *ex = parse_factor(P);
         if (!ex)
             return NULL;
-        return binary(P, TL_PY_POW, base, ex);
+        return binary(P, TL_N_BINARY, TL_PY_POW, base, ex);
     }
     return base;
 }
@@ -699,112 +698,54 @@ static tl_node *parse_factor(parser *P)
         nd->ival = INT64_MIN;
         return nd;
     }
-    if (!enter(P))
-        return NULL;
-    tl_node *operand = parse_factor(P);
-    leave(P);
-    if (!operand)
-        return NULL;
-    tl_node *nd = new_node(P, TL_N_UNARY, join(t->span, operand->span), 1);
-    nd->op = op;
-    nd->kids[0] = operand;
-    return finish(P, nd);
+    return unary(P, t, op, parse_factor);
 }
 
-static tl_node *parse_term(parser *P)
+/* Python's binary-operator levels between comparisons and unary factors,
+ * loosest first; every level is a left-associative chain over the next. */
+enum { LV_BITOR, LV_BITXOR, LV_BITAND, LV_SHIFT, LV_ARITH, LV_TERM, LV_FACTOR };
+
+static const struct {
+    int level;
+    tl_opkind tok;
+    tl_pyop op;
+} binops[] = {
+    {LV_BITOR, TL_OP_PIPE, TL_PY_OR},          {LV_BITXOR, TL_OP_CARET, TL_PY_XOR},
+    {LV_BITAND, TL_OP_AMP, TL_PY_AND},         {LV_SHIFT, TL_OP_LSHIFT, TL_PY_LSHIFT},
+    {LV_SHIFT, TL_OP_RSHIFT, TL_PY_RSHIFT},    {LV_ARITH, TL_OP_PLUS, TL_PY_ADD},
+    {LV_ARITH, TL_OP_MINUS, TL_PY_SUB},        {LV_TERM, TL_OP_STAR, TL_PY_MUL},
+    {LV_TERM, TL_OP_SLASH, TL_PY_TRUEDIV},     {LV_TERM, TL_OP_DSLASH, TL_PY_FLOORDIV},
+    {LV_TERM, TL_OP_PERCENT, TL_PY_MOD},       {LV_TERM, TL_OP_AT, TL_PY_MATMUL},
+};
+
+/* the binary operator of `level` at token t, or -1 */
+static int binop_at(const tl_token *t, int level)
 {
-    tl_node *a = parse_factor(P);
-    while (a) {
-        const tl_token *t = peek(P);
-        int op;
-        if (is_op(t, TL_OP_STAR)) op = TL_PY_MUL;
-        else if (is_op(t, TL_OP_SLASH)) op = TL_PY_TRUEDIV;
-        else if (is_op(t, TL_OP_DSLASH)) op = TL_PY_FLOORDIV;
-        else if (is_op(t, TL_OP_PERCENT)) op = TL_PY_MOD;
-        else if (is_op(t, TL_OP_AT)) op = TL_PY_MATMUL;
-        else break;
-        next(P);
-        tl_node *b = parse_factor(P);
-        if (!b)
-            return NULL;
-        a = binary(P, op, a, b);
-    }
-    return a;
+    for (size_t i = 0; i < TL_ARRAY_LEN(binops); i++)
+        if (binops[i].level == level && is_op(t, binops[i].tok))
+            return (int)binops[i].op;
+    return -1;
 }
 
-static tl_node *parse_arith(parser *P)
+static tl_node *parse_binary(parser *P, int level)
 {
-    tl_node *a = parse_term(P);
-    while (a) {
-        const tl_token *t = peek(P);
-        int op;
-        if (is_op(t, TL_OP_PLUS)) op = TL_PY_ADD;
-        else if (is_op(t, TL_OP_MINUS)) op = TL_PY_SUB;
-        else break;
+    if (level == LV_FACTOR)
+        return parse_factor(P);
+    tl_node *a = parse_binary(P, level + 1);
+    int op;
+    while (a && (op = binop_at(peek(P), level)) >= 0) {
         next(P);
-        tl_node *b = parse_term(P);
+        tl_node *b = parse_binary(P, level + 1);
         if (!b)
             return NULL;
-        a = binary(P, op, a, b);
-    }
-    return a;
-}
-
-static tl_node *parse_shift(parser *P)
-{
-    tl_node *a = parse_arith(P);
-    while (a) {
-        const tl_token *t = peek(P);
-        int op;
-        if (is_op(t, TL_OP_LSHIFT)) op = TL_PY_LSHIFT;
-        else if (is_op(t, TL_OP_RSHIFT)) op = TL_PY_RSHIFT;
-        else break;
-        next(P);
-        tl_node *b = parse_arith(P);
-        if (!b)
-            return NULL;
-        a = binary(P, op, a, b);
-    }
-    return a;
-}
-
-static tl_node *parse_bitand(parser *P)
-{
-    tl_node *a = parse_shift(P);
-    while (a && is_op(peek(P), TL_OP_AMP)) {
-        next(P);
-        tl_node *b = parse_shift(P);
-        if (!b)
-            return NULL;
-        a = binary(P, TL_PY_AND, a, b);
-    }
-    return a;
-}
-
-static tl_node *parse_bitxor(parser *P)
-{
-    tl_node *a = parse_bitand(P);
-    while (a && is_op(peek(P), TL_OP_CARET)) {
-        next(P);
-        tl_node *b = parse_bitand(P);
-        if (!b)
-            return NULL;
-        a = binary(P, TL_PY_XOR, a, b);
+        a = binary(P, TL_N_BINARY, op, a, b);
     }
     return a;
 }
 
 static tl_node *parse_bitor(parser *P)
 {
-    tl_node *a = parse_bitxor(P);
-    while (a && is_op(peek(P), TL_OP_PIPE)) {
-        next(P);
-        tl_node *b = parse_bitxor(P);
-        if (!b)
-            return NULL;
-        a = binary(P, TL_PY_OR, a, b);
-    }
-    return a;
+    return parse_binary(P, LV_BITOR);
 }
 
 /* the comparison operator at the cursor, consumed; -1 if none */
@@ -889,51 +830,26 @@ static tl_node *parse_not_test(parser *P)
     if (!is_kw(t, TL_KW_NOT))
         return parse_comparison(P);
     next(P);
-    if (!enter(P))
-        return NULL;
-    tl_node *e = parse_not_test(P);
-    leave(P);
-    if (!e)
-        return NULL;
-    tl_node *nd = new_node(P, TL_N_UNARY, join(t->span, e->span), 1);
-    nd->op = TL_UNOP_NOT;
-    nd->kids[0] = e;
-    return finish(P, nd);
+    return unary(P, t, TL_UNOP_NOT, parse_not_test);
 }
 
-static tl_node *boolop(parser *P, int op, tl_node *a, tl_node *b)
+/* or_test: and_test ('or' and_test)*; and_test: not_test ('and' not_test)* */
+static tl_node *parse_bool(parser *P, bool is_or)
 {
-    tl_node *nd = new_node(P, TL_N_BOOLOP, join(a->span, b->span), 2);
-    nd->op = op;
-    nd->kids[0] = a;
-    nd->kids[1] = b;
-    return finish(P, nd);
-}
-
-static tl_node *parse_and_test(parser *P)
-{
-    tl_node *a = parse_not_test(P);
-    while (a && is_kw(peek(P), TL_KW_AND)) {
+    tl_node *a = is_or ? parse_bool(P, false) : parse_not_test(P);
+    while (a && is_kw(peek(P), is_or ? TL_KW_OR : TL_KW_AND)) {
         next(P);
-        tl_node *b = parse_not_test(P);
+        tl_node *b = is_or ? parse_bool(P, false) : parse_not_test(P);
         if (!b)
             return NULL;
-        a = boolop(P, TL_BOOL_AND, a, b);
+        a = binary(P, TL_N_BOOLOP, is_or ? TL_BOOL_OR : TL_BOOL_AND, a, b);
     }
     return a;
 }
 
 static tl_node *parse_or_test(parser *P)
 {
-    tl_node *a = parse_and_test(P);
-    while (a && is_kw(peek(P), TL_KW_OR)) {
-        next(P);
-        tl_node *b = parse_and_test(P);
-        if (!b)
-            return NULL;
-        a = boolop(P, TL_BOOL_OR, a, b);
-    }
-    return a;
+    return parse_bool(P, true);
 }
 
 static tl_node *parse_test(parser *P)

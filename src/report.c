@@ -100,6 +100,13 @@ static void fitpad(tl_buf *b, const char *s, size_t cols)
     free(f);
 }
 
+/* one table cell: s fitted and padded to `cols`, then the column gap */
+static void cell(tl_buf *b, const char *s, size_t cols)
+{
+    fitpad(b, s, cols);
+    tl_buf_puts(b, "  ");
+}
+
 static void trim_line_end(tl_buf *b)
 {
     while (b->len > 0 && b->data[b->len - 1] == ' ')
@@ -187,6 +194,22 @@ char *tl_report_final_line(const tl_report *r)
     return tl_buf_steal(&b);
 }
 
+/* The first clause of an op's feedback (up to ". "): what was wrong. */
+static char *first_clause(const char *feedback)
+{
+    const char *dot = strstr(feedback, ". ");
+    return dot ? tl_xstrndup(feedback, (size_t)(dot - feedback)) : tl_xstrdup(feedback);
+}
+
+/* A question's reasons joined with "; " (caller frees). */
+static char *question_reasons(const tl_question_grade *q)
+{
+    tl_buf t = {0};
+    for (size_t k = 0; k < q->nreasons; k++)
+        tl_buf_printf(&t, "%s%s", k ? "; " : "", q->reasons[k]);
+    return tl_buf_steal(&t);
+}
+
 static void describe_tensor(tl_buf *b, const char *label, int ndim, const int64_t *shape,
                             const int64_t *stride, int64_t offset, bool contig)
 {
@@ -210,10 +233,7 @@ static void evidence_block(tl_buf *b, const tl_report *r, size_t i, const tl_ren
     tl_buf_printf(b, "%s%s%s\n", col_on(o, C_BOLD), f, col_on(o, C_OFF));
     free(f);
     if (graded(r) && r->grade->ops[i].feedback) {
-        /* the first clause of the feedback: what was wrong */
-        const char *fb = r->grade->ops[i].feedback;
-        const char *dot = strstr(fb, ". ");
-        char *first = dot ? tl_xstrndup(fb, (size_t)(dot - fb)) : tl_xstrdup(fb);
+        char *first = first_clause(r->grade->ops[i].feedback);
         tl_buf_puts(b, "    ");
         wrap(b, first, 4, 4, TL_REPORT_WIDTH);
         free(first);
@@ -313,32 +333,25 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
         header(b, r, o);
         size_t idw = id_width(r), pw = 11, aw = 11, mw = 5;
         size_t opw = TL_REPORT_WIDTH - idw - pw - aw - mw - 8;
-        pad(b, "id", idw);
-        tl_buf_puts(b, "  ");
-        pad(b, "op", opw);
-        tl_buf_puts(b, "  ");
-        pad(b, "predicted", pw);
-        tl_buf_puts(b, "  ");
+        cell(b, "id", idw);
+        cell(b, "op", opw);
+        cell(b, "predicted", pw);
         tl_buf_puts(b, "actual");
         tl_buf_putc(b, '\n');
         bool star = false;
         for (size_t i = 0; i < lab->nops; i++) {
             const tl_op_grade *og = &g->ops[i];
             char pb[48], ab[48];
-            fitpad(b, lab->ops[i].id, idw);
-            tl_buf_puts(b, "  ");
-            fitpad(b, lab->ops[i].op, opw);
-            tl_buf_puts(b, "  ");
-            fitpad(b, pred_short(og->pred, pb, sizeof pb), pw);
-            tl_buf_puts(b, "  ");
+            cell(b, lab->ops[i].id, idw);
+            cell(b, lab->ops[i].op, opw);
+            cell(b, pred_short(og->pred, pb, sizeof pb), pw);
             if (!og->answered) {
                 tl_buf_printf(b, "%s", col_on(o, C_YELLOW));
                 pad(b, "unanswered", aw);
                 tl_buf_printf(b, "%s  %s", col_on(o, C_OFF), o->color ? "?" : "-");
             } else {
                 star |= r->verdicts[i].sometimes;
-                fitpad(b, actual_short(&r->verdicts[i], ab, sizeof ab), aw);
-                tl_buf_puts(b, "  ");
+                cell(b, actual_short(&r->verdicts[i], ab, sizeof ab), aw);
                 if (og->correct)
                     tl_buf_printf(b, "%s%s%s", col_on(o, C_GREEN),
                                   o->color ? "\xe2\x9c\x93" : "ok", col_on(o, C_OFF));
@@ -442,21 +455,16 @@ static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, boo
     if (key) {
         size_t aw = 10, nw = 38;
         size_t opw = TL_REPORT_WIDTH - idw - aw - nw - 6;
-        pad(b, "id", idw);
-        tl_buf_puts(b, "  ");
-        pad(b, "op", opw);
-        tl_buf_puts(b, "  ");
+        cell(b, "id", idw);
+        cell(b, "op", opw);
         pad(b, "answer", aw);
         tl_buf_puts(b, "  notes\n");
         for (size_t i = 0; i < lab->nops; i++) {
             const tl_op_verdict *v = &r->verdicts[i];
             const tl_lab_op *op = &lab->ops[i];
-            fitpad(b, op->id, idw);
-            tl_buf_puts(b, "  ");
-            fitpad(b, op->op, opw);
-            tl_buf_puts(b, "  ");
-            fitpad(b, tl_scorecard_key_answer(v), aw);
-            tl_buf_puts(b, "  ");
+            cell(b, op->id, idw);
+            cell(b, op->op, opw);
+            cell(b, tl_scorecard_key_answer(v), aw);
             tl_buf n = {0};
             if (v->sometimes) {
                 tl_buf_printf(&n, "%s as given", tl_kind_name(v->ev.kind));
@@ -493,14 +501,10 @@ static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, boo
     }
     size_t kw = 10, sw = 11, tw = 11, fw = 6;
     size_t opw = TL_REPORT_WIDTH - idw - kw - sw - tw - fw - 10;
-    pad(b, "id", idw);
-    tl_buf_puts(b, "  ");
-    pad(b, "op", opw);
-    tl_buf_puts(b, "  ");
-    pad(b, "verdict", kw);
-    tl_buf_puts(b, "  ");
-    pad(b, "shape", sw);
-    tl_buf_puts(b, "  ");
+    cell(b, "id", idw);
+    cell(b, "op", opw);
+    cell(b, "verdict", kw);
+    cell(b, "shape", sw);
     pad(b, "stride", tw);
     tl_buf_puts(b, "  offset\n");
     bool star = false;
@@ -508,12 +512,9 @@ static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, boo
         const tl_op_verdict *v = &r->verdicts[i];
         const tl_evidence *ev = &v->ev;
         char ab[48];
-        fitpad(b, lab->ops[i].id, idw);
-        tl_buf_puts(b, "  ");
-        fitpad(b, lab->ops[i].op, opw);
-        tl_buf_puts(b, "  ");
-        fitpad(b, actual_short(v, ab, sizeof ab), kw);
-        tl_buf_puts(b, "  ");
+        cell(b, lab->ops[i].id, idw);
+        cell(b, lab->ops[i].op, opw);
+        cell(b, actual_short(v, ab, sizeof ab), kw);
         star |= v->sometimes;
         if (ev->is_tensor) {
             tl_buf t = {0};
@@ -604,6 +605,20 @@ static const char *suite_name(const tl_report *r)
     return r->lab->id ? r->lab->id : r->lab->file;
 }
 
+/* `<testcase classname="SUITE<suffix>" name=... file=... line=... time="0"`,
+ * left open for the caller's "/>" or ">" */
+static void testcase_open(tl_buf *b, const tl_report *r, const char *suffix,
+                          const char *name, int line)
+{
+    tl_buf_puts(b, "    <testcase classname=\"");
+    xml_esc(b, suite_name(r));
+    tl_buf_printf(b, "%s\" name=\"", suffix);
+    xml_esc(b, name);
+    tl_buf_puts(b, "\" file=\"");
+    xml_esc(b, r->lab->file);
+    tl_buf_printf(b, "\" line=\"%d\" time=\"0\"", line);
+}
+
 static void junit(tl_buf *b, const tl_report *r)
 {
     const tl_lab *lab = r->lab;
@@ -639,13 +654,7 @@ static void junit(tl_buf *b, const tl_report *r)
     tl_buf_puts(b, "    </properties>\n");
     for (size_t i = 0; i < lab->nops; i++) {
         char *name = op_name(r, i);
-        tl_buf_puts(b, "    <testcase classname=\"");
-        xml_esc(b, suite_name(r));
-        tl_buf_puts(b, "\" name=\"");
-        xml_esc(b, name);
-        tl_buf_puts(b, "\" file=\"");
-        xml_esc(b, lab->file);
-        tl_buf_printf(b, "\" line=\"%d\" time=\"0\"", lab->ops[i].op_line);
+        testcase_open(b, r, "", name, lab->ops[i].op_line);
         free(name);
         if (g && !g->ops[i].answered) {
             tl_buf_puts(b, ">\n      <failure message=\"unanswered\" type=\"unanswered\">"
@@ -653,9 +662,7 @@ static void junit(tl_buf *b, const tl_report *r)
                            "    </testcase>\n");
         } else if (g && !g->ops[i].correct) {
             tl_buf_puts(b, ">\n      <failure message=\"");
-            const char *fb = g->ops[i].feedback;
-            const char *dot = strstr(fb, ". ");
-            char *first = dot ? tl_xstrndup(fb, (size_t)(dot - fb)) : tl_xstrdup(fb);
+            char *first = first_clause(g->ops[i].feedback);
             xml_esc(b, first);
             free(first);
             tl_buf_puts(b, "\" type=\"wrong_prediction\">");
@@ -671,27 +678,19 @@ static void junit(tl_buf *b, const tl_report *r)
     }
     if (g)
         for (size_t i = 0; i < lab->nquestions; i++) {
-            tl_buf_puts(b, "    <testcase classname=\"");
-            xml_esc(b, suite_name(r));
-            tl_buf_puts(b, ".questions\" name=\"");
-            xml_esc(b, lab->questions[i].id);
-            tl_buf_puts(b, "\" file=\"");
-            xml_esc(b, lab->file);
-            tl_buf_printf(b, "\" line=\"%d\" time=\"0\"", lab->questions[i].line);
+            testcase_open(b, r, ".questions", lab->questions[i].id, lab->questions[i].line);
             const tl_question_grade *q = &g->questions[i];
             if (q->passed) {
                 tl_buf_puts(b, "/>\n");
                 continue;
             }
-            tl_buf t = {0};
-            for (size_t k = 0; k < q->nreasons; k++)
-                tl_buf_printf(&t, "%s%s", k ? "; " : "", q->reasons[k]);
+            char *why = question_reasons(q);
             tl_buf_puts(b, ">\n      <failure message=\"");
-            xml_esc(b, tl_buf_str(&t));
+            xml_esc(b, why);
             tl_buf_puts(b, "\" type=\"question\">");
-            xml_text(b, tl_buf_str(&t));
+            xml_text(b, why);
             tl_buf_puts(b, "</failure>\n    </testcase>\n");
-            tl_buf_free(&t);
+            free(why);
         }
     tl_buf_puts(b, "  </testsuite>\n</testsuites>\n");
 }
@@ -770,13 +769,11 @@ static void tap(tl_buf *b, const tl_report *r)
             tap_desc(b, lab->questions[i].id);
             tl_buf_putc(b, '\n');
             if (!q->passed) {
-                tl_buf t = {0};
-                for (size_t j = 0; j < q->nreasons; j++)
-                    tl_buf_printf(&t, "%s%s", j ? "; " : "", q->reasons[j]);
+                char *why = question_reasons(q);
                 tl_buf_puts(b, "  ---\n  message: ");
-                yaml_sq(b, tl_buf_str(&t));
+                yaml_sq(b, why);
                 tl_buf_puts(b, "\n  severity: fail\n  ...\n");
-                tl_buf_free(&t);
+                free(why);
             }
         }
     if (g) {
@@ -810,12 +807,10 @@ static char *op_output(const tl_report *r, size_t i)
         return tl_buf_steal(&b);
     }
     tl_buf b = {0};
-    const char *fb = g->ops[i].feedback;
-    const char *dot = strstr(fb, ". ");
-    tl_buf_append(&b, fb, dot ? (size_t)(dot - fb) : strlen(fb));
-    tl_buf_putc(&b, '\n');
+    char *first = first_clause(g->ops[i].feedback);
     char *d = op_detail(r, i);
-    tl_buf_puts(&b, d);
+    tl_buf_printf(&b, "%s\n%s", first, d);
+    free(first);
     free(d);
     return tl_buf_steal(&b);
 }
@@ -826,15 +821,59 @@ static char *op_output(const tl_report *r, size_t i)
             goto fail;                                                         \
     } while (0)
 
+/* A new object in the array tests, with "name": name; NULL on failure. */
+static cJSON *new_test(cJSON *tests, const char *name)
+{
+    cJSON *t = cJSON_CreateObject();
+    if (!t)
+        return NULL;
+    cJSON_AddItemToArray(tests, t);
+    return cJSON_AddStringToObject(t, "name", name) ? t : NULL;
+}
+
+/* new_test named after op i ("ID OP") */
+static cJSON *new_op_test(cJSON *tests, const tl_report *r, size_t i)
+{
+    char *name = op_name(r, i);
+    cJSON *t = new_test(tests, name);
+    free(name);
+    return t;
+}
+
+/* new_test named after question i ("question ID") */
+static cJSON *new_question_test(cJSON *tests, const tl_lab *lab, size_t i)
+{
+    tl_buf nb = {0};
+    tl_buf_printf(&nb, "question %s", lab->questions[i].id);
+    cJSON *t = new_test(tests, tl_buf_str(&nb));
+    tl_buf_free(&nb);
+    return t;
+}
+
+/* "passed", or the question's reasons */
+static cJSON *add_question_outcome(cJSON *t, const char *key, const tl_question_grade *q)
+{
+    char *why = question_reasons(q);
+    cJSON *s = cJSON_AddStringToObject(t, key, q->passed ? "passed" : why);
+    free(why);
+    return s;
+}
+
+static int64_t max_points(const tl_lab *lab)
+{
+    int64_t maxp = 0;
+    for (size_t i = 0; i < lab->nops; i++)
+        maxp += lab->ops[i].points;
+    return maxp;
+}
+
 static char *gradescope(const tl_report *r)
 {
     const tl_lab *lab = r->lab;
     const tl_grade *g = graded(r) ? r->grade : NULL;
     cJSON *root = cJSON_CreateObject();
     JK(root);
-    int64_t maxp = 0;
-    for (size_t i = 0; i < lab->nops; i++)
-        maxp += lab->ops[i].points;
+    int64_t maxp = max_points(lab);
     JK(cJSON_AddNumberToObject(root, "score", g ? (double)g->points : (double)maxp));
     JK(cJSON_AddNumberToObject(root, "max_score", (double)maxp));
     if (g) {
@@ -848,43 +887,28 @@ static char *gradescope(const tl_report *r)
     cJSON *tests = cJSON_AddArrayToObject(root, "tests");
     JK(tests);
     for (size_t i = 0; i < lab->nops; i++) {
-        cJSON *t = cJSON_CreateObject();
+        cJSON *t = new_op_test(tests, r, i);
         JK(t);
-        cJSON_AddItemToArray(tests, t);
-        char *name = op_name(r, i);
-        cJSON *s = cJSON_AddStringToObject(t, "name", name);
-        free(name);
-        JK(s);
         JK(cJSON_AddStringToObject(t, "number", lab->ops[i].id));
         double sc = g ? (double)g->ops[i].score : (double)lab->ops[i].points;
         JK(cJSON_AddNumberToObject(t, "score", sc));
         JK(cJSON_AddNumberToObject(t, "max_score", (double)lab->ops[i].points));
         JK(cJSON_AddStringToObject(t, "status", !g || g->ops[i].correct ? "passed" : "failed"));
         char *out = op_output(r, i);
-        s = cJSON_AddStringToObject(t, "output", out);
+        cJSON *s = cJSON_AddStringToObject(t, "output", out);
         free(out);
         JK(s);
     }
     if (g)
         for (size_t i = 0; i < lab->nquestions; i++) {
             const tl_question_grade *q = &g->questions[i];
-            cJSON *t = cJSON_CreateObject();
+            cJSON *t = new_question_test(tests, lab, i);
             JK(t);
-            cJSON_AddItemToArray(tests, t);
-            tl_buf nb = {0};
-            tl_buf_printf(&nb, "question %s", lab->questions[i].id);
-            cJSON *s = cJSON_AddStringToObject(t, "name", tl_buf_str(&nb));
-            tl_buf_free(&nb);
-            JK(s);
             JK(cJSON_AddStringToObject(t, "number", lab->questions[i].id));
             JK(cJSON_AddNumberToObject(t, "score", 0));
             JK(cJSON_AddNumberToObject(t, "max_score", 0));
             JK(cJSON_AddStringToObject(t, "status", q->passed ? "passed" : "failed"));
-            for (size_t k = 0; k < q->nreasons; k++)
-                tl_buf_printf(&nb, "%s%s", k ? "; " : "", q->reasons[k]);
-            s = cJSON_AddStringToObject(t, "output", q->passed ? "passed" : tl_buf_str(&nb));
-            tl_buf_free(&nb);
-            JK(s);
+            JK(add_question_outcome(t, "output", q));
         }
     return render_json(root);
 fail:
@@ -898,9 +922,6 @@ static char *prairielearn(const tl_report *r)
     const tl_grade *g = graded(r) ? r->grade : NULL;
     cJSON *root = cJSON_CreateObject();
     JK(root);
-    int64_t maxp = 0;
-    for (size_t i = 0; i < lab->nops; i++)
-        maxp += lab->ops[i].points;
     JK(cJSON_AddBoolToObject(root, "gradable", true));
     double score = g ? (g->max_points ? (double)g->points / (double)g->max_points : 0) : 1;
     JK(cJSON_AddNumberToObject(root, "score", score));
@@ -911,13 +932,8 @@ static char *prairielearn(const tl_report *r)
     cJSON *tests = cJSON_AddArrayToObject(root, "tests");
     JK(tests);
     for (size_t i = 0; i < lab->nops; i++) {
-        cJSON *t = cJSON_CreateObject();
+        cJSON *t = new_op_test(tests, r, i);
         JK(t);
-        cJSON_AddItemToArray(tests, t);
-        char *name = op_name(r, i);
-        s = cJSON_AddStringToObject(t, "name", name);
-        free(name);
-        JK(s);
         JK(cJSON_AddStringToObject(t, "description", lab->ops[i].op));
         JK(cJSON_AddNumberToObject(t, "points",
                                    g ? (double)g->ops[i].score : (double)lab->ops[i].points));
@@ -934,24 +950,13 @@ static char *prairielearn(const tl_report *r)
     }
     if (g)
         for (size_t i = 0; i < lab->nquestions; i++) {
-            const tl_question_grade *q = &g->questions[i];
-            cJSON *t = cJSON_CreateObject();
+            cJSON *t = new_question_test(tests, lab, i);
             JK(t);
-            cJSON_AddItemToArray(tests, t);
-            tl_buf nb = {0};
-            tl_buf_printf(&nb, "question %s", lab->questions[i].id);
-            s = cJSON_AddStringToObject(t, "name", tl_buf_str(&nb));
-            tl_buf_free(&nb);
-            JK(s);
             JK(cJSON_AddStringToObject(t, "description",
                                        lab->questions[i].prompt ? lab->questions[i].prompt : ""));
             JK(cJSON_AddNumberToObject(t, "points", 0));
             JK(cJSON_AddNumberToObject(t, "max_points", 0));
-            for (size_t k = 0; k < q->nreasons; k++)
-                tl_buf_printf(&nb, "%s%s", k ? "; " : "", q->reasons[k]);
-            s = cJSON_AddStringToObject(t, "message", q->passed ? "passed" : tl_buf_str(&nb));
-            tl_buf_free(&nb);
-            JK(s);
+            JK(add_question_outcome(t, "message", &g->questions[i]));
         }
     return render_json(root);
 fail:
@@ -1025,9 +1030,7 @@ static void github(tl_buf *b, const tl_report *r)
             const tl_question_grade *q = &g->questions[i];
             if (q->passed)
                 continue;
-            tl_buf t = {0};
-            for (size_t k = 0; k < q->nreasons; k++)
-                tl_buf_printf(&t, "%s%s", k ? "; " : "", q->reasons[k]);
+            char *why = question_reasons(q);
             tl_buf_puts(b, "::error file=");
             gh_prop(b, lab->file);
             tl_buf_printf(b, ",line=%d,title=", lab->questions[i].line);
@@ -1035,9 +1038,9 @@ static void github(tl_buf *b, const tl_report *r)
             tl_buf_printf(&n, "tlab question %s", lab->questions[i].id);
             gh_prop(b, tl_buf_str(&n));
             tl_buf_puts(b, "::");
-            gh_data(b, tl_buf_str(&t));
+            gh_data(b, why);
             tl_buf_putc(b, '\n');
-            tl_buf_free(&t);
+            free(why);
             tl_buf_free(&n);
         }
         char *fl = tl_report_final_line(r);
@@ -1293,16 +1296,12 @@ char *tl_report_explain_json(const char *const *stmts, size_t nstmts, const char
         cJSON *p = cJSON_AddObjectToObject(root, "parent");
         JK(p);
         JK(cJSON_AddStringToObject(p, "name", parent_name));
-        cJSON *a = cJSON_CreateArray();
+        cJSON *a = tl_scorecard_int_array(v->parent_shape, v->parent_ndim);
         JK(a);
         cJSON_AddItemToObject(p, "shape", a);
-        for (int i = 0; i < v->parent_ndim; i++)
-            cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v->parent_shape[i]));
-        a = cJSON_CreateArray();
+        a = tl_scorecard_int_array(v->parent_stride, v->parent_ndim);
         JK(a);
         cJSON_AddItemToObject(p, "stride", a);
-        for (int i = 0; i < v->parent_ndim; i++)
-            cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v->parent_stride[i]));
         JK(cJSON_AddNumberToObject(p, "storage_offset", (double)v->parent_offset));
         JK(cJSON_AddBoolToObject(p, "contiguous", v->parent_contiguous));
     } else {
@@ -1311,15 +1310,9 @@ char *tl_report_explain_json(const char *const *stmts, size_t nstmts, const char
     cJSON *a = tl_evidence_json(&v->ev, true);
     JK(a);
     cJSON_AddItemToObject(root, "actual", a);
-    cJSON *vs = cJSON_AddArrayToObject(root, "variants");
-    JK(vs);
-    for (size_t i = 0; i < v->nvariants; i++) {
-        cJSON *o = cJSON_CreateObject();
-        JK(o);
-        cJSON_AddItemToArray(vs, o);
-        JK(cJSON_AddStringToObject(o, "parent", v->variants[i].parent));
-        JK(cJSON_AddStringToObject(o, "kind", tl_kind_name(v->variants[i].kind)));
-    }
+    a = tl_scorecard_variants(v);
+    JK(a);
+    cJSON_AddItemToObject(root, "variants", a);
     JK(cJSON_AddBoolToObject(root, "sometimes", v->sometimes));
     return render_json(root);
 fail:
@@ -1329,21 +1322,65 @@ fail:
 
 /* -------------------------------------------------------------- output */
 
+/* Write all of data to fd; 0, or -1 with errno set. */
+static int write_all(int fd, const char *data, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    return 0;
+}
+
 int tl_output_write(const char *path, const char *data, size_t len, char *errbuf,
                     size_t errcap)
 {
     if (!path || !strcmp(path, "-")) {
-        if (len && fwrite(data, 1, len, stdout) != len) {
+        if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0) {
             snprintf(errbuf, errcap, "cannot write to standard output: %s", strerror(errno));
-            return -1;
-        }
-        if (fflush(stdout) != 0) {
-            snprintf(errbuf, errcap, "cannot write to standard output: %s", strerror(errno));
+            /* reported here, once: the caller's final flush check must not
+             * report it again */
+            clearerr(stdout);
             return -1;
         }
         return 0;
     }
-    char *dup = tl_xstrdup(path);
+    /* An existing target that is not a regular file (/dev/null, a FIFO, a
+     * terminal) is written in place: renaming over it would replace the
+     * device node. A directory fails here with a clear message. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        int fd = S_ISDIR(st.st_mode) ? -1 : open(path, O_WRONLY | O_TRUNC);
+        if (fd < 0) {
+            snprintf(errbuf, errcap, "cannot write %s: %s", path,
+                     strerror(S_ISDIR(st.st_mode) ? EISDIR : errno));
+            return -1;
+        }
+        int rc = write_all(fd, data, len);
+        int saved = errno;
+        if (close(fd) != 0 && rc == 0) {
+            rc = -1;
+            saved = errno;
+        }
+        if (rc < 0) {
+            snprintf(errbuf, errcap, "cannot write %s: %s", path, strerror(saved));
+            return -1;
+        }
+        return 0;
+    }
+    /* a symlink to a file: replace the file it points to, not the link */
+    char *real = NULL;
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+        real = realpath(path, NULL);
+    const char *final = real ? real : path;
+    char *dup = tl_xstrdup(final);
     char *dir = dirname(dup);
     tl_buf tmp = {0};
     tl_buf_printf(&tmp, "%s/.tlab-out-XXXXXX", dir);
@@ -1353,39 +1390,28 @@ int tl_output_write(const char *path, const char *data, size_t len, char *errbuf
     if (fd < 0) {
         snprintf(errbuf, errcap, "cannot write %s: %s", path, strerror(errno));
         free(tname);
+        free(real);
         return -1;
     }
     mode_t um = umask(0);
     umask(um);
     fchmod(fd, 0666 & ~um);
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        off += (size_t)w;
-    }
+    int rc = write_all(fd, data, len);
     int saved = errno;
-    if (off < len || close(fd) != 0) {
-        if (off >= len)
-            saved = errno;
-        else
-            close(fd);
-        unlink(tname);
-        snprintf(errbuf, errcap, "cannot write %s: %s", path, strerror(saved));
-        free(tname);
-        return -1;
-    }
-    if (rename(tname, path) != 0) {
+    if (close(fd) != 0 && rc == 0) {
+        rc = -1;
         saved = errno;
+    }
+    if (rc < 0 || rename(tname, final) != 0) {
+        if (rc == 0)
+            saved = errno;
         unlink(tname);
         snprintf(errbuf, errcap, "cannot write %s: %s", path, strerror(saved));
         free(tname);
+        free(real);
         return -1;
     }
     free(tname);
+    free(real);
     return 0;
 }

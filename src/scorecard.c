@@ -25,7 +25,7 @@
             goto fail;                                                         \
     } while (0)
 
-static cJSON *int_array(const int64_t *v, int n)
+cJSON *tl_scorecard_int_array(const int64_t *v, int n)
 {
     cJSON *a = cJSON_CreateArray();
     if (!a)
@@ -76,10 +76,10 @@ cJSON *tl_evidence_json(const tl_evidence *ev, bool top)
         CK(cJSON_AddBoolToObject(o, "same_object", ev->same_object));
         CK(cJSON_AddBoolToObject(o, "shares_storage", ev->shares_storage));
         if (ev->is_tensor) {
-            cJSON *a = int_array(ev->shape, ev->ndim);
+            cJSON *a = tl_scorecard_int_array(ev->shape, ev->ndim);
             CK(a);
             cJSON_AddItemToObject(o, "shape", a);
-            a = int_array(ev->stride, ev->ndim);
+            a = tl_scorecard_int_array(ev->stride, ev->ndim);
             CK(a);
             cJSON_AddItemToObject(o, "stride", a);
             CK(cJSON_AddNumberToObject(o, "storage_offset", (double)ev->offset));
@@ -117,7 +117,7 @@ const char *tl_scorecard_key_answer(const tl_op_verdict *v)
     return tl_kind_name(v->ev.kind);
 }
 
-static cJSON *variants_json(const tl_op_verdict *v)
+cJSON *tl_scorecard_variants(const tl_op_verdict *v)
 {
     cJSON *a = cJSON_CreateArray();
     if (!a)
@@ -162,7 +162,7 @@ static cJSON *op_json(const tl_report *r, size_t i)
         cJSON *a = tl_evidence_json(&v->ev, true);
         CK(a);
         cJSON_AddItemToObject(o, "actual", a);
-        a = variants_json(v);
+        a = tl_scorecard_variants(v);
         CK(a);
         cJSON_AddItemToObject(o, "variants", a);
         CK(cJSON_AddBoolToObject(o, "sometimes", v->sometimes));

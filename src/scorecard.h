@@ -42,6 +42,11 @@ char *tl_scorecard_print_json(cJSON *root);
 /* Printed document (2-space indented, trailing newline); caller frees. */
 char *tl_scorecard_print(const tl_report *r);
 
+/* Pieces of documents: a JSON array of v[0..n), and the "variants" array
+ * of v ([{parent, kind}, ...]). NULL on OOM. */
+cJSON *tl_scorecard_int_array(const int64_t *v, int n);
+cJSON *tl_scorecard_variants(const tl_op_verdict *v);
+
 /* The answer that scores for op i: "view", "copy", ..., or "sometimes". */
 const char *tl_scorecard_key_answer(const tl_op_verdict *v);
 

@@ -23,11 +23,24 @@
 
 /* ---- construction ---- */
 
-static tl_tensor *header(void)
+static _Thread_local int64_t live_headers; /* see tl_tensor_live */
+
+/* A new header (one reference, a leaf) with the given geometry; storage
+ * and version are the caller's to set. */
+static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
+                         int64_t offset, tl_dtype dt)
 {
     tl_tensor *t = tl_xcalloc(1, sizeof *t);
+    live_headers++;
     t->refcount = 1;
     t->is_leaf = true;
+    t->ndim = ndim;
+    if (ndim) {
+        memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
+        memcpy(t->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    }
+    t->offset = offset;
+    t->dtype = dt;
     return t;
 }
 
@@ -111,14 +124,7 @@ tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
     tl_storage *s = tl_storage_new(be, (size_t)need, err);
     if (!s)
         return NULL;
-    tl_tensor *t = header();
-    t->ndim = ndim;
-    if (ndim) {
-        memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
-        memcpy(t->strides, strides, sizeof(int64_t) * (size_t)ndim);
-    }
-    t->offset = 0;
-    t->dtype = dt;
+    tl_tensor *t = header(ndim, sizes, strides, 0, dt);
     t->storage = s;
     t->version = tl_version_new();
     return t;
@@ -128,14 +134,7 @@ tl_tensor *tl_tensor_view(const tl_tensor *src, int ndim, const int64_t *sizes,
                           const int64_t *strides, int64_t offset)
 {
     TL_ASSERT(ndim >= 0 && ndim <= TL_MAX_DIMS);
-    tl_tensor *t = header();
-    t->ndim = ndim;
-    if (ndim) {
-        memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
-        memcpy(t->strides, strides, sizeof(int64_t) * (size_t)ndim);
-    }
-    t->offset = offset;
-    t->dtype = src->dtype;
+    tl_tensor *t = header(ndim, sizes, strides, offset, src->dtype);
     t->storage = tl_storage_retain(src->storage);
     t->version = tl_version_retain(src->version);
     t->requires_grad = src->requires_grad;
@@ -165,7 +164,10 @@ void tl_tensor_release(tl_tensor *t)
     tl_storage_release(t->storage);
     tl_version_release(t->version);
     free(t);
+    live_headers--;
 }
+
+int64_t tl_tensor_live(void) { return live_headers; }
 
 /* ---- queries ---- */
 

@@ -60,6 +60,12 @@ tl_tensor *tl_tensor_alias(const tl_tensor *src);
 
 tl_tensor *tl_tensor_retain(tl_tensor *t);
 void tl_tensor_release(tl_tensor *t);
+/* Tensor headers alive on this thread. A header is about 1 KiB (sizes and
+ * strides for TL_MAX_DIMS dims) that the storage ledger does not see, so
+ * the interpreter refuses to go past TL_MAX_LIVE_TENSORS (a comprehension
+ * of 10^7 views would otherwise take 10 GiB). */
+int64_t tl_tensor_live(void);
+#define TL_MAX_LIVE_TENSORS 500000
 
 /* ---- queries ---- */
 int64_t tl_tensor_numel(const tl_tensor *t);

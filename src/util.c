@@ -6,6 +6,7 @@
  */
 #include "util.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,3 +164,56 @@ bool tl_deadline_passed(void)
 }
 
 double tl_deadline_budget(void) { return deadline_budget; }
+
+static bool same_char(char a, char b, unsigned flags)
+{
+    return a == b || ((flags & TL_SUGGEST_FOLD_CASE) &&
+                      tolower((unsigned char)a) == tolower((unsigned char)b));
+}
+
+/* Optimal-string-alignment distance; SIZE_MAX past 64 characters. */
+static size_t edit_distance(const char *a, const char *b, unsigned flags)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 64 || m > 64)
+        return SIZE_MAX;
+    size_t d[65][65];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t v = d[i - 1][j - 1] + !same_char(a[i - 1], b[j - 1], flags);
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            /* a transposition matches exactly, even with FOLD_CASE */
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+const char *tl_suggest(const char *word, const char *const *cands, size_t n,
+                       unsigned flags)
+{
+    size_t len = strlen(word);
+    size_t limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+    const char *best = NULL;
+    size_t bestd = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (!cands[i] || strcmp(cands[i], word) == 0)
+            continue;
+        size_t d = edit_distance(word, cands[i], flags);
+        if (d < bestd || (d == bestd && best && !(flags & TL_SUGGEST_FIRST) &&
+                          strcmp(cands[i], best) < 0)) {
+            bestd = d;
+            best = cands[i];
+        }
+    }
+    return bestd <= limit ? best : NULL;
+}

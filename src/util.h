@@ -69,4 +69,18 @@ void tl_deadline_set(double when, double budget);
 bool tl_deadline_passed(void);
 double tl_deadline_budget(void); /* the budget in seconds, for messages */
 
+/* "Did you mean": the candidate nearest to word by optimal-string-alignment
+ * distance (insertions, deletions, substitutions, adjacent transpositions),
+ * if within 1 edit for words of up to 3 characters, 2 up to 6, else 3;
+ * NULL when none is. NULL candidates and word itself are skipped; words
+ * and candidates longer than 64 characters never match. */
+enum {
+    TL_SUGGEST_FOLD_CASE = 1, /* substituted letters compare case-insensitively
+                               * (transposed ones still exactly) */
+    TL_SUGGEST_FIRST = 2      /* equally near: the first listed wins (default:
+                               * the alphabetically first) */
+};
+const char *tl_suggest(const char *word, const char *const *cands, size_t n,
+                       unsigned flags);
+
 #endif

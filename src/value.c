@@ -181,10 +181,27 @@ tl_value *tl_value_retain(tl_value *v)
     return v;
 }
 
-void tl_value_release(tl_value *v)
+/* Release drops children through a worklist instead of recursing, so that
+ * a list nested 100000 deep (`a = [a]` repeated in a setup) is freed
+ * without exhausting the stack. */
+typedef struct dying {
+    tl_value **v;
+    size_t n, cap;
+} dying;
+
+static void drop(dying *d, tl_value *child)
 {
-    if (!v || --v->refcount > 0)
+    if (!child || --child->refcount > 0)
         return;
+    if (d->n == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 16;
+        d->v = tl_xrealloc(d->v, d->cap * sizeof *d->v);
+    }
+    d->v[d->n++] = child;
+}
+
+static void destroy(dying *d, tl_value *v)
+{
     switch (v->kind) {
     case TL_V_STR:
     case TL_V_MODULE:
@@ -194,13 +211,13 @@ void tl_value_release(tl_value *v)
     case TL_V_LIST:
     case TL_V_SIZE:
         for (size_t i = 0; i < v->u.seq.n; i++)
-            tl_value_release(v->u.seq.items[i]);
+            drop(d, v->u.seq.items[i]);
         free(v->u.seq.items);
         break;
     case TL_V_SLICE:
-        tl_value_release(v->u.slice.start);
-        tl_value_release(v->u.slice.stop);
-        tl_value_release(v->u.slice.step);
+        drop(d, v->u.slice.start);
+        drop(d, v->u.slice.stop);
+        drop(d, v->u.slice.step);
         break;
     case TL_V_TENSOR:
     case TL_V_NDARRAY:
@@ -210,12 +227,23 @@ void tl_value_release(tl_value *v)
         tl_storage_release(v->u.storage);
         break;
     case TL_V_FUNC:
-        tl_value_release(v->u.func.self);
+        drop(d, v->u.func.self);
         break;
     default:
         break;
     }
     free(v);
+}
+
+void tl_value_release(tl_value *v)
+{
+    if (!v || --v->refcount > 0)
+        return;
+    dying d = {0};
+    destroy(&d, v);
+    while (d.n > 0)
+        destroy(&d, d.v[--d.n]);
+    free(d.v);
 }
 
 /* ---- inspection ---- */
@@ -306,7 +334,7 @@ static bool numeric(const tl_value *v, double *d, int64_t *i, bool *is_int)
     }
 }
 
-bool tl_value_equal(const tl_value *a, const tl_value *b)
+static bool equal_rec(const tl_value *a, const tl_value *b, int depth)
 {
     double da, db;
     int64_t ia, ib;
@@ -321,9 +349,15 @@ bool tl_value_equal(const tl_value *a, const tl_value *b)
         bool tuple_a = a->kind != TL_V_LIST, tuple_b = b->kind != TL_V_LIST;
         if (tuple_a != tuple_b || a->u.seq.n != b->u.seq.n)
             return false;
-        for (size_t i = 0; i < a->u.seq.n; i++)
-            if (!tl_value_equal(a->u.seq.items[i], b->u.seq.items[i]))
+        /* Python compares items with an identity shortcut; past the depth
+         * limit identity is all that is compared (no unbounded recursion) */
+        if (depth >= TL_VALUE_MAX_DEPTH)
+            return a == b;
+        for (size_t i = 0; i < a->u.seq.n; i++) {
+            const tl_value *x = a->u.seq.items[i], *y = b->u.seq.items[i];
+            if (x != y && !equal_rec(x, y, depth + 1))
                 return false;
+        }
         return true;
     }
     if (a->kind != b->kind)
@@ -335,9 +369,9 @@ bool tl_value_equal(const tl_value *a, const tl_value *b)
         return a->u.str.len == b->u.str.len &&
                memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
     case TL_V_SLICE:
-        return tl_value_equal(a->u.slice.start, b->u.slice.start) &&
-               tl_value_equal(a->u.slice.stop, b->u.slice.stop) &&
-               tl_value_equal(a->u.slice.step, b->u.slice.step);
+        return equal_rec(a->u.slice.start, b->u.slice.start, depth + 1) &&
+               equal_rec(a->u.slice.stop, b->u.slice.stop, depth + 1) &&
+               equal_rec(a->u.slice.step, b->u.slice.step, depth + 1);
     case TL_V_DTYPE: return a->u.dtype == b->u.dtype;
     case TL_V_DEVICE:
         return a->u.device.kind == b->u.device.kind &&
@@ -351,6 +385,11 @@ bool tl_value_equal(const tl_value *a, const tl_value *b)
         return a->u.func.fn == b->u.func.fn && a->u.func.self == b->u.func.self;
     default: return a == b;
     }
+}
+
+bool tl_value_equal(const tl_value *a, const tl_value *b)
+{
+    return equal_rec(a, b, 0);
 }
 
 bool tl_value_is(const tl_value *a, const tl_value *b)
@@ -513,18 +552,39 @@ static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
     tl_buf_putc(b, ')');
 }
 
-void tl_value_repr(const tl_value *v, tl_buf *b)
+/* repr of v into b, giving up once b->len passes `limit` (an absolute
+ * length) or nesting passes TL_VALUE_MAX_DEPTH: the function that gives up
+ * appends "..." and returns false, its callers just return false. */
+static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth)
 {
+    if (b->len > limit) {
+        tl_buf_puts(b, "...");
+        return false;
+    }
     switch (v->kind) {
     case TL_V_NONE: tl_buf_puts(b, "None"); break;
     case TL_V_BOOL: tl_buf_puts(b, v->u.b ? "True" : "False"); break;
     case TL_V_INT: tl_buf_printf(b, "%" PRId64, v->u.i); break;
     case TL_V_FLOAT: float_repr(v->u.f, b); break;
-    case TL_V_STR: str_repr(v->u.str.s, v->u.str.len, b); break;
+    case TL_V_STR: {
+        /* at most limit - len characters (each renders as >= 1 byte) */
+        size_t room = limit - b->len + 1;
+        bool whole = v->u.str.len <= room;
+        str_repr(v->u.str.s, whole ? v->u.str.len : room, b);
+        if (!whole) {
+            tl_buf_puts(b, "...");
+            return false;
+        }
+        break;
+    }
     case TL_V_TUPLE:
     case TL_V_LIST:
     case TL_V_SIZE: {
         bool list = v->kind == TL_V_LIST;
+        if (depth >= TL_VALUE_MAX_DEPTH) {
+            tl_buf_puts(b, "...");
+            return false;
+        }
         if (v->kind == TL_V_SIZE)
             tl_buf_puts(b, "torch.Size([");
         else
@@ -532,7 +592,8 @@ void tl_value_repr(const tl_value *v, tl_buf *b)
         for (size_t i = 0; i < v->u.seq.n; i++) {
             if (i)
                 tl_buf_puts(b, ", ");
-            tl_value_repr(v->u.seq.items[i], b);
+            if (!repr_rec(v->u.seq.items[i], b, limit, depth + 1))
+                return false;
         }
         if (v->kind == TL_V_SIZE)
             tl_buf_puts(b, "])");
@@ -544,11 +605,14 @@ void tl_value_repr(const tl_value *v, tl_buf *b)
     }
     case TL_V_SLICE:
         tl_buf_puts(b, "slice(");
-        tl_value_repr(v->u.slice.start, b);
+        if (!repr_rec(v->u.slice.start, b, limit, depth + 1))
+            return false;
         tl_buf_puts(b, ", ");
-        tl_value_repr(v->u.slice.stop, b);
+        if (!repr_rec(v->u.slice.stop, b, limit, depth + 1))
+            return false;
         tl_buf_puts(b, ", ");
-        tl_value_repr(v->u.slice.step, b);
+        if (!repr_rec(v->u.slice.step, b, limit, depth + 1))
+            return false;
         tl_buf_putc(b, ')');
         break;
     case TL_V_ELLIPSIS: tl_buf_puts(b, "Ellipsis"); break;
@@ -576,6 +640,20 @@ void tl_value_repr(const tl_value *v, tl_buf *b)
     case TL_V_FUNC: tl_buf_printf(b, "<built-in method %s>", v->u.func.name); break;
     case TL_V_NKINDS: break;
     }
+    return true;
+}
+
+bool tl_value_repr_bounded(const tl_value *v, tl_buf *b, size_t max_bytes)
+{
+    size_t limit = b->len + max_bytes;
+    if (limit < b->len)
+        limit = SIZE_MAX - 4;
+    return repr_rec(v, b, limit, 0);
+}
+
+void tl_value_repr(const tl_value *v, tl_buf *b)
+{
+    tl_value_repr_bounded(v, b, TL_VALUE_REPR_MAX);
 }
 
 /* ---- conversions ---- */

@@ -133,8 +133,20 @@ bool tl_value_equal(const tl_value *a, const tl_value *b);
 /* Python `is` */
 bool tl_value_is(const tl_value *a, const tl_value *b);
 /* repr() into b: 3, 2.5, 'abc', (2, 3), [1, 2], torch.Size([2, 3]),
- * torch.float32, device(type='cpu'), tensor([...]) ... */
+ * torch.float32, device(type='cpu'), tensor([...]) ...
+ * Bounded: at most about TL_VALUE_REPR_MAX bytes and TL_VALUE_MAX_DEPTH
+ * levels of nesting; a longer or deeper value is cut with "...". */
 void tl_value_repr(const tl_value *v, tl_buf *b);
+/* The same with an explicit cap of about max_bytes bytes (a cut adds "...").
+ * false when the value was cut (too long or nested too deep). */
+bool tl_value_repr_bounded(const tl_value *v, tl_buf *b, size_t max_bytes);
+
+/* Nesting depth up to which the recursive helpers above descend (Python's
+ * default recursion limit): deeper sequences compare by identity and
+ * repr as "...". A list nested deeper can still be built (`a = [a]` in a
+ * loop of statements) and is released without recursion. */
+#define TL_VALUE_MAX_DEPTH 1000
+#define TL_VALUE_REPR_MAX ((size_t)1 << 20)
 
 /* ---- conversions used by bindings (raise Python-style TypeErrors) ---- */
 /* int or bool or 0-d integral tensor (an __index__-able value) */

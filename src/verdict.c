@@ -100,24 +100,55 @@ static cJSON *json_number(double d)
     return cJSON_CreateNumber(d);
 }
 
-static cJSON *to_json_depth(const tl_value *v, int depth)
+/* A value's JSON is bounded in nodes and text: the evidence of up to 1000
+ * ops is held at once, and a list of 10^4 references to one list of 10^4
+ * items is cheap to build but has 10^8 elements to print. A value past the
+ * budget becomes one summary string. */
+#define JSON_MAX_NODES 4096
+#define JSON_MAX_TEXT ((size_t)64 << 10)
+
+typedef struct jbudget {
+    size_t nodes, text;
+    bool over;
+} jbudget;
+
+static bool charge_text(jbudget *bud, size_t n)
 {
+    if (n > JSON_MAX_TEXT - bud->text) {
+        bud->over = true;
+        return false;
+    }
+    bud->text += n;
+    return true;
+}
+
+/* NULL when over budget (bud->over) */
+static cJSON *to_json_depth(const tl_value *v, int depth, jbudget *bud)
+{
+    if (++bud->nodes > JSON_MAX_NODES) {
+        bud->over = true;
+        return NULL;
+    }
     switch (v->kind) {
     case TL_V_NONE: return cJSON_CreateNull();
     case TL_V_BOOL: return cJSON_CreateBool(v->u.b);
     case TL_V_INT: return json_number((double)v->u.i);
     case TL_V_FLOAT: return json_number(v->u.f);
-    case TL_V_STR: return cJSON_CreateString(v->u.str.s);
+    case TL_V_STR:
+        if (!charge_text(bud, v->u.str.len))
+            return NULL;
+        return cJSON_CreateString(v->u.str.s);
     case TL_V_TUPLE:
     case TL_V_LIST:
     case TL_V_SIZE:
         if (depth < 64) {
             cJSON *a = cJSON_CreateArray();
-            size_t n = v->u.seq.n < 100000 ? v->u.seq.n : 100000;
-            for (size_t i = 0; a && i < n; i++) {
-                cJSON *it = to_json_depth(v->u.seq.items[i], depth + 1);
-                if (!it)
-                    break;
+            for (size_t i = 0; a && i < v->u.seq.n; i++) {
+                cJSON *it = to_json_depth(v->u.seq.items[i], depth + 1, bud);
+                if (!it) {
+                    cJSON_Delete(a);
+                    return NULL;
+                }
                 cJSON_AddItemToArray(a, it);
             }
             return a;
@@ -132,13 +163,31 @@ static cJSON *to_json_depth(const tl_value *v, int depth)
         break;
     }
     tl_buf b = {0};
-    tl_value_repr(v, &b);
-    cJSON *s = cJSON_CreateString(tl_buf_str(&b));
+    bool whole = tl_value_repr_bounded(v, &b, JSON_MAX_TEXT - bud->text);
+    cJSON *s = whole && charge_text(bud, b.len) ? cJSON_CreateString(tl_buf_str(&b)) : NULL;
+    if (!whole)
+        bud->over = true;
     tl_buf_free(&b);
     return s;
 }
 
-cJSON *tl_value_to_json(const tl_value *v) { return to_json_depth(v, 0); }
+cJSON *tl_value_to_json(const tl_value *v)
+{
+    jbudget bud = {0};
+    cJSON *j = to_json_depth(v, 0, &bud);
+    if (j || !bud.over)
+        return j;
+    char buf[128];
+    if (tl_value_is_seq(v))
+        snprintf(buf, sizeof buf, "<%s of length %zu: too large to show>",
+                 tl_value_type_name(v), v->u.seq.n);
+    else if (v->kind == TL_V_STR)
+        snprintf(buf, sizeof buf, "<str of %zu characters: too large to show>",
+                 v->u.str.len);
+    else
+        snprintf(buf, sizeof buf, "<%s: too large to show>", tl_value_type_name(v));
+    return cJSON_CreateString(buf);
+}
 
 /* -------------------------------------------------------- element bytes */
 

@@ -195,6 +195,112 @@ START_TEST(test_diag_no_span)
 }
 END_TEST
 
+/* ---- limits: values nested or shared past what recursion can take ---- */
+
+/* [[...[1]...]] nested n deep (each level a fresh one-item list) */
+static tl_value *nest(int n)
+{
+    tl_value *v = tl_int(1);
+    for (int i = 0; i < n; i++) {
+        tl_value *l = tl_list_new(1);
+        tl_seq_set(l, 0, v);
+        v = l;
+    }
+    return v;
+}
+
+START_TEST(test_repr_bounded)
+{
+    /* 10^4 references to one list of 10^4 zeros: 10^8 elements to print */
+    tl_value *row = tl_list_new(10000);
+    for (size_t i = 0; i < 10000; i++)
+        tl_seq_set(row, i, tl_int(0));
+    tl_value *m = tl_list_new(10000);
+    for (size_t i = 0; i < 10000; i++)
+        tl_seq_set(m, i, tl_value_retain(row));
+    tl_value_release(row);
+    tl_buf b = {0};
+    ck_assert(!tl_value_repr_bounded(m, &b, 1000));
+    ck_assert_uint_le(b.len, 1000 + 16);
+    ck_assert_str_eq(tl_buf_str(&b) + b.len - 3, "...");
+    tl_buf_free(&b);
+    tl_value_repr(m, &b); /* the default cap */
+    ck_assert_uint_le(b.len, TL_VALUE_REPR_MAX + 16);
+    tl_buf_free(&b);
+    /* a long string is cut too, after its opening quote */
+    tl_value *s = tl_strn("abcdefghij", 10);
+    ck_assert(!tl_value_repr_bounded(s, &b, 4));
+    ck_assert_str_eq(tl_buf_str(&b), "'abcde'...");
+    tl_buf_free(&b);
+    ck_assert(tl_value_repr_bounded(s, &b, 64));
+    ck_assert_str_eq(tl_buf_str(&b), "'abcdefghij'");
+    tl_buf_free(&b);
+    /* appending to a non-empty buffer: the cap counts from its length */
+    tl_buf_puts(&b, "value ");
+    ck_assert(tl_value_repr_bounded(s, &b, 16));
+    ck_assert_str_eq(tl_buf_str(&b), "value 'abcdefghij'");
+    tl_buf_free(&b);
+    tl_value_release(s);
+    tl_value_release(m);
+}
+END_TEST
+
+START_TEST(test_deep_values)
+{
+    /* 200000 levels: more than any stack takes by recursion */
+    tl_value *a = nest(200000), *b = nest(200000);
+    tl_buf out = {0};
+    ck_assert(!tl_value_repr_bounded(a, &out, TL_VALUE_REPR_MAX));
+    ck_assert_uint_eq(out.len, TL_VALUE_MAX_DEPTH + 3); /* '[' per level, "..." */
+    tl_buf_free(&out);
+    /* past the depth limit, items compare by identity */
+    ck_assert(!tl_value_equal(a, b));
+    ck_assert(tl_value_equal(a, a));
+    /* shallow ones still compare by value */
+    tl_value *c = nest(TL_VALUE_MAX_DEPTH - 1), *d = nest(TL_VALUE_MAX_DEPTH - 1);
+    ck_assert(tl_value_equal(c, d));
+    tl_value_repr(c, &out);
+    ck_assert_uint_eq(out.len, 2 * (TL_VALUE_MAX_DEPTH - 1) + 1);
+    tl_buf_free(&out);
+    tl_value_release(c);
+    tl_value_release(d);
+    /* release frees the whole chain without recursing */
+    tl_value_release(a);
+    tl_value_release(b);
+}
+END_TEST
+
+START_TEST(test_diag_long_line)
+{
+    /* a 100000-byte line is shown as a window around the column */
+    size_t n = 100000;
+    char *text = malloc(n + 1);
+    memset(text, 'a', n);
+    text[n] = '\0';
+    tl_source src = {text, n, "lab.yaml", 3, 1, 0, NULL, 0};
+    tl_error err = {0};
+    tl_error_set(&err, TL_ERR_SYNTAX, "invalid syntax");
+    err.span = (tl_span){50000, 50001};
+    tl_buf out = {0};
+    tl_diag_render(&out, &src, &err, false);
+    ck_assert_uint_lt(out.len, 500);
+    const char *l2 = strchr(tl_buf_str(&out), '\n') + 1;
+    const char *l3 = strchr(l2, '\n') + 1;
+    ck_assert(strncmp(l2, " 3 | ...aaa", 11) == 0);
+    /* the caret sits under the character at the column */
+    ck_assert_uint_eq(strchr(l3, '^') - l3, strlen(" 3 | ...") + 60);
+    tl_buf_free(&out);
+    free(text);
+    /* invalid UTF-8 and control bytes show as '?' */
+    const char *bad = "x + \xff\x01 \xc3\xa9";
+    tl_source s2 = {bad, strlen(bad), "<expr>", 1, 1, 0, NULL, 0};
+    err.span = (tl_span){4, 5};
+    tl_diag_render(&out, &s2, &err, false);
+    ck_assert_ptr_nonnull(strstr(tl_buf_str(&out), " 1 | x + ?? \xc3\xa9\n"));
+    tl_buf_free(&out);
+}
+END_TEST
+
 static Suite *value_suite(void)
 {
     Suite *s = suite_create("value");
@@ -207,6 +313,12 @@ static Suite *value_suite(void)
     tcase_add_test(core, test_diag_block_scalar);
     tcase_add_test(core, test_diag_no_span);
     suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, test_repr_bounded);
+    tcase_add_test(limits, test_deep_values);
+    tcase_add_test(limits, test_diag_long_line);
+    tcase_set_timeout(limits, 30);
+    suite_add_tcase(s, limits);
     TCase *errors = tcase_create("errors");
     tcase_add_test(errors, test_wrap_dim);
     suite_add_tcase(s, errors);

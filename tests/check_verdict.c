@@ -303,6 +303,52 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* A value's JSON is bounded: 10^4 references to one list of 10^4 items is
+ * cheap to build but would be 10^8 JSON nodes; it becomes one string. */
+START_TEST(test_value_json_budget)
+{
+    tl_value *row = tl_list_new(10000);
+    for (size_t i = 0; i < 10000; i++)
+        tl_seq_set(row, i, tl_int((int64_t)i));
+    tl_value *m = tl_list_new(10000);
+    for (size_t i = 0; i < 10000; i++)
+        tl_seq_set(m, i, tl_value_retain(row));
+    cJSON *j = tl_value_to_json(m);
+    ck_assert(cJSON_IsString(j));
+    ck_assert_str_eq(j->valuestring, "<list of length 10000: too large to show>");
+    cJSON_Delete(j);
+    /* a small value is kept whole */
+    tl_value *small = tl_list_new(3);
+    for (size_t i = 0; i < 3; i++)
+        tl_seq_set(small, i, tl_value_retain(row));
+    tl_value_release(row);
+    tl_value_release(m);
+    j = tl_value_to_json(small);
+    ck_assert(cJSON_IsString(j)); /* 3 x 10^4 items: still over */
+    cJSON_Delete(j);
+    tl_value_release(small);
+    tl_value *stride = tl_tuple_new(2);
+    tl_seq_set(stride, 0, tl_int(6));
+    tl_seq_set(stride, 1, tl_int(1));
+    j = tl_value_to_json(stride);
+    ck_assert(cJSON_IsArray(j));
+    ck_assert_int_eq(cJSON_GetArraySize(j), 2);
+    ck_assert_int_eq(cJSON_GetArrayItem(j, 0)->valueint, 6);
+    cJSON_Delete(j);
+    tl_value_release(stride);
+    /* a long string too */
+    char *big = malloc(200001);
+    memset(big, 'a', 200000);
+    big[200000] = 0;
+    tl_value *s = tl_str(big);
+    free(big);
+    j = tl_value_to_json(s);
+    ck_assert_str_eq(j->valuestring, "<str of 200000 characters: too large to show>");
+    cJSON_Delete(j);
+    tl_value_release(s);
+}
+END_TEST
+
 static Suite *tl_verdict_suite(void)
 {
     Suite *s = suite_create("verdict");
@@ -315,6 +361,7 @@ static Suite *tl_verdict_suite(void)
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_limits);
+    tcase_add_test(limits, test_value_json_budget);
     tcase_set_timeout(limits, 60);
     suite_add_tcase(s, limits);
     TCase *errors = tcase_create("errors");

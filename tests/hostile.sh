@@ -1,0 +1,468 @@
+#!/bin/sh
+# tests/hostile.sh - tlab against hostile input (SPEC 2, 7): malformed and
+# absurd sheets, ops that try to exhaust memory, time or the stack, bad
+# files and bad -o targets. Every case must end with the documented exit
+# status (2 with ONE located `FILE:LINE:COL: error:` line for invalid input;
+# 0/1 when the sheet is graded and the op gets an `error` verdict), never a
+# signal, a hang or an OOM kill, and never a half-written -o file.
+#
+# The sheets are generated here, in $work. tlab runs under `ulimit -v 4 GiB`
+# (skipped for ASan builds, whose shadow memory needs more address space) so
+# an attempted OOM fails the test instead of taking the machine down, and
+# under `timeout` so a hang fails it too. Keep it under ~30 s.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
+
+vlimit=4194304 # KiB
+if ! (ulimit -v $vlimit && "$TLAB" --version >/dev/null 2>&1 && :) 2>/dev/null; then
+    vlimit= # ASan (or valgrind) reserves more address space than that
+fi
+if command -v timeout >/dev/null 2>&1; then
+    tmo="timeout 120"
+else
+    tmo=
+fi
+if [ "${TLAB_VALGRIND:-0}" = 1 ]; then
+    tmo= # valgrind is slow; the per-op limits still hold
+fi
+
+# h ARG...: run tlab with the address-space limit and a wall-clock guard;
+# $status, $work/stdout, $work/stderr. A signal or a hang fails the test.
+h() {
+    echo "tlab $*" > "$work/cmd"
+    if (
+        if [ -n "$vlimit" ]; then ulimit -v $vlimit; fi
+        exec $tmo "$TLAB" "$@"
+    ) > "$work/stdout" 2> "$work/stderr"; then
+        status=0
+    else
+        status=$?
+    fi
+    [ "$status" != 124 ] || fail "tlab hung (killed by timeout)"
+    [ "$status" -lt 128 ] || fail "tlab was killed by signal $((status - 128))"
+    if [ "$status" = 99 ] && [ "${TLAB_VALGRIND:-0}" = 1 ]; then
+        fail "valgrind reported errors"
+    fi
+    if grep -q 'Sanitizer\|runtime error:' "$work/stderr"; then
+        fail "sanitizer report"
+    fi
+    [ "$status" -le 3 ] || fail "tlab ended with status $status"
+}
+
+# bad WHERE ARG...: exit 2 and exactly one error line, `WHERE: error: ...`
+# (WHERE: FILE:LINE:COL, or FILE:LINE: to accept any column, or FILE for
+# errors that have no position), and no other `error:` line.
+bad() {
+    where=$1
+    shift
+    h "$@"
+    [ "$status" = 2 ] || fail "expected exit status 2, got $status"
+    # (the quoted source lines start with a space and may say "error:")
+    nerr=$(grep -c '^[^ ].*error:' "$work/stderr" || true)
+    [ "$nerr" = 1 ] || fail "expected one error line on stderr, got $nerr"
+    case $where in
+    *:) pat="^$where[0-9][0-9]*: error: " ;;
+    *) pat="^$where: error: " ;;
+    esac
+    grep -q -- "$pat" "$work/stderr" || fail "stderr does not start with '$where: error:'"
+}
+
+# usage PREFIX ARG...: exit 2 for a bad command line or output target: a
+# message starting with PREFIX (e.g. `tlab: check: `), nothing on stdout.
+usage() {
+    prefix=$1
+    shift
+    h "$@"
+    [ "$status" = 2 ] || fail "expected exit status 2, got $status"
+    [ ! -s "$work/stdout" ] || fail "stdout is not empty"
+    head -n 1 "$work/stderr" | grep -qF -- "$prefix" || fail "stderr does not start with '$prefix'"
+}
+
+# graded STATUS ARG...: the sheet was graded (exit 0 or 1), no error line.
+graded() {
+    want=$1
+    shift
+    h "$@"
+    [ "$status" = "$want" ] || fail "expected exit status $want, got $status"
+    ! grep -q '^[^ ].*error:' "$work/stderr" || fail "an error line on stderr"
+}
+
+cd "$work"
+
+# ---------------------------------------------------------------- the sheet
+# One key per line, so a case can replace one line: sheet LINE TEXT > FILE.
+cat > base.yaml <<'EOF'
+tlab: 1
+id: h
+title: hostile
+threshold: 1
+parent: x
+device: cpu
+setup: "import torch\nx = torch.arange(24, dtype=torch.float32).reshape(4, 6)"
+rules: {required: false}
+questions: [{id: q, prompt: p, answer: the stride says how far to jump, min_words: 1}]
+ops:
+  - {id: "1", op: x.t(), predict: view, rule: swaps strides}
+EOF
+sheet() { T=$2 awk -v n="$1" 'NR == n { print ENVIRON["T"]; next } { print }' base.yaml; }
+graded 0 check base.yaml
+
+# ------------------------------------------------------ malformed YAML/bytes
+printf 'tlab: 1\nid: "abc\n' > unclosed.yaml
+bad unclosed.yaml:3: check unclosed.yaml
+printf 'tlab: 1\n  id: x\n' > indent.yaml
+bad indent.yaml:2: check indent.yaml
+printf 'tlab: 1\nops:\n\t- {op: x}\n' > tabs.yaml
+bad tabs.yaml:3:1 check tabs.yaml
+stderr_has "tab character in indentation"
+printf -- '- a\n- b\n' > list.yaml
+bad list.yaml:1:1 check list.yaml
+printf 'hello\n' > scalar.yaml
+bad scalar.yaml:1:1 check scalar.yaml
+printf 'tlab: 1\n---\ntlab: 1\n' > twodocs.yaml
+bad twodocs.yaml:2:1 check twodocs.yaml
+: > empty.yaml
+bad empty.yaml:1:1 check empty.yaml
+printf '# only a comment\n' > comment.yaml
+bad comment.yaml:1:1 check comment.yaml
+printf 'tlab: 1\nid: \377\376abc\n' > latin1.yaml
+bad latin1.yaml:2:5 check latin1.yaml
+stderr_has "invalid UTF-8 byte 0xff"
+stderr_has " 2 | id: ??abc" # shown as '?', not as raw bytes
+printf 'tlab: 1\nid: \355\240\200\n' > surrogate.yaml
+bad surrogate.yaml:2:5 check surrogate.yaml
+printf 'tlab: 1\nid: a\000b\n' > nul.yaml
+bad nul.yaml:2:6 check nul.yaml
+stderr_has "NUL byte"
+awk 'BEGIN { srand(7); for (i = 0; i < 4096; i++) printf "%c", int(rand() * 256) }' > binary.yaml
+printf '\177ELF\002\001\001\000' | cat - binary.yaml > elf.yaml
+bad elf.yaml:1:8 check elf.yaml
+
+# ------------------------------------------- wrong types, every key, located
+# wrong LINE TEXT LINE:COL: that line replaced, an error at LINE:COL
+wn=0
+wrong() {
+    wn=$((wn + 1))
+    sheet "$1" "$2" > "wrong$wn.yaml"
+    bad "wrong$wn.yaml:$3" check "wrong$wn.yaml"
+}
+wrong 1 'tlab: [1]' 1:7
+wrong 1 'tlab: two' 1:7
+wrong 1 'tlab: 2' 1:7
+wrong 2 'id: {a: 1}' 2:5
+wrong 3 'title: [t]' 3:8
+wrong 4 'threshold: [1]' 4:12
+wrong 4 'threshold: many' 4:12
+wrong 4 'threshold: -5' 4:12
+wrong 4 'threshold: "200%"' 4:12
+wrong 4 'threshold: .nan' 4:12
+wrong 4 'threshold: 1e400' 4:12
+wrong 5 'parent: [x]' 5:9
+wrong 5 'parent: 5' 5:9
+wrong 6 'device: gpu' 6:9
+wrong 6 'device: {cpu: 1}' 6:9
+wrong 7 'setup: [import torch]' 7:8
+wrong 7 'setup: {a: b}' 7:8
+wrong 8 'rules: 5' 8:8
+wrong 8 'rules: {required: maybe}' 8:19
+wrong 8 'rules: {reject: [[a]]}' 8:18
+wrong 9 'questions: 5' 9:12
+wrong 9 'questions: [5]' 9:13
+wrong 9 'questions: [{id: q, prompt: p, min_words: -1}]' 9:43
+wrong 9 'questions: [{id: q, prompt: p, min_words: many}]' 9:43
+wrong 9 'questions: [{id: q, prompt: p, mention_any: [[a]]}]' 9:46
+wrong 9 'questions: [{id: [q], prompt: p}]' 9:18
+for v in 5 '{a: 1}' '[]'; do
+    wn=$((wn + 1))
+    { head -n 9 base.yaml; echo "ops: $v"; } > "wrong$wn.yaml"
+    bad "wrong$wn.yaml:10:6" check "wrong$wn.yaml"
+done
+wrong 11 '  - 5' 11:5
+wrong 11 '  - [x.t()]' 11:5
+wrong 11 '  - {id: "1"}' 11:5
+wrong 11 '  - {id: [1], op: x.t()}' 11:10
+wrong 11 '  - {id: "1", op: [x]}' 11:19
+wrong 11 '  - {id: "1", op: ""}' 11:19
+wrong 11 '  - {id: "1", op: x.t(), predict: [view]}' 11:35
+wrong 11 '  - {id: "1", op: x.t(), predict: maybe}' 11:35
+wrong 11 '  - {id: "1", op: x.t(), predict: {kind: 5}}' 11:42
+wrong 11 '  - {id: "1", op: x.t(), predict: {shape: 5}}' 11:43
+wrong 11 '  - {id: "1", op: x.t(), predict: {shape: [a]}}' 11:44
+wrong 11 '  - {id: "1", op: x.t(), predict: {shape: [99999999999999999999999]}}' 11:44
+wrong 11 '  - {id: "1", op: x.t(), predict: {offset: 1.5}}' 11:44
+wrong 11 '  - {id: "1", op: x.t(), predict: {contiguous: 5}}' 11:48
+wrong 11 '  - {id: "1", op: x.t(), predict: {dtype: float99}}' 11:43
+wrong 11 '  - {id: "1", op: x.t(), points: -1}' 11:34
+wrong 11 '  - {id: "1", op: x.t(), points: 99999999999999999999}' 11:34
+wrong 11 '  - {id: "1", op: x.t(), accept: [bogus]}' 11:34
+wrong 11 '  - {id: "1", op: x.t(), rule: [a]}' 11:32
+wrong 11 '  - {id: "1", op: x.t(), explanation: {a: b}}' 11:39
+# unknown keys at every level
+wrong 3 'bogus: 1' 3:1
+wrong 11 '  - {id: "1", op: x.t(), bogus: 1}' 11:26
+wrong 11 '  - {id: "1", op: x.t(), predict: {bogus: 1}}' 11:36
+wrong 9 'questions: [{id: q, prompt: p, bogus: 1}]' 9:32
+wrong 8 'rules: {bogus: 1}' 8:9
+# duplicate ids and keys
+wn=$((wn + 1))
+{ head -n 9 base.yaml; echo 'ops: [{id: "1", op: x.t()}, {id: "1", op: x}]'; } > "wrong$wn.yaml"
+bad "wrong$wn.yaml:10:34" check "wrong$wn.yaml"
+wrong 11 '  - {id: "1", op: x.t(), id: "2"}' 11:26
+wrong 9 'questions: [{id: "1", prompt: p}]' 9:18
+wrong 9 'questions: [{id: q, prompt: p}, {id: q, prompt: p}]' 9:38
+wrong 3 'id: again' 3:1
+# a syntax error in an op, and an unsupported op, are located in the op
+wrong 11 '  - {id: "1", op: x.t(}' 11:
+wrong 11 '  - {id: "1", op: x.frobnicate()}' 11:
+wrong 11 '  - {id: "1", op: import os}' 11:
+wrong 11 '  - {id: "1", op: open("/etc/passwd")}' 11:
+wrong 11 '  - {id: "1", op: __import__("os")}' 11:
+# a failing setup is a lab error naming the setup
+# (a quoted scalar with escapes: located at its start, not at a line of the
+# file that its decoded newlines would suggest)
+wrong 7 'setup: "import torch\nx = torch.zeros(4, 6)\nassert x.shape[0] == 5"' 7:9
+stderr_has "AssertionError"
+wrong 7 'setup: "import torch\nx = [x for x in range(10**12)]"' 7:9
+stderr_has "limit exceeded: range of"
+
+wrong 7 'setup: "import torch"' 5:9
+
+# ------------------------------------------------- anchors, aliases, bombs
+{ head -n 10 base.yaml; printf '  - &a {id: "1", op: x.t()}\n  - *a\n'; } > anchor.yaml
+bad anchor.yaml:11:5 check anchor.yaml
+stderr_has "anchors"
+{ printf 'tlab: 1\nops: [{op: x}]\nid: *nothing\n'; } > alias.yaml
+bad alias.yaml:3: check alias.yaml
+awk 'BEGIN {
+    print "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]"
+    p = "a"
+    split("b c d e f g h i j", ks, " ")
+    for (k = 1; k <= 9; k++) {
+        printf "%s: &%s [", ks[k], ks[k]
+        for (j = 0; j < 9; j++) printf "%s*%s", j ? "," : "", p
+        print "]"
+        p = ks[k]
+    }
+}' > laughs.yaml
+bad laughs.yaml:1:4 check laughs.yaml
+printf 'tlab: 1\n<<: {id: h}\nops: [{op: x}]\n' > merge.yaml
+bad merge.yaml:2: check merge.yaml
+
+# -------------------------------------------------------------- size limits
+# 10 MB: refused from its size, before any parsing (fast)
+awk 'BEGIN { print "tlab: 1"; print "ops:"
+    for (i = 0; i < 200000; i++) printf "  - {id: \"%d\", op: x.t(), predict: view}\n", i }' > big.yaml
+t0=$(date +%s)
+bad big.yaml:1:1 check big.yaml
+stderr_has "larger than 1 MiB"
+t1=$(date +%s)
+[ $((t1 - t0)) -le 5 ] || fail "a 10 MB sheet took $((t1 - t0)) s to refuse"
+# 2000 ops: refused at the 1001st
+{ head -n 10 base.yaml; awk 'BEGIN { for (i = 0; i < 2000; i++) printf "  - {id: \"%d\", op: x.t()}\n", i }'; } > ops2000.yaml
+bad ops2000.yaml:1011:5 check ops2000.yaml
+stderr_has "too many ops (2000; at most 1000)"
+# an op of 2 MB
+{ head -n 10 base.yaml; printf '  - {id: "1", op: "'; awk 'BEGIN { for (i = 0; i < 1048576; i++) printf "x+" }'; printf 'x"}\n'; } > op2m.yaml
+bad op2m.yaml:1:1 check op2m.yaml
+# 10000 nested brackets in an op: a LimitError verdict for that op, located
+{ head -n 10 base.yaml; printf '  - {id: "1", predict: {kind: error, error: LimitError}, op: "'
+  awk 'BEGIN { for (i = 0; i < 10000; i++) printf "("; printf "x"; for (i = 0; i < 10000; i++) printf ")" }'
+  printf '"}\n'; } > parens.yaml
+graded 0 run --format json parens.yaml
+stdout_has '"type": "LimitError"'
+stdout_has '"location": "parens.yaml:11:'
+graded 0 check parens.yaml
+{ head -n 10 base.yaml; printf '  - {id: "1", predict: error, op: "'
+  awk 'BEGIN { for (i = 0; i < 10000; i++) printf "["; for (i = 0; i < 10000; i++) printf "]" }'
+  printf '"}\n'; } > brackets.yaml
+graded 0 check brackets.yaml
+# 10000 levels of YAML (flow and block)
+{ head -n 10 base.yaml; printf '  - {id: "1", op: x, predict: '
+  awk 'BEGIN { for (i = 0; i < 10000; i++) printf "["; for (i = 0; i < 10000; i++) printf "]" }'
+  printf '}\n'; } > ydeep.yaml
+bad ydeep.yaml:11: check ydeep.yaml
+stderr_has "nested deeper than 64 levels"
+[ "$(wc -c < "$work/stderr")" -lt 2000 ] || fail "the message shows the whole 20000-byte line"
+awk 'BEGIN { for (i = 0; i < 10000; i++) { for (j = 0; j < i; j++) printf " "; print "a:" } }' | head -c 900000 > yblock.yaml
+bad yblock.yaml:65:65 check yblock.yaml
+
+# ------------------------------------------- runtime: limits are verdicts
+# Each op predicts its own verdict: `check` exits 0 only if every one holds.
+cat > runtime.yaml <<'EOF'
+tlab: 1
+id: runtime
+title: runtime limits
+threshold: 100%
+setup: |
+  import torch
+  import numpy as np
+  x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+ops:
+  - {id: zeros12, op: torch.zeros(10**12), predict: {kind: error, error: LimitError}}
+  - {id: uint8-40, op: "torch.zeros(2**40, dtype=torch.uint8)", predict: {kind: error, error: LimitError}}
+  - {id: zeros-1g, op: "torch.zeros(2**28)", predict: {kind: error, error: RuntimeError}}
+  - {id: expand, op: "x.expand(10**6, 10**6)", predict: {kind: error, error: RuntimeError}}
+  - {id: expand0, op: "x[:1, :1].expand(10**4, 10**4)", predict: {kind: view, shape: [10000, 10000], stride: [0, 0]}}
+  - {id: expand-big, op: "x[:1, :1].expand(10**6, 10**6)", predict: {kind: error, error: LimitError}}
+  - {id: expand-contig, op: "x[:1, :1].expand(2**15, 2**14).contiguous()", predict: {kind: error, error: RuntimeError}}
+  - {id: arange9, op: torch.arange(10**9), predict: {kind: error, error: RuntimeError}}
+  - {id: listrep, op: "[0] * 10**9", predict: {kind: error, error: LimitError}}
+  - {id: comp, op: "[i for i in range(10**12)]", predict: {kind: error, error: LimitError}}
+  - {id: strrep, op: "'a' * 10**10", predict: {kind: error, error: LimitError}}
+  - {id: view-11, op: "x.view(-1, -1)", predict: {kind: error, error: RuntimeError}}
+  - {id: idx30, op: "x[10**30]", predict: {kind: error, error: OverflowError}}
+  - {id: idx62, op: "x[2**62]", predict: {kind: error, error: IndexError}}
+  - {id: pow, op: "10 ** 10 ** 10", predict: {kind: error, error: OverflowError}}
+  - {id: shift, op: "1 << 10**10", predict: {kind: error, error: OverflowError}}
+  - {id: neg-zeros, op: "torch.zeros(-1)", predict: {kind: error, error: RuntimeError}}
+  - {id: neg-view, op: "x.view(-5, 2)", predict: {kind: error, error: RuntimeError}}
+  - {id: big-view, op: "x.view(2**62, 4)", predict: {kind: error, error: RuntimeError}}
+  - {id: min-view, op: "x.view(-2**62 * 2, 4)", predict: {kind: error, error: RuntimeError}}
+  - {id: reshape30, op: "x.reshape(10**30)", predict: {kind: error, error: OverflowError}}
+  - {id: expand-neg, op: "x.expand(-2, 6)", predict: {kind: error, error: RuntimeError}}
+  - {id: narrow, op: "x.narrow(0, 2**62, 1)", predict: {kind: error, error: IndexError}}
+  - {id: narrow-len, op: "x.narrow(0, 0, 2**62)", predict: {kind: error, error: RuntimeError}}
+  - {id: repeat, op: "x.repeat(2**32, 2**32)", predict: {kind: error, error: LimitError}}
+  - {id: repeat-neg, op: "x.repeat(-1, 1)", predict: {kind: error, error: RuntimeError}}
+  - {id: permute, op: "x.permute(0, 2**62)", predict: {kind: error, error: IndexError}}
+  - {id: unsqueeze, op: "x.unsqueeze(-2**62)", predict: {kind: error, error: IndexError}}
+  - {id: asstrided, op: "torch.as_strided(x, (10**6, 10**6), (1, 1))", predict: {kind: error, error: RuntimeError}}
+  - {id: asstrided-off, op: "torch.as_strided(x, (2,), (1,), 10**18)", predict: {kind: error, error: RuntimeError}}
+  - {id: full, op: "torch.full((10**5, 10**5), 1.0)", predict: {kind: error, error: LimitError}}
+  - {id: eye, op: torch.eye(10**6), predict: {kind: error, error: LimitError}}
+  - {id: arange-wrap, op: "torch.arange(-2**62 * 2, 2**62 - 1 + 2**62)", predict: {kind: error, error: RuntimeError}}
+  - {id: diag, op: "x.diag(2**62)", predict: copy}
+  - {id: diag1, op: "x[0].diag(-2**62 * 2)", predict: {kind: error, error: LimitError}}
+  - {id: slice62, op: "x[::2**62]", predict: view}
+  - {id: np-slice, op: "x.numpy()[::-2**62 * 2]", predict: view}
+  - {id: np-strides, op: "x.numpy()[::2**62].strides", predict: {value: [0, 4]}}
+  - {id: empty-huge, op: "torch.zeros(2**62, 0)", predict: {kind: copy, stride: [1, 1]}}
+  - {id: empty-shape, op: "torch.zeros(2**62, 0).shape", predict: {value: [4611686018427387904, 0]}}
+  - {id: empty-sum, op: "torch.zeros(0, 2**31, 2**31, 2**31).sum()", predict: {kind: copy, shape: []}}
+  - {id: empty-overflow, op: "torch.zeros(2**31, 2**31, 2**31, 0)", predict: {kind: error, error: LimitError}}
+  - {id: empty-strides, op: "torch.zeros(0, 2**62, 2**62).stride()", predict: {value: [0, 4611686018427387904, 1]}}
+  - {id: empty-flat, op: "torch.zeros(2**62, 0).flatten()", predict: {kind: copy, shape: [0]}}
+  - {id: empty-tolist, op: "torch.zeros(2**62, 0).tolist()", predict: {kind: error, error: LimitError}}
+  - {id: empty-view, op: "torch.zeros(2**62, 0).view(2**62, 2**62, 0)", predict: {kind: error, error: LimitError}}
+  - {id: tolist, op: "x[:1, :1].expand(10**4, 10**4).tolist()", predict: {kind: error, error: LimitError}}
+  - {id: shared, op: "[[0] * 10**4] * 10**4", predict: {kind: value}}
+  - {id: str-shared, op: "str([[0] * 10**4] * 10**4)", predict: {kind: error, error: LimitError}}
+  - {id: np-big, op: "np.zeros(10**12)", predict: error}
+  - {id: headers, op: "[x.t() for i in range(600000)]", predict: {kind: error, error: LimitError}}
+EOF
+graded 0 check runtime.yaml
+graded 0 run --format json runtime.yaml
+stdout_has '"value": "<list of length 10000: too large to show>"'
+
+# a list nested 100000 deep through statements (no recursion may overflow)
+{ printf 'tlab: 1\nthreshold: 100%%\nsetup: |\n  import torch\n  x = torch.zeros(2)\n  a = [1]\n  b = [1]\n'
+  awk 'BEGIN { for (i = 0; i < 60000; i++) print "  a=[a];b=[b]" }'
+  printf 'ops:\n'
+  printf '  - {id: show, op: a, predict: {kind: value}}\n'
+  printf '  - {id: str, op: str(a), predict: {kind: error, error: LimitError}}\n'
+  printf '  - {id: eq, op: a == b, predict: {value: false}}\n'
+  printf '  - {id: lt, op: "[a] < [b]", predict: {value: false}}\n'
+  printf '  - {id: len, op: len(a + a), predict: {value: 2}}\n'; } > deep.yaml
+graded 0 check deep.yaml
+
+# time: an endless computation is stopped by --timeout, per op, quickly
+cat > slow.yaml <<'EOF'
+tlab: 1
+threshold: 100%
+setup: |
+  import torch
+  x = torch.zeros(4, 6)
+ops:
+  - {id: loop, op: "[x + i for i in range(10**7)]", predict: {kind: error, error: LimitError}}
+  - {id: sum, op: "sum(range(10**7))", predict: error}
+  - {id: reduce, op: "x[:1, :1].expand(2**15, 2**16).sum()", predict: error}
+  - {id: randn, op: "torch.randn(2**28)", predict: error}
+EOF
+t0=$(date +%s)
+graded 0 check --timeout 0.2 slow.yaml
+t1=$(date +%s)
+[ "${TLAB_VALGRIND:-0}" = 1 ] || [ $((t1 - t0)) -le 20 ] || fail "--timeout 0.2 took $((t1 - t0)) s"
+graded 0 run --format json --timeout 0.1 slow.yaml
+stdout_has "time limit exceeded (0.1 s per op; see --timeout)"
+usage 'tlab: check: invalid --timeout' check --timeout 0 slow.yaml
+usage 'tlab: check: invalid --timeout' check --timeout nan slow.yaml
+usage 'tlab: check: invalid --timeout' check --timeout -1 slow.yaml
+
+# memory: --max-bytes 1K
+printf 'tlab: 1\nthreshold: 100%%\nsetup: |\n  import torch\n  x = torch.zeros(4, 6)\nops:\n  - {id: "1", op: torch.zeros(1000), predict: {kind: error, error: RuntimeError}}\n  - {id: "2", op: x.t(), predict: view}\n' > mem.yaml
+graded 0 check --max-bytes 1K mem.yaml
+printf 'tlab: 1\nsetup: |\n  import torch\n  x = torch.zeros(1000)\nops:\n  - {id: "1", op: x.t()}\n' > memsetup.yaml
+bad memsetup.yaml:4: check --max-bytes 1K memsetup.yaml
+usage 'tlab: check: invalid --max-bytes' check --max-bytes 0 mem.yaml
+usage 'tlab: check: invalid --max-bytes' check --max-bytes 16E mem.yaml
+
+# ------------------------------------------------------------ files and -o
+bad missing.yaml check missing.yaml
+stderr_has "No such file"
+mkdir dir.yaml
+bad dir.yaml check dir.yaml
+if [ "$(id -u)" != 0 ]; then
+    cp base.yaml unreadable.yaml
+    chmod 000 unreadable.yaml
+    bad unreadable.yaml check unreadable.yaml
+    stderr_has "Permission denied"
+fi
+usage 'tlab: cannot write nodir/out.txt: No such file or directory' check -o nodir/out.txt base.yaml
+[ ! -e nodir ] || fail "a directory was created"
+usage 'tlab: cannot write dir.yaml: Is a directory' check -o dir.yaml base.yaml
+# a failing run leaves an existing -o target as it was, and no temp file
+echo previous > out.txt
+bad unclosed.yaml:3: check -o out.txt unclosed.yaml
+[ "$(cat out.txt)" = previous ] || fail "the -o target was changed by a failed run"
+sheet 11 '  - {id: "1", op: x.t(}' > syntax.yaml
+bad syntax.yaml:11: check -o out.txt syntax.yaml
+[ "$(cat out.txt)" = previous ] || fail "the -o target was changed by a failed run"
+bad memsetup.yaml:4: run --format json -o out.txt --max-bytes 1K memsetup.yaml
+[ "$(cat out.txt)" = previous ] || fail "the -o target was changed by a failed run"
+! ls -a | grep -q '^\.tlab-out' || fail "a temp file was left behind"
+# a graded run replaces it whole
+graded 0 check --format json -o out.txt base.yaml
+grep -q '"passed": true' out.txt || fail "-o did not write the scorecard"
+# a symlink to a file: the file is replaced, the link stays
+mkdir real
+echo previous > real/target.json
+ln -s real/target.json link.json
+graded 0 check --format json -o link.json base.yaml
+[ -L link.json ] || fail "-o replaced a symlink"
+grep -q '"passed": true' real/target.json || fail "-o did not write through the symlink"
+# an existing non-regular target (a FIFO, /dev/null) is written in place,
+# never replaced by a regular file
+mkfifo fifo 2>/dev/null && {
+    cat fifo > fifo.out &
+    reader=$!
+    graded 0 check -o fifo base.yaml
+    if [ -p fifo ]; then
+        wait $reader
+    else
+        kill $reader 2>/dev/null
+        fail "-o replaced a FIFO with a regular file"
+    fi
+    grep -q 'PASS' fifo.out || fail "nothing was written through the FIFO"
+}
+if [ -c /dev/full ]; then
+    usage 'tlab: cannot write /dev/full' check base.yaml -o /dev/full
+    [ -c /dev/full ] || fail "-o replaced /dev/full"
+    (exec "$TLAB" check base.yaml > /dev/full 2> stderr2) && fail "writing stdout to /dev/full succeeded"
+    [ "$(grep -c 'error\|cannot' stderr2)" = 1 ] || fail "a full stdout is not reported once"
+fi
+
+# grade: hostile submissions score 0 with their error, the rest is graded
+cp base.yaml master.yaml
+graded 0 grade --lab master.yaml unclosed.yaml nul.yaml big.yaml laughs.yaml missing.yaml dir.yaml elf.yaml base.yaml
+stdout_has "unclosed.yaml,0,1,0,1,false,false,,unclosed.yaml:3:"
+stdout_has "nul.yaml,0,1,0,1,false,false,,nul.yaml:2:6: error: NUL byte"
+stdout_has "big.yaml,0,1,0,1,false,false,,big.yaml:1:1: error: lab file is larger than 1 MiB"
+stdout_has "missing.yaml,0,1,0,1,false,false,,missing.yaml: error: cannot open lab file"
+stdout_has "base.yaml,1,1,1,1,true,false,,"
+
+# explain: the same limits from the command line
+bad '<expr>:1:5' explain "$(printf 'x + \377')"
+graded 0 explain -s 'import torch' '[[0] * 10**4] * 10**4'
+stdout_has "too large to show"
+bad '<expr>:1:' explain "$(awk 'BEGIN { for (i = 0; i < 10000; i++) printf "("; print "" }')"
+
+echo "hostile.sh: all cases passed"
