@@ -539,8 +539,9 @@ static tl_value *str_repeat(const tl_value *a, int64_t k, tl_error *err)
     size_t n = a->u.str.len;
     if (repeat_check(n, &k, "string", err) < 0)
         return NULL;
+    if (n == 0 || k <= 0) /* "" * 10**12 is "" at once, not a long loop */
+        return tl_strn("", 0);
     tl_buf b = {0};
-    tl_buf_puts(&b, "");
     for (int64_t i = 0; i < k; i++)
         tl_buf_append(&b, a->u.str.s, n);
     tl_value *r = tl_strn(tl_buf_str(&b), b.len);

@@ -78,6 +78,8 @@ START_TEST(test_arithmetic)
     CHECK_EVAL("[1, 2] * 2, (1,) * 3, 'ab' * 2, 3 * [0], [1] * -1",
                "([1, 2, 1, 2], (1, 1, 1), 'abab', [0, 0, 0], [])");
     CHECK_EVAL("[1] + [2], (1, 2) + (3,), 'a' + 'b'", "([1, 2], (1, 2, 3), 'ab')");
+    /* empty repetitions are instant, however large the count */
+    CHECK_EVAL("'' * 10 ** 12, [] * 10 ** 12, () * 10 ** 15", "('', [], ())");
 }
 END_TEST
 
