@@ -540,19 +540,41 @@ static void put_tuple(tl_buf *b, const int64_t *v, int n)
     tl_buf_puts(b, n == 1 ? ",)" : ")");
 }
 
-/* The last method name called at the top level of the op, e.g. "view". */
+/* The last method called at the top level of the op's final line, e.g.
+ * "to" in `x.to(device=x.device, dtype=x.dtype)`: a `.name(` outside any
+ * brackets or string literal. Empty when there is none (x[1:], x.T). */
 static void last_method(const char *op, char *name, size_t cap)
 {
     name[0] = 0;
+    const char *line = strrchr(op, '\n');
+    line = line && line[1] ? line + 1 : op;
     const char *best = NULL;
     size_t bl = 0;
-    for (const char *s = op; *s; s++) {
-        if (*s == '.' && (s[1] == '_' || (s[1] >= 'a' && s[1] <= 'z'))) {
+    int depth = 0;
+    char quote = 0;
+    for (const char *s = line; *s; s++) {
+        if (quote) {
+            if (*s == '\\' && s[1])
+                s++;
+            else if (*s == quote)
+                quote = 0;
+            continue;
+        }
+        if (*s == '\'' || *s == '"')
+            quote = *s;
+        else if (*s == '(' || *s == '[')
+            depth++;
+        else if ((*s == ')' || *s == ']') && depth > 0)
+            depth--;
+        else if (*s == '.' && depth == 0 &&
+                 (s[1] == '_' || (s[1] >= 'a' && s[1] <= 'z'))) {
             const char *e = s + 1;
             while (*e == '_' || (*e >= 'a' && *e <= 'z') || (*e >= '0' && *e <= '9'))
                 e++;
-            best = s + 1;
-            bl = (size_t)(e - best);
+            if (*e == '(') {
+                best = s + 1;
+                bl = (size_t)(e - best);
+            }
         }
     }
     if (best && bl < cap) {
