@@ -809,9 +809,9 @@ static int parse_device(const char *s, int64_t index, bool has_index, tl_device 
     type[tlen] = 0;
     bool known = false;
     {
-        char list[256];
+        char list[256], *save = NULL; /* strtok_r: ops run in threads */
         snprintf(list, sizeof list, "%s", device_types);
-        for (char *tok = strtok(list, ", "); tok; tok = strtok(NULL, ", "))
+        for (char *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
             if (strcmp(tok, type) == 0)
                 known = true;
     }

@@ -9,11 +9,26 @@
  * so a bad op exits 2 without output; each op runs from a fresh setup.
  * `grade` executes the master's ops once and grades every submission's
  * predictions against those verdicts.
+ *
+ * --jobs N (grade): both phases of `grade` run on N threads (the main
+ * thread and N-1 workers) that take the next index from a shared atomic
+ * counter: first the master's ops (each op from a fresh setup in its own
+ * interpreter; the runtime's mutable state - allocation ledger, interpreter
+ * and deadline, factory context and generator - is _Thread_local, and every
+ * interpreter starts the generator from its seed, so a verdict does not
+ * depend on the thread), then the submissions (load, tamper check, grade:
+ * each into its own slot). Workers print nothing; the main thread renders
+ * the slots in order, so every format is byte-identical to --jobs 1. When
+ * ops fail, the first failing op in lab order is reported, as with one job:
+ * every op before it has run, and ops after a known failure are skipped.
  */
 #include "commands.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +52,7 @@ typedef struct ctx {
     tl_runner runner;
     const char *dev_requested;
     const char *dev_used;
+    size_t max_bytes;   /* the ledger limit, set in every worker thread */
 } ctx;
 
 static bool want_color(tl_color c, int fd, bool to_file)
@@ -84,7 +100,8 @@ static int setup_device(ctx *c, tl_lab_device labdev)
         c->runner.opts.timeout = cli->timeout;
     c->runner.other = be == cpu ? real : cpu;
     c->runner.color = c->color_err;
-    tl_alloc_set_limit(cli->max_bytes ? cli->max_bytes : TL_DEFAULT_MAX_BYTES);
+    c->max_bytes = cli->max_bytes ? cli->max_bytes : TL_DEFAULT_MAX_BYTES;
+    tl_alloc_set_limit(c->max_bytes);
     return TL_EXIT_OK;
 }
 
@@ -145,40 +162,163 @@ static void free_verdicts(tl_op_verdict *v, size_t n)
     free(v);
 }
 
-/* Execute every op of lab (with variants). */
+/* ------------------------------------------------------------ workers */
+
+/* A parallel loop: fn(arg, i) for every i < n, each exactly once unless
+ * skipped (i >= stop), on `jobs` threads. Items are taken in increasing
+ * order from `next`; fn writes only its own slot i. */
+typedef struct pool {
+    void (*fn)(void *arg, size_t i);
+    void *arg;
+    size_t n;
+    atomic_size_t next;
+    atomic_size_t stop; /* items at or past it are skipped (SIZE_MAX: none) */
+    size_t max_bytes;   /* the ledger limit (thread-local) of each worker */
+} pool;
+
+/* Stack of a worker: the parser and interpreter recurse (nesting <= 64,
+ * YAML depth bounded), as deep as on the main thread. */
+#define WORKER_STACK ((size_t)8 << 20)
+
+static void drain(pool *p)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n || i >= atomic_load(&p->stop))
+            return;
+        p->fn(p->arg, i);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    pool *p = arg;
+    tl_alloc_set_limit(p->max_bytes);
+    drain(p);
+    return NULL;
+}
+
+/* Lower p->stop to i (skip every item after a failed one). */
+static void pool_stop_after(pool *p, size_t i)
+{
+    size_t cur = atomic_load(&p->stop);
+    while (i + 1 < cur && !atomic_compare_exchange_weak(&p->stop, &cur, i + 1))
+        ;
+}
+
+/* Run the loop: jobs - 1 workers plus the calling thread (which keeps its
+ * own ledger limit). A worker that cannot be started only means fewer
+ * threads; with one job nothing is started. */
+static void pool_run(pool *p, int jobs)
+{
+    size_t extra = jobs > 1 ? (size_t)jobs - 1 : 0;
+    if (extra > p->n - (p->n > 0))
+        extra = p->n - (p->n > 0);
+    pthread_t *t = extra ? tl_xcalloc(extra, sizeof *t) : NULL;
+    size_t started = 0;
+    if (extra) {
+        pthread_attr_t attr;
+        bool attr_ok = pthread_attr_init(&attr) == 0;
+        size_t cur = 0;
+        if (attr_ok && pthread_attr_getstacksize(&attr, &cur) == 0 && cur < WORKER_STACK)
+            (void)pthread_attr_setstacksize(&attr, WORKER_STACK);
+        for (; started < extra; started++)
+            if (pthread_create(&t[started], attr_ok ? &attr : NULL, worker_main, p) != 0)
+                break;
+        if (attr_ok)
+            pthread_attr_destroy(&attr);
+    }
+    drain(p);
+    for (size_t k = 0; k < started; k++)
+        pthread_join(t[k], NULL);
+    free(t);
+}
+
+/* ------------------------------------------------------------ run a lab */
+
+typedef struct op_slot {
+    bool ran;
+    bool failed;
+    tl_verdict_fail fail;
+} op_slot;
+
+typedef struct lab_run {
+    ctx *c;
+    const tl_lab *lab;
+    const tl_source *setup;
+    tl_op_verdict *v;
+    op_slot *slot;
+    pool *p;
+} lab_run;
+
+static void run_op(void *arg, size_t i)
+{
+    lab_run *lr = arg;
+    const tl_lab *lab = lr->lab;
+    tl_source opsrc;
+    tl_lab_op_source(lab, &lab->ops[i], &opsrc);
+    tl_job job = {
+        .setup = lr->setup,
+        .nsetup = lr->setup->len ? 1 : 0,
+        .op = &opsrc,
+        .parent = lab->parent,
+        .parent_line = lab->parent_line,
+        .parent_col = lab->parent_col,
+        .variants = true,
+    };
+    lr->slot[i].ran = true;
+    if (tl_verdict_run(&lr->c->runner, &job, &lr->v[i], &lr->slot[i].fail) < 0) {
+        lr->slot[i].failed = true;
+        pool_stop_after(lr->p, i);
+    }
+}
+
+/* Execute every op of lab (with variants), on c->cli->jobs threads. */
 static int run_lab(ctx *c, const tl_lab *lab, tl_op_verdict **out)
 {
     *out = NULL;
     int rc = precheck(c, lab);
     if (rc)
         return rc;
-    tl_op_verdict *v = tl_xcalloc(lab->nops, sizeof *v);
+    tl_op_verdict *v = tl_xcalloc(lab->nops ? lab->nops : 1, sizeof *v);
+    op_slot *slot = tl_xcalloc(lab->nops ? lab->nops : 1, sizeof *slot);
     tl_source setup;
     tl_lab_setup_source(lab, &setup);
+    pool p = {.fn = run_op, .n = lab->nops, .max_bytes = c->max_bytes};
+    atomic_init(&p.next, 0);
+    atomic_init(&p.stop, SIZE_MAX);
+    lab_run lr = {.c = c, .lab = lab, .setup = &setup, .v = v, .slot = slot, .p = &p};
+    p.arg = &lr;
+    pool_run(&p, c->cli->jobs);
+    /* the first failure in lab order; every op before it has run */
+    size_t first = lab->nops;
+    for (size_t i = 0; i < lab->nops && first == lab->nops; i++)
+        if (slot[i].failed)
+            first = i;
     for (size_t i = 0; i < lab->nops; i++) {
-        tl_source opsrc;
-        tl_lab_op_source(lab, &lab->ops[i], &opsrc);
-        tl_job job = {
-            .setup = &setup,
-            .nsetup = setup.len ? 1 : 0,
-            .op = &opsrc,
-            .parent = lab->parent,
-            .parent_line = lab->parent_line,
-            .parent_col = lab->parent_col,
-            .variants = true,
-        };
-        tl_verdict_fail fail;
-        if (tl_verdict_run(&c->runner, &job, &v[i], &fail) < 0) {
-            if (fail.exit_code == TL_EXIT_INTERNAL)
+        if (!slot[i].ran)
+            continue;
+        if (!slot[i].failed) {
+            if (first < lab->nops) /* ran before a failure was known */
+                tl_op_verdict_free(&v[i]);
+            continue;
+        }
+        if (i == first) {
+            tl_verdict_fail *fail = &slot[i].fail;
+            if (fail->exit_code == TL_EXIT_INTERNAL)
                 fprintf(stderr, "tlab: internal error while running op %s:\n",
                         lab->ops[i].id);
-            fputs(fail.rendered ? fail.rendered : "tlab: error\n", stderr);
-            rc = fail.exit_code ? fail.exit_code : TL_EXIT_INTERNAL;
-            tl_verdict_fail_free(&fail);
-            free_verdicts(v, i);
-            return rc;
+            fputs(fail->rendered ? fail->rendered : "tlab: error\n", stderr);
+            rc = fail->exit_code ? fail->exit_code : TL_EXIT_INTERNAL;
         }
+        tl_verdict_fail_free(&slot[i].fail);
     }
+    if (first < lab->nops) {
+        free(v);
+        free(slot);
+        return rc;
+    }
+    free(slot);
     *out = v;
     return TL_EXIT_OK;
 }
@@ -641,6 +781,34 @@ static char *first_line(const char *s)
     return nl ? tl_xstrndup(s, (size_t)(nl - s)) : tl_xstrdup(s);
 }
 
+/* What the submission workers share (read-only but recs, one slot each). */
+typedef struct grade_run {
+    const tl_lab *m;
+    const tl_op_verdict *v;
+    int64_t maxp;
+    record *recs;
+} grade_run;
+
+/* Load, tamper-check and grade submission k into recs[k]. */
+static void grade_one(void *arg, size_t k)
+{
+    const grade_run *gr = arg;
+    const tl_lab *m = gr->m;
+    record *r = &gr->recs[k];
+    tl_lab_err err;
+    r->lab = tl_lab_load(r->file, false, &err);
+    if (!r->lab) {
+        r->error = first_line(err.rendered ? err.rendered : err.msg);
+        tl_lab_err_free(&err);
+        r->g.total = (int64_t)m->nops;
+        r->g.max_points = gr->maxp;
+        r->g.threshold = tl_lab_threshold_count(m);
+        return;
+    }
+    r->nchanges = tl_grade_tamper(m, r->lab, &r->changes);
+    tl_grade_sheet(m, r->lab, gr->v, &r->g);
+}
+
 static int cmd_grade(const tl_cli *cli)
 {
     ctx c;
@@ -655,22 +823,13 @@ static int cmd_grade(const tl_cli *cli)
     int64_t maxp = 0;
     for (size_t i = 0; i < m->nops; i++)
         maxp += m->ops[i].points;
-    for (size_t k = 0; k < n; k++) {
-        record *r = &recs[k];
-        r->file = cli->args[k];
-        tl_lab_err err;
-        r->lab = tl_lab_load(r->file, false, &err);
-        if (!r->lab) {
-            r->error = first_line(err.rendered ? err.rendered : err.msg);
-            tl_lab_err_free(&err);
-            r->g.total = (int64_t)m->nops;
-            r->g.max_points = maxp;
-            r->g.threshold = tl_lab_threshold_count(m);
-            continue;
-        }
-        r->nchanges = tl_grade_tamper(m, r->lab, &r->changes);
-        tl_grade_sheet(m, r->lab, v, &r->g);
-    }
+    for (size_t k = 0; k < n; k++)
+        recs[k].file = cli->args[k];
+    grade_run gr = {.m = m, .v = v, .maxp = maxp, .recs = recs};
+    pool p = {.fn = grade_one, .arg = &gr, .n = n, .max_bytes = c.max_bytes};
+    atomic_init(&p.next, 0);
+    atomic_init(&p.stop, SIZE_MAX);
+    pool_run(&p, cli->jobs);
     op_stat *st = tl_xcalloc(m->nops, sizeof *st);
     class_summary(m, recs, n, st);
     tl_format fmt = cli->format == TL_FMT_DEFAULT ? TL_FMT_CSV : cli->format;

@@ -91,7 +91,7 @@ const tl_interp_opts *tl_interp_current_opts(void)
 
 int tl_interp_check_deadline(tl_error *err)
 {
-    if (g_deadline > 0 && tl_now() > g_deadline)
+    if (g_deadline > 0 && tl_time_past(g_deadline))
         return tl_error_set(err, TL_ERR_LIMIT,
                             "time limit exceeded (%g s per op; see --timeout)",
                             g_timeout);
@@ -157,6 +157,9 @@ tl_interp *tl_interp_new(const tl_interp_opts *opts)
         I->opts.max_source = (size_t)1 << 20;
     if (I->opts.max_seq <= 0)
         I->opts.max_seq = 10000000;
+    /* a fresh interpreter is a fresh process: rand/randn start from the
+     * seed, whichever thread (and whatever ran there before) */
+    tl_create_manual_seed(I->opts.seed);
     return I;
 }
 
