@@ -1079,6 +1079,7 @@ static void red_init(tl_redop op, bool fl, red_acc *a)
 static void red_strip_f(tl_redop op, tl_dtype ct, ld_f64_fn ld, const char *p,
                         int64_t st, int64_t n, int64_t k0, red_acc *a)
 {
+    bool max = op == TL_RED_MAX || op == TL_RED_ARGMAX;
     for (int64_t i = 0; i < n; i++, p += st) {
         double v = round_to(ct, ld(p));
         switch (op) {
@@ -1087,25 +1088,12 @@ static void red_strip_f(tl_redop op, tl_dtype ct, ld_f64_fn ld, const char *p,
         case TL_RED_ALL: if (v == 0.0) a->f = 0.0; break;
         case TL_RED_ANY: if (v != 0.0) a->f = 1.0; break;
         case TL_RED_MAX: case TL_RED_ARGMAX:
-            if (a->seen_nan)
-                break;
-            if (isnan(v)) {
-                a->seen_nan = true;
-                a->f = v;
-                a->arg = k0 + i;
-            } else if (v > a->f || k0 + i == 0) {
-                a->f = v;
-                a->arg = k0 + i;
-            }
-            break;
         case TL_RED_MIN: case TL_RED_ARGMIN:
+            /* the first NaN wins and stays */
             if (a->seen_nan)
                 break;
-            if (isnan(v)) {
-                a->seen_nan = true;
-                a->f = v;
-                a->arg = k0 + i;
-            } else if (v < a->f || k0 + i == 0) {
+            if (isnan(v) || (max ? v > a->f : v < a->f) || k0 + i == 0) {
+                a->seen_nan = isnan(v);
                 a->f = v;
                 a->arg = k0 + i;
             }
@@ -1118,6 +1106,7 @@ static void red_strip_f(tl_redop op, tl_dtype ct, ld_f64_fn ld, const char *p,
 static void red_strip_i(tl_redop op, tl_dtype ct, ld_i64_fn ld, const char *p,
                         int64_t st, int64_t n, int64_t k0, red_acc *a)
 {
+    bool max = op == TL_RED_MAX || op == TL_RED_ARGMAX;
     for (int64_t i = 0; i < n; i++, p += st) {
         int64_t v = wrap_to(ct, ld(p));
         switch (op) {
@@ -1127,13 +1116,8 @@ static void red_strip_i(tl_redop op, tl_dtype ct, ld_i64_fn ld, const char *p,
         case TL_RED_ALL: if (v == 0) a->i = 0; break;
         case TL_RED_ANY: if (v != 0) a->i = 1; break;
         case TL_RED_MAX: case TL_RED_ARGMAX:
-            if (v > a->i || k0 + i == 0) {
-                a->i = v;
-                a->arg = k0 + i;
-            }
-            break;
         case TL_RED_MIN: case TL_RED_ARGMIN:
-            if (v < a->i || k0 + i == 0) {
+            if ((max ? v > a->i : v < a->i) || k0 + i == 0) {
                 a->i = v;
                 a->arg = k0 + i;
             }

@@ -276,32 +276,72 @@ int tl_to_int_list(const tl_value *v, const char *what, bool allow_scalar,
     return (int)v->u.seq.n;
 }
 
-int tl_to_shape(const tl_args *a, size_t first, const char *kw, int64_t *out,
-                tl_error *err)
+/* an int that may open an int list: PyTorch's THPUtils_checkIndex (no bool) */
+static bool opens_int_list(const tl_value *v)
 {
-    if (a->npos <= first) {
-        const tl_value *k = NULL;
-        for (size_t i = 0; kw && i < a->nkw; i++)
-            if (strcmp(a->kwnames[i], kw) == 0)
-                k = a->kwvals[i];
-        if (!k)
-            return 0;
-        return tl_to_int_list(k, kw, true, out, TL_MAX_DIMS, err);
-    }
-    if (a->npos == first + 1 && tl_value_is_seq(a->pos[first]))
-        return tl_to_int_list(a->pos[first], kw ? kw : "size", false, out,
-                              TL_MAX_DIMS, err);
-    size_t n = a->npos - first;
+    int64_t dummy;
+    return v->kind != TL_V_BOOL && tl_value_as_index(v, &dummy);
+}
+
+/* Convert the n items of a list taken for parameter p. */
+static int shape_items(tl_value *const *items, size_t n,
+                       const tl_shape_param *p, int64_t *out, tl_error *err)
+{
     if (n > TL_MAX_DIMS)
         return tl_error_set(err, TL_ERR_LIMIT,
-                            "a shape has at most %d dimensions in tlab",
-                            TL_MAX_DIMS);
-    for (size_t i = 0; i < n; i++) {
-        const tl_value *it = a->pos[first + i];
-        if (it->kind == TL_V_BOOL || !tl_value_as_index(it, &out[i]))
-            return bad_element(kw ? kw : "size", it, i, err);
-    }
+                            "%s(): argument '%s' has %zu entries; tlab "
+                            "supports at most %d",
+                            p->fname, p->name, n, TL_MAX_DIMS);
+    for (size_t i = 0; i < n; i++)
+        if (!tl_value_as_index(items[i], &out[i]))
+            return tl_error_set(err, TL_ERR_TYPE,
+                                "%s(): argument '%s' must be tuple of %s, but "
+                                "found element of type %s at pos %zu",
+                                p->fname, p->name,
+                                p->symint ? "SymInts" : "ints",
+                                tl_value_type_name(items[i]), i + 1);
     return (int)n;
+}
+
+int tl_to_shape(const tl_args *a, const tl_shape_param *p, int64_t *out,
+                tl_error *err)
+{
+    tl_value *v = tl_arg(a, p->pos, p->name);
+    if (!v)
+        return TL_SHAPE_ABSENT;
+    bool keyword = a->npos <= p->pos;
+    if (tl_value_is_seq(v) &&
+        (v->u.seq.n == 0 || opens_int_list(v->u.seq.items[0]))) {
+        if (!keyword && p->varargs && p->kwonly_follow &&
+            a->npos > p->pos + 1) {
+            if (p->sig)
+                return tl_args_type_error(a, p->fname, p->sig, err);
+            return tl_error_set(err, TL_ERR_TYPE,
+                                "%s() takes %zu positional argument%s but "
+                                "%zu were given",
+                                p->fname, p->pos + 1, p->pos ? "s" : "",
+                                a->npos);
+        }
+        return shape_items(v->u.seq.items, v->u.seq.n, p, out, err);
+    }
+    if (!keyword && p->varargs && opens_int_list(v))
+        return shape_items(a->pos + p->pos, a->npos - p->pos, p, out, err);
+    if (p->scalar && opens_int_list(v)) {
+        tl_value_as_index(v, &out[0]);
+        return 1;
+    }
+    if (p->sig)
+        return tl_args_type_error(a, p->fname, p->sig, err);
+    const char *want = p->symint ? "SymInts" : "ints";
+    if (keyword)
+        return tl_error_set(err, TL_ERR_TYPE,
+                            "%s(): argument '%s' must be tuple of %s, not %s",
+                            p->fname, p->name, want, tl_value_type_name(v));
+    return tl_error_set(err, TL_ERR_TYPE,
+                        "%s(): argument '%s' (position %zu) must be tuple of "
+                        "%s, not %s",
+                        p->fname, p->name, p->pos + 1, want,
+                        tl_value_type_name(v));
 }
 
 int tl_wrap_dim(int64_t dim, int ndim, int *out, tl_error *err)

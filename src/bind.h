@@ -87,12 +87,42 @@ int tl_to_double(const tl_value *v, const char *what, double *out, tl_error *err
 int tl_to_bool(const tl_value *v, const char *what, bool *out, tl_error *err);
 int tl_to_dtype(const tl_value *v, const char *what, tl_dtype *out, tl_error *err);
 int tl_to_tensor(const tl_value *v, const char *what, tl_tensor **out, tl_error *err); /* borrowed out */
-/* A shape given as varargs from position `first` (view(2, 3)) or as one
- * sequence/Size argument (view((2, 3)), view([2, 3])). Writes up to
- * TL_MAX_DIMS entries; returns the count or -1. `kw` names the keyword form
- * (e.g. "size" / "shape"), may be NULL. */
-int tl_to_shape(const tl_args *a, size_t first, const char *kw,
-                int64_t *out, tl_error *err);
+/* An int-list parameter (int[] or SymInt[]: a shape, dims, repeats) as
+ * PyTorch's argument parser declares it: tl_to_shape reads it the way the
+ * parser does and words its TypeErrors the same way (PyTorch 1.13 texts). */
+typedef struct tl_shape_param {
+    const char *fname;  /* function name in messages: "view" */
+    const char *name;   /* parameter name, also its keyword: "size" */
+    size_t pos;         /* its index among the positional parameters */
+    bool symint;        /* SymInt[]: "tuple of SymInts"; int[]: "tuple of ints" */
+    bool varargs;       /* the only positional parameter: view(2, 3) is
+                           view((2, 3)) */
+    bool kwonly_follow; /* with varargs: keyword-only parameters follow, so
+                           positionals after a list (zeros((2, 3), 4)) are
+                           an error ("F() takes 1 positional argument but
+                           2 were given", or sig's TypeError); without them
+                           PyTorch ignores the extras (view((2, 3), 4)) */
+    bool scalar;        /* int[1]: a lone int is a one-element list */
+    const char *sig;    /* overloaded function: a value that fits no
+                           overload raises tl_args_type_error(sig); NULL:
+                           "F(): argument 'N' (position P) must be tuple of
+                           ints, not T" */
+} tl_shape_param;
+
+/* tl_to_shape's result when the parameter was given neither positionally
+ * nor by keyword (the caller raises its "missing" error). */
+#define TL_SHAPE_ABSENT (-2)
+
+/* Read parameter p of a: one list/tuple/Size (view((2, 3)), size=[2, 3]),
+ * the positionals from p->pos on when p->varargs (view(2, 3)), or a lone
+ * int when p->scalar. A list is taken when it is empty or its first item is
+ * an int (not bool); later items may be any int-like value (bool, integer
+ * 0-d tensor), else "F(): argument 'N' must be tuple of ints, but found
+ * element of type T at pos I" (I counts from 1). Writes up to TL_MAX_DIMS
+ * entries (more is a TL_ERR_LIMIT error); returns the count,
+ * TL_SHAPE_ABSENT, or -1 with err set. */
+int tl_to_shape(const tl_args *a, const tl_shape_param *p, int64_t *out,
+                tl_error *err);
 /* A list/tuple of ints (or a single int when allow_scalar). */
 int tl_to_int_list(const tl_value *v, const char *what, bool allow_scalar,
                    int64_t *out, size_t cap, tl_error *err);

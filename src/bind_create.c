@@ -85,66 +85,40 @@ static bool is_int_like(const tl_value *v)
            tl_value_as_index(v, &dummy);
 }
 
-/* size as varargs from `first`, or one sequence, or size= */
-static int factory_shape(const tl_args *a, size_t first, const char *fname,
-                         const char *sig, int64_t *out, tl_error *err)
+/* The size parameter of factory fname (at position pos). PyTorch overloads
+ * the factories on names=/out=/generator=, and those overloads become
+ * plausible only from the (required+1)-th argument on: with fewer, the
+ * parser words a bad size itself ("argument 'size' (position 1) must be
+ * ..."); with more, it raises the invalid-combination TypeError with sig.
+ * zeros/ones/empty/full/new_* declare SymInt[] size, rand/randn/randint
+ * int[]. Returns the count, TL_SHAPE_ABSENT or -1. */
+static int factory_size(const tl_args *a, const char *fname, size_t pos,
+                        bool symint, bool varargs, size_t required,
+                        const char *sig, int64_t *out, tl_error *err)
 {
-    const tl_value *seq = NULL;
-    if (a->npos <= first) {
-        seq = tl_arg(a, first, "size");
-        if (!seq)
-            return tl_args_type_error(a, fname, sig, err);
-        if (is_int_like(seq)) {
-            tl_value_as_index(seq, &out[0]);
-            return 1;
-        }
-    } else if (a->npos == first + 1 && tl_value_is_seq(a->pos[first])) {
-        seq = a->pos[first];
-    }
-    if (seq) {
-        if (!tl_value_is_seq(seq))
-            return tl_error_set(err, TL_ERR_TYPE,
-                                "%s(): argument 'size' (position %zu) must be "
-                                "tuple of SymInts, not %s",
-                                fname, first + 1, tl_value_type_name(seq));
-        if (seq->u.seq.n > TL_MAX_DIMS)
-            return tl_error_set(err, TL_ERR_LIMIT,
-                                "a shape has at most %d dimensions in tlab",
-                                TL_MAX_DIMS);
-        for (size_t i = 0; i < seq->u.seq.n; i++) {
-            const tl_value *it = seq->u.seq.items[i];
-            if (!is_int_like(it))
-                return tl_error_set(err, TL_ERR_TYPE,
-                                    "%s(): argument 'size' must be tuple of "
-                                    "SymInts, but found element of type %s at "
-                                    "pos %zu",
-                                    fname, tl_value_type_name(it), i + 1);
-            tl_value_as_index(it, &out[i]);
-        }
-        return (int)seq->u.seq.n;
-    }
-    size_t n = a->npos - first;
-    if (n > TL_MAX_DIMS)
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "a shape has at most %d dimensions in tlab",
-                            TL_MAX_DIMS);
-    for (size_t i = 0; i < n; i++) {
-        const tl_value *it = a->pos[first + i];
-        if (!is_int_like(it)) {
-            if (n == 1)
-                return tl_error_set(err, TL_ERR_TYPE,
-                                    "%s(): argument 'size' (position %zu) must "
-                                    "be tuple of SymInts, not %s",
-                                    fname, first + 1, tl_value_type_name(it));
-            return tl_error_set(err, TL_ERR_TYPE,
-                                "%s(): argument 'size' must be tuple of "
-                                "SymInts, but found element of type %s at pos "
-                                "%zu",
-                                fname, tl_value_type_name(it), i + 1);
-        }
-        tl_value_as_index(it, &out[i]);
-    }
-    return (int)n;
+    const tl_shape_param p = {.fname = fname, .name = "size", .pos = pos,
+                              .symint = symint, .varargs = varargs,
+                              .kwonly_follow = true,
+                              .sig = a->npos + a->nkw > required ? sig : NULL};
+    return tl_to_shape(a, &p, out, err);
+}
+
+/* The common head of zeros/ones/empty/rand/randn(*size, ...): arguments
+ * checked against kw and sig, the size read (a missing one is sig's
+ * TypeError), the options parsed. Returns the size's length or -1. */
+static int varargs_factory_head(const tl_args *a, const char *fname,
+                                const char *const *kw, const char *sig,
+                                bool symint, int64_t *sizes, fopts *o,
+                                tl_error *err)
+{
+    if (tl_args_check(a, fname, TL_MAX_DIMS, kw, sig, err) < 0)
+        return -1;
+    int n = factory_size(a, fname, 0, symint, true, 1, sig, sizes, err);
+    if (n == TL_SHAPE_ABSENT)
+        return tl_args_type_error(a, fname, sig, err);
+    if (n < 0 || parse_opts(a, o, err) < 0)
+        return -1;
+    return n;
 }
 
 /* A Python number (or one-element tensor) as a tl_scalar; dtype inferred
@@ -227,13 +201,11 @@ static tl_value *const_factory(const tl_args *a, const char *fname, int64_t v,
 {
     const char *sig = empty ? SIG_SIZE("torch.memory_format memory_format, ")
                             : SIG_SIZE("");
-    if (tl_args_check(a, fname, TL_MAX_DIMS, empty ? kw_empty : kw_factory, sig,
-                      err) < 0)
-        return NULL;
     int64_t sizes[TL_MAX_DIMS];
-    int n = factory_shape(a, 0, fname, sig, sizes, err);
     fopts o;
-    if (n < 0 || parse_opts(a, &o, err) < 0)
+    int n = varargs_factory_head(a, fname, empty ? kw_empty : kw_factory, sig,
+                                 true, sizes, &o, err);
+    if (n < 0)
         return NULL;
     tl_dtype dt = o.has_dtype ? o.dtype : TL_FLOAT32;
     tl_scalar s = {.is_float = false, .i = v};
@@ -289,16 +261,8 @@ static tl_value *b_full(tl_value *self, const tl_args *a, tl_error *err)
     tl_value *size = tl_arg(a, 0, "size"), *fill = tl_arg(a, 1, "fill_value");
     if (!size || !fill)
         return tl_args_type_error(a, "full", sig, err), NULL;
-    if (!tl_value_is_seq(size)) {
-        tl_error_set(err, TL_ERR_TYPE,
-                     "full(): argument 'size' (position 1) must be tuple of "
-                     "SymInts, not %s",
-                     tl_value_type_name(size));
-        return NULL;
-    }
-    tl_args one = {1, &size, 0, NULL, NULL};
     int64_t sizes[TL_MAX_DIMS];
-    int n = factory_shape(&one, 0, "full", sig, sizes, err);
+    int n = factory_size(a, "full", 0, true, false, 2, sig, sizes, err);
     fopts o;
     if (n < 0 || parse_opts(a, &o, err) < 0)
         return NULL;
@@ -319,12 +283,10 @@ static tl_value *random_factory(const tl_args *a, const char *fname, bool normal
                                      "pin_memory", "requires_grad", "names",
                                      "generator", NULL};
     const char *sig = SIG_SIZE("torch.Generator generator, ");
-    if (tl_args_check(a, fname, TL_MAX_DIMS, kw, sig, err) < 0)
-        return NULL;
     int64_t sizes[TL_MAX_DIMS];
-    int n = factory_shape(a, 0, fname, sig, sizes, err);
     fopts o;
-    if (n < 0 || parse_opts(a, &o, err) < 0)
+    int n = varargs_factory_head(a, fname, kw, sig, false, sizes, &o, err);
+    if (n < 0)
         return NULL;
     tl_dtype dt = o.has_dtype ? o.dtype : TL_FLOAT32;
     return finish(tl_create_random(pick_be(&o), dt, n, sizes, normal, err), &o,
@@ -369,7 +331,7 @@ static tl_value *b_randint(tl_value *self, const tl_args *a, tl_error *err)
         tl_value_as_index(a->pos[0], &high);
         size = a->pos[1];
     } else {
-        tl_value *h = tl_arg(a, 99, "high"), *l = tl_arg(a, 99, "low");
+        tl_value *h = tl_arg(a, 0, "high"), *l = tl_arg(a, 99, "low");
         size = tl_arg(a, 99, "size");
         if (!h || !size || !is_int_like(h) || (l && !is_int_like(l)))
             return tl_args_type_error(a, "randint", sig, err), NULL;
@@ -377,11 +339,11 @@ static tl_value *b_randint(tl_value *self, const tl_args *a, tl_error *err)
         if (l)
             tl_value_as_index(l, &low);
     }
-    if (!size || !tl_value_is_seq(size))
+    if (!size)
         return tl_args_type_error(a, "randint", sig, err), NULL;
-    tl_args one = {1, (tl_value **)&size, 0, NULL, NULL};
     int64_t sizes[TL_MAX_DIMS];
-    int n = factory_shape(&one, 0, "randint", sig, sizes, err);
+    int n = factory_size(a, "randint", a->npos == 3 ? 2 : 1, false, false, 2,
+                         sig, sizes, err);
     fopts o;
     if (n < 0 || parse_opts(a, &o, err) < 0)
         return NULL;
@@ -471,10 +433,15 @@ static tl_value *b_empty_strided(tl_value *self, const tl_args *a, tl_error *err
     if (!sz || !st)
         return tl_args_type_error(a, "empty_strided", sig, err), NULL;
     int64_t sizes[TL_MAX_DIMS], strides[TL_MAX_DIMS];
-    int n = tl_to_int_list(sz, "size", false, sizes, TL_MAX_DIMS, err);
+    static const tl_shape_param psize = {.fname = "empty_strided",
+                                         .name = "size", .symint = true};
+    static const tl_shape_param pstride = {.fname = "empty_strided",
+                                           .name = "stride", .pos = 1,
+                                           .symint = true};
+    int n = tl_to_shape(a, &psize, sizes, err);
     if (n < 0)
         return NULL;
-    int m = tl_to_int_list(st, "stride", false, strides, TL_MAX_DIMS, err);
+    int m = tl_to_shape(a, &pstride, strides, err);
     if (m < 0)
         return NULL;
     if (n != m) {
@@ -803,14 +770,15 @@ static tl_value *new_factory(tl_value *self, const tl_args *a, const char *fname
         tl_value *size = tl_arg(a, 0, "size"), *fill = tl_arg(a, 1, "fill_value");
         if (!size || !fill)
             return tl_args_type_error(a, fname, sig, err), NULL;
-        tl_args one = {1, &size, 0, NULL, NULL};
-        n = factory_shape(&one, 0, fname, sig, sizes, err);
+        n = factory_size(a, fname, 0, true, false, 2, NULL, sizes, err);
         tl_dtype inferred;
         if (n < 0 || number_arg(fill, fname, "fill_value", 2, &s, &inferred, err) < 0 ||
             tl_create_check_scalar(dt, s, err) < 0)
             return NULL;
     } else {
-        n = factory_shape(a, 0, fname, sig, sizes, err);
+        n = factory_size(a, fname, 0, true, true, 1, NULL, sizes, err);
+        if (n == TL_SHAPE_ABSENT)
+            return tl_args_type_error(a, fname, sig, err), NULL;
         if (n < 0)
             return NULL;
         s.i = kind == LIKE_ONES;

@@ -1094,11 +1094,14 @@ static tl_value *repeat_method(const char *fn, bool tile, tl_value *self,
                             err) < 0)
         return NULL;
     int64_t reps[TL_MAX_DIMS];
-    int n = tl_to_shape(a, 0, tile ? "dims" : "repeats", reps, err);
+    /* repeat(SymInt[] repeats), tile(int[] dims) */
+    const tl_shape_param p = {.fname = fn, .name = tile ? "dims" : "repeats",
+                              .symint = !tile, .varargs = true};
+    int n = tl_to_shape(a, &p, reps, err);
+    if (n == TL_SHAPE_ABSENT)
+        return missing(fn, p.name, err);
     if (n < 0)
         return NULL;
-    if (n == 0 && a->npos == 0 && a->nkw == 0)
-        return missing(fn, tile ? "dims" : "repeats", err);
     return ret_t(tile ? tl_ops_tile(t, n, reps, err) : tl_ops_repeat(t, n, reps, err));
 }
 static tl_value *b_repeat(tl_value *self, const tl_args *a, tl_error *err)

@@ -62,72 +62,6 @@ static int arg_int(const tl_args *a, size_t i, const char *kw, bool required,
     return 0;
 }
 
-/* int list argument (a sequence, or a single int when allow_scalar) */
-static int arg_ints(const tl_value *v, bool allow_scalar, int64_t *out,
-                    const tl_args *a, const char *fname, const char *sig,
-                    const char *kw, size_t pos, tl_error *err)
-{
-    int64_t one;
-    if (allow_scalar && as_int(v, &one)) {
-        out[0] = one;
-        return 1;
-    }
-    if (!tl_value_is_seq(v))
-        return bad_arg(a, fname, sig, kw, pos, "tuple of ints", v, err);
-    if (v->u.seq.n > TL_MAX_DIMS)
-        return tl_error_set(err, TL_ERR_LIMIT, "%s(): more than %d values "
-                            "are not supported", fname, TL_MAX_DIMS);
-    for (size_t i = 0; i < v->u.seq.n; i++) {
-        if (!as_int(v->u.seq.items[i], &out[i])) {
-            if (sig && strchr(sig, '\n'))
-                return tl_args_type_error(a, fname, sig, err);
-            return tl_error_set(err, TL_ERR_TYPE, "%s(): argument '%s' must "
-                                "be tuple of ints, but found element of type "
-                                "%s at pos %zu", fname, kw,
-                                tl_value_type_name(v->u.seq.items[i]), i);
-        }
-    }
-    return (int)v->u.seq.n;
-}
-
-/* A shape as varargs from position `first`, one sequence, or keyword kw.
- * Returns the count, -2 when absent, -1 on error. */
-static int arg_shape(const tl_args *a, size_t first, const char *kw,
-                     int64_t *out, const char *fname, const char *sig,
-                     tl_error *err)
-{
-    if (a->npos <= first) {
-        tl_value *k = tl_arg(a, (size_t)-1, kw);
-        if (!k)
-            return -2;
-        return arg_ints(k, true, out, a, fname, sig, kw, first, err);
-    }
-    if (a->npos == first + 1 && tl_value_is_seq(a->pos[first]))
-        return arg_ints(a->pos[first], false, out, a, fname, sig, kw, first,
-                        err);
-    size_t n = a->npos - first;
-    if (n > TL_MAX_DIMS)
-        return tl_error_set(err, TL_ERR_LIMIT, "%s(): more than %d "
-                            "dimensions are not supported", fname,
-                            TL_MAX_DIMS);
-    for (size_t i = 0; i < n; i++) {
-        const tl_value *it = a->pos[first + i];
-        if (!as_int(it, &out[i])) {
-            if (i == 0 && n == 1 && sig && !strchr(sig, '\n'))
-                return tl_error_set(err, TL_ERR_TYPE, "%s(): argument '%s' "
-                                    "(position 1) must be tuple of ints, not "
-                                    "%s", fname, kw, tl_value_type_name(it));
-            if (i == 0)
-                return tl_args_type_error(a, fname, sig, err);
-            return tl_error_set(err, TL_ERR_TYPE, "%s(): argument '%s' must "
-                                "be tuple of ints, but found element of type "
-                                "%s at pos %zu", fname, kw,
-                                tl_value_type_name(it), i + 1);
-        }
-    }
-    return (int)n;
-}
-
 /* Keyword check for varargs functions (only keyword-only names allowed). */
 static int kw_only(const tl_args *a, const char *fname,
                    const char *const *allowed, tl_error *err)
@@ -215,7 +149,7 @@ static tl_value *parts_tuple(int rc, tl_tensor_list *l)
 /* reshaping                                                           */
 /* ------------------------------------------------------------------ */
 
-static const char SIG_VIEW[] = "(torch.dtype dtype)\n(tuple of ints size)";
+static const char SIG_VIEW[] = "(torch.dtype dtype)\n(tuple of SymInts size)";
 
 static tl_value *m_view(tl_value *self, const tl_args *a, tl_error *err)
 {
@@ -230,8 +164,11 @@ static tl_value *m_view(tl_value *self, const tl_args *a, tl_error *err)
     if (tl_arg(a, (size_t)-1, "dtype"))
         return tl_args_type_error(a, "view", SIG_VIEW, err), NULL;
     int64_t shape[TL_MAX_DIMS];
-    int n = arg_shape(a, 0, "size", shape, "view", SIG_VIEW, err);
-    if (n == -2)
+    static const tl_shape_param p = {.fname = "view", .name = "size",
+                                     .symint = true, .varargs = true,
+                                     .sig = SIG_VIEW};
+    int n = tl_to_shape(a, &p, shape, err);
+    if (n == TL_SHAPE_ABSENT)
         return tl_args_type_error(a, "view", SIG_VIEW, err), NULL;
     if (n < 0)
         return NULL;
@@ -267,8 +204,10 @@ static tl_value *m_reshape(tl_value *self, const tl_args *a, tl_error *err)
     SELF("reshape");
     CHECK("reshape", TL_MAX_DIMS, sig, "shape");
     int64_t shape[TL_MAX_DIMS];
-    int n = arg_shape(a, 0, "shape", shape, "reshape", sig, err);
-    if (n == -2)
+    static const tl_shape_param p = {.fname = "reshape", .name = "shape",
+                                     .symint = true, .varargs = true};
+    int n = tl_to_shape(a, &p, shape, err);
+    if (n == TL_SHAPE_ABSENT)
         return missing("reshape", "shape", err), NULL;
     if (n < 0)
         return NULL;
@@ -311,10 +250,11 @@ static tl_value *m_unflatten(tl_value *self, const tl_args *a, tl_error *err)
     CHECK("unflatten", 2, sig, "dim", "sizes");
     if (arg_int(a, 0, "dim", true, 0, &dim, "unflatten", sig, err))
         return NULL;
-    tl_value *sv = tl_arg(a, 1, "sizes");
-    if (!sv)
+    static const tl_shape_param p = {.fname = "unflatten", .name = "sizes",
+                                     .pos = 1};
+    int n = tl_to_shape(a, &p, sizes, err);
+    if (n == TL_SHAPE_ABSENT)
         return missing("unflatten", "sizes", err), NULL;
-    int n = arg_ints(sv, false, sizes, a, "unflatten", sig, "sizes", 1, err);
     if (n < 0)
         return NULL;
     return wrap_result(self, tl_view_unflatten(t, dim, n, sizes, err));
@@ -427,8 +367,10 @@ static tl_value *m_permute(tl_value *self, const tl_args *a, tl_error *err)
     int64_t dims[TL_MAX_DIMS];
     SELF("permute");
     CHECK("permute", TL_MAX_DIMS, sig, "dims");
-    int n = arg_shape(a, 0, "dims", dims, "permute", sig, err);
-    if (n == -2)
+    static const tl_shape_param p = {.fname = "permute", .name = "dims",
+                                     .varargs = true};
+    int n = tl_to_shape(a, &p, dims, err);
+    if (n == TL_SHAPE_ABSENT)
         return missing("permute", "dims", err), NULL;
     if (n < 0)
         return NULL;
@@ -444,13 +386,16 @@ static tl_value *movedim_impl(tl_value *self, const tl_args *a,
     int64_t src[TL_MAX_DIMS], dst[TL_MAX_DIMS];
     SELF(fname);
     CHECK(fname, 2, sig, "source", "destination");
-    tl_value *s = tl_arg(a, 0, "source"), *d = tl_arg(a, 1, "destination");
-    if (!s || !d)
+    if (!tl_arg(a, 0, "source") || !tl_arg(a, 1, "destination"))
         return tl_args_type_error(a, fname, sig, err), NULL;
-    int ns = arg_ints(s, true, src, a, fname, sig, "source", 0, err);
+    const tl_shape_param psrc = {.fname = fname, .name = "source",
+                                 .scalar = true, .sig = sig};
+    int ns = tl_to_shape(a, &psrc, src, err);
     if (ns < 0)
         return NULL;
-    int nd = arg_ints(d, true, dst, a, fname, sig, "destination", 1, err);
+    const tl_shape_param pdst = {.fname = fname, .name = "destination",
+                                 .pos = 1, .scalar = true, .sig = sig};
+    int nd = tl_to_shape(a, &pdst, dst, err);
     if (nd < 0)
         return NULL;
     return wrap_result(self, tl_view_movedim(t, ns, src, nd, dst, err));
@@ -481,7 +426,9 @@ static tl_tensor *squeeze_args(tl_tensor *t, const tl_args *a,
     if (!d || d->kind == TL_V_NONE)
         return tl_view_squeeze(t, -1, NULL, err);
     int64_t dims[TL_MAX_DIMS];
-    int n = arg_ints(d, true, dims, a, fname, SIG_SQUEEZE, "dim", 0, err);
+    const tl_shape_param p = {.fname = fname, .name = "dim", .scalar = true,
+                              .sig = SIG_SQUEEZE};
+    int n = tl_to_shape(a, &p, dims, err);
     if (n < 0)
         return NULL;
     return tl_view_squeeze(t, n, dims, err);
@@ -526,22 +473,18 @@ static tl_value *m_unsqueeze_(tl_value *self, const tl_args *a, tl_error *err)
 
 static tl_value *m_expand(tl_value *self, const tl_args *a, tl_error *err)
 {
-    static const char sig[] = "(tuple of ints size, *, bool implicit = False)";
     int64_t sizes[TL_MAX_DIMS];
     SELF("expand");
     static const char *const ekw[] = {"size", "implicit", NULL};
     if (kw_only(a, "expand", ekw, err))
         return NULL;
     /* `implicit` is accepted and ignored, as in PyTorch's Python API */
-    int n;
-    if (a->npos == 0) {
-        tl_value *k = tl_arg(a, (size_t)-1, "size");
-        if (!k)
-            return missing("expand", "size", err), NULL;
-        n = arg_ints(k, true, sizes, a, "expand", sig, "size", 0, err);
-    } else {
-        n = arg_shape(a, 0, "size", sizes, "expand", sig, err);
-    }
+    static const tl_shape_param p = {.fname = "expand", .name = "size",
+                                     .symint = true, .varargs = true,
+                                     .kwonly_follow = true};
+    int n = tl_to_shape(a, &p, sizes, err);
+    if (n == TL_SHAPE_ABSENT)
+        return missing("expand", "size", err), NULL;
     if (n < 0)
         return NULL;
     return wrap_result(self, tl_view_expand(t, n, sizes, err));
@@ -562,11 +505,12 @@ static tl_value *m_broadcast_to(tl_value *self, const tl_args *a,
     static const char sig[] = "(tuple of ints size)";
     int64_t sizes[TL_MAX_DIMS];
     SELF("broadcast_to");
-    CHECK("broadcast_to", 1, sig, "size");
-    tl_value *s = tl_arg(a, 0, "size");
-    if (!s)
+    CHECK("broadcast_to", TL_MAX_DIMS, sig, "size");
+    static const tl_shape_param p = {.fname = "broadcast_to", .name = "size",
+                                     .varargs = true};
+    int n = tl_to_shape(a, &p, sizes, err);
+    if (n == TL_SHAPE_ABSENT)
         return missing("broadcast_to", "size", err), NULL;
-    int n = arg_ints(s, true, sizes, a, "broadcast_to", sig, "size", 0, err);
     if (n < 0)
         return NULL;
     return wrap_result(self, tl_view_expand(t, n, sizes, err));
@@ -635,8 +579,7 @@ static tl_value *f_broadcast_tensors(tl_value *self, const tl_args *a,
     }
     tl_value *tup = tl_tuple_new(n);
     for (size_t i = 0; i < n; i++) {
-        if (ts[i]->ndim == nd &&
-            memcmp(ts[i]->sizes, shape, sizeof(int64_t) * (size_t)nd) == 0) {
+        if (tl_shape_equal(ts[i]->ndim, ts[i]->sizes, nd, shape)) {
             tl_seq_set(tup, i, tl_value_retain(a->pos[i]));
             continue;
         }
@@ -838,10 +781,14 @@ static tl_tensor *as_strided_args(tl_tensor *t, const tl_args *a,
         missing(fname, !sv ? "size" : "stride", err);
         return NULL;
     }
-    int n = arg_ints(sv, true, sz, a, fname, sig, "size", 0, err);
+    const tl_shape_param psize = {.fname = fname, .name = "size",
+                                  .symint = true};
+    int n = tl_to_shape(a, &psize, sz, err);
     if (n < 0)
         return NULL;
-    int m = arg_ints(tv, true, st, a, fname, sig, "stride", 1, err);
+    const tl_shape_param pstride = {.fname = fname, .name = "stride",
+                                    .pos = 1, .symint = true};
+    int m = tl_to_shape(a, &pstride, st, err);
     if (m < 0)
         return NULL;
     tl_value *ov = tl_arg(a, 2, "storage_offset");
@@ -892,12 +839,12 @@ static tl_value *m_split(tl_value *self, const tl_args *a, tl_error *err)
     if (as_int(s, &one)) {
         return parts_tuple(tl_view_split(t, one, d, &out, err), &out);
     }
-    if (!tl_value_is_seq(s))
-        return tl_error_set(err, TL_ERR_TYPE, "split_with_sizes(): argument "
-                            "'split_sizes' (position 2) must be tuple of "
-                            "ints, not %s", tl_value_type_name(s)), NULL;
-    int n = arg_ints(s, false, sizes, a, "split_with_sizes", sig,
-                     "split_sizes", 1, err);
+    /* Tensor.split calls split_with_sizes(self, split_size, dim) */
+    tl_value *inner_pos[] = {self, s};
+    tl_args inner = {2, inner_pos, 0, NULL, NULL};
+    static const tl_shape_param p = {.fname = "split_with_sizes",
+                                     .name = "split_sizes", .pos = 1};
+    int n = tl_to_shape(&inner, &p, sizes, err);
     if (n < 0)
         return NULL;
     return parts_tuple(tl_view_split_sizes(t, n, sizes, d, &out, err), &out);
@@ -911,11 +858,11 @@ static tl_value *m_split_with_sizes(tl_value *self, const tl_args *a,
     tl_tensor_list out;
     SELF("split_with_sizes");
     CHECK("split_with_sizes", 2, sig, "split_sizes", "dim");
-    tl_value *s = tl_arg(a, 0, "split_sizes");
-    if (!s)
+    static const tl_shape_param p = {.fname = "split_with_sizes",
+                                     .name = "split_sizes"};
+    int n = tl_to_shape(a, &p, sizes, err);
+    if (n == TL_SHAPE_ABSENT)
         return missing("split_with_sizes", "split_sizes", err), NULL;
-    int n = arg_ints(s, false, sizes, a, "split_with_sizes", sig,
-                     "split_sizes", 0, err);
     if (n < 0 || arg_int(a, 1, "dim", false, 0, &d, "split_with_sizes", sig,
                          err))
         return NULL;

@@ -346,26 +346,6 @@ static void *host_buffer(int64_t numel, tl_dtype dt, tl_error *err)
     return p;
 }
 
-static int shape_numel(int ndim, const int64_t *sizes, int64_t *numel,
-                       tl_error *err)
-{
-    for (int d = 0; d < ndim; d++) {
-        if (sizes[d] < 0) {
-            char buf[64 * 24];
-            tl_format_shape(buf, sizeof buf, ndim, sizes);
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "Trying to create tensor with negative "
-                                "dimension %" PRId64 ": %s",
-                                sizes[d], buf);
-        }
-    }
-    if (!tl_shape_numel(ndim, sizes, numel))
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "a tensor may have at most 2^31 elements "
-                            "(tlab limit)");
-    return 0;
-}
-
 /* ------------------------------------------------------------------------
  * Factories
  * ---------------------------------------------------------------------- */
@@ -490,7 +470,7 @@ tl_tensor *tl_create_eye(const tl_backend *be, tl_dtype dt, int64_t n,
         return NULL;
     }
     int64_t sizes[2] = {n, m}, numel;
-    if (shape_numel(2, sizes, &numel, err) < 0)
+    if (tl_tensor_check_shape(2, sizes, &numel, err) < 0)
         return NULL;
     void *host = host_buffer(numel, dt, err);
     if (!host)
@@ -512,7 +492,7 @@ tl_tensor *tl_create_linspace(const tl_backend *be, tl_dtype dt, double start,
         return NULL;
     }
     int64_t sizes[1] = {steps}, numel;
-    if (shape_numel(1, sizes, &numel, err) < 0)
+    if (tl_tensor_check_shape(1, sizes, &numel, err) < 0)
         return NULL;
     void *host = host_buffer(numel, dt, err);
     if (!host)
@@ -559,7 +539,7 @@ tl_tensor *tl_create_random(const tl_backend *be, tl_dtype dt, int ndim,
         tl_error_set(err, TL_ERR_LIMIT, "too many dimensions");
         return NULL;
     }
-    if (shape_numel(ndim, sizes, &numel, err) < 0)
+    if (tl_tensor_check_shape(ndim, sizes, &numel, err) < 0)
         return NULL;
     void *host = host_buffer(numel, dt, err);
     if (!host)
@@ -939,7 +919,7 @@ static tl_tensor *from_data_impl(const tl_value *data, bool dt_given,
         w.target = w.have_dtype ? w.dtype : (numpy ? TL_FLOAT64 : TL_FLOAT32);
     }
     int64_t numel;
-    if (shape_numel(w.ndim, w.sizes, &numel, err) < 0)
+    if (tl_tensor_check_shape(w.ndim, w.sizes, &numel, err) < 0)
         return NULL;
     w.isz = tl_dtype_size(w.target);
     w.host = host_buffer(numel, w.target, err);

@@ -52,6 +52,9 @@
 #include "util.h"
 #include "value.h"
 
+/* a test file larger than this is refused (the biggest is ~30 KiB) */
+#define TL_GOLDEN_MAX_BYTES ((size_t)16 << 20)
+
 typedef struct line {
     const char *s;
     size_t n;
@@ -550,26 +553,6 @@ done:
 
 /* ---------------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    tl_buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tl_buf_append(&b, chunk, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        tl_buf_free(&b);
-        return NULL;
-    }
-    *len = b.len;
-    return tl_buf_steal(&b);
-}
-
 static bool blank(const line *l)
 {
     for (size_t i = 0; i < l->n; i++)
@@ -581,8 +564,8 @@ static bool blank(const line *l)
 int tl_golden_run(const char *path)
 {
     size_t len = 0;
-    char *text = read_file(path, &len);
-    if (!text) {
+    char *text;
+    if (tl_read_file(path, TL_GOLDEN_MAX_BYTES, &text, &len) != TL_READ_OK) {
         fprintf(stderr, "tlab: %s: cannot read test file\n", path);
         return 2;
     }

@@ -257,16 +257,6 @@ static void put_ints(tl_buf *b, const int64_t *v, int n)
     tl_buf_putc(b, ']');
 }
 
-static bool ints_eq(const int64_t *a, int na, const int64_t *b, int nb)
-{
-    if (na != nb)
-        return false;
-    for (int i = 0; i < na; i++)
-        if (a[i] != b[i])
-            return false;
-    return true;
-}
-
 static bool kind_right(const tl_lab_op *op, tl_kind pk, const tl_op_verdict *v)
 {
     if (op && op->has_accept)
@@ -294,7 +284,7 @@ static void why_sep(tl_buf *why)
 static bool ints_right(tl_buf *why, const char *what, const int64_t *want, int nwant,
                        const int64_t *got, int ngot)
 {
-    if (ints_eq(want, nwant, got, ngot))
+    if (tl_shape_equal(nwant, want, ngot, got))
         return true;
     if (why) {
         why_sep(why);

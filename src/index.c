@@ -1053,127 +1053,21 @@ typedef struct itop {
     int64_t strides[TL_MAX_DIMS];
 } itop;
 
-static bool itop_contiguous(int nd, const itop *o)
-{
-    int64_t expected = 1;
-    for (int d = 0; d < nd; d++)
-        if (o->sizes[d] == 0)
-            return true;
-    for (int d = nd - 1; d >= 0; d--) {
-        if (o->sizes[d] == 1)
-            continue;
-        if (o->strides[d] != expected)
-            return false;
-        expected *= o->sizes[d];
-    }
-    return true;
-}
-
-static bool itop_channels_last(int nd, const itop *o)
-{
-    static const int order[4] = {1, 3, 2, 0};
-    int64_t expected = 1;
-    if (nd != 4)
-        return false;
-    for (int k = 0; k < 4; k++) {
-        int d = order[k];
-        if (o->sizes[d] == 1)
-            continue;
-        if (o->strides[d] != expected)
-            return false;
-        expected *= o->sizes[d];
-    }
-    return true;
-}
-
 /* The strides TensorIterator gives its allocated output for inputs ops[]
- * over `shape`: the fast setup when every operand has the iteration shape,
- * else compute_strides + reorder_dimensions + the output's compatible
- * strides in that order (plain contiguous when the order is unchanged). */
-static void iter_layout(int nd, const int64_t *shape, int nops, itop *ops,
+ * over `shape` (see tl_iter_strides). */
+static void iter_layout(int nd, const int64_t *shape, int nops, const itop *ops,
                         int64_t *out)
 {
+    const int64_t **sz = tl_xmalloc(sizeof *sz * 2 * (size_t)nops);
+    const int64_t **st = sz + nops;
     bool same_shape = true;
-    for (int k = 0; k < nops; k++)
-        if (memcmp(ops[k].sizes, shape, sizeof(int64_t) * (size_t)nd) != 0)
-            same_shape = false;
-    if (same_shape) {
-        bool c = true, cl = true, nod = true, same = true;
-        for (int k = 0; k < nops; k++) {
-            c = c && itop_contiguous(nd, &ops[k]);
-            cl = cl && itop_channels_last(nd, &ops[k]);
-            if (nod) {
-                tl_tensor g;
-                memset(&g, 0, sizeof g);
-                g.ndim = nd;
-                memcpy(g.sizes, ops[k].sizes, sizeof(int64_t) * (size_t)nd);
-                memcpy(g.strides, ops[k].strides, sizeof(int64_t) * (size_t)nd);
-                nod = tl_tensor_is_non_overlapping_and_dense(&g);
-            }
-            if (k && memcmp(ops[k].strides, ops[0].strides,
-                            sizeof(int64_t) * (size_t)nd) != 0)
-                same = false;
-        }
-        if (c) {
-            tl_contiguous_strides(nd, shape, out);
-            return;
-        }
-        if (cl) {
-            tl_channels_last_strides(nd, shape, out);
-            return;
-        }
-        if (nod && same) {
-            memcpy(out, ops[nops - 1].strides, sizeof(int64_t) * (size_t)nd);
-            return;
-        }
+    for (int k = 0; k < nops; k++) {
+        sz[k] = ops[k].sizes;
+        st[k] = ops[k].strides;
+        same_shape = same_shape && tl_shape_equal(nd, ops[k].sizes, nd, shape);
     }
-    /* compute_strides: a size-1 dim broadcast to more is stride 0 */
-    for (int k = 0; k < nops; k++)
-        for (int d = 0; d < nd; d++)
-            if (ops[k].sizes[d] == 1 && shape[d] != 1)
-                ops[k].strides[d] = 0;
-    int perm[TL_MAX_DIMS];
-    for (int i = 0; i < nd; i++)
-        perm[i] = nd - 1 - i;
-    for (int i = 1; i < nd; i++) {
-        int dim1 = i;
-        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
-            int a = perm[dim0], b = perm[dim1], cmp = 0;
-            for (int k = 0; k < nops; k++) {
-                int64_t s0 = ops[k].strides[a], s1 = ops[k].strides[b];
-                if (s0 == 0 || s1 == 0)
-                    continue;
-                if (s0 != s1) {
-                    cmp = s0 < s1 ? -1 : 1;
-                    break;
-                }
-                if (shape[a] > shape[b]) {
-                    cmp = 1;
-                    break;
-                }
-            }
-            if (cmp > 0) {
-                perm[dim0] = b;
-                perm[dim1] = a;
-                dim1 = dim0;
-            } else if (cmp < 0) {
-                break;
-            }
-        }
-    }
-    bool inverted = true;
-    for (int j = 0; j < nd; j++)
-        if (perm[j] != nd - 1 - j)
-            inverted = false;
-    if (inverted) {
-        tl_contiguous_strides(nd, shape, out);
-        return;
-    }
-    int64_t next = 1; /* no max(size, 1) here, as in ATen */
-    for (int j = 0; j < nd; j++) {
-        out[perm[j]] = next;
-        next *= shape[perm[j]];
-    }
+    tl_iter_strides(nd, shape, nops, sz, st, same_shape, out);
+    free(sz);
 }
 
 /* The strides of x[index] in PyTorch: at::index builds a TensorIterator
@@ -1214,8 +1108,7 @@ static void adv_layout(const ctx *c, const plan *p, int64_t *out)
     for (int j = 0; j < c->nadv; j++) {
         const advidx *a = &c->adv[j];
         int64_t est[TL_MAX_DIMS];
-        bool same = a->ndim == nb &&
-                    memcmp(a->sizes, p->bsizes, sizeof(int64_t) * (size_t)nb) == 0;
+        bool same = tl_shape_equal(a->ndim, a->sizes, nb, p->bsizes);
         if (c->nadv == 1 || same) {
             memcpy(est, a->strides, sizeof(int64_t) * (size_t)nb);
         } else { /* expand(bsizes): inferExpandGeometry */
@@ -1444,8 +1337,7 @@ tl_value *tl_index_get(tl_value *obj, tl_value *index, tl_error *err)
         /* gathered row-major; give it PyTorch's layout when that differs */
         int64_t st[TL_MAX_DIMS];
         adv_layout(c, &p, st);
-        if (p.rndim > 0 &&
-            memcmp(st, r->strides, sizeof(int64_t) * (size_t)p.rndim) != 0) {
+        if (!tl_shape_equal(p.rndim, st, r->ndim, r->strides)) {
             tl_tensor *r2 = tl_tensor_new_strided(tl_tensor_backend(x), x->dtype,
                                                   p.rndim, p.rsizes, st, err);
             tl_strided d = tl_tensor_strided(r2 ? r2 : r),
@@ -1585,8 +1477,7 @@ static int copy_to(tl_tensor *dst, tl_tensor *vt, const tl_scalar *sc,
 {
     if (is_scalar)
         return tl_ops_fill_(dst, *sc, err);
-    if (dst->ndim == vt->ndim &&
-        memcmp(dst->sizes, vt->sizes, sizeof(int64_t) * (size_t)dst->ndim) == 0)
+    if (tl_shape_equal(dst->ndim, dst->sizes, vt->ndim, vt->sizes))
         return tl_ops_copy_(dst, vt, err);
     if (vt->ndim == 0 && tl_tensor_device(vt).kind == TL_DEV_CPU) {
         tl_scalar s;

@@ -1224,33 +1224,19 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
 tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err)
 {
     memset(err, 0, sizeof *err);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err->msg, sizeof err->msg, "cannot open lab file: %s", strerror(errno));
+    char *text;
+    size_t len;
+    tl_read_status st = tl_read_file(path, TL_LAB_MAX_BYTES, &text, &len);
+    switch (st) {
+    case TL_READ_OK:
+        break;
+    case TL_READ_OPEN:
+    case TL_READ_IO:
+        snprintf(err->msg, sizeof err->msg, "cannot %s lab file: %s",
+                 st == TL_READ_OPEN ? "open" : "read", strerror(errno));
         render_err(err, path, NULL, 0, color);
         return NULL;
-    }
-    tl_buf b = {0};
-    char chunk[65536];
-    size_t got;
-    bool too_big = false;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        tl_buf_append(&b, chunk, got);
-        if (b.len > TL_LAB_MAX_BYTES) {
-            too_big = true;
-            break;
-        }
-    }
-    bool rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        tl_buf_free(&b);
-        snprintf(err->msg, sizeof err->msg, "cannot read lab file: %s", strerror(errno));
-        render_err(err, path, NULL, 0, color);
-        return NULL;
-    }
-    if (too_big) {
-        tl_buf_free(&b);
+    case TL_READ_TOO_BIG:
         err->line = 1;
         err->col = 1;
         snprintf(err->msg, sizeof err->msg,
@@ -1258,8 +1244,8 @@ tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err)
         render_err(err, path, NULL, 0, color);
         return NULL;
     }
-    tl_lab *lab = tl_lab_parse(path, b.data ? b.data : "", b.len, color, err);
-    tl_buf_free(&b);
+    tl_lab *lab = tl_lab_parse(path, text, len, color, err);
+    free(text);
     return lab;
 }
 

@@ -179,55 +179,12 @@ static const command *find_command(const char *name)
 
 /* ---- suggestions ------------------------------------------------------ */
 
-/* Levenshtein distance of two short strings (capped at 64 characters). */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return 99;
-    size_t row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            size_t best = diag + cost;
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
-/* The candidate closest to `word`, or NULL when none is close: a unique
- * prefix match, else the nearest within edit distance 2 (1 for short words). */
+/* The candidate closest to `word` (see tl_suggest), or NULL when none is
+ * close: a unique prefix match wins; equally near ones, the first listed. */
 static const char *closest(const char *word, const char *const *cands, size_t n)
 {
-    size_t wl = strlen(word);
-    const char *prefix = NULL;
-    size_t nprefix = 0;
-    for (size_t i = 0; i < n; i++)
-        if (wl > 0 && strncmp(cands[i], word, wl) == 0) {
-            prefix = cands[i];
-            nprefix++;
-        }
-    if (nprefix == 1)
-        return prefix;
-    const char *best = NULL;
-    size_t bestd = wl <= 3 ? 1 : 2;
-    for (size_t i = 0; i < n; i++) {
-        size_t d = edit_distance(word, cands[i]);
-        if (d <= bestd && (best == NULL || d < edit_distance(word, best)))
-            best = cands[i];
-    }
-    return best;
+    return tl_suggest(word, cands, n,
+                      TL_SUGGEST_FOLD_CASE | TL_SUGGEST_FIRST | TL_SUGGEST_PREFIX);
 }
 
 static const char *closest_command(const char *word)

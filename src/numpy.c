@@ -116,21 +116,13 @@ static void np_fresh_strides(tl_tensor *t)
  * Conversions between tensors and arrays
  * ---------------------------------------------------------------------- */
 
-static void device_str(tl_device d, char *buf, size_t cap)
-{
-    if (d.kind == TL_DEV_CPU)
-        snprintf(buf, cap, "cpu");
-    else
-        snprintf(buf, cap, "cuda:%d", d.index);
-}
-
 /* The checks of Tensor.numpy(), in PyTorch's order. */
 static int numpy_checks(const tl_tensor *t, bool force, tl_error *err)
 {
     tl_device dev = tl_tensor_device(t);
     if (!force && dev.kind != TL_DEV_CPU) {
         char ds[32];
-        device_str(dev, ds, sizeof ds);
+        tl_device_str(dev, ds, sizeof ds);
         return tl_error_set(err, TL_ERR_TYPE,
                             "can't convert %s device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host "

@@ -41,6 +41,8 @@
 /* CUDA backend used for device 'cuda'                                    */
 /* ===================================================================== */
 
+/* Process-wide, set only before any thread starts (unit tests); read-only
+ * while `tlab grade --jobs` runs interpreters in threads. */
 static const tl_backend *cuda_backend_override;
 static bool cuda_backend_set;
 
@@ -66,86 +68,29 @@ static bool same_device(tl_device a, tl_device b)
     return a.kind == b.kind && a.index == b.index;
 }
 
-static void device_str(tl_device d, char *buf, size_t cap)
+/* PyTorch's "Expected all tensors to be on the same device" RuntimeError
+ * for devices a and b, in the order given. */
+static int device_mismatch(tl_device a, tl_device b, tl_error *err)
 {
-    if (d.kind == TL_DEV_CPU)
-        snprintf(buf, cap, "cpu");
-    else
-        snprintf(buf, cap, "cuda:%d", d.index);
+    char sa[32], sb[32];
+    tl_device_str(a, sa, sizeof sa);
+    tl_device_str(b, sb, sizeof sb);
+    return tl_error_set(err, TL_ERR_RUNTIME,
+                        "Expected all tensors to be on the same device, but "
+                        "found at least two devices, %s and %s!",
+                        sa, sb);
 }
 
-static bool shape_equal(int na, const int64_t *a, int nb, const int64_t *b)
+/* c10's is_channels_last_strides_2d (nd 4) / _3d (nd 5): drives
+ * suggest_memory_format(). */
+static bool strides_like_channels_last(const tl_tensor *t, int nd)
 {
-    if (na != nb)
-        return false;
-    for (int i = 0; i < na; i++)
-        if (a[i] != b[i])
-            return false;
-    return true;
-}
-
-static bool arr_contiguous(int nd, const int64_t *sz, const int64_t *st)
-{
-    int64_t expected = 1;
-    for (int d = 0; d < nd; d++)
-        if (sz[d] == 0)
-            return true;
-    for (int d = nd - 1; d >= 0; d--) {
-        if (sz[d] == 1)
-            continue;
-        if (st[d] != expected)
-            return false;
-        expected *= sz[d];
-    }
-    return true;
-}
-
-static bool arr_channels_last(int nd, const int64_t *sz, const int64_t *st)
-{
-    static const int order[4] = {1, 3, 2, 0};
-    int64_t expected = 1;
-    if (nd != 4)
-        return false;
-    for (int k = 0; k < 4; k++) {
-        int d = order[k];
-        if (sz[d] == 1)
-            continue;
-        if (st[d] != expected)
-            return false;
-        expected *= sz[d];
-    }
-    return true;
-}
-
-/* c10's is_channels_last_strides_2d: drives suggest_memory_format(). */
-static bool strides_like_channels_last(const tl_tensor *t)
-{
-    static const int order[4] = {1, 3, 2, 0};
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    const int *order = nd == 4 ? order4 : order5;
     int64_t min = 0;
-    if (t->ndim != 4 || t->strides[1] == 0)
+    if (t->ndim != nd || t->strides[1] == 0)
         return false;
-    for (int k = 0; k < 4; k++) {
-        int d = order[k];
-        if (t->sizes[d] == 0)
-            return false;
-        if (t->strides[d] < min)
-            return false;
-        if (d == 0 && min == t->strides[1])
-            return false;
-        min = t->strides[d];
-        if (t->sizes[d] > 1)
-            min *= t->sizes[d];
-    }
-    return true;
-}
-
-static bool strides_like_channels_last_3d(const tl_tensor *t)
-{
-    static const int order[5] = {1, 4, 3, 2, 0};
-    int64_t min = 0;
-    if (t->ndim != 5 || t->strides[1] == 0)
-        return false;
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < nd; k++) {
         int d = order[k];
         if (t->sizes[d] == 0)
             return false;
@@ -162,9 +107,9 @@ static bool strides_like_channels_last_3d(const tl_tensor *t)
 
 static tl_memfmt suggest_memory_format(const tl_tensor *t)
 {
-    if (strides_like_channels_last(t))
+    if (strides_like_channels_last(t, 4))
         return TL_MEMFMT_CHANNELS_LAST;
-    if (strides_like_channels_last_3d(t))
+    if (strides_like_channels_last(t, 5))
         return TL_MEMFMT_CHANNELS_LAST_3D;
     return TL_MEMFMT_CONTIGUOUS;
 }
@@ -310,7 +255,7 @@ static void shape_text(char *buf, size_t cap, int nd, const int64_t *sz)
 static int check_out_shape(const tl_tensor *out, int nd, const int64_t *shape,
                            tl_error *err)
 {
-    if (shape_equal(out->ndim, out->sizes, nd, shape))
+    if (tl_shape_equal(out->ndim, out->sizes, nd, shape))
         return 0;
     char a[32 * TL_MAX_DIMS + 3], b[32 * TL_MAX_DIMS + 3];
     shape_text(a, sizeof a, out->ndim, out->sizes);
@@ -517,9 +462,11 @@ static tl_dtype result_type(const opnd *ops, int n)
 static void iter_out_strides(const opnd *ops, int n, tl_dtype common, int nd,
                              const int64_t *shape, int64_t *out)
 {
-    int64_t eff[8][TL_MAX_DIMS]; /* effective (post-conversion) strides */
+    /* the tensor operands at the iteration rank, with their effective
+     * (post-conversion) strides */
+    int64_t sz[8][TL_MAX_DIMS], st[8][TL_MAX_DIMS];
+    const int64_t *szp[8], *stp[8];
     int nt = 0;
-    const tl_tensor *ts[8];
     bool all_same_shape = true, has_scalars = false, has_tensors = false;
     const int64_t *first_shape = NULL;
     int first_nd = -1;
@@ -536,109 +483,27 @@ static void iter_out_strides(const opnd *ops, int n, tl_dtype common, int nd,
         if (first_nd < 0) {
             first_nd = ond;
             first_shape = opnd_sizes(&ops[i]);
-        } else if (!shape_equal(first_nd, first_shape, ond, opnd_sizes(&ops[i]))) {
+        } else if (!tl_shape_equal(first_nd, first_shape, ond, opnd_sizes(&ops[i]))) {
             all_same_shape = false;
         }
-        if (ops[i].t) {
-            ts[nt] = ops[i].t;
-            if (ops[i].t->dtype != common)
-                tl_preserve_strides(ops[i].t, eff[nt]);
+        const tl_tensor *t = ops[i].t;
+        if (t) {
+            int off = nd - t->ndim;
+            int64_t eff[TL_MAX_DIMS];
+            if (t->dtype != common)
+                tl_preserve_strides(t, eff);
             else
-                memcpy(eff[nt], ops[i].t->strides,
-                       sizeof(int64_t) * (size_t)ops[i].t->ndim);
+                memcpy(eff, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+            for (int d = 0; d < nd; d++) {
+                sz[nt][d] = d < off ? 1 : t->sizes[d - off];
+                st[nt][d] = d < off ? 0 : eff[d - off];
+            }
+            szp[nt] = sz[nt];
+            stp[nt] = st[nt];
             nt++;
         }
     }
-
-    if (all_same_shape) {
-        bool c = true, cl = true, nod = true;
-        for (int k = 0; k < nt; k++) {
-            c = c && arr_contiguous(ts[k]->ndim, ts[k]->sizes, eff[k]);
-            cl = cl && arr_channels_last(ts[k]->ndim, ts[k]->sizes, eff[k]);
-            if (nod) {
-                tl_tensor tmp = *ts[k];
-                memcpy(tmp.strides, eff[k], sizeof(int64_t) * (size_t)tmp.ndim);
-                nod = tl_tensor_is_non_overlapping_and_dense(&tmp);
-            }
-        }
-        if (c) {
-            tl_contiguous_strides(nd, shape, out);
-            return;
-        }
-        if (cl) {
-            tl_channels_last_strides(nd, shape, out);
-            return;
-        }
-        if (nod) {
-            bool same = true;
-            for (int k = 1; k < nt; k++)
-                if (memcmp(eff[k], eff[0], sizeof(int64_t) * (size_t)nd) != 0)
-                    same = false;
-            if (same && nt > 0) {
-                memcpy(out, eff[nt - 1], sizeof(int64_t) * (size_t)nd);
-                return;
-            }
-        }
-    }
-
-    /* general path: compute_strides + reorder_dimensions */
-    int64_t st[8][TL_MAX_DIMS];
-    for (int k = 0; k < nt; k++) {
-        int off = nd - ts[k]->ndim;
-        for (int i = 0; i < nd; i++) {
-            int j = i - off;
-            if (j < 0 || (ts[k]->sizes[j] == 1 && shape[i] != 1))
-                st[k][i] = 0;
-            else
-                st[k][i] = eff[k][j];
-        }
-    }
-    int perm[TL_MAX_DIMS];
-    for (int i = 0; i < nd; i++)
-        perm[i] = nd - 1 - i;
-    for (int i = 1; i < nd; i++) {
-        int dim1 = i;
-        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
-            int a = perm[dim0], b = perm[dim1], cmp = 0;
-            for (int k = 0; k < nt; k++) {
-                int64_t s0 = st[k][a], s1 = st[k][b];
-                if (s0 == 0 || s1 == 0)
-                    continue;
-                if (s0 < s1) {
-                    cmp = -1;
-                    break;
-                }
-                if (s0 > s1) {
-                    cmp = 1;
-                    break;
-                }
-                if (shape[a] > shape[b]) {
-                    cmp = 1;
-                    break;
-                }
-            }
-            if (cmp > 0) {
-                perm[dim0] = b;
-                perm[dim1] = a;
-                dim1 = dim0;
-            } else if (cmp < 0) {
-                break;
-            }
-        }
-    }
-    bool inverted = true;
-    for (int j = 0; j < nd; j++)
-        if (perm[j] != nd - j - 1)
-            inverted = false;
-    if (inverted) {
-        tl_contiguous_strides(nd, shape, out);
-        return;
-    }
-    int64_t next = 1;
-    for (int j = 0; j < nd; j++) {
-        out[perm[j]] = next;
-        next *= shape[perm[j]];
-    }
+    tl_iter_strides(nd, shape, nt, szp, stp, all_same_shape, out);
 }
 
 /* Common device of the tensor operands. 0-d CPU tensors may join device
@@ -664,13 +529,9 @@ static int common_device(const opnd *ops, int n, const tl_backend **be,
             first = t;
             continue;
         }
-        char da[32], db[32];
-        device_str(a, da, sizeof da);
-        device_str(b, db, sizeof db);
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
-                            b.kind == TL_DEV_CPU ? da : db,
-                            b.kind == TL_DEV_CPU ? db : da);
+        /* the CPU tensor's device comes second */
+        return b.kind == TL_DEV_CPU ? device_mismatch(a, b, err)
+                                    : device_mismatch(b, a, err);
     }
     *be = first ? tl_tensor_backend(first) : tl_backend_cpu();
     return 0;
@@ -733,7 +594,7 @@ static int opnds_shape(const opnd *ops, int n, int *nd, int64_t *shape,
             memcpy(shape, os, sizeof(int64_t) * (size_t)ond);
             *nd = ond;
             first = false;
-        } else if (!shape_equal(*nd, shape, ond, os)) {
+        } else if (!tl_shape_equal(*nd, shape, ond, os)) {
             if (broadcast_pair(*nd, shape, ond, os, nd, shape, err) < 0)
                 return -1;
         }
@@ -868,8 +729,8 @@ static int copy_checked(tl_tensor *dst, const tl_tensor *src, tl_error *err)
     if (tl_storage_same(dst->storage, src->storage) &&
         dst->storage == src->storage && dst->offset == src->offset &&
         dst->dtype == src->dtype &&
-        shape_equal(dst->ndim, dst->sizes, src->ndim, src->sizes) &&
-        memcmp(dst->strides, src->strides, sizeof(int64_t) * (size_t)dst->ndim) == 0)
+        tl_shape_equal(dst->ndim, dst->sizes, src->ndim, src->sizes) &&
+        tl_shape_equal(dst->ndim, dst->strides, src->ndim, src->strides))
         return 0;
     if (assert_no_internal_overlap(dst, err) < 0)
         return -1;
@@ -1135,13 +996,9 @@ static int inplace_device(const tl_tensor *dst, const opnd *b, tl_error *err)
     tl_device dd = tl_tensor_device(dst), bd = tl_tensor_device(b->t);
     if (same_device(dd, bd) || (bd.kind == TL_DEV_CPU && b->t->ndim == 0))
         return 0;
-    char s1[32], s2[32];
-    device_str(dd, s1, sizeof s1);
-    device_str(bd, s2, sizeof s2);
-    return tl_error_set(err, TL_ERR_RUNTIME,
-                        "Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
-                        bd.kind == TL_DEV_CPU ? s1 : s2,
-                        bd.kind == TL_DEV_CPU ? s2 : s1);
+    /* the CPU tensor's device comes second */
+    return bd.kind == TL_DEV_CPU ? device_mismatch(dd, bd, err)
+                                 : device_mismatch(bd, dd, err);
 }
 
 /* dst OP= b, in place (no version bump, no leaf check). */
@@ -1375,22 +1232,31 @@ static tl_tensor *where_new(const tl_tensor *cond, const opnd *a,
     return out;
 }
 
-/* clamp(min, max): either bound may be absent (has_lo/has_hi). */
-static tl_tensor *clamp_new(const tl_tensor *t, const opnd *lo, const opnd *hi,
-                            tl_error *err)
+/* The operands of clamp: t and the bounds given (NULL: absent; at least
+ * one must be given). Returns their count, or -1. */
+static int clamp_opnds(const tl_tensor *t, const opnd *lo, const opnd *hi,
+                       opnd *ops, tl_error *err)
 {
-    if (!lo && !hi) {
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "torch.clamp: At least one of 'min' or 'max' must not be None");
-        return NULL;
-    }
-    opnd ops[3];
+    if (!lo && !hi)
+        return tl_error_set(err, TL_ERR_RUNTIME, "torch.clamp: At least one "
+                            "of 'min' or 'max' must not be None");
     int n = 0;
     ops[n++] = opnd_tensor(t);
     if (lo)
         ops[n++] = *lo;
     if (hi)
         ops[n++] = *hi;
+    return n;
+}
+
+/* clamp(min, max): either bound may be absent (NULL). */
+static tl_tensor *clamp_new(const tl_tensor *t, const opnd *lo, const opnd *hi,
+                            tl_error *err)
+{
+    opnd ops[3];
+    int n = clamp_opnds(t, lo, hi, ops, err);
+    if (n < 0)
+        return NULL;
     const tl_backend *be;
     if (common_device(ops, n, &be, err) < 0)
         return NULL;
@@ -1437,20 +1303,14 @@ static const char *typemeta_name(tl_dtype dt)
 static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
                          tl_error *err)
 {
-    if (!lo && !hi)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "torch.clamp: At least one of 'min' or 'max' must not be None");
+    opnd ops[3];
+    int n = clamp_opnds(t, lo, hi, ops, err);
+    if (n < 0)
+        return -1;
     if (check_inplace_grad(t, err) < 0)
         return -1;
     if (assert_no_internal_overlap(t, err) < 0)
         return -1;
-    opnd ops[3];
-    int n = 0;
-    ops[n++] = opnd_tensor(t);
-    if (lo)
-        ops[n++] = *lo;
-    if (hi)
-        ops[n++] = *hi;
     for (int i = 1; i < n; i++) {
         if (ops[i].t && assert_no_partial_overlap(t, ops[i].t, err) < 0)
             return -1;
@@ -1926,12 +1786,7 @@ tl_tensor *tl_ops_cat(tl_tensor *const *ts, size_t n, int64_t dim,
         grad = grad || ts[i]->requires_grad;
         tl_device a = tl_tensor_device(ts[0]), b = tl_tensor_device(ts[i]);
         if (!same_device(a, b)) {
-            char s1[32], s2[32];
-            device_str(a, s1, sizeof s1);
-            device_str(b, s2, sizeof s2);
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
-                         s1, s2);
+            device_mismatch(a, b, err);
             return NULL;
         }
     }
@@ -2048,7 +1903,7 @@ tl_tensor *tl_ops_stack(tl_tensor *const *ts, size_t n, int64_t dim,
     if (tl_wrap_dim(dim, ts[0]->ndim + 1, &d, err) < 0)
         return NULL;
     for (size_t i = 1; i < n; i++)
-        if (!shape_equal(ts[0]->ndim, ts[0]->sizes, ts[i]->ndim, ts[i]->sizes)) {
+        if (!tl_shape_equal(ts[0]->ndim, ts[0]->sizes, ts[i]->ndim, ts[i]->sizes)) {
             char a[32 * TL_MAX_DIMS + 3], b[32 * TL_MAX_DIMS + 3];
             shape_text(a, sizeof a, ts[0]->ndim, ts[0]->sizes);
             shape_text(b, sizeof b, ts[i]->ndim, ts[i]->sizes);

@@ -13,6 +13,7 @@
  */
 #include "storage.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "backend.h"
@@ -30,6 +31,14 @@ size_t tl_alloc_live(void) { return ledger_live; }
 uint64_t tl_alloc_total(void) { return ledger_total; }
 size_t tl_alloc_peak(void) { return ledger_peak; }
 void tl_alloc_reset_peak(void) { ledger_peak = ledger_live; }
+
+void tl_device_str(tl_device d, char *buf, size_t cap)
+{
+    if (d.kind == TL_DEV_CPU)
+        snprintf(buf, cap, "cpu");
+    else
+        snprintf(buf, cap, "cuda:%d", d.index);
+}
 
 static tl_storage *storage_object(void)
 {

@@ -31,6 +31,9 @@ typedef struct tl_device {
     int index; /* CUDA ordinal; 0 for CPU */
 } tl_device;
 
+/* PyTorch's name of a device in messages: "cpu", "cuda:0". */
+void tl_device_str(tl_device d, char *buf, size_t cap);
+
 #define TL_DEFAULT_MAX_BYTES ((size_t)1 << 30)
 
 typedef struct tl_storage {

@@ -61,8 +61,18 @@ bool tl_shape_numel(int ndim, const int64_t *sizes, int64_t *numel)
     return true;
 }
 
-static int check_shape(int ndim, const int64_t *sizes, int64_t *numel,
-                       tl_error *err)
+bool tl_shape_equal(int na, const int64_t *a, int nb, const int64_t *b)
+{
+    if (na != nb)
+        return false;
+    for (int i = 0; i < na; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+int tl_tensor_check_shape(int ndim, const int64_t *sizes, int64_t *numel,
+                          tl_error *err)
 {
     if (ndim < 0 || ndim > TL_MAX_DIMS)
         return tl_error_set(err, TL_ERR_LIMIT,
@@ -104,7 +114,7 @@ tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
                                  tl_error *err)
 {
     int64_t numel;
-    if (check_shape(ndim, sizes, &numel, err) < 0)
+    if (tl_tensor_check_shape(ndim, sizes, &numel, err) < 0)
         return NULL;
     for (int d = 0; d < ndim; d++) {
         if (strides[d] < 0) {
@@ -193,55 +203,52 @@ const tl_backend *tl_tensor_backend(const tl_tensor *t)
 
 tl_device tl_tensor_device(const tl_tensor *t) { return t->storage->device; }
 
-bool tl_tensor_is_contiguous(const tl_tensor *t)
-{
-    if (tl_tensor_numel(t) == 0)
-        return true;
-    int64_t expected = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->sizes[d] == 1)
-            continue;
-        if (t->strides[d] != expected)
-            return false;
-        expected *= t->sizes[d];
-    }
-    return true;
-}
-
-static bool contiguous_in_order(const tl_tensor *t, const int *order, int n)
+/* The dims in `order` (innermost first) are densely packed; size-1 dims
+ * may have any stride. */
+static bool dense_in_order(const int64_t *sizes, const int64_t *strides,
+                           const int *order, int n)
 {
     uint64_t expected = 1; /* wrapping, as the strides were made */
     for (int i = 0; i < n; i++) {
         int d = order[i];
-        if (t->sizes[d] == 1)
+        if (sizes[d] == 1)
             continue;
-        if ((uint64_t)t->strides[d] != expected)
+        if ((uint64_t)strides[d] != expected)
             return false;
-        expected *= (uint64_t)t->sizes[d];
+        expected *= (uint64_t)sizes[d];
     }
     return true;
 }
 
-bool tl_tensor_is_channels_last(const tl_tensor *t)
+bool tl_strides_contiguous(int ndim, const int64_t *sizes,
+                           const int64_t *strides)
+{
+    int order[TL_MAX_DIMS];
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] == 0)
+            return true;
+        order[i] = ndim - 1 - i;
+    }
+    return dense_in_order(sizes, strides, order, ndim);
+}
+
+bool tl_strides_channels_last(int ndim, const int64_t *sizes,
+                              const int64_t *strides)
 {
     static const int order[4] = {1, 3, 2, 0};
-    return t->ndim == 4 && contiguous_in_order(t, order, 4);
+    return ndim == 4 && dense_in_order(sizes, strides, order, 4);
 }
 
-bool tl_tensor_is_channels_last_3d(const tl_tensor *t)
+bool tl_strides_non_overlapping_and_dense(int n, const int64_t *sizes,
+                                          const int64_t *strides)
 {
-    static const int order[5] = {1, 4, 3, 2, 0};
-    return t->ndim == 5 && contiguous_in_order(t, order, 5);
-}
-
-bool tl_tensor_is_non_overlapping_and_dense(const tl_tensor *t)
-{
-    if (tl_tensor_is_contiguous(t) || tl_tensor_is_channels_last(t) ||
-        tl_tensor_is_channels_last_3d(t))
+    static const int order3d[5] = {1, 4, 3, 2, 0};
+    if (tl_strides_contiguous(n, sizes, strides) ||
+        tl_strides_channels_last(n, sizes, strides) ||
+        (n == 5 && dense_in_order(sizes, strides, order3d, 5)))
         return true;
-    int n = t->ndim;
     if (n == 1)
-        return t->sizes[0] < 2 || t->strides[0] == 1;
+        return sizes[0] < 2 || strides[0] == 1;
     int perm[TL_MAX_DIMS];
     for (int i = 0; i < n; i++)
         perm[i] = i;
@@ -250,12 +257,12 @@ bool tl_tensor_is_non_overlapping_and_dense(const tl_tensor *t)
         for (int j = i; j > 0; j--) {
             int a = perm[j - 1], b = perm[j];
             bool b_before_a;
-            if (t->sizes[b] < 2)
+            if (sizes[b] < 2)
                 b_before_a = false;
-            else if (t->sizes[a] < 2)
+            else if (sizes[a] < 2)
                 b_before_a = true;
             else
-                b_before_a = t->strides[b] < t->strides[a];
+                b_before_a = strides[b] < strides[a];
             if (!b_before_a)
                 break;
             perm[j - 1] = b;
@@ -264,14 +271,35 @@ bool tl_tensor_is_non_overlapping_and_dense(const tl_tensor *t)
     }
     uint64_t require = 1; /* wrapping, as the strides were made */
     for (int i = 0; i < n; i++) {
-        int64_t size = t->sizes[perm[i]];
+        int64_t size = sizes[perm[i]];
         if (size < 2)
             return true;
-        if ((uint64_t)t->strides[perm[i]] != require)
+        if ((uint64_t)strides[perm[i]] != require)
             return false;
         require *= (uint64_t)size;
     }
     return true;
+}
+
+bool tl_tensor_is_contiguous(const tl_tensor *t)
+{
+    return tl_strides_contiguous(t->ndim, t->sizes, t->strides);
+}
+
+bool tl_tensor_is_channels_last(const tl_tensor *t)
+{
+    return tl_strides_channels_last(t->ndim, t->sizes, t->strides);
+}
+
+bool tl_tensor_is_channels_last_3d(const tl_tensor *t)
+{
+    static const int order[5] = {1, 4, 3, 2, 0};
+    return t->ndim == 5 && dense_in_order(t->sizes, t->strides, order, 5);
+}
+
+bool tl_tensor_is_non_overlapping_and_dense(const tl_tensor *t)
+{
+    return tl_strides_non_overlapping_and_dense(t->ndim, t->sizes, t->strides);
 }
 
 uintptr_t tl_tensor_data_ptr(const tl_tensor *t)
@@ -357,6 +385,54 @@ void tl_channels_last_strides(int ndim, const int64_t *sizes, int64_t *strides)
     }
 }
 
+/* Operand k's stride along dim d of an iteration over shape: 0 where it
+ * is broadcast (ATen's compute_strides). */
+static int64_t iter_stride(const int64_t *shape, const int64_t *const *sizes,
+                           const int64_t *const *strides, int k, int d)
+{
+    return sizes[k][d] == 1 && shape[d] != 1 ? 0 : strides[k][d];
+}
+
+/* ATen's reorder_dimensions (TensorIterator) and infer_dense_strides: perm
+ * lists the dims innermost first, by the operands' strides (a broadcast
+ * dim of an operand leaves the decision to the next operand; equal strides
+ * put the smaller size first), starting from the reversed order and
+ * moving a dim only past ones it must precede (a stable insertion sort). */
+static void reorder_dims(int nd, const int64_t *shape, int n,
+                         const int64_t *const *sizes,
+                         const int64_t *const *strides, int *perm)
+{
+    for (int i = 0; i < nd; i++)
+        perm[i] = nd - 1 - i;
+    for (int i = 1; i < nd; i++) {
+        int dim1 = i;
+        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
+            int a = perm[dim0], b = perm[dim1], cmp = 0;
+            for (int k = 0; k < n; k++) {
+                int64_t s0 = iter_stride(shape, sizes, strides, k, a);
+                int64_t s1 = iter_stride(shape, sizes, strides, k, b);
+                if (s0 == 0 || s1 == 0)
+                    continue;
+                if (s0 != s1) {
+                    cmp = s0 < s1 ? -1 : 1;
+                    break;
+                }
+                if (shape[a] > shape[b]) {
+                    cmp = 1;
+                    break;
+                }
+            }
+            if (cmp > 0) {
+                perm[dim0] = b;
+                perm[dim1] = a;
+                dim1 = dim0;
+            } else if (cmp < 0) {
+                break;
+            }
+        }
+    }
+}
+
 void tl_preserve_strides(const tl_tensor *t, int64_t *strides)
 {
     int n = t->ndim;
@@ -366,39 +442,59 @@ void tl_preserve_strides(const tl_tensor *t, int64_t *strides)
         return;
     }
     /* infer_dense_strides: keep the dimension order, make it dense */
+    const int64_t *sizes = t->sizes, *tstrides = t->strides;
     int perm[TL_MAX_DIMS];
-    for (int i = 0; i < n; i++)
-        perm[i] = n - 1 - i;
-    for (int i = 1; i < n; i++) {
-        int dim1 = i;
-        for (int j = 1; j <= i; j++) {
-            int dim0 = i - j;
-            int64_t s0 = t->strides[perm[dim0]], s1 = t->strides[perm[dim1]];
-            int cmp;
-            if (s0 == 0 || s1 == 0)
-                cmp = 0;
-            else if (s0 < s1)
-                cmp = -1;
-            else if (s0 > s1)
-                cmp = 1;
-            else
-                cmp = t->sizes[perm[dim0]] > t->sizes[perm[dim1]] ? 1 : 0;
-            if (cmp > 0) {
-                int tmp = perm[dim0];
-                perm[dim0] = perm[dim1];
-                perm[dim1] = tmp;
-                dim1 = dim0;
-            } else if (cmp < 0) {
-                break;
-            }
-        }
-    }
+    reorder_dims(n, t->sizes, 1, &sizes, &tstrides, perm);
     uint64_t cur = 1; /* wrapping, as in tl_contiguous_strides */
     for (int i = 0; i < n; i++) {
         int d = perm[i];
         strides[d] = (int64_t)cur;
         if (t->sizes[d] > 1)
             cur *= (uint64_t)t->sizes[d];
+    }
+}
+
+void tl_iter_strides(int nd, const int64_t *shape, int n,
+                     const int64_t *const *sizes,
+                     const int64_t *const *strides, bool same_shape,
+                     int64_t *out)
+{
+    if (same_shape) {
+        bool c = true, cl = true, nod = true, same = true;
+        for (int k = 0; k < n; k++) {
+            c = c && tl_strides_contiguous(nd, sizes[k], strides[k]);
+            cl = cl && tl_strides_channels_last(nd, sizes[k], strides[k]);
+            nod = nod && tl_strides_non_overlapping_and_dense(nd, sizes[k],
+                                                              strides[k]);
+            same = same && tl_shape_equal(nd, strides[k], nd, strides[0]);
+        }
+        if (c) {
+            tl_contiguous_strides(nd, shape, out);
+            return;
+        }
+        if (cl) {
+            tl_channels_last_strides(nd, shape, out);
+            return;
+        }
+        if (nod && same) {
+            memcpy(out, strides[n - 1], sizeof(int64_t) * (size_t)nd);
+            return;
+        }
+    }
+    int perm[TL_MAX_DIMS];
+    reorder_dims(nd, shape, n, sizes, strides, perm);
+    bool inverted = true;
+    for (int j = 0; j < nd; j++)
+        if (perm[j] != nd - 1 - j)
+            inverted = false;
+    if (inverted) {
+        tl_contiguous_strides(nd, shape, out);
+        return;
+    }
+    int64_t next = 1; /* no max(size, 1) here, as in ATen */
+    for (int j = 0; j < nd; j++) {
+        out[perm[j]] = next;
+        next *= shape[perm[j]];
     }
 }
 

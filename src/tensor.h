@@ -75,6 +75,14 @@ bool tl_tensor_is_contiguous(const tl_tensor *t);
 bool tl_tensor_is_channels_last(const tl_tensor *t);    /* 4-D rule */
 bool tl_tensor_is_channels_last_3d(const tl_tensor *t); /* 5-D rule */
 bool tl_tensor_is_non_overlapping_and_dense(const tl_tensor *t);
+/* The same layout predicates on bare sizes/strides (operands that are not
+ * tensors yet: effective strides, iteration-rank views). */
+bool tl_strides_contiguous(int ndim, const int64_t *sizes,
+                           const int64_t *strides);
+bool tl_strides_channels_last(int ndim, const int64_t *sizes,
+                              const int64_t *strides); /* 4-D rule */
+bool tl_strides_non_overlapping_and_dense(int ndim, const int64_t *sizes,
+                                          const int64_t *strides);
 /* data_ptr(): storage base + offset*itemsize, but 0 when numel == 0 */
 uintptr_t tl_tensor_data_ptr(const tl_tensor *t);
 /* host/device address of logical element [0,...,0] */
@@ -94,8 +102,29 @@ void tl_channels_last_strides(int ndim, const int64_t *sizes, int64_t *strides);
 /* PyTorch's preserve_format rule: keep strides of a non-overlapping-and-
  * dense tensor, else infer_dense_strides (same dim order, dense). */
 void tl_preserve_strides(const tl_tensor *t, int64_t *strides);
+/* The strides TensorIterator gives an output it allocates over shape (nd
+ * dims), for n >= 0 operands given at the iteration rank (sizes[k] and
+ * strides[k] have nd entries; missing leading dims as size 1, stride 0).
+ * same_shape is ATen's all_ops_same_shape_ (judged by the caller on the
+ * operands' own shapes); it enables the fast setup: all contiguous ->
+ * contiguous, all channels_last -> channels_last, all non-overlapping and
+ * dense with equal strides -> those strides. Else compute_strides (a
+ * broadcast dim has stride 0) and reorder_dimensions give the order of
+ * dense strides; plain contiguous when the order is unchanged. */
+void tl_iter_strides(int nd, const int64_t *shape, int n,
+                     const int64_t *const *sizes,
+                     const int64_t *const *strides, bool same_shape,
+                     int64_t *out);
 /* numel of a shape, false on overflow or > TL_MAX_NUMEL */
 bool tl_shape_numel(int ndim, const int64_t *sizes, int64_t *numel);
+/* Equal int64 arrays (shapes, strides) of na and nb entries. */
+bool tl_shape_equal(int na, const int64_t *a, int nb, const int64_t *b);
+/* The checks of a new tensor's shape, with PyTorch's texts: ndim within
+ * TL_MAX_DIMS (TL_ERR_LIMIT), no negative size (RuntimeError "Trying to
+ * create tensor with negative dimension -1: [2, -1]"), numel within
+ * TL_MAX_NUMEL (TL_ERR_LIMIT). Sets *numel; returns 0 or -1 with err set. */
+int tl_tensor_check_shape(int ndim, const int64_t *sizes, int64_t *numel,
+                          tl_error *err);
 
 /* ---- element access (host copies through the backend) ---- */
 /* Read/write the element at logical flat index i (row-major order over the

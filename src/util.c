@@ -7,6 +7,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,11 +143,35 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out)
     return __builtin_add_overflow(a, b, out);
 }
 
-double tl_now(void)
+static double clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (clock_gettime(id, &ts) != 0)
+        clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The calling thread's CPU time: an op's budget does not shrink while
+ * other threads (grade --jobs) or processes compete for the cores. Reading
+ * it is a system call (~200 ns), so tl_time_past() bounds it from the vDSO
+ * monotonic clock instead: a thread's CPU time grows at most as fast as
+ * wall time, so cpu(now) <= cpu_at + (wall(now) - wall_at) when wall_at is
+ * read before cpu_at; the real clock is read only when that bound reaches
+ * the deadline. */
+static _Thread_local double cpu_at, wall_at;
+
+double tl_now(void)
+{
+    wall_at = clock_s(CLOCK_MONOTONIC);
+    cpu_at = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    return cpu_at;
+}
+
+bool tl_time_past(double when)
+{
+    if (cpu_at + (clock_s(CLOCK_MONOTONIC) - wall_at) <= when)
+        return false;
+    return tl_now() > when;
 }
 
 static _Thread_local double deadline_when;
@@ -160,7 +185,7 @@ void tl_deadline_set(double when, double budget)
 
 bool tl_deadline_passed(void)
 {
-    return deadline_when > 0 && tl_now() > deadline_when;
+    return deadline_when > 0 && tl_time_past(deadline_when);
 }
 
 double tl_deadline_budget(void) { return deadline_budget; }
@@ -205,6 +230,17 @@ const char *tl_suggest(const char *word, const char *const *cands, size_t n,
     size_t limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
     const char *best = NULL;
     size_t bestd = SIZE_MAX;
+    if ((flags & TL_SUGGEST_PREFIX) && len > 0) {
+        size_t nprefix = 0;
+        for (size_t i = 0; i < n; i++)
+            if (cands[i] && strncmp(cands[i], word, len) == 0) {
+                best = cands[i];
+                nprefix++;
+            }
+        if (nprefix == 1)
+            return best;
+        best = NULL;
+    }
     for (size_t i = 0; i < n; i++) {
         if (!cands[i] || strcmp(cands[i], word) == 0)
             continue;
@@ -216,4 +252,37 @@ const char *tl_suggest(const char *word, const char *const *cands, size_t n,
         }
     }
     return bestd <= limit ? best : NULL;
+}
+
+tl_read_status tl_read_file(const char *path, size_t max, char **text,
+                            size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return TL_READ_OPEN;
+    tl_buf b = {0};
+    char chunk[65536];
+    size_t got;
+    tl_read_status st = TL_READ_OK;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        tl_buf_append(&b, chunk, got);
+        if (b.len > max) {
+            st = TL_READ_TOO_BIG;
+            break;
+        }
+    }
+    if (st == TL_READ_OK && ferror(f))
+        st = TL_READ_IO;
+    int saved = errno;
+    fclose(f);
+    errno = saved;
+    if (st != TL_READ_OK) {
+        tl_buf_free(&b);
+        return st;
+    }
+    *len = b.len;
+    *text = tl_buf_steal(&b);
+    return TL_READ_OK;
 }

@@ -59,8 +59,11 @@ const char *tl_buf_str(const tl_buf *b); /* "" when empty */
 bool tl_mul_overflow(int64_t a, int64_t b, int64_t *out);
 bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 
-/* Monotonic clock in seconds (for per-op deadlines). */
+/* Clock in seconds for per-op deadlines: the calling thread's CPU time
+ * (monotonic), so a verdict does not depend on how busy the machine is.
+ * tl_time_past(when): tl_now() > when, cheap to poll in loops. */
 double tl_now(void);
+bool tl_time_past(double when);
 
 /* The running op's deadline, per thread (absolute tl_now() time; 0 = none).
  * The interpreter sets it around each call; long kernel loops poll
@@ -77,10 +80,27 @@ double tl_deadline_budget(void); /* the budget in seconds, for messages */
 enum {
     TL_SUGGEST_FOLD_CASE = 1, /* substituted letters compare case-insensitively
                                * (transposed ones still exactly) */
-    TL_SUGGEST_FIRST = 2      /* equally near: the first listed wins (default:
+    TL_SUGGEST_FIRST = 2,     /* equally near: the first listed wins (default:
                                * the alphabetically first) */
+    TL_SUGGEST_PREFIX = 4     /* a non-empty word that begins exactly one
+                               * candidate names it, however far ("ex" ->
+                               * "explain") */
 };
 const char *tl_suggest(const char *word, const char *const *cands, size_t n,
                        unsigned flags);
+
+/* Whole-file reading (lab sheets, golden tests, fixtures). */
+typedef enum tl_read_status {
+    TL_READ_OK = 0,
+    TL_READ_OPEN,    /* cannot open it; errno says why */
+    TL_READ_IO,      /* a read failed; errno says why */
+    TL_READ_TOO_BIG  /* longer than max bytes */
+} tl_read_status;
+/* Read the file at path into *text: NUL-terminated, *len bytes before the
+ * NUL (it may hold NULs of its own), owned by the caller (free). Stops
+ * reading once past max bytes, so a huge file or an endless stream costs
+ * no more. On failure *text is NULL. */
+tl_read_status tl_read_file(const char *path, size_t max, char **text,
+                            size_t *len);
 
 #endif

@@ -52,6 +52,32 @@ static int err_list(tl_error *err, tl_errkind kind, const char *fmt, int n,
     return -1;
 }
 
+/* PyTorch's "Storage size calculation overflowed" RuntimeError. */
+static void storage_overflow(int n, const int64_t *sizes,
+                             const int64_t *strides, tl_error *err)
+{
+    tl_buf a = {0}, b = {0};
+    fmt_list(&a, n, sizes);
+    fmt_list(&b, n, strides);
+    tl_error_set(err, TL_ERR_RUNTIME, "Storage size calculation overflowed "
+                 "with sizes=%s and strides=%s",
+                 tl_buf_str(&a), tl_buf_str(&b));
+    tl_buf_free(&a);
+    tl_buf_free(&b);
+}
+
+/* view(dtype) of another element size needs stride(-1) == 1. */
+static bool last_stride_1(const tl_tensor *t, const char *from, const char *to,
+                          tl_error *err)
+{
+    int64_t st = t->strides[t->ndim - 1];
+    if (st != 1)
+        tl_error_set(err, TL_ERR_RUNTIME, "self.stride(-1) must be 1 to view "
+                     "%s as %s (different element sizes), but got %lld", from,
+                     to, (long long)st);
+    return st == 1;
+}
+
 static int too_many_dims(tl_error *err)
 {
     return tl_error_set(err, TL_ERR_LIMIT,
@@ -256,9 +282,7 @@ bool tl_view_compute_stride(int old_ndim, const int64_t *old_sizes,
     }
     int64_t numel = shape_numel_sat(old_ndim, old_sizes);
     if (numel == 0) {
-        bool same = old_ndim == new_ndim &&
-                    memcmp(old_sizes, new_sizes,
-                           sizeof(int64_t) * (size_t)old_ndim) == 0;
+        bool same = tl_shape_equal(old_ndim, old_sizes, new_ndim, new_sizes);
         if (same) {
             memcpy(new_strides, old_strides,
                    sizeof(int64_t) * (size_t)old_ndim);
@@ -411,24 +435,29 @@ static const char VIEW_ERR[] =
     "least one dimension spans across two contiguous subspaces). Use "
     ".reshape(...) instead.";
 
+/* g := the view of t as shape (its -1 inferred): 1 when computeStride
+ * finds strides for it, 0 when t's layout has none, -1 on error. */
+static int view_geom(const tl_tensor *t, int n, const int64_t *shape, geom *g,
+                     tl_error *err)
+{
+    if (n > TL_MAX_DIMS)
+        return too_many_dims(err);
+    if (tl_view_infer_size(n, shape, tl_tensor_numel(t), g->sizes, err))
+        return -1;
+    g->ndim = n;
+    g->offset = t->offset;
+    return tl_view_compute_stride(t->ndim, t->sizes, t->strides, n, g->sizes,
+                                  g->strides);
+}
+
 tl_tensor *tl_view_view(const tl_tensor *t, int n, const int64_t *shape,
                         tl_error *err)
 {
     geom g;
-    if (n > TL_MAX_DIMS) {
-        too_many_dims(err);
-        return NULL;
-    }
-    if (tl_view_infer_size(n, shape, tl_tensor_numel(t), g.sizes, err))
-        return NULL;
-    g.ndim = n;
-    g.offset = t->offset;
-    if (!tl_view_compute_stride(t->ndim, t->sizes, t->strides, n, g.sizes,
-                                g.strides)) {
+    int r = view_geom(t, n, shape, &g, err);
+    if (r == 0)
         tl_error_set(err, TL_ERR_RUNTIME, "%s", VIEW_ERR);
-        return NULL;
-    }
-    return mkview(t, &g, err);
+    return r > 0 ? mkview(t, &g, err) : NULL;
 }
 
 tl_tensor *tl_view_dtype(const tl_tensor *t, tl_dtype dt, tl_error *err)
@@ -449,13 +478,8 @@ tl_tensor *tl_view_dtype(const tl_tensor *t, tl_dtype dt, tl_error *err)
         }
         if (new_sz < old_sz) {
             int64_t ratio = old_sz / new_sz;
-            if (t->strides[last] != 1) {
-                tl_error_set(err, TL_ERR_RUNTIME,
-                             "self.stride(-1) must be 1 to view %s as %s "
-                             "(different element sizes), but got %lld", from,
-                             to, (long long)t->strides[last]);
+            if (!last_stride_1(t, from, to, err))
                 return NULL;
-            }
             g.sizes[last] *= ratio;
             for (int i = 0; i < last; i++)
                 g.strides[i] *= ratio;
@@ -479,13 +503,8 @@ tl_tensor *tl_view_dtype(const tl_tensor *t, tl_dtype dt, tl_error *err)
                              to, (long long)t->offset);
                 return NULL;
             }
-            if (t->strides[last] != 1) {
-                tl_error_set(err, TL_ERR_RUNTIME,
-                             "self.stride(-1) must be 1 to view %s as %s "
-                             "(different element sizes), but got %lld", from,
-                             to, (long long)t->strides[last]);
+            if (!last_stride_1(t, from, to, err))
                 return NULL;
-            }
             for (int i = 0; i < last; i++) {
                 if (t->strides[i] % ratio != 0) {
                     tl_error_set(err, TL_ERR_RUNTIME,
@@ -527,18 +546,10 @@ tl_tensor *tl_view_reshape(tl_tensor *t, int n, const int64_t *shape,
                            tl_error *err)
 {
     geom g;
-    if (n > TL_MAX_DIMS) {
-        too_many_dims(err);
+    int r = view_geom(t, n, shape, &g, err);
+    if (r < 0)
         return NULL;
-    }
-    if (tl_view_infer_size(n, shape, tl_tensor_numel(t), g.sizes, err))
-        return NULL;
-    g.ndim = n;
-    g.offset = t->offset;
-    if (tl_view_compute_stride(t->ndim, t->sizes, t->strides, n, g.sizes,
-                               g.strides))
-        return mkview(t, &g, err);
-    return copy_as_shape(t, n, g.sizes, err);
+    return r ? mkview(t, &g, err) : copy_as_shape(t, n, g.sizes, err);
 }
 
 tl_tensor *tl_view_flatten(tl_tensor *t, int64_t start, int64_t end,
@@ -1027,14 +1038,7 @@ tl_tensor *tl_view_unfold(const tl_tensor *t, int64_t dim, int64_t size,
             g.strides[d] = INT64_MAX;
     }
     if (size < 0) {
-        tl_buf a = {0}, b = {0};
-        fmt_list(&a, g.ndim, g.sizes);
-        fmt_list(&b, g.ndim, g.strides);
-        tl_error_set(err, TL_ERR_RUNTIME, "Storage size calculation "
-                     "overflowed with sizes=%s and strides=%s",
-                     tl_buf_str(&a), tl_buf_str(&b));
-        tl_buf_free(&a);
-        tl_buf_free(&b);
+        storage_overflow(g.ndim, g.sizes, g.strides, err);
         return NULL;
     }
     return mkview(t, &g, err);
@@ -1117,14 +1121,7 @@ tl_tensor *tl_view_as_strided(const tl_tensor *t, int n, const int64_t *sizes,
     if (!empty && (overflow || tl_mul_overflow(span, itemsize, &bytes)))
         overflow = true;
     if (overflow && !empty) {
-        tl_buf a = {0}, b = {0};
-        fmt_list(&a, n, sizes);
-        fmt_list(&b, n, strides);
-        tl_error_set(err, TL_ERR_RUNTIME, "Storage size calculation "
-                     "overflowed with sizes=%s and strides=%s",
-                     tl_buf_str(&a), tl_buf_str(&b));
-        tl_buf_free(&a);
-        tl_buf_free(&b);
+        storage_overflow(n, sizes, strides, err);
         return NULL;
     }
     if (!empty) {
@@ -1171,15 +1168,27 @@ static tl_tensor *piece(const tl_tensor *t, int d, int64_t s, int64_t e)
     return tl_view_slice(t, d, true, s, true, e, 1);
 }
 
+/* Start a split-family result: out empty, and t must have a dim (a
+ * RuntimeError with msg otherwise). */
+static int split_begin(const tl_tensor *t, tl_tensor_list *out,
+                       const char *msg, tl_error *err)
+{
+    out->n = 0;
+    out->items = NULL;
+    return t->ndim == 0 ? tl_error_set(err, TL_ERR_RUNTIME, "%s", msg) : 0;
+}
+
+static const char TENSOR_SPLIT_0D[] =
+    "tensor_split expected at least a 1-dimensional tensor, but got a tensor "
+    "with 0 dims";
+
 int tl_view_split(const tl_tensor *t, int64_t size, int64_t dim,
                   tl_tensor_list *out, tl_error *err)
 {
     int d;
-    out->n = 0;
-    out->items = NULL;
-    if (t->ndim == 0)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "split expects at least a 1-dimensional tensor");
+    if (split_begin(t, out, "split expects at least a 1-dimensional tensor",
+                    err))
+        return -1;
     if (size < 0)
         return tl_error_set(err, TL_ERR_RUNTIME, "split expects split_size "
                             "be non-negative, but got split_size=%lld",
@@ -1211,11 +1220,9 @@ int tl_view_split_sizes(const tl_tensor *t, int n, const int64_t *sizes,
                         int64_t dim, tl_tensor_list *out, tl_error *err)
 {
     int d;
-    out->n = 0;
-    out->items = NULL;
-    if (t->ndim == 0)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "split expects at least a 1-dimensional tensor");
+    if (split_begin(t, out, "split expects at least a 1-dimensional tensor",
+                    err))
+        return -1;
     if (wrap(dim, t->ndim, &d, err))
         return -1;
     int64_t total = 0;
@@ -1251,11 +1258,9 @@ int tl_view_chunk(const tl_tensor *t, int64_t chunks, int64_t dim,
                   tl_tensor_list *out, tl_error *err)
 {
     int d;
-    out->n = 0;
-    out->items = NULL;
-    if (t->ndim == 0)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "chunk expects at least a 1-dimensional tensor");
+    if (split_begin(t, out, "chunk expects at least a 1-dimensional tensor",
+                    err))
+        return -1;
     if (chunks <= 0)
         return tl_error_set(err, TL_ERR_RUNTIME, "chunk expects `chunks` to "
                             "be greater than 0, got: %lld", (long long)chunks);
@@ -1279,12 +1284,8 @@ int tl_view_tensor_split_n(const tl_tensor *t, int64_t sections, int64_t dim,
                            tl_tensor_list *out, tl_error *err)
 {
     int d;
-    out->n = 0;
-    out->items = NULL;
-    if (t->ndim == 0)
-        return tl_error_set(err, TL_ERR_RUNTIME, "tensor_split expected at "
-                            "least a 1-dimensional tensor, but got a tensor "
-                            "with 0 dims");
+    if (split_begin(t, out, TENSOR_SPLIT_0D, err))
+        return -1;
     if (wrap(dim, t->ndim, &d, err))
         return -1;
     if (sections <= 0)
@@ -1306,12 +1307,8 @@ int tl_view_tensor_split_idx(const tl_tensor *t, int n, const int64_t *idx,
                              int64_t dim, tl_tensor_list *out, tl_error *err)
 {
     int d;
-    out->n = 0;
-    out->items = NULL;
-    if (t->ndim == 0)
-        return tl_error_set(err, TL_ERR_RUNTIME, "tensor_split expected at "
-                            "least a 1-dimensional tensor, but got a tensor "
-                            "with 0 dims");
+    if (split_begin(t, out, TENSOR_SPLIT_0D, err))
+        return -1;
     if (wrap(dim, t->ndim, &d, err))
         return -1;
     if (list_init(out, (int64_t)n + 1, err))

@@ -76,19 +76,17 @@ static cJSON *load_file(const char *name, tl_buf *why)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.json", fixtures_dir(), name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        tl_buf_printf(why, "cannot open %s: %s", path, strerror(errno));
+    char *text;
+    size_t len;
+    tl_read_status st = tl_read_file(path, (size_t)64 << 20, &text, &len);
+    if (st != TL_READ_OK) {
+        tl_buf_printf(why, "cannot read %s: %s", path,
+                      st == TL_READ_TOO_BIG ? "larger than 64 MiB"
+                                            : strerror(errno));
         return NULL;
     }
-    tl_buf text = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tl_buf_append(&text, chunk, n);
-    fclose(f);
-    cJSON *root = cJSON_Parse(tl_buf_str(&text));
-    tl_buf_free(&text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
     if (!root || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "cases"))) {
         tl_buf_printf(why, "%s: not a fixture file (JSON parse error or no \"cases\")", path);
         cJSON_Delete(root);

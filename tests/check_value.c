@@ -120,14 +120,16 @@ START_TEST(test_shape_args)
     tl_value *a = tl_int(2), *b = tl_int(3);
     tl_value *pos[] = {a, b};
     tl_args args = {2, pos, 0, NULL, NULL};
-    ck_assert_int_eq(tl_to_shape(&args, 0, "size", shape, &err), 2);
+    const tl_shape_param view_size = {.fname = "view", .name = "size",
+                                      .symint = true, .varargs = true};
+    ck_assert_int_eq(tl_to_shape(&args, &view_size, shape, &err), 2);
     ck_assert_int_eq(shape[1], 3);
     tl_value *tup = tl_tuple_new(2);
     tl_seq_set(tup, 0, tl_int(4));
     tl_seq_set(tup, 1, tl_int(-1));
     tl_value *pos2[] = {tup};
     tl_args args2 = {1, pos2, 0, NULL, NULL};
-    ck_assert_int_eq(tl_to_shape(&args2, 0, "size", shape, &err), 2);
+    ck_assert_int_eq(tl_to_shape(&args2, &view_size, shape, &err), 2);
     ck_assert_int_eq(shape[1], -1);
     tl_value *s = tl_str("x");
     tl_value *pos3[] = {s};
@@ -151,6 +153,77 @@ START_TEST(test_shape_args)
     tl_value_release(b);
     tl_value_release(tup);
     tl_value_release(s);
+}
+END_TEST
+
+/* tl_to_shape words its TypeErrors as PyTorch 1.13's argument parser does
+ * (texts recorded with torch 1.13.1). */
+START_TEST(test_shape_arg_errors)
+{
+    tl_error err = {0};
+    int64_t shape[TL_MAX_DIMS];
+    tl_value *two = tl_int(2), *str = tl_str("a"), *yes = tl_bool(true);
+    tl_value *bad_first = tl_tuple_new(2); /* ('a', 2) */
+    tl_seq_set(bad_first, 0, tl_value_retain(str));
+    tl_seq_set(bad_first, 1, tl_value_retain(two));
+    const tl_shape_param reshape = {.fname = "reshape", .name = "shape",
+                                    .symint = true, .varargs = true};
+    const tl_shape_param new_zeros = {.fname = "new_zeros", .name = "size",
+                                      .symint = true, .varargs = true,
+                                      .kwonly_follow = true};
+    /* x.reshape(2, 'a'): a later element, counted from 1 */
+    tl_value *p1[] = {two, str};
+    tl_args a1 = {2, p1, 0, NULL, NULL};
+    ck_assert_int_eq(tl_to_shape(&a1, &reshape, shape, &err), -1);
+    ck_assert_str_eq(err.msg, "reshape(): argument 'shape' must be tuple of "
+                              "SymInts, but found element of type str at pos 2");
+    tl_error_clear(&err);
+    /* x.reshape(('a', 2)): a list whose first item is no int is refused whole */
+    tl_value *p2[] = {bad_first};
+    tl_args a2 = {1, p2, 0, NULL, NULL};
+    ck_assert_int_eq(tl_to_shape(&a2, &reshape, shape, &err), -1);
+    ck_assert_str_eq(err.msg, "reshape(): argument 'shape' (position 1) must be "
+                              "tuple of SymInts, not tuple");
+    tl_error_clear(&err);
+    /* x.reshape(shape=('a', 2)): the keyword form has no position */
+    const char *kn[] = {"shape"};
+    tl_args a3 = {0, NULL, 1, kn, p2};
+    ck_assert_int_eq(tl_to_shape(&a3, &reshape, shape, &err), -1);
+    ck_assert_str_eq(err.msg, "reshape(): argument 'shape' must be tuple of "
+                              "SymInts, not tuple");
+    tl_error_clear(&err);
+    /* x.reshape(True) is refused, x.reshape(2, True) is (2, 1) */
+    tl_value *p4[] = {yes};
+    tl_args a4 = {1, p4, 0, NULL, NULL};
+    ck_assert_int_eq(tl_to_shape(&a4, &reshape, shape, &err), -1);
+    ck_assert_str_eq(err.msg, "reshape(): argument 'shape' (position 1) must be "
+                              "tuple of SymInts, not bool");
+    tl_error_clear(&err);
+    tl_value *p5[] = {two, yes};
+    tl_args a5 = {2, p5, 0, NULL, NULL};
+    ck_assert_int_eq(tl_to_shape(&a5, &reshape, shape, &err), 2);
+    ck_assert_int_eq(shape[1], 1);
+    /* x.new_zeros((2, 3), 2): keyword-only parameters follow the size */
+    tl_value *sz = tl_tuple_new(2);
+    tl_seq_set(sz, 0, tl_int(2));
+    tl_seq_set(sz, 1, tl_int(3));
+    tl_value *p6[] = {sz, two};
+    tl_args a6 = {2, p6, 0, NULL, NULL};
+    ck_assert_int_eq(tl_to_shape(&a6, &new_zeros, shape, &err), -1);
+    ck_assert_str_eq(err.msg, "new_zeros() takes 1 positional argument but 2 "
+                              "were given");
+    tl_error_clear(&err);
+    /* ... while x.reshape((2, 3), 2) ignores the extra positional */
+    ck_assert_int_eq(tl_to_shape(&a6, &reshape, shape, &err), 2);
+    ck_assert_int_eq(shape[1], 3);
+    /* absent: the caller words "missing" */
+    tl_args a7 = {0, NULL, 0, NULL, NULL};
+    ck_assert_int_eq(tl_to_shape(&a7, &reshape, shape, &err), TL_SHAPE_ABSENT);
+    tl_value_release(two);
+    tl_value_release(str);
+    tl_value_release(yes);
+    tl_value_release(bad_first);
+    tl_value_release(sz);
 }
 END_TEST
 
@@ -321,6 +394,7 @@ static Suite *value_suite(void)
     suite_add_tcase(s, limits);
     TCase *errors = tcase_create("errors");
     tcase_add_test(errors, test_wrap_dim);
+    tcase_add_test(errors, test_shape_arg_errors);
     suite_add_tcase(s, errors);
     return s;
 }
