@@ -39,16 +39,29 @@ expect 0 run --format json -o "$work/run.json" "$basic"
 grep -q '"predicted"' "$work/run.json" && fail "run document has grading keys"
 expect 0 key --format json -o "$work/key.json" "$basic"
 grep -q '"answer": "sometimes"' "$work/key.json" || fail "key lacks sometimes"
-if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
-    for f in card run key; do
-        /usr/bin/python3 - "$schema" "$work/$f.json" <<'PY' || fail "$f.json does not match the schema"
-import json, sys, jsonschema
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-jsonschema.validate(json.load(open(sys.argv[2])), schema, cls=jsonschema.Draft202012Validator)
-PY
+validate=${top_builddir:-.}/tests/validate_json
+[ -x "$validate" ] || fail "tests/validate_json is not built"
+for f in card run key; do
+    "$validate" "$schema" "$work/$f.json" || fail "$f.json does not match the schema"
+done
+# every shipped lab's scorecards (graded, run and key documents)
+for lab in "$top_srcdir"/answers/*.yaml "$top_srcdir"/tests/students/*.yaml; do
+    for cmd in check run key; do
+        rc=0
+        "$TLAB" $cmd --format json "$lab" > "$work/lab.json" 2>/dev/null || rc=$?
+        [ "$rc" -le 1 ] || fail "$cmd $lab: exit $rc"
+        "$validate" "$schema" "$work/lab.json" || fail "$cmd $(basename "$lab"): not valid"
     done
-fi
+done
+# the validator can fail: a scorecard with an extra key, a bad kind, no ops
+sed 's/"schema_version": 1,/"schema_version": 1, "surprise": true,/' "$work/card.json" > "$work/bad1.json"
+sed '0,/"kind": "view"/s//"kind": "maybe"/' "$work/card.json" > "$work/bad2.json"
+sed 's/"ops":/"opz":/' "$work/run.json" > "$work/bad3.json"
+for f in bad1 bad2 bad3; do
+    rc=0
+    "$validate" "$schema" "$work/$f.json" 2>/dev/null || rc=$?
+    [ "$rc" -eq 1 ] || fail "$f.json should not match the schema (exit $rc)"
+done
 # deterministic
 expect 1 check --format json "$basic"
 cmp -s "$work/stdout" "$work/card.json" || fail "json differs between runs"
