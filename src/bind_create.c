@@ -16,6 +16,7 @@
 #include "bind.h"
 #include "create.h"
 #include "numpy.h"
+#include "ops.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------------
@@ -1084,6 +1085,90 @@ static tl_value *m_is_pinned(tl_value *self, const tl_args *a, tl_error *err)
     return tl_bool(t->storage->pinned);
 }
 
+
+/* x.pin_memory(): self when already pinned; else a copy into a pinned
+ * storage keeping sizes and strides, offset 0 (reference sheet 9, row 63). */
+static tl_value *m_pin_memory(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"device", NULL};
+    SELF("pin_memory");
+    if (tl_args_check(a, "pin_memory", 1, kw, "(Device device = None)", err) < 0)
+        return NULL;
+    if (t->storage->pinned)
+        return tl_value_retain(self);
+    if (tl_tensor_device(t).kind != TL_DEV_CPU) {
+        const char *name = tl_dtype_tensor_type(t->dtype); /* torch.FloatTensor */
+        tl_error_set(err, TL_ERR_RUNTIME, "cannot pin 'torch.cuda.%s' only "
+                     "dense CPU tensors can be pinned",
+                     strncmp(name, "torch.", 6) == 0 ? name + 6 : name);
+        return NULL;
+    }
+    tl_tensor *p = tl_tensor_new_strided(tl_tensor_backend(t), t->dtype, t->ndim,
+                                         t->sizes, t->strides, err);
+    if (!p)
+        return NULL;
+    p->storage->pinned = true;
+    /* PyTorch copies with copy_ (same overlap check); the fresh tensor's
+     * version counter then reads 0 again, as pin_memory's result does */
+    if (tl_ops_copy_(p, t, err) < 0) {
+        tl_tensor_release(p);
+        return NULL;
+    }
+    p->version->value = 0;
+    return tl_tensor_value(p);
+}
+
+/* torch.Tensor(...), the legacy constructor (reference sheet 9):
+ * Tensor(t) is an alias view of t; Tensor(float32 ndarray) shares it;
+ * Tensor(other ndarray / list / tuple) is a float32 copy; Tensor(*sizes)
+ * an uninitialised float32 tensor. */
+static tl_value *call_torch(const char *name, const tl_args *a, bool f32,
+                            tl_error *err)
+{
+    const tl_binding *b = tl_bind_find(TL_BIND_TORCH, name);
+    TL_ASSERT(b != NULL);
+    if (!f32)
+        return b->fn(NULL, a, err);
+    const char *kn[] = {"dtype"};
+    tl_value *dv = tl_dtype_value(TL_FLOAT32);
+    tl_args na = {.npos = a->npos, .pos = a->pos, .nkw = 1, .kwnames = kn,
+                  .kwvals = &dv};
+    tl_value *r = b->fn(NULL, &na, err);
+    tl_value_release(dv);
+    return r;
+}
+
+static tl_value *b_Tensor(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self;
+    static const char sig[] = "(*, torch.device device)\n"
+                              "(Storage storage)\n"
+                              "(Tensor other)\n"
+                              "(tuple of ints size, *, torch.device device)\n"
+                              "(object data, *, torch.device device)";
+    if (a->nkw)
+        return tl_args_type_error(a, "Tensor", sig, err), NULL;
+    tl_value *v = a->npos ? a->pos[0] : NULL;
+    if (v && a->npos == 1 && v->kind == TL_V_TENSOR)
+        return tl_tensor_value(tl_tensor_alias(v->u.tensor));
+    if (v && a->npos == 1 && v->kind == TL_V_NDARRAY) {
+        if (v->u.tensor->dtype == TL_FLOAT32)
+            return call_torch("from_numpy", a, false, err);
+        return call_torch("tensor", a, true, err);
+    }
+    if (v && a->npos == 1 && (v->kind == TL_V_LIST || v->kind == TL_V_TUPLE))
+        return call_torch("tensor", a, true, err);
+    for (size_t i = 0; i < a->npos; i++)
+        if (a->pos[i]->kind != TL_V_INT && a->pos[i]->kind != TL_V_SIZE)
+            return tl_args_type_error(a, "Tensor", sig, err), NULL;
+    if (a->npos == 0) { /* Tensor(): an empty float32 tensor */
+        int64_t zero = 0;
+        tl_tensor *e = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1, &zero, err);
+        return e ? tl_tensor_value(e) : NULL;
+    }
+    return call_torch("empty", a, true, err);
+}
+
 /* attributes: called with empty args */
 static tl_value *a_shape(tl_value *self, const tl_args *a, tl_error *err)
 {
@@ -1184,6 +1269,7 @@ static tl_value *a_false(tl_value *self, const tl_args *a, tl_error *err)
 
 static const tl_binding torch_entries[] = {
     {"tensor", b_tensor, false, false},
+    {"Tensor", b_Tensor, false, false},
     {"zeros", b_zeros, false, false},
     {"ones", b_ones, false, false},
     {"empty", b_empty, false, false},
@@ -1227,6 +1313,7 @@ static const tl_binding method_entries[] = {
     {"is_complex", m_is_complex, false, false},
     {"get_device", m_get_device, false, false},
     {"is_pinned", m_is_pinned, false, false},
+    {"pin_memory", m_pin_memory, false, false},
     {"new_zeros", b_new_zeros, false, false},
     {"new_ones", b_new_ones, false, false},
     {"new_empty", b_new_empty, false, false},

@@ -15,6 +15,7 @@
 
 #include "bind.h"
 #include "ops.h"
+#include "util.h"
 
 /* ===================================================================== */
 /* helpers                                                                */
@@ -695,9 +696,17 @@ static tl_value *t_where(tl_value *self, const tl_args *a, tl_error *err)
     if (!cv)
         return missing("where", "condition", err);
     if (!x && !y) {
-        tl_error_set(err, TL_ERR_UNSUPPORTED,
-                     "torch.where(condition) with one argument is not supported by tlab; use nonzero(as_tuple=True)");
-        return NULL;
+        /* where(condition) is nonzero(condition, as_tuple=True) */
+        if (tl_to_tensor(cv, "condition", &c, err) < 0)
+            return NULL;
+        const tl_binding *nz = tl_bind_find(TL_BIND_METHOD, "nonzero");
+        TL_ASSERT(nz != NULL);
+        const char *kn[] = {"as_tuple"};
+        tl_value *tv = tl_bool(true);
+        tl_args na = {.npos = 0, .pos = NULL, .nkw = 1, .kwnames = kn, .kwvals = &tv};
+        tl_value *r = nz->fn(cv, &na, err);
+        tl_value_release(tv);
+        return r;
     }
     if (!x || !y) {
         tl_args_type_error(a, "where", "(Tensor condition)\n(Tensor condition, Tensor input, Tensor other)", err);
@@ -1148,6 +1157,102 @@ static tl_value *b_tril(tl_value *self, const tl_args *a, tl_error *err)
     return tri_method("tril", false, self, a, err);
 }
 
+static tl_value *tri_inplace(const char *fn, bool upper, tl_value *self,
+                             const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"diagonal", NULL};
+    tl_tensor *t = tl_self_tensor(self, fn, err);
+    int64_t k;
+    if (!t || tl_args_check(a, fn, 1, kw, "(int diagonal=0)", err) < 0 ||
+        opt_int(a, 0, "diagonal", 0, &k, err) < 0)
+        return NULL;
+    return ret_self(self, tl_ops_tri_(t, k, upper, err));
+}
+static tl_value *b_triu_(tl_value *self, const tl_args *a, tl_error *err)
+{
+    return tri_inplace("triu_", true, self, a, err);
+}
+static tl_value *b_tril_(tl_value *self, const tl_args *a, tl_error *err)
+{
+    return tri_inplace("tril_", false, self, a, err);
+}
+
+static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"dim", "descending", "stable", NULL};
+    static const char sig[] = "(*, bool stable, int dim, bool descending)\n"
+                              "(int dim, bool descending)";
+    tl_tensor *t = tl_self_tensor(self, "sort", err);
+    if (!t || tl_args_check(a, "sort", 2, kw, sig, err) < 0)
+        return NULL;
+    int64_t dim;
+    bool desc, stable;
+    tl_value *v0 = tl_arg(a, 0, "dim");
+    if (v0 && v0->kind == TL_V_BOOL) /* sort(True): no overload takes it */
+        return tl_args_type_error(a, "sort", sig, err), NULL;
+    tl_value *sv = tl_arg(a, (size_t)-1, "stable");
+    if (sv && sv->kind == TL_V_NONE) {
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "stable.has_value() INTERNAL ASSERT FAILED at "
+                     "\"./aten/src/ATen/native/Sorting.cpp\":42, please report "
+                     "a bug to PyTorch. sort(): c10::optional<bool> for stable "
+                     "has to have value.");
+        return NULL;
+    }
+    if (opt_int(a, 0, "dim", -1, &dim, err) < 0 ||
+        opt_bool(a, 1, "descending", false, &desc, err) < 0 ||
+        (sv && tl_to_bool(sv, "stable", &stable, err) < 0))
+        return NULL;
+    /* tlab's sort is always stable: stable=False may order ties either way */
+    return tl_ops_sort(t, dim, desc, err);
+}
+
+static tl_value *b_topk(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"k", "dim", "largest", "sorted", NULL};
+    tl_tensor *t = tl_self_tensor(self, "topk", err);
+    if (!t || tl_args_check(a, "topk", 4, kw,
+                            "(int k, int dim=-1, bool largest=True, bool sorted=True)",
+                            err) < 0)
+        return NULL;
+    tl_value *kv = tl_arg(a, 0, "k");
+    if (!kv)
+        return missing("topk", "k", err);
+    int64_t k, dim;
+    bool largest, sorted;
+    if (tl_to_int(kv, "k", &k, err) < 0 || opt_int(a, 1, "dim", -1, &dim, err) < 0 ||
+        opt_bool(a, 2, "largest", true, &largest, err) < 0 ||
+        opt_bool(a, 3, "sorted", true, &sorted, err) < 0)
+        return NULL;
+    /* sorted=False leaves the order unspecified: the sorted order is one */
+    return tl_ops_topk(t, k, dim, largest, err);
+}
+
+static tl_value *b_diag_embed(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"offset", "dim1", "dim2", NULL};
+    tl_tensor *t = tl_self_tensor(self, "diag_embed", err);
+    int64_t o, d1, d2;
+    if (!t || tl_args_check(a, "diag_embed", 3, kw,
+                            "(int offset=0, int dim1=-2, int dim2=-1)", err) < 0 ||
+        opt_int(a, 0, "offset", 0, &o, err) < 0 ||
+        opt_int(a, 1, "dim1", -2, &d1, err) < 0 ||
+        opt_int(a, 2, "dim2", -1, &d2, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_diag_embed(t, o, d1, d2, err));
+}
+
+static tl_value *b_diagflat(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"offset", NULL};
+    tl_tensor *t = tl_self_tensor(self, "diagflat", err);
+    int64_t o;
+    if (!t || tl_args_check(a, "diagflat", 1, kw, "(int offset=0)", err) < 0 ||
+        opt_int(a, 0, "offset", 0, &o, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_diagflat(t, o, err));
+}
+
 static tl_value *b_diag(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"diagonal", NULL};
@@ -1221,6 +1326,8 @@ static const tl_binding methods[] = {
     /* assembly */
     M(flip), M(fliplr), M(flipud), M(roll), M(repeat), M(tile),
     M(repeat_interleave), M(triu), M(tril), M(diag), M(narrow_copy),
+    {"triu_", b_triu_, false, true}, {"tril_", b_tril_, false, true},
+    M(sort), M(topk), M(diag_embed), M(diagflat),
     {NULL, NULL, false, false}};
 
 static const tl_binding torch_fns[] = {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "ops.h"
 #include "util.h"
 #include "view.h"
 
@@ -1162,6 +1163,235 @@ static tl_value *m_view_as_complex(tl_value *self, const tl_args *a,
 }
 
 /* ------------------------------------------------------------------ */
+/* resize_, set_                                                       */
+/* ------------------------------------------------------------------ */
+
+static tl_value *m_resize_(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"memory_format", NULL};
+    int64_t sz[TL_MAX_DIMS];
+    SELF("resize_");
+    if (kw_only(a, "resize_", kw, err))
+        return NULL;
+    const tl_shape_param p = {.fname = "resize_", .name = "size",
+                              .symint = true, .varargs = true,
+                              .kwonly_follow = true};
+    int n = tl_to_shape(a, &p, sz, err);
+    if (n == TL_SHAPE_ABSENT)
+        return missing("resize_", "size", err), NULL;
+    if (n < 0)
+        return NULL;
+    tl_value *mf = tl_arg(a, (size_t)-1, "memory_format");
+    bool has = mf && mf->kind != TL_V_NONE;
+    if (has && mf->kind != TL_V_MEMFMT)
+        return tl_error_set(err, TL_ERR_TYPE, "resize_(): argument "
+                            "'memory_format' must be torch.memory_format, not %s",
+                            tl_value_type_name(mf)), NULL;
+    if (tl_view_resize_(t, n, sz, has, has ? mf->u.memfmt : TL_MEMFMT_PRESERVE,
+                        err))
+        return NULL;
+    return tl_value_retain(self);
+}
+
+static tl_value *m_set_(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char sig[] =
+        "()\n(Storage source)\n(Storage source, int storage_offset, "
+        "tuple of ints size, tuple of ints stride = None)\n(Tensor source)";
+    static const char *const kw[] = {"source", "storage_offset", "size",
+                                     "stride", NULL};
+    int64_t sz[TL_MAX_DIMS], st[TL_MAX_DIMS], off = 0;
+    SELF("set_");
+    if (tl_args_check(a, "set_", 4, kw, sig, err))
+        return NULL;
+    tl_value *src = tl_arg(a, 0, "source");
+    int rc;
+    if (!src) { /* set_(): an empty storage of self's kind */
+        if (a->npos || a->nkw)
+            return tl_args_type_error(a, "set_", sig, err), NULL;
+        tl_storage *e = tl_storage_new(t->storage->backend, 0, err);
+        if (!e)
+            return NULL;
+        int64_t zero = 0, one = 1;
+        rc = tl_view_set_(t, e, 0, 1, &zero, &one, err);
+        tl_storage_release(e);
+    } else if (src->kind == TL_V_TENSOR) {
+        const tl_tensor *o = src->u.tensor;
+        if (a->npos + a->nkw != 1)
+            return tl_args_type_error(a, "set_", sig, err), NULL;
+        if (o->dtype != t->dtype)
+            return tl_error_set(err, TL_ERR_RUNTIME, "source.dtype() == "
+                                "self.dtype() INTERNAL ASSERT FAILED at "
+                                "\"./torch/csrc/autograd/generated/"
+                                "python_variable_methods.cpp\":16761, please "
+                                "report a bug to PyTorch. "), NULL;
+        rc = tl_view_set_(t, o->storage, o->offset, o->ndim, o->sizes,
+                          o->strides, err);
+    } else if (src->kind == TL_V_STORAGE) {
+        tl_storage *s = src->u.storage;
+        size_t isz = tl_dtype_size(t->dtype);
+        if (a->npos + a->nkw == 1) { /* the whole storage as 1-D */
+            int64_t n = (int64_t)(s->nbytes / isz), one = 1;
+            rc = tl_view_set_(t, s, 0, 1, &n, &one, err);
+        } else {
+            tl_value *ov = tl_arg(a, 1, "storage_offset");
+            if (!ov || !tl_arg(a, 2, "size"))
+                return tl_args_type_error(a, "set_", sig, err), NULL;
+            if (arg_int(a, 1, "storage_offset", true, 0, &off, "set_", sig, err))
+                return NULL;
+            const tl_shape_param ps = {.fname = "set_", .name = "size",
+                                       .pos = 2, .sig = sig};
+            int n = tl_to_shape(a, &ps, sz, err);
+            if (n < 0)
+                return NULL;
+            tl_value *sv = tl_arg(a, 3, "stride");
+            if (sv && sv->kind != TL_V_NONE) {
+                const tl_shape_param pt = {.fname = "set_", .name = "stride",
+                                           .pos = 3, .sig = sig};
+                int m = tl_to_shape(a, &pt, st, err);
+                if (m < 0)
+                    return NULL;
+                if (m != n)
+                    return tl_error_set(err, TL_ERR_RUNTIME, "mismatch in "
+                                        "length of strides and shape"), NULL;
+            } else {
+                tl_contiguous_strides(n, sz, st);
+            }
+            rc = tl_view_set_(t, s, off, n, sz, st, err);
+        }
+    } else {
+        return tl_args_type_error(a, "set_", sig, err), NULL;
+    }
+    return rc ? NULL : tl_value_retain(self);
+}
+
+/* ------------------------------------------------------------------ */
+/* the *_copy family (reference sheet row 81)                          */
+/* ------------------------------------------------------------------ */
+
+/* torch.slice_copy's view: slice(input, dim=0, start=None, end=None,
+ * step=1); not a Tensor method, so it lives here only. */
+static tl_value *m_slice(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char sig[] = "(int dim = 0, SymInt start = None, "
+                              "SymInt end = None, SymInt step = 1)";
+    int64_t dim, start = 0, end = 0, step;
+    int d;
+    SELF("slice_copy");
+    CHECK("slice_copy", 4, sig, "dim", "start", "end", "step");
+    tl_value *sv = tl_arg(a, 1, "start"), *ev = tl_arg(a, 2, "end");
+    bool hs = sv && sv->kind != TL_V_NONE, he = ev && ev->kind != TL_V_NONE;
+    if (arg_int(a, 0, "dim", false, 0, &dim, "slice_copy", sig, err) ||
+        (hs && arg_int(a, 1, "start", false, 0, &start, "slice_copy", sig, err)) ||
+        (he && arg_int(a, 2, "end", false, 0, &end, "slice_copy", sig, err)) ||
+        arg_int(a, 3, "step", false, 1, &step, "slice_copy", sig, err))
+        return NULL;
+    if (tl_wrap_dim(dim, t->ndim, &d, err))
+        return NULL;
+    if (step <= 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "slice step must be positive"), NULL;
+    return wrap_result(self, tl_view_slice(t, d, hs, start, he, end, step));
+}
+
+/* A copy of one result of the view op: contiguous, new storage (2.x's
+ * generated *_copy kernels: view, then clone(contiguous_format)). */
+static tl_value *copy_of(tl_value *v, tl_error *err)
+{
+    if (v->kind == TL_V_TENSOR) {
+        tl_tensor *c = tl_ops_clone(v->u.tensor, TL_MEMFMT_CONTIGUOUS, err);
+        return c ? tl_tensor_value(c) : NULL;
+    }
+    if (v->kind == TL_V_TUPLE) {
+        tl_value *tup = tl_tuple_new(v->u.seq.n);
+        for (size_t i = 0; i < v->u.seq.n; i++) {
+            tl_value *c = copy_of(v->u.seq.items[i], err);
+            if (!c) {
+                tl_value_release(tup);
+                return NULL;
+            }
+            tl_seq_set(tup, i, c);
+        }
+        return tup;
+    }
+    return tl_value_retain(v);
+}
+
+/* torch.NAME_copy(input, ...): the view op `view` (a Tensor method, or
+ * m_slice) on input with the remaining arguments, then copy_of. */
+static tl_value *view_copy_op(const char *fname, const char *view,
+                              tl_cfunc fn, const tl_args *a, tl_error *err)
+{
+    tl_value *in = a->npos ? a->pos[0] : NULL;
+    tl_args rest = *a;
+    const char *kn[16];
+    tl_value *kv[16];
+    if (in) {
+        rest.pos = a->pos + 1;
+        rest.npos = a->npos - 1;
+    } else { /* input= given by keyword: drop it from the keywords */
+        size_t m = 0;
+        for (size_t k = 0; k < a->nkw; k++) {
+            if (!in && strcmp(a->kwnames[k], "input") == 0) {
+                in = a->kwvals[k];
+                continue;
+            }
+            if (m == 16)
+                return tl_error_set(err, TL_ERR_TYPE, "%s() got too many "
+                                    "keyword arguments", fname), NULL;
+            kn[m] = a->kwnames[k];
+            kv[m++] = a->kwvals[k];
+        }
+        rest.nkw = m;
+        rest.kwnames = kn;
+        rest.kwvals = kv;
+    }
+    if (!in)
+        return missing(fname, "input", err), NULL;
+    if (in->kind != TL_V_TENSOR)
+        return tl_error_set(err, TL_ERR_TYPE, "%s(): argument 'input' "
+                            "(position 1) must be Tensor, not %s", fname,
+                            tl_value_type_name(in)), NULL;
+    if (!fn) {
+        const tl_binding *b = tl_bind_find(TL_BIND_METHOD, view);
+        TL_ASSERT(b != NULL);
+        fn = b->fn;
+    }
+    tl_value *r = fn(in, &rest, err);
+    if (!r)
+        return NULL;
+    tl_value *c = copy_of(r, err);
+    tl_value_release(r);
+    return c;
+}
+
+#define VIEW_COPY(NAME, VIEW, FN)                                             \
+    static tl_value *f_##NAME##_copy(tl_value *self, const tl_args *a,        \
+                                     tl_error *err)                           \
+    {                                                                         \
+        (void)self;                                                           \
+        return view_copy_op(#NAME "_copy", VIEW, FN, a, err);                 \
+    }
+VIEW_COPY(view, "view", NULL)
+VIEW_COPY(permute, "permute", NULL)
+VIEW_COPY(expand, "expand", NULL)
+VIEW_COPY(transpose, "transpose", NULL)
+VIEW_COPY(select, "select", NULL)
+VIEW_COPY(slice, "slice", m_slice)
+VIEW_COPY(unsqueeze, "unsqueeze", NULL)
+VIEW_COPY(squeeze, "squeeze", NULL)
+VIEW_COPY(diagonal, "diagonal", NULL)
+VIEW_COPY(as_strided, "as_strided", NULL)
+VIEW_COPY(unbind, "unbind", NULL)
+VIEW_COPY(split, "split", NULL)
+VIEW_COPY(split_with_sizes, "split_with_sizes", NULL)
+VIEW_COPY(t, "t", NULL)
+VIEW_COPY(detach, "detach", NULL)
+VIEW_COPY(alias, "detach", NULL)
+VIEW_COPY(unfold, "unfold", NULL)
+#undef VIEW_COPY
+
+/* ------------------------------------------------------------------ */
 /* tables                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -1212,6 +1442,8 @@ static const tl_binding methods[] = {
     {"resolve_neg", m_resolve_neg, false, false},
     {"view_as_real", m_view_as_real, false, false},
     {"view_as_complex", m_view_as_complex, false, false},
+    {"resize_", m_resize_, false, true},
+    {"set_", m_set_, false, true},
     {NULL, NULL, false, false},
 };
 
@@ -1232,6 +1464,23 @@ static const tl_binding torch_fns[] = {
     {"atleast_1d", f_atleast_1d, false, false},
     {"atleast_2d", f_atleast_2d, false, false},
     {"atleast_3d", f_atleast_3d, false, false},
+    {"view_copy", f_view_copy, false, false},
+    {"permute_copy", f_permute_copy, false, false},
+    {"expand_copy", f_expand_copy, false, false},
+    {"transpose_copy", f_transpose_copy, false, false},
+    {"select_copy", f_select_copy, false, false},
+    {"slice_copy", f_slice_copy, false, false},
+    {"unsqueeze_copy", f_unsqueeze_copy, false, false},
+    {"squeeze_copy", f_squeeze_copy, false, false},
+    {"diagonal_copy", f_diagonal_copy, false, false},
+    {"as_strided_copy", f_as_strided_copy, false, false},
+    {"unbind_copy", f_unbind_copy, false, false},
+    {"split_copy", f_split_copy, false, false},
+    {"split_with_sizes_copy", f_split_with_sizes_copy, false, false},
+    {"t_copy", f_t_copy, false, false},
+    {"detach_copy", f_detach_copy, false, false},
+    {"alias_copy", f_alias_copy, false, false},
+    {"unfold_copy", f_unfold_copy, false, false},
     {NULL, NULL, false, false},
 };
 

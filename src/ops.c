@@ -3220,3 +3220,238 @@ const tl_backend *tl_ops_device_backend(const tl_tensor *like, tl_device dev,
     }
     return be;
 }
+
+/* ===================================================================== */
+/* sort / topk, diag_embed / diagflat, in-place triu_ / tril_            */
+/* ===================================================================== */
+
+/* One element of a row being sorted: its key and its position. NaN is
+ * the largest value, as PyTorch's sort and topk order it. */
+typedef struct sort_item {
+    double f;
+    int64_t i;
+    int64_t pos;
+    bool nan;
+} sort_item;
+
+static _Thread_local bool sort_desc; /* qsort has no context argument */
+
+static int sort_cmp_asc(const sort_item *a, const sort_item *b, bool fl)
+{
+    if (fl) {
+        if (a->nan || b->nan)
+            return a->nan == b->nan ? 0 : a->nan ? 1 : -1;
+        return a->f < b->f ? -1 : a->f > b->f ? 1 : 0;
+    }
+    return a->i < b->i ? -1 : a->i > b->i ? 1 : 0;
+}
+
+static _Thread_local bool sort_fl;
+
+/* stable: ties keep their original order, whatever the direction */
+static int sort_cmp(const void *pa, const void *pb)
+{
+    const sort_item *a = pa, *b = pb;
+    int c = sort_cmp_asc(a, b, sort_fl);
+    if (sort_desc)
+        c = -c;
+    if (c)
+        return c;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Sort every row of t along dim d; write the first k items of each row
+ * to vals/idx (shape of t with size k at d; any strides). */
+static int sort_rows(const tl_tensor *t, int d, bool desc, int64_t k,
+                     tl_tensor *vals, tl_tensor *idx, tl_error *err)
+{
+    int64_t n = t->ndim ? t->sizes[d] : 1, outer = 1, inner = 1;
+    for (int i = 0; i < t->ndim; i++) {
+        if (i < d)
+            outer *= t->sizes[i];
+        else if (i > d)
+            inner *= t->sizes[i];
+    }
+    if (n == 0 || outer == 0 || inner == 0 || k == 0)
+        return 0;
+    tl_tensor *src = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
+    if (!src)
+        return -1;
+    bool fl = tl_dtype_is_floating(t->dtype);
+    sort_item *row = tl_xmalloc(sizeof *row * (size_t)n);
+    unsigned char raw[16];
+    int rc = 0;
+    for (int64_t o = 0; o < outer && rc == 0; o++)
+        for (int64_t in = 0; in < inner && rc == 0; in++) {
+            for (int64_t j = 0; j < n && rc == 0; j++) {
+                int64_t flat = (o * n + j) * inner + in;
+                row[j].pos = j;
+                if (fl) {
+                    rc = tl_tensor_get_f64(src, flat, &row[j].f, err);
+                    row[j].nan = isnan(row[j].f);
+                } else {
+                    rc = tl_tensor_get_i64(src, flat, &row[j].i, err);
+                    row[j].nan = false;
+                }
+            }
+            if (rc)
+                break;
+            sort_fl = fl;
+            sort_desc = desc;
+            qsort(row, (size_t)n, sizeof *row, sort_cmp);
+            for (int64_t j = 0; j < k && rc == 0; j++) {
+                int64_t from = (o * n + row[j].pos) * inner + in;
+                int64_t to = (o * k + j) * inner + in;
+                rc = tl_tensor_get_raw(src, from, raw, err);
+                if (rc == 0)
+                    rc = tl_tensor_set_raw(vals, to, raw, err);
+                if (rc == 0)
+                    rc = tl_tensor_set_i64(idx, to, row[j].pos, err);
+            }
+        }
+    free(row);
+    tl_tensor_release(src);
+    return rc;
+}
+
+static tl_value *pair_value(tl_tensor *v, tl_tensor *i)
+{
+    tl_value *tup = tl_tuple_new(2);
+    tl_seq_set(tup, 0, tl_tensor_value(v));
+    tl_seq_set(tup, 1, tl_tensor_value(i));
+    return tup;
+}
+
+tl_value *tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
+                      tl_error *err)
+{
+    int d;
+    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+        return NULL;
+    /* both outputs take self's layout by the preserve_format rule */
+    int64_t st[TL_MAX_DIMS];
+    tl_preserve_strides(t, st);
+    const tl_backend *be = tl_tensor_backend(t);
+    tl_tensor *v = tl_tensor_new_strided(be, t->dtype, t->ndim, t->sizes, st, err);
+    if (!v)
+        return NULL;
+    tl_tensor *ix = tl_tensor_new_strided(be, TL_INT64, t->ndim, t->sizes, st, err);
+    if (!ix) {
+        tl_tensor_release(v);
+        return NULL;
+    }
+    int64_t n = t->ndim ? t->sizes[d] : 1;
+    if (sort_rows(t, d, descending, n, v, ix, err) < 0) {
+        tl_tensor_release(v);
+        tl_tensor_release(ix);
+        return NULL;
+    }
+    grad_result(v, t->requires_grad);
+    return pair_value(v, ix);
+}
+
+tl_value *tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim,
+                      bool largest, tl_error *err)
+{
+    int d;
+    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+        return NULL;
+    int64_t n = t->ndim ? t->sizes[d] : 1;
+    if (k < 0 || k > n) {
+        tl_error_set(err, TL_ERR_RUNTIME, "selected index k out of range");
+        return NULL;
+    }
+    int64_t sz[TL_MAX_DIMS];
+    memcpy(sz, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    if (t->ndim)
+        sz[d] = k;
+    const tl_backend *be = tl_tensor_backend(t);
+    tl_tensor *v = tl_tensor_new(be, t->dtype, t->ndim, sz, err);
+    if (!v)
+        return NULL;
+    tl_tensor *ix = tl_tensor_new(be, TL_INT64, t->ndim, sz, err);
+    if (!ix) {
+        tl_tensor_release(v);
+        return NULL;
+    }
+    if (sort_rows(t, d, largest, k, v, ix, err) < 0) {
+        tl_tensor_release(v);
+        tl_tensor_release(ix);
+        return NULL;
+    }
+    grad_result(v, t->requires_grad);
+    return pair_value(v, ix);
+}
+
+tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
+                             int64_t dim2, tl_error *err)
+{
+    int nd = t->ndim + 1, d1, d2;
+    if (nd > TL_MAX_DIMS) {
+        tl_error_set(err, TL_ERR_LIMIT, "a tensor may have at most %d dims "
+                     "(tlab limit)", TL_MAX_DIMS);
+        return NULL;
+    }
+    if (tl_wrap_dim(dim1, nd, &d1, err) < 0 || tl_wrap_dim(dim2, nd, &d2, err) < 0)
+        return NULL;
+    if (d1 == d2) {
+        tl_error_set(err, TL_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
+                     (long long)dim1, (long long)dim2);
+        return NULL;
+    }
+    if (offset > TL_MAX_NUMEL || offset < -TL_MAX_NUMEL) {
+        tl_error_set(err, TL_ERR_LIMIT, "a tensor may have at most 2^31 elements "
+                     "(tlab limit)");
+        return NULL;
+    }
+    int64_t last = t->ndim ? t->sizes[t->ndim - 1] : 1;
+    int64_t m = last + (offset < 0 ? -offset : offset);
+    int lo = d1 < d2 ? d1 : d2, hi = d1 < d2 ? d2 : d1;
+    int64_t sz[TL_MAX_DIMS];
+    for (int i = 0, j = 0; i < nd; i++)
+        sz[i] = (i == lo || i == hi) ? m : t->sizes[j++];
+    tl_tensor *out = tl_tensor_new(tl_tensor_backend(t), t->dtype, nd, sz, err);
+    if (!out)
+        return NULL;
+    /* a 0-d input has one output dim, so d1 == d2 was refused above */
+    TL_ASSERT(t->ndim >= 1);
+    /* the diagonal view of out has t's shape: copy t into it */
+    tl_tensor *dv = tl_view_diagonal(out, offset, d1, d2, err);
+    if (!dv || copy_into(dv, t, t->strides, err) < 0) {
+        if (dv)
+            tl_tensor_release(dv);
+        tl_tensor_release(out);
+        return NULL;
+    }
+    tl_tensor_release(dv);
+    grad_result(out, t->requires_grad);
+    return out;
+}
+
+tl_tensor *tl_ops_diagflat(const tl_tensor *t, int64_t offset, tl_error *err)
+{
+    tl_tensor *c = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
+    if (!c)
+        return NULL;
+    int64_t n = tl_tensor_numel(c), one = 1;
+    tl_tensor *flat = tl_tensor_view(c, 1, &n, &one, 0);
+    tl_tensor_release(c);
+    tl_tensor *out = diag_impl(flat, offset, err);
+    tl_tensor_release(flat);
+    return out;
+}
+
+int tl_ops_tri_(tl_tensor *t, int64_t k, bool upper, tl_error *err)
+{
+    if (check_inplace_grad(t, err) < 0)
+        return -1;
+    tl_tensor *r = tri_impl(t, k, upper, err);
+    if (!r)
+        return -1;
+    int rc = copy_into(t, r, r->strides, err);
+    tl_tensor_release(r);
+    if (rc < 0)
+        return -1;
+    tl_bump_version(t);
+    return 0;
+}

@@ -131,6 +131,18 @@ tl_tensor *tl_ops_repeat_interleave(const tl_tensor *t, const tl_value *repeats,
 /* triu (upper) / tril with diagonal k */
 tl_tensor *tl_ops_tri(const tl_tensor *t, int64_t k, bool upper, tl_error *err);
 tl_tensor *tl_ops_diag(const tl_tensor *t, int64_t k, tl_error *err);
+/* sort(dim, descending) -> (values, indices): stable; NaN sorts largest;
+ * both outputs take t's layout (preserve_format rule). */
+tl_value *tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
+                      tl_error *err);
+/* topk(k, dim, largest) -> (values, indices), contiguous, always sorted */
+tl_value *tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim,
+                      bool largest, tl_error *err);
+tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
+                             int64_t dim2, tl_error *err);
+tl_tensor *tl_ops_diagflat(const tl_tensor *t, int64_t offset, tl_error *err);
+/* triu_ (upper) / tril_ in place: bumps t's version once */
+int tl_ops_tri_(tl_tensor *t, int64_t k, bool upper, tl_error *err);
 tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,
                               int64_t length, tl_error *err);
 

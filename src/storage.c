@@ -97,7 +97,54 @@ tl_storage *tl_storage_borrow(tl_storage *owner, size_t byte_offset,
     s->backend = owner->backend;
     s->pinned = owner->pinned;
     s->mem_owner = tl_storage_retain(root);
+    root->borrowers++;
     return s;
+}
+
+int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
+{
+    if (nbytes <= s->nbytes)
+        return 0;
+    if (s->mem_owner || s->borrowers > 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "Trying to resize storage that is not resizable");
+    size_t grow = nbytes - s->nbytes;
+    if (grow > ledger_limit || ledger_live > ledger_limit - grow)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "[enforce fail at alloc_cpu.cpp:75] data. "
+                            "DefaultCPUAllocator: not enough memory: you tried "
+                            "to allocate %zu bytes. (tlab limit: %zu bytes of "
+                            "live tensor storage; see --max-bytes)",
+                            nbytes, ledger_limit);
+    const tl_backend *be = s->backend;
+    void *data = be->alloc(nbytes);
+    if (!data)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "[enforce fail at alloc_cpu.cpp:75] data. "
+                            "DefaultCPUAllocator: not enough memory: you tried "
+                            "to allocate %zu bytes.",
+                            nbytes);
+    /* the new block comes zeroed: copy the old bytes in, as bytes */
+    int64_t old = (int64_t)s->nbytes, one = 1;
+    if (old > 0) {
+        tl_strided dd = {.data = data, .dtype = TL_UINT8, .ndim = 1,
+                         .sizes = &old, .strides = &one};
+        tl_strided sd = {.data = s->data, .dtype = TL_UINT8, .ndim = 1,
+                         .sizes = &old, .strides = &one};
+        if (be->copy_strided(&dd, &sd, err) < 0) {
+            be->free(data);
+            return -1;
+        }
+    }
+    if (s->data)
+        be->free(s->data);
+    s->data = data;
+    s->nbytes = nbytes;
+    ledger_live += grow;
+    ledger_total += grow;
+    if (ledger_live > ledger_peak)
+        ledger_peak = ledger_live;
+    return 0;
 }
 
 tl_storage *tl_storage_retain(tl_storage *s)
@@ -112,6 +159,7 @@ void tl_storage_release(tl_storage *s)
     if (!s || --s->refcount > 0)
         return;
     if (s->mem_owner) {
+        s->mem_owner->borrowers--;
         tl_storage_release(s->mem_owner);
     } else {
         if (s->data)

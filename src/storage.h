@@ -45,6 +45,7 @@ typedef struct tl_storage {
     struct tl_storage *mem_owner;     /* non-NULL: data is borrowed from it */
     uint64_t id;                      /* unique per process, never reused */
     bool pinned;
+    int borrowers; /* live storages borrowing this one's memory */
 } tl_storage;
 
 /* Allocate nbytes (zeroed) on the backend's device. Charges the ledger. */
@@ -56,6 +57,14 @@ tl_storage *tl_storage_new(const struct tl_backend *be, size_t nbytes,
  * retains the ROOT owner, so borrows of borrows stay one level deep. */
 tl_storage *tl_storage_borrow(tl_storage *owner, size_t byte_offset,
                               size_t nbytes);
+/* Grow (or keep) s to at least nbytes IN PLACE, as PyTorch's resize_ does:
+ * the same storage object gets a new block (old bytes copied through the
+ * backend, the tail zeroed), so every tensor over it follows. The growth is
+ * charged to the ledger. Never shrinks. Refuses (RuntimeError "Trying to
+ * resize storage that is not resizable") on a storage that borrows its
+ * memory, and on one whose memory others borrow (their pointers would
+ * dangle). Returns 0 or -1 with err set. */
+int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err);
 tl_storage *tl_storage_retain(tl_storage *s);
 void tl_storage_release(tl_storage *s);
 

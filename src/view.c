@@ -1388,3 +1388,80 @@ int tl_view_check_inplace(const tl_tensor *t, tl_error *err)
                             "operation.");
     return 0;
 }
+
+/* ---- storage-changing metadata ops: resize_, set_ ---- */
+
+int tl_view_resize_(tl_tensor *t, int n, const int64_t *sizes, bool has_fmt,
+                    tl_memfmt fmt, tl_error *err)
+{
+    int64_t numel;
+    if (t->requires_grad)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "cannot resize variables that require grad");
+    if (fmt == TL_MEMFMT_CHANNELS_LAST && n != 4)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "required rank 4 tensor to use channels_last format");
+    if (fmt == TL_MEMFMT_CHANNELS_LAST_3D && n != 5)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "required rank 5 tensor to use channels_last_3d format");
+    if (tl_tensor_check_shape(n, sizes, &numel, err) < 0)
+        return -1;
+    int64_t st[TL_MAX_DIMS];
+    if (tl_shape_equal(t->ndim, t->sizes, n, sizes) &&
+        (!has_fmt || fmt == TL_MEMFMT_PRESERVE))
+        return 0; /* PyTorch returns early: strides stay as they were */
+    if (fmt == TL_MEMFMT_CHANNELS_LAST || fmt == TL_MEMFMT_CHANNELS_LAST_3D)
+        tl_channels_last_strides(n, sizes, st);
+    else
+        tl_contiguous_strides(n, sizes, st);
+    int64_t need = tl_tensor_required_bytes(n, sizes, st, t->offset,
+                                            tl_dtype_size(t->dtype));
+    if (tl_storage_resize(t->storage, (size_t)need, err) < 0)
+        return -1;
+    t->ndim = n;
+    memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)n);
+    memcpy(t->strides, st, sizeof(int64_t) * (size_t)n);
+    return 0; /* resize_ does not bump the version counter */
+}
+
+int tl_view_set_(tl_tensor *t, tl_storage *s, int64_t offset, int n,
+                 const int64_t *sizes, const int64_t *strides, tl_error *err)
+{
+    int64_t numel;
+    if (tl_view_check_inplace(t, err))
+        return -1;
+    if (s->device.kind != t->storage->device.kind ||
+        s->device.index != t->storage->device.index) {
+        char a[32], b[32];
+        tl_device_str(t->storage->device, a, sizeof a);
+        tl_device_str(s->device, b, sizeof b);
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "Attempted to set the storage of a tensor on device "
+                            "\"%s\" to a storage on different device \"%s\".  "
+                            "This is no longer allowed; the devices must match.",
+                            a, b);
+    }
+    if (offset < 0)
+        return tl_error_set(err, TL_ERR_RUNTIME, "Tensor: invalid storage offset %lld",
+                            (long long)offset);
+    if (tl_tensor_check_shape(n, sizes, &numel, err) < 0)
+        return -1;
+    for (int d = 0; d < n; d++)
+        if (strides[d] < 0)
+            return tl_error_set(err, TL_ERR_RUNTIME, "set_: negative strides "
+                                "are not supported");
+    int64_t need = tl_tensor_required_bytes(n, sizes, strides, offset,
+                                            tl_dtype_size(t->dtype));
+    if (need < 0 || tl_storage_resize(s, (size_t)need, err) < 0)
+        return need < 0 ? tl_error_set(err, TL_ERR_LIMIT, "set_: storage size "
+                                       "overflows (tlab limit)") : -1;
+    tl_storage_retain(s);
+    tl_storage_release(t->storage);
+    t->storage = s;
+    t->ndim = n;
+    memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)n);
+    memcpy(t->strides, strides, sizeof(int64_t) * (size_t)n);
+    t->offset = offset;
+    tl_bump_version(t);
+    return 0;
+}

@@ -19,6 +19,7 @@
 
 #include "err.h"
 #include "tensor.h"
+#include "value.h"
 
 /* Most pieces one split/chunk/tensor_split/unbind may return (a safety
  * limit; exceeding it is TL_ERR_LIMIT). */
@@ -132,5 +133,17 @@ tl_tensor *tl_view_data(const tl_tensor *t);
 void tl_view_set_meta(tl_tensor *dst, const tl_tensor *src);
 /* PyTorch's check_inplace: the leaf / view-of-leaf RuntimeErrors */
 int tl_view_check_inplace(const tl_tensor *t, tl_error *err);
+
+/* ---- storage-changing metadata ops ---- */
+/* resize_(sizes, memory_format=): same sizes (and no format) change
+ * nothing; else contiguous (or channels-last) strides, offset kept, and the
+ * storage grows IN PLACE when too small (tl_storage_resize: every tensor
+ * over it follows). No version bump, as PyTorch. */
+int tl_view_resize_(tl_tensor *t, int n, const int64_t *sizes, bool has_fmt,
+                    tl_memfmt fmt, tl_error *err);
+/* set_(storage, offset, sizes, strides): t now aliases s with that
+ * metadata (s grows when too small, as PyTorch's set_ does); version +1. */
+int tl_view_set_(tl_tensor *t, tl_storage *s, int64_t offset, int n,
+                 const int64_t *sizes, const int64_t *strides, tl_error *err);
 
 #endif

@@ -378,6 +378,48 @@ START_TEST(test_random)
 }
 END_TEST
 
+/* torch.Tensor (reference sheet 9): Tensor(t) is an alias view sharing the
+ * version counter; Tensor(list) a float32 copy; Tensor(2, 3) float32.
+ * pin_memory(): a copy into a pinned storage keeping strides, offset 0;
+ * the same object once pinned. */
+START_TEST(test_legacy_ctor_pin_memory)
+{
+    tl_value *x = TORCH("arange", tl_int(6));
+    tl_tensor *t6 = T(x);
+    tl_tensor *m = tl_tensor_view(t6, 2, (int64_t[]){3, 2}, (int64_t[]){1, 3}, 0);
+    tl_value *mv = tl_tensor_value(m);
+    tl_value *y = TORCH("Tensor", tl_value_retain(mv));
+    ck_assert_ptr_ne(T(y), m);
+    ck_assert(tl_storage_same(T(y)->storage, m->storage));
+    ck_assert_ptr_eq(T(y)->version, m->version);
+    ck_assert_int_eq(T(y)->dtype, TL_INT64); /* measured: no conversion */
+    tl_value_release(y);
+    y = TORCH("Tensor", ilist(2, tl_int(1), tl_int(2)));
+    ck_assert_int_eq(T(y)->dtype, TL_FLOAT32);
+    tl_value_release(y);
+    y = TORCH("Tensor", tl_int(2), tl_int(3));
+    assert_shape(T(y), 2, (int64_t[]){2, 3}, (int64_t[]){3, 1});
+    ck_assert_int_eq(T(y)->dtype, TL_FLOAT32);
+    tl_value_release(y);
+    y = METHOD0("pin_memory", mv);
+    ck_assert_ptr_nonnull(y);
+    ck_assert(!tl_storage_same(T(y)->storage, m->storage));
+    ck_assert(T(y)->storage->pinned);
+    assert_shape(T(y), 2, (int64_t[]){3, 2}, (int64_t[]){1, 3});
+    ck_assert_int_eq(T(y)->offset, 0);
+    ck_assert(elem(T(y), 1) == 3.0);
+    tl_value *z = METHOD0("pin_memory", y);
+    ck_assert_ptr_eq(z, y); /* already pinned: self */
+    tl_value_release(z);
+    z = METHOD0("is_pinned", y);
+    ck_assert(z->kind == TL_V_BOOL && z->u.b);
+    tl_value_release(z);
+    tl_value_release(y);
+    tl_value_release(mv);
+    tl_value_release(x);
+}
+END_TEST
+
 START_TEST(test_queries)
 {
     tl_value *x = TORCH("arange", tl_int(6));
@@ -934,6 +976,7 @@ static Suite *tl_create_suite(void)
     tcase_add_test(core, test_copies_and_like);
     tcase_add_test(core, test_random);
     tcase_add_test(core, test_queries);
+    tcase_add_test(core, test_legacy_ctor_pin_memory);
     tcase_add_test(core, test_numpy_sharing);
     tcase_add_test(core, test_numpy_layouts);
     suite_add_tcase(s, core);

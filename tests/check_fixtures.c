@@ -56,7 +56,7 @@
 
 /* The corpus files, in the generator's order. */
 static const char *const fixture_files[] = {
-    "views", "indexing", "copies", "arith", "queries", "numpy", "inplace", "errors",
+    "views", "indexing", "copies", "arith", "queries", "numpy", "inplace", "extra", "errors",
 };
 #define N_FILES ((int)TL_ARRAY_LEN(fixture_files))
 #define N_CORE (N_FILES - 1) /* all but errors.json */

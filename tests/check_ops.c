@@ -1354,6 +1354,64 @@ END_TEST
 /* errors                                                                 */
 /* ===================================================================== */
 
+/* sort/topk (reference sheet row 74; values measured with torch 1.13):
+ * stable, NaN largest, sort keeps self's layout, topk is contiguous. */
+START_TEST(test_sort_topk_diag_embed)
+{
+    tl_tensor *x = from(TL_FLOAT32, 4, VALS(3, NAN, 1, 2));
+    tl_value *r = tl_ops_sort(x, -1, false, &err);
+    ck_assert_ptr_nonnull(r);
+    expect_vals(r->u.seq.items[0]->u.tensor, 4, VALS(1, 2, 3, NAN));
+    expect_vals(r->u.seq.items[1]->u.tensor, 4, VALS(2, 3, 0, 1));
+    ck_assert_int_eq(r->u.seq.items[1]->u.tensor->dtype, TL_INT64);
+    tl_value_release(r);
+    r = tl_ops_topk(x, 2, 0, true, &err);
+    expect_vals(r->u.seq.items[0]->u.tensor, 2, VALS(NAN, 3));
+    expect_vals(r->u.seq.items[1]->u.tensor, 2, VALS(1, 0));
+    tl_value_release(r);
+    tl_tensor_release(x);
+    /* ties keep their order in both directions */
+    x = from(TL_INT64, 5, VALS(1, 3, 1, 3, 2));
+    r = tl_ops_sort(x, 0, true, &err);
+    expect_vals(r->u.seq.items[1]->u.tensor, 5, VALS(1, 3, 4, 0, 2));
+    tl_value_release(r);
+    r = tl_ops_topk(x, 3, -1, false, &err);
+    expect_vals(r->u.seq.items[1]->u.tensor, 3, VALS(0, 2, 4));
+    tl_value_release(r);
+    ck_assert_ptr_null(tl_ops_topk(x, 6, -1, true, &err));
+    ck_assert_str_eq(err.msg, "selected index k out of range");
+    tl_tensor_release(x);
+    /* sort of a t() keeps (1, 4); topk is contiguous */
+    tl_tensor *a = arange(TL_FLOAT32, 2, 3, 4), *t = tr(a);
+    r = tl_ops_sort(t, 0, true, &err);
+    expect_meta(r->u.seq.items[0]->u.tensor, TL_FLOAT32, 2, SZ(4, 3), SZ(1, 4));
+    expect_vals(r->u.seq.items[0]->u.tensor, 3, VALS(3, 7, 11));
+    tl_value_release(r);
+    r = tl_ops_topk(t, 2, -1, true, &err);
+    expect_meta(r->u.seq.items[0]->u.tensor, TL_FLOAT32, 2, SZ(4, 2), SZ(2, 1));
+    tl_value_release(r);
+    /* diag_embed(1, 0, 2) of (3, 4): (5, 3, 5); diagflat of t(): the
+     * row-major order of t() */
+    tl_tensor *e = tl_ops_diag_embed(a, 1, 0, 2, &err);
+    expect_meta(e, TL_FLOAT32, 3, SZ(5, 3, 5), SZ(15, 5, 1));
+    tl_tensor_release(e);
+    ck_assert_ptr_null(tl_ops_diag_embed(a, 0, 1, 1, &err));
+    ck_assert_str_eq(err.msg, "diagonal dimensions cannot be identical 1, 1");
+    e = tl_ops_diagflat(t, 0, &err);
+    expect_meta(e, TL_FLOAT32, 2, SZ(12, 12), SZ(12, 1));
+    expect_vals(e, 14, VALS(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4));
+    tl_tensor_release(e);
+    /* triu_ in place: same object, version + 1 */
+    tl_tensor *c = tl_ops_clone(a, TL_MEMFMT_CONTIGUOUS, &err);
+    ck_assert_int_eq(tl_ops_tri_(c, 1, true, &err), 0);
+    ck_assert_int_eq(c->version->value, 1);
+    expect_vals(c, 6, VALS(0, 1, 2, 3, 0, 0));
+    tl_tensor_release(c);
+    tl_tensor_release(t);
+    tl_tensor_release(a);
+}
+END_TEST
+
 START_TEST(test_errors_arith)
 {
     tl_tensor *f = arange(TL_FLOAT32, 1, 3), *f4 = arange(TL_FLOAT32, 1, 4);
@@ -1824,6 +1882,7 @@ Suite *tl_ops_suite(void)
     tcase_add_test(core, test_cat_stack);
     tcase_add_test(core, test_flip_roll_repeat);
     tcase_add_test(core, test_tri_diag_matmul);
+    tcase_add_test(core, test_sort_topk_diag_embed);
     tcase_add_loop_test(core, test_fixture_cases_ok, 0,
                         (int)(sizeof fixture_cases / sizeof fixture_cases[0]));
     suite_add_tcase(s, core);

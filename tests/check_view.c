@@ -274,6 +274,56 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* resize_ grows the storage IN PLACE (same object, new block, views
+ * follow), never shrinks it, and keeps strides when the sizes are equal;
+ * set_ swaps the storage and bumps the version (measured, torch 1.13). */
+START_TEST(test_resize_set)
+{
+    tl_error err;
+    memset(&err, 0, sizeof err);
+    tl_tensor *a = arange_f32(12);
+    tl_tensor *x = tl_view_view(a, 2, L(3, 4), &err);
+    tl_tensor *v = tl_view_slice(x, 0, true, 1, false, 0, 1); /* x[1:] */
+    tl_storage *st = x->storage;
+    ck_assert_int_eq(tl_view_resize_(v, 2, L(4, 4), false, TL_MEMFMT_PRESERVE, &err), 0);
+    ck_assert_ptr_eq(v->storage, st);
+    ck_assert_uint_eq(st->nbytes, 80); /* (4 + 16) * 4 */
+    ck_assert_int_eq(v->offset, 4);
+    ck_assert_int_eq(x->version->value, 0);
+    double d;
+    ck_assert_int_eq(tl_tensor_get_f64(x, 11, &d, &err), 0);
+    ck_assert(d == 11.0); /* old bytes copied into the new block */
+    ck_assert_int_eq(tl_view_resize_(x, 1, L(2), false, TL_MEMFMT_PRESERVE, &err), 0);
+    ck_assert_uint_eq(st->nbytes, 80);
+    /* same sizes: the strides of t() stay */
+    tl_tensor *t = tl_view_t(a, "t", &err);
+    ck_assert_int_eq(tl_view_resize_(t, 1, L(12), false, TL_MEMFMT_PRESERVE, &err), 0);
+    ck_assert_int_eq(tl_view_resize_(x, 1, L(-1), false, TL_MEMFMT_PRESERVE, &err), -1);
+    ck_assert_int_eq(tl_view_resize_(x, 1, L(2), true, TL_MEMFMT_CHANNELS_LAST, &err), -1);
+    ck_assert_str_eq(err.msg, "required rank 4 tensor to use channels_last format");
+    /* a borrowed storage cannot grow */
+    tl_storage *b = tl_storage_borrow(st, 0, 16);
+    ck_assert_int_eq(tl_storage_resize(b, 32, &err), -1);
+    ck_assert_str_eq(err.msg, "Trying to resize storage that is not resizable");
+    ck_assert_int_eq(tl_storage_resize(st, 160, &err), -1); /* it is borrowed */
+    tl_storage_release(b);
+    ck_assert_int_eq(tl_storage_resize(st, 160, &err), 0);
+    /* set_: y aliases x's storage with the given metadata; version + 1 */
+    tl_tensor *y = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1, L(2), &err);
+    ck_assert_int_eq(tl_view_set_(y, st, 2, 2, L(2, 2), L(1, 2), &err), 0);
+    ck_assert_ptr_eq(y->storage, st);
+    ck_assert_int_eq(y->offset, 2);
+    ck_assert_int_eq(y->version->value, 1);
+    ck_assert_int_eq(tl_tensor_get_f64(y, 1, &d, &err), 0);
+    ck_assert(d == 4.0); /* element [0, 1] = storage[2 + 2] */
+    tl_tensor_release(y);
+    tl_tensor_release(t);
+    tl_tensor_release(v);
+    tl_tensor_release(x);
+    tl_tensor_release(a);
+}
+END_TEST
+
 static Suite *view_suite(void)
 {
     Suite *s = suite_create("view");
@@ -284,6 +334,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_expand_geometry);
     tcase_add_test(core, test_slice_and_split);
     tcase_add_test(core, test_reshape_copies);
+    tcase_add_test(core, test_resize_set);
     tcase_add_loop_test(core, test_cases_ok, 0,
                         (int)(sizeof view_cases / sizeof view_cases[0]));
     suite_add_tcase(s, core);
