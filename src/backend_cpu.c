@@ -583,23 +583,44 @@ static bool bin_fast(const bin_ctx *c, int64_t n, char *const *p,
     return false;
 }
 
+/* The locals every binary kernel's BLOOP bodies use, after the fast path. */
+#define BIN_KERNEL_SETUP                                                       \
+    const bin_ctx *c = vctx;                                                   \
+    if (bin_fast(c, n, p, s))                                                  \
+        return 0;                                                              \
+    char *d = p[0];                                                            \
+    const char *pa = p[1], *pb = p[2];                                         \
+    int64_t sd = s[0], sa = s[1], sb = s[2];                                   \
+    tl_dtype ct = c->compute;                                                  \
+    st_f64_fn sf = c->sf;                                                      \
+    st_i64_fn si = c->si;
+
+/* Cases spelled the same for every compute type T (double or int64_t):
+ * comparisons and logical ops store 0/1 through si; COPY_RHS stores b
+ * through the kernel's own OUT (rounded or wrapped to the compute dtype).
+ * `a != 0` on a double compares against 0.0 exactly. */
+#define OUTB(expr) si(d, (expr) ? 1 : 0)
+#define BIN_SHARED_CASES(T)                                                    \
+    case TL_BIN_EQ: BLOOP(T, LA, LB, OUTB(a == b)) break;                      \
+    case TL_BIN_NE: BLOOP(T, LA, LB, OUTB(a != b)) break;                      \
+    case TL_BIN_LT: BLOOP(T, LA, LB, OUTB(a < b)) break;                       \
+    case TL_BIN_LE: BLOOP(T, LA, LB, OUTB(a <= b)) break;                      \
+    case TL_BIN_GT: BLOOP(T, LA, LB, OUTB(a > b)) break;                       \
+    case TL_BIN_GE: BLOOP(T, LA, LB, OUTB(a >= b)) break;                      \
+    case TL_BIN_LOGICAL_AND: BLOOP(T, LA, LB, OUTB(a != 0 && b != 0)) break;   \
+    case TL_BIN_LOGICAL_OR: BLOOP(T, LA, LB, OUTB(a != 0 || b != 0)) break;    \
+    case TL_BIN_LOGICAL_XOR:                                                   \
+        BLOOP(T, LA, LB, OUTB((a != 0) != (b != 0))) break;                    \
+    case TL_BIN_COPY_RHS: BLOOP(T, LA, LB, (void)a; OUT(b)) break;
+
 static int bin_float(void *vctx, int64_t n, char *const *p, const int64_t *s,
                      tl_error *err)
 {
-    const bin_ctx *c = vctx;
-    if (bin_fast(c, n, p, s))
-        return 0;
-    char *d = p[0];
-    const char *pa = p[1], *pb = p[2];
-    int64_t sd = s[0], sa = s[1], sb = s[2];
-    tl_dtype ct = c->compute;
-    st_f64_fn sf = c->sf;
-    st_i64_fn si = c->si;
+    BIN_KERNEL_SETUP
     /* inputs rounded to the compute dtype (a no-op for float64) */
 #define LA(x) round_to(ct, c->lfa(x))
 #define LB(x) round_to(ct, c->lfb(x))
 #define OUT(expr) sf(d, round_to(ct, (expr)))
-#define OUTB(expr) si(d, (expr) ? 1 : 0)
     switch (c->op) {
     case TL_BIN_ADD: BLOOP(double, LA, LB, OUT(a + b)) break;
     case TL_BIN_SUB: BLOOP(double, LA, LB, OUT(a - b)) break;
@@ -612,16 +633,7 @@ static int bin_float(void *vctx, int64_t n, char *const *p, const int64_t *s,
     case TL_BIN_MAXIMUM: BLOOP(double, LA, LB, OUT(maximum_f(a, b))) break;
     case TL_BIN_MINIMUM: BLOOP(double, LA, LB, OUT(minimum_f(a, b))) break;
     case TL_BIN_ATAN2: BLOOP(double, LA, LB, OUT(atan2(a, b))) break;
-    case TL_BIN_EQ: BLOOP(double, LA, LB, OUTB(a == b)) break;
-    case TL_BIN_NE: BLOOP(double, LA, LB, OUTB(a != b)) break;
-    case TL_BIN_LT: BLOOP(double, LA, LB, OUTB(a < b)) break;
-    case TL_BIN_LE: BLOOP(double, LA, LB, OUTB(a <= b)) break;
-    case TL_BIN_GT: BLOOP(double, LA, LB, OUTB(a > b)) break;
-    case TL_BIN_GE: BLOOP(double, LA, LB, OUTB(a >= b)) break;
-    case TL_BIN_LOGICAL_AND: BLOOP(double, LA, LB, OUTB(a != 0.0 && b != 0.0)) break;
-    case TL_BIN_LOGICAL_OR: BLOOP(double, LA, LB, OUTB(a != 0.0 || b != 0.0)) break;
-    case TL_BIN_LOGICAL_XOR: BLOOP(double, LA, LB, OUTB((a != 0.0) != (b != 0.0))) break;
-    case TL_BIN_COPY_RHS: BLOOP(double, LA, LB, (void)a; OUT(b)) break;
+    BIN_SHARED_CASES(double)
     default:
         return tl_error_set(err, TL_ERR_INTERNAL, "backend: bad float binop %d",
                             (int)c->op);
@@ -629,7 +641,6 @@ static int bin_float(void *vctx, int64_t n, char *const *p, const int64_t *s,
 #undef LA
 #undef LB
 #undef OUT
-#undef OUTB
     return 0;
 }
 
@@ -641,20 +652,11 @@ static int zerodiv(tl_error *err)
 static int bin_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
                    tl_error *err)
 {
-    const bin_ctx *c = vctx;
-    if (bin_fast(c, n, p, s))
-        return 0;
-    char *d = p[0];
-    const char *pa = p[1], *pb = p[2];
-    int64_t sd = s[0], sa = s[1], sb = s[2];
-    tl_dtype ct = c->compute;
-    st_i64_fn si = c->si;
-    st_f64_fn sf = c->sf;
+    BIN_KERNEL_SETUP
     int bits = c->bits;
 #define LA(x) wrap_to(ct, c->lia(x))
 #define LB(x) wrap_to(ct, c->lib(x))
 #define OUT(expr) si(d, wrap_to(ct, (expr)))
-#define OUTB(expr) si(d, (expr) ? 1 : 0)
 #define U(x) ((uint64_t)(x))
     switch (c->op) {
     case TL_BIN_ADD: BLOOP(int64_t, LA, LB, OUT((int64_t)(U(a) + U(b)))) break;
@@ -678,21 +680,12 @@ static int bin_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
     case TL_BIN_ATAN2:
         BLOOP(int64_t, LA, LB, sf(d, atan2((double)a, (double)b)))
         break;
-    case TL_BIN_EQ: BLOOP(int64_t, LA, LB, OUTB(a == b)) break;
-    case TL_BIN_NE: BLOOP(int64_t, LA, LB, OUTB(a != b)) break;
-    case TL_BIN_LT: BLOOP(int64_t, LA, LB, OUTB(a < b)) break;
-    case TL_BIN_LE: BLOOP(int64_t, LA, LB, OUTB(a <= b)) break;
-    case TL_BIN_GT: BLOOP(int64_t, LA, LB, OUTB(a > b)) break;
-    case TL_BIN_GE: BLOOP(int64_t, LA, LB, OUTB(a >= b)) break;
-    case TL_BIN_LOGICAL_AND: BLOOP(int64_t, LA, LB, OUTB(a != 0 && b != 0)) break;
-    case TL_BIN_LOGICAL_OR: BLOOP(int64_t, LA, LB, OUTB(a != 0 || b != 0)) break;
-    case TL_BIN_LOGICAL_XOR: BLOOP(int64_t, LA, LB, OUTB((a != 0) != (b != 0))) break;
+    BIN_SHARED_CASES(int64_t)
     case TL_BIN_BITAND: BLOOP(int64_t, LA, LB, OUT(a & b)) break;
     case TL_BIN_BITOR: BLOOP(int64_t, LA, LB, OUT(a | b)) break;
     case TL_BIN_BITXOR: BLOOP(int64_t, LA, LB, OUT(a ^ b)) break;
     case TL_BIN_LSHIFT: BLOOP(int64_t, LA, LB, OUT(lshift_i(a, b, bits))) break;
     case TL_BIN_RSHIFT: BLOOP(int64_t, LA, LB, OUT(rshift_i(a, b, bits))) break;
-    case TL_BIN_COPY_RHS: BLOOP(int64_t, LA, LB, (void)a; OUT(b)) break;
     default:
         return tl_error_set(err, TL_ERR_INTERNAL, "backend: bad int binop %d",
                             (int)c->op);
@@ -700,7 +693,6 @@ static int bin_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
 #undef LA
 #undef LB
 #undef OUT
-#undef OUTB
 #undef U
     return 0;
 }

@@ -38,6 +38,20 @@ static tl_value *missing(const char *fn, const char *arg, tl_error *err)
     return NULL;
 }
 
+/* b_NAME: a Tensor method whose work is WORKER("NAME", <flags>, self, a, err) */
+#define VIA_METHOD(NAME, WORKER, ...)                                          \
+    static tl_value *b_##NAME(tl_value *self, const tl_args *a, tl_error *err) \
+    {                                                                          \
+        return WORKER(#NAME, __VA_ARGS__, self, a, err);                       \
+    }
+
+/* t_NAME: a torch.* function whose work is cat_fn("NAME", a, err) */
+#define CAT_FN(NAME)                                                           \
+    static tl_value *t_##NAME(tl_value *self, const tl_args *a, tl_error *err) \
+    {                                                                          \
+        return cat_fn(#NAME, a, err);                                          \
+    }
+
 static bool absent(const tl_value *v)
 {
     return !v || v->kind == TL_V_NONE;
@@ -503,22 +517,10 @@ static tl_value *div_method(const char *fn, bool inplace, tl_value *self,
     return ret_t(tl_ops_div_mode(self, o, mode, err));
 }
 
-static tl_value *b_div(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return div_method("div", false, self, a, err);
-}
-static tl_value *b_div_(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return div_method("div_", true, self, a, err);
-}
-static tl_value *b_divide(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return div_method("divide", false, self, a, err);
-}
-static tl_value *b_divide_(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return div_method("divide_", true, self, a, err);
-}
+VIA_METHOD(div, div_method, false)
+VIA_METHOD(div_, div_method, true)
+VIA_METHOD(divide, div_method, false)
+VIA_METHOD(divide_, div_method, true)
 
 static tl_value *unary_method(const char *fn, tl_unop op, bool inplace,
                               tl_value *self, const tl_args *a, tl_error *err)
@@ -616,22 +618,10 @@ static tl_value *clamp_method(const char *fn, bool inplace, tl_value *self,
     return ret_t(tl_ops_clamp(t, lo, hi, err));
 }
 
-static tl_value *b_clamp(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return clamp_method("clamp", false, self, a, err);
-}
-static tl_value *b_clamp_(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return clamp_method("clamp_", true, self, a, err);
-}
-static tl_value *b_clip(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return clamp_method("clip", false, self, a, err);
-}
-static tl_value *b_clip_(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return clamp_method("clip_", true, self, a, err);
-}
+VIA_METHOD(clamp, clamp_method, false)
+VIA_METHOD(clamp_, clamp_method, true)
+VIA_METHOD(clip, clamp_method, false)
+VIA_METHOD(clip_, clamp_method, true)
 
 static tl_value *clamp_bound(const char *fn, bool is_min, bool inplace,
                              tl_value *self, const tl_args *a, tl_error *err)
@@ -649,22 +639,10 @@ static tl_value *clamp_bound(const char *fn, bool is_min, bool inplace,
                                      : tl_ops_clamp_(t, NULL, v, err));
     return ret_t(is_min ? tl_ops_clamp(t, v, NULL, err) : tl_ops_clamp(t, NULL, v, err));
 }
-static tl_value *b_clamp_min(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return clamp_bound("clamp_min", true, false, self, a, err);
-}
-static tl_value *b_clamp_max(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return clamp_bound("clamp_max", false, false, self, a, err);
-}
-static tl_value *b_clamp_min_(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return clamp_bound("clamp_min_", true, true, self, a, err);
-}
-static tl_value *b_clamp_max_(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return clamp_bound("clamp_max_", false, true, self, a, err);
-}
+VIA_METHOD(clamp_min, clamp_bound, true, false)
+VIA_METHOD(clamp_max, clamp_bound, false, false)
+VIA_METHOD(clamp_min_, clamp_bound, true, true)
+VIA_METHOD(clamp_max_, clamp_bound, false, true)
 
 /* x.where(condition, y) == torch.where(condition, x, y) */
 static tl_value *b_where_method(tl_value *self, const tl_args *a, tl_error *err)
@@ -737,14 +715,8 @@ static tl_value *masked_fill_method(const char *fn, bool inplace,
     return ret_t(tl_ops_masked_fill(t, m, v, err));
 }
 
-static tl_value *b_masked_fill(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return masked_fill_method("masked_fill", false, self, a, err);
-}
-static tl_value *b_masked_fill_(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return masked_fill_method("masked_fill_", true, self, a, err);
-}
+VIA_METHOD(masked_fill, masked_fill_method, false)
+VIA_METHOD(masked_fill_, masked_fill_method, true)
 
 static tl_value *matmul_method(const char *fn, bool mm, tl_value *self,
                                const tl_args *a, tl_error *err)
@@ -760,14 +732,8 @@ static tl_value *matmul_method(const char *fn, bool mm, tl_value *self,
         return NULL;
     return ret_t(tl_ops_matmul(t, o, mm, err));
 }
-static tl_value *b_matmul(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return matmul_method("matmul", false, self, a, err);
-}
-static tl_value *b_mm(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return matmul_method("mm", true, self, a, err);
-}
+VIA_METHOD(matmul, matmul_method, false)
+VIA_METHOD(mm, matmul_method, true)
 
 /* ===================================================================== */
 /* in-place writes                                                        */
@@ -919,14 +885,8 @@ static tl_value *minmax_method(const char *fn, bool is_max, tl_value *self,
     return tl_ops_minmax_dim(is_max, t, dim, keep, err);
 }
 
-static tl_value *b_max(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return minmax_method("max", true, self, a, err);
-}
-static tl_value *b_min(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return minmax_method("min", false, self, a, err);
-}
+VIA_METHOD(max, minmax_method, true)
+VIA_METHOD(min, minmax_method, false)
 
 static tl_value *var_method(const char *fn, bool is_std, tl_value *self,
                             const tl_args *a, tl_error *err)
@@ -956,14 +916,8 @@ static tl_value *var_method(const char *fn, bool is_std, tl_value *self,
         return NULL;
     return ret_t(tl_ops_var(t, dim, corr, keep, is_std, err));
 }
-static tl_value *b_std(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return var_method("std", true, self, a, err);
-}
-static tl_value *b_var(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return var_method("var", false, self, a, err);
-}
+VIA_METHOD(std, var_method, true)
+VIA_METHOD(var, var_method, false)
 
 /* ===================================================================== */
 /* assembly                                                               */
@@ -994,22 +948,10 @@ static tl_value *cat_fn(const char *fn, const tl_args *a, tl_error *err)
     return ret_t(r);
 }
 
-static tl_value *t_cat(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return cat_fn("cat", a, err);
-}
-static tl_value *t_concat(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return cat_fn("concat", a, err);
-}
-static tl_value *t_concatenate(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return cat_fn("concatenate", a, err);
-}
-static tl_value *t_stack(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return cat_fn("stack", a, err);
-}
+CAT_FN(cat)
+CAT_FN(concat)
+CAT_FN(concatenate)
+CAT_FN(stack)
 
 static tl_value *hv_fn(const char *fn, bool h, const tl_args *a, tl_error *err)
 {
@@ -1113,14 +1055,8 @@ static tl_value *repeat_method(const char *fn, bool tile, tl_value *self,
         return NULL;
     return ret_t(tile ? tl_ops_tile(t, n, reps, err) : tl_ops_repeat(t, n, reps, err));
 }
-static tl_value *b_repeat(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return repeat_method("repeat", false, self, a, err);
-}
-static tl_value *b_tile(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return repeat_method("tile", true, self, a, err);
-}
+VIA_METHOD(repeat, repeat_method, false)
+VIA_METHOD(tile, repeat_method, true)
 
 static tl_value *b_repeat_interleave(tl_value *self, const tl_args *a,
                                      tl_error *err)
@@ -1148,14 +1084,8 @@ static tl_value *tri_method(const char *fn, bool upper, tl_value *self,
         return NULL;
     return ret_t(tl_ops_tri(t, k, upper, err));
 }
-static tl_value *b_triu(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return tri_method("triu", true, self, a, err);
-}
-static tl_value *b_tril(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return tri_method("tril", false, self, a, err);
-}
+VIA_METHOD(triu, tri_method, true)
+VIA_METHOD(tril, tri_method, false)
 
 static tl_value *tri_inplace(const char *fn, bool upper, tl_value *self,
                              const tl_args *a, tl_error *err)
@@ -1168,14 +1098,8 @@ static tl_value *tri_inplace(const char *fn, bool upper, tl_value *self,
         return NULL;
     return ret_self(self, tl_ops_tri_(t, k, upper, err));
 }
-static tl_value *b_triu_(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return tri_inplace("triu_", true, self, a, err);
-}
-static tl_value *b_tril_(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return tri_inplace("tril_", false, self, a, err);
-}
+VIA_METHOD(triu_, tri_inplace, true)
+VIA_METHOD(tril_, tri_inplace, false)
 
 static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
 {

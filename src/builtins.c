@@ -49,6 +49,15 @@ static int exactly_one(const tl_args *a, const char *name, tl_error *err)
     return 0;
 }
 
+/* exactly one positional argument, iterated into items[0..n) */
+static int one_iterable(const tl_args *a, const char *name, tl_value ***items,
+                        size_t *n, tl_error *err)
+{
+    if (exactly_one(a, name, err) < 0)
+        return -1;
+    return tl_interp_iterate(a->pos[0], items, n, err);
+}
+
 static int at_most_one(const tl_args *a, const char *name, tl_error *err)
 {
     if (no_kwargs(a, name, err) < 0)
@@ -628,11 +637,9 @@ static tl_value *bi_sum(tl_value *self, const tl_args *a, tl_error *err)
 
 static tl_value *allany(const tl_args *a, bool all, tl_error *err)
 {
-    if (exactly_one(a, all ? "all" : "any", err) < 0)
-        return NULL;
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+    if (one_iterable(a, all ? "all" : "any", &items, &n, err) < 0)
         return NULL;
     bool res = all;
     for (size_t i = 0; i < n; i++) {
@@ -1297,11 +1304,9 @@ static tl_value *list_append(tl_value *self, const tl_args *a, tl_error *err)
 
 static tl_value *list_extend(tl_value *self, const tl_args *a, tl_error *err)
 {
-    if (exactly_one(a, "extend", err) < 0)
-        return NULL;
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+    if (one_iterable(a, "extend", &items, &n, err) < 0)
         return NULL;
     if (tl_interp_charge_seq(self->u.seq.n + n, err) < 0) {
         tl_interp_items_free(items, n);

@@ -13,7 +13,9 @@
 #define TL_CHECK_EVAL_H
 
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
@@ -130,6 +132,40 @@ static void ce_check(const ce_case *c)
     ck_assert_msg(strcmp(got, c->want) == 0, "%s\n  got:  %s\n  want: %s",
                   c->expr, got, c->want);
     free(got);
+}
+
+/* Loop-test body over a case table: the core TCase checks the cases that
+ * succeed (want_error false), the errors TCase those that raise ("!!"). */
+static inline void ce_check_split(const ce_case *c, bool want_error)
+{
+    if ((strncmp(c->want, "!!", 2) == 0) != want_error)
+        return; /* covered by the other TCase */
+    ce_check(c);
+}
+
+/* Finish a suite whose core TCase is filled: add it, a "limits" TCase
+ * running `limits`, and an "errors" TCase looping `errors` over ncases. */
+static inline void ce_add_tcases(Suite *s, TCase *core, const TTest *limits,
+                                 const TTest *errors, int ncases)
+{
+    suite_add_tcase(s, core);
+    TCase *lim = tcase_create("limits");
+    tcase_add_test(lim, limits);
+    suite_add_tcase(s, lim);
+    TCase *err = tcase_create("errors");
+    tcase_set_timeout(err, 60);
+    tcase_add_loop_test(err, errors, 0, ncases);
+    suite_add_tcase(s, err);
+}
+
+/* The body of main(): run the suite, EXIT_SUCCESS when nothing failed. */
+static inline int ce_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 #endif

@@ -259,19 +259,13 @@ END_TEST
 
 START_TEST(test_cases_ok)
 {
-    const ce_case *c = &index_cases[_i];
-    if (strncmp(c->want, "!!", 2) == 0)
-        return; /* covered by the errors TCase */
-    ce_check(c);
+    ce_check_split(&index_cases[_i], false);
 }
 END_TEST
 
 START_TEST(test_cases_err)
 {
-    const ce_case *c = &index_cases[_i];
-    if (strncmp(c->want, "!!", 2) != 0)
-        return; /* covered by the core TCase */
-    ce_check(c);
+    ce_check_split(&index_cases[_i], true);
 }
 END_TEST
 
@@ -375,23 +369,12 @@ static Suite *index_suite(void)
                         (int)(sizeof index_cases / sizeof index_cases[0]));
     tcase_add_loop_test(core, test_layout_cases, 0,
                         (int)(sizeof layout_cases / sizeof layout_cases[0]));
-    suite_add_tcase(s, core);
-    TCase *limits = tcase_create("limits");
-    tcase_add_test(limits, test_limits);
-    suite_add_tcase(s, limits);
-    TCase *errors = tcase_create("errors");
-    tcase_set_timeout(errors, 60);
-    tcase_add_loop_test(errors, test_cases_err, 0,
-                        (int)(sizeof index_cases / sizeof index_cases[0]));
-    suite_add_tcase(s, errors);
+    ce_add_tcases(s, core, test_limits, test_cases_err,
+                  (int)(sizeof index_cases / sizeof index_cases[0]));
     return s;
 }
 
 int main(void)
 {
-    SRunner *sr = srunner_create(index_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return ce_run_suite(index_suite());
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_lang.h"
 #include "lex.h"
 
 static tl_toklist lex_ok(const char *s)
@@ -127,12 +128,7 @@ END_TEST
 
 START_TEST(test_errors)
 {
-    static const struct {
-        const char *src;
-        tl_errkind kind;
-        const char *msg;
-        int start;
-    } cases[] = {
+    static const lang_err_case cases[] = {
         {"x = (1, 2", TL_ERR_SYNTAX, "'(' was never closed", 4},
         {"x = 1)", TL_ERR_SYNTAX, "unmatched ')'", 5},
         {"x = (1]", TL_ERR_SYNTAX,
@@ -158,13 +154,7 @@ START_TEST(test_errors)
         {"99999999999999999999", TL_ERR_UNSUPPORTED,
          "integer literal too large (tlab integers are 64-bit)", 0},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        tl_error e = lex_fail(cases[i].src, 64);
-        ck_assert_int_eq(e.kind, cases[i].kind);
-        ck_assert_str_eq(e.msg, cases[i].msg);
-        ck_assert_int_eq(e.span.start, cases[i].start);
-        ck_assert_int_gt(e.span.end, e.span.start);
-    }
+    lang_check_errors(cases, sizeof cases / sizeof cases[0], lex_fail, true);
     /* a NUL byte inside the text */
     tl_toklist tl;
     tl_error err;
@@ -197,7 +187,8 @@ START_TEST(test_random_bytes)
         size_t n = (size_t)(round * 7 % 4096);
         for (size_t i = 0; i < n; i++) {
             seed = seed * 1103515245u + 12345u;
-            buf[i] = (char)(round % 2 ? (seed >> 16) : "ab1 ([.)]'\"\\\n#=+"[(seed >> 16) % 17]);
+            buf[i] = round % 2 ? (char)(seed >> 16)
+                               : "ab1 ([.)]'\"\\\n#=+"[(seed >> 16) % 17];
         }
         tl_toklist tl;
         tl_error err;

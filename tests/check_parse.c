@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_lang.h"
 #include "ast.h"
 #include "parse.h"
 
@@ -124,12 +125,7 @@ END_TEST
 
 START_TEST(test_errors)
 {
-    static const struct {
-        const char *src;
-        tl_errkind kind;
-        const char *msg;
-        int start;
-    } cases[] = {
+    static const lang_err_case cases[] = {
         {"x = 1 +", TL_ERR_SYNTAX, "invalid syntax", 7},
         {"x = 1 2", TL_ERR_SYNTAX, "invalid syntax", 6},
         {"1 = x", TL_ERR_SYNTAX,
@@ -158,13 +154,7 @@ START_TEST(test_errors)
         {"x = 9223372036854775808", TL_ERR_UNSUPPORTED,
          "integer literal too large (tlab integers are 64-bit)", 4},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        tl_error e = parse_fail(cases[i].src, 64);
-        ck_assert_msg(e.kind == cases[i].kind, "%s: kind %d", cases[i].src, e.kind);
-        ck_assert_str_eq(e.msg, cases[i].msg);
-        ck_assert_msg(e.span.start == cases[i].start, "%s: span %d", cases[i].src,
-                      e.span.start);
-    }
+    lang_check_errors(cases, sizeof cases / sizeof cases[0], parse_fail, false);
 }
 END_TEST
 

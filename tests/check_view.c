@@ -217,19 +217,13 @@ END_TEST
 
 START_TEST(test_cases_ok)
 {
-    const ce_case *c = &view_cases[_i];
-    if (strncmp(c->want, "!!", 2) == 0)
-        return; /* covered by the errors TCase */
-    ce_check(c);
+    ce_check_split(&view_cases[_i], false);
 }
 END_TEST
 
 START_TEST(test_cases_err)
 {
-    const ce_case *c = &view_cases[_i];
-    if (strncmp(c->want, "!!", 2) != 0)
-        return; /* covered by the core TCase */
-    ce_check(c);
+    ce_check_split(&view_cases[_i], true);
 }
 END_TEST
 
@@ -337,23 +331,12 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_resize_set);
     tcase_add_loop_test(core, test_cases_ok, 0,
                         (int)(sizeof view_cases / sizeof view_cases[0]));
-    suite_add_tcase(s, core);
-    TCase *limits = tcase_create("limits");
-    tcase_add_test(limits, test_limits);
-    suite_add_tcase(s, limits);
-    TCase *errors = tcase_create("errors");
-    tcase_set_timeout(errors, 60);
-    tcase_add_loop_test(errors, test_cases_err, 0,
-                        (int)(sizeof view_cases / sizeof view_cases[0]));
-    suite_add_tcase(s, errors);
+    ce_add_tcases(s, core, test_limits, test_cases_err,
+                  (int)(sizeof view_cases / sizeof view_cases[0]));
     return s;
 }
 
 int main(void)
 {
-    SRunner *sr = srunner_create(view_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return ce_run_suite(view_suite());
 }
