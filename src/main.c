@@ -364,8 +364,9 @@ static void print_general_help(FILE *f)
     fputs("Usage: tlab COMMAND [OPTION]... [ARG]...\n"
           "       tlab --help | --version | help COMMAND\n"
           "Grade \"view or copy?\" tensor labs: run every op of a lab sheet on a strided\n"
-          "tensor runtime (CPU, and CUDA where a GPU exists), decide from storage\n"
-          "pointers whether it made a view or a copy, and score the predictions.\n"
+          "tensor runtime (CPU, or an emulated CUDA device with --device cuda), decide\n"
+          "from storage pointers whether it made a view or a copy, and score the\n"
+          "predictions.\n"
           "\nCommands:\n",
           f);
     for (size_t i = 0; i < TL_ARRAY_LEN(commands); i++) {
