@@ -201,6 +201,24 @@ static int nd_init(nd_iter *it, int nops, const tl_strided *const *ops,
     return 0;
 }
 
+/* One odometer step over n outer dims for a destination and a source
+ * pointer (byte strides): advance the innermost index, carrying outward.
+ * Returns false when every index has wrapped (the walk is over). */
+static bool step2(int n, int64_t *idx, const int64_t *sizes, char **dp,
+                  const int64_t *dstr, const char **sp, const int64_t *sstr)
+{
+    for (int d = n - 1; d >= 0; d--) {
+        *dp += dstr[d];
+        *sp += sstr[d];
+        if (++idx[d] < sizes[d])
+            return true;
+        *dp -= dstr[d] * sizes[d];
+        *sp -= sstr[d] * sizes[d];
+        idx[d] = 0;
+    }
+    return false;
+}
+
 static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
 {
     if (it->empty)
@@ -1019,17 +1037,7 @@ static int cpu_index_select(const tl_strided *dst, const tl_strided *src,
     for (;;) {
         for (int64_t k = 0; k < n_index; k++)
             copy_elem(dst->dtype, dp + k * dk, src->dtype, sp + index[k] * sk);
-        int d = no - 1;
-        for (; d >= 0; d--) {
-            dp += dstr[d];
-            sp += sstr[d];
-            if (++idx[d] < osizes[d])
-                break;
-            dp -= dstr[d] * osizes[d];
-            sp -= sstr[d] * osizes[d];
-            idx[d] = 0;
-        }
-        if (d < 0)
+        if (!step2(no, idx, osizes, &dp, dstr, &sp, sstr))
             return 0;
     }
 }
@@ -1265,17 +1273,7 @@ static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
         red_store(op, compute, fl, &acc, nred, dst->dtype, dp);
         if (poll_deadline(&since_check, 1, err) < 0)
             return -1;
-        int d = no - 1;
-        for (; d >= 0; d--) {
-            sp += ostr[d];
-            dp += odst[d];
-            if (++oidx[d] < osz[d])
-                break;
-            sp -= ostr[d] * osz[d];
-            dp -= odst[d] * osz[d];
-            oidx[d] = 0;
-        }
-        if (d < 0)
+        if (!step2(no, oidx, osz, &dp, odst, &sp, ostr))
             return 0;
     }
 }
