@@ -20,6 +20,10 @@
 #include "tensor.h"
 #include "value.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Python-level binary operators, as the interpreter sees them. */
 typedef enum tl_pyop {
     TL_PY_ADD, TL_PY_SUB, TL_PY_MUL, TL_PY_TRUEDIV, TL_PY_FLOORDIV,
@@ -145,5 +149,9 @@ tl_tensor *tl_ops_diagflat(const tl_tensor *t, int64_t offset, tl_error *err);
 int tl_ops_tri_(tl_tensor *t, int64_t k, bool upper, tl_error *err);
 tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,
                               int64_t length, tl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -25,6 +25,10 @@
 #include "err.h"
 #include "storage.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Largest numel of one tensor (SPEC 7). */
 #define TL_MAX_NUMEL ((int64_t)1 << 31)
 
@@ -140,5 +144,9 @@ int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err);
 
 /* "[2, 3]" style shape text for messages; buf must hold 32*ndim+3 bytes */
 void tl_format_shape(char *buf, size_t cap, int ndim, const int64_t *sizes);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

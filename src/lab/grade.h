@@ -19,6 +19,10 @@
 #include "lab.h"
 #include "verdict.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tl_op_grade {
     const tl_prediction *pred; /* the sheet's prediction (borrowed), NULL if none */
     const char *rule;          /* the sheet's rule line (borrowed), NULL if blank */
@@ -73,5 +77,9 @@ bool tl_grade_is_only(const char *text, const char *phrase);
  * checks, ops or questions added/removed). Returns the count; *changes is
  * an owned array of owned strings (NULL when none). */
 size_t tl_grade_tamper(const tl_lab *master, const tl_lab *sub, char ***changes);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,6 +20,10 @@
 #include "tensor.h"
 #include "value.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* x.numpy(): TypeError for non-CPU tensors and bfloat16, RuntimeError for
  * tensors that require grad (reference sheet 12). force=true copies to
  * the CPU and drops grad instead of failing. */
@@ -40,5 +44,9 @@ extern const tl_binding tl_numpy_np_bindings[];      /* TL_BIND_NUMPY */
 extern const tl_binding tl_numpy_ndarray_bindings[]; /* TL_BIND_NDARRAY */
 extern const tl_binding tl_numpy_torch_bindings[];   /* TL_BIND_TORCH */
 extern const tl_binding tl_numpy_method_bindings[];  /* TL_BIND_METHOD */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -23,6 +23,10 @@
 #include "err.h"
 #include "util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tl_source {
     const char *text;  /* the op-language text (not NUL-terminated needed) */
     size_t len;
@@ -50,5 +54,9 @@ void tl_diag_render(tl_buf *out, const tl_source *src, const tl_error *err,
 void tl_diag_render_at(tl_buf *out, const char *file, int line, int col,
                        const char *msg, const char *file_text, size_t file_len,
                        bool color);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

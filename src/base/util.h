@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #if defined(__GNUC__)
 #define TL_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define TL_NORETURN __attribute__((noreturn))
@@ -102,5 +106,9 @@ typedef enum tl_read_status {
  * no more. On failure *text is NULL. */
 tl_read_status tl_read_file(const char *path, size_t max, char **text,
                             size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -27,6 +27,10 @@
 #include "lab.h"
 #include "value.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Items of a tuple result kept in the evidence (all are classified). */
 #define TL_VERDICT_MAX_ITEMS 1000
 /* Larger tensors are not probed (write_through = -1). */
@@ -134,5 +138,9 @@ int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
  * reference. */
 int tl_verdict_variants(tl_tensor *p, const tl_backend *other, const char **names,
                         tl_tensor **tensors, tl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 
 #include "util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum tl_errkind {
     TL_OK = 0,
     /* Python exceptions: a lab op raising one of these gets verdict `error` */
@@ -66,5 +70,9 @@ void tl_error_clear(tl_error *err);
 const char *tl_error_kind_name(tl_errkind kind);
 /* true for the Python-exception family */
 bool tl_error_is_python(tl_errkind kind);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,6 +28,10 @@
 #include "tensor.h"
 #include "value.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tl_args {
     size_t npos;
     tl_value **pos;         /* borrowed */
@@ -137,5 +141,9 @@ tl_tensor *tl_self_tensor(tl_value *self, const char *fname, tl_error *err);
 
 /* Bump the version counter of t (in-place ops call this once per write). */
 void tl_bump_version(tl_tensor *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

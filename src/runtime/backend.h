@@ -25,6 +25,10 @@
 #include "err.h"
 #include "storage.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TL_MAX_DIMS 64
 
 typedef struct tl_strided {
@@ -110,5 +114,9 @@ const tl_backend *tl_backend_cpu(void);
 const tl_backend *tl_backend_cuda_emulated(void);
 /* The real CUDA backend is declared in cuda/tl_cuda.h (plain C, no CUDA
  * types): tl_cuda_backend() returns it, or NULL when not built / no GPU. */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Exit status (SPEC 2). */
 enum {
     TL_EXIT_OK = 0,       /* success; check: the sheet passes */
@@ -51,5 +55,9 @@ typedef struct tl_cli {
     char **args;            /* operands: files, or the expression for explain */
     int nargs;
 } tl_cli;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

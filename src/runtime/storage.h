@@ -22,6 +22,10 @@
 
 #include "err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tl_backend;
 
 typedef enum tl_devkind { TL_DEV_CPU = 0, TL_DEV_CUDA = 1 } tl_devkind;
@@ -90,5 +94,9 @@ typedef struct tl_version {
 tl_version *tl_version_new(void);
 tl_version *tl_version_retain(tl_version *v);
 void tl_version_release(tl_version *v);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 #include "scorecard.h"
 #include "verdict.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tl_render_opts {
     bool color;   /* ANSI colour and the check-mark symbols */
     bool quiet;   /* text: only the final line */
@@ -51,5 +55,9 @@ char *tl_report_fit(const char *s, size_t cols);
  * in errbuf; on failure no file is left behind. */
 int tl_output_write(const char *path, const char *data, size_t len, char *errbuf,
                     size_t errcap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,6 +20,10 @@
 
 #include "err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum tl_tokkind {
     TL_TOK_EOF = 0,
     TL_TOK_NEWLINE,
@@ -91,5 +95,9 @@ void tl_toklist_free(tl_toklist *tl);
 /* "(", "**=", ... and "if", "lambda", ... for messages. */
 const char *tl_lex_op_text(tl_opkind op);
 const char *tl_lex_keyword_text(tl_keyword kw);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

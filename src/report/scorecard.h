@@ -16,6 +16,10 @@
 #include "lab.h"
 #include "verdict.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum tl_report_mode {
     TL_REPORT_CHECK, /* graded: predictions, marks, questions, score */
     TL_REPORT_RUN,   /* what happened, no grading keys */
@@ -49,5 +53,9 @@ cJSON *tl_scorecard_variants(const tl_op_verdict *v);
 
 /* The answer that scores for op i: "view", "copy", ..., or "sometimes". */
 const char *tl_scorecard_key_answer(const tl_op_verdict *v);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -19,6 +19,10 @@
 #include "diag.h"
 #include "util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Limits (SPEC 7). */
 #define TL_LAB_MAX_BYTES ((size_t)1 << 20)
 #define TL_LAB_MAX_OPS 1000
@@ -171,5 +175,9 @@ char *tl_lab_blank_text(const tl_lab *lab);
 
 /* Lower-case hex SHA-256 of data into hex[65]. */
 void tl_sha256_hex(const void *data, size_t len, char hex[65]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -21,6 +21,10 @@
 #include "tensor.h"
 #include "value.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Most pieces one split/chunk/tensor_split/unbind may return (a safety
  * limit; exceeding it is TL_ERR_LIMIT). */
 #define TL_VIEW_MAX_PIECES 100000
@@ -145,5 +149,9 @@ int tl_view_resize_(tl_tensor *t, int n, const int64_t *sizes, bool has_fmt,
  * metadata (s grows when too small, as PyTorch's set_ does); version +1. */
 int tl_view_set_(tl_tensor *t, tl_storage *s, int64_t offset, int n,
                  const int64_t *sizes, const int64_t *strides, tl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

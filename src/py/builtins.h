@@ -20,6 +20,10 @@
 #include "ops.h"
 #include "value.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A builtin function (len, range, print, ...) by name, or NULL. */
 tl_value *tl_builtins_lookup(const char *name);
 
@@ -55,5 +59,9 @@ int64_t tl_interp_max_seq(void);
 int tl_interp_charge_seq(size_t n, tl_error *err);
 /* torch.manual_seed support: set the seed of the running interpreter. */
 void tl_interp_set_seed(unsigned long seed);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -25,6 +25,10 @@
 #include "tensor.h"
 #include "value.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- per-thread context ---- */
 void tl_create_set_context(const tl_backend *default_be,
                            const tl_backend *cuda_be);
@@ -93,5 +97,9 @@ int tl_create_len(const tl_tensor *t, int64_t *out, tl_error *err);
  * AttributeError for anything else. */
 tl_value *tl_create_storage_attr(tl_value *storage, const char *name,
                                  tl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

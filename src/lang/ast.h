@@ -38,6 +38,10 @@
 
 #include "err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum tl_nodekind {
     TL_N_INT, TL_N_FLOAT, TL_N_STR, TL_N_BOOL, TL_N_NONE, TL_N_ELLIPSIS,
     TL_N_NAME, TL_N_TUPLE, TL_N_LIST, TL_N_ATTR, TL_N_CALL, TL_N_SUBSCRIPT,
@@ -91,5 +95,9 @@ const char *tl_ast_kind_name(tl_nodekind k);
 
 /* S-expression dump used by the parser tests: (Call (Attr (Name x) t)). */
 void tl_ast_dump(const tl_node *n, tl_buf *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,6 +20,10 @@
 #include "err.h"
 #include "value.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tl_interp tl_interp;
 
 typedef struct tl_interp_opts {
@@ -66,5 +70,9 @@ int tl_interp_check_deadline(tl_error *err);
  * default_backend, cuda_backend, cuda_available and seed (updated by
  * torch.manual_seed) from here. Never NULL. */
 const tl_interp_opts *tl_interp_current_opts(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,6 +20,10 @@
 #include "tensor.h"
 #include "value.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* obj is a TL_V_TENSOR or TL_V_NDARRAY. */
 tl_value *tl_index_get(tl_value *obj, tl_value *index, tl_error *err);
 int tl_index_set(tl_value *obj, tl_value *index, tl_value *v, tl_error *err);
@@ -43,5 +47,9 @@ tl_tensor *tl_index_nonzero(const tl_tensor *t, tl_error *err);
  * (a full slice); writes obj's storage and bumps its version once. */
 int tl_index_put_(tl_value *obj, const tl_value *indices, tl_tensor *values,
                   bool accumulate, tl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

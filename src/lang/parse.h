@@ -20,10 +20,18 @@
 #include "ast.h"
 #include "err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 int tl_parse(const char *text, size_t len, int max_depth, tl_ast **out,
              tl_error *err);
 
 /* Largest expression-tree height tl_parse accepts for a max_depth. */
 int tl_parse_max_height(int max_depth);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

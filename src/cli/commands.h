@@ -7,6 +7,14 @@
 
 #include "cli.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 int tl_commands_run(const tl_cli *cli);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

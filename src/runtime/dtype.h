@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Order matters: it is PyTorch's promotion lattice order within a category. */
 typedef enum tl_dtype {
     TL_BOOL = 0,
@@ -59,5 +63,9 @@ uint16_t tl_f32_to_f16(float f);
 float tl_f16_to_f32(uint16_t h);
 uint16_t tl_f32_to_bf16(float f);
 float tl_bf16_to_f32(uint16_t h);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

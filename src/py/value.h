@@ -22,6 +22,10 @@
 #include "err.h"
 #include "tensor.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tl_args;
 struct tl_value;
 
@@ -153,5 +157,9 @@ bool tl_value_repr_bounded(const tl_value *v, tl_buf *b, size_t max_bytes);
 bool tl_value_as_index(const tl_value *v, int64_t *out);
 /* int, bool, float, or one-element tensor */
 bool tl_value_as_double(const tl_value *v, double *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
