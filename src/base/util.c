@@ -189,6 +189,7 @@ bool tl_deadline_passed(void)
 }
 
 double tl_deadline_budget(void) { return deadline_budget; }
+double tl_deadline_when(void) { return deadline_when; }
 
 static bool same_char(char a, char b, unsigned flags)
 {
@@ -285,4 +286,26 @@ tl_read_status tl_read_file(const char *path, size_t max, char **text,
     *len = b.len;
     *text = tl_buf_steal(&b);
     return TL_READ_OK;
+}
+
+/* strerror_r is the XSI one (int) or the GNU one (char *) depending on the
+ * feature macros; _Generic takes whichever this libc declares. */
+static const char *strerror_xsi(int rc, char *buf)
+{
+    return rc == 0 ? buf : "Unknown error";
+}
+static const char *strerror_gnu(const char *r, char *buf)
+{
+    (void)buf;
+    return r;
+}
+
+const char *tl_strerror(int errnum, char *buf, size_t cap)
+{
+    if (!buf || cap == 0)
+        return "Unknown error";
+    buf[0] = 0;
+    return _Generic(strerror_r(errnum, buf, cap),
+                    int: strerror_xsi,
+                    char *: strerror_gnu)(strerror_r(errnum, buf, cap), buf);
 }

@@ -75,6 +75,17 @@ bool tl_time_past(double when);
 void tl_deadline_set(double when, double budget);
 bool tl_deadline_passed(void);
 double tl_deadline_budget(void); /* the budget in seconds, for messages */
+double tl_deadline_when(void);   /* 0 when none is set */
+/* How often loops poll it: every TL_DEADLINE_POLL iterations or elements
+ * (a power of two; tl_deadline_tick in err.h tests i & (POLL - 1)). */
+#define TL_DEADLINE_POLL ((int64_t)1 << 12)
+
+/* ---- default limits (SPEC 7), written once; the options override them */
+#define TL_DEFAULT_TIMEOUT 2.0                  /* --timeout: CPU s per op */
+#define TL_DEFAULT_MAX_BYTES ((size_t)1 << 30)  /* --max-bytes: live storage */
+#define TL_DEFAULT_MAX_SEQ ((int64_t)10000000)  /* longest sequence built */
+#define TL_DEFAULT_MAX_SOURCE ((size_t)1 << 20) /* bytes of one op's source */
+#define TL_DEFAULT_MAX_DEPTH 64                 /* nesting of one op */
 
 /* "Did you mean": the candidate nearest to word by optimal-string-alignment
  * distance (insertions, deletions, substitutions, adjacent transpositions),
@@ -92,6 +103,10 @@ enum {
 };
 const char *tl_suggest(const char *word, const char *const *cands, size_t n,
                        unsigned flags);
+
+/* strerror(errnum) without strerror's shared buffer (safe in grading
+ * threads): the text, in buf or a static string; never NULL. */
+const char *tl_strerror(int errnum, char *buf, size_t cap);
 
 /* Whole-file reading (lab sheets, golden tests, fixtures). */
 typedef enum tl_read_status {

@@ -33,7 +33,6 @@ extern "C" {
 void tl_create_set_context(const tl_backend *default_be,
                            const tl_backend *cuda_be);
 const tl_backend *tl_create_default_backend(void); /* CPU if never set */
-const tl_backend *tl_create_cuda_backend(void);    /* NULL if none */
 void tl_create_manual_seed(uint64_t seed);
 
 /* Parse a device argument: torch.device value, 'cpu', 'cuda', 'cuda:N',

@@ -34,7 +34,6 @@
 #include <string.h>
 
 #include "bind.h"
-#include "interp.h"
 #include "ops.h"
 #include "util.h"
 #include "view.h"
@@ -1166,7 +1165,7 @@ static int walk_offsets(const ctx *c, const plan *p, chunk_fn fn, void *arg,
         if (fill == GATHER_CHUNK || e == p->rnumel - 1) {
             rc = fn(buf, fill, start, arg, err);
             if (rc == 0)
-                rc = tl_interp_check_deadline(err);
+                rc = tl_deadline_check(err);
             if (rc)
                 break;
             start += fill;
@@ -1257,7 +1256,7 @@ static tl_tensor *sliced_view(const ctx *c)
 
 static tl_value *wrap_out(bool np, tl_tensor *t)
 {
-    return np ? tl_ndarray_value(t) : tl_tensor_value(t);
+    return np ? tl_value_ndarray(t) : tl_value_tensor(t);
 }
 
 /* numpy scalar: a[i, j] with only integers */
@@ -1668,7 +1667,7 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
         }
     }
     if (!c->np)
-        tl_bump_version(x);
+        tl_tensor_bump_version(x);
     rc = 0;
 out:
     free(host);
@@ -1788,7 +1787,7 @@ static tl_tensor *gather_offsets(const tl_tensor *x, int ndim,
     for (int64_t s = 0; s < n; s += GATHER_CHUNK) {
         int64_t k = n - s < GATHER_CHUNK ? n - s : GATHER_CHUNK;
         if (gather_chunk(offs + s, k, s, &g, err) ||
-            tl_interp_check_deadline(err)) {
+            tl_deadline_check(err)) {
             tl_tensor_release(r);
             return NULL;
         }

@@ -757,7 +757,7 @@ int tl_ops_copy_(tl_tensor *dst, const tl_tensor *src, tl_error *err)
         return -1;
     if (copy_checked(dst, src, err) < 0)
         return -1;
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -770,7 +770,7 @@ int tl_ops_fill_(tl_tensor *dst, tl_scalar v, tl_error *err)
         if (tl_tensor_backend(dst)->fill(&d, v, err) < 0)
             return -1;
     }
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -1039,7 +1039,7 @@ static int binary_inplace(tl_binop op, tl_tensor *dst, const opnd *b,
         return -1;
     if (binary_inplace_checked(op, dst, b, err) < 0)
         return -1;
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -1176,7 +1176,7 @@ static int unary_inplace(tl_unop op, tl_tensor *t, tl_error *err)
         return cast_error(outdt, t->dtype, err);
     if (run_unary(op, compute, t, t, err) < 0)
         return -1;
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
@@ -1337,7 +1337,7 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
     if (rc < 0)
         return -1;
     grad_inplace(t, opnds_grad(ops + 1, n - 1));
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
@@ -1420,7 +1420,7 @@ static int masked_fill_inplace(tl_tensor *t, const tl_tensor *mask,
     if (masked_fill_run(t, mask, &val, err) < 0)
         return -1;
     grad_inplace(t, vgrad);
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
@@ -1680,8 +1680,8 @@ static tl_value *reduce_pair(bool is_max, const tl_tensor *t, int dim,
         return NULL;
     }
     tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_tensor_value(v));
-    tl_seq_set(tup, 1, tl_tensor_value(ix));
+    tl_seq_set(tup, 0, tl_value_tensor(v));
+    tl_seq_set(tup, 1, tl_value_tensor(ix));
     return tup;
 }
 
@@ -2605,15 +2605,6 @@ tl_tensor *tl_ops_binop(tl_binop op, const tl_value *a, const tl_value *b,
     return binary_new(op, &x, &y, err);
 }
 
-int tl_ops_binop_(tl_binop op, tl_tensor *self, const tl_value *b, tl_error *err)
-{
-    opnd y;
-    if (!value_opnd(b, &y))
-        return tl_error_set(err, TL_ERR_TYPE, "unsupported operand type: '%s'",
-                            tl_value_type_name(b));
-    return binary_inplace(op, self, &y, err);
-}
-
 tl_tensor *tl_ops_unop(tl_unop op, const tl_tensor *t, tl_error *err)
 {
     return unary_new(op, t, err);
@@ -2647,7 +2638,7 @@ static bool numpy_mode(const tl_value *a, const tl_value *b)
 
 static tl_value *wrap_result(tl_tensor *t, bool ndarray)
 {
-    return ndarray ? tl_ndarray_value(t) : tl_tensor_value(t);
+    return ndarray ? tl_value_ndarray(t) : tl_value_tensor(t);
 }
 
 tl_value *tl_ops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
@@ -2815,7 +2806,7 @@ int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_value *b,
     if (tmp)
         tl_tensor_release(tmp);
     if (rc == 0)
-        tl_bump_version(self);
+        tl_tensor_bump_version(self);
     return rc;
 }
 
@@ -3145,7 +3136,7 @@ int tl_ops_div_mode_(tl_tensor *self, const tl_value *b, int mode,
         rc = copy_checked(self, r, err);
     tl_tensor_release(r);
     if (rc == 0)
-        tl_bump_version(self);
+        tl_tensor_bump_version(self);
     return rc;
 }
 
@@ -3317,8 +3308,8 @@ static int sort_rows(const tl_tensor *t, int d, bool desc, int64_t k,
 static tl_value *pair_value(tl_tensor *v, tl_tensor *i)
 {
     tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_tensor_value(v));
-    tl_seq_set(tup, 1, tl_tensor_value(i));
+    tl_seq_set(tup, 0, tl_value_tensor(v));
+    tl_seq_set(tup, 1, tl_value_tensor(i));
     return tup;
 }
 
@@ -3452,6 +3443,6 @@ int tl_ops_tri_(tl_tensor *t, int64_t k, bool upper, tl_error *err)
     tl_tensor_release(r);
     if (rc < 0)
         return -1;
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }

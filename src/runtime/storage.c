@@ -23,7 +23,6 @@ static _Thread_local size_t ledger_limit = TL_DEFAULT_MAX_BYTES;
 static _Thread_local size_t ledger_live;
 static _Thread_local size_t ledger_peak;
 static _Thread_local uint64_t ledger_total;
-static _Thread_local uint64_t next_id = 1;
 
 void tl_alloc_set_limit(size_t max_live_bytes) { ledger_limit = max_live_bytes; }
 size_t tl_alloc_limit(void) { return ledger_limit; }
@@ -44,7 +43,6 @@ static tl_storage *storage_object(void)
 {
     tl_storage *s = tl_xcalloc(1, sizeof *s);
     s->refcount = 1;
-    s->id = next_id++;
     return s;
 }
 

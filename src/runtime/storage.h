@@ -38,7 +38,6 @@ typedef struct tl_device {
 /* PyTorch's name of a device in messages: "cpu", "cuda:0". */
 void tl_device_str(tl_device d, char *buf, size_t cap);
 
-#define TL_DEFAULT_MAX_BYTES ((size_t)1 << 30)
 
 typedef struct tl_storage {
     int refcount;
@@ -47,7 +46,6 @@ typedef struct tl_storage {
     tl_device device;
     const struct tl_backend *backend; /* who allocated (and frees) data */
     struct tl_storage *mem_owner;     /* non-NULL: data is borrowed from it */
-    uint64_t id;                      /* unique per process, never reused */
     bool pinned;
     int borrowers; /* live storages borrowing this one's memory */
 } tl_storage;

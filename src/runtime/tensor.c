@@ -179,6 +179,8 @@ void tl_tensor_release(tl_tensor *t)
 
 int64_t tl_tensor_live(void) { return live_headers; }
 
+void tl_tensor_bump_version(tl_tensor *t) { t->version->value++; }
+
 /* ---- queries ---- */
 
 int64_t tl_tensor_numel(const tl_tensor *t)

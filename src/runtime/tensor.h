@@ -64,6 +64,8 @@ tl_tensor *tl_tensor_alias(const tl_tensor *src);
 
 tl_tensor *tl_tensor_retain(tl_tensor *t);
 void tl_tensor_release(tl_tensor *t);
+/* Bump t's version counter (_version): in-place ops call it once a write. */
+void tl_tensor_bump_version(tl_tensor *t);
 /* Tensor headers alive on this thread. A header is about 1 KiB (sizes and
  * strides for TL_MAX_DIMS dims) that the storage ledger does not see, so
  * the interpreter refuses to go past TL_MAX_LIVE_TENSORS (a comprehension
@@ -97,6 +99,14 @@ tl_strided tl_tensor_strided(const tl_tensor *t);
 int64_t tl_tensor_required_bytes(int ndim, const int64_t *sizes,
                                  const int64_t *strides, int64_t offset,
                                  size_t itemsize);
+
+/* A memory_format= argument: the stride order a copy gets. */
+typedef enum tl_memfmt {
+    TL_MEMFMT_PRESERVE,        /* torch.preserve_format (tl_preserve_strides) */
+    TL_MEMFMT_CONTIGUOUS,      /* torch.contiguous_format (row-major) */
+    TL_MEMFMT_CHANNELS_LAST,   /* 4-D NHWC */
+    TL_MEMFMT_CHANNELS_LAST_3D /* 5-D NDHWC */
+} tl_memfmt;
 
 /* ---- stride helpers (pure functions) ---- */
 /* Row-major strides with the max(size, 1) rule. */

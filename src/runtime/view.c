@@ -1462,6 +1462,6 @@ int tl_view_set_(tl_tensor *t, tl_storage *s, int64_t offset, int n,
     memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)n);
     memcpy(t->strides, strides, sizeof(int64_t) * (size_t)n);
     t->offset = offset;
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
