@@ -103,10 +103,10 @@ START_TEST(test_wrap_dim)
 {
     tl_error err = {0};
     int d;
-    ck_assert_int_eq(tl_wrap_dim(-1, 3, &d, &err), 0);
+    ck_assert_int_eq(tl_shape_wrap_dim(-1, 3, &d, &err), 0);
     ck_assert_int_eq(d, 2);
-    ck_assert_int_eq(tl_wrap_dim(0, 0, &d, &err), 0); /* scalars accept 0 */
-    ck_assert_int_eq(tl_wrap_dim(3, 3, &d, &err), -1);
+    ck_assert_int_eq(tl_shape_wrap_dim(0, 0, &d, &err), 0); /* scalars accept 0 */
+    ck_assert_int_eq(tl_shape_wrap_dim(3, 3, &d, &err), -1);
     ck_assert_int_eq(err.kind, TL_ERR_INDEX);
     ck_assert_str_eq(err.msg, "Dimension out of range (expected to be in "
                               "range of [-3, 2], but got 3)");

@@ -333,19 +333,6 @@ int tl_to_shape(const tl_args *a, const tl_shape_param *p, int64_t *out,
                         tl_value_type_name(v));
 }
 
-int tl_wrap_dim(int64_t dim, int ndim, int *out, tl_error *err)
-{
-    int64_t n = ndim <= 0 ? 1 : ndim;
-    if (dim < -n || dim > n - 1)
-        return tl_error_set(err, TL_ERR_INDEX,
-                            "Dimension out of range (expected to be in range "
-                            "of [%" PRId64 ", %" PRId64 "], but got %" PRId64
-                            ")",
-                            -n, n - 1, dim);
-    *out = (int)(dim < 0 ? dim + n : dim);
-    return 0;
-}
-
 tl_tensor *tl_bind_self_tensor(tl_value *self, const char *fname, tl_error *err)
 {
     if (self && self->kind == TL_V_TENSOR)

@@ -130,11 +130,6 @@ int tl_to_shape(const tl_args *a, const tl_shape_param *p, int64_t *out,
 int tl_to_int_list(const tl_value *v, const char *what, bool allow_scalar,
                    int64_t *out, size_t cap, tl_error *err);
 
-/* Wrap dim into [0, ndim) with PyTorch's IndexError text:
- * "Dimension out of range (expected to be in range of [-n, n-1], but got d)".
- * ndim 0 is treated as 1 (scalars accept 0 and -1). */
-int tl_wrap_dim(int64_t dim, int ndim, int *out, tl_error *err);
-
 /* Receiver helpers for methods: self as tensor (TypeError otherwise). */
 tl_tensor *tl_bind_self_tensor(tl_value *self, const char *fname, tl_error *err);
 

@@ -879,7 +879,7 @@ static tl_value *dim_query(tl_value *self, const tl_args *a, const char *fname,
         return NULL;
     }
     int w;
-    if (tl_wrap_dim(dim, t->ndim, &w, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &w, err) < 0)
         return NULL;
     return tl_int(v[w]);
 }

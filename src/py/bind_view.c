@@ -571,7 +571,7 @@ static tl_value *f_broadcast_tensors(tl_value *self, const tl_args *a,
             memcpy(shape, ts[0]->sizes, sizeof(int64_t) * (size_t)nd);
         } else {
             int64_t tmp[TL_MAX_DIMS];
-            nd = tl_view_broadcast_shapes(nd, shape, ts[i]->ndim, ts[i]->sizes,
+            nd = tl_shape_broadcast(nd, shape, ts[i]->ndim, ts[i]->sizes,
                                           tmp, err);
             if (nd < 0)
                 return NULL;
@@ -1286,7 +1286,7 @@ static tl_value *m_slice(tl_value *self, const tl_args *a, tl_error *err)
         (he && arg_int(a, 2, "end", false, 0, &end, "slice_copy", sig, err)) ||
         arg_int(a, 3, "step", false, 1, &step, "slice_copy", sig, err))
         return NULL;
-    if (tl_wrap_dim(dim, t->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
     if (step <= 0)
         return tl_error_set(err, TL_ERR_RUNTIME,

@@ -163,14 +163,7 @@ static int64_t *read_all_i64(const tl_tensor *t, int64_t *n, tl_error *err)
     int64_t off = src->offset;
     for (int64_t k = 0; k < numel; k++) {
         out[k] = tl_dtype_load_i64(src->dtype, base + (size_t)off * isz);
-        for (int d = src->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < src->sizes[d]) {
-                off += src->strides[d];
-                break;
-            }
-            off -= (idx[d] - 1) * src->strides[d];
-            idx[d] = 0;
-        }
+        tl_shape_next(src->ndim, src->sizes, idx, src->strides, &off);
     }
     tl_tensor_release(h);
     *n = numel;
@@ -407,7 +400,7 @@ static bool is_bool_scalar_tensor(const tl_tensor *t)
 static int geom_unsqueeze(ctx *c, int64_t dim, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, c->ndim + 1, &d, err))
+    if (tl_shape_wrap_dim(dim, c->ndim + 1, &d, err))
         return -1;
     if (c->ndim >= TL_MAX_DIMS)
         return tl_error_set(err, TL_ERR_LIMIT, "tensors with more than %d "
@@ -536,7 +529,7 @@ static int geom_slice(ctx *c, int dim, const tl_value *sl, tl_error *err)
         return tl_error_set(err, TL_ERR_INDEX, "slice() cannot be applied to "
                             "a 0-dim tensor.");
     int d;
-    if (tl_wrap_dim(dim, c->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, c->ndim, &d, err))
         return -1;
     int64_t size = c->sizes[d];
     /* applySlice's no-op shortcut (raw start 0, explicit stop == size) */
@@ -784,7 +777,7 @@ static int expand_indices(ctx *c, tl_error *err)
         if (r->is_mask) {
             for (int j = 0; j < t->ndim; j++) {
                 int src = rsize + j, dd;
-                if (!c->np && tl_wrap_dim(src, c->ndim, &dd, err))
+                if (!c->np && tl_shape_wrap_dim(src, c->ndim, &dd, err))
                     return -1;
                 if (src >= c->ndim || t->sizes[j] != c->sizes[src]) {
                     tl_buf m = {0}, s = {0};
@@ -1134,7 +1127,7 @@ static void adv_layout(const ctx *c, const plan *p, int64_t *out)
         itop *o = &ops[j + 1];
         for (int i = 0; i < nd; i++)
             o->sizes[i] = i >= before && i < before + nb ? p->bsizes[i - before] : 1;
-        bool ok = tl_view_compute_stride(nb, p->bsizes, est, nd, o->sizes,
+        bool ok = tl_shape_compute_stride(nb, p->bsizes, est, nd, o->sizes,
                                          o->strides);
         TL_ASSERT(ok); /* inserting size-1 dims always has a view */
     }
@@ -1807,14 +1800,7 @@ static int64_t *all_offsets(const tl_tensor *t, int64_t *n, tl_error *err)
     int64_t idx[TL_MAX_DIMS] = {0}, off = t->offset;
     for (int64_t k = 0; k < numel; k++) {
         o[k] = off;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < t->sizes[d]) {
-                off += t->strides[d];
-                break;
-            }
-            off -= (idx[d] - 1) * t->strides[d];
-            idx[d] = 0;
-        }
+        tl_shape_next(t->ndim, t->sizes, idx, t->strides, &off);
     }
     *n = numel;
     return o;
@@ -1824,7 +1810,7 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
                            const tl_tensor *index, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
     if (index->ndim > 1) {
         tl_error_set(err, TL_ERR_INDEX, "index_select(): Index is supposed "
@@ -1866,11 +1852,7 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
         for (int q = 0; q < t->ndim; q++)
             off += (q == d ? iv[idx[q]] : idx[q]) * t->strides[q];
         offs[k] = off;
-        for (int q = t->ndim - 1; q >= 0; q--) {
-            if (++idx[q] < rs[q])
-                break;
-            idx[q] = 0;
-        }
+        tl_shape_next(t->ndim, rs, idx, NULL, NULL);
     }
     tl_tensor *r = gather_offsets(t, t->ndim, rs, offs, rn, err);
     free(offs);
@@ -1882,7 +1864,7 @@ tl_tensor *tl_index_gather(const tl_tensor *t, int64_t dim,
                            const tl_tensor *index, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
     int64_t n = tl_tensor_numel(index);
     if (n > 0 && index->dtype != TL_INT64) {
@@ -1932,11 +1914,7 @@ tl_tensor *tl_index_gather(const tl_tensor *t, int64_t dim,
         for (int q = 0; q < t->ndim; q++)
             off += (q == d ? iv[k] : idx[q]) * t->strides[q];
         offs[k] = off;
-        for (int q = index->ndim - 1; q >= 0; q--) {
-            if (++idx[q] < index->sizes[q])
-                break;
-            idx[q] = 0;
-        }
+        tl_shape_next(index->ndim, index->sizes, idx, NULL, NULL);
     }
     tl_tensor *r = gather_offsets(t, index->ndim, index->sizes, offs, n, err);
     free(offs);
@@ -1988,7 +1966,7 @@ tl_tensor *tl_index_masked_select(const tl_tensor *t, const tl_tensor *mask,
         return NULL;
     }
     int64_t shape[TL_MAX_DIMS];
-    int nd = tl_view_broadcast_shapes(mask->ndim, mask->sizes, t->ndim,
+    int nd = tl_shape_broadcast(mask->ndim, mask->sizes, t->ndim,
                                       t->sizes, shape, err);
     if (nd < 0)
         return NULL;

@@ -258,13 +258,7 @@ static span *element_spans(const tl_tensor *t, int64_t n)
     for (int64_t k = 0; k < n; k++) {
         s[k].lo = base + (uintptr_t)off * isz;
         s[k].hi = s[k].lo + isz;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            off += t->strides[d];
-            if (++idx[d] < t->sizes[d])
-                break;
-            off -= t->strides[d] * t->sizes[d];
-            idx[d] = 0;
-        }
+        tl_shape_next(t->ndim, t->sizes, idx, t->strides, &off);
     }
     qsort(s, (size_t)n, sizeof(span), span_cmp);
     return s;
@@ -308,13 +302,7 @@ bool tl_numpy_overlap(const tl_tensor *a, const tl_tensor *b, bool exact)
         /* spans are equal-width, so only the one just before can reach */
         if (l > 0 && sa[l - 1].hi > lo)
             hit = true;
-        for (int d = b->ndim - 1; d >= 0; d--) {
-            off += b->strides[d];
-            if (++idx[d] < b->sizes[d])
-                break;
-            off -= b->strides[d] * b->sizes[d];
-            idx[d] = 0;
-        }
+        tl_shape_next(b->ndim, b->sizes, idx, b->strides, &off);
     }
     free(sa);
     return hit;

@@ -35,7 +35,7 @@
 
 #include "bind.h"
 #include "ops.h"
-#include "view.h"
+#include "shape.h"
 
 /* ===================================================================== */
 /* CUDA backend used for device 'cuda'                                    */
@@ -1490,7 +1490,7 @@ static int parse_dims(const tl_value *dim, int ndim, redspec *rs, tl_error *err)
     }
     for (int i = 0; i < n; i++) {
         int d;
-        if (tl_wrap_dim(dims[i], ndim, &d, err) < 0)
+        if (tl_shape_wrap_dim(dims[i], ndim, &d, err) < 0)
             return -1;
         if (ndim == 0)
             continue;
@@ -1775,7 +1775,7 @@ tl_tensor *tl_ops_cat(tl_tensor *const *ts, size_t n, int64_t dim,
         if (!cat_skipped(ts[i]))
             ref = ts[i];
     int d;
-    if (tl_wrap_dim(dim, ref ? ref->ndim : ts[0]->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, ref ? ref->ndim : ts[0]->ndim, &d, err) < 0)
         return NULL;
     /* dtype, device, shape checks */
     tl_dtype dt = ts[0]->dtype;
@@ -1900,7 +1900,7 @@ tl_tensor *tl_ops_stack(tl_tensor *const *ts, size_t n, int64_t dim,
         return NULL;
     }
     int d;
-    if (tl_wrap_dim(dim, ts[0]->ndim + 1, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, ts[0]->ndim + 1, &d, err) < 0)
         return NULL;
     for (size_t i = 1; i < n; i++)
         if (!tl_shape_equal(ts[0]->ndim, ts[0]->sizes, ts[i]->ndim, ts[i]->sizes)) {
@@ -1936,7 +1936,7 @@ tl_tensor *tl_ops_stack(tl_tensor *const *ts, size_t n, int64_t dim,
     tl_tensor *out = tl_ops_cat(ts, n, d, err);
     if (!out)
         return NULL;
-    bool ok = tl_view_compute_stride(out->ndim, out->sizes, out->strides, nd,
+    bool ok = tl_shape_compute_stride(out->ndim, out->sizes, out->strides, nd,
                                      rsz, rst);
     TL_ASSERT(ok); /* splitting one dim always has a view */
     /* out is fresh and ours alone: reshape its header in place */
@@ -1990,7 +1990,7 @@ static int parse_dim_list(const tl_value *v, int ndim, uint64_t *mask,
     *mask = 0;
     for (int i = 0; i < n; i++) {
         int d;
-        if (tl_wrap_dim(raw[i], ndim, &d, err) < 0)
+        if (tl_shape_wrap_dim(raw[i], ndim, &d, err) < 0)
             return -1;
         if (*mask & ((uint64_t)1 << d))
             return tl_error_set(err, TL_ERR_RUNTIME,
@@ -2881,7 +2881,7 @@ tl_value *tl_ops_minmax_dim(bool is_max, const tl_tensor *t, int64_t dim,
                             bool keepdim, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     return reduce_pair(is_max, t, d, keepdim, err);
 }
@@ -2961,7 +2961,7 @@ tl_tensor *tl_ops_roll(const tl_tensor *t, const tl_value *shifts,
                          (long long)raw[i]);
             return NULL;
         }
-        if (tl_wrap_dim(raw[i], t->ndim, &dl[i], err) < 0)
+        if (tl_shape_wrap_dim(raw[i], t->ndim, &dl[i], err) < 0)
             return NULL;
     }
     return roll_impl(t, nsh, sh, nd, dl, err);
@@ -2998,7 +2998,7 @@ tl_tensor *tl_ops_repeat_interleave(const tl_tensor *t, const tl_value *repeats,
     if (has_dim) {
         int64_t raw;
         if (tl_to_int(dim, "dim", &raw, err) < 0 ||
-            tl_wrap_dim(raw, t->ndim, &d, err) < 0)
+            tl_shape_wrap_dim(raw, t->ndim, &d, err) < 0)
             return NULL;
     }
     if (repeats->kind == TL_V_TENSOR)
@@ -3034,7 +3034,7 @@ tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,
                      "narrow() cannot be applied to a 0-dim tensor.");
         return NULL;
     }
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     int64_t size = t->sizes[d];
     if (start < -size || start > size) {
@@ -3317,7 +3317,7 @@ tl_value *tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
                       tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     /* both outputs take self's layout by the preserve_format rule */
     int64_t st[TL_MAX_DIMS];
@@ -3345,7 +3345,7 @@ tl_value *tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim,
                       bool largest, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (k < 0 || k > n) {
@@ -3383,7 +3383,7 @@ tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
                      "(tlab limit)", TL_MAX_DIMS);
         return NULL;
     }
-    if (tl_wrap_dim(dim1, nd, &d1, err) < 0 || tl_wrap_dim(dim2, nd, &d2, err) < 0)
+    if (tl_shape_wrap_dim(dim1, nd, &d1, err) < 0 || tl_shape_wrap_dim(dim2, nd, &d2, err) < 0)
         return NULL;
     if (d1 == d2) {
         tl_error_set(err, TL_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
@@ -3407,7 +3407,12 @@ tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
     /* a 0-d input has one output dim, so d1 == d2 was refused above */
     TL_ASSERT(t->ndim >= 1);
     /* the diagonal view of out has t's shape: copy t into it */
-    tl_tensor *dv = tl_view_diagonal(out, offset, d1, d2, err);
+    tl_geom g = {.ndim = out->ndim, .offset = out->offset};
+    memcpy(g.sizes, out->sizes, sizeof(int64_t) * (size_t)out->ndim);
+    memcpy(g.strides, out->strides, sizeof(int64_t) * (size_t)out->ndim);
+    tl_tensor *dv = NULL;
+    if (tl_shape_diagonal(&g, offset, d1, d2, err) == 0)
+        dv = tl_tensor_view(out, g.ndim, g.sizes, g.strides, g.offset);
     if (!dv || copy_into(dv, t, t->strides, err) < 0) {
         if (dv)
             tl_tensor_release(dv);

@@ -23,14 +23,12 @@
 #include "backend.h"
 #include "dtype.h"
 #include "err.h"
+#include "shape.h"
 #include "storage.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Largest numel of one tensor (SPEC 7). */
-#define TL_MAX_NUMEL ((int64_t)1 << 31)
 
 typedef struct tl_tensor {
     int refcount;
@@ -129,10 +127,6 @@ void tl_iter_strides(int nd, const int64_t *shape, int n,
                      const int64_t *const *sizes,
                      const int64_t *const *strides, bool same_shape,
                      int64_t *out);
-/* numel of a shape, false on overflow or > TL_MAX_NUMEL */
-bool tl_shape_numel(int ndim, const int64_t *sizes, int64_t *numel);
-/* Equal int64 arrays (shapes, strides) of na and nb entries. */
-bool tl_shape_equal(int na, const int64_t *a, int nb, const int64_t *b);
 /* The checks of a new tensor's shape, with PyTorch's texts: ndim within
  * TL_MAX_DIMS (TL_ERR_LIMIT), no negative size (RuntimeError "Trying to
  * create tensor with negative dimension -1: [2, -1]"), numel within
