@@ -69,12 +69,7 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 double tl_now(void);
 bool tl_time_past(double when);
 
-/* The running op's deadline, per thread (absolute tl_now() time; 0 = none).
- * The interpreter sets it around each call; long kernel loops poll
- * tl_deadline_passed() and stop with a limit error. */
-void tl_deadline_set(double when, double budget);
-bool tl_deadline_passed(void);
-double tl_deadline_budget(void); /* the budget in seconds, for messages */
+/* (The running op's deadline is the runtime context's: context.h.) */
 
 /* "Did you mean": the candidate nearest to word by optimal-string-alignment
  * distance (insertions, deletions, substitutions, adjacent transpositions),

@@ -28,6 +28,7 @@
 #include "ast.h"
 #include "bind.h"
 #include "builtins.h"
+#include "context.h"
 #include "create.h"
 #include "index.h"
 #include "interp.h"
@@ -1737,10 +1738,10 @@ static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
     double saved_deadline = g_deadline, saved_timeout = g_timeout;
     const tl_source *saved_src = I->src;
     g_cur = I;
-    tl_create_set_context(I->opts.default_backend, I->opts.cuda_backend);
+    tl_context_set_backends(I->opts.default_backend, I->opts.cuda_backend);
     g_timeout = I->opts.timeout;
     g_deadline = I->opts.timeout > 0 ? tl_now() + I->opts.timeout : 0;
-    tl_deadline_set(g_deadline, g_timeout); /* kernels poll it too */
+    tl_context_deadline_set(g_deadline, g_timeout); /* kernels poll it too */
     I->src = src;
     I->seq_used = 0;
     I->depth = 0;
@@ -1766,7 +1767,7 @@ static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
     I->src = saved_src;
     g_cur = saved_cur;
     g_deadline = saved_deadline;
-    tl_deadline_set(saved_deadline, saved_timeout);
+    tl_context_deadline_set(saved_deadline, saved_timeout);
     g_timeout = saved_timeout;
     tl_ast_free(ast);
     return result;

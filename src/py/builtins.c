@@ -1182,8 +1182,8 @@ static int storage_byte(tl_storage *s, int64_t i, uint8_t *out, bool write, uint
     const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
     unsigned char *p = (unsigned char *)s->data + i;
     if (write)
-        return be->from_host(p, &in, 1, err);
-    return be->to_host(out, p, 1, err);
+        return tl_backend_from_host(be, p, &in, 1, err);
+    return tl_backend_to_host(be, out, p, 1, err);
 }
 
 tl_value *tl_builtins_storage_get(tl_value *st, tl_value *idx, tl_error *err)
