@@ -23,7 +23,7 @@ static tl_error err;
 static void setup(void)
 {
     tl_error_clear(&err);
-    tl_create_set_context(tl_backend_cpu(), tl_backend_cuda_emulated());
+    tl_context_set_backends(tl_backend_cpu(), tl_backend_cuda_emulated());
     tl_create_manual_seed(0);
 }
 
@@ -872,7 +872,7 @@ START_TEST(test_factory_errors)
                "privateuseone device type at start of device string: gpu");
     expect_err(TORCH("device", tl_str("cuda:x")), TL_ERR_RUNTIME,
                "Invalid device string: 'cuda:x'");
-    tl_create_set_context(tl_backend_cpu(), NULL);
+    tl_context_set_backends(tl_backend_cpu(), NULL);
     expect_err(TORCHK("zeros", "device", tl_str("cuda"), tl_int(2)),
                TL_ERR_ASSERTION, "Torch not compiled with CUDA enabled");
     tl_value *x = TORCH("zeros", tl_int(2), tl_int(3));

@@ -25,7 +25,7 @@ static tl_error err;
 static void setup(void)
 {
     memset(&err, 0, sizeof err);
-    tl_ops_set_cuda_backend(NULL);
+    tl_context_set_backends(NULL, NULL);
 }
 
 /* arange(n) of dtype dt with the given shape (contiguous) */
@@ -391,7 +391,7 @@ END_TEST
 
 START_TEST(test_cuda_emulated_transfer)
 {
-    tl_ops_set_cuda_backend(tl_backend_cuda_emulated());
+    tl_context_set_backends(NULL, tl_backend_cuda_emulated());
     tl_tensor *x = arange(TL_FLOAT32, 2, 2, 3);
     tl_tensor *xt = tr(x);
     tl_value *st = V(xt);
@@ -422,7 +422,7 @@ START_TEST(test_cuda_emulated_transfer)
     tl_value_release(st);
     tl_tensor_release(xt);
     tl_tensor_release(x);
-    tl_ops_set_cuda_backend(NULL);
+    tl_context_set_backends(NULL, NULL);
 }
 END_TEST
 

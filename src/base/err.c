@@ -64,12 +64,3 @@ bool tl_error_is_python(tl_errkind kind)
 {
     return kind >= TL_ERR_RUNTIME && kind <= TL_ERR_ATTRIBUTE;
 }
-
-int tl_deadline_check(tl_error *err)
-{
-    if (tl_deadline_passed())
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "time limit exceeded (%g s per op; see --timeout)",
-                            tl_deadline_budget());
-    return 0;
-}

@@ -71,16 +71,6 @@ const char *tl_error_kind_name(tl_errkind kind);
 /* true for the Python-exception family */
 bool tl_error_is_python(tl_errkind kind);
 
-/* The running op's deadline (util.h) as an error: -1 with TL_ERR_LIMIT
- * "time limit exceeded (N s per op; see --timeout)" once it has passed. */
-int tl_deadline_check(tl_error *err);
-/* The same, polled only on every TL_DEADLINE_POLL-th iteration i. */
-static inline int tl_deadline_tick(int64_t i, tl_error *err)
-{
-    return (i & (TL_DEADLINE_POLL - 1)) == TL_DEADLINE_POLL - 1
-               ? tl_deadline_check(err) : 0;
-}
-
 #ifdef __cplusplus
 }
 #endif

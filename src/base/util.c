@@ -174,22 +174,6 @@ bool tl_time_past(double when)
     return tl_now() > when;
 }
 
-static _Thread_local double deadline_when;
-static _Thread_local double deadline_budget;
-
-void tl_deadline_set(double when, double budget)
-{
-    deadline_when = when;
-    deadline_budget = budget;
-}
-
-bool tl_deadline_passed(void)
-{
-    return deadline_when > 0 && tl_time_past(deadline_when);
-}
-
-double tl_deadline_budget(void) { return deadline_budget; }
-double tl_deadline_when(void) { return deadline_when; }
 
 static bool same_char(char a, char b, unsigned flags)
 {

@@ -69,16 +69,7 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 double tl_now(void);
 bool tl_time_past(double when);
 
-/* The running op's deadline, per thread (absolute tl_now() time; 0 = none).
- * The interpreter sets it around each call; long kernel loops poll
- * tl_deadline_passed() and stop with a limit error. */
-void tl_deadline_set(double when, double budget);
-bool tl_deadline_passed(void);
-double tl_deadline_budget(void); /* the budget in seconds, for messages */
-double tl_deadline_when(void);   /* 0 when none is set */
-/* How often loops poll it: every TL_DEADLINE_POLL iterations or elements
- * (a power of two; tl_deadline_tick in err.h tests i & (POLL - 1)). */
-#define TL_DEADLINE_POLL ((int64_t)1 << 12)
+/* (The running op's deadline is the runtime context's: context.h.) */
 
 /* ---- default limits (SPEC 7), written once; the options override them */
 #define TL_DEFAULT_TIMEOUT 2.0                  /* --timeout: CPU s per op */

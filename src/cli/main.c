@@ -26,8 +26,8 @@
 #include "config.h"
 #include "cli.h"
 #include "commands.h"
+#include "backend.h"
 #include "golden.h"
-#include "tl_cuda.h"
 #include "util.h"
 
 /* ---- options ---------------------------------------------------------- */
@@ -413,7 +413,9 @@ static void print_version(FILE *f)
 {
     fprintf(f, "tlab %s\n", PACKAGE_VERSION);
     fprintf(f, "build: %s\n", TL_BUILD_CONFIG);
-    fprintf(f, "cuda: %s\n", tl_cuda_describe());
+    const char *cuda_why;
+    (void)tl_backend_cuda_probe(&cuda_why);
+    fprintf(f, "cuda: %s\n", cuda_why);
 }
 
 /* ---- parsing ---------------------------------------------------------- */

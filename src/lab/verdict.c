@@ -220,7 +220,7 @@ static int read_elems(const tl_tensor *t, unsigned char **out, size_t *outlen,
     size_t span = (size_t)(hi - lo + 1) * isz;
     unsigned char *tmp = tl_xmalloc(span);
     const tl_backend *be = tl_tensor_backend(t);
-    if (be->to_host(tmp, (char *)t->storage->data + (size_t)lo * isz, span, err) < 0) {
+    if (tl_backend_to_host(be, tmp, (char *)t->storage->data + (size_t)lo * isz, span, err) < 0) {
         free(tmp);
         return -1;
     }
@@ -253,7 +253,7 @@ static int read_storage(const tl_storage *s, unsigned char **out, size_t *len,
     if (s->nbytes > TL_PROBE_MAX_BYTES)
         return 1;
     unsigned char *buf = tl_xmalloc(s->nbytes);
-    if (s->backend->to_host(buf, s->data, s->nbytes, err) < 0) {
+    if (tl_backend_to_host(s->backend, buf, s->data, s->nbytes, err) < 0) {
         free(buf);
         return -1;
     }
@@ -492,7 +492,7 @@ static tl_tensor *make_variant(tl_tensor *p, int which, const tl_backend *other,
     case VAR_DEVICE:
         if (!other || other == be)
             return NULL;
-        *name = other->device.kind == TL_DEV_CUDA ? "cuda" : "cpu";
+        *name = tl_backend_device(other).kind == TL_DEV_CUDA ? "cuda" : "cpu";
         t = tl_ops_to(p, other, p->dtype, true, TL_MEMFMT_PRESERVE, err);
         break;
     default:

@@ -28,6 +28,7 @@
 #include "ast.h"
 #include "bind.h"
 #include "builtins.h"
+#include "context.h"
 #include "create.h"
 #include "index.h"
 #include "interp.h"
@@ -499,7 +500,7 @@ static tl_value *seq_repeat(const tl_value *a, int64_t k, tl_error *err)
     if (a->kind == TL_V_LIST) {
         r = tl_list_new(0);
         for (size_t i = 0; i < total; i++) {
-            if (tl_deadline_tick((int64_t)i, err) < 0) {
+            if (tl_context_deadline_tick((int64_t)i, err) < 0) {
                 tl_value_release(r);
                 return NULL;
             }
@@ -716,7 +717,7 @@ static tl_value *contains(tl_value *container, tl_value *item, tl_error *err)
                     return NULL;
                 }
                 any = d != 0.0;
-                if (tl_deadline_tick((int64_t)i, err) < 0) {
+                if (tl_context_deadline_tick((int64_t)i, err) < 0) {
                     tl_value_release(eq);
                     return NULL;
                 }
@@ -855,7 +856,7 @@ int tl_interp_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err)
             tl_value *idx = tl_int(i);
             out[i] = tl_index_get(v, idx, err);
             tl_value_release(idx);
-            if (!out[i] || tl_deadline_tick((int64_t)i, err) < 0) {
+            if (!out[i] || tl_context_deadline_tick((int64_t)i, err) < 0) {
                 if (out[i])
                     i++;
                 tl_interp_items_free(out, (size_t)i);
@@ -1248,7 +1249,7 @@ static tl_value *eval_listcomp(tl_interp *I, const tl_node *n, tl_error *err)
     tl_value *out = tl_list_new(0);
     size_t mark = I->nlocals;
     for (size_t i = 0; i < cnt; i++) {
-        if (tl_deadline_check(err) < 0) {
+        if (tl_context_deadline_check(err) < 0) {
             fail_node(n, err);
             goto fail;
         }
@@ -1710,13 +1711,13 @@ static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
         return NULL;
 
     tl_interp *saved_cur = g_cur;
-    double saved_deadline = tl_deadline_when();
-    double saved_timeout = tl_deadline_budget();
+    double saved_deadline = tl_context_deadline_when();
+    double saved_timeout = tl_context_deadline_budget();
     const tl_source *saved_src = I->src;
     g_cur = I;
-    tl_create_set_context(I->opts.default_backend, I->opts.cuda_backend);
-    tl_deadline_set(I->opts.timeout > 0 ? tl_now() + I->opts.timeout : 0,
-                    I->opts.timeout); /* kernels poll it too */
+    tl_context_set_backends(I->opts.default_backend, I->opts.cuda_backend);
+    tl_context_deadline_set(I->opts.timeout > 0 ? tl_now() + I->opts.timeout : 0,
+                            I->opts.timeout); /* kernels poll it too */
     I->src = src;
     I->seq_used = 0;
     I->depth = 0;
@@ -1741,7 +1742,7 @@ static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
     pop_locals(I, 0);
     I->src = saved_src;
     g_cur = saved_cur;
-    tl_deadline_set(saved_deadline, saved_timeout);
+    tl_context_deadline_set(saved_deadline, saved_timeout);
     tl_ast_free(ast);
     return result;
 }

@@ -691,7 +691,7 @@ static tl_value *like_factory(tl_value *self, const tl_args *a,
         out = tl_tensor_new_strided(be, dt, t->ndim, t->sizes, strides, err);
         if (out && tl_tensor_numel(r) > 0) {
             tl_strided d = tl_tensor_strided(out), sr = tl_tensor_strided(r);
-            if (be->copy_strided(&d, &sr, err) < 0) {
+            if (tl_backend_copy_strided(be, &d, &sr, err) < 0) {
                 tl_tensor_release(out);
                 out = NULL;
             }
@@ -702,7 +702,7 @@ static tl_value *like_factory(tl_value *self, const tl_args *a,
         if (out && (s.i != 0 || (s.is_float && (s.f != 0.0 || signbit(s.f)))) &&
             tl_tensor_numel(out) > 0) {
             tl_strided d = tl_tensor_strided(out);
-            if (be->fill(&d, s, err) < 0) {
+            if (tl_backend_fill(be, &d, s, err) < 0) {
                 tl_tensor_release(out);
                 out = NULL;
             }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "bind.h"
 #include "builtins.h"
 #include "create.h"
@@ -195,7 +196,7 @@ static tl_value *bi_range(tl_value *self, const tl_args *a, tl_error *err)
     tl_value *r = tl_list_new(0);
     int64_t v = start;
     for (uint64_t i = 0; i < n; i++) {
-        if (tl_deadline_tick((int64_t)i, err) < 0) {
+        if (tl_context_deadline_tick((int64_t)i, err) < 0) {
             tl_value_release(r);
             return NULL;
         }
@@ -626,7 +627,7 @@ static tl_value *bi_sum(tl_value *self, const tl_args *a, tl_error *err)
         tl_value *r = tl_interp_binop(TL_PY_ADD, acc, items[i], err);
         tl_value_release(acc);
         acc = r;
-        if (acc && tl_deadline_tick((int64_t)i, err) < 0) {
+        if (acc && tl_context_deadline_tick((int64_t)i, err) < 0) {
             tl_value_release(acc);
             acc = NULL;
         }
@@ -1055,8 +1056,8 @@ static int storage_byte(tl_storage *s, int64_t i, uint8_t *out, bool write, uint
     const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
     unsigned char *p = (unsigned char *)s->data + i;
     if (write)
-        return be->from_host(p, &in, 1, err);
-    return be->to_host(out, p, 1, err);
+        return tl_backend_from_host(be, p, &in, 1, err);
+    return tl_backend_to_host(be, out, p, 1, err);
 }
 
 tl_value *tl_builtins_storage_get(tl_value *st, tl_value *idx, tl_error *err)

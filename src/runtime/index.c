@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "bind.h"
 #include "ops.h"
 #include "util.h"
@@ -131,7 +132,7 @@ static int limit_error(tl_error *err)
 
 static bool host_backend(const tl_backend *be)
 {
-    return be->device.kind == TL_DEV_CPU || be->emulated;
+    return tl_backend_host_accessible(be);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1158,7 +1159,7 @@ static int walk_offsets(const ctx *c, const plan *p, chunk_fn fn, void *arg,
         if (fill == GATHER_CHUNK || e == p->rnumel - 1) {
             rc = fn(buf, fill, start, arg, err);
             if (rc == 0)
-                rc = tl_deadline_check(err);
+                rc = tl_context_deadline_check(err);
             if (rc)
                 break;
             start += fill;
@@ -1191,7 +1192,7 @@ static int gather_chunk(const int64_t *offs, int64_t n, int64_t start,
     tl_strided s = {g->src->storage->data, g->src->dtype, 1, &nelem, &one};
     tl_strided d = {(char *)tl_tensor_addr(g->dst) + (size_t)start * isz,
                     g->dst->dtype, 1, &dsz, &one};
-    return be->index_select(&d, &s, 0, offs, n, err);
+    return tl_backend_gather(be, &d, &s, 0, offs, n, err);
 }
 
 typedef struct scatter_arg {
@@ -1335,7 +1336,7 @@ tl_value *tl_index_get(tl_value *obj, tl_value *index, tl_error *err)
             tl_strided d = tl_tensor_strided(r2 ? r2 : r),
                        s = tl_tensor_strided(r);
             if (!r2 || (p.rnumel > 0 &&
-                        tl_tensor_backend(x)->copy_strided(&d, &s, err) < 0)) {
+                        tl_backend_copy_strided(tl_tensor_backend(x), &d, &s, err) < 0)) {
                 if (r2)
                     tl_tensor_release(r2);
                 tl_tensor_release(r);
@@ -1649,13 +1650,13 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
                              "index assignment");
                 goto out;
             }
-            if (be->to_host(host, x->storage->data, nbytes, err) ||
-                be->to_host(vals, tl_tensor_addr(src), vbytes, err))
+            if (tl_backend_to_host(be, host, x->storage->data, nbytes, err) ||
+                tl_backend_to_host(be, vals, tl_tensor_addr(src), vbytes, err))
                 goto out;
             s.base = host;
             s.vals = vals;
             if (walk_offsets(c, &p, scatter_chunk, &s, err) ||
-                be->from_host(x->storage->data, host, nbytes, err))
+                tl_backend_from_host(be, x->storage->data, host, nbytes, err))
                 goto out;
         }
     }
@@ -1780,7 +1781,7 @@ static tl_tensor *gather_offsets(const tl_tensor *x, int ndim,
     for (int64_t s = 0; s < n; s += GATHER_CHUNK) {
         int64_t k = n - s < GATHER_CHUNK ? n - s : GATHER_CHUNK;
         if (gather_chunk(offs + s, k, s, &g, err) ||
-            tl_deadline_check(err)) {
+            tl_context_deadline_check(err)) {
             tl_tensor_release(r);
             return NULL;
         }
@@ -2032,7 +2033,7 @@ tl_tensor *tl_index_nonzero(const tl_tensor *t, tl_error *err)
     const tl_backend *be = tl_tensor_backend(t);
     tl_tensor *r = tl_tensor_new_strided(be, TL_INT64, 2, sizes, strides, err);
     if (r && total > 0 &&
-        be->from_host(r->storage->data, data, sizeof(int64_t) * (size_t)total,
+        tl_backend_from_host(be, r->storage->data, data, sizeof(int64_t) * (size_t)total,
                       err)) {
         tl_tensor_release(r);
         r = NULL;

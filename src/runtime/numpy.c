@@ -378,7 +378,7 @@ static tl_tensor *array_copy(const tl_tensor *t, tl_dtype dt, char order,
         return NULL;
     if (tl_tensor_numel(t) > 0) {
         tl_strided d = tl_tensor_strided(out), s = tl_tensor_strided(t);
-        if (tl_backend_cpu()->copy_strided(&d, &s, err) < 0) {
+        if (tl_backend_copy_strided(tl_backend_cpu(), &d, &s, err) < 0) {
             tl_tensor_release(out);
             return NULL;
         }
@@ -932,8 +932,8 @@ static tl_value *as_tensor_impl(const tl_args *a, const char *fname,
         tl_dtype tdt = has_dt ? dt : t->dtype;
         const tl_backend *target = be ? be : tbe;
         bool same_dev = target == tbe ||
-                        (target->device.kind == tbe->device.kind &&
-                         target->device.index == tbe->device.index);
+                        tl_device_same(tl_backend_device(target),
+                                       tl_backend_device(tbe));
         if (same_dev && tdt == t->dtype && !copy) {
             if (data->kind == TL_V_TENSOR && !rg)
                 return tl_value_retain(data);

@@ -48,17 +48,12 @@ tl_value *tl_ops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b,
                                 tl_error *err);
 tl_value *tl_ops_unary(tl_pyunop op, tl_value *a, tl_error *err);
 
-/* ---- device 'cuda' ----
- * The backend that device 'cuda' means for .to()/.cuda() here (only the
- * unit tests set it; the interpreter sets create.h's context instead);
- * NULL (the default) means PyTorch's CPU-only build: AssertionError
- * "Torch not compiled with CUDA enabled". */
-void tl_ops_set_cuda_backend(const tl_backend *be);
-const tl_backend *tl_ops_cuda_backend(void);
-/* 'cpu' / 'cuda' / 'cuda:N' / torch.device / int -> device (RuntimeError
- * with PyTorch's text for unknown strings). */
+/* ---- devices ----
+ * 'cpu' / 'cuda' / 'cuda:N' / torch.device / int -> device (strings through
+ * tl_device_parse). */
 bool tl_ops_parse_device(const tl_value *v, tl_device *out, tl_error *err);
-/* The backend for dev (like's own when like is already there). */
+/* The backend for dev: like's own when like is already there, else
+ * tl_backend_for (the thread context's; backend.h). */
 const tl_backend *tl_ops_device_backend(const tl_tensor *like, tl_device dev,
                                         tl_error *err);
 

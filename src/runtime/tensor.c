@@ -23,7 +23,7 @@
 
 /* ---- construction ---- */
 
-static _Thread_local int64_t live_headers; /* see tl_tensor_live */
+/* live headers: the thread's count (context.h), see tl_tensor_live */
 
 /* A new header (one reference, a leaf) with the given geometry; storage
  * and version are the caller's to set. */
@@ -31,7 +31,7 @@ static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
                          int64_t offset, tl_dtype dt)
 {
     tl_tensor *t = tl_xcalloc(1, sizeof *t);
-    live_headers++;
+    tl_context_get()->live_headers++;
     t->refcount = 1;
     t->is_leaf = true;
     t->ndim = ndim;
@@ -147,10 +147,10 @@ void tl_tensor_release(tl_tensor *t)
     tl_storage_release(t->storage);
     tl_version_release(t->version);
     free(t);
-    live_headers--;
+    tl_context_get()->live_headers--;
 }
 
-int64_t tl_tensor_live(void) { return live_headers; }
+int64_t tl_tensor_live(void) { return tl_context_get()->live_headers; }
 
 void tl_tensor_bump_version(tl_tensor *t) { t->version->value++; }
 
@@ -501,8 +501,8 @@ int tl_tensor_get_raw(const tl_tensor *t, int64_t i, void *out, tl_error *err)
         return -1;
     size_t isz = tl_dtype_size(t->dtype);
     const tl_backend *be = tl_tensor_backend(t);
-    return be->to_host(out, (char *)t->storage->data + (size_t)e * isz, isz,
-                       err);
+    return tl_backend_to_host(be, out, (char *)t->storage->data + (size_t)e * isz,
+                              isz, err);
 }
 
 int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err)
@@ -512,8 +512,8 @@ int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err)
         return -1;
     size_t isz = tl_dtype_size(t->dtype);
     const tl_backend *be = tl_tensor_backend(t);
-    return be->from_host((char *)t->storage->data + (size_t)e * isz, in, isz,
-                         err);
+    return tl_backend_from_host(be, (char *)t->storage->data + (size_t)e * isz,
+                                in, isz, err);
 }
 
 int tl_tensor_get_f64(const tl_tensor *t, int64_t i, double *out, tl_error *err)
