@@ -26,6 +26,7 @@
 #include "context.h"
 #include "bind.h"
 #include "builtins.h"
+#include "convert.h"
 #include "create.h"
 #include "interp.h"
 #include "util.h"
@@ -1117,7 +1118,7 @@ static tl_value *storage_attr(tl_value *obj, const char *name, tl_error *err)
     for (size_t i = 0; i < TL_ARRAY_LEN(m); i++)
         if (strcmp(m[i].name, name) == 0)
             return tl_value_func(m[i].name, m[i].fn, obj);
-    return tl_create_storage_attr(obj, name, err);
+    return tl_convert_storage_attr(obj, name, err);
 }
 
 /* ---------------------------------------------------------------------- */
