@@ -551,3 +551,54 @@ tl_value *tl_convert_storage_attr(tl_value *storage, const char *name,
                  name);
     return NULL;
 }
+
+/* ---------------------------------------------------------------------- */
+/* storages (torch.UntypedStorage: bytes) */
+
+static int storage_byte(tl_storage *s, int64_t i, uint8_t *out, bool write, uint8_t in,
+                        tl_error *err)
+{
+    if (i < 0 || (uint64_t)i >= s->nbytes)
+        return tl_error_set(err, TL_ERR_INDEX, "index %" PRId64 " out of range for storage of size %zu",
+                            i, s->nbytes);
+    const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
+    unsigned char *p = (unsigned char *)s->data + i;
+    if (write)
+        return tl_backend_from_host(be, p, &in, 1, err);
+    return tl_backend_to_host(be, out, p, 1, err);
+}
+
+tl_value *tl_convert_storage_get(tl_value *st, tl_value *idx, tl_error *err)
+{
+    int64_t i;
+    if (!tl_value_as_index(idx, &i)) {
+        tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
+                     tl_value_type_name(idx));
+        return NULL;
+    }
+    tl_storage *s = st->u.storage;
+    if (i < 0)
+        i += (int64_t)s->nbytes;
+    uint8_t b;
+    if (storage_byte(s, i, &b, false, 0, err) < 0)
+        return NULL;
+    return tl_int(b);
+}
+
+int tl_convert_storage_set(tl_value *st, tl_value *idx, tl_value *v, tl_error *err)
+{
+    int64_t i, x;
+    if (!tl_value_as_index(idx, &i))
+        return tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
+                            tl_value_type_name(idx));
+    if (!tl_value_as_index(v, &x))
+        return tl_error_set(err, TL_ERR_TYPE, "storage values must be ints, not %s",
+                            tl_value_type_name(v));
+    if (x < 0 || x > 255)
+        return tl_error_set(err, TL_ERR_RUNTIME, "value %" PRId64 " is out of range for a byte", x);
+    tl_storage *s = st->u.storage;
+    if (i < 0)
+        i += (int64_t)s->nbytes;
+    uint8_t dummy;
+    return storage_byte(s, i, &dummy, true, (uint8_t)x, err);
+}

@@ -50,6 +50,10 @@ tl_value *tl_convert_tolist(const tl_tensor *t, tl_error *err);
  * AttributeError for anything else. */
 tl_value *tl_convert_storage_attr(tl_value *storage, const char *name,
                                   tl_error *err);
+/* storage[i] and storage[i] = v (bytes, as torch.UntypedStorage). */
+tl_value *tl_convert_storage_get(tl_value *st, tl_value *idx, tl_error *err);
+int tl_convert_storage_set(tl_value *st, tl_value *idx, tl_value *v,
+                           tl_error *err);
 
 #ifdef __cplusplus
 }
