@@ -5,17 +5,16 @@
  *   - Environment: globals are a small name -> value table owned by the
  *     interpreter; comprehension targets live on a local stack searched
  *     first and popped when the comprehension ends (Python 3 scoping).
- *   - Operators on plain values are implemented here (int64 with overflow
- *     checks, Python floor division / modulo signs, sequence repetition);
- *     as soon as an operand is a tensor or ndarray they go to ops.h, and
- *     subscripts of tensors to index.h.
+ *   - Operators, truth, comparisons, iteration and subscripts are the py
+ *     layer's (pyops.h: plain values there, tensors on to the runtime);
+ *     this file only walks the tree, binds names and runs statements.
  *   - Attributes and calls resolve through builtins.c and bind.h.
  *   - Errors: every failing node attaches its span (tl_error_locate keeps
  *     the innermost one), so the caret lands on the failing call.
  *   - Bounds: the source length, the parser's depth/height limits (so the
  *     recursion here is bounded by the tree height), a per-call deadline
- *     (util.h's, set around each call and polled by loops here and in the
- *     kernels), and a per-call budget of sequence elements.
+ *     (context.h's, set around each call and polled by loops here and in
+ *     the kernels), and a per-call budget of sequence elements (pyops.h).
  * The running interpreter is thread-local, so tl_interp_current_opts
  * works from the bindings.
  */

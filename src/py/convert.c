@@ -50,6 +50,30 @@ int tl_convert_device(const tl_value *v, tl_device *out, tl_error *err)
     return tl_device_parse(v->u.str.s, out, err);
 }
 
+bool tl_convert_to_device(const tl_value *v, tl_device *out, tl_error *err)
+{
+    if (v->kind == TL_V_DEVICE) {
+        *out = v->u.device;
+        return true;
+    }
+    if (v->kind == TL_V_INT) {
+        if (v->u.i < 0) {
+            tl_error_set(err, TL_ERR_RUNTIME,
+                         "Device index must not be negative");
+            return false;
+        }
+        out->kind = TL_DEV_CUDA;
+        out->index = (int)v->u.i;
+        return true;
+    }
+    if (v->kind != TL_V_STR) {
+        tl_error_set(err, TL_ERR_TYPE, "expected a device, not %s",
+                     tl_value_type_name(v));
+        return false;
+    }
+    return tl_device_parse(v->u.str.s, out, err) == 0;
+}
+
 int tl_convert_opt_dtype(const tl_value *v, bool *has, tl_dtype *dt,
                         tl_error *err)
 {

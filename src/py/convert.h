@@ -23,6 +23,9 @@ extern "C" {
 /* A device argument: torch.device value, 'cpu', 'cuda', 'cuda:N' (strings
  * through tl_device_parse), or an int N (cuda:N). */
 int tl_convert_device(const tl_value *v, tl_device *out, tl_error *err);
+/* .to(device) / .cuda(device): torch.device, 'cpu' / 'cuda' / 'cuda:N'
+ * (tl_device_parse) or an int; false with err filled otherwise. */
+bool tl_convert_to_device(const tl_value *v, tl_device *out, tl_error *err);
 /* Binding helpers: an optional dtype= (None or a dtype) and an optional
  * device= (None leaves *be unchanged). */
 int tl_convert_opt_dtype(const tl_value *v, bool *has, tl_dtype *dt,

@@ -5,7 +5,8 @@
  *
  * Design:
  *   - As soon as an operand is a tensor or ndarray the operators go to
- *     ops.h (through tl_ops_binary etc.) and subscripts to index.h.
+ *     ops.h as C operands (PyTorch promotion, Python numbers weak; NumPy
+ *     promotion when only ndarrays take part) and subscripts to index.h.
  *   - Bounds: sequences are charged against a per-call budget of elements
  *     (tl_pyops_budget_enter, set by the interpreter around each call) and
  *     loops poll the op's deadline (context.h).
@@ -25,6 +26,184 @@
 #include "index.h"
 #include "ops.h"
 #include "util.h"
+
+/* ---------------------------------------------------------------------- */
+/* tensors and ndarrays: PyTorch promotion through ops.h */
+
+static const char *pyop_symbol(tl_pyop op)
+{
+    static const char *const sym[TL_NPYOPS] = {
+        "+", "-", "*", "/", "//", "%", "** or pow()", "@", "==", "!=", "<",
+        "<=", ">", ">=", "&", "|", "^", "<<", ">>"};
+    return (unsigned)op < TL_NPYOPS ? sym[op] : "?";
+}
+
+/* Value -> operand; false if the value is not a number or tensor. */
+bool tl_pyops_operand(const tl_value *v, tl_operand *o)
+{
+    switch (v->kind) {
+    case TL_V_INT: *o = tl_ops_operand_int(v->u.i); return true;
+    case TL_V_FLOAT: *o = tl_ops_operand_float(v->u.f); return true;
+    case TL_V_BOOL: *o = tl_ops_operand_bool(v->u.b); return true;
+    case TL_V_TENSOR:
+    case TL_V_NDARRAY: *o = tl_ops_operand_tensor(v->u.tensor); return true;
+    default: return false;
+    }
+}
+
+
+
+
+static bool pyop_binop(tl_pyop op, tl_binop *out)
+{
+    static const int map[TL_NPYOPS] = {
+        TL_BIN_ADD, TL_BIN_SUB, TL_BIN_MUL, TL_BIN_DIV, TL_BIN_FLOORDIV,
+        TL_BIN_REMAINDER, TL_BIN_POW, -1, TL_BIN_EQ, TL_BIN_NE, TL_BIN_LT,
+        TL_BIN_LE, TL_BIN_GT, TL_BIN_GE, TL_BIN_BITAND, TL_BIN_BITOR,
+        TL_BIN_BITXOR, TL_BIN_LSHIFT, TL_BIN_RSHIFT};
+    if ((unsigned)op >= TL_NPYOPS || map[op] < 0)
+        return false;
+    *out = (tl_binop)map[op];
+    return true;
+}
+
+/* ndarray-only arithmetic: NumPy's default float is float64. */
+static bool numpy_mode(const tl_value *a, const tl_value *b)
+{
+    bool any_nd = a->kind == TL_V_NDARRAY || b->kind == TL_V_NDARRAY;
+    bool any_t = a->kind == TL_V_TENSOR || b->kind == TL_V_TENSOR;
+    return any_nd && !any_t;
+}
+
+static tl_value *wrap_result(tl_tensor *t, bool ndarray)
+{
+    return ndarray ? tl_value_ndarray(t) : tl_value_tensor(t);
+}
+
+static tl_value *tensor_binary(tl_pyop op, tl_value *a, tl_value *b,
+                               tl_error *err)
+{
+    tl_operand x, y;
+    bool ok = tl_pyops_operand(a, &x) && tl_pyops_operand(b, &y);
+    if (!ok) {
+        if (op == TL_PY_EQ || op == TL_PY_NE)
+            return tl_bool(op == TL_PY_NE);
+        tl_error_set(err, TL_ERR_TYPE,
+                     "unsupported operand type(s) for %s: '%s' and '%s'",
+                     pyop_symbol(op), tl_value_type_name(a),
+                     tl_value_type_name(b));
+        return NULL;
+    }
+    bool nd = numpy_mode(a, b);
+    tl_tensor *r;
+    if (op == TL_PY_MATMUL) {
+        if (!x.t || !y.t) {
+            tl_error_set(err, TL_ERR_TYPE,
+                         "unsupported operand type(s) for @: '%s' and '%s'",
+                         tl_value_type_name(a), tl_value_type_name(b));
+            return NULL;
+        }
+        r = tl_ops_matmul(x.t, y.t, false, err);
+    } else {
+        tl_binop bop;
+        if (!pyop_binop(op, &bop)) {
+            tl_error_set(err, TL_ERR_UNSUPPORTED, "unsupported operator");
+            return NULL;
+        }
+        if (nd) {
+            /* NumPy promotes integers to float64, not float32 */
+            tl_operand ops[2] = {x, y};
+            tl_dtype rt = tl_ops_result_type(ops, 2);
+            bool has_f32 = (x.t && x.t->dtype == TL_FLOAT32) ||
+                           (y.t && y.t->dtype == TL_FLOAT32);
+            if (!has_f32 && (rt == TL_FLOAT32 ||
+                             (bop == TL_BIN_DIV && !tl_dtype_is_floating(rt)))) {
+                tl_tensor *cx = NULL;
+                const tl_tensor *base = x.t ? x.t : y.t;
+                cx = tl_ops_to((tl_tensor *)base, NULL, TL_FLOAT64, true,
+                               TL_MEMFMT_PRESERVE, err);
+                if (!cx)
+                    return NULL;
+                if (x.t)
+                    x.t = cx;
+                else
+                    y.t = cx;
+                r = tl_ops_binop(bop, &x, &y, err);
+                tl_tensor_release(cx);
+                return r ? wrap_result(r, true) : NULL;
+            }
+        }
+        r = tl_ops_binop(bop, &x, &y, err);
+    }
+    return r ? wrap_result(r, nd) : NULL;
+}
+
+static tl_value *tensor_binary_inplace(tl_pyop op, tl_value *a, tl_value *b,
+                                       tl_error *err)
+{
+    if (a->kind != TL_V_TENSOR && a->kind != TL_V_NDARRAY)
+        return tensor_binary(op, a, b, err);
+    tl_operand y;
+    if (!tl_pyops_operand(b, &y)) {
+        tl_error_set(err, TL_ERR_TYPE,
+                     "unsupported operand type(s) for %s=: '%s' and '%s'",
+                     pyop_symbol(op), tl_value_type_name(a),
+                     tl_value_type_name(b));
+        return NULL;
+    }
+    if (op == TL_PY_MATMUL) {
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "In-place matrix multiplication is not (yet) supported. Please use 'a = a @ b' instead.");
+        return NULL;
+    }
+    tl_binop bop;
+    if (!pyop_binop(op, &bop) || tl_ops_binop_is_comparison(bop)) {
+        tl_error_set(err, TL_ERR_UNSUPPORTED, "unsupported augmented operator");
+        return NULL;
+    }
+    if (tl_ops_binop_(bop, a->u.tensor, &y, err) < 0)
+        return NULL;
+    return tl_value_retain(a);
+}
+
+static tl_value *tensor_unary(tl_pyunop op, tl_value *a, tl_error *err)
+{
+    if (a->kind != TL_V_TENSOR && a->kind != TL_V_NDARRAY) {
+        tl_error_set(err, TL_ERR_TYPE, "bad operand type for unary operator: '%s'",
+                     tl_value_type_name(a));
+        return NULL;
+    }
+    tl_tensor *t = a->u.tensor;
+    bool nd = a->kind == TL_V_NDARRAY;
+    tl_tensor *r = NULL;
+    switch (op) {
+    case TL_PY_POS:
+        if (t->dtype == TL_BOOL && !nd) {
+            tl_error_set(err, TL_ERR_RUNTIME,
+                         "The `+` operator, on a bool tensor is not supported.");
+            return NULL;
+        }
+        if (!nd)
+            return tl_value_retain(a); /* positive() returns self */
+        r = tl_ops_clone(t, TL_MEMFMT_PRESERVE, err);
+        break;
+    case TL_PY_NEG:
+        r = tl_ops_unop(TL_UN_NEG, t, err);
+        break;
+    case TL_PY_INVERT:
+        if (tl_dtype_is_floating(t->dtype)) {
+            tl_error_set(err, TL_ERR_TYPE,
+                         "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+            return NULL;
+        }
+        r = tl_ops_unop(TL_UN_BITWISE_NOT, t, err);
+        break;
+    }
+    return r ? wrap_result(r, nd) : NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the budget */
 
 static _Thread_local tl_pyops_budget g_budget;
 
@@ -370,7 +549,7 @@ static tl_value *str_repeat(const tl_value *a, int64_t k, tl_error *err)
 tl_value *tl_pyops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b))
-        return tl_ops_binary(op, a, b, err);
+        return tensor_binary(op, a, b, err);
     if (is_num(a) && is_num(b))
         return num_binop(op, a, b, err);
     bool sa = tl_value_is_seq(a), sb = tl_value_is_seq(b);
@@ -430,7 +609,7 @@ tl_value *tl_pyops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 tl_value *tl_pyops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
     if (tl_value_is_tensorlike(a))
-        return tl_ops_binary_inplace(op, a, b, err);
+        return tensor_binary_inplace(op, a, b, err);
     if (a->kind == TL_V_LIST && op == TL_PY_ADD && !tl_value_is_tensorlike(b)) {
         tl_value **items;
         size_t n;
@@ -464,7 +643,7 @@ tl_value *tl_pyops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error
 tl_value *tl_pyops_unary(tl_pyunop op, tl_value *a, tl_error *err)
 {
     if (tl_value_is_tensorlike(a))
-        return tl_ops_unary((tl_pyunop)op, a, err);
+        return tensor_unary(op, a, err);
     const char *sym = op == TL_PY_NEG ? "-" : op == TL_PY_POS ? "+" : "~";
     if (is_intlike(a)) {
         int64_t x = ival(a);
@@ -542,7 +721,7 @@ again: /* sequences descend into their first differing items by looping, not
 static tl_value *contains(tl_value *container, tl_value *item, tl_error *err)
 {
     if (tl_value_is_tensorlike(container)) {
-        tl_value *eq = tl_ops_binary(TL_PY_EQ, container, item, err);
+        tl_value *eq = tensor_binary(TL_PY_EQ, container, item, err);
         if (!eq)
             return NULL;
         bool any = false;
@@ -623,7 +802,7 @@ tl_value *tl_pyops_compare(tl_cmpop op, tl_value *a, tl_value *b, tl_error *err)
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b)) {
         static const tl_pyop map[] = {TL_PY_EQ, TL_PY_NE, TL_PY_LT, TL_PY_LE,
                                       TL_PY_GT, TL_PY_GE};
-        return tl_ops_binary(map[op], a, b, err);
+        return tensor_binary(map[op], a, b, err);
     }
     if (op == TL_CMP_EQ)
         return tl_bool(tl_value_equal(a, b));

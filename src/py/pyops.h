@@ -14,6 +14,7 @@
 
 #include "err.h"
 #include "pyop.h"
+#include "ops.h"
 #include "value.h"
 
 #ifdef __cplusplus
@@ -40,6 +41,10 @@ void tl_pyops_items_free(tl_value **items, size_t n);
 /* obj[idx] and obj[idx] = v for sequences, strings, storages and tensors */
 tl_value *tl_pyops_getitem(tl_value *obj, tl_value *idx, tl_error *err);
 int tl_pyops_setitem(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err);
+
+/* A number or a tensor/ndarray as an elementwise operand (borrowed);
+ * false for any other value. */
+bool tl_pyops_operand(const tl_value *v, tl_operand *o);
 
 /* ---- the per-call budget of sequence elements ---- */
 typedef struct tl_pyops_budget {
