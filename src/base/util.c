@@ -271,3 +271,25 @@ tl_read_status tl_read_file(const char *path, size_t max, char **text,
     *text = tl_buf_steal(&b);
     return TL_READ_OK;
 }
+
+/* strerror_r is the XSI one (int) or the GNU one (char *) depending on the
+ * feature macros; _Generic takes whichever this libc declares. */
+static const char *strerror_xsi(int rc, char *buf)
+{
+    return rc == 0 ? buf : "Unknown error";
+}
+static const char *strerror_gnu(const char *r, char *buf)
+{
+    (void)buf;
+    return r;
+}
+
+const char *tl_strerror(int errnum, char *buf, size_t cap)
+{
+    if (!buf || cap == 0)
+        return "Unknown error";
+    buf[0] = 0;
+    return _Generic(strerror_r(errnum, buf, cap),
+                    int: strerror_xsi,
+                    char *: strerror_gnu)(strerror_r(errnum, buf, cap), buf);
+}

@@ -370,9 +370,11 @@ static void github_summary(const tl_report *r)
         ok = fputs(md, f) >= 0;
         ok = fclose(f) == 0 && ok; /* a full disk shows up here */
     }
-    if (!ok)
+    if (!ok) {
+        char eb[128];
         fprintf(stderr, "tlab: cannot append to $GITHUB_STEP_SUMMARY (%s): %s\n", path,
-                strerror(errno));
+                tl_strerror(errno, eb, sizeof eb));
+    }
     free(md);
 }
 

@@ -702,8 +702,8 @@ int main(int argc, char **argv)
         .device = TL_DEVREQ_AUTO,
         .color = TL_COLOR_AUTO,
         .jobs = 1,
-        .max_bytes = (size_t)1 << 30,
-        .timeout = 2.0,
+        .max_bytes = TL_DEFAULT_MAX_BYTES,
+        .timeout = TL_DEFAULT_TIMEOUT,
     };
     /* At most argc statements and operands. */
     cli.stmts = tl_xcalloc((size_t)argc + 1, sizeof *cli.stmts);

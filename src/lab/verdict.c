@@ -507,29 +507,6 @@ static tl_tensor *make_variant(tl_tensor *p, int which, const tl_backend *other,
     return t;
 }
 
-int tl_verdict_variants(tl_tensor *p, const tl_backend *other, const char **names,
-                        tl_tensor **tensors, tl_error *err)
-{
-    int n = 0;
-    for (int w = 0; w < VAR_COUNT; w++) {
-        const char *name;
-        tl_error e2;
-        tl_error_clear(&e2);
-        tl_tensor *t = make_variant(p, w, other, &name, &e2);
-        if (t) {
-            names[n] = name;
-            tensors[n++] = t;
-        } else if (e2.kind == TL_ERR_INTERNAL) {
-            if (err)
-                *err = e2;
-            for (int i = 0; i < n; i++)
-                tl_tensor_release(tensors[i]);
-            return -1;
-        }
-    }
-    return n;
-}
-
 /* ------------------------------------------------------------- reasons */
 
 static void put_tuple(tl_buf *b, const int64_t *v, int n)
@@ -750,7 +727,7 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
             status = 1; /* does not exist here, or could not be built */
             goto done;
         }
-        tl_value *pv = tl_tensor_value(vt);
+        tl_value *pv = tl_value_tensor(vt);
         tl_interp_set(I, job->parent, pv);
         tl_value_release(parent);
         parent = pv;

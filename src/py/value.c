@@ -115,49 +115,49 @@ tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step)
     return v;
 }
 
-tl_value *tl_dtype_value(tl_dtype dt)
+tl_value *tl_value_dtype(tl_dtype dt)
 {
     tl_value *v = alloc_value(TL_V_DTYPE);
     v->u.dtype = dt;
     return v;
 }
 
-tl_value *tl_device_value(tl_device dev)
+tl_value *tl_value_device(tl_device dev)
 {
     tl_value *v = alloc_value(TL_V_DEVICE);
     v->u.device = dev;
     return v;
 }
 
-tl_value *tl_memfmt_value(tl_memfmt f)
+tl_value *tl_value_memfmt(tl_memfmt f)
 {
     tl_value *v = alloc_value(TL_V_MEMFMT);
     v->u.memfmt = f;
     return v;
 }
 
-tl_value *tl_tensor_value(tl_tensor *t)
+tl_value *tl_value_tensor(tl_tensor *t)
 {
     tl_value *v = alloc_value(TL_V_TENSOR);
     v->u.tensor = t;
     return v;
 }
 
-tl_value *tl_ndarray_value(tl_tensor *t)
+tl_value *tl_value_ndarray(tl_tensor *t)
 {
     tl_value *v = alloc_value(TL_V_NDARRAY);
     v->u.tensor = t;
     return v;
 }
 
-tl_value *tl_storage_value(tl_storage *s)
+tl_value *tl_value_storage(tl_storage *s)
 {
     tl_value *v = alloc_value(TL_V_STORAGE);
     v->u.storage = tl_storage_retain(s);
     return v;
 }
 
-tl_value *tl_module_value(const char *name)
+tl_value *tl_value_module(const char *name)
 {
     tl_value *v = alloc_value(TL_V_MODULE);
     v->u.str.s = tl_xstrdup(name);
@@ -165,7 +165,7 @@ tl_value *tl_module_value(const char *name)
     return v;
 }
 
-tl_value *tl_func_value(const char *name, tl_cfunc fn, tl_value *self)
+tl_value *tl_value_func(const char *name, tl_cfunc fn, tl_value *self)
 {
     tl_value *v = alloc_value(TL_V_FUNC);
     v->u.func.name = name;

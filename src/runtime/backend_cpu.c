@@ -25,6 +25,7 @@
  *   - Nothing here trusts the descriptors blindly: mismatched shapes or
  *     out-of-range gather indices return TL_ERR_INTERNAL instead of crashing.
  */
+#include "context.h"
 #include "backend_impl.h"
 
 #include <math.h>
@@ -237,15 +238,12 @@ static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
     for (;;) {
         if (fn(ctx, it->sizes[last], ptrs, inner, err) < 0)
             return -1;
-        /* poll the op's deadline about every million elements */
+        /* poll the op's deadline every TL_DEADLINE_POLL elements */
         since_check += it->sizes[last];
-        if (since_check >= (1 << 20)) {
+        if (since_check >= TL_DEADLINE_POLL) {
             since_check = 0;
-            if (tl_context_deadline_passed())
-                return tl_error_set(err, TL_ERR_LIMIT,
-                                    "time limit exceeded (%g s per op; see "
-                                    "--timeout)",
-                                    tl_context_deadline_budget());
+            if (tl_context_deadline_check(err) < 0)
+                return -1;
         }
         int d = last - 1;
         for (; d >= 0; d--) {
@@ -1242,19 +1240,15 @@ static int64_t count_mul(int64_t a, int64_t b)
     return tl_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-/* Count n more elements done; about every million, poll the op's deadline
- * (-1 with a limit error once it has passed). */
+/* Count n more elements done; every TL_DEADLINE_POLL, poll the op's
+ * deadline (-1 with a limit error once it has passed). */
 static int poll_deadline(int64_t *since_check, int64_t n, tl_error *err)
 {
     *since_check += n;
-    if (*since_check < (1 << 20))
+    if (*since_check < TL_DEADLINE_POLL)
         return 0;
     *since_check = 0;
-    if (tl_context_deadline_passed())
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "time limit exceeded (%g s per op; see --timeout)",
-                            tl_context_deadline_budget());
-    return 0;
+    return tl_context_deadline_check(err);
 }
 
 static int cpu_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,

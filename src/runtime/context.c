@@ -49,3 +49,17 @@ double tl_context_deadline_budget(void)
 {
     return tl_context_get()->deadline_budget;
 }
+
+double tl_context_deadline_when(void)
+{
+    return tl_context_get()->deadline_when;
+}
+
+int tl_context_deadline_check(tl_error *err)
+{
+    if (tl_context_deadline_passed())
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "time limit exceeded (%g s per op; see --timeout)",
+                            tl_context_deadline_budget());
+    return 0;
+}

@@ -25,14 +25,13 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "err.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct tl_backend;
-
-#define TL_DEFAULT_MAX_BYTES ((size_t)1 << 30)
 
 /* Backend counters (backend.h documents them). */
 typedef struct tl_backend_counters {
@@ -80,6 +79,19 @@ void tl_context_set_backends(const struct tl_backend *default_be,
 void tl_context_deadline_set(double when, double budget);
 bool tl_context_deadline_passed(void);
 double tl_context_deadline_budget(void);
+double tl_context_deadline_when(void); /* 0 when none is set */
+/* The deadline as an error: -1 with TL_ERR_LIMIT "time limit exceeded (N s
+ * per op; see --timeout)" once it has passed. */
+int tl_context_deadline_check(tl_error *err);
+/* How often loops poll it: every TL_DEADLINE_POLL iterations or elements
+ * (one period for kernels, factories and the evaluator). */
+#define TL_DEADLINE_POLL ((int64_t)1 << 12)
+/* tl_context_deadline_check on every TL_DEADLINE_POLL-th iteration i. */
+static inline int tl_context_deadline_tick(int64_t i, tl_error *err)
+{
+    return (i & (TL_DEADLINE_POLL - 1)) == TL_DEADLINE_POLL - 1
+               ? tl_context_deadline_check(err) : 0;
+}
 
 #ifdef __cplusplus
 }

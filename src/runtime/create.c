@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "bind.h"
 #include "numpy.h"
 #include "util.h"
@@ -479,10 +480,8 @@ tl_tensor *tl_create_random(const tl_backend *be, tl_dtype dt, int ndim,
     char *p = host;
     for (int64_t i = 0; i < numel; i++) {
         double v;
-        if ((i & ((1 << 20) - 1)) == (1 << 20) - 1 && tl_context_deadline_passed()) {
+        if (tl_context_deadline_tick(i, err) < 0) {
             free(host);
-            tl_error_set(err, TL_ERR_LIMIT, "time limit exceeded (%g s per op; see --timeout)",
-                         tl_context_deadline_budget());
             return NULL;
         }
         if (normal) {
@@ -872,7 +871,7 @@ tl_value *tl_create_item(const tl_tensor *t, tl_error *err)
     return element_value(t, 0, err);
 }
 
-#define TL_TOLIST_MAX ((int64_t)10000000)
+#define TL_TOLIST_MAX TL_DEFAULT_MAX_SEQ
 
 /* Build the nested list for dims [dim, ndim) starting at flat index *pos.
  * Elements are read through a host copy when the tensor is on a device. */
@@ -997,15 +996,15 @@ tl_value *tl_create_storage_attr(tl_value *storage, const char *name,
         return NULL;
     }
     if (strcmp(name, "data_ptr") == 0)
-        return tl_func_value("data_ptr", storage_data_ptr, storage);
+        return tl_value_func("data_ptr", storage_data_ptr, storage);
     if (strcmp(name, "nbytes") == 0)
-        return tl_func_value("nbytes", storage_nbytes, storage);
+        return tl_value_func("nbytes", storage_nbytes, storage);
     if (strcmp(name, "size") == 0)
-        return tl_func_value("size", storage_size, storage);
+        return tl_value_func("size", storage_size, storage);
     if (strcmp(name, "element_size") == 0)
-        return tl_func_value("element_size", storage_element_size, storage);
+        return tl_value_func("element_size", storage_element_size, storage);
     if (strcmp(name, "device") == 0)
-        return tl_device_value(storage->u.storage->device);
+        return tl_value_device(storage->u.storage->device);
     if (strcmp(name, "is_cuda") == 0)
         return tl_bool(storage->u.storage->device.kind == TL_DEV_CUDA);
     tl_error_set(err, TL_ERR_ATTRIBUTE,

@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "bind.h"
-#include "interp.h"
 #include "ops.h"
 #include "util.h"
 #include "view.h"
@@ -155,14 +155,7 @@ static int64_t *read_all_i64(const tl_tensor *t, int64_t *n, tl_error *err)
     int64_t off = src->offset;
     for (int64_t k = 0; k < numel; k++) {
         out[k] = tl_dtype_load_i64(src->dtype, base + (size_t)off * isz);
-        for (int d = src->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < src->sizes[d]) {
-                off += src->strides[d];
-                break;
-            }
-            off -= (idx[d] - 1) * src->strides[d];
-            idx[d] = 0;
-        }
+        tl_shape_next(src->ndim, src->sizes, idx, src->strides, &off);
     }
     tl_tensor_release(h);
     *n = numel;
@@ -399,7 +392,7 @@ static bool is_bool_scalar_tensor(const tl_tensor *t)
 static int geom_unsqueeze(ctx *c, int64_t dim, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, c->ndim + 1, &d, err))
+    if (tl_shape_wrap_dim(dim, c->ndim + 1, &d, err))
         return -1;
     if (c->ndim >= TL_MAX_DIMS)
         return tl_error_set(err, TL_ERR_LIMIT, "tensors with more than %d "
@@ -528,7 +521,7 @@ static int geom_slice(ctx *c, int dim, const tl_value *sl, tl_error *err)
         return tl_error_set(err, TL_ERR_INDEX, "slice() cannot be applied to "
                             "a 0-dim tensor.");
     int d;
-    if (tl_wrap_dim(dim, c->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, c->ndim, &d, err))
         return -1;
     int64_t size = c->sizes[d];
     /* applySlice's no-op shortcut (raw start 0, explicit stop == size) */
@@ -776,7 +769,7 @@ static int expand_indices(ctx *c, tl_error *err)
         if (r->is_mask) {
             for (int j = 0; j < t->ndim; j++) {
                 int src = rsize + j, dd;
-                if (!c->np && tl_wrap_dim(src, c->ndim, &dd, err))
+                if (!c->np && tl_shape_wrap_dim(src, c->ndim, &dd, err))
                     return -1;
                 if (src >= c->ndim || t->sizes[j] != c->sizes[src]) {
                     tl_buf m = {0}, s = {0};
@@ -1126,7 +1119,7 @@ static void adv_layout(const ctx *c, const plan *p, int64_t *out)
         itop *o = &ops[j + 1];
         for (int i = 0; i < nd; i++)
             o->sizes[i] = i >= before && i < before + nb ? p->bsizes[i - before] : 1;
-        bool ok = tl_view_compute_stride(nb, p->bsizes, est, nd, o->sizes,
+        bool ok = tl_shape_compute_stride(nb, p->bsizes, est, nd, o->sizes,
                                          o->strides);
         TL_ASSERT(ok); /* inserting size-1 dims always has a view */
     }
@@ -1157,7 +1150,7 @@ static int walk_offsets(const ctx *c, const plan *p, chunk_fn fn, void *arg,
         if (fill == GATHER_CHUNK || e == p->rnumel - 1) {
             rc = fn(buf, fill, start, arg, err);
             if (rc == 0)
-                rc = tl_interp_check_deadline(err);
+                rc = tl_context_deadline_check(err);
             if (rc)
                 break;
             start += fill;
@@ -1242,7 +1235,7 @@ static tl_tensor *sliced_view(const ctx *c)
 
 static tl_value *wrap_out(bool np, tl_tensor *t)
 {
-    return np ? tl_ndarray_value(t) : tl_tensor_value(t);
+    return np ? tl_value_ndarray(t) : tl_value_tensor(t);
 }
 
 /* numpy scalar: a[i, j] with only integers */
@@ -1625,7 +1618,7 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
             goto out;
     }
     if (!c->np)
-        tl_bump_version(x);
+        tl_tensor_bump_version(x);
     rc = 0;
 out:
     free(p.adv_off);
@@ -1743,7 +1736,7 @@ static tl_tensor *gather_offsets(const tl_tensor *x, int ndim,
     for (int64_t s = 0; s < n; s += GATHER_CHUNK) {
         int64_t k = n - s < GATHER_CHUNK ? n - s : GATHER_CHUNK;
         if (gather_chunk(offs + s, k, s, &g, err) ||
-            tl_interp_check_deadline(err)) {
+            tl_context_deadline_check(err)) {
             tl_tensor_release(r);
             return NULL;
         }
@@ -1763,14 +1756,7 @@ static int64_t *all_offsets(const tl_tensor *t, int64_t *n, tl_error *err)
     int64_t idx[TL_MAX_DIMS] = {0}, off = t->offset;
     for (int64_t k = 0; k < numel; k++) {
         o[k] = off;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < t->sizes[d]) {
-                off += t->strides[d];
-                break;
-            }
-            off -= (idx[d] - 1) * t->strides[d];
-            idx[d] = 0;
-        }
+        tl_shape_next(t->ndim, t->sizes, idx, t->strides, &off);
     }
     *n = numel;
     return o;
@@ -1780,7 +1766,7 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
                            const tl_tensor *index, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
     if (index->ndim > 1) {
         tl_error_set(err, TL_ERR_INDEX, "index_select(): Index is supposed "
@@ -1822,11 +1808,7 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
         for (int q = 0; q < t->ndim; q++)
             off += (q == d ? iv[idx[q]] : idx[q]) * t->strides[q];
         offs[k] = off;
-        for (int q = t->ndim - 1; q >= 0; q--) {
-            if (++idx[q] < rs[q])
-                break;
-            idx[q] = 0;
-        }
+        tl_shape_next(t->ndim, rs, idx, NULL, NULL);
     }
     tl_tensor *r = gather_offsets(t, t->ndim, rs, offs, rn, err);
     free(offs);
@@ -1838,7 +1820,7 @@ tl_tensor *tl_index_gather(const tl_tensor *t, int64_t dim,
                            const tl_tensor *index, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
     int64_t n = tl_tensor_numel(index);
     if (n > 0 && index->dtype != TL_INT64) {
@@ -1888,11 +1870,7 @@ tl_tensor *tl_index_gather(const tl_tensor *t, int64_t dim,
         for (int q = 0; q < t->ndim; q++)
             off += (q == d ? iv[k] : idx[q]) * t->strides[q];
         offs[k] = off;
-        for (int q = index->ndim - 1; q >= 0; q--) {
-            if (++idx[q] < index->sizes[q])
-                break;
-            idx[q] = 0;
-        }
+        tl_shape_next(index->ndim, index->sizes, idx, NULL, NULL);
     }
     tl_tensor *r = gather_offsets(t, index->ndim, index->sizes, offs, n, err);
     free(offs);
@@ -1944,7 +1922,7 @@ tl_tensor *tl_index_masked_select(const tl_tensor *t, const tl_tensor *mask,
         return NULL;
     }
     int64_t shape[TL_MAX_DIMS];
-    int nd = tl_view_broadcast_shapes(mask->ndim, mask->sizes, t->ndim,
+    int nd = tl_shape_broadcast(mask->ndim, mask->sizes, t->ndim,
                                       t->sizes, shape, err);
     if (nd < 0)
         return NULL;

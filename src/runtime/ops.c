@@ -35,7 +35,7 @@
 
 #include "bind.h"
 #include "ops.h"
-#include "view.h"
+#include "shape.h"
 
 /* ===================================================================== */
 /* small helpers                                                          */
@@ -698,7 +698,7 @@ int tl_ops_copy_(tl_tensor *dst, const tl_tensor *src, tl_error *err)
         return -1;
     if (copy_checked(dst, src, err) < 0)
         return -1;
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -711,7 +711,7 @@ int tl_ops_fill_(tl_tensor *dst, tl_scalar v, tl_error *err)
         if (tl_backend_fill(tl_tensor_backend(dst), &d, v, err) < 0)
             return -1;
     }
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -980,7 +980,7 @@ static int binary_inplace(tl_binop op, tl_tensor *dst, const opnd *b,
         return -1;
     if (binary_inplace_checked(op, dst, b, err) < 0)
         return -1;
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -1117,7 +1117,7 @@ static int unary_inplace(tl_unop op, tl_tensor *t, tl_error *err)
         return cast_error(outdt, t->dtype, err);
     if (run_unary(op, compute, t, t, err) < 0)
         return -1;
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
@@ -1278,7 +1278,7 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
     if (rc < 0)
         return -1;
     grad_inplace(t, opnds_grad(ops + 1, n - 1));
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
@@ -1361,7 +1361,7 @@ static int masked_fill_inplace(tl_tensor *t, const tl_tensor *mask,
     if (masked_fill_run(t, mask, &val, err) < 0)
         return -1;
     grad_inplace(t, vgrad);
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
@@ -1431,7 +1431,7 @@ static int parse_dims(const tl_value *dim, int ndim, redspec *rs, tl_error *err)
     }
     for (int i = 0; i < n; i++) {
         int d;
-        if (tl_wrap_dim(dims[i], ndim, &d, err) < 0)
+        if (tl_shape_wrap_dim(dims[i], ndim, &d, err) < 0)
             return -1;
         if (ndim == 0)
             continue;
@@ -1621,8 +1621,8 @@ static tl_value *reduce_pair(bool is_max, const tl_tensor *t, int dim,
         return NULL;
     }
     tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_tensor_value(v));
-    tl_seq_set(tup, 1, tl_tensor_value(ix));
+    tl_seq_set(tup, 0, tl_value_tensor(v));
+    tl_seq_set(tup, 1, tl_value_tensor(ix));
     return tup;
 }
 
@@ -1716,7 +1716,7 @@ tl_tensor *tl_ops_cat(tl_tensor *const *ts, size_t n, int64_t dim,
         if (!cat_skipped(ts[i]))
             ref = ts[i];
     int d;
-    if (tl_wrap_dim(dim, ref ? ref->ndim : ts[0]->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, ref ? ref->ndim : ts[0]->ndim, &d, err) < 0)
         return NULL;
     /* dtype, device, shape checks */
     tl_dtype dt = ts[0]->dtype;
@@ -1841,7 +1841,7 @@ tl_tensor *tl_ops_stack(tl_tensor *const *ts, size_t n, int64_t dim,
         return NULL;
     }
     int d;
-    if (tl_wrap_dim(dim, ts[0]->ndim + 1, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, ts[0]->ndim + 1, &d, err) < 0)
         return NULL;
     for (size_t i = 1; i < n; i++)
         if (!tl_shape_equal(ts[0]->ndim, ts[0]->sizes, ts[i]->ndim, ts[i]->sizes)) {
@@ -1877,7 +1877,7 @@ tl_tensor *tl_ops_stack(tl_tensor *const *ts, size_t n, int64_t dim,
     tl_tensor *out = tl_ops_cat(ts, n, d, err);
     if (!out)
         return NULL;
-    bool ok = tl_view_compute_stride(out->ndim, out->sizes, out->strides, nd,
+    bool ok = tl_shape_compute_stride(out->ndim, out->sizes, out->strides, nd,
                                      rsz, rst);
     TL_ASSERT(ok); /* splitting one dim always has a view */
     /* out is fresh and ours alone: reshape its header in place */
@@ -1931,7 +1931,7 @@ static int parse_dim_list(const tl_value *v, int ndim, uint64_t *mask,
     *mask = 0;
     for (int i = 0; i < n; i++) {
         int d;
-        if (tl_wrap_dim(raw[i], ndim, &d, err) < 0)
+        if (tl_shape_wrap_dim(raw[i], ndim, &d, err) < 0)
             return -1;
         if (*mask & ((uint64_t)1 << d))
             return tl_error_set(err, TL_ERR_RUNTIME,
@@ -2546,15 +2546,6 @@ tl_tensor *tl_ops_binop(tl_binop op, const tl_value *a, const tl_value *b,
     return binary_new(op, &x, &y, err);
 }
 
-int tl_ops_binop_(tl_binop op, tl_tensor *self, const tl_value *b, tl_error *err)
-{
-    opnd y;
-    if (!value_opnd(b, &y))
-        return tl_error_set(err, TL_ERR_TYPE, "unsupported operand type: '%s'",
-                            tl_value_type_name(b));
-    return binary_inplace(op, self, &y, err);
-}
-
 tl_tensor *tl_ops_unop(tl_unop op, const tl_tensor *t, tl_error *err)
 {
     return unary_new(op, t, err);
@@ -2588,7 +2579,7 @@ static bool numpy_mode(const tl_value *a, const tl_value *b)
 
 static tl_value *wrap_result(tl_tensor *t, bool ndarray)
 {
-    return ndarray ? tl_ndarray_value(t) : tl_tensor_value(t);
+    return ndarray ? tl_value_ndarray(t) : tl_value_tensor(t);
 }
 
 tl_value *tl_ops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
@@ -2756,7 +2747,7 @@ int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_value *b,
     if (tmp)
         tl_tensor_release(tmp);
     if (rc == 0)
-        tl_bump_version(self);
+        tl_tensor_bump_version(self);
     return rc;
 }
 
@@ -2831,7 +2822,7 @@ tl_value *tl_ops_minmax_dim(bool is_max, const tl_tensor *t, int64_t dim,
                             bool keepdim, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     return reduce_pair(is_max, t, d, keepdim, err);
 }
@@ -2911,7 +2902,7 @@ tl_tensor *tl_ops_roll(const tl_tensor *t, const tl_value *shifts,
                          (long long)raw[i]);
             return NULL;
         }
-        if (tl_wrap_dim(raw[i], t->ndim, &dl[i], err) < 0)
+        if (tl_shape_wrap_dim(raw[i], t->ndim, &dl[i], err) < 0)
             return NULL;
     }
     return roll_impl(t, nsh, sh, nd, dl, err);
@@ -2948,7 +2939,7 @@ tl_tensor *tl_ops_repeat_interleave(const tl_tensor *t, const tl_value *repeats,
     if (has_dim) {
         int64_t raw;
         if (tl_to_int(dim, "dim", &raw, err) < 0 ||
-            tl_wrap_dim(raw, t->ndim, &d, err) < 0)
+            tl_shape_wrap_dim(raw, t->ndim, &d, err) < 0)
             return NULL;
     }
     if (repeats->kind == TL_V_TENSOR)
@@ -2984,7 +2975,7 @@ tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,
                      "narrow() cannot be applied to a 0-dim tensor.");
         return NULL;
     }
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     int64_t size = t->sizes[d];
     if (start < -size || start > size) {
@@ -3086,7 +3077,7 @@ int tl_ops_div_mode_(tl_tensor *self, const tl_value *b, int mode,
         rc = copy_checked(self, r, err);
     tl_tensor_release(r);
     if (rc == 0)
-        tl_bump_version(self);
+        tl_tensor_bump_version(self);
     return rc;
 }
 
@@ -3139,8 +3130,8 @@ static int sort_rows(const tl_tensor *t, int d, bool desc, int64_t k,
 static tl_value *pair_value(tl_tensor *v, tl_tensor *i)
 {
     tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_tensor_value(v));
-    tl_seq_set(tup, 1, tl_tensor_value(i));
+    tl_seq_set(tup, 0, tl_value_tensor(v));
+    tl_seq_set(tup, 1, tl_value_tensor(i));
     return tup;
 }
 
@@ -3148,7 +3139,7 @@ tl_value *tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
                       tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     /* both outputs take self's layout by the preserve_format rule */
     int64_t st[TL_MAX_DIMS];
@@ -3176,7 +3167,7 @@ tl_value *tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim,
                       bool largest, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (k < 0 || k > n) {
@@ -3214,7 +3205,7 @@ tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
                      "(tlab limit)", TL_MAX_DIMS);
         return NULL;
     }
-    if (tl_wrap_dim(dim1, nd, &d1, err) < 0 || tl_wrap_dim(dim2, nd, &d2, err) < 0)
+    if (tl_shape_wrap_dim(dim1, nd, &d1, err) < 0 || tl_shape_wrap_dim(dim2, nd, &d2, err) < 0)
         return NULL;
     if (d1 == d2) {
         tl_error_set(err, TL_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
@@ -3238,7 +3229,12 @@ tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
     /* a 0-d input has one output dim, so d1 == d2 was refused above */
     TL_ASSERT(t->ndim >= 1);
     /* the diagonal view of out has t's shape: copy t into it */
-    tl_tensor *dv = tl_view_diagonal(out, offset, d1, d2, err);
+    tl_geom g = {.ndim = out->ndim, .offset = out->offset};
+    memcpy(g.sizes, out->sizes, sizeof(int64_t) * (size_t)out->ndim);
+    memcpy(g.strides, out->strides, sizeof(int64_t) * (size_t)out->ndim);
+    tl_tensor *dv = NULL;
+    if (tl_shape_diagonal(&g, offset, d1, d2, err) == 0)
+        dv = tl_tensor_view(out, g.ndim, g.sizes, g.strides, g.offset);
     if (!dv || copy_into(dv, t, t->strides, err) < 0) {
         if (dv)
             tl_tensor_release(dv);
@@ -3274,6 +3270,6 @@ int tl_ops_tri_(tl_tensor *t, int64_t k, bool upper, tl_error *err)
     tl_tensor_release(r);
     if (rc < 0)
         return -1;
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }

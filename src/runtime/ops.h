@@ -17,22 +17,13 @@
 
 #include "backend.h"
 #include "err.h"
+#include "pyop.h"
 #include "tensor.h"
 #include "value.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Python-level binary operators, as the interpreter sees them. */
-typedef enum tl_pyop {
-    TL_PY_ADD, TL_PY_SUB, TL_PY_MUL, TL_PY_TRUEDIV, TL_PY_FLOORDIV,
-    TL_PY_MOD, TL_PY_POW, TL_PY_MATMUL, TL_PY_EQ, TL_PY_NE, TL_PY_LT,
-    TL_PY_LE, TL_PY_GT, TL_PY_GE, TL_PY_AND, TL_PY_OR, TL_PY_XOR,
-    TL_PY_LSHIFT, TL_PY_RSHIFT, TL_NPYOPS
-} tl_pyop;
-
-typedef enum tl_pyunop { TL_PY_NEG, TL_PY_POS, TL_PY_INVERT } tl_pyunop;
 
 /* clone(memory_format=fmt) */
 tl_tensor *tl_ops_clone(const tl_tensor *t, tl_memfmt fmt, tl_error *err);
@@ -73,8 +64,6 @@ tl_tensor *tl_ops_binop(tl_binop op, const tl_value *a, const tl_value *b,
 tl_tensor *tl_ops_binop_alpha(tl_binop op, const tl_value *a, const tl_value *b,
                               const tl_value *alpha, tl_error *err);
 /* self OP= b in place: returns 0 and bumps self's version once */
-int tl_ops_binop_(tl_binop op, tl_tensor *self, const tl_value *b,
-                  tl_error *err);
 int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_value *b,
                         const tl_value *alpha, tl_error *err);
 /* div with rounding_mode: 0 None (true division), 1 'trunc', 2 'floor' */

@@ -44,33 +44,6 @@ static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
     return t;
 }
 
-bool tl_shape_numel(int ndim, const int64_t *sizes, int64_t *numel)
-{
-    /* PyTorch's rule: the product in dim order must not overflow, even when
-     * a later zero would make it 0 -- (2**62, 0) is a legal empty tensor,
-     * (2**31, 2**31, 2**31, 0) is refused -- so every stride product of a
-     * tensor fits in int64 */
-    int64_t n = 1;
-    for (int d = 0; d < ndim; d++) {
-        if (sizes[d] < 0 || tl_mul_overflow(n, sizes[d], &n))
-            return false;
-    }
-    if (n > TL_MAX_NUMEL)
-        return false;
-    *numel = n;
-    return true;
-}
-
-bool tl_shape_equal(int na, const int64_t *a, int nb, const int64_t *b)
-{
-    if (na != nb)
-        return false;
-    for (int i = 0; i < na; i++)
-        if (a[i] != b[i])
-            return false;
-    return true;
-}
-
 int tl_tensor_check_shape(int ndim, const int64_t *sizes, int64_t *numel,
                           tl_error *err)
 {
@@ -178,6 +151,8 @@ void tl_tensor_release(tl_tensor *t)
 }
 
 int64_t tl_tensor_live(void) { return tl_context_get()->live_headers; }
+
+void tl_tensor_bump_version(tl_tensor *t) { t->version->value++; }
 
 /* ---- queries ---- */
 

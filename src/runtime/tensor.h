@@ -23,14 +23,12 @@
 #include "backend.h"
 #include "dtype.h"
 #include "err.h"
+#include "shape.h"
 #include "storage.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Largest numel of one tensor (SPEC 7). */
-#define TL_MAX_NUMEL ((int64_t)1 << 31)
 
 typedef struct tl_tensor {
     int refcount;
@@ -64,6 +62,8 @@ tl_tensor *tl_tensor_alias(const tl_tensor *src);
 
 tl_tensor *tl_tensor_retain(tl_tensor *t);
 void tl_tensor_release(tl_tensor *t);
+/* Bump t's version counter (_version): in-place ops call it once a write. */
+void tl_tensor_bump_version(tl_tensor *t);
 /* Tensor headers alive on this thread. A header is about 1 KiB (sizes and
  * strides for TL_MAX_DIMS dims) that the storage ledger does not see, so
  * the interpreter refuses to go past TL_MAX_LIVE_TENSORS (a comprehension
@@ -98,6 +98,14 @@ int64_t tl_tensor_required_bytes(int ndim, const int64_t *sizes,
                                  const int64_t *strides, int64_t offset,
                                  size_t itemsize);
 
+/* A memory_format= argument: the stride order a copy gets. */
+typedef enum tl_memfmt {
+    TL_MEMFMT_PRESERVE,        /* torch.preserve_format (tl_preserve_strides) */
+    TL_MEMFMT_CONTIGUOUS,      /* torch.contiguous_format (row-major) */
+    TL_MEMFMT_CHANNELS_LAST,   /* 4-D NHWC */
+    TL_MEMFMT_CHANNELS_LAST_3D /* 5-D NDHWC */
+} tl_memfmt;
+
 /* ---- stride helpers (pure functions) ---- */
 /* Row-major strides with the max(size, 1) rule. */
 void tl_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
@@ -119,10 +127,6 @@ void tl_iter_strides(int nd, const int64_t *shape, int n,
                      const int64_t *const *sizes,
                      const int64_t *const *strides, bool same_shape,
                      int64_t *out);
-/* numel of a shape, false on overflow or > TL_MAX_NUMEL */
-bool tl_shape_numel(int ndim, const int64_t *sizes, int64_t *numel);
-/* Equal int64 arrays (shapes, strides) of na and nb entries. */
-bool tl_shape_equal(int na, const int64_t *a, int nb, const int64_t *b);
 /* The checks of a new tensor's shape, with PyTorch's texts: ndim within
  * TL_MAX_DIMS (TL_ERR_LIMIT), no negative size (RuntimeError "Trying to
  * create tensor with negative dimension -1: [2, -1]"), numel within
