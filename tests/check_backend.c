@@ -1119,6 +1119,45 @@ START_TEST(test_counters)
 }
 END_TEST
 
+/* pin_memory's storage move: the block comes from the run's CUDA backend's
+ * host allocator (the CPU's calloc without one), the bytes survive, and
+ * the tensor stays a CPU tensor. */
+START_TEST(test_pin)
+{
+    be = backends[_i];
+    bool cuda = tl_backend_device(be).kind == TL_DEV_CUDA;
+    tl_context_set_backends(NULL, cuda ? be : NULL);
+    tl_error err = {0};
+    int64_t sz[1] = {5};
+    tl_tensor *x = tl_tensor_new(tl_backend_cpu(), TL_INT64, 1, sz, &err);
+    ck_assert_ptr_nonnull(x);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(tl_tensor_set_i64(x, i, 10 * i, &err), 0);
+    size_t live = tl_alloc_live();
+    ck_assert(!x->storage->pinned);
+    ck_assert_int_eq(tl_storage_pin(x->storage, &err), 0);
+    ck_assert(x->storage->pinned);
+    ck_assert_ptr_eq(x->storage->host_owner, cuda ? be : tl_backend_cpu());
+    ck_assert_uint_eq(tl_alloc_live(), live);
+    ck_assert_int_eq(tl_tensor_device(x).kind, TL_DEV_CPU);
+    for (int i = 0; i < 5; i++) {
+        int64_t v;
+        ck_assert_int_eq(tl_tensor_get_i64(x, i, &v, &err), 0);
+        ck_assert_int_eq(v, 10 * i);
+    }
+    ck_assert_int_eq(tl_storage_pin(x->storage, &err), 0); /* already */
+    /* resize keeps it in pinned memory */
+    ck_assert_int_eq(tl_storage_resize(x->storage, 80, &err), 0);
+    ck_assert_ptr_eq(x->storage->host_owner, cuda ? be : tl_backend_cpu());
+    int64_t v;
+    ck_assert_int_eq(tl_tensor_get_i64(x, 4, &v, &err), 0);
+    ck_assert_int_eq(v, 40);
+    tl_tensor_release(x);
+    ck_assert_uint_eq(tl_alloc_live(), live - 40);
+    tl_context_set_backends(NULL, NULL);
+}
+END_TEST
+
 /* ---- errors ---- */
 
 START_TEST(test_errors)
@@ -1205,6 +1244,7 @@ static Suite *tl_backend_suite(void)
     ADD(core, test_reduce);
     ADD(core, test_reduce_truth);
     ADD(core, test_counters);
+    ADD(core, test_pin);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);

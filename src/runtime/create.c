@@ -112,12 +112,6 @@ int tl_create_parse_device(const tl_value *v, tl_device *out, tl_error *err)
     return tl_device_parse(v->u.str.s, out, err);
 }
 
-int tl_create_backend_for(tl_device dev, const tl_backend **out, tl_error *err)
-{
-    *out = tl_backend_for(dev, err);
-    return *out ? 0 : -1;
-}
-
 int tl_create_opt_dtype(const tl_value *v, bool *has, tl_dtype *dt,
                         tl_error *err)
 {
@@ -142,7 +136,11 @@ int tl_create_opt_device(const tl_value *v, const tl_backend **be,
     tl_device dev;
     if (tl_create_parse_device(v, &dev, err) < 0)
         return -1;
-    return tl_create_backend_for(dev, be, err);
+    const tl_backend *r = tl_backend_for(dev, err);
+    if (!r)
+        return -1;
+    *be = r;
+    return 0;
 }
 
 int tl_create_set_requires_grad(tl_tensor *t, bool rg, tl_error *err)

@@ -35,8 +35,6 @@ void tl_create_manual_seed(uint64_t seed);
 /* Parse a device argument: torch.device value, 'cpu', 'cuda', 'cuda:N'
  * (strings through tl_device_parse), or an int N (cuda:N). */
 int tl_create_parse_device(const tl_value *v, tl_device *out, tl_error *err);
-/* The backend for a device: tl_backend_for (backend.h). */
-int tl_create_backend_for(tl_device dev, const tl_backend **out, tl_error *err);
 
 /* PyTorch's Scalar range check before a fill (full, full_like, fill_):
  * RuntimeError "value cannot be converted to type int8_t without overflow"
