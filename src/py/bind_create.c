@@ -1108,7 +1108,10 @@ static tl_value *m_pin_memory(tl_value *self, const tl_args *a, tl_error *err)
                                          t->sizes, t->strides, err);
     if (!p)
         return NULL;
-    p->storage->pinned = true;
+    if (tl_storage_pin(p->storage, err) < 0) { /* cudaHostAlloc on a GPU */
+        tl_tensor_release(p);
+        return NULL;
+    }
     /* PyTorch copies with copy_ (same overlap check); the fresh tensor's
      * version counter then reads 0 again, as pin_memory's result does */
     if (tl_ops_copy_(p, t, err) < 0) {

@@ -98,7 +98,11 @@ int tl_convert_opt_device(const tl_value *v, const tl_backend **be,
     tl_device dev;
     if (tl_convert_device(v, &dev, err) < 0)
         return -1;
-    return tl_create_backend_for(dev, be, err);
+    const tl_backend *r = tl_backend_for(dev, err);
+    if (!r)
+        return -1;
+    *be = r;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -482,19 +486,14 @@ tl_value *tl_convert_tolist(const tl_tensor *t, tl_error *err)
                      " lists and elements", TL_TOLIST_MAX);
         return NULL;
     }
-    /* read device tensors through one host copy */
-    const tl_backend *be = tl_tensor_backend(t);
-    if (!tl_backend_host_accessible(be) && n > 0) {
-        tl_tensor *h = tl_create_copy_to(t, tl_backend_cpu(), t->dtype, err);
-        if (!h)
-            return NULL;
-        int64_t pos = 0;
-        tl_value *r = tolist_rec(h, 0, &pos, err);
-        tl_tensor_release(h);
-        return r;
-    }
+    /* read device tensors through the one host read */
+    tl_tensor *h = tl_tensor_read_host(t, err);
+    if (!h)
+        return NULL;
     int64_t pos = 0;
-    return tolist_rec(t, 0, &pos, err);
+    tl_value *r = tolist_rec(h, 0, &pos, err);
+    tl_tensor_release(h);
+    return r;
 }
 
 /* ------------------------------------------------------------------------

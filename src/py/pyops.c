@@ -726,19 +726,24 @@ static tl_value *contains(tl_value *container, tl_value *item, tl_error *err)
             return NULL;
         bool any = false;
         if (tl_value_is_tensorlike(eq)) {
-            int64_t n = tl_tensor_numel(eq->u.tensor);
+            /* one host read of the comparison, then a host scan */
+            tl_tensor *h = tl_tensor_read_host(eq->u.tensor, err);
+            if (!h) {
+                tl_value_release(eq);
+                return NULL;
+            }
+            int64_t n = tl_tensor_numel(h);
             for (int64_t i = 0; i < n && !any; i++) {
-                double d;
-                if (tl_tensor_get_f64(eq->u.tensor, i, &d, err) < 0) {
-                    tl_value_release(eq);
-                    return NULL;
-                }
+                double d = 0;
+                int rc = tl_tensor_get_f64(h, i, &d, err);
                 any = d != 0.0;
-                if (tl_context_deadline_tick((int64_t)i, err) < 0) {
+                if (rc < 0 || tl_context_deadline_tick((int64_t)i, err) < 0) {
+                    tl_tensor_release(h);
                     tl_value_release(eq);
                     return NULL;
                 }
             }
+            tl_tensor_release(h);
         } else if (tl_value_truthy(eq, &any, err) < 0) {
             tl_value_release(eq);
             return NULL;

@@ -504,6 +504,9 @@ static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
     /* compact: tensor([0., 1., ...]) for small tensors, else a summary */
     int64_t n = tl_tensor_numel(t);
     tl_buf_printf(b, "%s(", prefix);
+    /* the elements come from one host read (printing is best effort) */
+    tl_tensor *h = t->ndim == 0 || n <= 64 ? tl_tensor_read_host(t, NULL) : NULL;
+    const tl_tensor *e = h ? h : t;
     if (t->ndim == 0 || n <= 64) {
         int64_t idx[TL_MAX_DIMS] = {0};
         for (int d = 0; d < t->ndim; d++)
@@ -525,18 +528,18 @@ static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
             }
             if (tl_dtype_is_floating(t->dtype)) {
                 double d = 0;
-                tl_tensor_get_f64(t, i, &d, NULL);
+                tl_tensor_get_f64(e, i, &d, NULL);
                 if (d == floor(d) && fabs(d) < 1e16)
                     tl_buf_printf(b, "%.0f.", d);
                 else
                     tl_buf_printf(b, "%.4f", d);
             } else if (t->dtype == TL_BOOL) {
                 int64_t v = 0;
-                tl_tensor_get_i64(t, i, &v, NULL);
+                tl_tensor_get_i64(e, i, &v, NULL);
                 tl_buf_puts(b, v ? "True" : "False");
             } else {
                 int64_t v = 0;
-                tl_tensor_get_i64(t, i, &v, NULL);
+                tl_tensor_get_i64(e, i, &v, NULL);
                 tl_buf_printf(b, "%" PRId64, v);
             }
         }
@@ -547,6 +550,7 @@ static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
         tl_format_shape(shape, sizeof shape, t->ndim, t->sizes);
         tl_buf_printf(b, "<%s elements of shape %s>", "...", shape);
     }
+    tl_tensor_release(h);
     if (t->dtype != TL_FLOAT32 && t->dtype != TL_INT64 && t->dtype != TL_BOOL)
         tl_buf_printf(b, ", dtype=torch.%s", tl_dtype_name(t->dtype));
     tl_buf_putc(b, ')');

@@ -87,11 +87,6 @@ static double rng_uniform(void)
  * Devices
  * ---------------------------------------------------------------------- */
 
-int tl_create_backend_for(tl_device dev, const tl_backend **out, tl_error *err)
-{
-    *out = tl_backend_for(dev, err);
-    return *out ? 0 : -1;
-}
 
 int tl_create_set_requires_grad(tl_tensor *t, bool rg, tl_error *err)
 {

@@ -32,9 +32,6 @@ extern "C" {
 const tl_backend *tl_create_default_backend(void); /* CPU if never set */
 void tl_create_manual_seed(uint64_t seed);
 
-/* The backend for a device: tl_backend_for (backend.h). */
-int tl_create_backend_for(tl_device dev, const tl_backend **out, tl_error *err);
-
 /* PyTorch's Scalar range check before a fill (full, full_like, fill_):
  * RuntimeError "value cannot be converted to type int8_t without overflow"
  * (C type names as c10 prints them). Floating targets accept inf/NaN. */

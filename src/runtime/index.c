@@ -130,11 +130,6 @@ static int limit_error(tl_error *err)
                         (long long)MAX_INDEX_ELEMS);
 }
 
-static bool host_backend(const tl_backend *be)
-{
-    return tl_backend_host_accessible(be);
-}
-
 /* ------------------------------------------------------------------ */
 /* host reads and list -> tensor conversion                            */
 /* ------------------------------------------------------------------ */
@@ -147,15 +142,11 @@ static int64_t *read_all_i64(const tl_tensor *t, int64_t *n, tl_error *err)
         limit_error(err);
         return NULL;
     }
-    tl_tensor *h = NULL;
-    const tl_tensor *src = t;
-    if (!host_backend(tl_tensor_backend(t))) {
-        h = tl_ops_to((tl_tensor *)t, tl_backend_cpu(), t->dtype, true,
-                      TL_MEMFMT_CONTIGUOUS, err);
-        if (!h)
-            return NULL;
-        src = h;
-    }
+    /* one host read (a device tensor: one copy, one transfer) */
+    tl_tensor *h = tl_tensor_read_host(t, err);
+    if (!h)
+        return NULL;
+    const tl_tensor *src = h;
     int64_t *out = tl_xmalloc(sizeof(int64_t) * (size_t)(numel > 0 ? numel : 1));
     /* walk the strided layout directly (host memory) */
     const char *base = (const char *)src->storage->data;
@@ -1196,35 +1187,29 @@ static int gather_chunk(const int64_t *offs, int64_t n, int64_t start,
 }
 
 typedef struct scatter_arg {
-    char *base;               /* host image of the destination storage */
-    const char *vals;         /* host values, row-major, dst dtype */
-    size_t isz;
-    tl_dtype dtype;
+    tl_tensor *dst;           /* the indexed tensor (its whole storage) */
+    const tl_tensor *vals;    /* the values, contiguous, dst's dtype */
     bool accumulate;          /* index_put_(accumulate=True): add */
 } scatter_arg;
 
+/* dst's storage[offs[i]] (+)= vals[start + i]: one scatter kernel on the
+ * device per chunk, duplicates resolved in order (the last write wins, or
+ * the sums accumulate in order), as the CPU does. */
 static int scatter_chunk(const int64_t *offs, int64_t n, int64_t start,
                          void *arg, tl_error *err)
 {
     scatter_arg *s = arg;
-    for (int64_t i = 0; i < n; i++) {
-        char *d = s->base + (size_t)offs[i] * s->isz;
-        const char *v = s->vals + (size_t)(start + i) * s->isz;
-        if (!s->accumulate) {
-            memcpy(d, v, s->isz);
-        } else if (tl_dtype_is_floating(s->dtype)) {
-            tl_dtype_store_f64(s->dtype, d, tl_dtype_load_f64(s->dtype, d) +
-                                                tl_dtype_load_f64(s->dtype, v));
-        } else if (s->dtype == TL_BOOL) {
-            tl_dtype_store_i64(s->dtype, d, tl_dtype_load_i64(s->dtype, d) |
-                                                tl_dtype_load_i64(s->dtype, v));
-        } else {
-            tl_dtype_store_i64(s->dtype, d,
-                               (int64_t)((uint64_t)tl_dtype_load_i64(s->dtype, d) +
-                                         (uint64_t)tl_dtype_load_i64(s->dtype, v)));
-        }
-    }
-    return 0;
+    tl_tensor *x = s->dst;
+    size_t isz = tl_dtype_size(x->dtype);
+    int64_t one = 1;
+    int64_t nelem = (int64_t)(x->storage->nbytes / isz);
+    int64_t vsz = n;
+    tl_strided d = {x->storage->data, x->dtype, 1, &nelem, &one};
+    tl_strided v = {(char *)tl_tensor_addr(s->vals) + (size_t)start * isz,
+                    s->vals->dtype, 1, &vsz, &one};
+    return tl_backend_scatter(tl_tensor_backend(x),
+                              s->accumulate ? TL_SCATTER_ADD : TL_SCATTER_SET,
+                              &d, &v, 0, offs, n, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1543,7 +1528,6 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
     memset(&p, 0, sizeof p);
     int rc = -1;
     tl_tensor *src = NULL, *vs = NULL;
-    char *host = NULL, *vals = NULL;
     if (!c->np) {
         /* VariableType's check_inplace on the sliced tensor */
         tl_tensor *probe = c->same ? tl_tensor_retain(x) : sliced_view(c);
@@ -1629,43 +1613,14 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
         rc = -1;
     }
     if (p.rnumel > 0) {
-        const tl_backend *be = tl_tensor_backend(x);
-        size_t isz = tl_dtype_size(x->dtype);
-        size_t nbytes = x->storage->nbytes;
-        size_t vbytes = (size_t)p.rnumel * isz;
-        scatter_arg s;
-        s.isz = isz;
-        s.dtype = x->dtype;
-        s.accumulate = accumulate;
-        if (host_backend(be)) {
-            s.base = x->storage->data;
-            s.vals = tl_tensor_addr(src);
-            if (walk_offsets(c, &p, scatter_chunk, &s, err))
-                goto out;
-        } else {
-            host = malloc(nbytes > 0 ? nbytes : 1);
-            vals = malloc(vbytes > 0 ? vbytes : 1);
-            if (!host || !vals) {
-                tl_error_set(err, TL_ERR_RUNTIME, "out of host memory for an "
-                             "index assignment");
-                goto out;
-            }
-            if (tl_backend_to_host(be, host, x->storage->data, nbytes, err) ||
-                tl_backend_to_host(be, vals, tl_tensor_addr(src), vbytes, err))
-                goto out;
-            s.base = host;
-            s.vals = vals;
-            if (walk_offsets(c, &p, scatter_chunk, &s, err) ||
-                tl_backend_from_host(be, x->storage->data, host, nbytes, err))
-                goto out;
-        }
+        scatter_arg s = {x, src, accumulate};
+        if (walk_offsets(c, &p, scatter_chunk, &s, err))
+            goto out;
     }
     if (!c->np)
         tl_tensor_bump_version(x);
     rc = 0;
 out:
-    free(host);
-    free(vals);
     free(p.adv_off);
     tl_tensor_release(src);
     tl_tensor_release(vs);
@@ -1999,15 +1954,23 @@ tl_tensor *tl_index_nonzero(const tl_tensor *t, tl_error *err)
     if (!v)
         return NULL;
     if (tl_dtype_is_floating(t->dtype)) {
-        /* nonzero of floats: re-read as doubles (0.5 is non-zero) */
-        for (int64_t k = 0; k < n; k++) {
+        /* nonzero of floats: re-read as doubles (0.5 is non-zero), from
+         * one host read */
+        tl_tensor *h = tl_tensor_read_host(t, err);
+        for (int64_t k = 0; h && k < n; k++) {
             double d;
-            if (tl_tensor_get_f64(t, k, &d, err)) {
-                free(v);
-                return NULL;
+            if (tl_tensor_get_f64(h, k, &d, err)) {
+                tl_tensor_release(h);
+                h = NULL;
+                break;
             }
             v[k] = d != 0;
         }
+        if (!h) {
+            free(v);
+            return NULL;
+        }
+        tl_tensor_release(h);
     }
     int64_t cnt = 0;
     for (int64_t k = 0; k < n; k++)

@@ -2859,93 +2859,14 @@ const tl_backend *tl_ops_device_backend(const tl_tensor *like, tl_device dev,
 /* sort / topk, diag_embed / diagflat, in-place triu_ / tril_            */
 /* ===================================================================== */
 
-/* One element of a row being sorted: its key and its position. NaN is
- * the largest value, as PyTorch's sort and topk order it. */
-typedef struct sort_item {
-    double f;
-    int64_t i;
-    int64_t pos;
-    bool nan;
-} sort_item;
-
-static _Thread_local bool sort_desc; /* qsort has no context argument */
-
-static int sort_cmp_asc(const sort_item *a, const sort_item *b, bool fl)
-{
-    if (fl) {
-        if (a->nan || b->nan)
-            return a->nan == b->nan ? 0 : a->nan ? 1 : -1;
-        return a->f < b->f ? -1 : a->f > b->f ? 1 : 0;
-    }
-    return a->i < b->i ? -1 : a->i > b->i ? 1 : 0;
-}
-
-static _Thread_local bool sort_fl;
-
-/* stable: ties keep their original order, whatever the direction */
-static int sort_cmp(const void *pa, const void *pb)
-{
-    const sort_item *a = pa, *b = pb;
-    int c = sort_cmp_asc(a, b, sort_fl);
-    if (sort_desc)
-        c = -c;
-    if (c)
-        return c;
-    return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
 /* Sort every row of t along dim d; write the first k items of each row
- * to vals/idx (shape of t with size k at d; any strides). */
+ * to vals/idx (shape of t with size k at d; any strides): one kernel on
+ * t's device (stable, NaN largest). */
 static int sort_rows(const tl_tensor *t, int d, bool desc, int64_t k,
                      tl_tensor *vals, tl_tensor *idx, tl_error *err)
 {
-    int64_t n = t->ndim ? t->sizes[d] : 1, outer = 1, inner = 1;
-    for (int i = 0; i < t->ndim; i++) {
-        if (i < d)
-            outer *= t->sizes[i];
-        else if (i > d)
-            inner *= t->sizes[i];
-    }
-    if (n == 0 || outer == 0 || inner == 0 || k == 0)
-        return 0;
-    tl_tensor *src = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
-    if (!src)
-        return -1;
-    bool fl = tl_dtype_is_floating(t->dtype);
-    sort_item *row = tl_xmalloc(sizeof *row * (size_t)n);
-    unsigned char raw[16];
-    int rc = 0;
-    for (int64_t o = 0; o < outer && rc == 0; o++)
-        for (int64_t in = 0; in < inner && rc == 0; in++) {
-            for (int64_t j = 0; j < n && rc == 0; j++) {
-                int64_t flat = (o * n + j) * inner + in;
-                row[j].pos = j;
-                if (fl) {
-                    rc = tl_tensor_get_f64(src, flat, &row[j].f, err);
-                    row[j].nan = isnan(row[j].f);
-                } else {
-                    rc = tl_tensor_get_i64(src, flat, &row[j].i, err);
-                    row[j].nan = false;
-                }
-            }
-            if (rc)
-                break;
-            sort_fl = fl;
-            sort_desc = desc;
-            qsort(row, (size_t)n, sizeof *row, sort_cmp);
-            for (int64_t j = 0; j < k && rc == 0; j++) {
-                int64_t from = (o * n + row[j].pos) * inner + in;
-                int64_t to = (o * k + j) * inner + in;
-                rc = tl_tensor_get_raw(src, from, raw, err);
-                if (rc == 0)
-                    rc = tl_tensor_set_raw(vals, to, raw, err);
-                if (rc == 0)
-                    rc = tl_tensor_set_i64(idx, to, row[j].pos, err);
-            }
-        }
-    free(row);
-    tl_tensor_release(src);
-    return rc;
+    tl_strided s = strided_of(t), v = strided_of(vals), i = strided_of(idx);
+    return tl_backend_sort(tl_tensor_backend(t), &v, &i, &s, d, desc, k, err);
 }
 
 int tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,

@@ -560,3 +560,50 @@ void tl_format_shape(char *buf, size_t cap, int ndim, const int64_t *sizes)
     if (n < cap)
         snprintf(buf + n, cap - n, "]");
 }
+
+/* ------------------------------------------------------------------------
+ * The one host read
+ * ---------------------------------------------------------------------- */
+
+int tl_tensor_read_host_bytes(const tl_tensor *t, void *dst, tl_error *err)
+{
+    int64_t n = tl_tensor_numel(t);
+    if (n == 0)
+        return 0;
+    const tl_backend *be = tl_tensor_backend(t);
+    size_t bytes = (size_t)n * tl_dtype_size(t->dtype);
+    int64_t cst[TL_MAX_DIMS];
+    tl_contiguous_strides(t->ndim, t->sizes, cst);
+    tl_strided src = tl_tensor_strided(t);
+    if (tl_backend_host_accessible(be)) {
+        /* host memory already: one strided copy by the host kernels */
+        tl_strided d = {dst, t->dtype, t->ndim, t->sizes, cst};
+        return tl_backend_copy_strided(tl_backend_cpu(), &d, &src, err);
+    }
+    if (tl_tensor_is_contiguous(t))
+        return tl_backend_to_host(be, dst, tl_tensor_addr(t), bytes, err);
+    void *dense;
+    if (tl_backend_alloc(be, bytes, &dense, err) < 0)
+        return -1;
+    tl_strided d = {dense, t->dtype, t->ndim, t->sizes, cst};
+    int rc = tl_backend_copy_strided(be, &d, &src, err);
+    if (rc == 0)
+        rc = tl_backend_to_host(be, dst, dense, bytes, err);
+    tl_backend_free(be, dense);
+    return rc;
+}
+
+tl_tensor *tl_tensor_read_host(const tl_tensor *t, tl_error *err)
+{
+    if (tl_backend_host_accessible(tl_tensor_backend(t)))
+        return tl_tensor_retain((tl_tensor *)t);
+    tl_tensor *h = tl_tensor_new(tl_backend_cpu(), t->dtype, t->ndim, t->sizes,
+                                 err);
+    if (!h)
+        return NULL;
+    if (tl_tensor_read_host_bytes(t, h->storage->data, err) < 0) {
+        tl_tensor_release(h);
+        return NULL;
+    }
+    return h;
+}

@@ -146,6 +146,20 @@ int tl_tensor_set_i64(tl_tensor *t, int64_t i, int64_t v, tl_error *err);
 int tl_tensor_get_raw(const tl_tensor *t, int64_t i, void *out, tl_error *err);
 int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err);
 
+/* ---- the one host read ----
+ * Reading many elements of a tensor on the host goes through these, never
+ * through a loop of tl_tensor_get_* on a device tensor (one transfer per
+ * element). Both make at most one contiguous copy on t's device and one
+ * device->host transfer.
+ * tl_tensor_read_host_bytes: t's numel * itemsize bytes, row-major, into
+ *   host memory dst (the caller's).
+ * tl_tensor_read_host: a tensor whose memory the host may read: t itself
+ *   (a new reference) when its backend is host-accessible
+ *   (TL_BACKEND_CAP_HOST_MEMORY), else a new contiguous CPU tensor of t's
+ *   shape and dtype holding t's values. NULL with err set on failure. */
+int tl_tensor_read_host_bytes(const tl_tensor *t, void *dst, tl_error *err);
+tl_tensor *tl_tensor_read_host(const tl_tensor *t, tl_error *err);
+
 /* "[2, 3]" style shape text for messages; buf must hold 32*ndim+3 bytes */
 void tl_format_shape(char *buf, size_t cap, int ndim, const int64_t *sizes);
 
