@@ -26,6 +26,7 @@
  *     out-of-range gather indices return TL_ERR_INTERNAL instead of crashing.
  */
 #include "backend.h"
+#include "cpu_loops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -352,6 +353,9 @@ static int copy_conv(void *vctx, int64_t n, char *const *p, const int64_t *s,
 static int cpu_copy_strided(const tl_strided *dst, const tl_strided *src,
                             tl_error *err)
 {
+    int fast = tl_cpu_loops_enabled() ? tl_cpu_loops_copy(dst, src, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     const tl_strided *ops[2] = {dst, src};
     nd_iter it;
     if (nd_init(&it, 2, ops, err) < 0)
@@ -728,6 +732,10 @@ static int binary_impl(const char *devname, tl_binop op, tl_dtype compute,
                             "\"%s_%s\" not implemented for '%s'",
                             binop_kernel_name(op), devname,
                             tl_dtype_scalar_name(compute));
+    int fast = tl_cpu_loops_enabled()
+        ? tl_cpu_loops_binary(op, compute, dst, a, b, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     const tl_strided *ops[3] = {dst, a, b};
     nd_iter it;
     if (nd_init(&it, 3, ops, err) < 0)
@@ -1022,6 +1030,10 @@ static int cpu_index_select(const tl_strided *dst, const tl_strided *src,
     }
     if (empty)
         return 0;
+    int fast = tl_cpu_loops_enabled()
+        ? tl_cpu_loops_index_select(dst, src, dim, index, n_index, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     for (int64_t k = 0; k < n_index; k++)
         if (index[k] < 0 || index[k] >= src->sizes[dim])
             return tl_error_set(err, TL_ERR_INTERNAL,
@@ -1229,6 +1241,10 @@ static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
                             redop_name(op));
     if (!dst->data || (nred > 0 && !src->data))
         return bad_desc(err, "null data");
+    int fast = tl_cpu_loops_enabled()
+        ? tl_cpu_loops_reduce(op, compute, dst, src, reduce_mask, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     /* all/any test each element for truth (v != 0, NaN true) in the
      * source dtype: a float must never be narrowed to an integer first
      * (0.5 is true). Every other op folds in `compute`. */
