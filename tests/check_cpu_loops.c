@@ -14,7 +14,7 @@
  *
  * Mutations tried while writing this test (each made it fail): merging
  * dims with the outer dim's size (`st[k][d] * size[m]`), the tile edge
- * off by one (`a0 + TILE <= na ... : na - 1`), F16C without the NaN
+ * off by one (`a0 + TILE_A <= na ... : na - 1`), F16C without the NaN
  * rewrite, and the row sum taking its column offset in bytes.
  */
 #include <check.h>
@@ -323,7 +323,7 @@ START_TEST(binary_random_layouts)
         ck_assert_int_eq(be->binary(op, dt, &o2, &a2, &b, &err0), 0);
         tl_cpu_loops_set_enabled(true);
         served += tl_cpu_loops_binary(op, dt, &o3, &a3, &b, &err0) == 1;
-        ck_assert_msg(memcmp(d1, d2, dn) == 0, "binary case %d (%s, op %d) differs",
+        ck_assert_msg(same_bytes(d1, d2, dn, dt), "binary case %d (%s, op %d) differs",
                       t, tl_dtype_name(dt), (int)op);
         free(A);
         free(B);

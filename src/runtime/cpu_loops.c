@@ -21,7 +21,9 @@
  *     path does (F16C keeps payloads); otherwise bit-identical by
  *     construction. When the inner strides of dst and src differ (a
  *     transpose, permute + contiguous, channels-last, column-major) the two
- *     dims are walked in TILE x TILE tiles so both sides stay in cache.
+ *     dims are walked in TILE_A x TILE_B tiles so both sides stay in
+ *     cache, each tile as 8x8 AVX2 register transposes for 4-byte
+ *     elements (bits only moved) and typed loops for the rest.
  *   - Binary: same-dtype float32/float64/int32/int64 add, sub, mul (and div,
  *     maximum, minimum on floats), inner loops specialised for unit and
  *     zero (broadcast) strides so they vectorise. Float results equal the
@@ -34,16 +36,23 @@
  *   - gemm: C = A @ B packed into panels, a register-blocked micro-kernel
  *     the compiler vectorises; O(1) extra memory beyond a fixed panel.
  *
- * Vectorisation (gcc -O2 -fopt-info-vec-optimized on this file, gcc 12):
- * the contiguous conversion loops, the unit/zero-stride binary loops, the
- * 8-accumulator sum and the row-add loop vectorise; the strided and tiled
- * loops are scalar by nature (gathers). The hot loops carry
- * `#pragma GCC ivdep`-free plain indexing so -O2 (which enables
- * -ftree-vectorize since gcc 12) handles them.
+ * Vectorisation, checked with gcc 12 -O2 -fopt-info-vec-optimized on this
+ * file (the pragma below turns the dynamic cost model on for it): "loop
+ * vectorized" for the unit-stride conversion loops from every integer
+ * source, the float32/float64 binary loops, the 8-accumulator sums
+ * (sum_f32/sum_f64) and both row-add loops of red_rows; the strided and
+ * tiled loops are scalar by nature (gathers); the gemm micro-kernel is
+ * written in GCC vector extensions and float16 <-> float32 uses F16C.
  *
  * Deadlines: each entry polls tl_deadline_passed() about every million
  * elements, like the generic kernels, and returns -1 with a limit error.
  */
+/* gcc's -O2 vectorises only with the "very cheap" cost model, which refuses
+ * loops of unknown trip count; these loops are the point of the file. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+
 #include "cpu_loops.h"
 
 #include <stdint.h>
@@ -53,16 +62,34 @@
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define TL_X86 1
 #endif
 
+/* Hot loops are compiled three times (AVX-512, AVX2, baseline) and picked
+ * at load time by the ifunc resolver target_clones creates: the binary is
+ * built for the baseline ISA and still runs the machine's widest vectors. */
+#if defined(TL_X86) && (defined(__clang__) ? __clang_major__ >= 14 : __GNUC__ >= 6)
+#define TL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TL_CLONES
+#endif
+
 #define NOPS 3
-/* Tile edge for transposing copies, in elements. Measured on the 2-core
- * development machine (Xeon, AVX-512) with bench/bench_kernels transpose,
- * float32 at 2^20 and 2^24 elements: 8: 1.9/2.6 ns/e, 16: 0.9/1.6,
- * 32: 0.8/1.3, 64: 0.9/1.5. 32 is kept. */
-#define TILE 32
+/* Tiles for transposing copies, in elements: TILE_A along the source's
+ * contiguous dim (rows of the destination), TILE_B along the destination's
+ * (rows of the source). 32 x 16 float32 writes each destination row one
+ * whole 64-byte line per tile and reads two whole lines per source row.
+ * Measured with bench/bench_kernels transpose (float32, 2^20 elements, ns
+ * per element, 2-core Xeon with AVX-512 under load; 2^24 too noisy there):
+ * 8x8 1.06, 16x16 0.96, 32x32 1.01, 64x16 0.84, 128x16 0.92, 32x16 0.78. */
+#ifndef TILE_A
+#define TILE_A 32
+#endif
+#ifndef TILE_B
+#define TILE_B 16
+#endif
 #define POLL_EVERY (1 << 20)
 
 static _Thread_local bool disabled;
@@ -317,7 +344,7 @@ typedef float t_f32;
 typedef double t_f64;
 
 #define CONV_BODY(DN, SN, CARRIER)                                            \
-    static void conv_##DN##_##SN(char *dp, int64_t ds, const char *sp,         \
+    TL_CLONES static void conv_##DN##_##SN(char *dp, int64_t ds, const char *sp,         \
                                  int64_t ss, int64_t n)                        \
     {                                                                          \
         t_##DN *d = (t_##DN *)dp;                                              \
@@ -421,7 +448,7 @@ conv_f32_f16_f16c(char *dp, int64_t ds, const char *sp, int64_t ss, int64_t n)
 
 /* same dtype: the bytes, whatever they hold (NaN payloads included) */
 #define RAW_COPY(NAME, T)                                                      \
-    static void NAME(char *dp, int64_t ds, const char *sp, int64_t ss,         \
+    TL_CLONES static void NAME(char *dp, int64_t ds, const char *sp, int64_t ss,         \
                      int64_t n)                                                \
     {                                                                          \
         T *d = (T *)dp;                                                        \
@@ -434,6 +461,41 @@ RAW_COPY(raw2, uint16_t)
 RAW_COPY(raw4, uint32_t)
 RAW_COPY(raw8, uint64_t)
 
+/* What the CPU and OS support, from cpuid and xgetbv (runtime dispatch:
+ * the binary is built for the baseline ISA). */
+enum { CPU_F16C = 1, CPU_AVX2 = 2, CPU_FMA = 4, CPU_AVX512F = 8 };
+
+static unsigned cpu_features(void)
+{
+    static int known;
+    static unsigned feat;
+    if (known)
+        return feat;
+    unsigned f = 0;
+#ifdef TL_X86
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27))) { /* OSXSAVE */
+        unsigned lo, hi;
+        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        bool ymm = (lo & 6u) == 6u, zmm = (lo & 0xe6u) == 0xe6u;
+        bool avx = ymm && (c & (1u << 28));
+        if (avx && (c & (1u << 29)))
+            f |= CPU_F16C;
+        if (avx && (c & (1u << 12)))
+            f |= CPU_FMA;
+        if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+            if (avx && (b & (1u << 5)))
+                f |= CPU_AVX2;
+            if (zmm && (b & (1u << 16)))
+                f |= CPU_AVX512F;
+        }
+    }
+#endif
+    feat = f;
+    known = 1;
+    return f;
+}
+
 static conv_fn conv_for(tl_dtype dd, tl_dtype sd)
 {
     if (dd == sd) {
@@ -445,14 +507,10 @@ static conv_fn conv_for(tl_dtype dd, tl_dtype sd)
         }
     }
 #ifdef TL_X86
-    static int have_f16c = -1;
-    if (have_f16c < 0) {
-        __builtin_cpu_init();
-        have_f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-    }
-    if (have_f16c && dd == TL_FLOAT16 && sd == TL_FLOAT32)
+    bool f16c = (cpu_features() & CPU_F16C) != 0;
+    if (f16c && dd == TL_FLOAT16 && sd == TL_FLOAT32)
         return conv_f16_f32_f16c;
-    if (have_f16c && dd == TL_FLOAT32 && sd == TL_FLOAT16)
+    if (f16c && dd == TL_FLOAT32 && sd == TL_FLOAT16)
         return conv_f32_f16_f16c;
 #endif
     return conv_table[dd][sd];
@@ -465,6 +523,7 @@ static conv_fn conv_for(tl_dtype dd, tl_dtype sd)
 typedef struct copy_ctx {
     conv_fn fn;
     bool same;         /* same dtype: memcpy for unit strides */
+    bool tr8;          /* 4-byte elements, unit strides on both sides: AVX2 8x8 */
     size_t disz, sisz;
     int64_t n, ds, ss; /* the inner run: length, element strides */
     /* tiles: dim a (the source's most contiguous) by the inner dim b */
@@ -482,18 +541,69 @@ static int copy_run(void *vc, char *const *p, tl_error *err)
     return 0;
 }
 
+#ifdef TL_X86
+/* An 8x8 block of 4-byte elements: s holds 8 rows (stride ss elements) of
+ * 8 contiguous elements; d receives them transposed (row stride dsa).
+ * Only shuffles: the bits are moved, never interpreted. */
+__attribute__((target("avx2"))) static void tr8x8(const uint32_t *s, int64_t ss,
+                                                   uint32_t *d, int64_t dsa)
+{
+    __m256 r0 = _mm256_loadu_ps((const float *)(s + 0 * ss));
+    __m256 r1 = _mm256_loadu_ps((const float *)(s + 1 * ss));
+    __m256 r2 = _mm256_loadu_ps((const float *)(s + 2 * ss));
+    __m256 r3 = _mm256_loadu_ps((const float *)(s + 3 * ss));
+    __m256 r4 = _mm256_loadu_ps((const float *)(s + 4 * ss));
+    __m256 r5 = _mm256_loadu_ps((const float *)(s + 5 * ss));
+    __m256 r6 = _mm256_loadu_ps((const float *)(s + 6 * ss));
+    __m256 r7 = _mm256_loadu_ps((const float *)(s + 7 * ss));
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    _mm256_storeu_ps((float *)(d + 0 * dsa), _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps((float *)(d + 1 * dsa), _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps((float *)(d + 2 * dsa), _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps((float *)(d + 3 * dsa), _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps((float *)(d + 4 * dsa), _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps((float *)(d + 5 * dsa), _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps((float *)(d + 6 * dsa), _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps((float *)(d + 7 * dsa), _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+#endif
+
 static int copy_tiles(void *vc, char *const *p, tl_error *err)
 {
     const copy_ctx *c = vc;
     int64_t dba = c->dsa * (int64_t)c->disz, sba = c->ssa * (int64_t)c->sisz;
     int64_t dbb = c->ds * (int64_t)c->disz, sbb = c->ss * (int64_t)c->sisz;
-    for (int64_t a0 = 0; a0 < c->na; a0 += TILE) {
-        int64_t ae = a0 + TILE < c->na ? a0 + TILE : c->na;
-        for (int64_t b0 = 0; b0 < c->n; b0 += TILE) {
-            int64_t bn = b0 + TILE < c->n ? TILE : c->n - b0;
-            for (int64_t a = a0; a < ae; a++)
+    for (int64_t a0 = 0; a0 < c->na; a0 += TILE_A) {
+        int64_t ae = a0 + TILE_A < c->na ? a0 + TILE_A : c->na;
+        for (int64_t b0 = 0; b0 < c->n; b0 += TILE_B) {
+            int64_t be = b0 + TILE_B < c->n ? b0 + TILE_B : c->n;
+            int64_t a8 = a0, b8 = b0;
+#ifdef TL_X86
+            if (c->tr8) {
+                a8 = a0 + (ae - a0) / 8 * 8;
+                b8 = b0 + (be - b0) / 8 * 8;
+                for (int64_t a = a0; a < a8; a += 8)
+                    for (int64_t b = b0; b < b8; b += 8)
+                        tr8x8((const uint32_t *)(p[1] + a * sba + b * sbb), c->ss,
+                              (uint32_t *)(p[0] + a * dba + b * dbb), c->dsa);
+                /* the columns right of the 8x8 blocks */
+                if (b8 < be)
+                    for (int64_t a = a0; a < a8; a++)
+                        c->fn(p[0] + a * dba + b8 * dbb, c->ds,
+                              p[1] + a * sba + b8 * sbb, c->ss, be - b8);
+            }
+#endif
+            /* the rows below them (every row without the AVX2 blocks) */
+            for (int64_t a = a8; a < ae; a++)
                 c->fn(p[0] + a * dba + b0 * dbb, c->ds,
-                      p[1] + a * sba + b0 * sbb, c->ss, bn);
+                      p[1] + a * sba + b0 * sbb, c->ss, be - b0);
         }
     }
     (void)err;
@@ -511,6 +621,7 @@ int tl_cpu_loops_copy(const tl_strided *dst, const tl_strided *src,
     if (r == PLAN_EMPTY)
         return 1;
     copy_ctx c;
+    memset(&c, 0, sizeof c);
     c.fn = conv_for(dst->dtype, src->dtype);
     c.same = dst->dtype == src->dtype;
     c.disz = p.isz[0];
@@ -533,10 +644,13 @@ int tl_cpu_loops_copy(const tl_strided *dst, const tl_strided *src,
                 (a < 0 || p.st[1][d] < p.st[1][a]))
                 a = d;
     }
+    c.tr8 = false;
     if (a >= 0) {
         c.na = p.size[a];
         c.dsa = p.st[0][a];
         c.ssa = p.st[1][a];
+        c.tr8 = c.same && c.disz == 4 && c.ds == 1 && c.ssa == 1 &&
+            (cpu_features() & CPU_AVX2);
         return walk(&p, last, a, c.na * c.n, copy_tiles, &c, err) < 0 ? -1 : 1;
     }
     return walk(&p, last, -1, c.n, copy_run, &c, err) < 0 ? -1 : 1;
@@ -608,7 +722,7 @@ static inline double min_f64(double a, double b) { return (a != a || b != b) ? N
     default: break;                                                            \
     }
 
-static int bin_run(void *vc, char *const *p, tl_error *err)
+TL_CLONES static int bin_run(void *vc, char *const *p, tl_error *err)
 {
     const bin_ctx *c = vc;
     switch (c->dt) {
@@ -659,29 +773,63 @@ int tl_cpu_loops_binary(tl_binop op, tl_dtype compute, const tl_strided *dst,
  * reduce: float sums and means
  * ---------------------------------------------------------------------- */
 
-/* Sum n elements at stride s in double, 8 accumulators (vectorises for
- * s == 1), combined pairwise. */
-#define SUM_RUN(NAME, T)                                                       \
-    static double NAME(const T *x, int64_t s, int64_t n)                       \
-    {                                                                          \
-        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};                              \
-        int64_t i = 0;                                                         \
-        if (s == 1) {                                                          \
-            for (; i + 8 <= n; i += 8)                                         \
-                for (int l = 0; l < 8; l++)                                    \
-                    acc[l] += (double)x[i + l];                                \
-        } else {                                                               \
-            for (; i + 8 <= n; i += 8)                                         \
-                for (int l = 0; l < 8; l++)                                    \
-                    acc[l] += (double)x[(i + l) * s];                          \
-        }                                                                      \
-        for (; i < n; i++)                                                     \
-            acc[0] += (double)x[i * s];                                        \
-        return ((acc[0] + acc[4]) + (acc[2] + acc[6])) +                       \
-               ((acc[1] + acc[5]) + (acc[3] + acc[7]));                        \
+/* Sum n elements at stride s in double: for s == 1, 32 elements a step
+ * into four 8-lane double accumulators (GCC vector extensions: one zmm each
+ * on AVX-512), combined pairwise at the end. */
+typedef double v8d __attribute__((vector_size(64)));
+typedef float v8f __attribute__((vector_size(32)));
+
+TL_CLONES static double sum_f32(const float *x, int64_t s, int64_t n)
+{
+    double tail = 0.0;
+    int64_t i = 0;
+    if (s == 1 && n >= 32) {
+        v8d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+        for (; i + 32 <= n; i += 32) {
+            v8f f0, f1, f2, f3;
+            memcpy(&f0, x + i, sizeof f0);
+            memcpy(&f1, x + i + 8, sizeof f1);
+            memcpy(&f2, x + i + 16, sizeof f2);
+            memcpy(&f3, x + i + 24, sizeof f3);
+            a0 += __builtin_convertvector(f0, v8d);
+            a1 += __builtin_convertvector(f1, v8d);
+            a2 += __builtin_convertvector(f2, v8d);
+            a3 += __builtin_convertvector(f3, v8d);
+        }
+        v8d a = (a0 + a1) + (a2 + a3);
+        tail = ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
     }
-SUM_RUN(sum_f32, float)
-SUM_RUN(sum_f64, double)
+    double acc = 0.0;
+    for (; i < n; i++)
+        acc += (double)x[i * s];
+    return tail + acc;
+}
+
+TL_CLONES static double sum_f64(const double *x, int64_t s, int64_t n)
+{
+    double tail = 0.0;
+    int64_t i = 0;
+    if (s == 1 && n >= 32) {
+        v8d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+        for (; i + 32 <= n; i += 32) {
+            v8d f0, f1, f2, f3;
+            memcpy(&f0, x + i, sizeof f0);
+            memcpy(&f1, x + i + 8, sizeof f1);
+            memcpy(&f2, x + i + 16, sizeof f2);
+            memcpy(&f3, x + i + 24, sizeof f3);
+            a0 += f0;
+            a1 += f1;
+            a2 += f2;
+            a3 += f3;
+        }
+        v8d a = (a0 + a1) + (a2 + a3);
+        tail = ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+    }
+    double acc = 0.0;
+    for (; i < n; i++)
+        acc += x[i * s];
+    return tail + acc;
+}
 
 typedef struct red_ctx {
     tl_redop op;
@@ -727,7 +875,7 @@ static int red_run(void *vc, char *const *p, tl_error *err)
 /* Rows: out[j] = sum_i x[i, j] for a contiguous run of kept columns j,
  * accumulated in a double row buffer, ROWBUF columns at a time. */
 #define ROWBUF 512
-static int red_rows(void *vc, char *const *p, tl_error *err)
+TL_CLONES static int red_rows(void *vc, char *const *p, tl_error *err)
 {
     const red_ctx *c = vc;
     double acc[ROWBUF];
@@ -956,17 +1104,10 @@ DEF_GEMM(f64_base, double, 8, v8d_base, )
 
 static int isa_level(void)
 {
-#if defined(TL_X86)
-    static int level = -1;
-    if (level < 0) {
-        __builtin_cpu_init();
-        level = __builtin_cpu_supports("avx512f") ? 2
-              : (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
-    }
-    return level;
-#else
-    return 0;
-#endif
+    unsigned f = cpu_features();
+    if ((f & CPU_AVX512F) && (f & CPU_FMA))
+        return 2;
+    return (f & CPU_AVX2) && (f & CPU_FMA) ? 1 : 0;
 }
 
 #define GEMM_DRIVER(SUF, T, NR)                                                \
