@@ -458,7 +458,7 @@ tl_tensor *tl_create_copy_to(const tl_tensor *t, const tl_backend *be,
                              tl_dtype dt, tl_error *err)
 {
     int64_t strides[TL_MAX_DIMS];
-    tl_preserve_strides(t, strides);
+    tl_tensor_preserve_strides(t, strides);
     tl_tensor *out = tl_tensor_new_strided(be, dt, t->ndim, t->sizes, strides,
                                            err);
     if (!out)

@@ -820,7 +820,7 @@ typedef struct itop {
 } itop;
 
 /* The strides TensorIterator gives its allocated output for inputs ops[]
- * over `shape` (see tl_iter_strides). */
+ * over `shape` (see tl_shape_iter_strides). */
 static void iter_layout(int nd, const int64_t *shape, int nops, const itop *ops,
                         int64_t *out)
 {
@@ -832,7 +832,7 @@ static void iter_layout(int nd, const int64_t *shape, int nops, const itop *ops,
         st[k] = ops[k].strides;
         same_shape = same_shape && tl_shape_equal(nd, ops[k].sizes, nd, shape);
     }
-    tl_iter_strides(nd, shape, nops, sz, st, same_shape, out);
+    tl_shape_iter_strides(nd, shape, nops, sz, st, same_shape, out);
     free(sz);
 }
 
@@ -895,7 +895,7 @@ static void adv_layout(const ctx *c, const plan *p, int64_t *out)
             g.ndim = nb;
             memcpy(g.sizes, p->bsizes, sizeof(int64_t) * (size_t)nb);
             memcpy(g.strides, est, sizeof(int64_t) * (size_t)nb);
-            tl_preserve_strides(&g, est);
+            tl_tensor_preserve_strides(&g, est);
         }
         /* reshape_indexer: [1] * before + bshape + [1] * after */
         itop *o = &ops[j + 1];
