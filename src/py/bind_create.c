@@ -1,5 +1,6 @@
-/* bind_create.c - the op-language face of create.c and numpy.c: torch.*
- * factories, Tensor queries/attributes, and the numpy tables.
+/* bind_create.c - the op-language face of create.c: torch.* factories,
+ * Tensor queries/attributes, and the registry of the numpy tables
+ * (bind_numpy.c). Python data and values convert through convert.c.
  *
  * Each binding validates its arguments the way PyTorch's argument parser
  * does (unknown keywords and wrong types give "NAME() received an invalid

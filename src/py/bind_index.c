@@ -3,7 +3,8 @@
  * index_put_ / index_put.
  *
  * Argument errors follow PyTorch's python_arg_parser shapes; the ops
- * themselves raise PyTorch's texts from index.c. All results are new
+ * themselves raise PyTorch's texts from index.c. (Subscripts x[i] are
+ * index_parse.c's.) All results are new
  * tensors (copies), except index_put_ which returns self.
  */
 #include <stdlib.h>

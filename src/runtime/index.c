@@ -1,10 +1,9 @@
 /* index.c - subscripts x[idx] and x[idx] = v for tensors and ndarrays.
  *
- * Design: an index is first normalised into a list of items (int, slice,
- * None, Ellipsis, bool, tensor), mirroring python_variable_indexing.cpp:
- * a tuple is a list of items; a list holding a slice/None/Ellipsis/sequence
- * /tensor is treated as a tuple; any other list becomes an index tensor.
- * The items are then applied left to right to a local geometry (sizes,
+ * Design: the index arrives as a tl_index, an array of items (int, slice,
+ * None, Ellipsis, bool, tensor) that py/index_parse.c normalised from the
+ * Python subscript the way python_variable_indexing.cpp does. The items
+ * are applied left to right to a local geometry (sizes,
  * strides, offset) exactly as ATen's applySlicing does - including its quirk
  * that a k-d mask advances the dim pointer by one - producing the "sliced"
  * view plus a per-dim list of recorded index tensors. With no index tensor
@@ -18,9 +17,8 @@
  * viewed as 1-D, so every device works; a torch result then takes the
  * layout at::index's TensorIterator would give it (adv_layout: it follows
  * the stride order of the restrided source and the index tensors), copied
- * once more only when that differs from row-major. Assignment scatters the same
- * offsets: in place for host-memory backends, through a to_host/from_host
- * round trip of the storage otherwise.
+ * once more only when that differs from row-major. Assignment scatters the
+ * same offsets with the backend's scatter, on the device.
  *
  * NumPy mode (ndarrays) differs where NumPy does: negative steps, ints
  * become advanced indices next to arrays, masks consume their dims, a full

@@ -24,6 +24,11 @@
  *   - Results of ops on requires_grad inputs require grad (and are not
  *     leaves) when their dtype is floating, as autograd would make them.
  *
+ *   - The interface is C (ops.h): operands are tl_operand (tensor or
+ *     number), dims are int64 arrays, pairs come back through
+ *     out-parameters; Python values never reach this file (py/bind_ops.c
+ *     and py/pyops.c convert them). Shape arithmetic is shape.h's.
+ *
  * Invariants: every returned tensor is a new reference; copies always get a
  * fresh storage (reference sheet section 10), except the documented
  * same-object cases of contiguous() and to().

@@ -7,10 +7,11 @@
  * raw pointer), so view-vs-copy is a fact of construction: a view's storage
  * IS its parent's storage.
  *
- * The layout predicates reproduce c10's exactly (is_contiguous with the
- * numel-0 shortcut and size-1 dims ignored; channels-last without that
- * shortcut; non-overlapping-and-dense; infer_dense_strides for the
- * preserve_format rule).
+ * The layout predicates on a tensor delegate to shape.c's on bare arrays,
+ * which reproduce c10's exactly (is_contiguous with the numel-0 shortcut
+ * and size-1 dims ignored; channels-last without that shortcut;
+ * non-overlapping-and-dense; infer_dense_strides for the preserve_format
+ * rule).
  */
 #include "tensor.h"
 

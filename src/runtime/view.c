@@ -5,8 +5,10 @@
  * (TL_MAX_DIMS, TL_MAX_NUMEL, no negative size) and calls tl_tensor_view().
  * Nothing here touches tensor data or calls a backend; the only ops that
  * may copy (reshape / flatten / ravel when no view exists) delegate the copy
- * to ops.c. The algorithms and the error texts are transcriptions of ATen
- * (TensorShape.cpp, InferSize.h, TensorUtils.cpp computeStride,
+ * to ops.c: that is the one declared call from view code into copy code.
+ * Shape arithmetic (infer size, computeStride, broadcast, wrap dim, slice
+ * clamp, diagonal) is shape.c's, shared with the copy code. The algorithms
+ * and the error texts are transcriptions of ATen (TensorShape.cpp,
  * ExpandUtils.cpp inferExpandGeometry), 2.x where 1.13 differs.
  *
  * Invariants: results are new references; "self" results are the input
