@@ -267,7 +267,7 @@ int tl_shape_diagonal(tl_geom *g, int64_t offset, int64_t d1, int64_t d2,
 {
     int a = 0, b = 0;
     if (tl_shape_wrap_dim(d1, g->ndim, &a, err) ||
-        tl_shape_wrap_dim(d2, g->ndim, &b, err))
+                          tl_shape_wrap_dim(d2, g->ndim, &b, err))
         return -1;
     if (a == b)
         return tl_error_set(err, TL_ERR_RUNTIME, "diagonal dimensions cannot "
@@ -315,7 +315,7 @@ static bool dense_in_order(const int64_t *sizes, const int64_t *strides,
 }
 
 bool tl_shape_is_contiguous(int ndim, const int64_t *sizes,
-                           const int64_t *strides)
+                            const int64_t *strides)
 {
     int order[TL_MAX_DIMS];
     for (int i = 0; i < ndim; i++) {
@@ -327,26 +327,26 @@ bool tl_shape_is_contiguous(int ndim, const int64_t *sizes,
 }
 
 bool tl_shape_is_channels_last(int ndim, const int64_t *sizes,
-                              const int64_t *strides)
+                               const int64_t *strides)
 {
     static const int order[4] = {1, 3, 2, 0};
     return ndim == 4 && dense_in_order(sizes, strides, order, 4);
 }
 
 bool tl_shape_is_channels_last_3d(int ndim, const int64_t *sizes,
-                                 const int64_t *strides)
+                                  const int64_t *strides)
 {
     static const int order[5] = {1, 4, 3, 2, 0};
     return ndim == 5 && dense_in_order(sizes, strides, order, 5);
 }
 
 bool tl_shape_is_non_overlapping_and_dense(int n, const int64_t *sizes,
-                                          const int64_t *strides)
+                                           const int64_t *strides)
 {
     static const int order3d[5] = {1, 4, 3, 2, 0};
     if (tl_shape_is_contiguous(n, sizes, strides) ||
-        tl_shape_is_channels_last(n, sizes, strides) ||
-        (n == 5 && dense_in_order(sizes, strides, order3d, 5)))
+                               tl_shape_is_channels_last(n, sizes, strides) ||
+                               (n == 5 && dense_in_order(sizes, strides, order3d, 5)))
         return true;
     if (n == 1)
         return sizes[0] < 2 || strides[0] == 1;
@@ -484,9 +484,9 @@ void tl_shape_preserve_strides(int n, const int64_t *sizes,
 }
 
 void tl_shape_iter_strides(int nd, const int64_t *shape, int n,
-                     const int64_t *const *sizes,
-                     const int64_t *const *strides, bool same_shape,
-                     int64_t *out)
+                           const int64_t *const *sizes,
+                           const int64_t *const *strides, bool same_shape,
+                           int64_t *out)
 {
     if (same_shape) {
         bool c = true, cl = true, nod = true, same = true;
@@ -494,7 +494,7 @@ void tl_shape_iter_strides(int nd, const int64_t *shape, int n,
             c = c && tl_shape_is_contiguous(nd, sizes[k], strides[k]);
             cl = cl && tl_shape_is_channels_last(nd, sizes[k], strides[k]);
             nod = nod && tl_shape_is_non_overlapping_and_dense(nd, sizes[k],
-                                                              strides[k]);
+                                                               strides[k]);
             same = same && tl_shape_equal(nd, strides[k], nd, strides[0]);
         }
         if (c) {

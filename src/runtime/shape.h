@@ -87,13 +87,13 @@ int tl_shape_diagonal(tl_geom *g, int64_t offset, int64_t d1, int64_t d2,
 /* Layout predicates on bare sizes/strides (c10's rules; size-1 dims do
  * not count, numel 0 is contiguous). */
 bool tl_shape_is_contiguous(int ndim, const int64_t *sizes,
-                           const int64_t *strides);
+                            const int64_t *strides);
 bool tl_shape_is_channels_last(int ndim, const int64_t *sizes,
-                              const int64_t *strides); /* 4-D rule */
+                               const int64_t *strides); /* 4-D rule */
 bool tl_shape_is_channels_last_3d(int ndim, const int64_t *sizes,
-                                 const int64_t *strides); /* 5-D rule */
+                                  const int64_t *strides); /* 5-D rule */
 bool tl_shape_is_non_overlapping_and_dense(int ndim, const int64_t *sizes,
-                                          const int64_t *strides);
+                                           const int64_t *strides);
 /* Row-major strides with the max(size, 1) rule. */
 void tl_shape_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
 /* channels_last (4-D) / channels_last_3d (5-D) strides, c10's products */
@@ -112,9 +112,9 @@ void tl_shape_preserve_strides(int n, const int64_t *sizes,
  * broadcast dim has stride 0) and reorder_dimensions give the order of
  * dense strides; plain contiguous when the order is unchanged. */
 void tl_shape_iter_strides(int nd, const int64_t *shape, int n,
-                     const int64_t *const *sizes,
-                     const int64_t *const *strides, bool same_shape,
-                     int64_t *out);
+                           const int64_t *const *sizes,
+                           const int64_t *const *strides, bool same_shape,
+                           int64_t *out);
 /* "[2, 3]" style shape text for messages; buf must hold 32*ndim+3 bytes */
 void tl_shape_format(char *buf, size_t cap, int ndim, const int64_t *sizes);
 
