@@ -12,6 +12,8 @@
  *   - attributes of values: tensors and ndarrays through bind.h, and the
  *     few methods of storages, dtypes, devices, tuples and lists;
  *   - "did you mean" suggestions by edit distance for unknown names.
+ * Python semantics of operators, iteration and comparison are pyops.c's;
+ * nothing here reaches into the interpreter (lang/).
  * Everything returns new references; failing calls fill err (no span: the
  * evaluator attaches the call's span).
  */

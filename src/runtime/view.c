@@ -5,8 +5,10 @@
  * (TL_MAX_DIMS, TL_MAX_NUMEL, no negative size) and calls tl_tensor_view().
  * Nothing here touches tensor data or calls a backend; the only ops that
  * may copy (reshape / flatten / ravel when no view exists) delegate the copy
- * to ops.c. The algorithms and the error texts are transcriptions of ATen
- * (TensorShape.cpp, InferSize.h, TensorUtils.cpp computeStride,
+ * to ops.c: that is the one declared call from view code into copy code.
+ * Shape arithmetic (infer size, computeStride, broadcast, wrap dim, slice
+ * clamp, diagonal) is shape.c's, shared with the copy code. The algorithms
+ * and the error texts are transcriptions of ATen (TensorShape.cpp,
  * ExpandUtils.cpp inferExpandGeometry), 2.x where 1.13 differs.
  *
  * Invariants: results are new references; "self" results are the input
@@ -364,7 +366,7 @@ static tl_tensor *copy_as_shape(tl_tensor *t, int n, const int64_t *shape,
      * (PyTorch's _unsafe_view of the contiguous clone). */
     c->ndim = n;
     memcpy(c->sizes, shape, sizeof(int64_t) * (size_t)n);
-    tl_contiguous_strides(n, c->sizes, c->strides);
+    tl_shape_contiguous_strides(n, c->sizes, c->strides);
     return c;
 }
 
@@ -1198,9 +1200,9 @@ int tl_view_resize_(tl_tensor *t, int n, const int64_t *sizes, bool has_fmt,
         (!has_fmt || fmt == TL_MEMFMT_PRESERVE))
         return 0; /* PyTorch returns early: strides stay as they were */
     if (fmt == TL_MEMFMT_CHANNELS_LAST || fmt == TL_MEMFMT_CHANNELS_LAST_3D)
-        tl_channels_last_strides(n, sizes, st);
+        tl_shape_channels_last_strides(n, sizes, st);
     else
-        tl_contiguous_strides(n, sizes, st);
+        tl_shape_contiguous_strides(n, sizes, st);
     int64_t need = tl_tensor_required_bytes(n, sizes, st, t->offset,
                                             tl_dtype_size(t->dtype));
     if (tl_storage_resize(t->storage, (size_t)need, err) < 0)
