@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "create.h"
 #include "ops.h"
 #include "view.h"
 
@@ -357,6 +358,15 @@ typedef struct opnd {
     tl_scalar s;
     tl_dtype sdt;       /* the number's own dtype (Long/Double/Bool) */
 } opnd;
+
+/* A Python-number operand converted to dt the way a kernel's
+ * Scalar::to<scalar_t>() does: an error when it overflows dt. */
+static int opnd_fits(const opnd *o, tl_dtype dt, tl_error *err)
+{
+    if (o->t)
+        return 0;
+    return tl_create_check_scalar(dt, o->s, err);
+}
 
 static opnd opnd_tensor(const tl_tensor *t)
 {
@@ -764,6 +774,10 @@ int tl_ops_copy_(tl_tensor *dst, const tl_tensor *src, tl_error *err)
 int tl_ops_fill_(tl_tensor *dst, tl_scalar v, tl_error *err)
 {
     if (check_inplace_grad(dst, err) < 0)
+        return -1;
+    /* Scalar::to<scalar_t>(): "value cannot be converted to type uint8_t
+     * without overflow", empty or not */
+    if (tl_create_check_scalar(dst->dtype, v, err) < 0)
         return -1;
     if (tl_tensor_numel(dst) > 0) {
         tl_strided d = strided_of(dst);
@@ -1202,6 +1216,8 @@ static tl_tensor *where_new(const tl_tensor *cond, const opnd *a,
     if (opnds_shape(ops, 3, &nd, shape, err) < 0)
         return NULL;
     tl_dtype dt = result_type(ops + 1, 2);
+    if (opnd_fits(a, dt, err) < 0 || opnd_fits(b, dt, err) < 0)
+        return NULL;
     /* the condition is never converted: give it the common dtype's slot */
     opnd lay[3] = {ops[0], ops[1], ops[2]};
     tl_tensor cview = *cond; /* a stack copy read for its geometry only */
@@ -1265,6 +1281,9 @@ static tl_tensor *clamp_new(const tl_tensor *t, const opnd *lo, const opnd *hi,
     if (opnds_shape(ops, n, &nd, shape, err) < 0)
         return NULL;
     tl_dtype dt = result_type(ops, n);
+    for (int i = 1; i < n; i++)
+        if (opnd_fits(&ops[i], dt, err) < 0)
+            return NULL;
     iter_out_strides(ops, n, dt, nd, shape, st);
     tl_tensor *out = tl_tensor_new_strided(be, dt, nd, shape, st, err);
     if (!out)
@@ -1328,6 +1347,9 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "result type %s can't be cast to the desired output type %s",
                             tl_dtype_scalar_name(dt), typemeta_name(t->dtype));
+    for (int i = 1; i < n; i++)
+        if (opnd_fits(&ops[i], dt, err) < 0)
+            return -1;
     opnd self = ops[0];
     int rc = 0;
     if (lo)
@@ -1417,6 +1439,8 @@ static int masked_fill_inplace(tl_tensor *t, const tl_tensor *mask,
         return -1;
     if (check_out_shape(t, nd, shape, err) < 0)
         return -1;
+    if (opnd_fits(&val, t->dtype, err) < 0)
+        return -1;
     if (masked_fill_run(t, mask, &val, err) < 0)
         return -1;
     grad_inplace(t, vgrad);
@@ -1440,6 +1464,8 @@ static tl_tensor *masked_fill_new(const tl_tensor *t, const tl_tensor *mask,
         return NULL;
     opnd mo = opnd_tensor(mask);
     if (inplace_device(t, &mo, err) < 0)
+        return NULL;
+    if (opnd_fits(&val, t->dtype, err) < 0)
         return NULL;
     tl_contiguous_strides(nd, shape, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), t->dtype, nd,
