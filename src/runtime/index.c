@@ -1842,10 +1842,24 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
     if (!iv)
         return NULL;
     int64_t size = t->ndim == 0 ? 1 : t->sizes[d];
+    /* index_select_out_cpu_ (1.13 and 2.x): for more than one dim, an
+     * empty self, and the dim == 1 fast path (check_indexarray_range), give
+     * RuntimeErrors naming the index; the other paths an IndexError */
+    bool indices_msg = t->ndim > 1 && n > 0 && (tl_tensor_numel(t) == 0 || d == 1);
+    if (t->ndim > 1 && n > 0 && tl_tensor_numel(t) == 0 && size == 0) {
+        free(iv);
+        tl_error_set(err, TL_ERR_RUNTIME, "index_select(): self indexing axis dim should be "
+                     "positive");
+        return NULL;
+    }
     for (int64_t k = 0; k < n; k++) {
         if (iv[k] < 0 || iv[k] >= size) {
+            if (indices_msg)
+                tl_error_set(err, TL_ERR_RUNTIME, "INDICES element is out of DATA bounds, "
+                             "id=%lld axis_dim=%lld", (long long)iv[k], (long long)size);
+            else
+                tl_error_set(err, TL_ERR_INDEX, "index out of range in self");
             free(iv);
-            tl_error_set(err, TL_ERR_INDEX, "index out of range in self");
             return NULL;
         }
     }
