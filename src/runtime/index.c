@@ -1527,6 +1527,26 @@ static int set_basic(ctx *c, tl_tensor *vt, const tl_scalar *sc,
     return rc;
 }
 
+/* at::get_overlap_status(a, b) is FULL or PARTIAL: a and b are the same
+ * tensor, or both non-overlapping and dense on one storage with
+ * intersecting byte ranges (TOO_HARD layouts are not checked) */
+static bool overlaps(const tl_tensor *a, const tl_tensor *b)
+{
+    if (a == b)
+        return true;
+    if (tl_tensor_numel(a) == 0 || tl_tensor_numel(b) == 0)
+        return false;
+    if (!tl_tensor_is_non_overlapping_and_dense(a) ||
+        !tl_tensor_is_non_overlapping_and_dense(b))
+        return false;
+    if (!tl_storage_same(a->storage, b->storage))
+        return false;
+    int64_t ia = (int64_t)tl_dtype_size(a->dtype), ib = (int64_t)tl_dtype_size(b->dtype);
+    int64_t a0 = a->offset * ia, a1 = a0 + tl_tensor_numel(a) * ia;
+    int64_t b0 = b->offset * ib, b1 = b0 + tl_tensor_numel(b) * ib;
+    return a0 < b1 && b0 < a1;
+}
+
 static bool single_mask(const ctx *c)
 {
     int masks = 0, others = 0;
@@ -1577,6 +1597,19 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
             if (tensor_scalar(vs, &fillv, err))
                 goto out;
             fill = true;
+        }
+    }
+    if (!fill && !c->np && vt) {
+        /* at::assert_no_overlap(self, value) of _index_put_impl_ */
+        tl_tensor *self = c->same ? tl_tensor_retain(x) : sliced_view(c);
+        bool ov = overlaps(self, vt);
+        tl_tensor_release(self);
+        if (ov) {
+            tl_error_set(err, TL_ERR_RUNTIME, "unsupported operation: some elements of the "
+                         "input tensor and the written-to tensor refer to a single memory "
+                         "location. Please clone() the tensor before performing the "
+                         "operation.");
+            goto out;
         }
     }
     if (expand_indices(c, err) || make_plan(c, &p, err))
