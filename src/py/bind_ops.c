@@ -410,14 +410,33 @@ static tl_value *b_cuda(tl_value *self, const tl_args *a, tl_error *err)
 /* elementwise                                                            */
 /* ===================================================================== */
 
+/* torch.add(1, x) and friends: the functional forms whose first argument
+ * may be a Python number (python_arg_parser's numbers-as-tensors list, and
+ * the Scalar-self overloads of pow, remainder and the bitwise ops). The
+ * number is a wrapped number: it promotes like `1 + x`. */
+static bool number_first(const char *fn, const tl_value *self)
+{
+    static const char *const ok[] = {
+        "add", "sub", "subtract", "mul", "multiply", "true_divide", "floor_divide",
+        "div", "divide", "pow", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+        "bitwise_left_shift", "bitwise_right_shift", NULL};
+    if (!self || (self->kind != TL_V_INT && self->kind != TL_V_FLOAT && self->kind != TL_V_BOOL))
+        return false;
+    for (int i = 0; ok[i]; i++)
+        if (!strcmp(ok[i], fn))
+            return true;
+    return false;
+}
+
 static tl_value *binary_method(const char *fn, tl_binop op, bool inplace,
                                bool alpha, tl_value *self, const tl_args *a,
                                tl_error *err)
 {
     static const char *const kw_plain[] = {"other", NULL};
     static const char *const kw_alpha[] = {"other", "alpha", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
-    if (!t || tl_args_check(a, fn, 1, alpha ? kw_alpha : kw_plain,
+    bool num = !inplace && number_first(fn, self);
+    tl_tensor *t = num ? NULL : tl_self_tensor(self, fn, err);
+    if ((!t && !num) || tl_args_check(a, fn, 1, alpha ? kw_alpha : kw_plain,
                             alpha ? "(Tensor other, *, Number alpha)" : "(Tensor other)\n(Number other)",
                             err) < 0)
         return NULL;
@@ -502,9 +521,10 @@ static tl_value *div_method(const char *fn, bool inplace, tl_value *self,
                             const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"other", "rounding_mode", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    bool num = !inplace && number_first(fn, self);
+    tl_tensor *t = num ? NULL : tl_self_tensor(self, fn, err);
     int mode;
-    if (!t || tl_args_check(a, fn, 1, kw,
+    if ((!t && !num) || tl_args_check(a, fn, 1, kw,
                             "(Tensor other, *, str rounding_mode)\n(Number other, *, str rounding_mode)",
                             err) < 0 ||
         rounding_mode(a, &mode, err) < 0)
