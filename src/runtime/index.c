@@ -900,7 +900,12 @@ static int broadcast_error(ctx *c, tl_error *err)
     return -1;
 }
 
-static int make_plan(ctx *c, plan *p, tl_error *err)
+static int plan_offsets(ctx *c, plan *p, tl_error *err);
+
+/* The plan's shapes (result and B block), without the index bounds checks
+ * (plan_offsets makes those: index_put_ reports a shape or dtype mismatch
+ * of the value first). */
+static int make_plan_shape(ctx *c, plan *p, tl_error *err)
 {
     memset(p, 0, sizeof *p);
     /* broadcast */
@@ -984,11 +989,23 @@ static int make_plan(ctx *c, plan *p, tl_error *err)
                             "elements is not supported",
                             (long long)TL_MAX_NUMEL);
     }
+    return 0;
+}
+
+static int make_plan(ctx *c, plan *p, tl_error *err)
+{
+    if (make_plan_shape(c, p, err))
+        return -1;
+    return plan_offsets(c, p, err);
+}
+
+/* per-element offsets of the B block, with bounds checks */
+static int plan_offsets(ctx *c, plan *p, tl_error *err)
+{
     if (p->rnumel == 0)
         return 0;
     if (p->bnumel > MAX_INDEX_ELEMS)
         return limit_error(err);
-    /* per-element offsets of the B block, with bounds checks */
     p->adv_off = tl_xmalloc(sizeof(int64_t) * (size_t)(p->bnumel > 0 ? p->bnumel : 1));
     int64_t bst[TL_MAX_DIMS][TL_MAX_DIMS]; /* [j][q] element strides */
     for (int j = 0; j < c->nadv; j++) {
@@ -1612,7 +1629,7 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
             goto out;
         }
     }
-    if (expand_indices(c, err) || make_plan(c, &p, err))
+    if (expand_indices(c, err) || make_plan_shape(c, &p, err))
         goto out;
     if (!fill) {
         /* make_index_put_iterator checks */
@@ -1650,6 +1667,9 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
             goto out;
         }
     }
+    /* the index bounds, checked by the kernel after those */
+    if (plan_offsets(c, &p, err))
+        goto out;
     /* materialise the values: shape R, x's dtype, contiguous, on x's
      * backend */
     src = tl_tensor_new(tl_tensor_backend(x), x->dtype, p.rndim, p.rsizes, err);

@@ -982,7 +982,10 @@ static tl_tensor *binary_new(tl_binop op, const opnd *a, const opnd *b,
     tl_dtype compute, outdt;
     if (binop_types(op, a, b, &compute, &outdt, err) < 0)
         return NULL;
-    iter_out_strides(ops, 2, compute, nd, shape, st);
+    /* pow(Tensor, Scalar) is a unary TensorIterator (the exponent is no
+     * operand), so its layout follows sqrt's, not `x + 1`'s */
+    bool unary = op == TL_BIN_POW && a->t && !b->t;
+    iter_out_strides(ops, unary ? 1 : 2, compute, nd, shape, st);
     tl_tensor *out = tl_tensor_new_strided(be, outdt, nd, shape, st, err);
     if (!out)
         return NULL;
@@ -1281,10 +1284,13 @@ static tl_tensor *clamp_new(const tl_tensor *t, const opnd *lo, const opnd *hi,
     if (opnds_shape(ops, n, &nd, shape, err) < 0)
         return NULL;
     tl_dtype dt = result_type(ops, n);
-    for (int i = 1; i < n; i++)
+    bool scalars = true; /* clamp(Tensor, Scalar, Scalar): a unary iterator */
+    for (int i = 1; i < n; i++) {
         if (opnd_fits(&ops[i], dt, err) < 0)
             return NULL;
-    iter_out_strides(ops, n, dt, nd, shape, st);
+        scalars &= !ops[i].t;
+    }
+    iter_out_strides(ops, scalars ? 1 : n, dt, nd, shape, st);
     tl_tensor *out = tl_tensor_new_strided(be, dt, nd, shape, st, err);
     if (!out)
         return NULL;
@@ -2893,10 +2899,17 @@ tl_tensor *tl_ops_reduce(tl_redop op, const char *name, const tl_tensor *t,
                          const tl_dtype *dtype, tl_error *err)
 {
     redspec rs;
+    tl_dtype dt = dtype ? *dtype : t->dtype;
+    if (op == TL_RED_MEAN && !tl_dtype_is_floating(dt)) {
+        /* mean's dtype check comes before the dims are wrapped */
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "mean(): could not infer output dtype. %s dtype must be either a floating point or complex dtype. Got: %s",
+                     dtype ? "Optional" : "Input", tl_dtype_scalar_name(dt));
+        return NULL;
+    }
     if (parse_dims(dim, t->ndim, &rs, err) < 0)
         return NULL;
     rs.keepdim = keepdim;
-    tl_dtype dt = dtype ? *dtype : t->dtype;
     tl_tensor *src = (tl_tensor *)t, *conv = NULL;
     if (dtype && (op == TL_RED_SUM || op == TL_RED_PROD || op == TL_RED_MEAN) &&
         *dtype != t->dtype) {
@@ -2926,6 +2939,11 @@ tl_tensor *tl_ops_var(const tl_tensor *t, const tl_value *dim,
                       tl_error *err)
 {
     redspec rs;
+    if (!tl_dtype_is_floating(t->dtype)) { /* checked before the dims */
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "std and var only support floating point and complex dtypes");
+        return NULL;
+    }
     if (parse_dims(dim, t->ndim, &rs, err) < 0)
         return NULL;
     rs.keepdim = keepdim;
