@@ -755,6 +755,20 @@ static tl_value *matmul_method(const char *fn, bool mm, tl_value *self,
 VIA_METHOD(matmul, matmul_method, false)
 VIA_METHOD(mm, matmul_method, true)
 
+static tl_value *b_bmm(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"mat2", NULL};
+    tl_tensor *t = tl_self_tensor(self, "bmm", err), *o;
+    if (!t || tl_args_check(a, "bmm", 1, kw, "(Tensor mat2)", err) < 0)
+        return NULL;
+    tl_value *ov = tl_arg(a, 0, "mat2");
+    if (!ov)
+        return missing("bmm", "mat2", err);
+    if (tl_to_tensor(ov, "mat2", &o, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_bmm(t, o, err));
+}
+
 /* ===================================================================== */
 /* in-place writes                                                        */
 /* ===================================================================== */
@@ -1259,7 +1273,7 @@ static const tl_binding methods[] = {
     M(isnan), M(isinf), M(isfinite), M(positive),
     MB(clamp), MB(clip), MB(clamp_min), MB(clamp_max),
     {"where", b_where_method, false, false},
-    MB(masked_fill), M(matmul), M(mm),
+    MB(masked_fill), M(matmul), M(mm), M(bmm),
     /* in-place writes */
     {"zero_", b_zero_, false, true},
     {"fill_", b_fill_, false, true},

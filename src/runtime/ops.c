@@ -35,6 +35,7 @@
 
 #include "bind.h"
 #include "create.h"
+#include "matmul.h"
 #include "ops.h"
 #include "view.h"
 
@@ -2512,94 +2513,6 @@ static tl_tensor *diag_impl(const tl_tensor *t, int64_t k, tl_error *err)
 }
 
 /* matmul for 1-D/2-D operands: broadcast multiply, then sum over k. */
-static tl_tensor *matmul_impl(const tl_tensor *a, const tl_tensor *b,
-                              bool mm_only, tl_error *err)
-{
-    if (mm_only && (a->ndim != 2 || b->ndim != 2)) {
-        tl_error_set(err, TL_ERR_RUNTIME, "%s must be a matrix",
-                     a->ndim != 2 ? "self" : "mat2");
-        return NULL;
-    }
-    if (a->ndim == 0 || b->ndim == 0 || a->ndim > 2 || b->ndim > 2) {
-        if (a->ndim == 0 || b->ndim == 0)
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "both arguments to matmul need to be at least 1D, but they are %dD and %dD",
-                         a->ndim, b->ndim);
-        else
-            tl_error_set(err, TL_ERR_UNSUPPORTED,
-                         "tlab supports matmul of 1-D and 2-D tensors only");
-        return NULL;
-    }
-    if (a->dtype != b->dtype) {
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "expected scalar type %s but found %s",
-                     tl_dtype_scalar_name(a->dtype), tl_dtype_scalar_name(b->dtype));
-        return NULL;
-    }
-    int64_t n = a->ndim == 2 ? a->sizes[0] : 1, ka = a->sizes[a->ndim - 1];
-    int64_t kb = b->sizes[0], m = b->ndim == 2 ? b->sizes[1] : 1;
-    if (ka != kb) {
-        if (a->ndim == 1 && b->ndim == 1)
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of elements, but got %lld and %lld elements respectively",
-                         (long long)ka, (long long)kb, (long long)ka, (long long)kb);
-        else if (a->ndim == 2 && b->ndim == 1) /* at::mv's check */
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
-                         (long long)n, (long long)n, (long long)ka, (long long)kb);
-        else
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                         (long long)n, (long long)ka, (long long)kb, (long long)m);
-        return NULL;
-    }
-    /* product (n, k, m) */
-    int64_t psz[3] = {n, ka, m}, pst_a[3], pst_b[3];
-    pst_a[0] = a->ndim == 2 ? a->strides[0] : 0;
-    pst_a[1] = a->strides[a->ndim - 1];
-    pst_a[2] = 0;
-    pst_b[0] = 0;
-    pst_b[1] = b->strides[0];
-    pst_b[2] = b->ndim == 2 ? b->strides[1] : 0;
-    tl_tensor *prod = tl_tensor_new(tl_tensor_backend(a), a->dtype, 3, psz, err);
-    if (!prod)
-        return NULL;
-    tl_tensor *va = tmp_view(a, 3, psz, pst_a), *vb = tmp_view(b, 3, psz, pst_b);
-    opnd oa = opnd_tensor(va), ob = opnd_tensor(vb);
-    int rc = run_binary(TL_BIN_MUL, a->dtype, prod, &oa, &ob, err);
-    tl_tensor_release(va);
-    tl_tensor_release(vb);
-    tl_tensor *out = NULL;
-    if (rc == 0) {
-        int64_t osz[2];
-        int ond = 0;
-        if (a->ndim == 2)
-            osz[ond++] = n;
-        if (b->ndim == 2)
-            osz[ond++] = m;
-        out = tl_tensor_new(tl_tensor_backend(a), a->dtype, ond, osz, err);
-        if (out) {
-            int64_t dsz[3] = {n, 1, m}, dst_[3];
-            dst_[0] = a->ndim == 2 ? out->strides[0] : 0;
-            dst_[1] = 0;
-            dst_[2] = b->ndim == 2 ? out->strides[ond - 1] : 0;
-            if (tl_tensor_numel(out) > 0) {
-                tl_strided d = strided_make(tl_tensor_addr(out), out->dtype, 3, dsz, dst_);
-                tl_strided s = strided_of(prod);
-                if (tl_tensor_backend(a)->reduce(TL_RED_SUM, a->dtype, &d, &s,
-                                                 (uint64_t)1 << 1, err) < 0) {
-                    tl_tensor_release(out);
-                    out = NULL;
-                }
-            }
-        }
-    }
-    tl_tensor_release(prod);
-    if (out)
-        grad_result(out, a->requires_grad || b->requires_grad);
-    return out;
-}
-
 /* ===================================================================== */
 /* public entry points used by the bindings and the interpreter          */
 /* ===================================================================== */
@@ -2704,7 +2617,7 @@ tl_value *tl_ops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
                          tl_value_type_name(a), tl_value_type_name(b));
             return NULL;
         }
-        r = matmul_impl(x.t, y.t, false, err);
+        r = tl_ops_matmul(x.t, y.t, false, err);
     } else {
         tl_binop bop;
         if (!pyop_binop(op, &bop)) {
@@ -3075,7 +2988,18 @@ tl_tensor *tl_ops_diag(const tl_tensor *t, int64_t k, tl_error *err)
 tl_tensor *tl_ops_matmul(const tl_tensor *a, const tl_tensor *b, bool mm_only,
                          tl_error *err)
 {
-    return matmul_impl(a, b, mm_only, err);
+    tl_tensor *out = tl_matmul(a, b, mm_only, false, err);
+    if (out)
+        grad_result(out, a->requires_grad || b->requires_grad);
+    return out;
+}
+
+tl_tensor *tl_ops_bmm(const tl_tensor *a, const tl_tensor *b, tl_error *err)
+{
+    tl_tensor *out = tl_matmul(a, b, false, true, err);
+    if (out)
+        grad_result(out, a->requires_grad || b->requires_grad);
+    return out;
 }
 
 tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,

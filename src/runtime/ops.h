@@ -101,6 +101,8 @@ int tl_ops_masked_fill_(tl_tensor *t, const tl_tensor *mask, const tl_value *v,
                         tl_error *err);
 tl_tensor *tl_ops_matmul(const tl_tensor *a, const tl_tensor *b, bool mm_only,
                          tl_error *err);
+/* a.bmm(b): both 3-D, equal batch (matmul.h) */
+tl_tensor *tl_ops_bmm(const tl_tensor *a, const tl_tensor *b, tl_error *err);
 
 /* ---- reductions: dim is NULL/None (all), an int, or a tuple/list ---- */
 /* `name` is the op's name in messages (NULL: derived from op) */
