@@ -841,7 +841,7 @@ static bool opnd_is_zero(const opnd *o)
 
 /* Dtype rules of a binary op: compute dtype and output dtype, or an error.
  * `a`, `b` are the two operands in order. */
-static int binop_types(tl_binop op, const opnd *a, const opnd *b,
+static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
                        tl_dtype *compute, tl_dtype *outdt, tl_error *err)
 {
     opnd ops[2] = {*a, *b};
@@ -879,8 +879,18 @@ static int binop_types(tl_binop op, const opnd *a, const opnd *b,
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
     }
+    if (common == TL_BOOL) {
+        /* CPU kernels that dispatch no Bool (1.13 and 2.x) */
+        const char *k = op == TL_BIN_FLOORDIV ? "div_floor_cpu"
+                        : op == TL_BIN_REMAINDER ? "remainder_cpu"
+                        : op == TL_BIN_FMOD ? "fmod_cpu"
+                        : op == TL_BIN_POW ? "pow" : NULL;
+        if (k)
+            return tl_error_set(err, TL_ERR_RUNTIME, "\"%s\" not implemented for 'Bool'", k);
+    }
+    /* the kernel raises on a zero divisor, so an empty result does not */
     if ((op == TL_BIN_FLOORDIV || op == TL_BIN_REMAINDER || op == TL_BIN_FMOD) &&
-        !tl_dtype_is_floating(common) && opnd_is_zero(b))
+        !tl_dtype_is_floating(common) && opnd_is_zero(b) && !empty)
         return tl_error_set(err, TL_ERR_RUNTIME, "ZeroDivisionError");
     if (op == TL_BIN_POW && !tl_dtype_is_floating(common) && !b->t &&
         !b->s.is_float && b->sdt != TL_BOOL && b->s.i < 0)
@@ -981,7 +991,10 @@ static tl_tensor *binary_new(tl_binop op, const opnd *a, const opnd *b,
     if (opnds_shape(ops, 2, &nd, shape, err) < 0)
         return NULL;
     tl_dtype compute, outdt;
-    if (binop_types(op, a, b, &compute, &outdt, err) < 0)
+    int64_t onumel = 1;
+    for (int i = 0; i < nd; i++)
+        onumel *= shape[i] > 0 ? 1 : 0;
+    if (binop_types(op, a, b, onumel == 0, &compute, &outdt, err) < 0)
         return NULL;
     /* pow(Tensor, Scalar) is a unary TensorIterator (the exponent is no
      * operand), so its layout follows sqrt's, not `x + 1`'s */
@@ -1038,7 +1051,7 @@ static int binary_inplace_checked(tl_binop op, tl_tensor *dst, const opnd *b,
     if (check_out_shape(dst, nd, shape, err) < 0)
         return -1;
     tl_dtype compute, outdt;
-    if (binop_types(op, &a, b, &compute, &outdt, err) < 0)
+    if (binop_types(op, &a, b, tl_tensor_numel(dst) == 0, &compute, &outdt, err) < 0)
         return -1;
     binkind k = binop_kind(op);
     tl_dtype res = k == BK_CMP || k == BK_LOGICAL ? compute : outdt;
@@ -1667,6 +1680,11 @@ static tl_tensor *reduce_one(tl_redop op, const char *name, const tl_tensor *t,
     case TL_RED_ARGMIN:
         if (red_check_nonempty(name, true, t, rs, err) < 0)
             return NULL;
+        if (t->dtype == TL_BOOL) {
+            tl_error_set(err, TL_ERR_RUNTIME, "\"%s_cpu\" not implemented for 'Bool'",
+                         op == TL_RED_ARGMAX ? "argmax" : "argmin");
+            return NULL;
+        }
         out_dt = TL_INT64;
         compute = t->dtype;
         break;
@@ -3055,7 +3073,14 @@ static tl_tensor *div_trunc_new(const opnd *x, const opnd *y, tl_error *err)
         if (common_device(ops, 2, &be, err) < 0 ||
             opnds_shape(ops, 2, &nd, shape, err) < 0)
             return NULL;
-        if (opnd_is_zero(y)) {
+        if (common == TL_BOOL) {
+            tl_error_set(err, TL_ERR_RUNTIME, "\"div_trunc_cpu\" not implemented for 'Bool'");
+            return NULL;
+        }
+        bool empty = false;
+        for (int i = 0; i < nd; i++)
+            empty |= shape[i] == 0;
+        if (opnd_is_zero(y) && !empty) {
             tl_error_set(err, TL_ERR_RUNTIME, "ZeroDivisionError");
             return NULL;
         }
@@ -3327,6 +3352,10 @@ tl_value *tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim,
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (k < 0 || k > n) {
         tl_error_set(err, TL_ERR_RUNTIME, "selected index k out of range");
+        return NULL;
+    }
+    if (t->dtype == TL_BOOL) { /* topk's CPU kernel dispatches no Bool */
+        tl_error_set(err, TL_ERR_RUNTIME, "\"topk_cpu\" not implemented for 'Bool'");
         return NULL;
     }
     int64_t sz[TL_MAX_DIMS];
