@@ -1358,6 +1358,14 @@ static tl_value *view_copy_op(const char *fname, const char *view,
         fn = b->fn;
     }
     tl_value *r = fn(in, &rest, err);
+    if (!r && strcmp(view, "view") == 0 && strncmp(err->msg, "view size is not compatible", 27) == 0) {
+        /* 2.x view_copy: where computeStride finds no view, it is
+         * self.reshape(size), a fresh contiguous copy */
+        const tl_binding *rb = tl_bind_find(TL_BIND_METHOD, "reshape");
+        TL_ASSERT(rb != NULL);
+        tl_error_clear(err);
+        return rb->fn(in, &rest, err);
+    }
     if (!r)
         return NULL;
     tl_value *c = copy_of(r, err);

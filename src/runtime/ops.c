@@ -705,13 +705,15 @@ static bool is_contiguous_fmt(const tl_tensor *t, tl_memfmt fmt)
 
 tl_tensor *tl_ops_contiguous(tl_tensor *t, tl_memfmt fmt, tl_error *err)
 {
+    /* TensorImpl::is_contiguous(Preserve) is the default contiguity: a
+     * contiguous tensor is returned before the Preserve check */
+    if (is_contiguous_fmt(t, fmt))
+        return tl_tensor_retain(t);
     if (fmt == TL_MEMFMT_PRESERVE) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "preserve memory format is unsupported by the contiguous operator");
         return NULL;
     }
-    if (is_contiguous_fmt(t, fmt))
-        return tl_tensor_retain(t);
     return tl_ops_clone(t, fmt, err);
 }
 
@@ -1181,7 +1183,10 @@ static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
         return NULL;
     opnd o = opnd_tensor(t);
     int64_t st[TL_MAX_DIMS];
-    iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
+    if ((op == TL_UN_ISFINITE || op == TL_UN_ISINF) && !tl_dtype_is_floating(t->dtype))
+        tl_preserve_strides(t, st); /* ones_like / zeros_like(self, kBool) */
+    else
+        iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), outdt, t->ndim,
                                            t->sizes, st, err);
     if (!out)
