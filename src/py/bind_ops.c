@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "create.h"
 #include "ops.h"
 #include "util.h"
 
@@ -195,7 +196,8 @@ static tl_value *b_to(tl_value *self, const tl_args *a, tl_error *err)
     if (np >= 1) {
         const tl_value *p0 = a->pos[0];
         size_t k = 1;
-        if (p0->kind == TL_V_DTYPE) {
+        tl_dtype pyt;
+        if (p0->kind == TL_V_DTYPE || tl_create_python_type(p0, &pyt)) {
             dtype = p0;
         } else if (p0->kind == TL_V_TENSOR) {
             other = p0;
@@ -245,9 +247,10 @@ static tl_value *b_to(tl_value *self, const tl_args *a, tl_error *err)
         be = tl_tensor_backend(other->u.tensor);
     }
     if (!absent(dtype)) {
-        if (dtype->kind != TL_V_DTYPE)
+        if (dtype->kind == TL_V_DTYPE)
+            dt = dtype->u.dtype;
+        else if (!tl_create_python_type(dtype, &dt)) /* to(float) */
             goto bad;
-        dt = dtype->u.dtype;
     }
     if (!absent(dev)) {
         tl_device d;
@@ -862,6 +865,10 @@ static tl_value *reduce_method(const char *fn, tl_redop op, bool with_dtype,
     if (!with_dtype)
         has_dt = false;
     tl_value *dim = tl_arg(a, 0, "dim");
+    if (op == TL_RED_PROD && dim && tl_value_is_seq(dim)) /* prod takes one dim */
+        return tl_args_type_error(a, fn, "(*, torch.dtype dtype)\n"
+                                  "(int dim, bool keepdim, *, torch.dtype dtype)\n"
+                                  "(name dim, bool keepdim, *, torch.dtype dtype)", err), NULL;
     return ret_t(tl_ops_reduce(op, fn, t, dim, keep, has_dt ? &dt : NULL, err));
 }
 

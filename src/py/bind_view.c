@@ -733,6 +733,19 @@ static tl_value *m_narrow(tl_value *self, const tl_args *a, tl_error *err)
     int64_t d, s, l;
     SELF("narrow");
     CHECK("narrow", 3, sig, "dim", "start", "length");
+    const tl_value *sv = tl_arg(a, 1, "start");
+    if (sv && sv->kind == TL_V_TENSOR) {
+        /* narrow.Tensor: a 0-dim integral (not bool) tensor, then item() */
+        const tl_tensor *st = sv->u.tensor;
+        if (st->ndim != 0 || !tl_dtype_is_integral(st->dtype))
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "start must be an 0-dim integral Tensor."), NULL;
+        if (arg_int(a, 0, "dim", true, 0, &d, "narrow", sig, err) ||
+            arg_int(a, 2, "length", true, 0, &l, "narrow", sig, err) ||
+            tl_tensor_get_i64(st, 0, &s, err) < 0)
+            return NULL;
+        return wrap_result(self, tl_view_narrow(t, d, s, l, err));
+    }
     if (arg_int(a, 0, "dim", true, 0, &d, "narrow", sig, err) ||
         arg_int(a, 1, "start", true, 0, &s, "narrow", sig, err) ||
         arg_int(a, 2, "length", true, 0, &l, "narrow", sig, err))

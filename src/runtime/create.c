@@ -181,11 +181,31 @@ int tl_create_backend_for(tl_device dev, const tl_backend **out, tl_error *err)
     return 0;
 }
 
+bool tl_create_python_type(const tl_value *v, tl_dtype *dt)
+{
+    if (!v || v->kind != TL_V_FUNC || v->u.func.self || !v->u.func.name)
+        return false;
+    const char *n = v->u.func.name;
+    if (strcmp(n, "float") == 0)
+        *dt = TL_FLOAT64;
+    else if (strcmp(n, "int") == 0)
+        *dt = TL_INT64;
+    else if (strcmp(n, "bool") == 0)
+        *dt = TL_BOOL;
+    else
+        return false;
+    return true;
+}
+
 int tl_create_opt_dtype(const tl_value *v, bool *has, tl_dtype *dt,
                         tl_error *err)
 {
     if (!v || v->kind == TL_V_NONE) {
         *has = false;
+        return 0;
+    }
+    if (tl_create_python_type(v, dt)) {
+        *has = true;
         return 0;
     }
     if (v->kind != TL_V_DTYPE)

@@ -50,6 +50,9 @@ int tl_create_check_scalar(tl_dtype dt, tl_scalar v, tl_error *err);
 
 /* Binding helpers: an optional dtype= (None or a dtype) and an optional
  * device= (None leaves *be unchanged). */
+/* dtype=float / int / bool: the Python types torch accepts as dtypes
+ * (float64, int64, bool); false for anything else. */
+bool tl_create_python_type(const tl_value *v, tl_dtype *dt);
 int tl_create_opt_dtype(const tl_value *v, bool *has, tl_dtype *dt,
                         tl_error *err);
 int tl_create_opt_device(const tl_value *v, const tl_backend **be,
