@@ -526,8 +526,15 @@ tl_tensor *tl_view_dtype(const tl_tensor *t, tl_dtype dt, tl_error *err)
         }
     }
     tl_tensor *r = mkview(t, &g, err);
-    if (r)
+    if (r) {
         r->dtype = dt;
+        /* view.dtype is not differentiable (derivatives.yaml,
+         * output_differentiability: [False]): the result never requires
+         * grad and is a leaf */
+        r->requires_grad = false;
+        r->is_leaf = true;
+        r->is_view_of_grad_leaf = false; /* not a differentiable view */
+    }
     return r;
 }
 
