@@ -1009,7 +1009,7 @@ static tl_value *m_storage(tl_value *self, const tl_args *a, tl_error *err)
     SELF("storage");
     if (no_args(a, "storage", err) < 0)
         return NULL;
-    return tl_storage_value(t->storage);
+    return tl_typed_storage_value(t->storage, t->dtype);
 }
 
 static tl_value *m_requires_grad_(tl_value *self, const tl_args *a, tl_error *err)

@@ -124,7 +124,8 @@ static tl_value *bi_len(tl_value *self, const tl_args *a, tl_error *err)
     case TL_V_STR:
         return tl_int((int64_t)v->u.str.len);
     case TL_V_STORAGE:
-        return tl_int((int64_t)v->u.storage->nbytes);
+        return tl_int((int64_t)(v->u.storage->nbytes /
+                                (v->typed ? tl_dtype_size(v->sdtype) : 1)));
     case TL_V_TENSOR:
         if (v->u.tensor->ndim == 0) {
             tl_error_set(err, TL_ERR_TYPE, "len() of a 0-d tensor");
@@ -1186,9 +1187,68 @@ static int storage_byte(tl_storage *s, int64_t i, uint8_t *out, bool write, uint
     return be->to_host(out, p, 1, err);
 }
 
+/* TypedStorage[i]: element i of the storage's dtype (a Python float, int
+ * or bool); "index N out of range for storage of size M" in elements */
+static int typed_elem(tl_value *st, tl_value *idx, int64_t *at, tl_error *err)
+{
+    int64_t i;
+    if (!tl_value_as_index(idx, &i))
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "can't index a <class 'torch.storage.TypedStorage'> with <class '%s'>",
+                            tl_value_type_name(idx));
+    tl_storage *s = st->u.storage;
+    int64_t n = (int64_t)(s->nbytes / tl_dtype_size(st->sdtype));
+    int64_t j = i < 0 ? i + n : i;
+    if (j < 0 || j >= n)
+        return tl_error_set(err, TL_ERR_INDEX, "index %" PRId64 " out of range for storage of size %" PRId64,
+                            i, n);
+    *at = j;
+    return 0;
+}
+
+static tl_value *typed_get(tl_value *st, tl_value *idx, tl_error *err)
+{
+    int64_t j;
+    if (typed_elem(st, idx, &j, err) < 0)
+        return NULL;
+    tl_storage *s = st->u.storage;
+    size_t isz = tl_dtype_size(st->sdtype);
+    unsigned char buf[16];
+    const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
+    if (be->to_host(buf, (unsigned char *)s->data + (size_t)j * isz, isz, err) < 0)
+        return NULL;
+    if (tl_dtype_is_floating(st->sdtype))
+        return tl_float(tl_dtype_load_f64(st->sdtype, buf));
+    if (st->sdtype == TL_BOOL)
+        return tl_bool(buf[0] != 0);
+    return tl_int(tl_dtype_load_i64(st->sdtype, buf));
+}
+
+static int typed_set(tl_value *st, tl_value *idx, tl_value *v, tl_error *err)
+{
+    int64_t j;
+    if (typed_elem(st, idx, &j, err) < 0)
+        return -1;
+    tl_storage *s = st->u.storage;
+    tl_dtype dt = st->sdtype;
+    size_t isz = tl_dtype_size(dt);
+    unsigned char buf[16];
+    if (v->kind == TL_V_FLOAT)
+        tl_dtype_store_f64(dt, buf, v->u.f);
+    else if (v->kind == TL_V_INT || v->kind == TL_V_BOOL)
+        tl_dtype_store_i64(dt, buf, v->kind == TL_V_INT ? v->u.i : v->u.b);
+    else
+        return tl_error_set(err, TL_ERR_TYPE, "storage values must be numbers, not %s",
+                            tl_value_type_name(v));
+    const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
+    return be->from_host((unsigned char *)s->data + (size_t)j * isz, buf, isz, err);
+}
+
 tl_value *tl_builtins_storage_get(tl_value *st, tl_value *idx, tl_error *err)
 {
     int64_t i;
+    if (st->typed)
+        return typed_get(st, idx, err);
     if (!tl_value_as_index(idx, &i)) {
         tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
                      tl_value_type_name(idx));
@@ -1206,6 +1266,8 @@ tl_value *tl_builtins_storage_get(tl_value *st, tl_value *idx, tl_error *err)
 int tl_builtins_storage_set(tl_value *st, tl_value *idx, tl_value *v, tl_error *err)
 {
     int64_t i, x;
+    if (st->typed)
+        return typed_set(st, idx, v, err);
     if (!tl_value_as_index(idx, &i))
         return tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
                             tl_value_type_name(idx));

@@ -157,6 +157,14 @@ tl_value *tl_storage_value(tl_storage *s)
     return v;
 }
 
+tl_value *tl_typed_storage_value(tl_storage *s, tl_dtype dt)
+{
+    tl_value *v = tl_storage_value(s);
+    v->typed = true;
+    v->sdtype = dt;
+    return v;
+}
+
 tl_value *tl_module_value(const char *name)
 {
     tl_value *v = alloc_value(TL_V_MODULE);
@@ -266,7 +274,7 @@ const char *tl_value_type_name(const tl_value *v)
     case TL_V_MEMFMT: return "torch.memory_format";
     case TL_V_TENSOR: return "Tensor";
     case TL_V_NDARRAY: return "numpy.ndarray";
-    case TL_V_STORAGE: return "torch.UntypedStorage";
+    case TL_V_STORAGE: return v->typed ? "torch.TypedStorage" : "torch.UntypedStorage";
     case TL_V_MODULE: return "module";
     case TL_V_FUNC: return "builtin_function_or_method";
     case TL_V_NKINDS: break;

@@ -67,6 +67,10 @@ typedef struct tl_value *(*tl_cfunc)(struct tl_value *self,
 typedef struct tl_value {
     int refcount;
     tl_vkind kind;
+    /* STORAGE only: x.storage() is the typed (legacy TypedStorage) view of
+     * the bytes, elements of sdtype; x.untyped_storage() is bytes */
+    bool typed;
+    tl_dtype sdtype;
     union {
         bool b;
         int64_t i;
@@ -116,6 +120,8 @@ tl_value *tl_memfmt_value(tl_memfmt f);
 tl_value *tl_tensor_value(tl_tensor *t);  /* steals the tensor reference */
 tl_value *tl_ndarray_value(tl_tensor *t); /* steals */
 tl_value *tl_storage_value(tl_storage *s); /* retains s */
+/* x.storage(): the typed storage of s with elements of dt (retains s) */
+tl_value *tl_typed_storage_value(tl_storage *s, tl_dtype dt);
 tl_value *tl_module_value(const char *name);
 tl_value *tl_func_value(const char *name, tl_cfunc fn, tl_value *self); /* retains self */
 

@@ -1175,7 +1175,8 @@ static tl_value *storage_size(tl_value *self, const tl_args *a, tl_error *err)
     tl_storage *s = self_storage(self, "size", err);
     if (!s || no_args(a, "size", err) < 0)
         return NULL;
-    return tl_int((int64_t)s->nbytes); /* UntypedStorage.size() is bytes */
+    /* UntypedStorage.size() is bytes, TypedStorage.size() elements */
+    return tl_int((int64_t)(s->nbytes / (self->typed ? tl_dtype_size(self->sdtype) : 1)));
 }
 
 static tl_value *storage_element_size(tl_value *self, const tl_args *a,
@@ -1184,7 +1185,7 @@ static tl_value *storage_element_size(tl_value *self, const tl_args *a,
     tl_storage *s = self_storage(self, "element_size", err);
     if (!s || no_args(a, "element_size", err) < 0)
         return NULL;
-    return tl_int(1);
+    return tl_int(self->typed ? (int64_t)tl_dtype_size(self->sdtype) : 1);
 }
 
 tl_value *tl_create_storage_attr(tl_value *storage, const char *name,
@@ -1206,8 +1207,10 @@ tl_value *tl_create_storage_attr(tl_value *storage, const char *name,
         return tl_device_value(storage->u.storage->device);
     if (strcmp(name, "is_cuda") == 0)
         return tl_bool(storage->u.storage->device.kind == TL_DEV_CUDA);
+    if (storage->typed && strcmp(name, "dtype") == 0)
+        return tl_dtype_value(storage->sdtype);
     tl_error_set(err, TL_ERR_ATTRIBUTE,
-                 "'torch.storage.UntypedStorage' object has no attribute '%s'",
-                 name);
+                 "'torch.storage.%s' object has no attribute '%s'",
+                 storage->typed ? "TypedStorage" : "UntypedStorage", name);
     return NULL;
 }
