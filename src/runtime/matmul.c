@@ -213,7 +213,7 @@ static void make_op(const tl_tensor *t, bool left, int nb, const int64_t *batch,
 static int host_bytes(const tl_tensor *t, mmop *o, tl_error *err)
 {
     const tl_backend *be = tl_tensor_backend(t);
-    if (be->device.kind == TL_DEV_CPU || be->emulated) {
+    if (tl_backend_host_accessible(be)) {
         o->base = t->storage->data;
         return 0;
     }
@@ -221,7 +221,7 @@ static int host_bytes(const tl_tensor *t, mmop *o, tl_error *err)
     o->owned = malloc(n ? n : 1);
     if (!o->owned)
         return tl_error_set(err, TL_ERR_LIMIT, "matmul: out of memory for a host copy");
-    if (n && be->to_host(o->owned, t->storage->data, n, err) < 0)
+    if (n && tl_backend_to_host(be, o->owned, t->storage->data, n, err) < 0)
         return -1;
     o->base = o->owned;
     return 0;
@@ -269,7 +269,7 @@ static tl_tensor *compute(const tl_tensor *a, const tl_tensor *b, int nb, const 
     bool isf = tl_dtype_is_floating(a->dtype);
     char *obuf = NULL;
     const tl_backend *obe = tl_tensor_backend(out);
-    bool ohost = obe->device.kind == TL_DEV_CPU || obe->emulated;
+    bool ohost = tl_backend_host_accessible(obe);
     size_t isz = tl_dtype_size(out->dtype);
     double *fd = NULL;
     int64_t *id = NULL;
@@ -334,7 +334,7 @@ static tl_tensor *compute(const tl_tensor *a, const tl_tensor *b, int nb, const 
             bi[i] = 0;
         }
     }
-    if (!ohost && obe->from_host(out->storage->data, obuf, (size_t)onumel * isz, err) < 0)
+    if (!ohost && tl_backend_from_host(obe, out->storage->data, obuf, (size_t)onumel * isz, err) < 0)
         goto done;
     rc = 0;
 done:
