@@ -130,7 +130,8 @@ static tl_value *bi_len(tl_value *self, const tl_args *a, tl_error *err)
     case TL_V_STR:
         return tl_int((int64_t)v->u.str.len);
     case TL_V_STORAGE:
-        return tl_int((int64_t)v->u.storage->nbytes);
+        return tl_int((int64_t)(v->u.storage->nbytes /
+                                (v->typed ? tl_dtype_size(v->sdtype) : 1)));
     case TL_V_TENSOR:
         if (v->u.tensor->ndim == 0) {
             tl_error_set(err, TL_ERR_TYPE, "len() of a 0-d tensor");
