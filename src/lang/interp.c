@@ -27,6 +27,7 @@
 
 #include "ast.h"
 #include "bind.h"
+#include "bind_grad.h"
 #include "builtins.h"
 #include "create.h"
 #include "index.h"
@@ -555,7 +556,7 @@ static tl_value *str_repeat(const tl_value *a, int64_t k, tl_error *err)
 tl_value *tl_interp_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b))
-        return tl_ops_binary(op, a, b, err);
+        return tl_grad_binop(op, a, b, err);
     if (is_num(a) && is_num(b))
         return num_binop(op, a, b, err);
     bool sa = tl_value_is_seq(a), sb = tl_value_is_seq(b);
@@ -615,7 +616,7 @@ tl_value *tl_interp_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 static tl_value *inplace_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
     if (tl_value_is_tensorlike(a))
-        return tl_ops_binary_inplace(op, a, b, err);
+        return tl_grad_binop_inplace(op, a, b, err);
     if (a->kind == TL_V_LIST && op == TL_PY_ADD && !tl_value_is_tensorlike(b)) {
         tl_value **items;
         size_t n;
@@ -649,7 +650,7 @@ static tl_value *inplace_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *e
 static tl_value *unop(int op, tl_value *a, tl_error *err)
 {
     if (tl_value_is_tensorlike(a))
-        return tl_ops_unary((tl_pyunop)op, a, err);
+        return tl_grad_unop((tl_pyunop)op, a, err);
     const char *sym = op == TL_PY_NEG ? "-" : op == TL_PY_POS ? "+" : "~";
     if (is_intlike(a)) {
         int64_t x = ival(a);
@@ -877,7 +878,7 @@ int tl_interp_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err)
         tl_value **out = tl_xmalloc((k ? (size_t)k : 1) * sizeof *out);
         for (int64_t i = 0; i < k; i++) {
             tl_value *idx = tl_int(i);
-            out[i] = tl_index_get(v, idx, err);
+            out[i] = tl_grad_index_get(v, idx, err);
             tl_value_release(idx);
             if (!out[i] || tick((size_t)i, err) < 0) {
                 if (out[i])
@@ -1026,7 +1027,7 @@ static tl_value *getitem(tl_value *obj, tl_value *idx, tl_error *err)
     switch (obj->kind) {
     case TL_V_TENSOR:
     case TL_V_NDARRAY:
-        return tl_index_get(obj, idx, err);
+        return tl_grad_index_get(obj, idx, err);
     case TL_V_LIST:
     case TL_V_TUPLE:
     case TL_V_SIZE:
@@ -1046,7 +1047,7 @@ static int setitem(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err)
     switch (obj->kind) {
     case TL_V_TENSOR:
     case TL_V_NDARRAY:
-        return tl_index_set(obj, idx, v, err);
+        return tl_grad_index_set(obj, idx, v, err);
     case TL_V_LIST: {
         if (idx->kind == TL_V_SLICE)
             return tl_error_set(err, TL_ERR_UNSUPPORTED,
