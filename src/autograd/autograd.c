@@ -549,12 +549,16 @@ static void save_for(tl_ag_node *n, const tl_ag_call *c, bool inplace,
             save(n, SV_SELF, oldself, false, 0, oldself->version->value);
         break;
     case TL_AG_MUL: case TL_AG_MATMUL:
+        if (!other && g0)
+            n->had_saved = true; /* PyTorch saves the number as a tensor */
         if (other && g0)
             save(n, SV_OTHER, other, false, 0, other_v);
         if (g1 && oldself)
             save(n, SV_SELF, oldself, false, 0, oldself->version->value);
         break;
     case TL_AG_DIV:
+        if (!other && g0)
+            n->had_saved = true;
         if (other && (g0 || g1))
             save(n, SV_OTHER, other, false, 0, other_v);
         if (g1 && oldself)
