@@ -116,14 +116,14 @@ static const char *host_bytes(const tl_tensor *t, char **tmp, tl_error *err)
 {
     const tl_backend *be = tl_tensor_backend(t);
     *tmp = NULL;
-    if (be == tl_backend_cpu() || be->emulated || !t->storage->nbytes)
+    if (tl_backend_host_accessible(be) || !t->storage->nbytes)
         return t->storage->data;
     *tmp = malloc(t->storage->nbytes);
     if (!*tmp) {
         tl_error_set(err, TL_ERR_INTERNAL, "out of host memory");
         return NULL;
     }
-    if (be->to_host(*tmp, t->storage->data, t->storage->nbytes, err) < 0) {
+    if (tl_backend_to_host(be, *tmp, t->storage->data, t->storage->nbytes, err) < 0) {
         free(*tmp);
         *tmp = NULL;
         return NULL;
@@ -188,13 +188,13 @@ int tl_gbuf_store(const tl_gbuf *g, tl_tensor *t, tl_error *err)
     if (!n)
         return 0;
     const tl_backend *be = tl_tensor_backend(t);
-    bool host = be == tl_backend_cpu() || be->emulated;
+    bool host = tl_backend_host_accessible(be);
     char *base = t->storage->data;
     if (!host) {
         base = malloc(t->storage->nbytes);
         if (!base)
             return tl_error_set(err, TL_ERR_INTERNAL, "out of host memory");
-        if (be->to_host(base, t->storage->data, t->storage->nbytes, err) < 0) {
+        if (tl_backend_to_host(be, base, t->storage->data, t->storage->nbytes, err) < 0) {
             free(base);
             return -1;
         }
@@ -205,7 +205,7 @@ int tl_gbuf_store(const tl_gbuf *g, tl_tensor *t, tl_error *err)
     FOR_EACH_OFFSET(t->ndim, t->sizes, t->strides, n, off,
                     tl_dtype_store_f64(t->dtype, p0 + off * (int64_t)isz, v[lin_]));
     if (!host) {
-        int rc = be->from_host(t->storage->data, base, t->storage->nbytes, err);
+        int rc = tl_backend_from_host(be, t->storage->data, base, t->storage->nbytes, err);
         free(base);
         return rc;
     }

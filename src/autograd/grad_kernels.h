@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "shape.h"
 #include "tensor.h"
 
 #ifdef __cplusplus
@@ -32,14 +33,7 @@ typedef struct tl_gbuf {
     double *v;
 } tl_gbuf;
 
-/* A tensor's geometry, the part of it a view backward needs. */
-typedef struct tl_geom {
-    int ndim;
-    int64_t sizes[TL_MAX_DIMS];
-    int64_t strides[TL_MAX_DIMS];
-    int64_t offset;
-} tl_geom;
-
+/* A tensor's geometry (shape.h's tl_geom), the part a view backward needs. */
 void tl_geom_of(const tl_tensor *t, tl_geom *g);
 int64_t tl_geom_numel(const tl_geom *g);
 

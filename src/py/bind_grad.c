@@ -369,7 +369,7 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
                 c->nd = n;
                 for (int i = 0; i < n; i++) {
                     int w = 0;
-                    if (tl_wrap_dim(dims[i], nd, &w, &e2) == 0)
+                    if (tl_shape_wrap_dim(dims[i], nd, &w, &e2) == 0)
                         c->dims[i] = w;
                 }
                 c->name = s->op == TL_AG_SUM ? "SumBackward1" : "MeanBackward1";
@@ -455,7 +455,7 @@ static tl_value *index_probe(const tl_tensor *t, tl_error *err)
     tl_contiguous_strides(t->ndim, t->sizes, st);
     tl_tensor *v = tl_tensor_view(r, t->ndim, t->sizes, st, 0);
     tl_tensor_release(r);
-    return tl_tensor_value(v);
+    return tl_value_tensor(v);
 }
 
 /* outputs of a result value: a tensor or a tuple/list of tensors */
@@ -686,9 +686,10 @@ static int record_binop(tl_pyop op, tl_value *a, tl_value *b, tl_tensor *out,
     return tl_ag_record(&c, err);
 }
 
-tl_value *tl_grad_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
+tl_value *tl_grad_binop(tl_pyop op, tl_value *a, tl_value *b, tl_grad_binfn run,
+                        tl_error *err)
 {
-    tl_value *r = tl_ops_binary(op, a, b, err);
+    tl_value *r = run(op, a, b, err);
     if (!r || r->kind != TL_V_TENSOR)
         return r;
     if (!value_rg(a) && !value_rg(b))
@@ -700,11 +701,12 @@ tl_value *tl_grad_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
     return r;
 }
 
-tl_value *tl_grad_binop_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
+tl_value *tl_grad_binop_inplace(tl_pyop op, tl_value *a, tl_value *b,
+                                tl_grad_binfn run, tl_error *err)
 {
     tl_tensor *ta = tensor_of(a), *tb = tensor_of(b);
     if (!ta || (!value_rg(a) && !value_rg(b)))
-        return tl_ops_binary_inplace(op, a, b, err);
+        return run(op, a, b, err);
     tl_tensor *in[2] = {ta, tb};
     tl_ag_call c;
     memset(&c, 0, sizeof c);
@@ -731,7 +733,7 @@ tl_value *tl_grad_binop_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error *
     tl_tensor *orig = NULL;
     if (!skip && tl_ag_inplace_begin(c.op, ta, 1, &in[1], &orig, err) < 0)
         return NULL;
-    tl_value *r = tl_ops_binary_inplace(op, a, b, err);
+    tl_value *r = run(op, a, b, err);
     if (!r) {
         tl_tensor_release(orig);
         return NULL;
@@ -747,9 +749,9 @@ tl_value *tl_grad_binop_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error *
     return r;
 }
 
-tl_value *tl_grad_unop(tl_pyunop op, tl_value *a, tl_error *err)
+tl_value *tl_grad_unop(tl_pyunop op, tl_value *a, tl_grad_unfn run, tl_error *err)
 {
-    tl_value *r = tl_ops_unary(op, a, err);
+    tl_value *r = run(op, a, err);
     if (!r || op != TL_PY_NEG || r->kind != TL_V_TENSOR || !value_rg(a))
         return r;
     tl_tensor *in[1] = {a->u.tensor}, *out = r->u.tensor;
@@ -959,11 +961,11 @@ bool tl_bind_grad_owns(const tl_value *obj)
 tl_value *tl_bind_grad_attr(tl_value *obj, const char *name, tl_error *err)
 {
     if (obj->u.func.fn == gradfn_call && strcmp(name, "name") == 0)
-        return tl_func_value("name", gradfn_name, obj);
+        return tl_value_func("name", gradfn_name, obj);
     if (obj->u.func.fn == ctx_call && strcmp(name, "__enter__") == 0)
-        return tl_func_value("__enter__", ctx_enter, obj);
+        return tl_value_func("__enter__", ctx_enter, obj);
     if (obj->u.func.fn == ctx_call && strcmp(name, "__exit__") == 0)
-        return tl_func_value("__exit__", ctx_exit, obj);
+        return tl_value_func("__exit__", ctx_exit, obj);
     tl_error_set(err, TL_ERR_ATTRIBUTE, "'%s' object has no attribute '%s'",
                  obj->u.func.fn == ctx_call ? "no_grad" : obj->u.func.name, name);
     return NULL;
@@ -972,7 +974,7 @@ tl_value *tl_bind_grad_attr(tl_value *obj, const char *name, tl_error *err)
 static tl_value *mode_manager(const char *name, bool on)
 {
     tl_value *b = tl_bool(on);
-    tl_value *f = tl_func_value(name, ctx_call, b);
+    tl_value *f = tl_value_func(name, ctx_call, b);
     tl_value_release(b);
     return f;
 }
@@ -1020,7 +1022,7 @@ static tl_value *m_backward(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"gradient", "retain_graph", "create_graph",
                                      "inputs", NULL};
-    tl_tensor *t = tl_self_tensor(self, "backward", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "backward", err);
     if (!t || tl_args_check(a, "backward", 4, kw,
                             "(Tensor gradient=None, bool retain_graph=None, "
                             "bool create_graph=False, inputs=None)", err) < 0)
@@ -1049,44 +1051,44 @@ static tl_value *m_backward(tl_value *self, const tl_args *a, tl_error *err)
 
 static tl_value *a_grad(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "grad", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "grad", err);
     if (!t)
         return NULL;
     tl_tensor *g = tl_ag_grad(t);
-    return g ? tl_tensor_value(tl_tensor_retain(g)) : tl_none();
+    return g ? tl_value_tensor(tl_tensor_retain(g)) : tl_none();
 }
 
 static tl_value *a_grad_fn(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "grad_fn", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "grad_fn", err);
     if (!t)
         return NULL;
     tl_ag_node *n = tl_ag_grad_fn(t, err);
     if (!n)
         return err->kind ? NULL : tl_none();
-    tl_value *f = tl_func_value(tl_ag_node_name(n), gradfn_call, NULL);
+    tl_value *f = tl_value_func(tl_ag_node_name(n), gradfn_call, NULL);
     tl_ag_node_release(n);
     return f;
 }
 
 static tl_value *a_retains_grad(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "retains_grad", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "retains_grad", err);
     return t ? tl_bool(tl_ag_retains_grad(t)) : NULL;
 }
 
 static tl_value *a_base(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "_base", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "_base", err);
     if (!t)
         return NULL;
     tl_tensor *b = tl_ag_base(t);
-    return b ? tl_tensor_value(tl_tensor_retain(b)) : tl_none();
+    return b ? tl_value_tensor(tl_tensor_retain(b)) : tl_none();
 }
 
 static tl_value *m_retain_grad(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "retain_grad", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "retain_grad", err);
     if (!t || tl_args_check(a, "retain_grad", 0, NULL, "()", err) < 0)
         return NULL;
     if (tl_ag_retain_grad(t, err) < 0)

@@ -17,7 +17,7 @@
 
 #include "bind.h"
 #include "err.h"
-#include "ops.h"
+#include "pyop.h"
 #include "value.h"
 
 #ifdef __cplusplus
@@ -33,11 +33,18 @@ const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw);
  * is_grad_enabled (registered first, so `grad` replaces the placeholder) */
 extern const tl_bind_table tl_bind_grad_tables[];
 
-/* The interpreter's entry points: a OP b, a OP= b, OP a, obj[idx],
- * obj[idx] = v; each runs the runtime's and records the node. */
-tl_value *tl_grad_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *err);
-tl_value *tl_grad_binop_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error *err);
-tl_value *tl_grad_unop(tl_pyunop op, tl_value *a, tl_error *err);
+/* The operators' entry points (pyops.c): a OP b, a OP= b, OP a on
+ * tensors; each runs `run` (pyops' tensor arithmetic) and records the node
+ * (the in-place form checks before it runs). Subscripts: obj[idx] and
+ * obj[idx] = v through the runtime's indexing, recorded the same way. */
+typedef tl_value *(*tl_grad_binfn)(tl_pyop op, tl_value *a, tl_value *b,
+                                   tl_error *err);
+typedef tl_value *(*tl_grad_unfn)(tl_pyunop op, tl_value *a, tl_error *err);
+tl_value *tl_grad_binop(tl_pyop op, tl_value *a, tl_value *b, tl_grad_binfn run,
+                        tl_error *err);
+tl_value *tl_grad_binop_inplace(tl_pyop op, tl_value *a, tl_value *b,
+                                tl_grad_binfn run, tl_error *err);
+tl_value *tl_grad_unop(tl_pyunop op, tl_value *a, tl_grad_unfn run, tl_error *err);
 tl_value *tl_grad_index_get(tl_value *obj, tl_value *idx, tl_error *err);
 int tl_grad_index_set(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err);
 
