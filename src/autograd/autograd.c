@@ -885,6 +885,30 @@ fail:
     return -1;
 }
 
+int tl_ag_record_view_inplace(tl_tensor *self, const tl_tensor *before,
+                              const char *name, tl_error *err)
+{
+    if (!tl_ag_grad_enabled() || !rg(self))
+        return 0;
+    tl_ag_node *n = node_new(K_OP, name, 1, 1, err);
+    if (!n)
+        return -1;
+    n->op = TL_AG_VIEW;
+    if (link(n, 0, self, err) < 0) {
+        tl_ag_node_release(n);
+        return -1;
+    }
+    shape_set(&n->inm[0], before->dtype, before->ndim, before->sizes);
+    shape_set(&n->outm[0], self->dtype, self->ndim, self->sizes);
+    n->geom = tl_xcalloc(2, sizeof *n->geom);
+    geom_set(&n->geom[0], before);
+    geom_set(&n->geom[1], self);
+    set_grad_fn(self, n, 0);
+    tl_ag_node_release(n);
+    self->is_leaf = false;
+    return 0;
+}
+
 /* ===================================================================== */
 /* .grad, retain_grad                                                     */
 
@@ -1715,13 +1739,23 @@ static int run_node(tl_ag_node *n, heap *ready, tl_error *err)
         }
         return 0;
     }
-    /* zero-fill outputs that received nothing (split's other pieces) */
-    for (int k = 0; k < n->nout; k++)
+    /* zero-fill outputs that received nothing (split's other pieces); a
+     * gradient must have its output's shape (formulas index by it) */
+    for (int k = 0; k < n->nout; k++) {
         if (!n->gin[k]) {
             n->gin[k] = like_shape(&n->outm[k], n->outm[k].dt, err);
             if (!n->gin[k])
                 return -1;
         }
+        const tl_gbuf *g = n->gin[k];
+        bool same = g->ndim == n->outm[k].ndim;
+        for (int d = 0; same && d < g->ndim; d++)
+            same = g->sizes[d] == n->outm[k].sizes[d];
+        if (!same)
+            return tl_error_set(err, TL_ERR_UNSUPPORTED,
+                                "tlab cannot run backward() through %s: the tensor's shape "
+                                "changed after it was recorded", n->name);
+    }
     if (n->retain)
         for (int k = 0; k < n->nout; k++)
             if (n->retain[k]) {

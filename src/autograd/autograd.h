@@ -114,6 +114,12 @@ int tl_ag_inplace_begin(tl_ag_op op, tl_tensor *self, int nothers,
  * (may be NULL) is consumed. */
 int tl_ag_record_inplace(const tl_ag_call *c, tl_tensor *orig, tl_error *err);
 
+/* An in-place view op (t_, transpose_, unsqueeze_, ...) changed self's
+ * geometry from before's (a header saved just before it): self's grad_fn
+ * becomes a view node from the old geometry to the new one. */
+int tl_ag_record_view_inplace(tl_tensor *self, const tl_tensor *before,
+                              const char *name, tl_error *err);
+
 /* A view op whose result needs no grad_fn still records the view's base
  * (so a later in-place op with a grad operand rebases it). tl_ag_record
  * does this itself for TL_AG_VIEW. */

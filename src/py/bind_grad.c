@@ -32,7 +32,7 @@
 typedef enum how {
     H_UNARY, H_BINARY, H_POW, H_CLAMP, H_CLAMP_MIN, H_CLAMP_MAX, H_RED,
     H_MATMUL, H_VIEW, H_RESHAPE, H_SQUEEZE, H_SPLIT, H_MULTI, H_SEP,
-    H_IDENTITY, H_GATHER, H_CAT, H_ZERO, H_FILL, H_COPY
+    H_IDENTITY, H_GATHER, H_CAT, H_ZERO, H_FILL, H_COPY, H_VIEW_INPLACE
 } how;
 
 #define METHOD TL_BIND_METHOD
@@ -156,7 +156,14 @@ typedef enum how {
     X(stack, TORCH, H_CAT, TL_AG_STACK, "StackBackward0", 0)                   \
     X(zero_, METHOD, H_ZERO, TL_AG_ZERO, "ZeroBackward0", 1)                   \
     X(fill_, METHOD, H_FILL, TL_AG_ZERO, "FillBackward2", 1)                   \
-    X(copy_, METHOD, H_COPY, TL_AG_COPY, "CopyBackwards", 1)
+    X(copy_, METHOD, H_COPY, TL_AG_COPY, "CopyBackwards", 1)                  \
+    X(t_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "TBackward1", 0)                 \
+    X(transpose_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "TransposeBackward1", 0) \
+    X(swapaxes_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "TransposeBackward1", 0)  \
+    X(swapdims_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "TransposeBackward1", 0)  \
+    X(squeeze_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "SqueezeBackward2", 0)     \
+    X(unsqueeze_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "UnsqueezeBackward1", 0) \
+    X(as_strided_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "AsStridedBackward1", 0)
 
 typedef struct spec {
     const char *name;
@@ -572,6 +579,21 @@ static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *
     bool any = args_rg(self, a);
     if (!any && !(viewish(s->h) && self && self->kind == TL_V_TENSOR))
         return raw->fn(self, a, err);
+    if (s->h == H_VIEW_INPLACE) {
+        /* the header before the op keeps the old geometry */
+        tl_tensor *st = tensor_of(self);
+        tl_tensor *before = st && tl_ag_grad_enabled() ? tl_tensor_alias(st) : NULL;
+        tl_value *r = raw->fn(self, a, err);
+        const char *name = s->node;
+        if (s->op == TL_AG_VIEW && !strcmp(s->name, "squeeze_") && (a->npos || a->nkw))
+            name = "SqueezeBackward3";
+        if (r && before && tl_ag_record_view_inplace(st, before, name, err) < 0) {
+            tl_value_release(r);
+            r = NULL;
+        }
+        tl_tensor_release(before);
+        return r;
+    }
     prep p;
     prepare(s, self, a, &p);
     tl_tensor *orig = NULL;
