@@ -9,9 +9,8 @@
  *     no or too old a driver, the case of every CPU-only machine) give 0.
  *     Any other error also gives 0 devices, and tl_cuda_describe() names it.
  *   - tl_cuda_describe() is the one line printed by `tlab --version`.
- *   - tl_cuda_backend() returns NULL: the device kernels (alloc, strided copy,
- *     fill, arithmetic; SPEC 8) are a later issue. Until then `--device cuda`
- *     runs on the emulated device even where a GPU exists.
+ *   - tl_cuda_backend() is the GPU backend (backend_gpu.c) on the CUDA
+ *     device API (dev_cuda.cu), or NULL when its probe launch fails.
  * Not thread-safe on first call (tlab queries the device before starting
  * any worker).
  */
@@ -19,6 +18,7 @@
 
 #include <cuda_runtime.h>
 
+#include "backend_gpu.h"
 #include "tl_cuda.h"
 
 static bool queried;       /* the query below ran */
@@ -69,8 +69,9 @@ static void query(void)
 
 extern "C" const struct tl_backend *tl_cuda_backend(void)
 {
-    /* The CUDA kernels are not written yet (a later issue): no backend. */
-    return NULL;
+    /* the GPU backend (backend_gpu.c) on dev_cuda.cu, when the probe
+     * launch worked */
+    return tl_gpu_backend_cuda();
 }
 
 extern "C" int tl_cuda_device_count(void)

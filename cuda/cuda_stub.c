@@ -5,6 +5,7 @@
  */
 #include <stddef.h>
 
+#include "dev.h"
 #include "tl_cuda.h"
 
 const struct tl_backend *tl_cuda_backend(void)
@@ -20,4 +21,10 @@ int tl_cuda_device_count(void)
 const char *tl_cuda_describe(void)
 {
     return "not built";
+}
+
+/* no CUDA device API in this build: the GPU backend runs on the simulator */
+const struct tl_dev *tl_dev_cuda(void)
+{
+    return NULL;
 }
