@@ -26,6 +26,7 @@
  *   - Counters (launches, bytes each way) are per thread.
  */
 #include "backend_gpu.h"
+#include "tl_cuda.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -239,6 +240,43 @@ static int merge_dims(tl_kdesc *d, int nops, const tl_strided *const *ops,
     return 0;
 }
 
+/* [lo, hi] byte range of operand k of a merged descriptor */
+static void op_range(const tl_kdesc *d, int k, uintptr_t *lo, uintptr_t *hi)
+{
+    int64_t a = 0, b = 0;
+    for (int i = 0; i < d->ndim; i++) {
+        int64_t ext = (d->sizes[i] - 1) * d->strides[k][i];
+        if (ext < 0)
+            a += ext;
+        else
+            b += ext;
+    }
+    *lo = (uintptr_t)d->ptr[k] + (uintptr_t)a;
+    *hi = (uintptr_t)d->ptr[k] + (uintptr_t)b + (uintptr_t)tl_dtype_size((tl_dtype)d->dtype[k]) - 1;
+}
+
+/* Does the output (operand 0) overlap an input other than itself in the
+ * same layout? Then the launch runs serially, in the CPU's order. */
+static bool output_overlaps(const tl_kdesc *d)
+{
+    if (d->n == 0)
+        return false;
+    uintptr_t lo0, hi0;
+    op_range(d, 0, &lo0, &hi0);
+    for (int k = 1; k < d->nops; k++) {
+        uintptr_t lo, hi;
+        op_range(d, k, &lo, &hi);
+        if (hi < lo0 || lo > hi0)
+            continue;
+        bool same = d->ptr[k] == d->ptr[0] && d->dtype[k] == d->dtype[0];
+        for (int i = 0; i < d->ndim && same; i++)
+            same = d->strides[k][i] == d->strides[0][i];
+        if (!same)
+            return true;
+    }
+    return false;
+}
+
 static void desc_init(tl_kdesc *d)
 {
     memset(d, 0, sizeof *d);
@@ -254,6 +292,18 @@ static int launch(const tl_dev *dev, tl_kkind kind, const tl_kdesc *d,
     if (d->n == 0)
         return 0;
     counters.launches++;
+    tl_kdesc serial;
+    if ((kind == TL_K_COPY || kind == TL_K_BINARY || kind == TL_K_UNARY ||
+         kind == TL_K_WHERE) && output_overlaps(d)) {
+        serial = *d;
+        serial.serial = 1;
+        int last = d->ndim - 1;
+        int64_t isz = (int64_t)tl_dtype_size((tl_dtype)d->dtype[0]);
+        if (kind == TL_K_COPY && d->dtype[0] == d->dtype[1] && last >= 0 &&
+            d->strides[0][last] == isz && d->strides[1][last] == isz)
+            serial.serial = 2;
+        d = &serial;
+    }
     return status_err(dev, dev->launch(kind, d), what, err);
 }
 
@@ -277,6 +327,22 @@ static int g_copy_strided(const tl_dev *dev, const tl_strided *dst,
         (d.ndim == 0 || (d.ndim == 1 && d.strides[0][0] == isz && d.strides[1][0] == isz))) {
         size_t bytes = (size_t)d.n * (size_t)isz;
         counters.d2d_bytes += bytes;
+        uintptr_t a = (uintptr_t)d.ptr[0], b = (uintptr_t)d.ptr[1];
+        if (a == b)
+            return 0;
+        if (a < b + bytes && b < a + bytes) {
+            /* overlapping strips: memmove semantics (the CPU's), through
+             * a scratch copy, since cudaMemcpy must not overlap */
+            void *tmp = scratch(dev, bytes, err);
+            if (!tmp)
+                return -1;
+            counters.d2d_bytes += bytes;
+            int st = dev->d2d(tmp, d.ptr[1], bytes);
+            if (st == 0)
+                st = dev->d2d(d.ptr[0], tmp, bytes);
+            dev->free(tmp);
+            return status_err(dev, st, "a device-to-device copy", err);
+        }
         int st = dev->d2d(d.ptr[0], d.ptr[1], bytes);
         return status_err(dev, st, "a device-to-device copy", err);
     }
@@ -814,6 +880,11 @@ static const tl_backend real_backend = {
 };
 
 const tl_backend *tl_gpu_backend_sim(void)
+{
+    return &sim_backend;
+}
+
+const tl_backend *tl_cuda_emulated_backend(void)
 {
     return &sim_backend;
 }

@@ -179,18 +179,21 @@ static int cu_launch(tl_kkind kind, const tl_kdesc *d)
     int64_t blocks = (d->n + TL_THREADS - 1) / TL_THREADS;
     int64_t cap = (int64_t)sm_count * 32; /* grid-stride beyond this */
     unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+    unsigned threads = TL_THREADS;
+    if (d->serial)
+        grid = threads = 1;
     cudaStream_t s = cudaStreamPerThread;
     switch (kind) {
-    case TL_K_COPY: k_copy<<<grid, TL_THREADS, 0, s>>>(*d); break;
-    case TL_K_FILL: k_fill<<<grid, TL_THREADS, 0, s>>>(*d); break;
-    case TL_K_BINARY: k_binary<<<grid, TL_THREADS, 0, s>>>(*d); break;
-    case TL_K_UNARY: k_unary<<<grid, TL_THREADS, 0, s>>>(*d); break;
-    case TL_K_WHERE: k_where<<<grid, TL_THREADS, 0, s>>>(*d); break;
-    case TL_K_GATHER: k_gather<<<grid, TL_THREADS, 0, s>>>(*d); break;
-    case TL_K_REDUCE: k_reduce<<<grid, TL_THREADS, 0, s>>>(*d); break;
-    case TL_K_REDUCE_COMBINE: k_reduce_combine<<<grid, TL_THREADS, 0, s>>>(*d); break;
-    case TL_K_SCATTER: k_scatter<<<grid, TL_THREADS, 0, s>>>(*d); break;
-    case TL_K_SORT: k_sort<<<grid, TL_THREADS, 0, s>>>(*d); break;
+    case TL_K_COPY: k_copy<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_FILL: k_fill<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_BINARY: k_binary<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_UNARY: k_unary<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_WHERE: k_where<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_GATHER: k_gather<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_REDUCE: k_reduce<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_REDUCE_COMBINE: k_reduce_combine<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_SCATTER: k_scatter<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_SORT: k_sort<<<grid, threads, 0, s>>>(*d); break;
     default: return (int)cudaErrorInvalidValue;
     }
     cudaError_t rc = cudaPeekAtLastError();

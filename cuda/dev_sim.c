@@ -287,8 +287,10 @@ static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
     int64_t bdim = cfg_block;
     int64_t nblk = (d.n + bdim - 1) / bdim;
     int64_t gdim = nblk < cfg_max_blocks ? nblk : cfg_max_blocks;
+    if (d.serial)
+        bdim = gdim = 1;
     int64_t *border = malloc((size_t)gdim * sizeof *border);
-    int64_t *torder = malloc((size_t)bdim * sizeof *torder);
+    int64_t *torder = malloc((size_t)cfg_block * sizeof *torder);
     if (!visits || !border || !torder) {
         free(visits);
         free(border);

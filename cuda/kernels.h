@@ -90,6 +90,12 @@ typedef struct tl_kdesc {
     int64_t len, k;
     int32_t descending;
     unsigned char fill[8];             /* fill: the value's bytes */
+    /* the output overlaps an input (x[1:].copy_(x[:-1])): run as one
+     * thread, items in order, as the CPU's loop does (1); 2: a same-dtype
+     * copy whose inner strips are dense, which the CPU moves strip by strip
+     * with memmove: each strip is walked backwards when its destination
+     * lies above its source */
+    int32_t serial;
     int32_t *flag;                     /* integer division by zero */
     int32_t *visits;                   /* simulator: writes per item */
 } tl_kdesc;
@@ -909,8 +915,28 @@ TL_KFN void tl_k_sort_item(const tl_kdesc *d, int64_t i)
  * One thread's share of a launch: the grid-stride loop
  * ---------------------------------------------------------------------- */
 
+TL_KFN void tl_k_copy_strips(const tl_kdesc *d)
+{
+    int64_t inner = d->ndim ? d->sizes[d->ndim - 1] : 1;
+    int64_t off[TL_K_MAXOPS];
+    for (int64_t o = 0; o < d->n / inner; o++) {
+        tl_k_offsets(d, o * inner, off);
+        int back = d->ptr[0] + off[0] > d->ptr[1] + off[1];
+        for (int64_t j = 0; j < inner; j++) {
+            int64_t i = o * inner + (back ? inner - 1 - j : j);
+            tl_k_visit(d, i);
+            tl_k_copy_item(d, i);
+        }
+    }
+}
+
 TL_KFN void tl_k_run(int kind, const tl_kdesc *d, tl_kgrid g)
 {
+    if (d->serial == 2) {
+        if (tl_k_first(g) == 0)
+            tl_k_copy_strips(d);
+        return;
+    }
     int64_t step = tl_k_stride(g);
     for (int64_t i = tl_k_first(g); i < d->n; i += step) {
         if (kind != TL_K_SORT)

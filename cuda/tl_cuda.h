@@ -16,6 +16,9 @@ extern "C" {
 struct tl_backend;
 
 const struct tl_backend *tl_cuda_backend(void);
+/* The emulated device (no GPU, `--device cuda`): the same GPU backend on
+ * the host grid simulator (cuda/dev_sim.c). Never NULL. */
+const struct tl_backend *tl_cuda_emulated_backend(void);
 /* Number of usable devices (0 when none or not built). */
 int tl_cuda_device_count(void);
 /* One line for --version: "not built", "built, no device", "built, 1 device (NAME)". */

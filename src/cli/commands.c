@@ -77,6 +77,7 @@ static int setup_device(ctx *c, tl_lab_device labdev)
     c->dev_requested = req == TL_DEVREQ_CPU ? "cpu" : req == TL_DEVREQ_CUDA ? "cuda" : "auto";
     const tl_backend *real = tl_cuda_backend();
     const tl_backend *cpu = tl_backend_cpu();
+    const tl_backend *emu = tl_cuda_emulated_backend();
     if (cli->require_gpu && !real) {
         fprintf(stderr, "tlab: --require-gpu: no GPU is available (CUDA: %s)\n",
                 tl_cuda_describe());
@@ -88,13 +89,13 @@ static int setup_device(ctx *c, tl_lab_device labdev)
     else if (req == TL_DEVREQ_CPU)
         be = cpu;
     else if (req == TL_DEVREQ_CUDA)
-        be = real ? real : tl_backend_cuda_emulated();
+        be = real ? real : emu;
     else
         be = real ? real : cpu;
-    c->dev_used = be == cpu ? "cpu" : be->emulated ? "cuda-emulated" : "cuda";
+    c->dev_used = be == cpu ? "cpu" : be == emu ? "cuda-emulated" : "cuda";
     tl_interp_opts_default(&c->runner.opts);
     c->runner.opts.default_backend = be;
-    c->runner.opts.cuda_backend = real ? real : (be->emulated ? be : NULL);
+    c->runner.opts.cuda_backend = real ? real : (be == emu ? be : NULL);
     c->runner.opts.cuda_available = c->runner.opts.cuda_backend != NULL;
     if (cli->timeout > 0)
         c->runner.opts.timeout = cli->timeout;

@@ -386,6 +386,26 @@ static void report(runner *R, const record *rec, const char *why, const char *ex
     }
 }
 
+/* The device records run on: NULL for the defaults (the CPU), else that
+ * backend (main.c passes the emulated CUDA device for TLAB_GOLDEN_DEVICE=cuda,
+ * the test suite's --device cuda run of the golden files). */
+static const tl_backend *golden_device;
+
+void tl_golden_use_device(const tl_backend *be)
+{
+    golden_device = be;
+}
+
+static void golden_opts_default(tl_interp_opts *o)
+{
+    tl_interp_opts_default(o);
+    if (golden_device) {
+        o->default_backend = golden_device;
+        o->cuda_backend = golden_device;
+        o->cuda_available = true;
+    }
+}
+
 static void apply_option(tl_interp_opts *o, const char *opt)
 {
     const char *eq = strchr(opt, '=');
@@ -406,7 +426,7 @@ static void apply_option(tl_interp_opts *o, const char *opt)
 static void run_exec(runner *R, const record *rec, size_t from, tl_source *src_override)
 {
     tl_interp_opts o;
-    tl_interp_opts_default(&o);
+    golden_opts_default(&o);
     tl_interp *I = tl_interp_new(&o);
     tl_buf text = {0};
     tl_source src;
@@ -449,7 +469,7 @@ static void run_record(runner *R, const record *rec)
     }
     size_t i = rec->kind == REC_FAIL ? 1 : 0;
     tl_interp_opts o;
-    tl_interp_opts_default(&o);
+    golden_opts_default(&o);
     const char *parent_name = "x";
     char parent_buf[128];
     tl_buf setup = {0};

@@ -644,6 +644,9 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
             return report_usage_error(NULL);
         }
         fflush(stdout);
+        const char *gdev = getenv("TLAB_GOLDEN_DEVICE"); /* tests/device_cuda.sh */
+        if (gdev && !strcmp(gdev, "cuda"))
+            tl_golden_use_device(tl_cuda_emulated_backend());
         return tl_golden_run(run_tests);
     }
     if (!cmd) {
