@@ -95,10 +95,10 @@ static int setup(fixture *f, int k)
     f->flat = tl_tensor_view(f->x, 1, &f->n, &st1, 0);
     int64_t tsz[2] = {f->cols, f->rows}, tst[2] = {1, f->cols};
     f->xt = tl_tensor_view(f->x, 2, tsz, tst, 0);
-    f->vx = tl_tensor_value(tl_tensor_retain(f->x));
-    f->vb = tl_tensor_value(tl_tensor_retain(f->b));
-    f->vflat = tl_tensor_value(tl_tensor_retain(f->flat));
-    f->vidx = tl_tensor_value(idx); /* steals idx */
+    f->vx = tl_value_tensor(tl_tensor_retain(f->x));
+    f->vb = tl_value_tensor(tl_tensor_retain(f->b));
+    f->vflat = tl_value_tensor(tl_tensor_retain(f->flat));
+    f->vidx = tl_value_tensor(idx); /* steals idx */
     f->vdim = tl_int(1);
     return 0;
 }

@@ -1,16 +1,19 @@
 /* backend_cuda.cu - the CUDA backend of tlab (compiled by nvcc, linked into
- * libtlab.a with -lcudart -lstdc++). It implements cuda/tl_cuda.h.
+ * libtlab.a with -lcudart -lstdc++). It implements the runtime's CUDA hooks
+ * (src/runtime/backend.h: tl_backend_cuda, tl_backend_cuda_probe).
  *
  * For now it holds the device query only, which proves the toolchain path
  * (nvcc object, C linkage, libcudart at run time):
- *   - tl_cuda_device_count() asks cudaGetDeviceCount once and caches it.
+ *   - tl_backend_cuda_probe() asks cudaGetDeviceCount once and caches it.
  *     "No GPU here" answers of the runtime are not failures: cudaErrorNoDevice
  *     (100, e.g. CUDA_VISIBLE_DEVICES="") and cudaErrorInsufficientDriver (35,
  *     no or too old a driver, the case of every CPU-only machine) give 0.
- *     Any other error also gives 0 devices, and tl_cuda_describe() names it.
- *   - tl_cuda_describe() is the one line printed by `tlab --version`.
- *   - tl_cuda_backend() is the GPU backend (backend_gpu.c) on the CUDA
- *     device API (dev_cuda.cu), or NULL when its probe launch fails.
+ *     Any other error also gives 0 devices, and the probe's line names it
+ *     (the line printed by `tlab --version`).
+ *   - tl_backend_cuda() is the GPU backend (backend_gpu.c) on the CUDA
+ *     device API (dev_cuda.cu), or NULL when there is no device or the
+ *     device's probe launch fails (no kernel image for it, PTX too new:
+ *     209/222); the probe's line then says why.
  * Not thread-safe on first call (tlab queries the device before starting
  * any worker).
  */
@@ -65,23 +68,26 @@ static void query(void)
     snprintf(description, sizeof description, "built, %d device%s (%.160s, sm_%d%d, %.0f MiB)",
              ndevices, ndevices == 1 ? "" : "s", prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1024.0 * 1024.0));
+    /* a device that cannot run our kernels is no device */
+    char why[200];
+    if (tl_dev_cuda()->probe(why, sizeof why) != 0) {
+        snprintf(description, sizeof description,
+                 "built, no usable device (%.60s, sm_%d%d: probe launch: %.100s)", prop.name,
+                 prop.major, prop.minor, why);
+        ndevices = 0;
+    }
 }
 
-extern "C" const struct tl_backend *tl_cuda_backend(void)
-{
-    /* the GPU backend (backend_gpu.c) on dev_cuda.cu, when the probe
-     * launch worked */
-    return tl_gpu_backend_cuda();
-}
-
-extern "C" int tl_cuda_device_count(void)
+extern "C" const tl_backend *tl_backend_cuda(void)
 {
     query();
+    return ndevices > 0 ? tl_gpu_backend_cuda() : NULL;
+}
+
+extern "C" int tl_backend_cuda_probe(const char **why)
+{
+    query();
+    if (why)
+        *why = description;
     return ndevices;
-}
-
-extern "C" const char *tl_cuda_describe(void)
-{
-    query();
-    return description;
 }

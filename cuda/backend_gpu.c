@@ -26,31 +26,43 @@
  *   - Counters (launches, bytes each way) are per thread.
  */
 #include "backend_gpu.h"
-#include "tl_cuda.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "util.h"
 
 #define CHUNK 4096
+
+/* a handle's instance data: which device API runs it */
+typedef struct gpu_ctx {
+    const tl_dev *(*get)(void);
+} gpu_ctx;
+
+#define DEV(be) (((const gpu_ctx *)(be)->ctx)->get())
 
 /* ------------------------------------------------------------------------
  * Counters, poisoning, status mapping
  * ---------------------------------------------------------------------- */
 
-static _Thread_local tl_gpu_counters counters;
-
-void tl_gpu_counters_get(tl_gpu_counters *out)
+/* Transfers the host side makes on its own (index offsets up, status
+ * flags down) are counted in the thread's context like the wrappers'. */
+static void count_h2d(size_t n)
 {
-    *out = counters;
+    tl_context_get()->counters[TL_DEV_CUDA].h2d_bytes += n;
 }
 
-void tl_gpu_counters_reset(void)
+static void count_d2h(size_t n)
 {
-    memset(&counters, 0, sizeof counters);
+    tl_context_get()->counters[TL_DEV_CUDA].d2h_bytes += n;
+}
+
+static void count_d2d(size_t n)
+{
+    tl_context_get()->counters[TL_DEV_CUDA].d2d_bytes += n;
 }
 
 static atomic_int poisoned;
@@ -82,7 +94,7 @@ static int status_err(const tl_dev *dev, int st, const char *what, tl_error *err
     if (st == TL_DEV_ETIMEOUT)
         return tl_error_set(err, TL_ERR_LIMIT,
                             "time limit exceeded (%g s per op; see --timeout)",
-                            tl_deadline_budget());
+                            tl_context_deadline_budget());
     if (st == TL_DEV_OOM)
         return tl_error_set(err, TL_ERR_RUNTIME, "CUDA out of memory (%s)", what);
     if (sticky(st) && !atomic_exchange(&poisoned, 1))
@@ -105,54 +117,102 @@ static bool dtype_ok(tl_dtype dt)
  * Memory
  * ---------------------------------------------------------------------- */
 
-static void *g_alloc(const tl_dev *dev, size_t n)
+/* PyTorch's format_size (c10/cuda/CUDACachingAllocator.cpp) */
+static void format_size(char *buf, size_t cap, size_t n)
 {
-    if (n == 0 || tl_gpu_poisoned())
-        return NULL;
-    void *p = NULL;
-    if (dev->malloc(&p, n) != 0)
-        return NULL;
-    if (dev->memset0(p, n) != 0) {
-        dev->free(p);
-        return NULL;
-    }
-    return p;
+    if (n <= 1024)
+        snprintf(buf, cap, "%zu bytes", n);
+    else if (n <= 1048576)
+        snprintf(buf, cap, "%.2f KiB", (double)n / 1024.0);
+    else if (n <= 1073741824)
+        snprintf(buf, cap, "%.2f MiB", (double)n / 1048576.0);
+    else
+        snprintf(buf, cap, "%.2f GiB", (double)n / 1073741824.0);
 }
 
-static void g_free(const tl_dev *dev, void *p)
+static int g_alloc(const tl_backend *be, size_t n, void **out, tl_error *err)
 {
-    if (p)
-        dev->free(p);
-}
-
-static int g_to_host(const tl_dev *dev, void *h, const void *d, size_t n,
-                     tl_error *err)
-{
+    const tl_dev *dev = DEV(be);
+    *out = NULL;
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
     if (n == 0)
         return 0;
-    counters.d2h_bytes += n;
-    counters.d2h_calls++;
+    void *p = NULL;
+    int st = dev->malloc(&p, n);
+    if (st == TL_DEV_OOM) {
+        char sz[64];
+        format_size(sz, sizeof sz, n);
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "CUDA out of memory. Tried to allocate %s (GPU %d)", sz,
+                            be->device.index);
+    }
+    if (st)
+        return status_err(dev, st, "cudaMalloc", err);
+    st = dev->memset0(p, n);
+    if (st) {
+        dev->free(p);
+        return status_err(dev, st, "cudaMemset", err);
+    }
+    *out = p;
+    return 0;
+}
+
+static void g_free(const tl_backend *be, void *p)
+{
+    if (p)
+        DEV(be)->free(p);
+}
+
+static int g_to_host(const tl_backend *be, void *h, const void *d, size_t n,
+                     tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    if (n == 0)
+        return 0;
     int st = dev->d2h(h, d, n);
     if (st && !sticky(st) && st != TL_DEV_OOM)
         st = 700; /* a failed copy leaves the context unusable */
     return status_err(dev, st, "a device-to-host copy", err);
 }
 
-static int g_from_host(const tl_dev *dev, void *d, const void *h, size_t n,
+static int g_from_host(const tl_backend *be, void *d, const void *h, size_t n,
                        tl_error *err)
 {
+    const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
     if (n == 0)
         return 0;
-    counters.h2d_bytes += n;
-    counters.h2d_calls++;
     int st = dev->h2d(d, h, n);
     if (st && !sticky(st) && st != TL_DEV_OOM)
         st = 700;
     return status_err(dev, st, "a host-to-device copy", err);
+}
+
+static int g_sync(const tl_backend *be, tl_error *err)
+{
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    const tl_dev *dev = DEV(be);
+    return status_err(dev, dev->sync(), "cudaStreamSynchronize", err);
+}
+
+static int g_host_alloc(const tl_backend *be, size_t n, void **out, tl_error *err)
+{
+    *out = DEV(be)->host_alloc(n);
+    if (!*out)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "CUDA error: out of memory (pinned host memory, %zu bytes)", n);
+    return 0;
+}
+
+static void g_host_free(const tl_backend *be, void *p)
+{
+    if (p)
+        DEV(be)->host_free(p);
 }
 
 /* raw scratch for a launch (index offsets, partials, flags) */
@@ -281,6 +341,7 @@ static void desc_init(tl_kdesc *d)
 {
     memset(d, 0, sizeof *d);
     d->gdim = -1;
+    d->gop = 1;
     d->nchunk = 1;
 }
 
@@ -291,7 +352,6 @@ static int launch(const tl_dev *dev, tl_kkind kind, const tl_kdesc *d,
         return fail_poisoned(err);
     if (d->n == 0)
         return 0;
-    counters.launches++;
     tl_kdesc serial;
     if ((kind == TL_K_COPY || kind == TL_K_BINARY || kind == TL_K_UNARY ||
          kind == TL_K_WHERE) && output_overlaps(d)) {
@@ -311,9 +371,10 @@ static int launch(const tl_dev *dev, tl_kkind kind, const tl_kdesc *d,
  * copy_strided and fill
  * ---------------------------------------------------------------------- */
 
-static int g_copy_strided(const tl_dev *dev, const tl_strided *dst,
+static int g_copy_strided(const tl_backend *be, const tl_strided *dst,
                           const tl_strided *src, tl_error *err)
 {
+    const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
     const tl_strided *ops[2] = {dst, src};
@@ -326,7 +387,7 @@ static int g_copy_strided(const tl_dev *dev, const tl_strided *dst,
     if (dst->dtype == src->dtype &&
         (d.ndim == 0 || (d.ndim == 1 && d.strides[0][0] == isz && d.strides[1][0] == isz))) {
         size_t bytes = (size_t)d.n * (size_t)isz;
-        counters.d2d_bytes += bytes;
+        count_d2d(bytes);
         uintptr_t a = (uintptr_t)d.ptr[0], b = (uintptr_t)d.ptr[1];
         if (a == b)
             return 0;
@@ -336,7 +397,7 @@ static int g_copy_strided(const tl_dev *dev, const tl_strided *dst,
             void *tmp = scratch(dev, bytes, err);
             if (!tmp)
                 return -1;
-            counters.d2d_bytes += bytes;
+            count_d2d(bytes);
             int st = dev->d2d(tmp, d.ptr[1], bytes);
             if (st == 0)
                 st = dev->d2d(d.ptr[0], tmp, bytes);
@@ -349,9 +410,10 @@ static int g_copy_strided(const tl_dev *dev, const tl_strided *dst,
     return launch(dev, TL_K_COPY, &d, "copy_", err);
 }
 
-static int g_fill(const tl_dev *dev, const tl_strided *dst, tl_scalar v,
+static int g_fill(const tl_backend *be, const tl_strided *dst, tl_scalar v,
                   tl_error *err)
 {
+    const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
     const tl_strided *ops[1] = {dst};
@@ -369,7 +431,6 @@ static int g_fill(const tl_dev *dev, const tl_strided *dst, tl_scalar v,
     for (int64_t i = 0; i < isz; i++)
         zero = zero && d.fill[i] == 0;
     if (zero && (d.ndim == 0 || (d.ndim == 1 && d.strides[0][0] == isz))) {
-        counters.memsets++;
         int st = dev->memset0(d.ptr[0], (size_t)d.n * (size_t)isz);
         return status_err(dev, st, "fill_", err);
     }
@@ -398,10 +459,11 @@ static bool is_division(tl_binop op)
            op == TL_BIN_FMOD;
 }
 
-static int g_binary(const tl_dev *dev, tl_binop op, tl_dtype compute,
+static int g_binary(const tl_backend *be, tl_binop op, tl_dtype compute,
                     const tl_strided *dst, const tl_strided *a,
                     const tl_strided *b, tl_error *err)
 {
+    const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
     if ((unsigned)op >= (unsigned)TL_NBINOPS || !dtype_ok(compute))
@@ -431,7 +493,7 @@ static int g_binary(const tl_dev *dev, tl_binop op, tl_dtype compute,
     rc = st ? status_err(dev, st, "a binary op", err)
             : launch(dev, TL_K_BINARY, &d, "a binary op", err);
     if (rc == 0) {
-        counters.ctl_d2h_bytes += sizeof zero;
+        count_d2h(sizeof zero);
         st = dev->d2h(&zero, d.flag, sizeof zero);
         rc = status_err(dev, st, "a binary op", err);
         if (rc == 0 && zero)
@@ -441,9 +503,10 @@ static int g_binary(const tl_dev *dev, tl_binop op, tl_dtype compute,
     return rc;
 }
 
-static int g_unary(const tl_dev *dev, tl_unop op, tl_dtype compute,
+static int g_unary(const tl_backend *be, tl_unop op, tl_dtype compute,
                    const tl_strided *dst, const tl_strided *src, tl_error *err)
 {
+    const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
     if ((unsigned)op >= (unsigned)TL_NUNOPS || !dtype_ok(compute))
@@ -463,10 +526,11 @@ static int g_unary(const tl_dev *dev, tl_unop op, tl_dtype compute,
     return launch(dev, TL_K_UNARY, &d, "a unary op", err);
 }
 
-static int g_where(const tl_dev *dev, const tl_strided *dst,
+static int g_where(const tl_backend *be, const tl_strided *dst,
                    const tl_strided *cond, const tl_strided *a,
                    const tl_strided *b, tl_error *err)
 {
+    const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
     const tl_strided *ops[4] = {dst, cond, a, b};
@@ -482,10 +546,11 @@ static int g_where(const tl_dev *dev, const tl_strided *dst,
  * gather (index_select)
  * ---------------------------------------------------------------------- */
 
-static int g_index_select(const tl_dev *dev, const tl_strided *dst,
+static int g_gather(const tl_backend *be, const tl_strided *dst,
                           const tl_strided *src, int dim, const int64_t *index,
                           int64_t n_index, tl_error *err)
 {
+    const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
     int nd = src->ndim;
@@ -525,7 +590,8 @@ static int g_index_select(const tl_dev *dev, const tl_strided *dst,
         free(host);
         return -1;
     }
-    rc = g_from_host(dev, goffs, host, bytes, err);
+    count_h2d(bytes);
+    rc = g_from_host(be, goffs, host, bytes, err);
     free(host);
     d.goffs = goffs;
     if (rc == 0)
@@ -562,10 +628,11 @@ static bool associative(tl_redop op, bool fl)
     return true;
 }
 
-static int g_reduce(const tl_dev *dev, tl_redop op, tl_dtype compute,
+static int g_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
                     const tl_strided *dst, const tl_strided *src,
                     uint64_t reduce_mask, tl_error *err)
 {
+    const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
     int nd = src->ndim;
@@ -661,133 +728,160 @@ static int g_reduce(const tl_dev *dev, tl_redop op, tl_dtype compute,
 }
 
 /* ------------------------------------------------------------------------
- * scatter and sort (entry points beyond the v1 vtable)
+ * scatter
  * ---------------------------------------------------------------------- */
 
-typedef struct pos_ent {
-    int64_t off, j;
-} pos_ent;
+typedef struct tgt_ent {
+    int64_t t, k;
+} tgt_ent;
 
-static int cmp_pos(const void *x, const void *y)
+static int cmp_tgt(const void *x, const void *y)
 {
-    const pos_ent *a = x, *b = y;
-    if (a->off != b->off)
-        return a->off < b->off ? -1 : 1;
-    return a->j < b->j ? -1 : a->j > b->j;
+    const tgt_ent *a = x, *b = y;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return a->k < b->k ? -1 : a->k > b->k;
 }
 
-static const tl_dev *dev_of(const tl_backend *be);
-
-int tl_gpu_scatter(const tl_backend *be, const tl_strided *dst,
-                   const int64_t *doffs, int64_t n, const tl_strided *vals,
-                   bool accumulate, tl_dtype compute, tl_error *err)
+static int g_scatter(const tl_backend *be, tl_scatter_mode mode,
+                     const tl_strided *dst, const tl_strided *src, int dim,
+                     const int64_t *index, int64_t n_index, tl_error *err)
 {
-    const tl_dev *dev = dev_of(be);
-    if (!dev)
-        return bad_desc(err, "scatter backend");
+    const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
-    if (n < 0 || !dtype_ok(dst->dtype) || !dtype_ok(vals->dtype) || !dtype_ok(compute))
-        return bad_desc(err, "scatter");
-    if (n == 0)
+    int nd = dst->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || src->ndim != nd || dim < 0 || dim >= nd ||
+        !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n_index < 0 ||
+        src->sizes[dim] != n_index ||
+        (mode != TL_SCATTER_SET && mode != TL_SCATTER_ADD))
+        return bad_desc(err, "scatter shape");
+    for (int i = 0; i < nd; i++)
+        if (i != dim && (dst->sizes[i] != src->sizes[i] || src->sizes[i] < 0))
+            return bad_desc(err, "scatter sizes");
+    for (int64_t k = 0; k < n_index; k++)
+        if (index[k] < 0 || index[k] >= dst->sizes[dim])
+            return tl_error_set(err, TL_ERR_INTERNAL, "backend: index %lld out of range",
+                                (long long)index[k]);
+    if (n_index == 0)
         return 0;
-    /* the values, contiguous on the device, in row-major order */
-    int64_t vn = 1;
-    for (int i = 0; i < vals->ndim; i++)
-        vn = count_mul(vn, vals->sizes[i]);
-    if (vn != n)
-        return bad_desc(err, "scatter values");
-    size_t visz = tl_dtype_size(vals->dtype);
-    int64_t cst[TL_MAX_DIMS];
-    int64_t acc = 1;
-    for (int i = vals->ndim - 1; i >= 0; i--) {
-        cst[i] = acc;
-        acc *= vals->sizes[i] ? vals->sizes[i] : 1;
+    /* duplicates: the distinct targets, each with its k's ascending */
+    tgt_ent *te = malloc((size_t)n_index * sizeof *te);
+    size_t words = (size_t)(2 * n_index + 1 + n_index);
+    int64_t *host = malloc(words * sizeof *host);
+    if (!te || !host) {
+        free(te);
+        free(host);
+        return tl_error_set(err, TL_ERR_RUNTIME, "out of host memory (scatter)");
     }
-    void *vbuf = scratch(dev, (size_t)n * visz, err);
-    if (!vbuf)
+    for (int64_t k = 0; k < n_index; k++) {
+        te[k].t = index[k];
+        te[k].k = k;
+    }
+    qsort(te, (size_t)n_index, sizeof *te, cmp_tgt);
+    int64_t m = 0;
+    int64_t dk = (int64_t)((uint64_t)dst->strides[dim] * tl_dtype_size(dst->dtype));
+    int64_t sk = (int64_t)((uint64_t)src->strides[dim] * tl_dtype_size(src->dtype));
+    int64_t *goffs = host, *start, *pos;
+    for (int64_t k = 0; k < n_index; k++)
+        if (k == 0 || te[k].t != te[k - 1].t)
+            m++;
+    start = host + m;
+    pos = start + m + 1;
+    m = 0;
+    for (int64_t k = 0; k < n_index; k++) {
+        if (k == 0 || te[k].t != te[k - 1].t) {
+            goffs[m] = te[k].t * dk;
+            start[m] = k;
+            m++;
+        }
+        pos[k] = te[k].k * sk;
+    }
+    start[m] = n_index;
+    free(te);
+    /* both operands over dst's shape with dim -> m targets */
+    int64_t shp[TL_MAX_DIMS], sst[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        shp[i] = i == dim ? m : dst->sizes[i];
+        sst[i] = i == dim ? 0 : src->strides[i];
+    }
+    tl_strided d2 = *dst, s2 = *src;
+    d2.sizes = shp;
+    s2.sizes = shp;
+    s2.strides = sst;
+    const tl_strided *ops[2] = {&d2, &s2};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 2, ops, dim, err);
+    if (rc != 0) {
+        free(host);
+        return rc < 0 ? -1 : 0;
+    }
+    size_t bytes = (size_t)(2 * m + 1 + n_index) * sizeof *host;
+    int64_t *dbuf = scratch(dev, bytes, err);
+    if (!dbuf) {
+        free(host);
         return -1;
-    tl_strided vc = *vals;
-    vc.data = vbuf;
-    vc.strides = cst;
-    int rc = g_copy_strided(dev, &vc, vals, err);
-    /* duplicates: group the positions of each destination, in order */
-    pos_ent *pe = rc == 0 ? malloc((size_t)n * sizeof *pe) : NULL;
-    int64_t *host = pe ? malloc((size_t)(2 * n + 1) * sizeof *host + (size_t)n * sizeof *host) : NULL;
-    if (rc == 0 && (!pe || !host)) {
-        rc = tl_error_set(err, TL_ERR_RUNTIME, "out of host memory (scatter)");
     }
-    void *dbuf = NULL;
-    if (rc == 0) {
-        for (int64_t j = 0; j < n; j++) {
-            pe[j].off = doffs[j];
-            pe[j].j = j;
-        }
-        qsort(pe, (size_t)n, sizeof *pe, cmp_pos);
-        int64_t *uoff = host, *ustart = host + n, *upos = host + 2 * n + 1;
-        int64_t m = 0;
-        for (int64_t j = 0; j < n; j++) {
-            if (j == 0 || pe[j].off != pe[j - 1].off) {
-                uoff[m] = pe[j].off;
-                ustart[m] = j;
-                m++;
-            }
-            upos[j] = pe[j].j;
-        }
-        ustart[m] = n;
-        /* pack uoff[0..m) ustart[0..m] upos[0..n) contiguously */
-        memmove(host + m, ustart, (size_t)(m + 1) * sizeof *host);
-        memmove(host + 2 * m + 1, upos, (size_t)n * sizeof *host);
-        size_t bytes = (size_t)(2 * m + 1 + n) * sizeof *host;
-        dbuf = scratch(dev, bytes, err);
-        rc = dbuf ? g_from_host(dev, dbuf, host, bytes, err) : -1;
-        if (rc == 0) {
-            tl_kdesc d;
-            desc_init(&d);
-            d.n = m;
-            d.nops = 2;
-            d.ptr[0] = dst->data;
-            d.ptr[1] = vbuf;
-            d.dtype[0] = (int32_t)dst->dtype;
-            d.dtype[1] = (int32_t)vals->dtype;
-            d.compute = (int32_t)compute;
-            d.op = accumulate ? TL_KS_ADD : TL_KS_ASSIGN;
-            d.soffs = (const int64_t *)dbuf;
-            d.sstart = (const int64_t *)dbuf + m;
-            d.spos = (const int64_t *)dbuf + 2 * m + 1;
-            rc = launch(dev, TL_K_SCATTER, &d, accumulate ? "index_put_ (accumulate)" : "index_put_", err);
-        }
-    }
-    free(pe);
+    count_h2d(bytes);
+    rc = g_from_host(be, dbuf, host, bytes, err);
     free(host);
-    if (dbuf)
-        dev->free(dbuf);
-    dev->free(vbuf);
+    if (rc == 0) {
+        d.gop = 0;
+        d.goffs = dbuf;
+        d.sstart = dbuf + m;
+        d.spos = dbuf + 2 * m + 1;
+        d.op = mode == TL_SCATTER_ADD ? TL_KS_ADD : TL_KS_ASSIGN;
+        rc = launch(dev, TL_K_SCATTER, &d, mode == TL_SCATTER_ADD ? "index_add_" : "index_copy_", err);
+    }
+    dev->free(dbuf);
     return rc;
 }
 
-int tl_gpu_sort(const tl_backend *be, const tl_strided *values,
-                const tl_strided *indices, const tl_strided *src, int dim,
-                int64_t k, bool descending, tl_error *err)
+/* ------------------------------------------------------------------------
+ * sort / topk
+ * ---------------------------------------------------------------------- */
+
+static int g_sort(const tl_backend *be, const tl_strided *values,
+                  const tl_strided *indices, const tl_strided *src, int dim,
+                  bool descending, int64_t k, tl_error *err)
 {
-    const tl_dev *dev = dev_of(be);
-    if (!dev)
-        return bad_desc(err, "sort backend");
+    const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
+    /* a 0-d source is one row of one element */
+    int64_t one = 1, zero = 0;
+    tl_strided v1, i1, s1;
+    if (src->ndim == 0 && values->ndim == 0 && indices->ndim == 0) {
+        v1 = *values;
+        i1 = *indices;
+        s1 = *src;
+        v1.ndim = i1.ndim = s1.ndim = 1;
+        v1.sizes = i1.sizes = s1.sizes = &one;
+        v1.strides = i1.strides = s1.strides = &zero;
+        if (k == 0) {
+            v1.sizes = i1.sizes = &zero;
+        }
+        values = &v1;
+        indices = &i1;
+        src = &s1;
+        dim = 0;
+    }
     int nd = src->ndim;
     if (nd < 1 || nd > TL_MAX_DIMS || dim < 0 || dim >= nd || values->ndim != nd ||
-        indices->ndim != nd || values->dtype != src->dtype ||
-        indices->dtype != TL_INT64 || k < 0 || k > src->sizes[dim] ||
+        indices->ndim != nd || values->dtype != src->dtype || !dtype_ok(src->dtype) ||
+        !dtype_ok(indices->dtype) || k < 0 || k > src->sizes[dim] ||
         values->sizes[dim] != k || indices->sizes[dim] != k)
         return bad_desc(err, "sort");
-    /* rows: the other dims; operand order (values, src, indices) */
     int64_t rsz[TL_MAX_DIMS];
     for (int i = 0; i < nd; i++) {
         if (i != dim && (values->sizes[i] != src->sizes[i] || indices->sizes[i] != src->sizes[i]))
             return bad_desc(err, "sort sizes");
         rsz[i] = i == dim ? 1 : src->sizes[i];
     }
+    int64_t len = src->sizes[dim];
+    if (len == 0 || k == 0)
+        return 0;
     tl_strided v2 = *values, s2 = *src, i2 = *indices;
     v2.sizes = s2.sizes = i2.sizes = rsz;
     const tl_strided *ops[3] = {&v2, &s2, &i2};
@@ -796,12 +890,11 @@ int tl_gpu_sort(const tl_backend *be, const tl_strided *values,
     int rc = merge_dims(&d, 3, ops, -1, err);
     if (rc < 0)
         return -1;
-    int64_t len = src->sizes[dim];
-    if (rc == 1 || len == 0 || k == 0)
+    if (rc == 1)
         return 0;
     d.rstrides[0] = (int64_t)((uint64_t)values->strides[dim] * tl_dtype_size(values->dtype));
     d.rstrides[1] = (int64_t)((uint64_t)src->strides[dim] * tl_dtype_size(src->dtype));
-    d.rstrides[2] = (int64_t)((uint64_t)indices->strides[dim] * 8u);
+    d.rstrides[2] = (int64_t)((uint64_t)indices->strides[dim] * tl_dtype_size(indices->dtype));
     d.len = len;
     d.k = k;
     d.descending = descending;
@@ -812,79 +905,60 @@ int tl_gpu_sort(const tl_backend *be, const tl_strided *values,
     return launch(dev, TL_K_SORT, &d, "sort", err);
 }
 
+/* raw bytes on the device, memmove semantics */
+static int g_copy_d2d(const tl_backend *be, void *dst, const void *src, size_t n,
+                      tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    uintptr_t a = (uintptr_t)dst, b = (uintptr_t)src;
+    if (n == 0 || a == b)
+        return 0;
+    int st;
+    if (a < b + n && b < a + n) {
+        void *tmp = scratch(dev, n, err);
+        if (!tmp)
+            return -1;
+        st = dev->d2d(tmp, src, n);
+        if (st == 0)
+            st = dev->d2d(dst, tmp, n);
+        dev->free(tmp);
+    } else {
+        st = dev->d2d(dst, src, n);
+    }
+    return status_err(dev, st, "a device-to-device copy", err);
+}
+
 /* ------------------------------------------------------------------------
- * The backends: one vtable per device API
+ * The backends: one ops table, one handle per device API
  * ---------------------------------------------------------------------- */
 
-#define GPU_WRAPPERS(P, DEV)                                                   \
-    static void *P##_alloc(size_t n) { return g_alloc(DEV, n); }               \
-    static void P##_free(void *p) { g_free(DEV, p); }                          \
-    static int P##_to_host(void *h, const void *d, size_t n, tl_error *e)      \
-    {                                                                          \
-        return g_to_host(DEV, h, d, n, e);                                     \
-    }                                                                          \
-    static int P##_from_host(void *d, const void *h, size_t n, tl_error *e)    \
-    {                                                                          \
-        return g_from_host(DEV, d, h, n, e);                                   \
-    }                                                                          \
-    static int P##_copy(const tl_strided *d, const tl_strided *s, tl_error *e) \
-    {                                                                          \
-        return g_copy_strided(DEV, d, s, e);                                   \
-    }                                                                          \
-    static int P##_fill(const tl_strided *d, tl_scalar v, tl_error *e)         \
-    {                                                                          \
-        return g_fill(DEV, d, v, e);                                           \
-    }                                                                          \
-    static int P##_binary(tl_binop op, tl_dtype c, const tl_strided *d,        \
-                          const tl_strided *a, const tl_strided *b,            \
-                          tl_error *e)                                         \
-    {                                                                          \
-        return g_binary(DEV, op, c, d, a, b, e);                               \
-    }                                                                          \
-    static int P##_unary(tl_unop op, tl_dtype c, const tl_strided *d,          \
-                         const tl_strided *s, tl_error *e)                     \
-    {                                                                          \
-        return g_unary(DEV, op, c, d, s, e);                                   \
-    }                                                                          \
-    static int P##_where(const tl_strided *d, const tl_strided *c,             \
-                         const tl_strided *a, const tl_strided *b,             \
-                         tl_error *e)                                          \
-    {                                                                          \
-        return g_where(DEV, d, c, a, b, e);                                    \
-    }                                                                          \
-    static int P##_index_select(const tl_strided *d, const tl_strided *s,      \
-                                int dim, const int64_t *ix, int64_t n,         \
-                                tl_error *e)                                   \
-    {                                                                          \
-        return g_index_select(DEV, d, s, dim, ix, n, e);                       \
-    }                                                                          \
-    static int P##_reduce(tl_redop op, tl_dtype c, const tl_strided *d,        \
-                          const tl_strided *s, uint64_t m, tl_error *e)        \
-    {                                                                          \
-        return g_reduce(DEV, op, c, d, s, m, e);                               \
-    }
+static const tl_backend_ops gpu_ops = {
+    g_alloc, g_free, g_to_host, g_from_host, g_copy_d2d, g_sync,
+    g_host_alloc, g_host_free, g_copy_strided, g_fill, g_binary, g_unary,
+    g_where, g_gather, g_scatter, g_reduce, g_sort,
+};
 
-GPU_WRAPPERS(sim, tl_dev_sim())
-GPU_WRAPPERS(real, tl_dev_cuda())
+static const gpu_ctx sim_ctx = {tl_dev_sim};
+static const gpu_ctx cuda_ctx = {tl_dev_cuda};
 
+/* The emulated device: no capability (its pointers are tagged device
+ * addresses, never host memory; its host_alloc is plain memory). */
 static const tl_backend sim_backend = {
-    "cuda-emulated", {TL_DEV_CUDA, 0}, false,
-    sim_alloc, sim_free, sim_to_host, sim_from_host, sim_copy, sim_fill,
-    sim_binary, sim_unary, sim_where, sim_index_select, sim_reduce,
+    "cuda-emulated", {TL_DEV_CUDA, 0}, 0, &gpu_ops, (void *)&sim_ctx,
 };
 
 static const tl_backend real_backend = {
-    "cuda", {TL_DEV_CUDA, 0}, false,
-    real_alloc, real_free, real_to_host, real_from_host, real_copy, real_fill,
-    real_binary, real_unary, real_where, real_index_select, real_reduce,
+    "cuda", {TL_DEV_CUDA, 0}, TL_BACKEND_CAP_PINNED, &gpu_ops, (void *)&cuda_ctx,
 };
 
-const tl_backend *tl_gpu_backend_sim(void)
+const tl_backend *tl_backend_cuda_emulated(void)
 {
     return &sim_backend;
 }
 
-const tl_backend *tl_cuda_emulated_backend(void)
+const tl_backend *tl_gpu_backend_sim(void)
 {
     return &sim_backend;
 }
@@ -897,16 +971,11 @@ const tl_backend *tl_gpu_backend_cuda(void)
     return &real_backend;
 }
 
-static const tl_dev *dev_of(const tl_backend *be)
+const tl_dev *tl_gpu_backend_dev(const tl_backend *be)
 {
     if (be == &sim_backend)
         return tl_dev_sim();
     if (be == &real_backend)
         return tl_dev_cuda();
     return NULL;
-}
-
-const tl_dev *tl_gpu_backend_dev(const tl_backend *be)
-{
-    return dev_of(be);
 }

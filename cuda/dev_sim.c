@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "context.h"
 
 #define TAG ((uintptr_t)1 << 47)
 #define MAGIC 0x7464657673696dULL /* "tdevsim" */
@@ -278,7 +278,6 @@ static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
         d.ptr[k] = untag(d.ptr[k]);
     d.goffs = untag(d.goffs);
     d.partials = untag(d.partials);
-    d.soffs = untag(d.soffs);
     d.sstart = untag(d.sstart);
     d.spos = untag(d.spos);
     d.flag = untag(d.flag);
@@ -311,7 +310,7 @@ static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
             g.thread = torder[t];
             tl_k_run((int)kind, &d, g);
         }
-        if (tl_deadline_passed())
+        if (tl_context_deadline_passed())
             rc = TL_DEV_ETIMEOUT;
     }
     for (int64_t i = 0; i < nout && rc == 0; i++)

@@ -72,9 +72,10 @@ typedef struct tl_kdesc {
     int64_t sizes[TL_K_MAXDIMS];
     int64_t strides[TL_K_MAXOPS][TL_K_MAXDIMS];
     char *ptr[TL_K_MAXOPS];            /* element [0,...,0] of each operand */
-    /* gather: the coordinate along merged dim gdim of operand 1 is replaced
-     * by goffs[coordinate] (byte offsets); gdim = -1: no gather */
-    int32_t gdim;
+    /* gather/scatter: the coordinate along merged dim gdim of operand gop
+     * (1: gather's source, 0: scatter's destination) is replaced by
+     * goffs[coordinate] (byte offsets); gdim = -1: none */
+    int32_t gdim, gop;
     const int64_t *goffs;
     /* reduce: the reduced sub-shape (rsizes/rstrides of operand 1), nred
      * elements per output, split into nchunk chunks of clen; partials */
@@ -83,9 +84,9 @@ typedef struct tl_kdesc {
     int64_t rsizes[TL_K_MAXDIMS];
     int64_t rstrides[TL_K_MAXDIMS];
     void *partials;                    /* tl_kacc[n * nchunk] */
-    /* scatter: item j writes dst + soffs[j] from the contiguous values at
-     * positions spos[sstart[j] .. sstart[j+1]) (duplicates in CPU order) */
-    const int64_t *soffs, *sstart, *spos;
+    /* scatter: the item at gdim coordinate u folds the source elements at
+     * byte offsets spos[sstart[u] .. sstart[u+1]) (duplicates, CPU order) */
+    const int64_t *sstart, *spos;
     /* sort: row length, descending, k outputs kept per row (topk) */
     int64_t len, k;
     int32_t descending;
@@ -349,9 +350,11 @@ TL_KFN void tl_k_convert(int dd, char *d, int sd, const char *s)
  * ---------------------------------------------------------------------- */
 
 /* Byte offsets of work item i in each operand (row-major coordinates over
- * d->sizes; gather replaces operand 1's term along d->gdim). */
-TL_KFN void tl_k_offsets(const tl_kdesc *d, int64_t i, int64_t *off)
+ * d->sizes; gather/scatter replace operand gop's term along d->gdim).
+ * Returns the coordinate along gdim (0 without one). */
+TL_KFN int64_t tl_k_offsets(const tl_kdesc *d, int64_t i, int64_t *off)
 {
+    int64_t gc = 0;
     /* constant trip counts (unused operands have stride 0) keep off[] in
      * registers on the device */
     int k;
@@ -363,9 +366,12 @@ TL_KFN void tl_k_offsets(const tl_kdesc *d, int64_t i, int64_t *off)
         i /= sz;
         for (k = 0; k < TL_K_MAXOPS; k++)
             off[k] += c * d->strides[k][dim];
-        if (dim == d->gdim)
-            off[1] += d->goffs[c] - c * d->strides[1][dim];
+        if (dim == d->gdim) {
+            off[d->gop] += d->goffs[c] - c * d->strides[d->gop][dim];
+            gc = c;
+        }
     }
+    return gc;
 }
 
 /* The first work item of this thread and the grid stride. */
@@ -834,31 +840,39 @@ TL_KFN void tl_k_reduce_combine_item(const tl_kdesc *d, int64_t o)
     tl_k_acc_store(d->op, d->compute, &acc, d->nred, d->dtype[0], d->ptr[0] + off[0]);
 }
 
-/* ---- scatter: item j = one distinct destination element ----
- * Operand 0 is dst (ptr[0] + soffs[j]), operand 1 the contiguous values
- * (dtype[1]), already converted on the device to dst's dtype when
- * assigning. ASSIGN stores the last value; ADD folds the values in order
- * into dst's element in the compute dtype. */
-TL_KFN void tl_k_scatter_item(const tl_kdesc *d, int64_t j)
+/* ---- scatter: one work item per destination element written ----
+ * The merged shape is dst's with the scattered dim replaced by the distinct
+ * target indices u; operand 0 is dst (goffs: each target's byte offset),
+ * operand 1 the source's row (stride 0 along gdim); the item folds the
+ * source elements at spos[sstart[u] .. sstart[u+1]) in order: SET stores
+ * the last, ADD adds them one by one in dst's dtype (bool: or), as the
+ * CPU's loop over k does. */
+TL_KFN void tl_k_scatter_item(const tl_kdesc *d, int64_t i)
 {
-    char *o = d->ptr[0] + d->soffs[j];
-    int od = d->dtype[0], vd = d->dtype[1], ct = d->compute;
-    int64_t vs = tl_k_size(vd);
-    int64_t s0 = d->sstart[j], s1 = d->sstart[j + 1];
+    int64_t off[TL_K_MAXOPS];
+    int64_t u = tl_k_offsets(d, i, off);
+    char *o = d->ptr[0] + off[0];
+    const char *row = d->ptr[1] + off[1];
+    int od = d->dtype[0], sd = d->dtype[1];
+    int64_t s0 = d->sstart[u], s1 = d->sstart[u + 1];
     if (d->op == TL_KS_ASSIGN) {
-        tl_k_convert(od, o, vd, d->ptr[1] + d->spos[s1 - 1] * vs);
+        tl_k_convert(od, o, sd, row + d->spos[s1 - 1]);
         return;
     }
-    if (tl_k_is_floating(ct)) {
-        double acc = tl_k_round(ct, tl_k_ldf(od, o));
+    if (od == TL_K_BOOL) {
+        int64_t acc = tl_k_ldi(od, o) != 0;
         for (int64_t s = s0; s < s1; s++)
-            acc = tl_k_round(ct, acc + tl_k_round(ct, tl_k_ldf(vd, d->ptr[1] + d->spos[s] * vs)));
+            acc = acc | (tl_k_ldi(sd, row + d->spos[s]) != 0);
+        tl_k_sti(od, o, acc);
+    } else if (tl_k_is_floating(od)) {
+        double acc = tl_k_ldf(od, o);
+        for (int64_t s = s0; s < s1; s++)
+            acc = tl_k_round(od, acc + tl_k_ldf(sd, row + d->spos[s]));
         tl_k_stf(od, o, acc);
     } else {
-        int64_t acc = tl_k_wrap(ct, tl_k_ldi(od, o));
+        int64_t acc = tl_k_ldi(od, o);
         for (int64_t s = s0; s < s1; s++)
-            acc = tl_k_wrap(ct, (int64_t)((uint64_t)acc +
-                                          (uint64_t)tl_k_wrap(ct, tl_k_ldi(vd, d->ptr[1] + d->spos[s] * vs))));
+            acc = tl_k_wrap(od, (int64_t)((uint64_t)acc + (uint64_t)tl_k_ldi(sd, row + d->spos[s])));
         tl_k_sti(od, o, acc);
     }
 }

@@ -30,27 +30,27 @@ static tl_strided desc(void *data, tl_dtype dt, int ndim, const int64_t *sizes,
 
 START_TEST(test_identity)
 {
-    ck_assert_str_eq(tl_backend_cpu()->name, "cpu");
-    ck_assert_int_eq(tl_backend_cpu()->device.kind, TL_DEV_CPU);
-    ck_assert(!tl_backend_cpu()->emulated);
+    ck_assert_str_eq(tl_backend_name(tl_backend_cpu()), "cpu");
+    ck_assert_int_eq(tl_backend_device(tl_backend_cpu()).kind, TL_DEV_CPU);
+    ck_assert(tl_backend_host_accessible(tl_backend_cpu()));
     const tl_backend *emu = tl_backend_cuda_emulated();
-    ck_assert_str_eq(emu->name, "cuda-emulated");
-    ck_assert_int_eq(emu->device.kind, TL_DEV_CUDA);
-    ck_assert_int_eq(emu->device.index, 0);
-    ck_assert(emu->emulated);
+    ck_assert_str_eq(tl_backend_name(emu), "cuda-emulated");
+    ck_assert_int_eq(tl_backend_device(emu).kind, TL_DEV_CUDA);
+    ck_assert_int_eq(tl_backend_device(emu).index, 0);
     ck_assert_ptr_ne(emu, tl_backend_cpu());
     /* alloc is zeroed */
-    unsigned char *p = be->alloc(64);
+    tl_error err = {0};
+    unsigned char *p = NULL;
+    ck_assert_int_eq(tl_backend_alloc(be, 64, (void **)&p, &err), 0);
     ck_assert_ptr_nonnull(p);
     for (int i = 0; i < 64; i++)
         ck_assert_uint_eq(p[i], 0);
     unsigned char h[4] = {1, 2, 3, 4};
-    tl_error err = {0};
-    ck_assert_int_eq(be->from_host(p, h, 4, &err), 0);
+    ck_assert_int_eq(tl_backend_from_host(be, p, h, 4, &err), 0);
     unsigned char back[4] = {0};
-    ck_assert_int_eq(be->to_host(back, p, 4, &err), 0);
+    ck_assert_int_eq(tl_backend_to_host(be, back, p, 4, &err), 0);
     ck_assert_mem_eq(back, h, 4);
-    be->free(p);
+    tl_backend_free(be, p);
 }
 END_TEST
 
@@ -63,7 +63,7 @@ START_TEST(test_copy_transpose)
     tl_strided d = desc(dst, TL_FLOAT32, 2, sz, dstr);
     tl_strided s = desc(src, TL_FLOAT32, 2, sz, sst);
     tl_error err = {0};
-    ck_assert_int_eq(be->copy_strided(&d, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_copy_strided(be, &d, &s, &err), 0);
     float want[6] = {0, 3, 1, 4, 2, 5};
     for (int i = 0; i < 6; i++)
         ck_assert(dst[i] == want[i]);
@@ -79,7 +79,7 @@ START_TEST(test_copy_broadcast_convert)
     tl_strided d = desc(dst, TL_FLOAT64, 2, sz, dstr);
     tl_strided s = desc(src, TL_INT64, 2, sz, sst);
     tl_error err = {0};
-    ck_assert_int_eq(be->copy_strided(&d, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_copy_strided(be, &d, &s, &err), 0);
     double want[6] = {7, -8, 9, 7, -8, 9};
     for (int i = 0; i < 6; i++)
         ck_assert(dst[i] == want[i]);
@@ -89,7 +89,7 @@ START_TEST(test_copy_broadcast_convert)
     int64_t n4[1] = {4}, one[1] = {1};
     tl_strided du = desc(u, TL_UINT8, 1, n4, one);
     tl_strided sf = desc(fs, TL_FLOAT32, 1, n4, one);
-    ck_assert_int_eq(be->copy_strided(&du, &sf, &err), 0);
+    ck_assert_int_eq(tl_backend_copy_strided(be, &du, &sf, &err), 0);
     ck_assert_uint_eq(u[0], 44);
     ck_assert_uint_eq(u[1], 254);
     ck_assert_uint_eq(u[2], 2);
@@ -105,7 +105,7 @@ START_TEST(test_fill_strided)
     tl_strided d = desc(buf, TL_INT32, 2, sz, st);
     tl_error err = {0};
     tl_scalar v = {.is_float = true, .f = 2.7};
-    ck_assert_int_eq(be->fill(&d, v, &err), 0);
+    ck_assert_int_eq(tl_backend_fill(be, &d, v, &err), 0);
     for (int i = 0; i < 12; i++)
         ck_assert_int_eq(buf[i], (i % 2 == 0) ? 2 : 0);
     /* zero fill of a contiguous bool */
@@ -113,7 +113,7 @@ START_TEST(test_fill_strided)
     int64_t n5[1] = {5}, one[1] = {1};
     tl_strided db = desc(b, TL_BOOL, 1, n5, one);
     tl_scalar z = {.is_float = false, .i = 0};
-    ck_assert_int_eq(be->fill(&db, z, &err), 0);
+    ck_assert_int_eq(tl_backend_fill(be, &db, z, &err), 0);
     for (int i = 0; i < 5; i++)
         ck_assert_uint_eq(b[i], 0);
 }
@@ -127,7 +127,7 @@ static int bin_i64(tl_binop op, const int64_t *a, const int64_t *b, int64_t *out
     tl_strided d = desc(out, TL_INT64, 1, n, one);
     tl_strided sa = desc((void *)a, TL_INT64, 1, n, one);
     tl_strided sb = desc((void *)b, TL_INT64, 1, n, one);
-    return be->binary(op, TL_INT64, &d, &sa, &sb, err);
+    return tl_backend_binary(be, op, TL_INT64, &d, &sa, &sb, err);
 }
 
 static int bin_f64(tl_binop op, const double *a, const double *b, double *out,
@@ -137,7 +137,7 @@ static int bin_f64(tl_binop op, const double *a, const double *b, double *out,
     tl_strided d = desc(out, TL_FLOAT64, 1, n, one);
     tl_strided sa = desc((void *)a, TL_FLOAT64, 1, n, one);
     tl_strided sb = desc((void *)b, TL_FLOAT64, 1, n, one);
-    return be->binary(op, TL_FLOAT64, &d, &sa, &sb, err);
+    return tl_backend_binary(be, op, TL_FLOAT64, &d, &sa, &sb, err);
 }
 
 START_TEST(test_binary_python_division)
@@ -215,9 +215,9 @@ START_TEST(test_binary_dtypes)
     tl_strided du = desc(ur, TL_UINT8, 1, n, one);
     tl_strided sa = desc(ua, TL_UINT8, 1, n, one);
     tl_strided sb = desc(ub, TL_UINT8, 1, n, one);
-    ck_assert_int_eq(be->binary(TL_BIN_ADD, TL_UINT8, &du, &sa, &sb, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_ADD, TL_UINT8, &du, &sa, &sb, &err), 0);
     ck_assert(ur[0] == 44 && ur[1] == 0 && ur[2] == 1);
-    ck_assert_int_eq(be->binary(TL_BIN_SUB, TL_UINT8, &du, &sa, &sb, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_SUB, TL_UINT8, &du, &sa, &sb, &err), 0);
     ck_assert(ur[0] == 100 && ur[1] == 254 && ur[2] == 255);
 
     /* float32 compute rounds: 0.1f + 0.2f */
@@ -225,10 +225,10 @@ START_TEST(test_binary_dtypes)
     tl_strided df = desc(fr, TL_FLOAT32, 1, n, one);
     tl_strided sfa = desc(fa, TL_FLOAT32, 1, n, one);
     tl_strided sfb = desc(fb, TL_FLOAT32, 1, n, one);
-    ck_assert_int_eq(be->binary(TL_BIN_ADD, TL_FLOAT32, &df, &sfa, &sfb, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_ADD, TL_FLOAT32, &df, &sfa, &sfb, &err), 0);
     ck_assert(fr[0] == 0.1f + 0.2f);
     ck_assert(fr[2] == 16777216.0f);
-    ck_assert_int_eq(be->binary(TL_BIN_DIV, TL_FLOAT32, &df, &sfa, &sfb, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_DIV, TL_FLOAT32, &df, &sfa, &sfb, &err), 0);
     ck_assert(fr[1] == 1.0f / 3.0f);
 
     /* int64 + float32 in float32 compute into a float64 out: the int is
@@ -237,7 +237,7 @@ START_TEST(test_binary_dtypes)
     double dr[3];
     tl_strided dd = desc(dr, TL_FLOAT64, 1, n, one);
     tl_strided sia = desc(ia, TL_INT64, 1, n, one);
-    ck_assert_int_eq(be->binary(TL_BIN_MUL, TL_FLOAT32, &dd, &sia, &sfb, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_MUL, TL_FLOAT32, &dd, &sia, &sfb, &err), 0);
     ck_assert(dr[0] == 3355443.25); /* not 3355443.5 */
     ck_assert(dr[1] == 3.0 && dr[2] == 2.0);
 
@@ -250,15 +250,15 @@ START_TEST(test_binary_dtypes)
     tl_strided dh = desc(hr, TL_FLOAT16, 1, n, one);
     tl_strided sha = desc(ha, TL_FLOAT16, 1, n, one);
     tl_strided shb = desc(hb, TL_FLOAT16, 1, n, one);
-    ck_assert_int_eq(be->binary(TL_BIN_ADD, TL_FLOAT16, &dh, &sha, &shb, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_ADD, TL_FLOAT16, &dh, &sha, &shb, &err), 0);
     ck_assert_uint_eq(hr[0], 0x3c00);
 
     /* comparisons produce bool */
     uint8_t br[3];
     tl_strided dbool = desc(br, TL_BOOL, 1, n, one);
-    ck_assert_int_eq(be->binary(TL_BIN_LT, TL_FLOAT32, &dbool, &sfa, &sfb, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_LT, TL_FLOAT32, &dbool, &sfa, &sfb, &err), 0);
     ck_assert(br[0] == 1 && br[1] == 1 && br[2] == 0);
-    ck_assert_int_eq(be->binary(TL_BIN_EQ, TL_UINT8, &dbool, &sa, &sb, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_EQ, TL_UINT8, &dbool, &sa, &sb, &err), 0);
     ck_assert(br[0] == 0 && br[1] == 0 && br[2] == 0);
 
     /* maximum / minimum propagate NaN */
@@ -283,14 +283,14 @@ START_TEST(test_binary_broadcast_2d)
     tl_strided sa = desc(a, TL_INT32, 2, sz, ast);
     tl_strided sb = desc(b, TL_INT32, 2, sz, bst);
     tl_error err = {0};
-    ck_assert_int_eq(be->binary(TL_BIN_ADD, TL_INT32, &d, &sa, &sb, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_ADD, TL_INT32, &d, &sa, &sb, &err), 0);
     int32_t want[6] = {11, 12, 13, 21, 22, 23};
     for (int i = 0; i < 6; i++)
         ck_assert_int_eq(out[i], want[i]);
     /* transposed output layout: (2,3) with strides (1,2) */
     int64_t tst[2] = {1, 2};
     tl_strided dt = desc(out, TL_INT32, 2, sz, tst);
-    ck_assert_int_eq(be->binary(TL_BIN_MUL, TL_INT32, &dt, &sa, &sb, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_MUL, TL_INT32, &dt, &sa, &sb, &err), 0);
     int32_t want2[6] = {10, 20, 20, 40, 30, 60};
     for (int i = 0; i < 6; i++)
         ck_assert_int_eq(out[i], want2[i]);
@@ -303,7 +303,7 @@ static void un_f64(tl_unop op, const double *x, double *out, int n)
     tl_strided d = desc(out, TL_FLOAT64, 1, sz, one);
     tl_strided s = desc((void *)x, TL_FLOAT64, 1, sz, one);
     tl_error err = {0};
-    ck_assert_int_eq(be->unary(op, TL_FLOAT64, &d, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_unary(be, op, TL_FLOAT64, &d, &s, &err), 0);
 }
 
 START_TEST(test_unary)
@@ -332,29 +332,29 @@ START_TEST(test_unary)
     tl_strided d = desc(o8, TL_INT8, 1, n3, one);
     tl_strided s = desc(i8, TL_INT8, 1, n3, one);
     tl_error err = {0};
-    ck_assert_int_eq(be->unary(TL_UN_ABS, TL_INT8, &d, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_unary(be, TL_UN_ABS, TL_INT8, &d, &s, &err), 0);
     ck_assert(o8[0] == -128 && o8[1] == 5 && o8[2] == 7);
-    ck_assert_int_eq(be->unary(TL_UN_NEG, TL_INT8, &d, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_unary(be, TL_UN_NEG, TL_INT8, &d, &s, &err), 0);
     ck_assert(o8[0] == -128 && o8[1] == 5 && o8[2] == -7);
-    ck_assert_int_eq(be->unary(TL_UN_BITWISE_NOT, TL_INT8, &d, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_unary(be, TL_UN_BITWISE_NOT, TL_INT8, &d, &s, &err), 0);
     ck_assert(o8[0] == 127 && o8[1] == 4 && o8[2] == -8);
     /* bool ~ is logical not; isnan on floats gives bool */
     uint8_t bb[3] = {1, 0, 1}, bo[3];
     tl_strided db = desc(bo, TL_BOOL, 1, n3, one);
     tl_strided sb = desc(bb, TL_BOOL, 1, n3, one);
-    ck_assert_int_eq(be->unary(TL_UN_BITWISE_NOT, TL_BOOL, &db, &sb, &err), 0);
+    ck_assert_int_eq(tl_backend_unary(be, TL_UN_BITWISE_NOT, TL_BOOL, &db, &sb, &err), 0);
     ck_assert(bo[0] == 0 && bo[1] == 1 && bo[2] == 0);
     float f3[3] = {NAN, INFINITY, 1};
     tl_strided sf = desc(f3, TL_FLOAT32, 1, n3, one);
-    ck_assert_int_eq(be->unary(TL_UN_ISNAN, TL_FLOAT32, &db, &sf, &err), 0);
+    ck_assert_int_eq(tl_backend_unary(be, TL_UN_ISNAN, TL_FLOAT32, &db, &sf, &err), 0);
     ck_assert(bo[0] == 1 && bo[1] == 0 && bo[2] == 0);
-    ck_assert_int_eq(be->unary(TL_UN_ISFINITE, TL_FLOAT32, &db, &sf, &err), 0);
+    ck_assert_int_eq(tl_backend_unary(be, TL_UN_ISFINITE, TL_FLOAT32, &db, &sf, &err), 0);
     ck_assert(bo[0] == 0 && bo[1] == 0 && bo[2] == 1);
     /* float32 compute rounds the result */
     float fx[3] = {2, 3, 10}, fo[3];
     tl_strided dfo = desc(fo, TL_FLOAT32, 1, n3, one);
     tl_strided sfx = desc(fx, TL_FLOAT32, 1, n3, one);
-    ck_assert_int_eq(be->unary(TL_UN_SQRT, TL_FLOAT32, &dfo, &sfx, &err), 0);
+    ck_assert_int_eq(tl_backend_unary(be, TL_UN_SQRT, TL_FLOAT32, &dfo, &sfx, &err), 0);
     ck_assert(fo[0] == sqrtf(2.0f) && fo[1] == sqrtf(3.0f));
 }
 END_TEST
@@ -371,7 +371,7 @@ START_TEST(test_where_index_select)
     tl_strided sa = desc(a, TL_FLOAT32, 1, n, one);
     tl_strided sb = desc(b, TL_INT64, 1, n, zero);
     tl_error err = {0};
-    ck_assert_int_eq(be->where(&d, &sc, &sa, &sb, &err), 0);
+    ck_assert_int_eq(tl_backend_where(be, &d, &sc, &sa, &sb, &err), 0);
     ck_assert(out[0] == 1 && out[1] == -1 && out[2] == -1 && out[3] == 4);
 
     /* index_select along dim 1 of a (2,3): columns [2,0,2] */
@@ -380,7 +380,7 @@ START_TEST(test_where_index_select)
     int64_t idx[3] = {2, 0, 2};
     tl_strided dd = desc(dst, TL_INT64, 2, dsz, dst_st);
     tl_strided ss = desc(src, TL_INT64, 2, ssz, sst);
-    ck_assert_int_eq(be->index_select(&dd, &ss, 1, idx, 3, &err), 0);
+    ck_assert_int_eq(tl_backend_gather(be, &dd, &ss, 1, idx, 3, &err), 0);
     int64_t want[6] = {2, 0, 2, 5, 3, 5};
     for (int i = 0; i < 6; i++)
         ck_assert_int_eq(dst[i], want[i]);
@@ -390,7 +390,7 @@ START_TEST(test_where_index_select)
     int64_t idx0[3] = {1, 1, 0};
     tl_strided dfd = desc(fd, TL_FLOAT32, 2, fsz, fst);
     tl_strided ts = desc(src, TL_INT64, 2, tsz, tst);
-    ck_assert_int_eq(be->index_select(&dfd, &ts, 0, idx0, 3, &err), 0);
+    ck_assert_int_eq(tl_backend_gather(be, &dfd, &ts, 0, idx0, 3, &err), 0);
     float want0[6] = {1, 4, 1, 4, 0, 3};
     for (int i = 0; i < 6; i++)
         ck_assert(fd[i] == want0[i]);
@@ -406,7 +406,7 @@ static void reduce_2x3(tl_redop op, tl_dtype ct, const void *src, tl_dtype sdt,
     tl_strided d = desc(dst, ddt, 2, dsz, dst_st);
     tl_strided s = desc((void *)src, sdt, 2, ssz, sst);
     tl_error err = {0};
-    ck_assert_msg(be->reduce(op, ct, &d, &s, mask, &err) == 0, "%s", err.msg);
+    ck_assert_msg(tl_backend_reduce(be, op, ct, &d, &s, mask, &err) == 0, "%s", err.msg);
 }
 
 START_TEST(test_reduce)
@@ -498,40 +498,40 @@ START_TEST(test_numel_zero)
     int64_t sz[2] = {3, 0}, st[2] = {1, 1};
     tl_strided d = desc(NULL, TL_FLOAT32, 2, sz, st);
     tl_strided s = desc(NULL, TL_FLOAT32, 2, sz, st);
-    ck_assert_int_eq(be->copy_strided(&d, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_copy_strided(be, &d, &s, &err), 0);
     tl_scalar v = {.is_float = true, .f = 1};
-    ck_assert_int_eq(be->fill(&d, v, &err), 0);
-    ck_assert_int_eq(be->binary(TL_BIN_ADD, TL_FLOAT32, &d, &s, &s, &err), 0);
-    ck_assert_int_eq(be->unary(TL_UN_EXP, TL_FLOAT32, &d, &s, &err), 0);
-    ck_assert_int_eq(be->where(&d, &s, &s, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_fill(be, &d, v, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_ADD, TL_FLOAT32, &d, &s, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_unary(be, TL_UN_EXP, TL_FLOAT32, &d, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_where(be, &d, &s, &s, &s, &err), 0);
     /* sum over the empty dim of (3,0) gives three zeros; prod ones;
      * mean NaN (torch.zeros(0).mean() is nan) */
     float out[3] = {9, 9, 9};
     int64_t dsz[2] = {3, 1}, dst[2] = {1, 1};
     tl_strided dd = desc(out, TL_FLOAT32, 2, dsz, dst);
-    ck_assert_int_eq(be->reduce(TL_RED_SUM, TL_FLOAT32, &dd, &s, 2, &err), 0);
+    ck_assert_int_eq(tl_backend_reduce(be, TL_RED_SUM, TL_FLOAT32, &dd, &s, 2, &err), 0);
     ck_assert(out[0] == 0 && out[1] == 0 && out[2] == 0);
-    ck_assert_int_eq(be->reduce(TL_RED_PROD, TL_FLOAT32, &dd, &s, 2, &err), 0);
+    ck_assert_int_eq(tl_backend_reduce(be, TL_RED_PROD, TL_FLOAT32, &dd, &s, 2, &err), 0);
     ck_assert(out[0] == 1 && out[2] == 1);
-    ck_assert_int_eq(be->reduce(TL_RED_MEAN, TL_FLOAT32, &dd, &s, 2, &err), 0);
+    ck_assert_int_eq(tl_backend_reduce(be, TL_RED_MEAN, TL_FLOAT32, &dd, &s, 2, &err), 0);
     ck_assert(isnan(out[1]));
     uint8_t bo[3];
     tl_strided db = desc(bo, TL_BOOL, 2, dsz, dst);
-    ck_assert_int_eq(be->reduce(TL_RED_ALL, TL_FLOAT32, &db, &s, 2, &err), 0);
+    ck_assert_int_eq(tl_backend_reduce(be, TL_RED_ALL, TL_FLOAT32, &db, &s, 2, &err), 0);
     ck_assert(bo[0] == 1 && bo[2] == 1);
-    ck_assert_int_eq(be->reduce(TL_RED_ANY, TL_FLOAT32, &db, &s, 2, &err), 0);
+    ck_assert_int_eq(tl_backend_reduce(be, TL_RED_ANY, TL_FLOAT32, &db, &s, 2, &err), 0);
     ck_assert(bo[0] == 0);
     /* reduce over the non-empty dim: output is (1,0), nothing written */
     int64_t esz[2] = {1, 0};
     tl_strided de = desc(NULL, TL_FLOAT32, 2, esz, st);
-    ck_assert_int_eq(be->reduce(TL_RED_MAX, TL_FLOAT32, &de, &s, 1, &err), 0);
+    ck_assert_int_eq(tl_backend_reduce(be, TL_RED_MAX, TL_FLOAT32, &de, &s, 1, &err), 0);
     /* index_select with no indices */
     int64_t isz[2] = {3, 0};
     tl_strided di = desc(NULL, TL_FLOAT32, 2, isz, st);
     float src3[3] = {1, 2, 3};
     int64_t s3[2] = {3, 1}, s3st[2] = {1, 1};
     tl_strided si = desc(src3, TL_FLOAT32, 2, s3, s3st);
-    ck_assert_int_eq(be->index_select(&di, &si, 1, NULL, 0, &err), 0);
+    ck_assert_int_eq(tl_backend_gather(be, &di, &si, 1, NULL, 0, &err), 0);
 }
 END_TEST
 
@@ -543,9 +543,9 @@ START_TEST(test_zero_dim_and_many_dims)
     tl_strided d0 = desc(&r, TL_FLOAT64, 0, NULL, NULL);
     tl_strided a0 = desc(&a, TL_FLOAT64, 0, NULL, NULL);
     tl_strided b0 = desc(&b, TL_FLOAT64, 0, NULL, NULL);
-    ck_assert_int_eq(be->binary(TL_BIN_POW, TL_FLOAT64, &d0, &a0, &b0, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_POW, TL_FLOAT64, &d0, &a0, &b0, &err), 0);
     ck_assert(r == 39.0625);
-    ck_assert_int_eq(be->reduce(TL_RED_SUM, TL_FLOAT64, &d0, &a0, 0, &err), 0);
+    ck_assert_int_eq(tl_backend_reduce(be, TL_RED_SUM, TL_FLOAT64, &d0, &a0, 0, &err), 0);
     ck_assert(r == 2.5);
     /* TL_MAX_DIMS dims: 2 x 2 x 1 x ... (64 dims), reversed strides */
     int64_t sz[TL_MAX_DIMS], sst[TL_MAX_DIMS], dst[TL_MAX_DIMS];
@@ -563,7 +563,7 @@ START_TEST(test_zero_dim_and_many_dims)
     int16_t src[4] = {0, 1, 2, 3}, out[4];
     tl_strided d = desc(out, TL_INT16, TL_MAX_DIMS, sz, dst);
     tl_strided s = desc(src, TL_INT16, TL_MAX_DIMS, sz, sst);
-    ck_assert_int_eq(be->copy_strided(&d, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_copy_strided(be, &d, &s, &err), 0);
     ck_assert(out[0] == 0 && out[1] == 2 && out[2] == 1 && out[3] == 3);
 }
 END_TEST
@@ -579,14 +579,14 @@ START_TEST(test_large_contiguous)
     tl_strided d = desc(o, TL_FLOAT32, 3, sz, st);
     tl_strided s = desc(a, TL_FLOAT32, 3, sz, st);
     tl_error err = {0};
-    ck_assert_int_eq(be->copy_strided(&d, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_copy_strided(be, &d, &s, &err), 0);
     ck_assert(memcmp(a, o, N * sizeof(float)) == 0);
-    ck_assert_int_eq(be->binary(TL_BIN_ADD, TL_FLOAT32, &d, &s, &s, &err), 0);
+    ck_assert_int_eq(tl_backend_binary(be, TL_BIN_ADD, TL_FLOAT32, &d, &s, &s, &err), 0);
     ck_assert(o[N - 1] == 2.0f * (N - 1));
     float total = 0;
     int64_t one[3] = {1, 1, 1};
     tl_strided dt = desc(&total, TL_FLOAT32, 3, one, one);
-    ck_assert_int_eq(be->reduce(TL_RED_SUM, TL_FLOAT32, &dt, &s, 7, &err), 0);
+    ck_assert_int_eq(tl_backend_reduce(be, TL_RED_SUM, TL_FLOAT32, &dt, &s, 7, &err), 0);
     ck_assert(total == (float)((double)N * (N - 1) / 2));
     free(a);
     free(o);
@@ -618,7 +618,7 @@ START_TEST(test_errors)
     int64_t n4[1] = {4}, n3[1] = {3}, one[1] = {1};
     tl_strided d = desc(r, TL_INT64, 1, n4, one);
     tl_strided s = desc(a, TL_INT64, 1, n3, one);
-    ck_assert_int_eq(be->copy_strided(&d, &s, &err), -1);
+    ck_assert_int_eq(tl_backend_copy_strided(be, &d, &s, &err), -1);
     ck_assert_int_eq(err.kind, TL_ERR_INTERNAL);
     tl_error_clear(&err);
     /* out-of-range gather index */
@@ -626,32 +626,32 @@ START_TEST(test_errors)
     int64_t d1[1] = {1};
     tl_strided dd = desc(r, TL_INT64, 1, d1, one);
     tl_strided ss = desc(a, TL_INT64, 1, n4, one);
-    ck_assert_int_eq(be->index_select(&dd, &ss, 0, bad, 1, &err), -1);
+    ck_assert_int_eq(tl_backend_gather(be, &dd, &ss, 0, bad, 1, &err), -1);
     ck_assert_int_eq(err.kind, TL_ERR_INTERNAL);
     tl_error_clear(&err);
-    ck_assert_int_eq(be->index_select(&dd, &ss, 3, bad, 1, &err), -1);
+    ck_assert_int_eq(tl_backend_gather(be, &dd, &ss, 3, bad, 1, &err), -1);
     tl_error_clear(&err);
     /* max over an empty reduction has no identity */
     int64_t e0[1] = {0};
     tl_strided se = desc(NULL, TL_FLOAT32, 1, e0, one);
     float out;
     tl_strided de = desc(&out, TL_FLOAT32, 1, d1, one);
-    ck_assert_int_eq(be->reduce(TL_RED_MAX, TL_FLOAT32, &de, &se, 1, &err), -1);
+    ck_assert_int_eq(tl_backend_reduce(be, TL_RED_MAX, TL_FLOAT32, &de, &se, 1, &err), -1);
     ck_assert_int_eq(err.kind, TL_ERR_RUNTIME);
     tl_error_clear(&err);
     /* reduce mask naming a dim beyond ndim */
-    ck_assert_int_eq(be->reduce(TL_RED_SUM, TL_FLOAT32, &de, &se, 4, &err), -1);
+    ck_assert_int_eq(tl_backend_reduce(be, TL_RED_SUM, TL_FLOAT32, &de, &se, 4, &err), -1);
     tl_error_clear(&err);
     /* bad enum values */
-    ck_assert_int_eq(be->binary(TL_NBINOPS, TL_INT64, &d, &ss, &ss, &err), -1);
+    ck_assert_int_eq(tl_backend_binary(be, TL_NBINOPS, TL_INT64, &d, &ss, &ss, &err), -1);
     tl_error_clear(&err);
-    ck_assert_int_eq(be->unary(TL_NUNOPS, TL_INT64, &d, &ss, &err), -1);
+    ck_assert_int_eq(tl_backend_unary(be, TL_NUNOPS, TL_INT64, &d, &ss, &err), -1);
     /* the emulated device names its kernels after cuda */
     tl_error_clear(&err);
     int64_t n4b[1] = {4};
     tl_strided fd = desc(fr, TL_FLOAT64, 1, n4b, one);
     tl_strided fs = desc(fa, TL_FLOAT64, 1, n4b, one);
-    ck_assert_int_eq(tl_backend_cuda_emulated()->binary(TL_BIN_LSHIFT, TL_FLOAT64,
+    ck_assert_int_eq(tl_backend_binary(tl_backend_cuda_emulated(), TL_BIN_LSHIFT, TL_FLOAT64,
                                                         &fd, &fs, &fs, &err), -1);
     ck_assert_str_eq(err.msg, "\"lshift_cuda\" not implemented for 'Double'");
 }

@@ -42,7 +42,6 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "tl_cuda.h"
 #include "diag.h"
 #include "dtype.h"
 #include "err.h"
@@ -592,7 +591,7 @@ static int run_case(const cJSON *c, mism *m)
     if (fixture_device_cuda()) {
         /* the corpus on the emulated CUDA device (the GPU backend on the
          * host grid simulator): setup tensors live in device memory */
-        opts.default_backend = tl_cuda_emulated_backend();
+        opts.default_backend = tl_backend_cuda_emulated();
         opts.cuda_backend = opts.default_backend;
         opts.cuda_available = true;
     }

@@ -25,7 +25,7 @@ static tl_error err;
 static void setup(void)
 {
     memset(&err, 0, sizeof err);
-    tl_ops_set_cuda_backend(NULL);
+    tl_context_set_backends(NULL, NULL);
 }
 
 /* arange(n) of dtype dt with the given shape (contiguous) */
@@ -73,7 +73,7 @@ static tl_tensor *tr(const tl_tensor *t)
 
 static tl_value *V(tl_tensor *t) /* a value box over t (new reference) */
 {
-    return tl_tensor_value(tl_tensor_retain(t));
+    return tl_value_tensor(tl_tensor_retain(t));
 }
 
 /* Call a method binding: pos and kw values are STOLEN. */
@@ -216,7 +216,7 @@ START_TEST(test_clone_preserve)
     expect_vals(T(r), 4, VALS(0, 6, 12, 18));
     tl_value_release(r);
     /* clone(memory_format=contiguous_format) is row-major */
-    r = callkw("clone", s, NULL, "memory_format", tl_memfmt_value(TL_MEMFMT_CONTIGUOUS));
+    r = callkw("clone", s, NULL, "memory_format", tl_value_memfmt(TL_MEMFMT_CONTIGUOUS));
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(6, 4), SZ(4, 1));
     tl_value_release(r);
@@ -253,7 +253,7 @@ START_TEST(test_contiguous_same_object)
     tl_value_release(r);
     /* channels_last on a 2-D tensor */
     r = callkw("contiguous", sx, NULL, "memory_format",
-               tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST));
+               tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST));
     expect_err(r, TL_ERR_RUNTIME, "required rank 4 tensor to use channels_last format");
     tl_value_release(st);
     tl_value_release(sx);
@@ -267,7 +267,7 @@ START_TEST(test_channels_last)
     tl_tensor *x = arange(TL_FLOAT32, 4, 2, 3, 4, 5);
     tl_value *sx = V(x);
     tl_value *cl = callkw("contiguous", sx, NULL, "memory_format",
-                          tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST));
+                          tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST));
     OK(cl);
     expect_meta(T(cl), TL_FLOAT32, 4, SZ(2, 3, 4, 5), SZ(60, 1, 15, 3));
     /* contiguous() of a CL tensor copies back to row-major */
@@ -282,7 +282,7 @@ START_TEST(test_channels_last)
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 4, SZ(2, 3, 4, 5), SZ(60, 1, 15, 3));
     tl_value_release(r);
-    r = callkw("to", cl, NULL, "memory_format", tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST));
+    r = callkw("to", cl, NULL, "memory_format", tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST));
     OK(r);
     ck_assert_ptr_eq(r, cl);
     tl_value_release(r);
@@ -314,7 +314,7 @@ START_TEST(test_to_and_dtype_methods)
         ck_assert_ptr_eq(r, sx);
         tl_value_release(r);
     }
-    r = call1("to", sx, tl_dtype_value(TL_FLOAT32));
+    r = call1("to", sx, tl_value_dtype(TL_FLOAT32));
     OK(r);
     ck_assert_ptr_eq(r, sx);
     tl_value_release(r);
@@ -323,7 +323,7 @@ START_TEST(test_to_and_dtype_methods)
     ck_assert_ptr_eq(r, sx);
     tl_value_release(r);
     /* copy=True always copies */
-    r = callkw("to", sx, tl_dtype_value(TL_FLOAT32), "copy", tl_bool(true));
+    r = callkw("to", sx, tl_value_dtype(TL_FLOAT32), "copy", tl_bool(true));
     OK(r);
     ck_assert_ptr_ne(T(r), x);
     ck_assert_ptr_ne(T(r)->storage, x->storage);
@@ -347,7 +347,7 @@ START_TEST(test_to_and_dtype_methods)
     expect_meta(T(r), TL_FLOAT64, 2, SZ(3, 2), SZ(1, 3));
     tl_value_release(r);
     /* to(memory_format=contiguous_format) on a t() is SELF (sheet 14.11) */
-    r = callkw("to", st, NULL, "memory_format", tl_memfmt_value(TL_MEMFMT_CONTIGUOUS));
+    r = callkw("to", st, NULL, "memory_format", tl_value_memfmt(TL_MEMFMT_CONTIGUOUS));
     OK(r);
     ck_assert_ptr_eq(r, st);
     tl_value_release(r);
@@ -361,7 +361,7 @@ START_TEST(test_to_and_dtype_methods)
     OK(r);
     ck_assert_int_eq(T(r)->dtype, TL_INT32);
     tl_value_release(r);
-    r = call1("type", sx, tl_dtype_value(TL_FLOAT32));
+    r = call1("type", sx, tl_value_dtype(TL_FLOAT32));
     OK(r);
     ck_assert_ptr_eq(r, sx);
     tl_value_release(r);
@@ -391,7 +391,7 @@ END_TEST
 
 START_TEST(test_cuda_emulated_transfer)
 {
-    tl_ops_set_cuda_backend(tl_backend_cuda_emulated());
+    tl_context_set_backends(NULL, tl_backend_cuda_emulated());
     tl_tensor *x = arange(TL_FLOAT32, 2, 2, 3);
     tl_tensor *xt = tr(x);
     tl_value *st = V(xt);
@@ -409,7 +409,7 @@ START_TEST(test_cuda_emulated_transfer)
     ck_assert_ptr_eq(r, g);
     tl_value_release(r);
     /* back to cpu with a dtype change */
-    r = call2("to", g, tl_str("cpu"), tl_dtype_value(TL_INT64));
+    r = call2("to", g, tl_str("cpu"), tl_value_dtype(TL_INT64));
     OK(r);
     ck_assert_int_eq(tl_tensor_device(T(r)).kind, TL_DEV_CPU);
     expect_vals(T(r), 6, VALS(0, 3, 1, 4, 2, 5));
@@ -422,7 +422,7 @@ START_TEST(test_cuda_emulated_transfer)
     tl_value_release(st);
     tl_tensor_release(xt);
     tl_tensor_release(x);
-    tl_ops_set_cuda_backend(NULL);
+    tl_context_set_backends(NULL, NULL);
 }
 END_TEST
 
@@ -702,7 +702,7 @@ START_TEST(test_iterator_layout_more)
     tl_tensor *n = arange(TL_FLOAT32, 4, 2, 3, 1, 4);
     tl_value *sn = V(n);
     tl_value *cl = callkw("contiguous", sn, NULL, "memory_format",
-                          tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST));
+                          tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST));
     OK(cl);
     r = tl_ops_binary(TL_PY_ADD, sn, cl, &err);
     OK(r);
@@ -717,7 +717,7 @@ START_TEST(test_iterator_layout_more)
     tl_tensor *q = arange(TL_FLOAT32, 4, 2, 3, 1, 1);
     tl_value *sq = V(q), *one = tl_int(1);
     tl_value *qcl = callkw("contiguous", sq, NULL, "memory_format",
-                           tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST));
+                           tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST));
     OK(qcl);
     r = tl_ops_binary(TL_PY_ADD, qcl, one, &err);
     OK(r);
@@ -993,7 +993,7 @@ START_TEST(test_reductions)
     OK(r);
     expect_meta(T(r), TL_INT64, 0, NULL, NULL);
     tl_value_release(r);
-    r = callkw("sum", sa, NULL, "dtype", tl_dtype_value(TL_FLOAT32));
+    r = callkw("sum", sa, NULL, "dtype", tl_value_dtype(TL_FLOAT32));
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 0, NULL, NULL);
     expect_vals(T(r), 1, VALS(15));

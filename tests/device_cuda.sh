@@ -86,6 +86,8 @@ summary() {
         END { flush(); if (!skipped) print "exit " rc }' "$tmp/json" | tr -d ' '
 }
 for sheet in "$top_srcdir"/answers/*.yaml "$top_srcdir"/labs/*.yaml "$top_srcdir"/tests/students/*.yaml; do
+    # sheets about devices (they name cuda) have no CPU verdicts to match
+    grep -q cuda "$sheet" && continue
     checks=$((checks + 1))
     summary "$sheet" cpu "" >"$tmp/cpu"
     summary "$sheet" cuda "$gpuflags" >"$tmp/cuda"

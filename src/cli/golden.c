@@ -386,22 +386,16 @@ static void report(runner *R, const record *rec, const char *why, const char *ex
     }
 }
 
-/* The device records run on: NULL for the defaults (the CPU), else that
- * backend (main.c passes the emulated CUDA device for TLAB_GOLDEN_DEVICE=cuda,
- * the test suite's --device cuda run of the golden files). */
-static const tl_backend *golden_device;
-
-void tl_golden_use_device(const tl_backend *be)
-{
-    golden_device = be;
-}
-
+/* Interpreter options of a record: the defaults, on the emulated CUDA
+ * device when TLAB_GOLDEN_DEVICE=cuda (tests/device_cuda.sh: the golden
+ * files on the GPU backend's grid simulator). */
 static void golden_opts_default(tl_interp_opts *o)
 {
     tl_interp_opts_default(o);
-    if (golden_device) {
-        o->default_backend = golden_device;
-        o->cuda_backend = golden_device;
+    const char *dev = getenv("TLAB_GOLDEN_DEVICE");
+    if (dev && !strcmp(dev, "cuda")) {
+        o->default_backend = tl_backend_cuda_emulated();
+        o->cuda_backend = o->default_backend;
         o->cuda_available = true;
     }
 }

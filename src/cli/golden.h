@@ -11,9 +11,6 @@ extern "C" {
 /* Runs every record of FILE; prints failures and "N of M tests passed".
  * Returns 0 when all pass, 1 when some fail, 2 when FILE is unreadable. */
 int tl_golden_run(const char *path);
-/* Run the records on `be` (a CUDA backend) instead of the CPU; NULL resets. */
-struct tl_backend;
-void tl_golden_use_device(const struct tl_backend *be);
 
 #ifdef __cplusplus
 }

@@ -14,10 +14,10 @@
  *     the innermost one), so the caret lands on the failing call.
  *   - Bounds: the source length, the parser's depth/height limits (so the
  *     recursion here is bounded by the tree height), a per-call deadline
- *     checked in every loop, and a per-call budget of sequence elements.
- * The running interpreter and its deadline are thread-local, so the
- * free functions tl_interp_check_deadline / tl_interp_current_opts work
- * from kernels and factories.
+ *     (util.h's, set around each call and polled by loops here and in the
+ *     kernels), and a per-call budget of sequence elements.
+ * The running interpreter is thread-local, so tl_interp_current_opts
+ * works from the bindings.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -28,6 +28,7 @@
 #include "ast.h"
 #include "bind.h"
 #include "builtins.h"
+#include "context.h"
 #include "create.h"
 #include "index.h"
 #include "interp.h"
@@ -57,8 +58,6 @@ struct tl_interp {
 };
 
 static _Thread_local tl_interp *g_cur;
-static _Thread_local double g_deadline;
-static _Thread_local double g_timeout;
 
 /* ---------------------------------------------------------------------- */
 /* options, deadline */
@@ -69,10 +68,10 @@ void tl_interp_opts_default(tl_interp_opts *o)
     o->default_backend = tl_backend_cpu();
     o->cuda_backend = NULL;
     o->cuda_available = false;
-    o->max_source = (size_t)1 << 20;
-    o->max_depth = 64;
-    o->timeout = 2.0;
-    o->max_seq = 10000000;
+    o->max_source = TL_DEFAULT_MAX_SOURCE;
+    o->max_depth = TL_DEFAULT_MAX_DEPTH;
+    o->timeout = TL_DEFAULT_TIMEOUT;
+    o->max_seq = TL_DEFAULT_MAX_SEQ;
     o->seed = 0;
 }
 
@@ -87,23 +86,6 @@ const tl_interp_opts *tl_interp_current_opts(void)
         init = true;
     }
     return &defaults;
-}
-
-int tl_interp_check_deadline(tl_error *err)
-{
-    if (g_deadline > 0 && tl_time_past(g_deadline))
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "time limit exceeded (%g s per op; see --timeout)",
-                            g_timeout);
-    return 0;
-}
-
-/* cheap deadline check for tight loops */
-static int tick(size_t i, tl_error *err)
-{
-    if ((i & 1023) == 1023)
-        return tl_interp_check_deadline(err);
-    return 0;
 }
 
 int64_t tl_interp_max_seq(void)
@@ -133,11 +115,6 @@ int tl_interp_charge_seq(size_t n, tl_error *err)
     return 0;
 }
 
-void tl_interp_set_seed(unsigned long seed)
-{
-    if (g_cur)
-        g_cur->opts.seed = seed;
-}
 
 /* ---------------------------------------------------------------------- */
 /* environment */
@@ -152,11 +129,11 @@ tl_interp *tl_interp_new(const tl_interp_opts *opts)
     if (!I->opts.default_backend)
         I->opts.default_backend = tl_backend_cpu();
     if (I->opts.max_depth <= 0)
-        I->opts.max_depth = 64;
+        I->opts.max_depth = TL_DEFAULT_MAX_DEPTH;
     if (I->opts.max_source == 0)
-        I->opts.max_source = (size_t)1 << 20;
+        I->opts.max_source = TL_DEFAULT_MAX_SOURCE;
     if (I->opts.max_seq <= 0)
-        I->opts.max_seq = 10000000;
+        I->opts.max_seq = TL_DEFAULT_MAX_SEQ;
     /* a fresh interpreter is a fresh process: rand/randn start from the
      * seed, whichever thread (and whatever ran there before) */
     tl_create_manual_seed(I->opts.seed);
@@ -523,7 +500,7 @@ static tl_value *seq_repeat(const tl_value *a, int64_t k, tl_error *err)
     if (a->kind == TL_V_LIST) {
         r = tl_list_new(0);
         for (size_t i = 0; i < total; i++) {
-            if (tick(i, err) < 0) {
+            if (tl_context_deadline_tick((int64_t)i, err) < 0) {
                 tl_value_release(r);
                 return NULL;
             }
@@ -732,19 +709,24 @@ static tl_value *contains(tl_value *container, tl_value *item, tl_error *err)
             return NULL;
         bool any = false;
         if (tl_value_is_tensorlike(eq)) {
-            int64_t n = tl_tensor_numel(eq->u.tensor);
+            /* one host read of the comparison, then a host scan */
+            tl_tensor *h = tl_tensor_read_host(eq->u.tensor, err);
+            if (!h) {
+                tl_value_release(eq);
+                return NULL;
+            }
+            int64_t n = tl_tensor_numel(h);
             for (int64_t i = 0; i < n && !any; i++) {
-                double d;
-                if (tl_tensor_get_f64(eq->u.tensor, i, &d, err) < 0) {
-                    tl_value_release(eq);
-                    return NULL;
-                }
+                double d = 0;
+                int rc = tl_tensor_get_f64(h, i, &d, err);
                 any = d != 0.0;
-                if (tick((size_t)i, err) < 0) {
+                if (rc < 0 || tl_context_deadline_tick((int64_t)i, err) < 0) {
+                    tl_tensor_release(h);
                     tl_value_release(eq);
                     return NULL;
                 }
             }
+            tl_tensor_release(h);
         } else if (tl_value_truthy(eq, &any, err) < 0) {
             tl_value_release(eq);
             return NULL;
@@ -879,7 +861,7 @@ int tl_interp_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err)
             tl_value *idx = tl_int(i);
             out[i] = tl_index_get(v, idx, err);
             tl_value_release(idx);
-            if (!out[i] || tick((size_t)i, err) < 0) {
+            if (!out[i] || tl_context_deadline_tick((int64_t)i, err) < 0) {
                 if (out[i])
                     i++;
                 tl_interp_items_free(out, (size_t)i);
@@ -1272,7 +1254,7 @@ static tl_value *eval_listcomp(tl_interp *I, const tl_node *n, tl_error *err)
     tl_value *out = tl_list_new(0);
     size_t mark = I->nlocals;
     for (size_t i = 0; i < cnt; i++) {
-        if (tl_interp_check_deadline(err) < 0) {
+        if (tl_context_deadline_check(err) < 0) {
             fail_node(n, err);
             goto fail;
         }
@@ -1582,7 +1564,7 @@ static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
 {
     switch (s->kind) {
     case TL_N_IMPORT:
-        set_var(I, s->str2, tl_module_value(strcmp(s->str, "numpy") == 0 ? "numpy" : "torch"));
+        set_var(I, s->str2, tl_value_module(strcmp(s->str, "numpy") == 0 ? "numpy" : "torch"));
         return 0;
     case TL_N_PASS:
         return 0;
@@ -1734,13 +1716,13 @@ static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
         return NULL;
 
     tl_interp *saved_cur = g_cur;
-    double saved_deadline = g_deadline, saved_timeout = g_timeout;
+    double saved_deadline = tl_context_deadline_when();
+    double saved_timeout = tl_context_deadline_budget();
     const tl_source *saved_src = I->src;
     g_cur = I;
-    tl_create_set_context(I->opts.default_backend, I->opts.cuda_backend);
-    g_timeout = I->opts.timeout;
-    g_deadline = I->opts.timeout > 0 ? tl_now() + I->opts.timeout : 0;
-    tl_deadline_set(g_deadline, g_timeout); /* kernels poll it too */
+    tl_context_set_backends(I->opts.default_backend, I->opts.cuda_backend);
+    tl_context_deadline_set(I->opts.timeout > 0 ? tl_now() + I->opts.timeout : 0,
+                            I->opts.timeout); /* kernels poll it too */
     I->src = src;
     I->seq_used = 0;
     I->depth = 0;
@@ -1765,9 +1747,7 @@ static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
     pop_locals(I, 0);
     I->src = saved_src;
     g_cur = saved_cur;
-    g_deadline = saved_deadline;
-    tl_deadline_set(saved_deadline, saved_timeout);
-    g_timeout = saved_timeout;
+    tl_context_deadline_set(saved_deadline, saved_timeout);
     tl_ast_free(ast);
     return result;
 }

@@ -23,7 +23,7 @@
 
 static tl_value *ret_t(tl_tensor *t)
 {
-    return t ? tl_tensor_value(t) : NULL;
+    return t ? tl_value_tensor(t) : NULL;
 }
 
 static tl_value *ret_self(tl_value *self, int rc)
@@ -138,7 +138,7 @@ static tl_tensor **tensor_list(const tl_value *v, const char *fn, size_t *n,
 static tl_value *b_clone(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"memory_format", NULL};
-    tl_tensor *t = tl_self_tensor(self, "clone", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "clone", err);
     tl_memfmt f;
     if (!t || tl_args_check(a, "clone", 0, kw, "(*, torch.memory_format memory_format)", err) < 0 ||
         opt_memfmt(a, 99, TL_MEMFMT_PRESERVE, &f, err) < 0)
@@ -149,7 +149,7 @@ static tl_value *b_clone(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_contiguous(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"memory_format", NULL};
-    tl_tensor *t = tl_self_tensor(self, "contiguous", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "contiguous", err);
     tl_memfmt f;
     if (!t || tl_args_check(a, "contiguous", 1, kw, "(*, torch.memory_format memory_format)", err) < 0 ||
         opt_memfmt(a, 0, TL_MEMFMT_CONTIGUOUS, &f, err) < 0)
@@ -184,7 +184,7 @@ static bool is_device_like(const tl_value *v)
 
 static tl_value *b_to(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "to", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "to", err);
     if (!t)
         return NULL;
     const tl_value *dev = NULL, *dtype = NULL, *nb = NULL, *cp = NULL;
@@ -267,7 +267,7 @@ static tl_value *dtype_method(const char *fn, tl_dtype dt, tl_value *self,
                               const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"memory_format", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     tl_memfmt f;
     if (!t || tl_args_check(a, fn, 0, kw, "(*, torch.memory_format memory_format)", err) < 0 ||
         opt_memfmt(a, 99, TL_MEMFMT_PRESERVE, &f, err) < 0)
@@ -312,7 +312,7 @@ static bool parse_type_string(const char *s, tl_dtype *dt, bool *cuda)
 static tl_value *b_type(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"dtype", "non_blocking", NULL};
-    tl_tensor *t = tl_self_tensor(self, "type", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "type", err);
     if (!t || tl_args_check(a, "type", 2, kw,
                             "(torch.dtype dtype, bool non_blocking=False)\n"
                             "(str dtype, bool non_blocking=False)", err) < 0)
@@ -356,7 +356,7 @@ static tl_value *b_type(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_type_as(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"other", NULL};
-    tl_tensor *t = tl_self_tensor(self, "type_as", err), *o;
+    tl_tensor *t = tl_bind_self_tensor(self, "type_as", err), *o;
     if (!t || tl_args_check(a, "type_as", 1, kw, "(Tensor other)", err) < 0)
         return NULL;
     tl_value *v = tl_arg(a, 0, "other");
@@ -371,7 +371,7 @@ static tl_value *b_type_as(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_cpu(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"memory_format", NULL};
-    tl_tensor *t = tl_self_tensor(self, "cpu", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "cpu", err);
     tl_memfmt f;
     if (!t || tl_args_check(a, "cpu", 0, kw, "(*, torch.memory_format memory_format)", err) < 0 ||
         opt_memfmt(a, 99, TL_MEMFMT_PRESERVE, &f, err) < 0)
@@ -383,7 +383,7 @@ static tl_value *b_cpu(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_cuda(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"device", "non_blocking", "memory_format", NULL};
-    tl_tensor *t = tl_self_tensor(self, "cuda", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "cuda", err);
     tl_memfmt f;
     if (!t || tl_args_check(a, "cuda", 2, kw,
                             "(torch.device device=None, bool non_blocking=False, *, torch.memory_format memory_format)",
@@ -416,7 +416,7 @@ static tl_value *binary_method(const char *fn, tl_binop op, bool inplace,
 {
     static const char *const kw_plain[] = {"other", NULL};
     static const char *const kw_alpha[] = {"other", "alpha", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 1, alpha ? kw_alpha : kw_plain,
                             alpha ? "(Tensor other, *, Number alpha)" : "(Tensor other)\n(Number other)",
                             err) < 0)
@@ -502,7 +502,7 @@ static tl_value *div_method(const char *fn, bool inplace, tl_value *self,
                             const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"other", "rounding_mode", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     int mode;
     if (!t || tl_args_check(a, fn, 1, kw,
                             "(Tensor other, *, str rounding_mode)\n(Number other, *, str rounding_mode)",
@@ -525,7 +525,7 @@ VIA_METHOD(divide_, div_method, true)
 static tl_value *unary_method(const char *fn, tl_unop op, bool inplace,
                               tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 0, NULL, "()", err) < 0)
         return NULL;
     if (inplace)
@@ -592,7 +592,7 @@ TEST_METHOD(isfinite, TL_UN_ISFINITE)
 
 static tl_value *b_positive(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "positive", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "positive", err);
     if (!t || tl_args_check(a, "positive", 0, NULL, "()", err) < 0)
         return NULL;
     if (t->dtype == TL_BOOL) {
@@ -607,7 +607,7 @@ static tl_value *clamp_method(const char *fn, bool inplace, tl_value *self,
                               const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"min", "max", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 2, kw,
                             "(Tensor min=None, Tensor max=None)\n(Number min=None, Number max=None)",
                             err) < 0)
@@ -628,7 +628,7 @@ static tl_value *clamp_bound(const char *fn, bool is_min, bool inplace,
 {
     static const char *const kw_min[] = {"min", NULL};
     static const char *const kw_max[] = {"max", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 1, is_min ? kw_min : kw_max, "(Tensor bound)\n(Number bound)", err) < 0)
         return NULL;
     tl_value *v = tl_arg(a, 0, is_min ? "min" : "max");
@@ -648,7 +648,7 @@ VIA_METHOD(clamp_max_, clamp_bound, false, true)
 static tl_value *b_where_method(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"condition", "other", NULL};
-    tl_tensor *t = tl_self_tensor(self, "where", err), *c;
+    tl_tensor *t = tl_bind_self_tensor(self, "where", err), *c;
     if (!t || tl_args_check(a, "where", 2, kw, "(Tensor condition, Tensor other)", err) < 0)
         return NULL;
     tl_value *cv = tl_arg(a, 0, "condition"), *o = tl_arg(a, 1, "other");
@@ -700,7 +700,7 @@ static tl_value *masked_fill_method(const char *fn, bool inplace,
                                     tl_error *err)
 {
     static const char *const kw[] = {"mask", "value", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err), *m;
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err), *m;
     if (!t || tl_args_check(a, fn, 2, kw, "(Tensor mask, Tensor value)\n(Tensor mask, Number value)", err) < 0)
         return NULL;
     tl_value *mv = tl_arg(a, 0, "mask"), *v = tl_arg(a, 1, "value");
@@ -722,7 +722,7 @@ static tl_value *matmul_method(const char *fn, bool mm, tl_value *self,
                                const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"other", "mat2", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err), *o;
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err), *o;
     if (!t || tl_args_check(a, fn, 1, kw, mm ? "(Tensor mat2)" : "(Tensor other)", err) < 0)
         return NULL;
     tl_value *ov = tl_arg(a, 0, mm ? "mat2" : "other");
@@ -741,7 +741,7 @@ VIA_METHOD(mm, matmul_method, true)
 
 static tl_value *b_zero_(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "zero_", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "zero_", err);
     if (!t || tl_args_check(a, "zero_", 0, NULL, "()", err) < 0)
         return NULL;
     tl_scalar z = {0};
@@ -751,7 +751,7 @@ static tl_value *b_zero_(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_fill_(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"value", NULL};
-    tl_tensor *t = tl_self_tensor(self, "fill_", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "fill_", err);
     if (!t || tl_args_check(a, "fill_", 1, kw, "(Tensor value)\n(Number value)", err) < 0)
         return NULL;
     tl_value *v = tl_arg(a, 0, "value");
@@ -792,7 +792,7 @@ static tl_value *b_fill_(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_copy_(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"src", "non_blocking", NULL};
-    tl_tensor *t = tl_self_tensor(self, "copy_", err), *s;
+    tl_tensor *t = tl_bind_self_tensor(self, "copy_", err), *s;
     if (!t || tl_args_check(a, "copy_", 2, kw, "(Tensor src, bool non_blocking=False)", err) < 0)
         return NULL;
     tl_value *v = tl_arg(a, 0, "src");
@@ -815,7 +815,7 @@ static tl_value *reduce_method(const char *fn, tl_redop op, bool with_dtype,
 {
     static const char *const kw_d[] = {"dim", "keepdim", "dtype", NULL};
     static const char *const kw[] = {"dim", "keepdim", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     bool keep, has_dt;
     tl_dtype dt;
     if (!t || tl_args_check(a, fn, 2, with_dtype ? kw_d : kw,
@@ -851,7 +851,7 @@ static tl_value *minmax_method(const char *fn, bool is_max, tl_value *self,
 {
     static const char *const kw[] = {"dim", "keepdim", "other", NULL};
     static const char *sig = "()\n(Tensor other)\n(int dim, bool keepdim=False)";
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 2, kw, sig, err) < 0)
         return NULL;
     tl_value *d = tl_arg(a, 0, "dim"), *o = tl_arg(a, 99, "other");
@@ -892,7 +892,7 @@ static tl_value *var_method(const char *fn, bool is_std, tl_value *self,
                             const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"dim", "unbiased", "keepdim", "correction", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 3, kw,
                             "(bool unbiased=True)\n(tuple of ints dim, bool unbiased=True, bool keepdim=False)\n(tuple of ints dim=None, *, int correction=None, bool keepdim=False)",
                             err) < 0)
@@ -994,7 +994,7 @@ static tl_value *dims_value(const tl_args *a, const char *kw, tl_value **tmp)
 static tl_value *b_flip(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"dims", NULL};
-    tl_tensor *t = tl_self_tensor(self, "flip", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "flip", err);
     if (!t || tl_args_check(a, "flip", TL_MAX_DIMS, kw, "(tuple of ints dims)\n(int ... dims)", err) < 0)
         return NULL;
     tl_value *tmp, *dv = dims_value(a, "dims", &tmp);
@@ -1008,7 +1008,7 @@ static tl_value *b_flip(tl_value *self, const tl_args *a, tl_error *err)
 
 static tl_value *b_fliplr(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "fliplr", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "fliplr", err);
     if (!t || tl_args_check(a, "fliplr", 0, NULL, "()", err) < 0)
         return NULL;
     return ret_t(tl_ops_fliplr(t, false, err));
@@ -1016,7 +1016,7 @@ static tl_value *b_fliplr(tl_value *self, const tl_args *a, tl_error *err)
 
 static tl_value *b_flipud(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "flipud", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "flipud", err);
     if (!t || tl_args_check(a, "flipud", 0, NULL, "()", err) < 0)
         return NULL;
     return ret_t(tl_ops_fliplr(t, true, err));
@@ -1025,7 +1025,7 @@ static tl_value *b_flipud(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_roll(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"shifts", "dims", NULL};
-    tl_tensor *t = tl_self_tensor(self, "roll", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "roll", err);
     if (!t || tl_args_check(a, "roll", 2, kw, "(tuple of ints shifts, tuple of ints dims=None)", err) < 0)
         return NULL;
     tl_value *sh = tl_arg(a, 0, "shifts");
@@ -1039,7 +1039,7 @@ static tl_value *repeat_method(const char *fn, bool tile, tl_value *self,
 {
     static const char *const kw_r[] = {"repeats", NULL};
     static const char *const kw_t[] = {"dims", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, TL_MAX_DIMS, tile ? kw_t : kw_r,
                             tile ? "(tuple of ints dims)" : "(tuple of ints repeats)",
                             err) < 0)
@@ -1062,7 +1062,7 @@ static tl_value *b_repeat_interleave(tl_value *self, const tl_args *a,
                                      tl_error *err)
 {
     static const char *const kw[] = {"repeats", "dim", "output_size", NULL};
-    tl_tensor *t = tl_self_tensor(self, "repeat_interleave", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "repeat_interleave", err);
     if (!t || tl_args_check(a, "repeat_interleave", 2, kw,
                             "(Tensor repeats, int dim=None, *, int output_size=None)\n(int repeats, int dim=None, *, int output_size=None)",
                             err) < 0)
@@ -1077,7 +1077,7 @@ static tl_value *tri_method(const char *fn, bool upper, tl_value *self,
                             const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"diagonal", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     int64_t k;
     if (!t || tl_args_check(a, fn, 1, kw, "(int diagonal=0)", err) < 0 ||
         opt_int(a, 0, "diagonal", 0, &k, err) < 0)
@@ -1091,7 +1091,7 @@ static tl_value *tri_inplace(const char *fn, bool upper, tl_value *self,
                              const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"diagonal", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     int64_t k;
     if (!t || tl_args_check(a, fn, 1, kw, "(int diagonal=0)", err) < 0 ||
         opt_int(a, 0, "diagonal", 0, &k, err) < 0)
@@ -1106,7 +1106,7 @@ static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
     static const char *const kw[] = {"dim", "descending", "stable", NULL};
     static const char sig[] = "(*, bool stable, int dim, bool descending)\n"
                               "(int dim, bool descending)";
-    tl_tensor *t = tl_self_tensor(self, "sort", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "sort", err);
     if (!t || tl_args_check(a, "sort", 2, kw, sig, err) < 0)
         return NULL;
     int64_t dim;
@@ -1134,7 +1134,7 @@ static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_topk(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"k", "dim", "largest", "sorted", NULL};
-    tl_tensor *t = tl_self_tensor(self, "topk", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "topk", err);
     if (!t || tl_args_check(a, "topk", 4, kw,
                             "(int k, int dim=-1, bool largest=True, bool sorted=True)",
                             err) < 0)
@@ -1155,7 +1155,7 @@ static tl_value *b_topk(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_diag_embed(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"offset", "dim1", "dim2", NULL};
-    tl_tensor *t = tl_self_tensor(self, "diag_embed", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "diag_embed", err);
     int64_t o, d1, d2;
     if (!t || tl_args_check(a, "diag_embed", 3, kw,
                             "(int offset=0, int dim1=-2, int dim2=-1)", err) < 0 ||
@@ -1169,7 +1169,7 @@ static tl_value *b_diag_embed(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_diagflat(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"offset", NULL};
-    tl_tensor *t = tl_self_tensor(self, "diagflat", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "diagflat", err);
     int64_t o;
     if (!t || tl_args_check(a, "diagflat", 1, kw, "(int offset=0)", err) < 0 ||
         opt_int(a, 0, "offset", 0, &o, err) < 0)
@@ -1180,7 +1180,7 @@ static tl_value *b_diagflat(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_diag(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"diagonal", NULL};
-    tl_tensor *t = tl_self_tensor(self, "diag", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "diag", err);
     int64_t k;
     if (!t || tl_args_check(a, "diag", 1, kw, "(int diagonal=0)", err) < 0 ||
         opt_int(a, 0, "diagonal", 0, &k, err) < 0)
@@ -1191,7 +1191,7 @@ static tl_value *b_diag(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_narrow_copy(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"dim", "start", "length", NULL};
-    tl_tensor *t = tl_self_tensor(self, "narrow_copy", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "narrow_copy", err);
     if (!t || tl_args_check(a, "narrow_copy", 3, kw, "(int dim, int start, int length)", err) < 0)
         return NULL;
     tl_value *d = tl_arg(a, 0, "dim"), *s = tl_arg(a, 1, "start"), *l = tl_arg(a, 2, "length");

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "bind.h"
 #include "builtins.h"
 #include "create.h"
@@ -195,7 +196,7 @@ static tl_value *bi_range(tl_value *self, const tl_args *a, tl_error *err)
     tl_value *r = tl_list_new(0);
     int64_t v = start;
     for (uint64_t i = 0; i < n; i++) {
-        if ((i & 4095) == 4095 && tl_interp_check_deadline(err) < 0) {
+        if (tl_context_deadline_tick((int64_t)i, err) < 0) {
             tl_value_release(r);
             return NULL;
         }
@@ -626,7 +627,7 @@ static tl_value *bi_sum(tl_value *self, const tl_args *a, tl_error *err)
         tl_value *r = tl_interp_binop(TL_PY_ADD, acc, items[i], err);
         tl_value_release(acc);
         acc = r;
-        if (acc && (i & 1023) == 1023 && tl_interp_check_deadline(err) < 0) {
+        if (acc && tl_context_deadline_tick((int64_t)i, err) < 0) {
             tl_value_release(acc);
             acc = NULL;
         }
@@ -759,7 +760,7 @@ tl_value *tl_builtins_lookup(const char *name)
 {
     for (size_t i = 0; i < TL_ARRAY_LEN(builtin_table); i++)
         if (strcmp(builtin_table[i].name, name) == 0)
-            return tl_func_value(builtin_table[i].name, builtin_table[i].fn, NULL);
+            return tl_value_func(builtin_table[i].name, builtin_table[i].fn, NULL);
     return NULL;
 }
 
@@ -800,116 +801,6 @@ static void unsupported_name(const char *prefix, const char *name, cands *c,
 /* ---------------------------------------------------------------------- */
 /* torch.* extras implemented here */
 
-static const char *const device_types =
-    "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, "
-    "xla, lazy, vulkan, mps, meta, hpu, privateuseone";
-
-static int parse_device(const char *s, int64_t index, bool has_index, tl_device *out,
-                        tl_error *err)
-{
-    const char *colon = strchr(s, ':');
-    size_t tlen = colon ? (size_t)(colon - s) : strlen(s);
-    char type[32];
-    if (tlen >= sizeof type)
-        tlen = sizeof type - 1;
-    memcpy(type, s, tlen);
-    type[tlen] = 0;
-    bool known = false;
-    {
-        char list[256], *save = NULL; /* strtok_r: ops run in threads */
-        snprintf(list, sizeof list, "%s", device_types);
-        for (char *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
-            if (strcmp(tok, type) == 0)
-                known = true;
-    }
-    if (!known || tlen == 0)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "Expected one of %s device type at start of device string: %s",
-                            device_types, s);
-    int64_t idx = 0;
-    bool got_index = false;
-    if (colon) {
-        const char *p = colon + 1;
-        if (!*p)
-            return tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
-        for (const char *q = p; *q; q++)
-            if (!isdigit((unsigned char)*q) || q - p > 6)
-                return tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
-        if (p[0] == '0' && p[1])
-            return tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
-        idx = atoll(p);
-        got_index = true;
-        if (has_index)
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "type (string) must not include an index because index "
-                                "was passed explicitly: %s", s);
-    }
-    if (has_index) {
-        if (index < 0)
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "Device index must not be negative");
-        idx = index;
-        got_index = true;
-    }
-    if (strcmp(type, "cpu") == 0) {
-        if (got_index && idx != 0)
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "CPU device index must be -1 or zero, got %" PRId64, idx);
-        out->kind = TL_DEV_CPU;
-        out->index = 0;
-        return 0;
-    }
-    if (strcmp(type, "cuda") == 0) {
-        out->kind = TL_DEV_CUDA;
-        out->index = (int)idx;
-        return 0;
-    }
-    return tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support device type '%s'",
-                        type);
-}
-
-static tl_value *torch_device(tl_value *self, const tl_args *a, tl_error *err)
-{
-    static const char *const kws[] = {"type", "index", NULL};
-    if (tl_args_check(a, "device", 2, kws,
-                      "(torch.device device)\n * (str type, int index = -1)", err) < 0)
-        return NULL;
-    tl_value *t = tl_arg(a, 0, "type");
-    tl_value *ix = tl_arg(a, 1, "index");
-    if (!t)
-        return tl_args_type_error(a, "device",
-                                  "(torch.device device)\n * (str type, int index = -1)",
-                                  err), NULL;
-    if (t->kind == TL_V_DEVICE && !ix)
-        return tl_value_retain(t);
-    int64_t index = 0;
-    bool has_index = false;
-    if (t->kind == TL_V_INT && !ix) {
-        /* torch.device(0) is cuda:0 */
-        tl_device d = {TL_DEV_CUDA, (int)t->u.i};
-        if (t->u.i < 0) {
-            tl_error_set(err, TL_ERR_RUNTIME, "Device index must not be negative");
-            return NULL;
-        }
-        return tl_device_value(d);
-    }
-    if (t->kind != TL_V_STR)
-        return tl_args_type_error(a, "device",
-                                  "(torch.device device)\n * (str type, int index = -1)",
-                                  err), NULL;
-    if (ix && ix->kind != TL_V_NONE) {
-        if (!tl_value_as_index(ix, &index))
-            return tl_args_type_error(a, "device",
-                                      "(torch.device device)\n * (str type, int index = -1)",
-                                      err), NULL;
-        has_index = index != -1;
-    }
-    tl_device d;
-    if (parse_device(t->u.str.s, index, has_index, &d, err) < 0)
-        return NULL;
-    return tl_device_value(d);
-}
-
 static tl_value *torch_size(tl_value *self, const tl_args *a, tl_error *err)
 {
     if (no_kwargs(a, "Size", err) < 0)
@@ -944,26 +835,13 @@ static tl_value *torch_size(tl_value *self, const tl_args *a, tl_error *err)
     return tl_size_new((int)n, sizes);
 }
 
-static tl_value *torch_manual_seed(tl_value *self, const tl_args *a, tl_error *err)
-{
-    int64_t s;
-    tl_value *v = tl_arg(a, 0, "seed");
-    if (!v || a->npos > 1 || !tl_value_as_index(v, &s)) {
-        tl_error_set(err, TL_ERR_TYPE, "manual_seed expected an int seed");
-        return NULL;
-    }
-    tl_interp_set_seed((unsigned long)s);
-    tl_create_manual_seed((uint64_t)s);
-    return tl_none();
-}
-
 static tl_value *torch_get_default_dtype(tl_value *self, const tl_args *a, tl_error *err)
 {
     if (a->npos || a->nkw) {
         tl_error_set(err, TL_ERR_TYPE, "get_default_dtype() takes no arguments");
         return NULL;
     }
-    return tl_dtype_value(TL_FLOAT32);
+    return tl_value_dtype(TL_FLOAT32);
 }
 
 static tl_value *torch_is_tensor(tl_value *self, const tl_args *a, tl_error *err)
@@ -1070,39 +948,35 @@ static tl_value *torch_attr(const char *name, tl_error *err)
 {
     tl_dtype dt;
     if (tl_dtype_from_name(name, &dt))
-        return tl_dtype_value(dt);
+        return tl_value_dtype(dt);
     /* the factory module's bindings (torch.device, torch.manual_seed, ...)
      * take precedence over the fallbacks below */
     const tl_binding *b = tl_bind_find(TL_BIND_TORCH, name);
     if (b)
-        return tl_func_value(b->name, b->fn, NULL);
-    if (strcmp(name, "device") == 0)
-        return tl_func_value("device", torch_device, NULL);
+        return tl_value_func(b->name, b->fn, NULL);
     if (strcmp(name, "Size") == 0)
-        return tl_func_value("Size", torch_size, NULL);
+        return tl_value_func("Size", torch_size, NULL);
     if (strcmp(name, "contiguous_format") == 0)
-        return tl_memfmt_value(TL_MEMFMT_CONTIGUOUS);
+        return tl_value_memfmt(TL_MEMFMT_CONTIGUOUS);
     if (strcmp(name, "channels_last") == 0)
-        return tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST);
+        return tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST);
     if (strcmp(name, "channels_last_3d") == 0)
-        return tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST_3D);
+        return tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST_3D);
     if (strcmp(name, "preserve_format") == 0)
-        return tl_memfmt_value(TL_MEMFMT_PRESERVE);
+        return tl_value_memfmt(TL_MEMFMT_PRESERVE);
     if (strcmp(name, "cuda") == 0)
-        return tl_module_value("torch.cuda");
+        return tl_value_module("torch.cuda");
     tl_value *c = math_const(name);
     if (c)
         return c;
-    if (strcmp(name, "manual_seed") == 0)
-        return tl_func_value("manual_seed", torch_manual_seed, NULL);
     if (strcmp(name, "get_default_dtype") == 0)
-        return tl_func_value("get_default_dtype", torch_get_default_dtype, NULL);
+        return tl_value_func("get_default_dtype", torch_get_default_dtype, NULL);
     if (strcmp(name, "is_tensor") == 0)
-        return tl_func_value("is_tensor", torch_is_tensor, NULL);
+        return tl_value_func("is_tensor", torch_is_tensor, NULL);
     b = tl_bind_find(TL_BIND_METHOD, name);
     if (b) {
         tl_value *holder = tl_str(b->name);
-        tl_value *f = tl_func_value(b->name, functional, holder);
+        tl_value *f = tl_value_func(b->name, functional, holder);
         tl_value_release(holder);
         return f;
     }
@@ -1120,13 +994,13 @@ static tl_value *numpy_attr(const char *name, tl_error *err)
 {
     for (size_t i = 0; i < TL_ARRAY_LEN(numpy_dtypes); i++)
         if (strcmp(numpy_dtypes[i].name, name) == 0)
-            return tl_dtype_value(numpy_dtypes[i].dt);
+            return tl_value_dtype(numpy_dtypes[i].dt);
     tl_value *c = math_const(name);
     if (c)
         return c;
     const tl_binding *b = tl_bind_find(TL_BIND_NUMPY, name);
     if (b)
-        return tl_func_value(b->name, b->fn, NULL);
+        return tl_value_func(b->name, b->fn, NULL);
     cands *c2 = tl_xmalloc(sizeof *c2);
     c2->n = 0;
     add_bind_names(c2, TL_BIND_NUMPY);
@@ -1142,15 +1016,15 @@ static tl_value *cuda_attr(const char *name, tl_error *err)
     static const char *const names[] = {"is_available", "device_count", "current_device",
                                         "synchronize", "empty_cache"};
     if (strcmp(name, "is_available") == 0)
-        return tl_func_value("is_available", cuda_is_available, NULL);
+        return tl_value_func("is_available", cuda_is_available, NULL);
     if (strcmp(name, "device_count") == 0)
-        return tl_func_value("device_count", cuda_device_count, NULL);
+        return tl_value_func("device_count", cuda_device_count, NULL);
     if (strcmp(name, "current_device") == 0)
-        return tl_func_value("current_device", cuda_current_device, NULL);
+        return tl_value_func("current_device", cuda_current_device, NULL);
     if (strcmp(name, "synchronize") == 0)
-        return tl_func_value("synchronize", cuda_synchronize, NULL);
+        return tl_value_func("synchronize", cuda_synchronize, NULL);
     if (strcmp(name, "empty_cache") == 0)
-        return tl_func_value("empty_cache", cuda_synchronize, NULL);
+        return tl_value_func("empty_cache", cuda_synchronize, NULL);
     cands c = {{0}, 0};
     add_names(&c, names, TL_ARRAY_LEN(names));
     unsupported_name("torch.cuda.", name, &c, err);
@@ -1182,8 +1056,8 @@ static int storage_byte(tl_storage *s, int64_t i, uint8_t *out, bool write, uint
     const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
     unsigned char *p = (unsigned char *)s->data + i;
     if (write)
-        return be->from_host(p, &in, 1, err);
-    return be->to_host(out, p, 1, err);
+        return tl_backend_from_host(be, p, &in, 1, err);
+    return tl_backend_to_host(be, out, p, 1, err);
 }
 
 tl_value *tl_builtins_storage_get(tl_value *st, tl_value *idx, tl_error *err)
@@ -1242,7 +1116,7 @@ static tl_value *storage_attr(tl_value *obj, const char *name, tl_error *err)
     } m[] = {{"tolist", st_tolist}}; /* the rest: create.c */
     for (size_t i = 0; i < TL_ARRAY_LEN(m); i++)
         if (strcmp(m[i].name, name) == 0)
-            return tl_func_value(m[i].name, m[i].fn, obj);
+            return tl_value_func(m[i].name, m[i].fn, obj);
     return tl_create_storage_attr(obj, name, err);
 }
 
@@ -1349,18 +1223,18 @@ static tl_value *list_pop(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *seq_attr(tl_value *obj, const char *name, tl_error *err)
 {
     if (strcmp(name, "count") == 0)
-        return tl_func_value("count", seq_count, obj);
+        return tl_value_func("count", seq_count, obj);
     if (strcmp(name, "index") == 0)
-        return tl_func_value("index", seq_index, obj);
+        return tl_value_func("index", seq_index, obj);
     if (obj->kind == TL_V_SIZE && strcmp(name, "numel") == 0)
-        return tl_func_value("numel", size_numel, obj);
+        return tl_value_func("numel", size_numel, obj);
     if (obj->kind == TL_V_LIST) {
         if (strcmp(name, "append") == 0)
-            return tl_func_value("append", list_append, obj);
+            return tl_value_func("append", list_append, obj);
         if (strcmp(name, "extend") == 0)
-            return tl_func_value("extend", list_extend, obj);
+            return tl_value_func("extend", list_extend, obj);
         if (strcmp(name, "pop") == 0)
-            return tl_func_value("pop", list_pop, obj);
+            return tl_value_func("pop", list_pop, obj);
     }
     tl_error_set(err, TL_ERR_ATTRIBUTE, "'%s' object has no attribute '%s'",
                  obj->kind == TL_V_SIZE ? "torch.Size" : tl_value_type_name(obj), name);
@@ -1379,7 +1253,7 @@ static tl_value *tensor_attr(tl_value *obj, const char *name, tl_error *err)
     }
     b = tl_bind_find(TL_BIND_METHOD, name);
     if (b)
-        return tl_func_value(b->name, b->fn, obj);
+        return tl_value_func(b->name, b->fn, obj);
     cands *c = tl_xmalloc(sizeof *c);
     c->n = 0;
     add_bind_names(c, TL_BIND_ATTR);
@@ -1397,7 +1271,7 @@ static tl_value *ndarray_attr(tl_value *obj, const char *name, tl_error *err)
             tl_args empty = {0, NULL, 0, NULL, NULL};
             return b->fn(obj, &empty, err);
         }
-        return tl_func_value(b->name, b->fn, obj);
+        return tl_value_func(b->name, b->fn, obj);
     }
     cands *c = tl_xmalloc(sizeof *c);
     c->n = 0;

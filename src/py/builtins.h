@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ast.h"
 #include "err.h"
+#include "pyop.h"
 #include "ops.h"
 #include "value.h"
 
@@ -57,8 +57,6 @@ int64_t tl_interp_max_seq(void);
 /* Count n new sequence elements against the per-call budget; -1 with
  * TL_ERR_LIMIT when a sequence or the budget is exceeded. */
 int tl_interp_charge_seq(size_t n, tl_error *err);
-/* torch.manual_seed support: set the seed of the running interpreter. */
-void tl_interp_set_seed(unsigned long seed);
 
 #ifdef __cplusplus
 }

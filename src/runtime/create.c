@@ -1,4 +1,4 @@
-/* create.c - tensor factories, element queries and the runtime context.
+/* create.c - tensor factories and element queries.
  *
  * Design:
  *   - Factories build their values in a host buffer of the target dtype
@@ -10,9 +10,10 @@
  *     the dtype (promote_types over every leaf: bool -> bool, int -> int64,
  *     float -> float32, a tensor/ndarray leaf -> its dtype), once to store
  *     every leaf, checking lengths on the way (ragged -> ValueError).
- *   - The runtime context (default backend, CUDA backend, RNG state) is
- *     per thread, like the allocation ledger: `tlab grade --jobs` runs
- *     interpreters in threads.
+ *   - The backends by device and the RNG state are the thread's context
+ *     (context.h): `tlab grade --jobs` runs interpreters in threads.
+ *     Devices resolve to backends through backend.h's tl_backend_for,
+ *     device strings parse through device.h's tl_device_parse.
  *   - The generator is xoshiro256** seeded through splitmix64. rand uses
  *     the top 24 (float32) or 53 bits; randn is Box-Muller in double.
  */
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "bind.h"
 #include "numpy.h"
 #include "util.h"
@@ -32,26 +34,10 @@
  * Context
  * ---------------------------------------------------------------------- */
 
-static _Thread_local const tl_backend *ctx_default;
-static _Thread_local const tl_backend *ctx_cuda;
-static _Thread_local uint64_t rng_s[4];
-static _Thread_local bool rng_seeded;
-
-void tl_create_set_context(const tl_backend *default_be,
-                           const tl_backend *cuda_be)
-{
-    ctx_default = default_be;
-    ctx_cuda = cuda_be;
-}
-
 const tl_backend *tl_create_default_backend(void)
 {
-    return ctx_default ? ctx_default : tl_backend_cpu();
-}
-
-const tl_backend *tl_create_cuda_backend(void)
-{
-    return ctx_cuda;
+    const tl_backend *be = tl_context_get()->default_backend;
+    return be ? be : tl_backend_cpu();
 }
 
 static uint64_t splitmix64(uint64_t *x)
@@ -64,10 +50,11 @@ static uint64_t splitmix64(uint64_t *x)
 
 void tl_create_manual_seed(uint64_t seed)
 {
+    tl_context *c = tl_context_get();
     uint64_t x = seed;
     for (int i = 0; i < 4; i++)
-        rng_s[i] = splitmix64(&x);
-    rng_seeded = true;
+        c->rng[i] = splitmix64(&x);
+    c->rng_seeded = true;
 }
 
 static uint64_t rotl(uint64_t x, int k)
@@ -77,9 +64,10 @@ static uint64_t rotl(uint64_t x, int k)
 
 static uint64_t rng_next(void)
 {
-    if (!rng_seeded)
+    tl_context *c = tl_context_get();
+    if (!c->rng_seeded)
         tl_create_manual_seed(0);
-    uint64_t *s = rng_s;
+    uint64_t *s = c->rng;
     uint64_t result = rotl(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
     s[2] ^= s[0];
@@ -101,10 +89,6 @@ static double rng_uniform(void)
  * Devices
  * ---------------------------------------------------------------------- */
 
-static const char *known_device_types =
-    "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, "
-    "xla, lazy, vulkan, mps, meta, hpu, privateuseone";
-
 int tl_create_parse_device(const tl_value *v, tl_device *out, tl_error *err)
 {
     if (!v)
@@ -125,60 +109,13 @@ int tl_create_parse_device(const tl_value *v, tl_device *out, tl_error *err)
         return tl_error_set(err, TL_ERR_TYPE,
                             "device must be torch.device, str or int, not %s",
                             tl_value_type_name(v));
-    const char *s = v->u.str.s;
-    size_t tlen = strcspn(s, ":");
-    tl_devkind kind;
-    if (tlen == 3 && strncmp(s, "cpu", 3) == 0) {
-        kind = TL_DEV_CPU;
-    } else if (tlen == 4 && strncmp(s, "cuda", 4) == 0) {
-        kind = TL_DEV_CUDA;
-    } else {
-        /* a known PyTorch device type tlab does not model */
-        const char *p = known_device_types;
-        while (*p) {
-            size_t n = strcspn(p, ",");
-            if (n == tlen && strncmp(p, s, n) == 0)
-                return tl_error_set(err, TL_ERR_UNSUPPORTED,
-                                    "device type '%.*s' is not supported by "
-                                    "tlab (only cpu and cuda)",
-                                    (int)n, s);
-            p += n;
-            while (*p == ',' || *p == ' ')
-                p++;
-        }
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "Expected one of %s device type at start of "
-                            "device string: %s",
-                            known_device_types, s);
-    }
-    int index = kind == TL_DEV_CPU ? 0 : 0;
-    if (s[tlen] == ':') {
-        const char *d = s + tlen + 1;
-        if (!*d || strspn(d, "0123456789") != strlen(d) || strlen(d) > 6 ||
-            (d[0] == '0' && d[1]))
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "Invalid device string: '%s'", s);
-        index = atoi(d);
-    }
-    out->kind = kind;
-    out->index = index;
-    return 0;
+    return tl_device_parse(v->u.str.s, out, err);
 }
 
 int tl_create_backend_for(tl_device dev, const tl_backend **out, tl_error *err)
 {
-    if (dev.kind == TL_DEV_CPU) {
-        *out = tl_backend_cpu();
-        return 0;
-    }
-    if (!ctx_cuda)
-        return tl_error_set(err, TL_ERR_ASSERTION,
-                            "Torch not compiled with CUDA enabled");
-    if (dev.index != 0)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "CUDA error: invalid device ordinal");
-    *out = ctx_cuda;
-    return 0;
+    *out = tl_backend_for(dev, err);
+    return *out ? 0 : -1;
 }
 
 int tl_create_opt_dtype(const tl_value *v, bool *has, tl_dtype *dt,
@@ -297,11 +234,6 @@ int tl_create_check_scalar(tl_dtype dt, tl_scalar v, tl_error *err)
  * Host buffers
  * ---------------------------------------------------------------------- */
 
-static bool host_memory(const tl_backend *be)
-{
-    return be->device.kind == TL_DEV_CPU || be->emulated;
-}
-
 /* A fresh contiguous tensor on be whose bytes are `host` (contiguous, dt). */
 static tl_tensor *upload(const tl_backend *be, tl_dtype dt, int ndim,
                          const int64_t *sizes, const void *host, tl_error *err)
@@ -310,7 +242,7 @@ static tl_tensor *upload(const tl_backend *be, tl_dtype dt, int ndim,
     if (!t)
         return NULL;
     size_t n = t->storage->nbytes;
-    if (n && be->from_host(t->storage->data, host, n, err) < 0) {
+    if (n && tl_backend_from_host(be, t->storage->data, host, n, err) < 0) {
         tl_tensor_release(t);
         return NULL;
     }
@@ -359,7 +291,7 @@ tl_tensor *tl_create_full(const tl_backend *be, tl_dtype dt, int ndim,
     bool zero = v.is_float ? (v.f == 0.0 && !signbit(v.f)) : v.i == 0;
     if (!zero) {
         tl_strided s = tl_tensor_strided(t);
-        if (be->fill(&s, v, err) < 0) {
+        if (tl_backend_fill(be, &s, v, err) < 0) {
             tl_tensor_release(t);
             return NULL;
         }
@@ -383,7 +315,7 @@ tl_tensor *tl_create_arange(const tl_backend *be, tl_dtype dt, double start,
     if (dt == TL_BOOL) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "\"arange_%s\" not implemented for 'Bool'",
-                     be->device.kind == TL_DEV_CUDA ? "cuda" : "cpu");
+                     tl_backend_device(be).kind == TL_DEV_CUDA ? "cuda" : "cpu");
         return NULL;
     }
     /* integral dtypes convert the bounds first (PyTorch's accscalar_t) */
@@ -548,10 +480,8 @@ tl_tensor *tl_create_random(const tl_backend *be, tl_dtype dt, int ndim,
     char *p = host;
     for (int64_t i = 0; i < numel; i++) {
         double v;
-        if ((i & ((1 << 20) - 1)) == (1 << 20) - 1 && tl_deadline_passed()) {
+        if (tl_context_deadline_tick(i, err) < 0) {
             free(host);
-            tl_error_set(err, TL_ERR_LIMIT, "time limit exceeded (%g s per op; see --timeout)",
-                         tl_deadline_budget());
             return NULL;
         }
         if (normal) {
@@ -591,43 +521,9 @@ tl_tensor *tl_create_copy_to(const tl_tensor *t, const tl_backend *be,
         return NULL;
     if (tl_tensor_numel(t) == 0)
         return out;
-    const tl_backend *sbe = tl_tensor_backend(t);
     tl_strided src = tl_tensor_strided(t);
     tl_strided dst = tl_tensor_strided(out);
-    if (sbe == be || (host_memory(sbe) && host_memory(be))) {
-        if (be->copy_strided(&dst, &src, err) < 0)
-            goto fail;
-        return out;
-    }
-    /* Different memory spaces: convert on the source's side into a
-     * staging tensor with out's exact layout, then move the raw bytes. */
-    tl_tensor *stage = tl_tensor_new_strided(sbe, dt, t->ndim, t->sizes,
-                                             strides, err);
-    if (!stage)
-        goto fail;
-    tl_strided sd = tl_tensor_strided(stage);
-    size_t n = stage->storage->nbytes;
-    TL_ASSERT(n == out->storage->nbytes);
-    int rc = sbe->copy_strided(&sd, &src, err);
-    if (rc == 0 && n) {
-        if (host_memory(sbe)) {
-            rc = be->from_host(out->storage->data, stage->storage->data, n, err);
-        } else if (host_memory(be)) {
-            rc = sbe->to_host(out->storage->data, stage->storage->data, n, err);
-        } else {
-            void *tmp = malloc(n);
-            if (!tmp)
-                rc = tl_error_set(err, TL_ERR_RUNTIME, "out of host memory");
-            else {
-                rc = sbe->to_host(tmp, stage->storage->data, n, err);
-                if (rc == 0)
-                    rc = be->from_host(out->storage->data, tmp, n, err);
-                free(tmp);
-            }
-        }
-    }
-    tl_tensor_release(stage);
-    if (rc < 0)
+    if (tl_backend_copy_between(be, &dst, tl_tensor_backend(t), &src, err) < 0)
         goto fail;
     return out;
 fail:
@@ -975,7 +871,7 @@ tl_value *tl_create_item(const tl_tensor *t, tl_error *err)
     return element_value(t, 0, err);
 }
 
-#define TL_TOLIST_MAX ((int64_t)10000000)
+#define TL_TOLIST_MAX TL_DEFAULT_MAX_SEQ
 
 /* Build the nested list for dims [dim, ndim) starting at flat index *pos.
  * Elements are read through a host copy when the tensor is on a device. */
@@ -1020,19 +916,14 @@ tl_value *tl_create_tolist(const tl_tensor *t, tl_error *err)
                      " lists and elements", TL_TOLIST_MAX);
         return NULL;
     }
-    /* read device tensors through one host copy */
-    const tl_backend *be = tl_tensor_backend(t);
-    if (!host_memory(be) && n > 0) {
-        tl_tensor *h = tl_create_copy_to(t, tl_backend_cpu(), t->dtype, err);
-        if (!h)
-            return NULL;
-        int64_t pos = 0;
-        tl_value *r = tolist_rec(h, 0, &pos, err);
-        tl_tensor_release(h);
-        return r;
-    }
+    /* read device tensors through the one host read */
+    tl_tensor *h = tl_tensor_read_host(t, err);
+    if (!h)
+        return NULL;
     int64_t pos = 0;
-    return tolist_rec(t, 0, &pos, err);
+    tl_value *r = tolist_rec(h, 0, &pos, err);
+    tl_tensor_release(h);
+    return r;
 }
 
 int tl_create_len(const tl_tensor *t, int64_t *out, tl_error *err)
@@ -1105,15 +996,15 @@ tl_value *tl_create_storage_attr(tl_value *storage, const char *name,
         return NULL;
     }
     if (strcmp(name, "data_ptr") == 0)
-        return tl_func_value("data_ptr", storage_data_ptr, storage);
+        return tl_value_func("data_ptr", storage_data_ptr, storage);
     if (strcmp(name, "nbytes") == 0)
-        return tl_func_value("nbytes", storage_nbytes, storage);
+        return tl_value_func("nbytes", storage_nbytes, storage);
     if (strcmp(name, "size") == 0)
-        return tl_func_value("size", storage_size, storage);
+        return tl_value_func("size", storage_size, storage);
     if (strcmp(name, "element_size") == 0)
-        return tl_func_value("element_size", storage_element_size, storage);
+        return tl_value_func("element_size", storage_element_size, storage);
     if (strcmp(name, "device") == 0)
-        return tl_device_value(storage->u.storage->device);
+        return tl_value_device(storage->u.storage->device);
     if (strcmp(name, "is_cuda") == 0)
         return tl_bool(storage->u.storage->device.kind == TL_DEV_CUDA);
     tl_error_set(err, TL_ERR_ATTRIBUTE,

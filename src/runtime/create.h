@@ -1,16 +1,15 @@
 /* create.h - tensor factories (torch.tensor, arange, zeros, ..., *_like,
- * rand/randn), tensor queries (item, tolist, len) and the per-thread
- * runtime context the factories consult (default device, CUDA backend,
- * random generator).
+ * rand/randn) and tensor queries (item, tolist, len).
  *
  * Ownership: every function returning tl_tensor * or tl_value * returns a
  * NEW reference (NULL with err filled on failure); inputs are borrowed.
  *
- * Context: tl_create_set_context() is called by the interpreter when a run
- * starts (tl_interp_new): factories without device= place tensors on the
- * default backend; device='cuda' uses the CUDA backend (the real one or the
- * emulated one), or raises AssertionError "Torch not compiled with CUDA
- * enabled" when there is none. The random generator is reset by
+ * Context: the thread's context (context.h, set by the interpreter when a
+ * run starts) names the backends: factories without device= place tensors
+ * on the default backend; device='cuda' resolves through tl_backend_for
+ * (the real CUDA backend or the emulated one, or AssertionError "Torch not
+ * compiled with CUDA enabled" when there is none). The random generator
+ * (also the context's) is reset by
  * tl_create_manual_seed() (torch.manual_seed) and is deterministic: the same
  * seed gives the same numbers (they are not torch's numbers).
  */
@@ -29,18 +28,14 @@
 extern "C" {
 #endif
 
-/* ---- per-thread context ---- */
-void tl_create_set_context(const tl_backend *default_be,
-                           const tl_backend *cuda_be);
+/* ---- the context's default backend and generator ---- */
 const tl_backend *tl_create_default_backend(void); /* CPU if never set */
-const tl_backend *tl_create_cuda_backend(void);    /* NULL if none */
 void tl_create_manual_seed(uint64_t seed);
 
-/* Parse a device argument: torch.device value, 'cpu', 'cuda', 'cuda:N',
- * or an int N (cuda:N). PyTorch's RuntimeErrors for bad strings. */
+/* Parse a device argument: torch.device value, 'cpu', 'cuda', 'cuda:N'
+ * (strings through tl_device_parse), or an int N (cuda:N). */
 int tl_create_parse_device(const tl_value *v, tl_device *out, tl_error *err);
-/* The backend for a device: CPU, or the context's CUDA backend (index 0
- * only: "CUDA error: invalid device ordinal" otherwise). */
+/* The backend for a device: tl_backend_for (backend.h). */
 int tl_create_backend_for(tl_device dev, const tl_backend **out, tl_error *err);
 
 /* PyTorch's Scalar range check before a fill (full, full_like, fill_):

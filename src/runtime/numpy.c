@@ -161,7 +161,7 @@ tl_value *tl_numpy_from_tensor(const tl_tensor *t, bool force, tl_error *err)
     /* an empty tensor has no data pointer: NumPy allocates the array's
      * (empty) memory itself and zeroes its strides */
     np_fresh_strides(a);
-    return tl_ndarray_value(a);
+    return tl_value_ndarray(a);
 }
 
 /* The byte range [*lo, *lo + *n) an array with non-negative strides
@@ -258,13 +258,7 @@ static span *element_spans(const tl_tensor *t, int64_t n)
     for (int64_t k = 0; k < n; k++) {
         s[k].lo = base + (uintptr_t)off * isz;
         s[k].hi = s[k].lo + isz;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            off += t->strides[d];
-            if (++idx[d] < t->sizes[d])
-                break;
-            off -= t->strides[d] * t->sizes[d];
-            idx[d] = 0;
-        }
+        tl_shape_next(t->ndim, t->sizes, idx, t->strides, &off);
     }
     qsort(s, (size_t)n, sizeof(span), span_cmp);
     return s;
@@ -308,13 +302,7 @@ bool tl_numpy_overlap(const tl_tensor *a, const tl_tensor *b, bool exact)
         /* spans are equal-width, so only the one just before can reach */
         if (l > 0 && sa[l - 1].hi > lo)
             hit = true;
-        for (int d = b->ndim - 1; d >= 0; d--) {
-            off += b->strides[d];
-            if (++idx[d] < b->sizes[d])
-                break;
-            off -= b->strides[d] * b->sizes[d];
-            idx[d] = 0;
-        }
+        tl_shape_next(b->ndim, b->sizes, idx, b->strides, &off);
     }
     free(sa);
     return hit;
@@ -390,7 +378,7 @@ static tl_tensor *array_copy(const tl_tensor *t, tl_dtype dt, char order,
         return NULL;
     if (tl_tensor_numel(t) > 0) {
         tl_strided d = tl_tensor_strided(out), s = tl_tensor_strided(t);
-        if (tl_backend_cpu()->copy_strided(&d, &s, err) < 0) {
+        if (tl_backend_copy_strided(tl_backend_cpu(), &d, &s, err) < 0) {
             tl_tensor_release(out);
             return NULL;
         }
@@ -491,7 +479,7 @@ static tl_value *array_impl(tl_value *obj, bool has, tl_dtype dt, char order,
         return NULL;
     np_fresh_strides(t);
     plain_header(t);
-    return tl_ndarray_value(t);
+    return tl_value_ndarray(t);
 }
 
 static tl_value *np_array(tl_value *self, const tl_args *a, tl_error *err)
@@ -611,7 +599,7 @@ static tl_value *np_fill(const tl_args *a, const char *fname, int64_t v,
         strides_in_order(t, perm, t->strides);
     }
     np_fresh_strides(t);
-    return tl_ndarray_value(t);
+    return tl_value_ndarray(t);
 }
 
 static tl_value *np_zeros(tl_value *self, const tl_args *a, tl_error *err)
@@ -703,7 +691,7 @@ static tl_value *np_arange(tl_value *self, const tl_args *a, tl_error *err)
                                (int64_t)((uint64_t)(int64_t)start + (uint64_t)i * (uint64_t)(int64_t)step));
     }
     np_fresh_strides(t);
-    return tl_ndarray_value(t);
+    return tl_value_ndarray(t);
 }
 
 static tl_value *np_overlap_fn(const tl_args *a, const char *fname, bool exact,
@@ -782,7 +770,7 @@ static tl_value *nd_dtype(tl_value *self, const tl_args *a, tl_error *err)
 {
     tl_tensor *t = self_array(self, "dtype", err);
     (void)a;
-    return t ? tl_dtype_value(t->dtype) : NULL;
+    return t ? tl_value_dtype(t->dtype) : NULL;
 }
 
 static tl_value *nd_ndim(tl_value *self, const tl_args *a, tl_error *err)
@@ -824,7 +812,7 @@ static tl_value *nd_copy(tl_value *self, const tl_args *a, tl_error *err)
     if (np_order_arg(tl_arg(a, 0, "order"), 'C', &order, err) < 0)
         return NULL;
     tl_tensor *c = array_copy(t, t->dtype, order, err);
-    return c ? tl_ndarray_value(c) : NULL;
+    return c ? tl_value_ndarray(c) : NULL;
 }
 
 static tl_value *nd_astype(tl_value *self, const tl_args *a, tl_error *err)
@@ -853,7 +841,7 @@ static tl_value *nd_astype(tl_value *self, const tl_args *a, tl_error *err)
     if (np_order_arg(tl_arg(a, 1, "order"), 'K', &order, err) < 0)
         return NULL;
     tl_tensor *c = array_copy(t, dt, order, err);
-    return c ? tl_ndarray_value(c) : NULL;
+    return c ? tl_value_ndarray(c) : NULL;
 }
 
 static tl_value *nd_tolist(tl_value *self, const tl_args *a, tl_error *err)
@@ -897,7 +885,7 @@ static tl_value *torch_from_numpy(tl_value *self, const tl_args *a, tl_error *er
         return NULL;
     }
     tl_tensor *t = tl_numpy_to_tensor(v->u.tensor, err);
-    return t ? tl_tensor_value(t) : NULL;
+    return t ? tl_value_tensor(t) : NULL;
 }
 
 /* as_tensor / asarray: share when nothing changes */
@@ -944,8 +932,8 @@ static tl_value *as_tensor_impl(const tl_args *a, const char *fname,
         tl_dtype tdt = has_dt ? dt : t->dtype;
         const tl_backend *target = be ? be : tbe;
         bool same_dev = target == tbe ||
-                        (target->device.kind == tbe->device.kind &&
-                         target->device.index == tbe->device.index);
+                        tl_device_same(tl_backend_device(target),
+                                       tl_backend_device(tbe));
         if (same_dev && tdt == t->dtype && !copy) {
             if (data->kind == TL_V_TENSOR && !rg)
                 return tl_value_retain(data);
@@ -968,7 +956,7 @@ static tl_value *as_tensor_impl(const tl_args *a, const char *fname,
         tl_tensor_release(out);
         return NULL;
     }
-    return tl_tensor_value(out);
+    return tl_value_tensor(out);
 }
 
 static tl_value *torch_as_tensor(tl_value *self, const tl_args *a, tl_error *err)
@@ -986,7 +974,7 @@ static tl_value *torch_asarray(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *tensor_numpy(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"force", NULL};
-    tl_tensor *t = tl_self_tensor(self, "numpy", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "numpy", err);
     if (!t || tl_args_check(a, "numpy", 0, kw, "(*, bool force=False)", err) < 0)
         return NULL;
     bool force = false;

@@ -35,29 +35,7 @@
 
 #include "bind.h"
 #include "ops.h"
-#include "view.h"
-
-/* ===================================================================== */
-/* CUDA backend used for device 'cuda'                                    */
-/* ===================================================================== */
-
-/* Process-wide, set only before any thread starts (unit tests); read-only
- * while `tlab grade --jobs` runs interpreters in threads. */
-static const tl_backend *cuda_backend_override;
-static bool cuda_backend_set;
-
-void tl_ops_set_cuda_backend(const tl_backend *be)
-{
-    cuda_backend_override = be;
-    cuda_backend_set = true;
-}
-
-const tl_backend *tl_ops_cuda_backend(void)
-{
-    if (cuda_backend_set)
-        return cuda_backend_override;
-    return NULL;
-}
+#include "shape.h"
 
 /* ===================================================================== */
 /* small helpers                                                          */
@@ -65,7 +43,7 @@ const tl_backend *tl_ops_cuda_backend(void)
 
 static bool same_device(tl_device a, tl_device b)
 {
-    return a.kind == b.kind && a.index == b.index;
+    return tl_device_same(a, b);
 }
 
 /* PyTorch's "Expected all tensors to be on the same device" RuntimeError
@@ -292,18 +270,15 @@ static void *scratch_alloc(scratch *s, const tl_backend *be, size_t n,
                            tl_error *err)
 {
     s->be = be;
-    s->p = be->alloc(n ? n : 1);
-    if (!s->p)
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "DefaultCPUAllocator: not enough memory: you tried to allocate %zu bytes.",
-                     n);
+    s->p = NULL;
+    if (tl_backend_alloc(be, n ? n : 1, &s->p, err) < 0)
+        s->p = NULL;
     return s->p;
 }
 
 static void scratch_free(scratch *s)
 {
-    if (s->p)
-        s->be->free(s->p);
+    tl_backend_free(s->be, s->p);
     s->p = NULL;
 }
 
@@ -320,7 +295,7 @@ static void *scratch_scalar(scratch *s, const tl_backend *be, tl_dtype dt,
     void *p = scratch_alloc(s, be, tl_dtype_size(dt), err);
     if (!p)
         return NULL;
-    if (be->from_host(p, host, tl_dtype_size(dt), err) < 0) {
+    if (tl_backend_from_host(be, p, host, tl_dtype_size(dt), err) < 0) {
         scratch_free(s);
         return NULL;
     }
@@ -544,7 +519,7 @@ static int opnd_strided(const opnd *o, const tl_backend *be, int nd,
                         tl_strided *out, tl_error *err)
 {
     sc->p = NULL;
-    if (o->t && same_device(tl_tensor_device(o->t), be->device)) {
+    if (o->t && same_device(tl_tensor_device(o->t), tl_backend_device(be))) {
         broadcast_strides(o->t, nd, shape, stbuf);
         *out = strided_make(tl_tensor_addr(o->t), o->t->dtype, nd, shape, stbuf);
         return 0;
@@ -619,41 +594,7 @@ static int copy_into(const tl_tensor *dst, const tl_tensor *src,
     tl_strided d = strided_of(dst);
     tl_strided s = strided_make(tl_tensor_addr(src), src->dtype, dst->ndim,
                                 dst->sizes, sst);
-    if (same_device(tl_tensor_device(dst), tl_tensor_device(src)) && dbe == sbe)
-        return dbe->copy_strided(&d, &s, err);
-
-    /* cross-device: src -> dense (src device) -> host -> dense (dst device)
-     * -> dst, converting the dtype on the destination device */
-    size_t isz = tl_dtype_size(src->dtype);
-    size_t bytes = (size_t)n * isz;
-    int64_t cst[TL_MAX_DIMS];
-    tl_contiguous_strides(dst->ndim, dst->sizes, cst);
-    scratch s1 = {0}, s2 = {0};
-    void *host = NULL;
-    int rc = -1;
-    if (!scratch_alloc(&s1, sbe, bytes, err))
-        goto out;
-    tl_strided c1 = strided_make(s1.p, src->dtype, dst->ndim, dst->sizes, cst);
-    if (sbe->copy_strided(&c1, &s, err) < 0)
-        goto out;
-    host = malloc(bytes);
-    if (!host) {
-        tl_error_set(err, TL_ERR_RUNTIME, "out of host memory (%zu bytes)", bytes);
-        goto out;
-    }
-    if (sbe->to_host(host, s1.p, bytes, err) < 0)
-        goto out;
-    if (!scratch_alloc(&s2, dbe, bytes, err))
-        goto out;
-    if (dbe->from_host(s2.p, host, bytes, err) < 0)
-        goto out;
-    tl_strided c2 = strided_make(s2.p, src->dtype, dst->ndim, dst->sizes, cst);
-    rc = dbe->copy_strided(&d, &c2, err);
-out:
-    free(host);
-    scratch_free(&s1);
-    scratch_free(&s2);
-    return rc;
+    return tl_backend_copy_between(dbe, &d, sbe, &s, err);
 }
 
 /* A fresh tensor on `be` with t's shape, dtype dt and strides st, holding
@@ -709,7 +650,7 @@ tl_tensor *tl_ops_to(tl_tensor *t, const tl_backend *be, tl_dtype dt,
 {
     if (!be)
         be = tl_tensor_backend(t);
-    bool same_dev = same_device(be->device, tl_tensor_device(t));
+    bool same_dev = same_device(tl_backend_device(be), tl_tensor_device(t));
     if (same_dev)
         be = tl_tensor_backend(t);
     if (same_dev && dt == t->dtype && !copy &&
@@ -757,7 +698,7 @@ int tl_ops_copy_(tl_tensor *dst, const tl_tensor *src, tl_error *err)
         return -1;
     if (copy_checked(dst, src, err) < 0)
         return -1;
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -767,10 +708,10 @@ int tl_ops_fill_(tl_tensor *dst, tl_scalar v, tl_error *err)
         return -1;
     if (tl_tensor_numel(dst) > 0) {
         tl_strided d = strided_of(dst);
-        if (tl_tensor_backend(dst)->fill(&d, v, err) < 0)
+        if (tl_backend_fill(tl_tensor_backend(dst), &d, v, err) < 0)
             return -1;
     }
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -891,7 +832,7 @@ static int run_binary(tl_binop op, tl_dtype compute, const tl_tensor *dst,
         goto out;
     if (opnd_strided(b, be, nd, dst->sizes, sb, &cb, &xb, err) < 0)
         goto out;
-    rc = be->binary(op, compute, &d, &xa, &xb, err);
+    rc = tl_backend_binary(be, op, compute, &d, &xa, &xb, err);
 out:
     scratch_free(&ca);
     scratch_free(&cb);
@@ -1039,7 +980,7 @@ static int binary_inplace(tl_binop op, tl_tensor *dst, const opnd *b,
         return -1;
     if (binary_inplace_checked(op, dst, b, err) < 0)
         return -1;
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -1140,7 +1081,7 @@ static int run_unary(tl_unop op, tl_dtype compute, const tl_tensor *dst,
     tl_strided d = strided_of(dst);
     tl_strided s = strided_make(tl_tensor_addr(src), src->dtype, dst->ndim,
                                 dst->sizes, sst);
-    return tl_tensor_backend(dst)->unary(op, compute, &d, &s, err);
+    return tl_backend_unary(tl_tensor_backend(dst), op, compute, &d, &s, err);
 }
 
 static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
@@ -1176,7 +1117,7 @@ static int unary_inplace(tl_unop op, tl_tensor *t, tl_error *err)
         return cast_error(outdt, t->dtype, err);
     if (run_unary(op, compute, t, t, err) < 0)
         return -1;
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
@@ -1219,7 +1160,7 @@ static tl_tensor *where_new(const tl_tensor *cond, const opnd *a,
         if (opnd_strided(&ops[0], be, nd, shape, s0, &c0, &x0, err) == 0 &&
             opnd_strided(&ops[1], be, nd, shape, s1, &c1, &x1, err) == 0 &&
             opnd_strided(&ops[2], be, nd, shape, s2, &c2, &x2, err) == 0)
-            rc = be->where(&d, &x0, &x1, &x2, err);
+            rc = tl_backend_where(be, &d, &x0, &x1, &x2, err);
         scratch_free(&c0);
         scratch_free(&c1);
         scratch_free(&c2);
@@ -1337,7 +1278,7 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
     if (rc < 0)
         return -1;
     grad_inplace(t, opnds_grad(ops + 1, n - 1));
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
@@ -1388,7 +1329,7 @@ static int masked_fill_run(tl_tensor *dst, const tl_tensor *mask,
     int rc = -1;
     if (opnd_strided(&mo, be, nd, dst->sizes, ms, &cm, &xm, err) == 0 &&
         opnd_strided(val, be, nd, dst->sizes, vs, &cv, &xv, err) == 0)
-        rc = be->where(&d, &xm, &xv, &d, err);
+        rc = tl_backend_where(be, &d, &xm, &xv, &d, err);
     scratch_free(&cm);
     scratch_free(&cv);
     return rc;
@@ -1420,7 +1361,7 @@ static int masked_fill_inplace(tl_tensor *t, const tl_tensor *mask,
     if (masked_fill_run(t, mask, &val, err) < 0)
         return -1;
     grad_inplace(t, vgrad);
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
@@ -1490,7 +1431,7 @@ static int parse_dims(const tl_value *dim, int ndim, redspec *rs, tl_error *err)
     }
     for (int i = 0; i < n; i++) {
         int d;
-        if (tl_wrap_dim(dims[i], ndim, &d, err) < 0)
+        if (tl_shape_wrap_dim(dims[i], ndim, &d, err) < 0)
             return -1;
         if (ndim == 0)
             continue;
@@ -1538,7 +1479,7 @@ static int red_run(tl_redop op, tl_dtype compute, const tl_tensor *out,
         return 0;
     tl_strided d = strided_make(tl_tensor_addr(out), out->dtype, t->ndim, dsz, dst_);
     tl_strided s = strided_of(t);
-    return tl_tensor_backend(t)->reduce(op, compute, &d, &s, rs->mask, err);
+    return tl_backend_reduce(tl_tensor_backend(t), op, compute, &d, &s, rs->mask, err);
 }
 
 static tl_tensor *red_alloc(const tl_tensor *t, const redspec *rs, tl_dtype dt,
@@ -1680,8 +1621,8 @@ static tl_value *reduce_pair(bool is_max, const tl_tensor *t, int dim,
         return NULL;
     }
     tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_tensor_value(v));
-    tl_seq_set(tup, 1, tl_tensor_value(ix));
+    tl_seq_set(tup, 0, tl_value_tensor(v));
+    tl_seq_set(tup, 1, tl_value_tensor(ix));
     return tup;
 }
 
@@ -1747,7 +1688,7 @@ static int copy_region(const tl_tensor *out, int64_t elem_off, int nd,
     char *sp = (char *)tl_tensor_addr(src) + src_elem_off * (int64_t)tl_dtype_size(src->dtype);
     tl_strided d = strided_make(dp, out->dtype, nd, sizes, dstrides);
     tl_strided s = strided_make(sp, src->dtype, nd, sizes, sstrides);
-    return tl_tensor_backend(out)->copy_strided(&d, &s, err);
+    return tl_backend_copy_strided(tl_tensor_backend(out), &d, &s, err);
 }
 
 static bool cat_skipped(const tl_tensor *t)
@@ -1775,7 +1716,7 @@ tl_tensor *tl_ops_cat(tl_tensor *const *ts, size_t n, int64_t dim,
         if (!cat_skipped(ts[i]))
             ref = ts[i];
     int d;
-    if (tl_wrap_dim(dim, ref ? ref->ndim : ts[0]->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, ref ? ref->ndim : ts[0]->ndim, &d, err) < 0)
         return NULL;
     /* dtype, device, shape checks */
     tl_dtype dt = ts[0]->dtype;
@@ -1900,7 +1841,7 @@ tl_tensor *tl_ops_stack(tl_tensor *const *ts, size_t n, int64_t dim,
         return NULL;
     }
     int d;
-    if (tl_wrap_dim(dim, ts[0]->ndim + 1, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, ts[0]->ndim + 1, &d, err) < 0)
         return NULL;
     for (size_t i = 1; i < n; i++)
         if (!tl_shape_equal(ts[0]->ndim, ts[0]->sizes, ts[i]->ndim, ts[i]->sizes)) {
@@ -1936,7 +1877,7 @@ tl_tensor *tl_ops_stack(tl_tensor *const *ts, size_t n, int64_t dim,
     tl_tensor *out = tl_ops_cat(ts, n, d, err);
     if (!out)
         return NULL;
-    bool ok = tl_view_compute_stride(out->ndim, out->sizes, out->strides, nd,
+    bool ok = tl_shape_compute_stride(out->ndim, out->sizes, out->strides, nd,
                                      rsz, rst);
     TL_ASSERT(ok); /* splitting one dim always has a view */
     /* out is fresh and ours alone: reshape its header in place */
@@ -1990,7 +1931,7 @@ static int parse_dim_list(const tl_value *v, int ndim, uint64_t *mask,
     *mask = 0;
     for (int i = 0; i < n; i++) {
         int d;
-        if (tl_wrap_dim(raw[i], ndim, &d, err) < 0)
+        if (tl_shape_wrap_dim(raw[i], ndim, &d, err) < 0)
             return -1;
         if (*mask & ((uint64_t)1 << d))
             return tl_error_set(err, TL_ERR_RUNTIME,
@@ -2336,7 +2277,7 @@ static tl_tensor *repeat_interleave_tensor(const tl_tensor *t,
                                    shape, err);
     if (out && tl_tensor_numel(out) > 0) {
         tl_strided d = strided_of(out), s = strided_of(src);
-        if (tl_tensor_backend(src)->index_select(&d, &s, dim, index, total, err) < 0) {
+        if (tl_backend_gather(tl_tensor_backend(src), &d, &s, dim, index, total, err) < 0) {
             tl_tensor_release(out);
             out = NULL;
         }
@@ -2419,7 +2360,7 @@ static tl_tensor *tri_impl(const tl_tensor *t, int64_t k, bool upper,
                       (r0 * out->strides[nd - 2] + c0 * out->strides[nd - 1]) *
                           (int64_t)tl_dtype_size(out->dtype);
             tl_strided d = strided_make(p, out->dtype, nd, sz, out->strides);
-            if (be->fill(&d, zero, err) < 0) {
+            if (tl_backend_fill(be, &d, zero, err) < 0) {
                 tl_tensor_release(out);
                 return NULL;
             }
@@ -2554,7 +2495,7 @@ static tl_tensor *matmul_impl(const tl_tensor *a, const tl_tensor *b,
             if (tl_tensor_numel(out) > 0) {
                 tl_strided d = strided_make(tl_tensor_addr(out), out->dtype, 3, dsz, dst_);
                 tl_strided s = strided_of(prod);
-                if (tl_tensor_backend(a)->reduce(TL_RED_SUM, a->dtype, &d, &s,
+                if (tl_backend_reduce(tl_tensor_backend(a), TL_RED_SUM, a->dtype, &d, &s,
                                                  (uint64_t)1 << 1, err) < 0) {
                     tl_tensor_release(out);
                     out = NULL;
@@ -2605,15 +2546,6 @@ tl_tensor *tl_ops_binop(tl_binop op, const tl_value *a, const tl_value *b,
     return binary_new(op, &x, &y, err);
 }
 
-int tl_ops_binop_(tl_binop op, tl_tensor *self, const tl_value *b, tl_error *err)
-{
-    opnd y;
-    if (!value_opnd(b, &y))
-        return tl_error_set(err, TL_ERR_TYPE, "unsupported operand type: '%s'",
-                            tl_value_type_name(b));
-    return binary_inplace(op, self, &y, err);
-}
-
 tl_tensor *tl_ops_unop(tl_unop op, const tl_tensor *t, tl_error *err)
 {
     return unary_new(op, t, err);
@@ -2647,7 +2579,7 @@ static bool numpy_mode(const tl_value *a, const tl_value *b)
 
 static tl_value *wrap_result(tl_tensor *t, bool ndarray)
 {
-    return ndarray ? tl_ndarray_value(t) : tl_tensor_value(t);
+    return ndarray ? tl_value_ndarray(t) : tl_value_tensor(t);
 }
 
 tl_value *tl_ops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
@@ -2815,7 +2747,7 @@ int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_value *b,
     if (tmp)
         tl_tensor_release(tmp);
     if (rc == 0)
-        tl_bump_version(self);
+        tl_tensor_bump_version(self);
     return rc;
 }
 
@@ -2890,7 +2822,7 @@ tl_value *tl_ops_minmax_dim(bool is_max, const tl_tensor *t, int64_t dim,
                             bool keepdim, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     return reduce_pair(is_max, t, d, keepdim, err);
 }
@@ -2970,7 +2902,7 @@ tl_tensor *tl_ops_roll(const tl_tensor *t, const tl_value *shifts,
                          (long long)raw[i]);
             return NULL;
         }
-        if (tl_wrap_dim(raw[i], t->ndim, &dl[i], err) < 0)
+        if (tl_shape_wrap_dim(raw[i], t->ndim, &dl[i], err) < 0)
             return NULL;
     }
     return roll_impl(t, nsh, sh, nd, dl, err);
@@ -3007,7 +2939,7 @@ tl_tensor *tl_ops_repeat_interleave(const tl_tensor *t, const tl_value *repeats,
     if (has_dim) {
         int64_t raw;
         if (tl_to_int(dim, "dim", &raw, err) < 0 ||
-            tl_wrap_dim(raw, t->ndim, &d, err) < 0)
+            tl_shape_wrap_dim(raw, t->ndim, &d, err) < 0)
             return NULL;
     }
     if (repeats->kind == TL_V_TENSOR)
@@ -3043,7 +2975,7 @@ tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,
                      "narrow() cannot be applied to a 0-dim tensor.");
         return NULL;
     }
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     int64_t size = t->sizes[d];
     if (start < -size || start > size) {
@@ -3145,7 +3077,7 @@ int tl_ops_div_mode_(tl_tensor *self, const tl_value *b, int mode,
         rc = copy_checked(self, r, err);
     tl_tensor_release(r);
     if (rc == 0)
-        tl_bump_version(self);
+        tl_tensor_bump_version(self);
     return rc;
 }
 
@@ -3170,155 +3102,36 @@ bool tl_ops_parse_device(const tl_value *v, tl_device *out, tl_error *err)
                      tl_value_type_name(v));
         return false;
     }
-    const char *s = v->u.str.s;
-    if (strcmp(s, "cpu") == 0) {
-        out->kind = TL_DEV_CPU;
-        out->index = 0;
-        return true;
-    }
-    if (strncmp(s, "cuda", 4) == 0 && (s[4] == '\0' || s[4] == ':')) {
-        out->kind = TL_DEV_CUDA;
-        out->index = 0;
-        if (s[4] == ':') {
-            char *end;
-            long ix = strtol(s + 5, &end, 10);
-            if (s[5] < '0' || s[5] > '9' || *end || ix > 1000000) {
-                tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
-                return false;
-            }
-            out->index = (int)ix;
-        }
-        return true;
-    }
-    if (strncmp(s, "cpu:", 4) == 0) {
-        out->kind = TL_DEV_CPU;
-        out->index = 0;
-        return true;
-    }
-    tl_error_set(err, TL_ERR_RUNTIME,
-                 "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, xla, lazy, vulkan, mps, meta, hpu, privateuseone device type at start of device string: %s",
-                 s);
-    return false;
+    return tl_device_parse(v->u.str.s, out, err) == 0;
 }
 
 const tl_backend *tl_ops_device_backend(const tl_tensor *like, tl_device dev,
                                         tl_error *err)
 {
-    if (dev.kind == TL_DEV_CPU)
-        return tl_backend_cpu();
     if (like && same_device(tl_tensor_device(like), dev))
         return tl_tensor_backend(like);
-    const tl_backend *be = tl_ops_cuda_backend();
-    if (!be) {
-        tl_error_set(err, TL_ERR_ASSERTION, "Torch not compiled with CUDA enabled");
-        return NULL;
-    }
-    if (dev.index != be->device.index) {
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "CUDA error: invalid device ordinal");
-        return NULL;
-    }
-    return be;
+    return tl_backend_for(dev, err);
 }
 
 /* ===================================================================== */
 /* sort / topk, diag_embed / diagflat, in-place triu_ / tril_            */
 /* ===================================================================== */
 
-/* One element of a row being sorted: its key and its position. NaN is
- * the largest value, as PyTorch's sort and topk order it. */
-typedef struct sort_item {
-    double f;
-    int64_t i;
-    int64_t pos;
-    bool nan;
-} sort_item;
-
-static _Thread_local bool sort_desc; /* qsort has no context argument */
-
-static int sort_cmp_asc(const sort_item *a, const sort_item *b, bool fl)
-{
-    if (fl) {
-        if (a->nan || b->nan)
-            return a->nan == b->nan ? 0 : a->nan ? 1 : -1;
-        return a->f < b->f ? -1 : a->f > b->f ? 1 : 0;
-    }
-    return a->i < b->i ? -1 : a->i > b->i ? 1 : 0;
-}
-
-static _Thread_local bool sort_fl;
-
-/* stable: ties keep their original order, whatever the direction */
-static int sort_cmp(const void *pa, const void *pb)
-{
-    const sort_item *a = pa, *b = pb;
-    int c = sort_cmp_asc(a, b, sort_fl);
-    if (sort_desc)
-        c = -c;
-    if (c)
-        return c;
-    return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
 /* Sort every row of t along dim d; write the first k items of each row
- * to vals/idx (shape of t with size k at d; any strides). */
+ * to vals/idx (shape of t with size k at d; any strides): one kernel on
+ * t's device (stable, NaN largest). */
 static int sort_rows(const tl_tensor *t, int d, bool desc, int64_t k,
                      tl_tensor *vals, tl_tensor *idx, tl_error *err)
 {
-    int64_t n = t->ndim ? t->sizes[d] : 1, outer = 1, inner = 1;
-    for (int i = 0; i < t->ndim; i++) {
-        if (i < d)
-            outer *= t->sizes[i];
-        else if (i > d)
-            inner *= t->sizes[i];
-    }
-    if (n == 0 || outer == 0 || inner == 0 || k == 0)
-        return 0;
-    tl_tensor *src = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
-    if (!src)
-        return -1;
-    bool fl = tl_dtype_is_floating(t->dtype);
-    sort_item *row = tl_xmalloc(sizeof *row * (size_t)n);
-    unsigned char raw[16];
-    int rc = 0;
-    for (int64_t o = 0; o < outer && rc == 0; o++)
-        for (int64_t in = 0; in < inner && rc == 0; in++) {
-            for (int64_t j = 0; j < n && rc == 0; j++) {
-                int64_t flat = (o * n + j) * inner + in;
-                row[j].pos = j;
-                if (fl) {
-                    rc = tl_tensor_get_f64(src, flat, &row[j].f, err);
-                    row[j].nan = isnan(row[j].f);
-                } else {
-                    rc = tl_tensor_get_i64(src, flat, &row[j].i, err);
-                    row[j].nan = false;
-                }
-            }
-            if (rc)
-                break;
-            sort_fl = fl;
-            sort_desc = desc;
-            qsort(row, (size_t)n, sizeof *row, sort_cmp);
-            for (int64_t j = 0; j < k && rc == 0; j++) {
-                int64_t from = (o * n + row[j].pos) * inner + in;
-                int64_t to = (o * k + j) * inner + in;
-                rc = tl_tensor_get_raw(src, from, raw, err);
-                if (rc == 0)
-                    rc = tl_tensor_set_raw(vals, to, raw, err);
-                if (rc == 0)
-                    rc = tl_tensor_set_i64(idx, to, row[j].pos, err);
-            }
-        }
-    free(row);
-    tl_tensor_release(src);
-    return rc;
+    tl_strided s = strided_of(t), v = strided_of(vals), i = strided_of(idx);
+    return tl_backend_sort(tl_tensor_backend(t), &v, &i, &s, d, desc, k, err);
 }
 
 static tl_value *pair_value(tl_tensor *v, tl_tensor *i)
 {
     tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_tensor_value(v));
-    tl_seq_set(tup, 1, tl_tensor_value(i));
+    tl_seq_set(tup, 0, tl_value_tensor(v));
+    tl_seq_set(tup, 1, tl_value_tensor(i));
     return tup;
 }
 
@@ -3326,7 +3139,7 @@ tl_value *tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
                       tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     /* both outputs take self's layout by the preserve_format rule */
     int64_t st[TL_MAX_DIMS];
@@ -3354,7 +3167,7 @@ tl_value *tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim,
                       bool largest, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (k < 0 || k > n) {
@@ -3392,7 +3205,7 @@ tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
                      "(tlab limit)", TL_MAX_DIMS);
         return NULL;
     }
-    if (tl_wrap_dim(dim1, nd, &d1, err) < 0 || tl_wrap_dim(dim2, nd, &d2, err) < 0)
+    if (tl_shape_wrap_dim(dim1, nd, &d1, err) < 0 || tl_shape_wrap_dim(dim2, nd, &d2, err) < 0)
         return NULL;
     if (d1 == d2) {
         tl_error_set(err, TL_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
@@ -3416,7 +3229,12 @@ tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
     /* a 0-d input has one output dim, so d1 == d2 was refused above */
     TL_ASSERT(t->ndim >= 1);
     /* the diagonal view of out has t's shape: copy t into it */
-    tl_tensor *dv = tl_view_diagonal(out, offset, d1, d2, err);
+    tl_geom g = {.ndim = out->ndim, .offset = out->offset};
+    memcpy(g.sizes, out->sizes, sizeof(int64_t) * (size_t)out->ndim);
+    memcpy(g.strides, out->strides, sizeof(int64_t) * (size_t)out->ndim);
+    tl_tensor *dv = NULL;
+    if (tl_shape_diagonal(&g, offset, d1, d2, err) == 0)
+        dv = tl_tensor_view(out, g.ndim, g.sizes, g.strides, g.offset);
     if (!dv || copy_into(dv, t, t->strides, err) < 0) {
         if (dv)
             tl_tensor_release(dv);
@@ -3452,6 +3270,6 @@ int tl_ops_tri_(tl_tensor *t, int64_t k, bool upper, tl_error *err)
     tl_tensor_release(r);
     if (rc < 0)
         return -1;
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }

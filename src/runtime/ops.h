@@ -17,22 +17,13 @@
 
 #include "backend.h"
 #include "err.h"
+#include "pyop.h"
 #include "tensor.h"
 #include "value.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Python-level binary operators, as the interpreter sees them. */
-typedef enum tl_pyop {
-    TL_PY_ADD, TL_PY_SUB, TL_PY_MUL, TL_PY_TRUEDIV, TL_PY_FLOORDIV,
-    TL_PY_MOD, TL_PY_POW, TL_PY_MATMUL, TL_PY_EQ, TL_PY_NE, TL_PY_LT,
-    TL_PY_LE, TL_PY_GT, TL_PY_GE, TL_PY_AND, TL_PY_OR, TL_PY_XOR,
-    TL_PY_LSHIFT, TL_PY_RSHIFT, TL_NPYOPS
-} tl_pyop;
-
-typedef enum tl_pyunop { TL_PY_NEG, TL_PY_POS, TL_PY_INVERT } tl_pyunop;
 
 /* clone(memory_format=fmt) */
 tl_tensor *tl_ops_clone(const tl_tensor *t, tl_memfmt fmt, tl_error *err);
@@ -57,16 +48,12 @@ tl_value *tl_ops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b,
                                 tl_error *err);
 tl_value *tl_ops_unary(tl_pyunop op, tl_value *a, tl_error *err);
 
-/* ---- device 'cuda' ----
- * The interpreter registers the backend that device 'cuda' means (the real
- * CUDA backend, or the emulated one); NULL (the default) means PyTorch's
- * CPU-only build: AssertionError "Torch not compiled with CUDA enabled". */
-void tl_ops_set_cuda_backend(const tl_backend *be);
-const tl_backend *tl_ops_cuda_backend(void);
-/* 'cpu' / 'cuda' / 'cuda:N' / torch.device / int -> device (RuntimeError
- * with PyTorch's text for unknown strings). */
+/* ---- devices ----
+ * 'cpu' / 'cuda' / 'cuda:N' / torch.device / int -> device (strings through
+ * tl_device_parse). */
 bool tl_ops_parse_device(const tl_value *v, tl_device *out, tl_error *err);
-/* The backend for dev (like's own when like is already there). */
+/* The backend for dev: like's own when like is already there, else
+ * tl_backend_for (the thread context's; backend.h). */
 const tl_backend *tl_ops_device_backend(const tl_tensor *like, tl_device dev,
                                         tl_error *err);
 
@@ -77,8 +64,6 @@ tl_tensor *tl_ops_binop(tl_binop op, const tl_value *a, const tl_value *b,
 tl_tensor *tl_ops_binop_alpha(tl_binop op, const tl_value *a, const tl_value *b,
                               const tl_value *alpha, tl_error *err);
 /* self OP= b in place: returns 0 and bumps self's version once */
-int tl_ops_binop_(tl_binop op, tl_tensor *self, const tl_value *b,
-                  tl_error *err);
 int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_value *b,
                         const tl_value *alpha, tl_error *err);
 /* div with rounding_mode: 0 None (true division), 1 'trunc', 2 'floor' */

@@ -5,11 +5,12 @@
  *     a borrowing storage (mem_owner != NULL) is charged nothing.
  *   - an allocation that would take live bytes past the limit is refused
  *     with PyTorch's allocator wording (a RuntimeError), never an abort.
- *   - storage ids are unique and never reused in a process, so identity
- *     survives address reuse by malloc.
+ *   - storage ids are unique and never reused in a thread (they name
+ *     storages in reports), so identity survives address reuse by malloc.
  *   - a borrowing storage points at the root owner (mem_owner never has a
  *     mem_owner itself), so "same storage" is one pointer comparison.
- * The ledger is thread-local: `tlab grade --jobs N` may grade in threads.
+ * The ledger is the thread's context (context.h): `tlab grade --jobs N`
+ * grades in threads.
  */
 #include "storage.h"
 
@@ -19,38 +20,37 @@
 #include "backend.h"
 #include "util.h"
 
-static _Thread_local size_t ledger_limit = TL_DEFAULT_MAX_BYTES;
-static _Thread_local size_t ledger_live;
-static _Thread_local size_t ledger_peak;
-static _Thread_local uint64_t ledger_total;
-static _Thread_local uint64_t next_id = 1;
+/* the thread's ledger (context.h) */
+#define L (tl_context_get())
 
-void tl_alloc_set_limit(size_t max_live_bytes) { ledger_limit = max_live_bytes; }
-size_t tl_alloc_limit(void) { return ledger_limit; }
-size_t tl_alloc_live(void) { return ledger_live; }
-uint64_t tl_alloc_total(void) { return ledger_total; }
-size_t tl_alloc_peak(void) { return ledger_peak; }
-void tl_alloc_reset_peak(void) { ledger_peak = ledger_live; }
+void tl_alloc_set_limit(size_t max_live_bytes) { L->ledger_limit = max_live_bytes; }
+size_t tl_alloc_limit(void) { return L->ledger_limit; }
+size_t tl_alloc_live(void) { return L->ledger_live; }
+uint64_t tl_alloc_total(void) { return L->ledger_total; }
+size_t tl_alloc_peak(void) { return L->ledger_peak; }
+void tl_alloc_reset_peak(void) { L->ledger_peak = L->ledger_live; }
 
-void tl_device_str(tl_device d, char *buf, size_t cap)
+static void charge(size_t nbytes)
 {
-    if (d.kind == TL_DEV_CPU)
-        snprintf(buf, cap, "cpu");
-    else
-        snprintf(buf, cap, "cuda:%d", d.index);
+    tl_context *c = L;
+    c->ledger_live += nbytes;
+    c->ledger_total += nbytes;
+    if (c->ledger_live > c->ledger_peak)
+        c->ledger_peak = c->ledger_live;
 }
 
 static tl_storage *storage_object(void)
 {
     tl_storage *s = tl_xcalloc(1, sizeof *s);
     s->refcount = 1;
-    s->id = next_id++;
+    s->id = L->next_storage_id++;
     return s;
 }
 
 tl_storage *tl_storage_new(const tl_backend *be, size_t nbytes, tl_error *err)
 {
     TL_ASSERT(be != NULL);
+    size_t ledger_limit = L->ledger_limit, ledger_live = L->ledger_live;
     if (nbytes > ledger_limit || ledger_live > ledger_limit - nbytes) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "[enforce fail at alloc_cpu.cpp:75] data. "
@@ -61,26 +61,14 @@ tl_storage *tl_storage_new(const tl_backend *be, size_t nbytes, tl_error *err)
         return NULL;
     }
     void *data = NULL;
-    if (nbytes > 0) {
-        data = be->alloc(nbytes);
-        if (!data) {
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "[enforce fail at alloc_cpu.cpp:75] data. "
-                         "DefaultCPUAllocator: not enough memory: you tried "
-                         "to allocate %zu bytes.",
-                         nbytes);
-            return NULL;
-        }
-    }
+    if (tl_backend_alloc(be, nbytes, &data, err) < 0)
+        return NULL;
     tl_storage *s = storage_object();
     s->data = data;
     s->nbytes = nbytes;
-    s->device = be->device;
+    s->device = tl_backend_device(be);
     s->backend = be;
-    ledger_live += nbytes;
-    ledger_total += nbytes;
-    if (ledger_live > ledger_peak)
-        ledger_peak = ledger_live;
+    charge(nbytes);
     return s;
 }
 
@@ -109,6 +97,7 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "Trying to resize storage that is not resizable");
     size_t grow = nbytes - s->nbytes;
+    size_t ledger_limit = L->ledger_limit, ledger_live = L->ledger_live;
     if (grow > ledger_limit || ledger_live > ledger_limit - grow)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "[enforce fail at alloc_cpu.cpp:75] data. "
@@ -117,13 +106,9 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
                             "live tensor storage; see --max-bytes)",
                             nbytes, ledger_limit);
     const tl_backend *be = s->backend;
-    void *data = be->alloc(nbytes);
-    if (!data)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "[enforce fail at alloc_cpu.cpp:75] data. "
-                            "DefaultCPUAllocator: not enough memory: you tried "
-                            "to allocate %zu bytes.",
-                            nbytes);
+    void *data;
+    if (tl_backend_alloc(be, nbytes, &data, err) < 0)
+        return -1;
     /* the new block comes zeroed: copy the old bytes in, as bytes */
     int64_t old = (int64_t)s->nbytes, one = 1;
     if (old > 0) {
@@ -131,19 +116,15 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
                          .sizes = &old, .strides = &one};
         tl_strided sd = {.data = s->data, .dtype = TL_UINT8, .ndim = 1,
                          .sizes = &old, .strides = &one};
-        if (be->copy_strided(&dd, &sd, err) < 0) {
-            be->free(data);
+        if (tl_backend_copy_strided(be, &dd, &sd, err) < 0) {
+            tl_backend_free(be, data);
             return -1;
         }
     }
-    if (s->data)
-        be->free(s->data);
+    tl_backend_free(be, s->data);
     s->data = data;
     s->nbytes = nbytes;
-    ledger_live += grow;
-    ledger_total += grow;
-    if (ledger_live > ledger_peak)
-        ledger_peak = ledger_live;
+    charge(grow);
     return 0;
 }
 
@@ -162,9 +143,8 @@ void tl_storage_release(tl_storage *s)
         s->mem_owner->borrowers--;
         tl_storage_release(s->mem_owner);
     } else {
-        if (s->data)
-            s->backend->free(s->data);
-        ledger_live -= s->nbytes;
+        tl_backend_free(s->backend, s->data);
+        L->ledger_live -= s->nbytes;
     }
     free(s);
 }
