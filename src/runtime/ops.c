@@ -758,6 +758,27 @@ static const char *binop_kernel_name(tl_binop op)
     }
 }
 
+/* PyTorch names its kernels after the device: "bitwise_and_cuda", not
+ * "bitwise_and_cpu" (and CUDA has no "_vml" kernels). Rewrites a dtype
+ * error of the rules below for a tensor on `dev`; returns -1. */
+static int device_kernel_names(tl_device dev, tl_error *err)
+{
+    if (dev.kind != TL_DEV_CUDA || !err)
+        return -1;
+    static const char *const from[] = {"_vml_cpu\"", "_cpu\""};
+    for (int k = 0; k < 2; k++) {
+        char *p = strstr(err->msg, from[k]);
+        if (!p)
+            continue;
+        size_t fl = strlen(from[k]);
+        char tail[sizeof err->msg];
+        snprintf(tail, sizeof tail, "%s", p + fl);
+        snprintf(p, sizeof err->msg - (size_t)(p - err->msg), "_cuda\"%s", tail);
+        break;
+    }
+    return -1;
+}
+
 static bool opnd_is_zero(const opnd *o)
 {
     if (o->t)
@@ -907,8 +928,10 @@ static tl_tensor *binary_new(tl_binop op, const opnd *a, const opnd *b,
     if (opnds_shape(ops, 2, &nd, shape, err) < 0)
         return NULL;
     tl_dtype compute, outdt;
-    if (binop_types(op, a, b, &compute, &outdt, err) < 0)
+    if (binop_types(op, a, b, &compute, &outdt, err) < 0) {
+        device_kernel_names(tl_backend_device(be), err);
         return NULL;
+    }
     iter_out_strides(ops, 2, compute, nd, shape, st);
     tl_tensor *out = tl_tensor_new_strided(be, outdt, nd, shape, st, err);
     if (!out)
@@ -962,7 +985,7 @@ static int binary_inplace_checked(tl_binop op, tl_tensor *dst, const opnd *b,
         return -1;
     tl_dtype compute, outdt;
     if (binop_types(op, &a, b, &compute, &outdt, err) < 0)
-        return -1;
+        return device_kernel_names(tl_tensor_device(dst), err);
     binkind k = binop_kind(op);
     tl_dtype res = k == BK_CMP || k == BK_LOGICAL ? compute : outdt;
     if (k != BK_LOGICAL && !tl_dtype_can_cast(res, dst->dtype))
@@ -1087,8 +1110,10 @@ static int run_unary(tl_unop op, tl_dtype compute, const tl_tensor *dst,
 static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
 {
     tl_dtype compute, outdt;
-    if (unop_types(op, t->dtype, &compute, &outdt, err) < 0)
+    if (unop_types(op, t->dtype, &compute, &outdt, err) < 0) {
+        device_kernel_names(tl_tensor_device(t), err);
         return NULL;
+    }
     opnd o = opnd_tensor(t);
     int64_t st[TL_MAX_DIMS];
     iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
@@ -1112,7 +1137,7 @@ static int unary_inplace(tl_unop op, tl_tensor *t, tl_error *err)
     if (assert_no_internal_overlap(t, err) < 0)
         return -1;
     if (unop_types(op, t->dtype, &compute, &outdt, err) < 0)
-        return -1;
+        return device_kernel_names(tl_tensor_device(t), err);
     if (unop_kind(op) != UK_BOOL && !tl_dtype_can_cast(outdt, t->dtype))
         return cast_error(outdt, t->dtype, err);
     if (run_unary(op, compute, t, t, err) < 0)
