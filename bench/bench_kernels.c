@@ -135,10 +135,14 @@ static tl_tensor *run_op(fixture *f, int op)
                       TL_MEMFMT_PRESERVE, &err);
         break;
     case OP_ADD:
-        r = tl_ops_binop(TL_BIN_ADD, f->vx, f->vb, &err);
+    {
+        tl_operand a = tl_ops_operand_tensor(f->x), b = tl_ops_operand_tensor(f->b);
+        r = tl_ops_binop(TL_BIN_ADD, &a, &b, &err);
+    }
         break;
     case OP_SUM:
-        r = tl_ops_reduce(TL_RED_SUM, "sum", f->x, f->vdim, false, NULL, &err);
+        r = tl_ops_reduce(TL_RED_SUM, "sum", f->x, 1, (const int64_t[]){1}, false,
+                          NULL, &err);
         break;
     case OP_GATHER: {
         tl_value *v = tl_index_get(f->vflat, f->vidx, &err);

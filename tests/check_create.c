@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "convert.h"
 #include "create.h"
 #include "numpy.h"
 
@@ -488,14 +489,14 @@ START_TEST(test_queries)
     ck_assert_int_eq(p1->u.i - p0->u.i, 8);
     tl_value *st = METHOD0("untyped_storage", ov);
     ck_assert_int_eq(st->kind, TL_V_STORAGE);
-    tl_value *f = tl_create_storage_attr(st, "data_ptr", &err);
+    tl_value *f = tl_convert_storage_attr(st, "data_ptr", &err);
     tl_args none = {0, NULL, 0, NULL, NULL};
     tl_value *sp = f->u.func.fn(f->u.func.self, &none, &err);
     ck_assert_int_eq(sp->u.i, p0->u.i);
-    tl_value *nb = tl_create_storage_attr(st, "nbytes", &err);
+    tl_value *nb = tl_convert_storage_attr(st, "nbytes", &err);
     tl_value *nbv = nb->u.func.fn(nb->u.func.self, &none, &err);
     ck_assert_int_eq(nbv->u.i, 48);
-    ck_assert_ptr_null(tl_create_storage_attr(st, "bogus", &err));
+    ck_assert_ptr_null(tl_convert_storage_attr(st, "bogus", &err));
     ck_assert_int_eq(err.kind, TL_ERR_ATTRIBUTE);
     tl_error_clear(&err);
     /* empty tensors report data_ptr 0 */

@@ -14,8 +14,9 @@
 #include <string.h>
 
 #include "bind.h"
+#include "convert.h"
 #include "create.h"
-#include "numpy.h"
+#include "bind_numpy.h"
 #include "ops.h"
 #include "util.h"
 
@@ -43,10 +44,10 @@ static int parse_opts(const tl_args *a, fopts *o, tl_error *err)
         const char *n = a->kwnames[k];
         tl_value *v = a->kwvals[k];
         if (strcmp(n, "dtype") == 0) {
-            if (tl_create_opt_dtype(v, &o->has_dtype, &o->dtype, err) < 0)
+            if (tl_convert_opt_dtype(v, &o->has_dtype, &o->dtype, err) < 0)
                 return -1;
         } else if (strcmp(n, "device") == 0) {
-            if (tl_create_opt_device(v, &o->be, err) < 0)
+            if (tl_convert_opt_device(v, &o->be, err) < 0)
                 return -1;
         } else if (strcmp(n, "requires_grad") == 0) {
             if (tl_to_bool(v, "requires_grad", &o->requires_grad, err) < 0)
@@ -574,7 +575,7 @@ static tl_value *b_tensor(tl_value *self, const tl_args *a, tl_error *err)
     if (!be)
         be = data->kind == TL_V_TENSOR ? tl_tensor_backend(data->u.tensor)
                                        : tl_create_default_backend();
-    return finish(tl_create_from_data(data, o.has_dtype, o.dtype, be, err), &o,
+    return finish(tl_convert_from_data(data, o.has_dtype, o.dtype, be, err), &o,
                   err);
 }
 
@@ -603,7 +604,7 @@ static tl_value *b_device(tl_value *self, const tl_args *a, tl_error *err)
     if (!t)
         return tl_args_type_error(a, "device", sig, err), NULL;
     tl_device dev;
-    if (tl_create_parse_device(t, &dev, err) < 0)
+    if (tl_convert_device(t, &dev, err) < 0)
         return NULL;
     if (i && i->kind != TL_V_NONE) {
         int64_t idx;
@@ -830,7 +831,7 @@ static tl_value *b_new_tensor(tl_value *self, const tl_args *a, tl_error *err)
     if (data->kind == TL_V_TENSOR && !o.has_dtype)
         out = tl_create_copy_to(data->u.tensor, be, data->u.tensor->dtype, err);
     else
-        out = tl_create_from_data(data, true, dt, be, err);
+        out = tl_convert_from_data(data, true, dt, be, err);
     return finish(out, &o, err);
 }
 
@@ -976,7 +977,7 @@ static tl_value *m_item(tl_value *self, const tl_args *a, tl_error *err)
     SELF("item");
     if (no_args(a, "item", err) < 0)
         return NULL;
-    return tl_create_item(t, err);
+    return tl_convert_item(t, err);
 }
 
 static tl_value *m_tolist(tl_value *self, const tl_args *a, tl_error *err)
@@ -984,7 +985,7 @@ static tl_value *m_tolist(tl_value *self, const tl_args *a, tl_error *err)
     SELF("tolist");
     if (no_args(a, "tolist", err) < 0)
         return NULL;
-    return tl_create_tolist(t, err);
+    return tl_convert_tolist(t, err);
 }
 
 static tl_value *m_data_ptr(tl_value *self, const tl_args *a, tl_error *err)
@@ -1107,7 +1108,10 @@ static tl_value *m_pin_memory(tl_value *self, const tl_args *a, tl_error *err)
                                          t->sizes, t->strides, err);
     if (!p)
         return NULL;
-    p->storage->pinned = true;
+    if (tl_storage_pin(p->storage, err) < 0) { /* cudaHostAlloc on a GPU */
+        tl_tensor_release(p);
+        return NULL;
+    }
     /* PyTorch copies with copy_ (same overlap check); the fresh tensor's
      * version counter then reads 0 again, as pin_memory's result does */
     if (tl_ops_copy_(p, t, err) < 0) {
@@ -1345,9 +1349,9 @@ const tl_bind_table tl_bind_create_tables[] = {
     {TL_BIND_TORCH, torch_entries},
     {TL_BIND_METHOD, method_entries},
     {TL_BIND_ATTR, attr_entries},
-    {TL_BIND_TORCH, tl_numpy_torch_bindings},
-    {TL_BIND_METHOD, tl_numpy_method_bindings},
-    {TL_BIND_NUMPY, tl_numpy_np_bindings},
-    {TL_BIND_NDARRAY, tl_numpy_ndarray_bindings},
+    {TL_BIND_TORCH, tl_bind_numpy_torch_bindings},
+    {TL_BIND_METHOD, tl_bind_numpy_method_bindings},
+    {TL_BIND_NUMPY, tl_bind_numpy_np_bindings},
+    {TL_BIND_NDARRAY, tl_bind_numpy_ndarray_bindings},
     {TL_BIND_METHOD, NULL},
 };

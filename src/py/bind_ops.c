@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "bind.h"
+#include "convert.h"
 #include "ops.h"
+#include "pyops.h"
 #include "util.h"
 
 /* ===================================================================== */
@@ -55,6 +57,72 @@ static tl_value *missing(const char *fn, const char *arg, tl_error *err)
 static bool absent(const tl_value *v)
 {
     return !v || v->kind == TL_V_NONE;
+}
+
+/* ---- Python values -> the runtime's C operands (ops.h) ---- */
+
+static int need_opnd(const tl_value *v, const char *what, tl_operand *o,
+                     tl_error *err)
+{
+    if (tl_pyops_operand(v, o))
+        return 0;
+    return tl_error_set(err, TL_ERR_TYPE, "%s must be Tensor or Number, not %s",
+                        what, tl_value_type_name(v));
+}
+
+/* An optional operand (min=, max=): *p is NULL when absent, else o. */
+static int opt_opnd(const tl_value *v, const char *what, tl_operand *o,
+                    const tl_operand **p, tl_error *err)
+{
+    *p = NULL;
+    if (absent(v))
+        return 0;
+    if (need_opnd(v, what, o, err) < 0)
+        return -1;
+    *p = o;
+    return 0;
+}
+
+/* alpha=: a Python number (*p NULL when absent) */
+static int alpha_arg(const tl_value *v, tl_operand *o, const tl_operand **p,
+                     tl_error *err)
+{
+    *p = NULL;
+    if (absent(v))
+        return 0;
+    if (v->kind == TL_V_FLOAT)
+        *o = tl_ops_operand_float(v->u.f);
+    else if (v->kind == TL_V_INT)
+        *o = tl_ops_operand_int(v->u.i);
+    else if (v->kind == TL_V_BOOL)
+        *o = tl_ops_operand_bool(v->u.b);
+    else
+        return tl_error_set(err, TL_ERR_TYPE, "alpha must be a number, not %s",
+                            tl_value_type_name(v));
+    *p = o;
+    return 0;
+}
+
+/* A dim list (None: *n = -1; an int or a tuple/list of ints) */
+static int dims_arg(const tl_value *v, const char *what, int64_t *out, int *n,
+                    tl_error *err)
+{
+    *n = -1;
+    if (absent(v))
+        return 0;
+    *n = tl_to_int_list(v, what, true, out, TL_MAX_DIMS, err);
+    return *n < 0 ? -1 : 0;
+}
+
+/* (values, indices) as a tuple, or NULL when rc failed */
+static tl_value *ret_pair(int rc, tl_tensor *v, tl_tensor *i)
+{
+    if (rc < 0)
+        return NULL;
+    tl_value *tup = tl_tuple_new(2);
+    tl_seq_set(tup, 0, tl_value_tensor(v));
+    tl_seq_set(tup, 1, tl_value_tensor(i));
+    return tup;
 }
 
 static int opt_bool(const tl_args *a, size_t i, const char *kw, bool dflt,
@@ -251,7 +319,7 @@ static tl_value *b_to(tl_value *self, const tl_args *a, tl_error *err)
     }
     if (!absent(dev)) {
         tl_device d;
-        if (!tl_ops_parse_device(dev, &d, err))
+        if (!tl_convert_to_device(dev, &d, err))
             return NULL;
         be = tl_ops_device_backend(t, d, err);
         if (!be)
@@ -402,7 +470,7 @@ static tl_value *b_cuda(tl_value *self, const tl_args *a, tl_error *err)
     tl_device d = {TL_DEV_CUDA, 0};
     tl_value *dv = tl_arg(a, 0, "device");
     if (!absent(dv)) {
-        if (!tl_ops_parse_device(dv, &d, err))
+        if (!tl_convert_to_device(dv, &d, err))
             return NULL;
         if (d.kind != TL_DEV_CUDA) {
             tl_error_set(err, TL_ERR_RUNTIME, "Invalid device, must be cuda device");
@@ -434,9 +502,14 @@ static tl_value *binary_method(const char *fn, tl_binop op, bool inplace,
     if (!o)
         return missing(fn, "other", err);
     tl_value *al = alpha ? tl_arg(a, 99, "alpha") : NULL;
+    tl_operand x, y, av;
+    const tl_operand *ap;
+    if ((!inplace && need_opnd(self, "input", &x, err) < 0) ||
+        need_opnd(o, "other", &y, err) < 0 || alpha_arg(al, &av, &ap, err) < 0)
+        return NULL;
     if (inplace)
-        return ret_self(self, tl_ops_binop_alpha_(op, t, o, al, err));
-    return ret_t(tl_ops_binop_alpha(op, self, o, al, err));
+        return ret_self(self, tl_ops_binop_alpha_(op, t, &y, ap, err));
+    return ret_t(tl_ops_binop_alpha(op, &x, &y, ap, err));
 }
 
 #define BIN_METHOD(NAME, OP, ALPHA)                                            \
@@ -521,9 +594,13 @@ static tl_value *div_method(const char *fn, bool inplace, tl_value *self,
     tl_value *o = tl_arg(a, 0, "other");
     if (!o)
         return missing(fn, "other", err);
+    tl_operand x, y;
+    if ((!inplace && need_opnd(self, "input", &x, err) < 0) ||
+        need_opnd(o, "other", &y, err) < 0)
+        return NULL;
     if (inplace)
-        return ret_self(self, tl_ops_div_mode_(t, o, mode, err));
-    return ret_t(tl_ops_div_mode(self, o, mode, err));
+        return ret_self(self, tl_ops_div_mode_(t, &y, mode, err));
+    return ret_t(tl_ops_div_mode(&x, &y, mode, err));
 }
 
 VIA_METHOD(div, div_method, false)
@@ -622,9 +699,14 @@ static tl_value *clamp_method(const char *fn, bool inplace, tl_value *self,
                             err) < 0)
         return NULL;
     tl_value *lo = tl_arg(a, 0, "min"), *hi = tl_arg(a, 1, "max");
+    tl_operand l, h;
+    const tl_operand *lp, *hp;
+    if (opt_opnd(lo, "min", &l, &lp, err) < 0 ||
+        opt_opnd(hi, "max", &h, &hp, err) < 0)
+        return NULL;
     if (inplace)
-        return ret_self(self, tl_ops_clamp_(t, lo, hi, err));
-    return ret_t(tl_ops_clamp(t, lo, hi, err));
+        return ret_self(self, tl_ops_clamp_(t, lp, hp, err));
+    return ret_t(tl_ops_clamp(t, lp, hp, err));
 }
 
 VIA_METHOD(clamp, clamp_method, false)
@@ -643,10 +725,14 @@ static tl_value *clamp_bound(const char *fn, bool is_min, bool inplace,
     tl_value *v = tl_arg(a, 0, is_min ? "min" : "max");
     if (!v)
         return missing(fn, is_min ? "min" : "max", err);
+    tl_operand b;
+    const tl_operand *bp;
+    if (opt_opnd(v, is_min ? "min" : "max", &b, &bp, err) < 0)
+        return NULL;
     if (inplace)
-        return ret_self(self, is_min ? tl_ops_clamp_(t, v, NULL, err)
-                                     : tl_ops_clamp_(t, NULL, v, err));
-    return ret_t(is_min ? tl_ops_clamp(t, v, NULL, err) : tl_ops_clamp(t, NULL, v, err));
+        return ret_self(self, is_min ? tl_ops_clamp_(t, bp, NULL, err)
+                                     : tl_ops_clamp_(t, NULL, bp, err));
+    return ret_t(is_min ? tl_ops_clamp(t, bp, NULL, err) : tl_ops_clamp(t, NULL, bp, err));
 }
 VIA_METHOD(clamp_min, clamp_bound, true, false)
 VIA_METHOD(clamp_max, clamp_bound, false, false)
@@ -667,7 +753,11 @@ static tl_value *b_where_method(tl_value *self, const tl_args *a, tl_error *err)
         return missing("where", "other", err);
     if (tl_to_tensor(cv, "condition", &c, err) < 0)
         return NULL;
-    return ret_t(tl_ops_where(c, self, o, err));
+    tl_operand x, y;
+    if (need_opnd(self, "input", &x, err) < 0 ||
+        need_opnd(o, "other", &y, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_where(c, &x, &y, err));
 }
 
 static tl_value *t_where(tl_value *self, const tl_args *a, tl_error *err)
@@ -701,7 +791,11 @@ static tl_value *t_where(tl_value *self, const tl_args *a, tl_error *err)
     }
     if (tl_to_tensor(cv, "condition", &c, err) < 0)
         return NULL;
-    return ret_t(tl_ops_where(c, x, y, err));
+    tl_operand xo, yo;
+    if (need_opnd(x, "input", &xo, err) < 0 ||
+        need_opnd(y, "other", &yo, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_where(c, &xo, &yo, err));
 }
 
 static tl_value *masked_fill_method(const char *fn, bool inplace,
@@ -719,9 +813,16 @@ static tl_value *masked_fill_method(const char *fn, bool inplace,
         return missing(fn, "value", err);
     if (tl_to_tensor(mv, "mask", &m, err) < 0)
         return NULL;
+    tl_operand vo;
+    if (v->kind == TL_V_NDARRAY || !tl_pyops_operand(v, &vo)) {
+        tl_error_set(err, TL_ERR_TYPE,
+                     "masked_fill() received an invalid combination of arguments - got (Tensor, %s), but expected one of:\n * (Tensor mask, Tensor value)\n * (Tensor mask, Number value)",
+                     tl_value_type_name(v));
+        return NULL;
+    }
     if (inplace)
-        return ret_self(self, tl_ops_masked_fill_(t, m, v, err));
-    return ret_t(tl_ops_masked_fill(t, m, v, err));
+        return ret_self(self, tl_ops_masked_fill_(t, m, &vo, err));
+    return ret_t(tl_ops_masked_fill(t, m, &vo, err));
 }
 
 VIA_METHOD(masked_fill, masked_fill_method, false)
@@ -836,8 +937,12 @@ static tl_value *reduce_method(const char *fn, tl_redop op, bool with_dtype,
         return NULL;
     if (!with_dtype)
         has_dt = false;
-    tl_value *dim = tl_arg(a, 0, "dim");
-    return ret_t(tl_ops_reduce(op, fn, t, dim, keep, has_dt ? &dt : NULL, err));
+    int64_t dims[TL_MAX_DIMS];
+    int nd;
+    if (dims_arg(tl_arg(a, 0, "dim"), "dim", dims, &nd, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_reduce(op, fn, t, nd, dims, keep, has_dt ? &dt : NULL,
+                               err));
 }
 
 #define RED_METHOD(NAME, OP, DT)                                               \
@@ -869,8 +974,8 @@ static tl_value *minmax_method(const char *fn, bool is_max, tl_value *self,
             tl_args_type_error(a, fn, sig, err);
             return NULL;
         }
-        return ret_t(tl_ops_reduce(is_max ? TL_RED_MAX : TL_RED_MIN, fn, t, NULL,
-                                   false, NULL, err));
+        return ret_t(tl_ops_reduce(is_max ? TL_RED_MAX : TL_RED_MIN, fn, t, -1,
+                                   NULL, false, NULL, err));
     }
     if (d && d->kind == TL_V_TENSOR && a->npos == 1 && a->nkw == 0)
         o = d, d = NULL;
@@ -879,8 +984,12 @@ static tl_value *minmax_method(const char *fn, bool is_max, tl_value *self,
             tl_args_type_error(a, fn, sig, err);
             return NULL;
         }
+        tl_operand x, y;
+        if (need_opnd(self, "input", &x, err) < 0 ||
+            need_opnd(o, "other", &y, err) < 0)
+            return NULL;
         return ret_t(tl_ops_binop(is_max ? TL_BIN_MAXIMUM : TL_BIN_MINIMUM,
-                                  self, o, err));
+                                  &x, &y, err));
     }
     int64_t dim;
     bool keep;
@@ -891,7 +1000,9 @@ static tl_value *minmax_method(const char *fn, bool is_max, tl_value *self,
     if (tl_to_int(d, "dim", &dim, err) < 0 ||
         opt_bool(a, 1, "keepdim", false, &keep, err) < 0)
         return NULL;
-    return tl_ops_minmax_dim(is_max, t, dim, keep, err);
+    tl_tensor *vals = NULL, *idx = NULL;
+    int rc = tl_ops_minmax_dim(is_max, t, dim, keep, &vals, &idx, err);
+    return ret_pair(rc, vals, idx);
 }
 
 VIA_METHOD(max, minmax_method, true)
@@ -923,7 +1034,11 @@ static tl_value *var_method(const char *fn, bool is_std, tl_value *self,
     tl_value *cv = tl_arg(a, 99, "correction");
     if (!absent(cv) && tl_to_int(cv, "correction", &corr, err) < 0)
         return NULL;
-    return ret_t(tl_ops_var(t, dim, corr, keep, is_std, err));
+    int64_t dims[TL_MAX_DIMS];
+    int nd;
+    if (dims_arg(dim, "dim", dims, &nd, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_var(t, nd, dims, corr, keep, is_std, err));
 }
 VIA_METHOD(std, var_method, true)
 VIA_METHOD(var, var_method, false)
@@ -1009,7 +1124,9 @@ static tl_value *b_flip(tl_value *self, const tl_args *a, tl_error *err)
     tl_value *tmp, *dv = dims_value(a, "dims", &tmp);
     if (!dv)
         return missing("flip", "dims", err);
-    tl_tensor *r = tl_ops_flip(t, dv, err);
+    int64_t dims[TL_MAX_DIMS];
+    int nd = tl_to_int_list(dv, "dims", true, dims, TL_MAX_DIMS, err);
+    tl_tensor *r = nd < 0 ? NULL : tl_ops_flip(t, nd, dims, err);
     if (tmp)
         tl_value_release(tmp);
     return ret_t(r);
@@ -1040,7 +1157,16 @@ static tl_value *b_roll(tl_value *self, const tl_args *a, tl_error *err)
     tl_value *sh = tl_arg(a, 0, "shifts");
     if (!sh)
         return missing("roll", "shifts", err);
-    return ret_t(tl_ops_roll(t, sh, tl_arg(a, 1, "dims"), err));
+    int64_t shifts[TL_MAX_DIMS], dims[TL_MAX_DIMS];
+    int nsh = tl_to_int_list(sh, "shifts", true, shifts, TL_MAX_DIMS, err);
+    if (nsh < 0)
+        return NULL;
+    tl_value *dv = tl_arg(a, 1, "dims");
+    int nd = 0;
+    if (!absent(dv) &&
+        (nd = tl_to_int_list(dv, "dims", true, dims, TL_MAX_DIMS, err)) < 0)
+        return NULL;
+    return ret_t(tl_ops_roll(t, nsh, shifts, nd, dims, err));
 }
 
 static tl_value *repeat_method(const char *fn, bool tile, tl_value *self,
@@ -1079,7 +1205,20 @@ static tl_value *b_repeat_interleave(tl_value *self, const tl_args *a,
     tl_value *r = tl_arg(a, 0, "repeats");
     if (!r)
         return missing("repeat_interleave", "repeats", err);
-    return ret_t(tl_ops_repeat_interleave(t, r, tl_arg(a, 1, "dim"), err));
+    tl_value *dv = tl_arg(a, 1, "dim");
+    int d = 0;
+    bool has_dim = !absent(dv);
+    if (has_dim) {
+        int64_t raw;
+        if (tl_to_int(dv, "dim", &raw, err) < 0 ||
+            tl_shape_wrap_dim(raw, t->ndim, &d, err) < 0)
+            return NULL;
+    }
+    int64_t n = 0;
+    if (r->kind != TL_V_TENSOR && tl_to_int(r, "repeats", &n, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_repeat_interleave(
+        t, r->kind == TL_V_TENSOR ? r->u.tensor : NULL, n, has_dim, d, err));
 }
 
 static tl_value *tri_method(const char *fn, bool upper, tl_value *self,
@@ -1137,7 +1276,9 @@ static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
         (sv && tl_to_bool(sv, "stable", &stable, err) < 0))
         return NULL;
     /* tlab's sort is always stable: stable=False may order ties either way */
-    return tl_ops_sort(t, dim, desc, err);
+    tl_tensor *vals = NULL, *idx = NULL;
+    int rc = tl_ops_sort(t, dim, desc, &vals, &idx, err);
+    return ret_pair(rc, vals, idx);
 }
 
 static tl_value *b_topk(tl_value *self, const tl_args *a, tl_error *err)
@@ -1158,7 +1299,9 @@ static tl_value *b_topk(tl_value *self, const tl_args *a, tl_error *err)
         opt_bool(a, 3, "sorted", true, &sorted, err) < 0)
         return NULL;
     /* sorted=False leaves the order unspecified: the sorted order is one */
-    return tl_ops_topk(t, k, dim, largest, err);
+    tl_tensor *vals = NULL, *idx = NULL;
+    int rc = tl_ops_topk(t, k, dim, largest, &vals, &idx, err);
+    return ret_pair(rc, vals, idx);
 }
 
 static tl_value *b_diag_embed(tl_value *self, const tl_args *a, tl_error *err)

@@ -15,6 +15,8 @@
  * Everything returns new references; failing calls fill err (no span: the
  * evaluator attaches the call's span).
  */
+#include "builtins.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -23,11 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
 #include "bind.h"
-#include "builtins.h"
+#include "context.h"
+#include "convert.h"
 #include "create.h"
-#include "interp.h"
+#include "ops.h"
+#include "pyops.h"
 #include "util.h"
 
 /* ---------------------------------------------------------------------- */
@@ -56,7 +59,7 @@ static int one_iterable(const tl_args *a, const char *name, tl_value ***items,
 {
     if (exactly_one(a, name, err) < 0)
         return -1;
-    return tl_interp_iterate(a->pos[0], items, n, err);
+    return tl_pyops_iterate(a->pos[0], items, n, err);
 }
 
 static int at_most_one(const tl_args *a, const char *name, tl_error *err)
@@ -185,13 +188,13 @@ static tl_value *bi_range(tl_value *self, const tl_args *a, tl_error *err)
         n = ((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step + 1;
     else if (step < 0 && start > stop)
         n = ((uint64_t)start - (uint64_t)stop - 1) / ((uint64_t)0 - (uint64_t)step) + 1;
-    if (n > (uint64_t)tl_interp_max_seq()) {
+    if (n > (uint64_t)tl_pyops_max_seq()) {
         tl_error_set(err, TL_ERR_LIMIT,
                      "range of %" PRIu64 " elements is longer than the limit (%" PRId64 ")",
-                     n, tl_interp_max_seq());
+                     n, tl_pyops_max_seq());
         return NULL;
     }
-    if (tl_interp_charge_seq((size_t)n, err) < 0)
+    if (tl_pyops_charge_seq((size_t)n, err) < 0)
         return NULL;
     tl_value *r = tl_list_new(0);
     int64_t v = start;
@@ -210,7 +213,7 @@ static tl_value *make_seq(tl_value *src, bool list, tl_error *err)
 {
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(src, &items, &n, err) < 0)
+    if (tl_pyops_iterate(src, &items, &n, err) < 0)
         return NULL;
     tl_value *r;
     if (list) {
@@ -267,7 +270,7 @@ static tl_value *bi_reversed(tl_value *self, const tl_args *a, tl_error *err)
     }
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(v, &items, &n, err) < 0)
+    if (tl_pyops_iterate(v, &items, &n, err) < 0)
         return NULL;
     tl_value *r = tl_list_new(0);
     for (size_t i = n; i-- > 0;)
@@ -437,7 +440,7 @@ static tl_value *bi_bool(tl_value *self, const tl_args *a, tl_error *err)
     if (a->npos == 0)
         return tl_bool(false);
     bool t;
-    if (tl_interp_truthy(a->pos[0], &t, err) < 0)
+    if (tl_pyops_truthy(a->pos[0], &t, err) < 0)
         return NULL;
     return tl_bool(t);
 }
@@ -447,7 +450,7 @@ static tl_value *bi_bool(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *repr_value(const tl_value *v, const char *fn, tl_error *err)
 {
     tl_buf b = {0};
-    size_t max = (size_t)tl_interp_max_seq();
+    size_t max = (size_t)tl_pyops_max_seq();
     if (!tl_value_repr_bounded(v, &b, max) || b.len > max) {
         tl_buf_free(&b);
         tl_error_set(err, TL_ERR_LIMIT,
@@ -543,7 +546,7 @@ static tl_value *minmax(const tl_args *a, bool is_max, tl_error *err)
     size_t n;
     bool owned = false;
     if (a->npos == 1) {
-        if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+        if (tl_pyops_iterate(a->pos[0], &items, &n, err) < 0)
             return NULL;
         owned = true;
     } else {
@@ -565,9 +568,9 @@ static tl_value *minmax(const tl_args *a, bool is_max, tl_error *err)
     } else {
         best = tl_value_retain(items[0]);
         for (size_t i = 1; i < n; i++) {
-            tl_value *c = tl_interp_compare(is_max ? TL_CMP_GT : TL_CMP_LT, items[i], best, err);
+            tl_value *c = tl_pyops_compare(is_max ? TL_CMP_GT : TL_CMP_LT, items[i], best, err);
             bool t = false;
-            int rc = c ? tl_interp_truthy(c, &t, err) : -1;
+            int rc = c ? tl_pyops_truthy(c, &t, err) : -1;
             tl_value_release(c);
             if (rc < 0) {
                 tl_value_release(best);
@@ -581,7 +584,7 @@ static tl_value *minmax(const tl_args *a, bool is_max, tl_error *err)
         }
     }
     if (owned)
-        tl_interp_items_free(items, n);
+        tl_pyops_items_free(items, n);
     return best;
 }
 
@@ -620,11 +623,11 @@ static tl_value *bi_sum(tl_value *self, const tl_args *a, tl_error *err)
     }
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+    if (tl_pyops_iterate(a->pos[0], &items, &n, err) < 0)
         return NULL;
     tl_value *acc = start ? tl_value_retain(start) : tl_int(0);
     for (size_t i = 0; i < n && acc; i++) {
-        tl_value *r = tl_interp_binop(TL_PY_ADD, acc, items[i], err);
+        tl_value *r = tl_pyops_binary(TL_PY_ADD, acc, items[i], err);
         tl_value_release(acc);
         acc = r;
         if (acc && tl_context_deadline_tick((int64_t)i, err) < 0) {
@@ -632,7 +635,7 @@ static tl_value *bi_sum(tl_value *self, const tl_args *a, tl_error *err)
             acc = NULL;
         }
     }
-    tl_interp_items_free(items, n);
+    tl_pyops_items_free(items, n);
     return acc;
 }
 
@@ -645,8 +648,8 @@ static tl_value *allany(const tl_args *a, bool all, tl_error *err)
     bool res = all;
     for (size_t i = 0; i < n; i++) {
         bool t;
-        if (tl_interp_truthy(items[i], &t, err) < 0) {
-            tl_interp_items_free(items, n);
+        if (tl_pyops_truthy(items[i], &t, err) < 0) {
+            tl_pyops_items_free(items, n);
             return NULL;
         }
         if (t != all) {
@@ -654,7 +657,7 @@ static tl_value *allany(const tl_args *a, bool all, tl_error *err)
             break;
         }
     }
-    tl_interp_items_free(items, n);
+    tl_pyops_items_free(items, n);
     return tl_bool(res);
 }
 
@@ -680,7 +683,7 @@ static tl_value *bi_enumerate(tl_value *self, const tl_args *a, tl_error *err)
         return NULL;
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+    if (tl_pyops_iterate(a->pos[0], &items, &n, err) < 0)
         return NULL;
     tl_value *r = tl_list_new(0);
     for (size_t i = 0; i < n; i++) {
@@ -702,7 +705,7 @@ static tl_value *bi_zip(tl_value *self, const tl_args *a, tl_error *err)
     size_t *lens = tl_xcalloc(k ? k : 1, sizeof *lens);
     tl_value *r = NULL;
     for (size_t j = 0; j < k; j++) {
-        if (tl_interp_iterate(a->pos[j], &lists[j], &lens[j], err) < 0)
+        if (tl_pyops_iterate(a->pos[j], &lists[j], &lens[j], err) < 0)
             goto done;
         if (lens[j] < shortest)
             shortest = lens[j];
@@ -719,7 +722,7 @@ static tl_value *bi_zip(tl_value *self, const tl_args *a, tl_error *err)
 done:
     for (size_t j = 0; j < k; j++)
         if (lists[j])
-            tl_interp_items_free(lists[j], lens[j]);
+            tl_pyops_items_free(lists[j], lens[j]);
     free(lists);
     free(lens);
     return r;
@@ -813,10 +816,10 @@ static tl_value *torch_size(tl_value *self, const tl_args *a, tl_error *err)
         return tl_size_new(0, NULL);
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+    if (tl_pyops_iterate(a->pos[0], &items, &n, err) < 0)
         return NULL;
     if (n > TL_MAX_DIMS) {
-        tl_interp_items_free(items, n);
+        tl_pyops_items_free(items, n);
         tl_error_set(err, TL_ERR_LIMIT, "torch.Size of %zu dims (tlab supports up to %d)",
                      n, TL_MAX_DIMS);
         return NULL;
@@ -827,11 +830,11 @@ static tl_value *torch_size(tl_value *self, const tl_args *a, tl_error *err)
             tl_error_set(err, TL_ERR_TYPE,
                          "torch.Size() takes an iterable of 'int' (item %zu is '%s')", i,
                          tl_value_type_name(items[i]));
-            tl_interp_items_free(items, n);
+            tl_pyops_items_free(items, n);
             return NULL;
         }
     }
-    tl_interp_items_free(items, n);
+    tl_pyops_items_free(items, n);
     return tl_size_new((int)n, sizes);
 }
 
@@ -858,12 +861,12 @@ static tl_value *cuda_is_available(tl_value *self, const tl_args *a, tl_error *e
                      a->npos);
         return NULL;
     }
-    return tl_bool(tl_interp_current_opts()->cuda_available);
+    return tl_bool(tl_context_get()->cuda_backend != NULL);
 }
 
 static tl_value *cuda_device_count(tl_value *self, const tl_args *a, tl_error *err)
 {
-    return tl_int(tl_interp_current_opts()->cuda_available ? 1 : 0);
+    return tl_int(tl_context_get()->cuda_backend != NULL ? 1 : 0);
 }
 
 static tl_value *cuda_current_device(tl_value *self, const tl_args *a, tl_error *err)
@@ -1044,62 +1047,11 @@ tl_value *tl_builtins_module_attr(tl_value *mod, const char *name, tl_error *err
     return NULL;
 }
 
-/* ---------------------------------------------------------------------- */
-/* storages (torch.UntypedStorage: bytes) */
-
-static int storage_byte(tl_storage *s, int64_t i, uint8_t *out, bool write, uint8_t in,
-                        tl_error *err)
-{
-    if (i < 0 || (uint64_t)i >= s->nbytes)
-        return tl_error_set(err, TL_ERR_INDEX, "index %" PRId64 " out of range for storage of size %zu",
-                            i, s->nbytes);
-    const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
-    unsigned char *p = (unsigned char *)s->data + i;
-    if (write)
-        return tl_backend_from_host(be, p, &in, 1, err);
-    return tl_backend_to_host(be, out, p, 1, err);
-}
-
-tl_value *tl_builtins_storage_get(tl_value *st, tl_value *idx, tl_error *err)
-{
-    int64_t i;
-    if (!tl_value_as_index(idx, &i)) {
-        tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
-                     tl_value_type_name(idx));
-        return NULL;
-    }
-    tl_storage *s = st->u.storage;
-    if (i < 0)
-        i += (int64_t)s->nbytes;
-    uint8_t b;
-    if (storage_byte(s, i, &b, false, 0, err) < 0)
-        return NULL;
-    return tl_int(b);
-}
-
-int tl_builtins_storage_set(tl_value *st, tl_value *idx, tl_value *v, tl_error *err)
-{
-    int64_t i, x;
-    if (!tl_value_as_index(idx, &i))
-        return tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
-                            tl_value_type_name(idx));
-    if (!tl_value_as_index(v, &x))
-        return tl_error_set(err, TL_ERR_TYPE, "storage values must be ints, not %s",
-                            tl_value_type_name(v));
-    if (x < 0 || x > 255)
-        return tl_error_set(err, TL_ERR_RUNTIME, "value %" PRId64 " is out of range for a byte", x);
-    tl_storage *s = st->u.storage;
-    if (i < 0)
-        i += (int64_t)s->nbytes;
-    uint8_t dummy;
-    return storage_byte(s, i, &dummy, true, (uint8_t)x, err);
-}
-
 static tl_value *st_tolist(tl_value *self, const tl_args *a, tl_error *err)
 {
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(self, &items, &n, err) < 0)
+    if (tl_pyops_iterate(self, &items, &n, err) < 0)
         return NULL;
     tl_value *r = tl_list_new(0);
     for (size_t i = 0; i < n; i++)
@@ -1117,7 +1069,7 @@ static tl_value *storage_attr(tl_value *obj, const char *name, tl_error *err)
     for (size_t i = 0; i < TL_ARRAY_LEN(m); i++)
         if (strcmp(m[i].name, name) == 0)
             return tl_value_func(m[i].name, m[i].fn, obj);
-    return tl_create_storage_attr(obj, name, err);
+    return tl_convert_storage_attr(obj, name, err);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1170,7 +1122,7 @@ static tl_value *list_append(tl_value *self, const tl_args *a, tl_error *err)
 {
     if (exactly_one(a, "append", err) < 0)
         return NULL;
-    if (tl_interp_charge_seq(self->u.seq.n + 1, err) < 0)
+    if (tl_pyops_charge_seq(self->u.seq.n + 1, err) < 0)
         return NULL;
     tl_list_append(self, tl_value_retain(a->pos[0]));
     return tl_none();
@@ -1182,8 +1134,8 @@ static tl_value *list_extend(tl_value *self, const tl_args *a, tl_error *err)
     size_t n;
     if (one_iterable(a, "extend", &items, &n, err) < 0)
         return NULL;
-    if (tl_interp_charge_seq(self->u.seq.n + n, err) < 0) {
-        tl_interp_items_free(items, n);
+    if (tl_pyops_charge_seq(self->u.seq.n + n, err) < 0) {
+        tl_pyops_items_free(items, n);
         return NULL;
     }
     for (size_t i = 0; i < n; i++)

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind.h"
 #include "ops.h"
 #include "shape.h"
 
@@ -327,11 +326,7 @@ static const int64_t zero_strides[TL_MAX_DIMS];
 
 /* One input of an elementwise op: a tensor, or a Python number (a
  * "wrapped number": int -> Long, float -> Double (weak), bool -> Bool). */
-typedef struct opnd {
-    const tl_tensor *t; /* NULL for a Python number */
-    tl_scalar s;
-    tl_dtype sdt;       /* the number's own dtype (Long/Double/Bool) */
-} opnd;
+typedef tl_operand opnd; /* ops.h */
 
 static opnd opnd_tensor(const tl_tensor *t)
 {
@@ -367,6 +362,11 @@ static opnd opnd_bool(bool b)
     o.sdt = TL_BOOL;
     return o;
 }
+
+tl_operand tl_ops_operand_tensor(const tl_tensor *t) { return opnd_tensor(t); }
+tl_operand tl_ops_operand_int(int64_t i) { return opnd_int(i); }
+tl_operand tl_ops_operand_float(double f) { return opnd_float(f); }
+tl_operand tl_ops_operand_bool(bool b) { return opnd_bool(b); }
 
 static tl_dtype opnd_dtype(const opnd *o)
 {
@@ -862,26 +862,18 @@ out:
 
 /* Fold alpha into b for add/sub: b*alpha (a Python number stays a number;
  * a tensor becomes a temporary). *tmp receives the temporary to release. */
-static int apply_alpha(const opnd *a, opnd *b, const tl_value *alpha,
+static int apply_alpha(const opnd *a, opnd *b, const opnd *alpha,
                        tl_tensor **tmp, tl_error *err)
 {
     *tmp = NULL;
     if (!alpha)
         return 0;
+    TL_ASSERT(!alpha->t); /* a number (the py layer checks) */
     opnd ops[2] = {*a, *b};
     tl_dtype common = result_type(ops, 2);
-    bool af = alpha->kind == TL_V_FLOAT;
-    double fa = 0;
-    int64_t ia = 0;
-    if (alpha->kind == TL_V_FLOAT)
-        fa = alpha->u.f;
-    else if (alpha->kind == TL_V_INT)
-        ia = alpha->u.i, fa = (double)ia;
-    else if (alpha->kind == TL_V_BOOL)
-        ia = alpha->u.b, fa = (double)ia;
-    else
-        return tl_error_set(err, TL_ERR_TYPE, "alpha must be a number, not %s",
-                            tl_value_type_name(alpha));
+    bool af = alpha->s.is_float;
+    double fa = alpha->s.f;
+    int64_t ia = alpha->s.i;
     if (af && !tl_dtype_is_floating(common))
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "For integral input tensors, argument alpha must not be a floating point number.");
@@ -1308,26 +1300,18 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
 }
 
 /* value of masked_fill: a number or a 0-d tensor */
-static int masked_value(const tl_value *v, opnd *o, bool *grad, tl_error *err)
+static int masked_value(const opnd *v, opnd *o, bool *grad, tl_error *err)
 {
     *grad = false;
-    switch (v->kind) {
-    case TL_V_INT: *o = opnd_int(v->u.i); return 0;
-    case TL_V_BOOL: *o = opnd_bool(v->u.b); return 0;
-    case TL_V_FLOAT: *o = opnd_float(v->u.f); return 0;
-    case TL_V_TENSOR:
-        if (v->u.tensor->ndim != 0)
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
-                                v->u.tensor->ndim);
-        *grad = v->u.tensor->requires_grad;
-        *o = opnd_tensor(v->u.tensor);
+    *o = *v;
+    if (!v->t)
         return 0;
-    default:
-        return tl_error_set(err, TL_ERR_TYPE,
-                            "masked_fill() received an invalid combination of arguments - got (Tensor, %s), but expected one of:\n * (Tensor mask, Tensor value)\n * (Tensor mask, Number value)",
-                            tl_value_type_name(v));
-    }
+    if (v->t->ndim != 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
+                            v->t->ndim);
+    *grad = v->t->requires_grad;
+    return 0;
 }
 
 static int check_mask(const tl_tensor *mask, tl_error *err)
@@ -1361,7 +1345,7 @@ static int masked_fill_run(tl_tensor *dst, const tl_tensor *mask,
 }
 
 static int masked_fill_inplace(tl_tensor *t, const tl_tensor *mask,
-                               const tl_value *value, tl_error *err)
+                               const opnd *value, tl_error *err)
 {
     opnd val;
     bool vgrad;
@@ -1391,7 +1375,7 @@ static int masked_fill_inplace(tl_tensor *t, const tl_tensor *mask,
 }
 
 static tl_tensor *masked_fill_new(const tl_tensor *t, const tl_tensor *mask,
-                                  const tl_value *value, tl_error *err)
+                                  const opnd *value, tl_error *err)
 {
     opnd val;
     bool vgrad;
@@ -1434,21 +1418,18 @@ typedef struct redspec {
     int64_t user[TL_MAX_DIMS];
 } redspec;
 
-/* Parse dim (None / int / tuple-or-list of ints) into a mask. */
-static int parse_dims(const tl_value *dim, int ndim, redspec *rs, tl_error *err)
+/* dims[0..n) as the user wrote them (n < 0: None) into a mask. */
+static int parse_dims(int n, const int64_t *dims, int ndim, redspec *rs,
+                      tl_error *err)
 {
     rs->mask = 0;
     rs->all = false;
     rs->nuser = 0;
-    if (!dim || dim->kind == TL_V_NONE) {
+    if (n < 0) {
         rs->all = true;
         rs->mask = ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << ndim) - 1);
         return 0;
     }
-    int64_t dims[TL_MAX_DIMS];
-    int n = tl_to_int_list(dim, "dim", true, dims, TL_MAX_DIMS, err);
-    if (n < 0)
-        return -1;
     if (n == 0) { /* dim=() reduces everything (1.13) */
         rs->all = true;
         rs->mask = ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << ndim) - 1);
@@ -1622,8 +1603,8 @@ static tl_tensor *reduce_one(tl_redop op, const char *name, const tl_tensor *t,
 }
 
 /* max(dim)/min(dim): (values, indices) */
-static tl_value *reduce_pair(bool is_max, const tl_tensor *t, int dim,
-                             bool keepdim, tl_error *err)
+static int reduce_pair(bool is_max, const tl_tensor *t, int dim, bool keepdim,
+                       tl_tensor **values, tl_tensor **indices, tl_error *err)
 {
     redspec rs;
     rs.all = false;
@@ -1632,23 +1613,22 @@ static tl_value *reduce_pair(bool is_max, const tl_tensor *t, int dim,
     rs.mask = t->ndim == 0 ? 0 : (uint64_t)1 << dim;
     const char *name = is_max ? "max" : "min";
     if (red_check_nonempty(name, false, t, &rs, err) < 0)
-        return NULL;
+        return -1;
     tl_tensor *v = reduce_one(is_max ? TL_RED_MAX : TL_RED_MIN, name, t, &rs,
                               false, t->dtype, err);
     if (!v)
-        return NULL;
+        return -1;
     tl_tensor *ix = red_alloc(t, &rs, TL_INT64, err);
     if (!ix || red_run(is_max ? TL_RED_ARGMAX : TL_RED_ARGMIN, t->dtype, ix, t,
                        &rs, err) < 0) {
         tl_tensor_release(v);
         if (ix)
             tl_tensor_release(ix);
-        return NULL;
+        return -1;
     }
-    tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_value_tensor(v));
-    tl_seq_set(tup, 1, tl_value_tensor(ix));
-    return tup;
+    *values = v;
+    *indices = ix;
+    return 0;
 }
 
 /* var/std: mean of squared deviations with a correction. */
@@ -1946,13 +1926,9 @@ static tl_tensor *stack_kd(tl_tensor *const *ts, size_t n, int k, int dim_for_1d
     return out;
 }
 
-static int parse_dim_list(const tl_value *v, int ndim, uint64_t *mask,
+static int parse_dim_list(int n, const int64_t *raw, int ndim, uint64_t *mask,
                           int *dims, int *ndims, tl_error *err)
 {
-    int64_t raw[TL_MAX_DIMS];
-    int n = tl_to_int_list(v, "dims", true, raw, TL_MAX_DIMS, err);
-    if (n < 0)
-        return -1;
     *mask = 0;
     for (int i = 0; i < n; i++) {
         int d;
@@ -2538,37 +2514,26 @@ static tl_tensor *matmul_impl(const tl_tensor *a, const tl_tensor *b,
 /* public entry points used by the bindings and the interpreter          */
 /* ===================================================================== */
 
-static const char *pyop_symbol(tl_pyop op)
-{
-    static const char *const sym[TL_NPYOPS] = {
-        "+", "-", "*", "/", "//", "%", "** or pow()", "@", "==", "!=", "<",
-        "<=", ">", ">=", "&", "|", "^", "<<", ">>"};
-    return (unsigned)op < TL_NPYOPS ? sym[op] : "?";
-}
-
-/* Value -> operand; false if the value is not a number or tensor. */
-static bool value_opnd(const tl_value *v, opnd *o)
-{
-    switch (v->kind) {
-    case TL_V_INT: *o = opnd_int(v->u.i); return true;
-    case TL_V_FLOAT: *o = opnd_float(v->u.f); return true;
-    case TL_V_BOOL: *o = opnd_bool(v->u.b); return true;
-    case TL_V_TENSOR:
-    case TL_V_NDARRAY: *o = opnd_tensor(v->u.tensor); return true;
-    default: return false;
-    }
-}
-
-tl_tensor *tl_ops_binop(tl_binop op, const tl_value *a, const tl_value *b,
+tl_tensor *tl_ops_binop(tl_binop op, const tl_operand *a, const tl_operand *b,
                         tl_error *err)
 {
-    opnd x, y;
-    if (!value_opnd(a, &x) || !value_opnd(b, &y)) {
-        tl_error_set(err, TL_ERR_TYPE, "unsupported operand types: '%s' and '%s'",
-                     tl_value_type_name(a), tl_value_type_name(b));
-        return NULL;
-    }
-    return binary_new(op, &x, &y, err);
+    return binary_new(op, a, b, err);
+}
+
+int tl_ops_binop_(tl_binop op, tl_tensor *self, const tl_operand *b,
+                  tl_error *err)
+{
+    return binary_inplace(op, self, b, err);
+}
+
+tl_dtype tl_ops_result_type(const tl_operand *ops, int n)
+{
+    return result_type(ops, n);
+}
+
+bool tl_ops_binop_is_comparison(tl_binop op)
+{
+    return binop_kind(op) == BK_CMP;
 }
 
 tl_tensor *tl_ops_unop(tl_unop op, const tl_tensor *t, tl_error *err)
@@ -2581,175 +2546,13 @@ int tl_ops_unop_(tl_unop op, tl_tensor *t, tl_error *err)
     return unary_inplace(op, t, err);
 }
 
-static bool pyop_binop(tl_pyop op, tl_binop *out)
+tl_tensor *tl_ops_binop_alpha(tl_binop op, const tl_operand *a,
+                              const tl_operand *b, const tl_operand *alpha,
+                              tl_error *err)
 {
-    static const int map[TL_NPYOPS] = {
-        TL_BIN_ADD, TL_BIN_SUB, TL_BIN_MUL, TL_BIN_DIV, TL_BIN_FLOORDIV,
-        TL_BIN_REMAINDER, TL_BIN_POW, -1, TL_BIN_EQ, TL_BIN_NE, TL_BIN_LT,
-        TL_BIN_LE, TL_BIN_GT, TL_BIN_GE, TL_BIN_BITAND, TL_BIN_BITOR,
-        TL_BIN_BITXOR, TL_BIN_LSHIFT, TL_BIN_RSHIFT};
-    if ((unsigned)op >= TL_NPYOPS || map[op] < 0)
-        return false;
-    *out = (tl_binop)map[op];
-    return true;
-}
-
-/* ndarray-only arithmetic: NumPy's default float is float64. */
-static bool numpy_mode(const tl_value *a, const tl_value *b)
-{
-    bool any_nd = a->kind == TL_V_NDARRAY || b->kind == TL_V_NDARRAY;
-    bool any_t = a->kind == TL_V_TENSOR || b->kind == TL_V_TENSOR;
-    return any_nd && !any_t;
-}
-
-static tl_value *wrap_result(tl_tensor *t, bool ndarray)
-{
-    return ndarray ? tl_value_ndarray(t) : tl_value_tensor(t);
-}
-
-tl_value *tl_ops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
-{
-    opnd x, y;
-    bool ok = value_opnd(a, &x) && value_opnd(b, &y);
-    if (!ok) {
-        if (op == TL_PY_EQ || op == TL_PY_NE)
-            return tl_bool(op == TL_PY_NE);
-        tl_error_set(err, TL_ERR_TYPE,
-                     "unsupported operand type(s) for %s: '%s' and '%s'",
-                     pyop_symbol(op), tl_value_type_name(a),
-                     tl_value_type_name(b));
-        return NULL;
-    }
-    bool nd = numpy_mode(a, b);
-    tl_tensor *r;
-    if (op == TL_PY_MATMUL) {
-        if (!x.t || !y.t) {
-            tl_error_set(err, TL_ERR_TYPE,
-                         "unsupported operand type(s) for @: '%s' and '%s'",
-                         tl_value_type_name(a), tl_value_type_name(b));
-            return NULL;
-        }
-        r = matmul_impl(x.t, y.t, false, err);
-    } else {
-        tl_binop bop;
-        if (!pyop_binop(op, &bop)) {
-            tl_error_set(err, TL_ERR_UNSUPPORTED, "unsupported operator");
-            return NULL;
-        }
-        if (nd) {
-            /* NumPy promotes integers to float64, not float32 */
-            opnd ops[2] = {x, y};
-            tl_dtype rt = result_type(ops, 2);
-            bool has_f32 = (x.t && x.t->dtype == TL_FLOAT32) ||
-                           (y.t && y.t->dtype == TL_FLOAT32);
-            if (!has_f32 && (rt == TL_FLOAT32 ||
-                             (bop == TL_BIN_DIV && !tl_dtype_is_floating(rt)))) {
-                tl_tensor *cx = NULL;
-                const tl_tensor *base = x.t ? x.t : y.t;
-                cx = tl_ops_to((tl_tensor *)base, NULL, TL_FLOAT64, true,
-                               TL_MEMFMT_PRESERVE, err);
-                if (!cx)
-                    return NULL;
-                if (x.t)
-                    x.t = cx;
-                else
-                    y.t = cx;
-                r = binary_new(bop, &x, &y, err);
-                tl_tensor_release(cx);
-                return r ? wrap_result(r, true) : NULL;
-            }
-        }
-        r = binary_new(bop, &x, &y, err);
-    }
-    return r ? wrap_result(r, nd) : NULL;
-}
-
-tl_value *tl_ops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b,
-                                tl_error *err)
-{
-    if (a->kind != TL_V_TENSOR && a->kind != TL_V_NDARRAY)
-        return tl_ops_binary(op, a, b, err);
-    opnd y;
-    if (!value_opnd(b, &y)) {
-        tl_error_set(err, TL_ERR_TYPE,
-                     "unsupported operand type(s) for %s=: '%s' and '%s'",
-                     pyop_symbol(op), tl_value_type_name(a),
-                     tl_value_type_name(b));
-        return NULL;
-    }
-    if (op == TL_PY_MATMUL) {
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "In-place matrix multiplication is not (yet) supported. Please use 'a = a @ b' instead.");
-        return NULL;
-    }
-    tl_binop bop;
-    if (!pyop_binop(op, &bop) || binop_kind(bop) == BK_CMP) {
-        tl_error_set(err, TL_ERR_UNSUPPORTED, "unsupported augmented operator");
-        return NULL;
-    }
-    if (binary_inplace(bop, a->u.tensor, &y, err) < 0)
-        return NULL;
-    return tl_value_retain(a);
-}
-
-tl_value *tl_ops_unary(tl_pyunop op, tl_value *a, tl_error *err)
-{
-    if (a->kind != TL_V_TENSOR && a->kind != TL_V_NDARRAY) {
-        tl_error_set(err, TL_ERR_TYPE, "bad operand type for unary operator: '%s'",
-                     tl_value_type_name(a));
-        return NULL;
-    }
-    tl_tensor *t = a->u.tensor;
-    bool nd = a->kind == TL_V_NDARRAY;
-    tl_tensor *r = NULL;
-    switch (op) {
-    case TL_PY_POS:
-        if (t->dtype == TL_BOOL && !nd) {
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "The `+` operator, on a bool tensor is not supported.");
-            return NULL;
-        }
-        if (!nd)
-            return tl_value_retain(a); /* positive() returns self */
-        r = tl_ops_clone(t, TL_MEMFMT_PRESERVE, err);
-        break;
-    case TL_PY_NEG:
-        r = unary_new(TL_UN_NEG, t, err);
-        break;
-    case TL_PY_INVERT:
-        if (tl_dtype_is_floating(t->dtype)) {
-            tl_error_set(err, TL_ERR_TYPE,
-                         "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
-            return NULL;
-        }
-        r = unary_new(TL_UN_BITWISE_NOT, t, err);
-        break;
-    }
-    return r ? wrap_result(r, nd) : NULL;
-}
-
-static bool absent(const tl_value *v)
-{
-    return !v || v->kind == TL_V_NONE;
-}
-
-static int need_opnd(const tl_value *v, const char *what, opnd *o,
-                     tl_error *err)
-{
-    if (value_opnd(v, o))
-        return 0;
-    return tl_error_set(err, TL_ERR_TYPE, "%s must be Tensor or Number, not %s",
-                        what, tl_value_type_name(v));
-}
-
-tl_tensor *tl_ops_binop_alpha(tl_binop op, const tl_value *a, const tl_value *b,
-                              const tl_value *alpha, tl_error *err)
-{
-    opnd x, y;
-    if (need_opnd(a, "input", &x, err) < 0 || need_opnd(b, "other", &y, err) < 0)
-        return NULL;
+    opnd x = *a, y = *b;
     tl_tensor *tmp = NULL;
-    if (!absent(alpha) && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
+    if (alpha && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
         return NULL;
     tl_tensor *r = binary_new(op, &x, &y, err);
     if (tmp)
@@ -2757,16 +2560,14 @@ tl_tensor *tl_ops_binop_alpha(tl_binop op, const tl_value *a, const tl_value *b,
     return r;
 }
 
-int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_value *b,
-                        const tl_value *alpha, tl_error *err)
+int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_operand *b,
+                        const tl_operand *alpha, tl_error *err)
 {
-    opnd x = opnd_tensor(self), y;
-    if (need_opnd(b, "other", &y, err) < 0)
-        return -1;
+    opnd x = opnd_tensor(self), y = *b;
     if (check_inplace_grad(self, err) < 0)
         return -1;
     tl_tensor *tmp = NULL;
-    if (!absent(alpha) && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
+    if (alpha && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
         return -1;
     int rc = binary_inplace_checked(op, self, &y, err);
     if (tmp)
@@ -2776,55 +2577,42 @@ int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_value *b,
     return rc;
 }
 
-tl_tensor *tl_ops_where(const tl_tensor *cond, const tl_value *a,
-                        const tl_value *b, tl_error *err)
+tl_tensor *tl_ops_where(const tl_tensor *cond, const tl_operand *a,
+                        const tl_operand *b, tl_error *err)
 {
-    opnd x, y;
-    if (need_opnd(a, "input", &x, err) < 0 || need_opnd(b, "other", &y, err) < 0)
-        return NULL;
-    return where_new(cond, &x, &y, err);
+    return where_new(cond, a, b, err);
 }
 
-tl_tensor *tl_ops_clamp(const tl_tensor *t, const tl_value *lo,
-                        const tl_value *hi, tl_error *err)
+tl_tensor *tl_ops_clamp(const tl_tensor *t, const tl_operand *lo,
+                        const tl_operand *hi, tl_error *err)
 {
-    opnd l, h;
-    if (!absent(lo) && need_opnd(lo, "min", &l, err) < 0)
-        return NULL;
-    if (!absent(hi) && need_opnd(hi, "max", &h, err) < 0)
-        return NULL;
-    return clamp_new(t, absent(lo) ? NULL : &l, absent(hi) ? NULL : &h, err);
+    return clamp_new(t, lo, hi, err);
 }
 
-int tl_ops_clamp_(tl_tensor *t, const tl_value *lo, const tl_value *hi,
+int tl_ops_clamp_(tl_tensor *t, const tl_operand *lo, const tl_operand *hi,
                   tl_error *err)
 {
-    opnd l, h;
-    if (!absent(lo) && need_opnd(lo, "min", &l, err) < 0)
-        return -1;
-    if (!absent(hi) && need_opnd(hi, "max", &h, err) < 0)
-        return -1;
-    return clamp_inplace(t, absent(lo) ? NULL : &l, absent(hi) ? NULL : &h, err);
+    return clamp_inplace(t, lo, hi, err);
 }
 
 tl_tensor *tl_ops_masked_fill(const tl_tensor *t, const tl_tensor *mask,
-                              const tl_value *v, tl_error *err)
+                              const tl_operand *v, tl_error *err)
 {
     return masked_fill_new(t, mask, v, err);
 }
 
-int tl_ops_masked_fill_(tl_tensor *t, const tl_tensor *mask, const tl_value *v,
-                        tl_error *err)
+int tl_ops_masked_fill_(tl_tensor *t, const tl_tensor *mask,
+                        const tl_operand *v, tl_error *err)
 {
     return masked_fill_inplace(t, mask, v, err);
 }
 
 tl_tensor *tl_ops_reduce(tl_redop op, const char *name, const tl_tensor *t,
-                         const tl_value *dim, bool keepdim,
+                         int ndims, const int64_t *dims, bool keepdim,
                          const tl_dtype *dtype, tl_error *err)
 {
     redspec rs;
-    if (parse_dims(dim, t->ndim, &rs, err) < 0)
+    if (parse_dims(ndims, dims, t->ndim, &rs, err) < 0)
         return NULL;
     rs.keepdim = keepdim;
     tl_dtype dt = dtype ? *dtype : t->dtype;
@@ -2843,21 +2631,22 @@ tl_tensor *tl_ops_reduce(tl_redop op, const char *name, const tl_tensor *t,
     return r;
 }
 
-tl_value *tl_ops_minmax_dim(bool is_max, const tl_tensor *t, int64_t dim,
-                            bool keepdim, tl_error *err)
+int tl_ops_minmax_dim(bool is_max, const tl_tensor *t, int64_t dim,
+                      bool keepdim, tl_tensor **values, tl_tensor **indices,
+                      tl_error *err)
 {
     int d;
     if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
-        return NULL;
-    return reduce_pair(is_max, t, d, keepdim, err);
+        return -1;
+    return reduce_pair(is_max, t, d, keepdim, values, indices, err);
 }
 
-tl_tensor *tl_ops_var(const tl_tensor *t, const tl_value *dim,
+tl_tensor *tl_ops_var(const tl_tensor *t, int ndims, const int64_t *dims,
                       int64_t correction, bool keepdim, bool is_std,
                       tl_error *err)
 {
     redspec rs;
-    if (parse_dims(dim, t->ndim, &rs, err) < 0)
+    if (parse_dims(ndims, dims, t->ndim, &rs, err) < 0)
         return NULL;
     rs.keepdim = keepdim;
     return var_std(t, &rs, correction, is_std, err);
@@ -2873,10 +2662,11 @@ tl_tensor *tl_ops_vstack(tl_tensor *const *ts, size_t n, tl_error *err)
     return stack_kd(ts, n, 2, 0, 0, "vstack", err);
 }
 
-tl_tensor *tl_ops_flip(const tl_tensor *t, const tl_value *dims, tl_error *err)
+tl_tensor *tl_ops_flip(const tl_tensor *t, int ndims, const int64_t *dims,
+                       tl_error *err)
 {
     uint64_t mask;
-    if (parse_dim_list(dims, t->ndim, &mask, NULL, NULL, err) < 0)
+    if (parse_dim_list(ndims, dims, t->ndim, &mask, NULL, NULL, err) < 0)
         return NULL;
     if (t->ndim == 0)
         mask = 0;
@@ -2892,20 +2682,10 @@ tl_tensor *tl_ops_fliplr(const tl_tensor *t, bool ud, tl_error *err)
     return flip_mask(t, ud ? 1 : 2, err);
 }
 
-tl_tensor *tl_ops_roll(const tl_tensor *t, const tl_value *shifts,
-                       const tl_value *dims, tl_error *err)
+tl_tensor *tl_ops_roll(const tl_tensor *t, int nsh, const int64_t *sh, int nd,
+                       const int64_t *raw, tl_error *err)
 {
-    int64_t sh[TL_MAX_DIMS];
-    int nsh = tl_to_int_list(shifts, "shifts", true, sh, TL_MAX_DIMS, err);
-    if (nsh < 0)
-        return NULL;
-    int dl[TL_MAX_DIMS], nd = 0;
-    int64_t raw[TL_MAX_DIMS];
-    if (!absent(dims)) {
-        nd = tl_to_int_list(dims, "dims", true, raw, TL_MAX_DIMS, err);
-        if (nd < 0)
-            return NULL;
-    }
+    int dl[TL_MAX_DIMS];
     /* roll_common's order: shifts required, dims=() flattens, then align */
     if (nsh == 0) {
         tl_error_set(err, TL_ERR_RUNTIME, "`shifts` required");
@@ -2956,22 +2736,12 @@ tl_tensor *tl_ops_tile(const tl_tensor *t, int n, const int64_t *reps,
     return repeat_impl(t, nr, r, err);
 }
 
-tl_tensor *tl_ops_repeat_interleave(const tl_tensor *t, const tl_value *repeats,
-                                    const tl_value *dim, tl_error *err)
+tl_tensor *tl_ops_repeat_interleave(const tl_tensor *t, const tl_tensor *rt,
+                                    int64_t r, bool has_dim, int d,
+                                    tl_error *err)
 {
-    int d = 0;
-    bool has_dim = !absent(dim);
-    if (has_dim) {
-        int64_t raw;
-        if (tl_to_int(dim, "dim", &raw, err) < 0 ||
-            tl_shape_wrap_dim(raw, t->ndim, &d, err) < 0)
-            return NULL;
-    }
-    if (repeats->kind == TL_V_TENSOR)
-        return repeat_interleave_tensor(t, repeats->u.tensor, has_dim, d, err);
-    int64_t r;
-    if (tl_to_int(repeats, "repeats", &r, err) < 0)
-        return NULL;
+    if (rt)
+        return repeat_interleave_tensor(t, rt, has_dim, d, err);
     return repeat_interleave_int(t, r, has_dim, d, err);
 }
 
@@ -3064,12 +2834,10 @@ static tl_tensor *div_trunc_new(const opnd *x, const opnd *y, tl_error *err)
     return out;
 }
 
-tl_tensor *tl_ops_div_mode(const tl_value *a, const tl_value *b, int mode,
+tl_tensor *tl_ops_div_mode(const tl_operand *a, const tl_operand *b, int mode,
                            tl_error *err)
 {
-    opnd x, y;
-    if (need_opnd(a, "input", &x, err) < 0 || need_opnd(b, "other", &y, err) < 0)
-        return NULL;
+    opnd x = *a, y = *b;
     if (mode == 2)
         return binary_new(TL_BIN_FLOORDIV, &x, &y, err);
     if (mode == 1)
@@ -3077,12 +2845,10 @@ tl_tensor *tl_ops_div_mode(const tl_value *a, const tl_value *b, int mode,
     return binary_new(TL_BIN_DIV, &x, &y, err);
 }
 
-int tl_ops_div_mode_(tl_tensor *self, const tl_value *b, int mode,
+int tl_ops_div_mode_(tl_tensor *self, const tl_operand *b, int mode,
                      tl_error *err)
 {
-    opnd y;
-    if (need_opnd(b, "other", &y, err) < 0)
-        return -1;
+    opnd y = *b;
     if (mode == 2)
         return binary_inplace(TL_BIN_FLOORDIV, self, &y, err);
     if (mode == 0)
@@ -3104,30 +2870,6 @@ int tl_ops_div_mode_(tl_tensor *self, const tl_value *b, int mode,
     if (rc == 0)
         tl_tensor_bump_version(self);
     return rc;
-}
-
-bool tl_ops_parse_device(const tl_value *v, tl_device *out, tl_error *err)
-{
-    if (v->kind == TL_V_DEVICE) {
-        *out = v->u.device;
-        return true;
-    }
-    if (v->kind == TL_V_INT) {
-        if (v->u.i < 0) {
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "Device index must not be negative");
-            return false;
-        }
-        out->kind = TL_DEV_CUDA;
-        out->index = (int)v->u.i;
-        return true;
-    }
-    if (v->kind != TL_V_STR) {
-        tl_error_set(err, TL_ERR_TYPE, "expected a device, not %s",
-                     tl_value_type_name(v));
-        return false;
-    }
-    return tl_device_parse(v->u.str.s, out, err) == 0;
 }
 
 const tl_backend *tl_ops_device_backend(const tl_tensor *like, tl_device dev,
@@ -3152,52 +2894,46 @@ static int sort_rows(const tl_tensor *t, int d, bool desc, int64_t k,
     return tl_backend_sort(tl_tensor_backend(t), &v, &i, &s, d, desc, k, err);
 }
 
-static tl_value *pair_value(tl_tensor *v, tl_tensor *i)
-{
-    tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_value_tensor(v));
-    tl_seq_set(tup, 1, tl_value_tensor(i));
-    return tup;
-}
-
-tl_value *tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
-                      tl_error *err)
+int tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
+                tl_tensor **values, tl_tensor **indices, tl_error *err)
 {
     int d;
     if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
-        return NULL;
+        return -1;
     /* both outputs take self's layout by the preserve_format rule */
     int64_t st[TL_MAX_DIMS];
     tl_preserve_strides(t, st);
     const tl_backend *be = tl_tensor_backend(t);
     tl_tensor *v = tl_tensor_new_strided(be, t->dtype, t->ndim, t->sizes, st, err);
     if (!v)
-        return NULL;
+        return -1;
     tl_tensor *ix = tl_tensor_new_strided(be, TL_INT64, t->ndim, t->sizes, st, err);
     if (!ix) {
         tl_tensor_release(v);
-        return NULL;
+        return -1;
     }
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (sort_rows(t, d, descending, n, v, ix, err) < 0) {
         tl_tensor_release(v);
         tl_tensor_release(ix);
-        return NULL;
+        return -1;
     }
     grad_result(v, t->requires_grad);
-    return pair_value(v, ix);
+    *values = v;
+    *indices = ix;
+    return 0;
 }
 
-tl_value *tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim,
-                      bool largest, tl_error *err)
+int tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim, bool largest,
+                tl_tensor **values, tl_tensor **indices, tl_error *err)
 {
     int d;
     if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
-        return NULL;
+        return -1;
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (k < 0 || k > n) {
         tl_error_set(err, TL_ERR_RUNTIME, "selected index k out of range");
-        return NULL;
+        return -1;
     }
     int64_t sz[TL_MAX_DIMS];
     memcpy(sz, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
@@ -3206,19 +2942,21 @@ tl_value *tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim,
     const tl_backend *be = tl_tensor_backend(t);
     tl_tensor *v = tl_tensor_new(be, t->dtype, t->ndim, sz, err);
     if (!v)
-        return NULL;
+        return -1;
     tl_tensor *ix = tl_tensor_new(be, TL_INT64, t->ndim, sz, err);
     if (!ix) {
         tl_tensor_release(v);
-        return NULL;
+        return -1;
     }
     if (sort_rows(t, d, largest, k, v, ix, err) < 0) {
         tl_tensor_release(v);
         tl_tensor_release(ix);
-        return NULL;
+        return -1;
     }
     grad_result(v, t->requires_grad);
-    return pair_value(v, ix);
+    *values = v;
+    *indices = ix;
+    return 0;
 }
 
 tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,

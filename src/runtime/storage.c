@@ -16,6 +16,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "util.h"
@@ -89,6 +90,15 @@ tl_storage *tl_storage_borrow(tl_storage *owner, size_t byte_offset,
     return s;
 }
 
+/* free s's own block through whoever allocated it */
+static void free_block(const tl_storage *s, void *data)
+{
+    if (s->host_owner)
+        tl_backend_host_free(s->host_owner, data);
+    else
+        tl_backend_free(s->backend, data);
+}
+
 int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
 {
     if (nbytes <= s->nbytes)
@@ -107,7 +117,9 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
                             nbytes, ledger_limit);
     const tl_backend *be = s->backend;
     void *data;
-    if (tl_backend_alloc(be, nbytes, &data, err) < 0)
+    int rc = s->host_owner ? tl_backend_host_alloc(s->host_owner, nbytes, &data, err)
+                           : tl_backend_alloc(be, nbytes, &data, err);
+    if (rc < 0)
         return -1;
     /* the new block comes zeroed: copy the old bytes in, as bytes */
     int64_t old = (int64_t)s->nbytes, one = 1;
@@ -117,14 +129,33 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
         tl_strided sd = {.data = s->data, .dtype = TL_UINT8, .ndim = 1,
                          .sizes = &old, .strides = &one};
         if (tl_backend_copy_strided(be, &dd, &sd, err) < 0) {
-            tl_backend_free(be, data);
+            free_block(s, data);
             return -1;
         }
     }
-    tl_backend_free(be, s->data);
+    free_block(s, s->data);
     s->data = data;
     s->nbytes = nbytes;
     charge(grow);
+    return 0;
+}
+
+int tl_storage_pin(tl_storage *s, tl_error *err)
+{
+    TL_ASSERT(!s->mem_owner && s->device.kind == TL_DEV_CPU);
+    if (s->pinned)
+        return 0;
+    const tl_backend *pinner = L->cuda_backend ? L->cuda_backend : tl_backend_cpu();
+    void *data = NULL;
+    if (s->nbytes) {
+        if (tl_backend_host_alloc(pinner, s->nbytes, &data, err) < 0)
+            return -1;
+        memcpy(data, s->data, s->nbytes); /* both are host memory */
+        free_block(s, s->data);
+    }
+    s->data = data;
+    s->host_owner = pinner;
+    s->pinned = true;
     return 0;
 }
 
@@ -143,7 +174,7 @@ void tl_storage_release(tl_storage *s)
         s->mem_owner->borrowers--;
         tl_storage_release(s->mem_owner);
     } else {
-        tl_backend_free(s->backend, s->data);
+        free_block(s, s->data);
         L->ledger_live -= s->nbytes;
     }
     free(s);

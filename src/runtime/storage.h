@@ -38,7 +38,10 @@ typedef struct tl_storage {
     const struct tl_backend *backend; /* who allocated (and frees) data */
     struct tl_storage *mem_owner;     /* non-NULL: data is borrowed from it */
     uint64_t id;                      /* unique per thread, never reused */
-    bool pinned;
+    bool pinned;                      /* page-locked host memory */
+    /* non-NULL: data came from tl_backend_host_alloc of this backend (a
+     * pinned block) and goes back through its tl_backend_host_free */
+    const struct tl_backend *host_owner;
     int borrowers; /* live storages borrowing this one's memory */
 } tl_storage;
 
@@ -59,6 +62,13 @@ tl_storage *tl_storage_borrow(tl_storage *owner, size_t byte_offset,
  * memory, and on one whose memory others borrow (their pointers would
  * dangle). Returns 0 or -1 with err set. */
 int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err);
+/* Move a CPU storage that owns its memory into pinned host memory
+ * (pin_memory): a block from the thread's CUDA backend's host allocator
+ * (cudaHostAlloc on a GPU; ordinary memory where it has no
+ * TL_BACKEND_CAP_PINNED, or when the run has no CUDA backend), the bytes
+ * copied over, the old block freed; s->pinned set. The ledger is unchanged
+ * (same size). Returns 0 or -1 with err set (s unchanged). */
+int tl_storage_pin(tl_storage *s, tl_error *err);
 tl_storage *tl_storage_retain(tl_storage *s);
 void tl_storage_release(tl_storage *s);
 

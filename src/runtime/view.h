@@ -19,7 +19,6 @@
 
 #include "err.h"
 #include "tensor.h"
-#include "value.h"
 
 #ifdef __cplusplus
 extern "C" {
