@@ -18,6 +18,8 @@
  * any worker).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cuda_runtime.h>
 
@@ -80,6 +82,11 @@ static void query(void)
 
 extern "C" const tl_backend *tl_backend_cuda(void)
 {
+    /* TLAB_EMULATE_CUDA=1 hides the GPU, so --device cuda runs the grid
+     * simulator even here (tests/gpu/run.sh compares the two) */
+    const char *emu = getenv("TLAB_EMULATE_CUDA");
+    if (emu && !strcmp(emu, "1"))
+        return NULL;
     query();
     return ndevices > 0 ? tl_gpu_backend_cuda() : NULL;
 }

@@ -360,14 +360,28 @@ TL_KFN int64_t tl_k_offsets(const tl_kdesc *d, int64_t i, int64_t *off)
     int k;
     for (k = 0; k < TL_K_MAXOPS; k++)
         off[k] = 0;
+    /* every item index passed here is below d->n, and so is every size:
+     * below 2^31, 32-bit division (much cheaper on a GPU) is exact */
+    int narrow = d->n <= 2147483647;
     for (int dim = d->ndim - 1; dim >= 0; dim--) {
         int64_t sz = d->sizes[dim];
-        int64_t c = i % sz;
-        i /= sz;
+        int64_t c;
+        if (narrow) {
+            uint32_t u = (uint32_t)i, s32 = (uint32_t)sz;
+            c = (int64_t)(u % s32);
+            i = (int64_t)(u / s32);
+        } else {
+            c = i % sz;
+            i /= sz;
+        }
         for (k = 0; k < TL_K_MAXOPS; k++)
             off[k] += c * d->strides[k][dim];
         if (dim == d->gdim) {
-            off[d->gop] += d->goffs[c] - c * d->strides[d->gop][dim];
+            /* constant indices only: off[] stays in registers */
+            if (d->gop == 0)
+                off[0] += d->goffs[c] - c * d->strides[0][dim];
+            else
+                off[1] += d->goffs[c] - c * d->strides[1][dim];
             gc = c;
         }
     }

@@ -525,11 +525,18 @@ static void put_error(tl_buf *b, const tl_error *err)
         tl_buf_printf(b, "error %s: %s", tl_error_kind_name(err->kind), err->msg);
 }
 
-/* TLAB_FIXTURES_DEVICE=cuda: run on the emulated CUDA device */
+/* TLAB_FIXTURES_DEVICE=cuda: run on the emulated CUDA device; =gpu: on
+ * the real GPU (tests/gpu/run.sh; the program exits 77 without one) */
 static bool fixture_device_cuda(void)
 {
     const char *d = getenv("TLAB_FIXTURES_DEVICE");
-    return d && !strcmp(d, "cuda");
+    return d && (!strcmp(d, "cuda") || !strcmp(d, "gpu"));
+}
+
+static const tl_backend *fixture_backend(void)
+{
+    const char *d = getenv("TLAB_FIXTURES_DEVICE");
+    return d && !strcmp(d, "gpu") ? tl_backend_cuda() : tl_backend_cuda_emulated();
 }
 
 /* On the device, the cases whose answer depends on the device itself are
@@ -600,7 +607,7 @@ static int run_case(const cJSON *c, mism *m)
     if (fixture_device_cuda()) {
         /* the corpus on the emulated CUDA device (the GPU backend on the
          * host grid simulator): setup tensors live in device memory */
-        opts.default_backend = tl_backend_cuda_emulated();
+        opts.default_backend = fixture_backend();
         opts.cuda_backend = opts.default_backend;
         opts.cuda_available = true;
     }
@@ -1125,6 +1132,10 @@ static int run_all(void)
 int main(void)
 {
     install_crash_reporting();
+    if (fixture_device_cuda() && !fixture_backend()) {
+        printf("SKIP: TLAB_FIXTURES_DEVICE=gpu and no usable GPU\n");
+        return 77;
+    }
     if (env_on("TLAB_FIXTURES_ALL"))
         return run_all() ? EXIT_FAILURE : EXIT_SUCCESS;
     Suite *s = tl_fixtures_suite();

@@ -388,12 +388,18 @@ static void report(runner *R, const record *rec, const char *why, const char *ex
 
 /* Interpreter options of a record: the defaults, on the emulated CUDA
  * device when TLAB_GOLDEN_DEVICE=cuda (tests/device_cuda.sh: the golden
- * files on the GPU backend's grid simulator). */
+ * files on the GPU backend's grid simulator), on the GPU for =gpu (when
+ * one is usable; tests/gpu/run.sh). */
 static void golden_opts_default(tl_interp_opts *o)
 {
     tl_interp_opts_default(o);
     const char *dev = getenv("TLAB_GOLDEN_DEVICE");
-    if (dev && !strcmp(dev, "cuda")) {
+    const tl_backend *gpu = dev && !strcmp(dev, "gpu") ? tl_backend_cuda() : NULL;
+    if (gpu) { /* tests/gpu/run.sh: the real device */
+        o->default_backend = gpu;
+        o->cuda_backend = gpu;
+        o->cuda_available = true;
+    } else if (dev && !strcmp(dev, "cuda")) {
         o->default_backend = tl_backend_cuda_emulated();
         o->cuda_backend = o->default_backend;
         o->cuda_available = true;
