@@ -20,13 +20,15 @@
  *     once: a wrong grid stride or thread index shows here even when the
  *     values come out right.
  *   - The simulated device has a capacity (default: unlimited) so tests can
- *     provoke "CUDA out of memory"; tl_dev_sim_inject makes the next launch
- *     fail with a chosen status (sticky-error tests).
+ *     provoke "CUDA out of memory"; tl_dev_sim_inject (or the environment's
+ *     TLAB_SIM_FAULT=N:STATUS for the Nth launch) makes a launch fail with a
+ *     chosen status (sticky-error tests).
  *   - Launches poll the op's deadline between blocks (TL_DEV_ETIMEOUT).
  */
 #include "dev_sim.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,9 +268,27 @@ static int64_t outputs_of(tl_kkind kind, const tl_kdesc *d)
 
 static _Thread_local uint64_t launch_count;
 
+/* TLAB_SIM_FAULT=N:STATUS (tests): the Nth launch of the process fails
+ * with STATUS, e.g. 3:700, as a GPU's illegal address would. */
+static atomic_long launches_seen;
+
+static int env_fault(void)
+{
+    const char *f = getenv("TLAB_SIM_FAULT");
+    if (!f)
+        return 0;
+    long n = 0;
+    int status = 0;
+    if (sscanf(f, "%ld:%d", &n, &status) != 2 || n <= 0)
+        return 0;
+    return atomic_fetch_add(&launches_seen, 1) + 1 == n ? status : 0;
+}
+
 static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
 {
     int inj = atomic_exchange(&inject, 0);
+    if (!inj)
+        inj = env_fault();
     if (inj)
         return inj;
     if (desc->n <= 0)

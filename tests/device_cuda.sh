@@ -10,8 +10,8 @@
 #   - sheets (answers/, labs/, tests/students/): per op the actual kind and
 #     whether the prediction was right, the score and the exit status are
 #     those of --device cpu (storage pointers differ, verdicts must not).
-# TLAB_DEVICE_TEST=cuda-real runs the sheets with --require-gpu (used by
-# tests/gpu/run.sh on a GPU machine).
+# A sticky device error (TLAB_SIM_FAULT) must end check and grade --jobs
+# with exit 3. TLAB_DEVICE_TEST=cuda-real runs the sheets with --require-gpu.
 
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
 set +e
@@ -96,6 +96,22 @@ for sheet in "$top_srcdir"/answers/*.yaml "$top_srcdir"/labs/*.yaml "$top_srcdir
         diff "$tmp/cpu" "$tmp/cuda" | head -n 10 >&2
     fi
 done
+
+# ---- 4. a sticky device error (the simulator's 5th launch fails as an
+# illegal address would) is an internal failure: exit 3, also under --jobs
+if [ "${TLAB_DEVICE_TEST:-}" != cuda-real ]; then
+    checks=$((checks + 1))
+    TLAB_SIM_FAULT=5:700 "$TLAB" check --device cuda "$top_srcdir/answers/lab01.yaml" \
+        >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 3 ] || bad "sticky device error: check exit $rc, expected 3"
+    grep -q "illegal memory access" "$tmp/err" || bad "sticky device error: not named: $(head -n 2 "$tmp/err")"
+    checks=$((checks + 1))
+    TLAB_SIM_FAULT=5:700 "$TLAB" grade --device cuda --jobs 4 --lab "$top_srcdir/labs/lab01.yaml" \
+        "$top_srcdir"/tests/students/lab01-*.yaml >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 3 ] || bad "sticky device error: grade --jobs 4 exit $rc, expected 3"
+fi
 
 echo "device_cuda.sh: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]
