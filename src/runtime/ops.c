@@ -602,7 +602,7 @@ static int copy_into(const tl_tensor *dst, const tl_tensor *src,
 static tl_tensor *copy_new(const tl_tensor *t, const tl_backend *be,
                            tl_dtype dt, const int64_t *st, tl_error *err)
 {
-    tl_tensor *out = tl_tensor_new_strided(be, dt, t->ndim, t->sizes, st, err);
+    tl_tensor *out = tl_tensor_new_for_write(be, dt, t->ndim, t->sizes, st, err);
     if (!out)
         return NULL;
     if (copy_into(out, t, t->strides, err) < 0) {
@@ -902,7 +902,7 @@ static tl_tensor *binary_new(tl_binop op, const opnd *a, const opnd *b,
     if (binop_types(op, a, b, &compute, &outdt, err) < 0)
         return NULL;
     iter_out_strides(ops, 2, compute, nd, shape, st);
-    tl_tensor *out = tl_tensor_new_strided(be, outdt, nd, shape, st, err);
+    tl_tensor *out = tl_tensor_new_for_write(be, outdt, nd, shape, st, err);
     if (!out)
         return NULL;
     if (run_binary(op, compute, out, a, b, err) < 0) {
@@ -1084,7 +1084,7 @@ static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
     opnd o = opnd_tensor(t);
     int64_t st[TL_MAX_DIMS];
     iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
-    tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), outdt, t->ndim,
+    tl_tensor *out = tl_tensor_new_for_write(tl_tensor_backend(t), outdt, t->ndim,
                                            t->sizes, st, err);
     if (!out)
         return NULL;
