@@ -621,7 +621,7 @@ static int copy_into(const tl_tensor *dst, const tl_tensor *src,
 static tl_tensor *copy_new(const tl_tensor *t, const tl_backend *be,
                            tl_dtype dt, const int64_t *st, tl_error *err)
 {
-    tl_tensor *out = tl_tensor_new_strided(be, dt, t->ndim, t->sizes, st, err);
+    tl_tensor *out = tl_tensor_new_for_write(be, dt, t->ndim, t->sizes, st, err);
     if (!out)
         return NULL;
     if (copy_into(out, t, t->strides, err) < 0) {
@@ -966,7 +966,7 @@ static tl_tensor *binary_new(tl_binop op, const opnd *a, const opnd *b,
      * operand), so its layout follows sqrt's, not `x + 1`'s */
     bool unary = op == TL_BIN_POW && a->t && !b->t;
     iter_out_strides(ops, unary ? 1 : 2, compute, nd, shape, st);
-    tl_tensor *out = tl_tensor_new_strided(be, outdt, nd, shape, st, err);
+    tl_tensor *out = tl_tensor_new_for_write(be, outdt, nd, shape, st, err);
     if (!out)
         return NULL;
     if (run_binary(op, compute, out, a, b, err) < 0) {
@@ -1153,7 +1153,7 @@ static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
         tl_tensor_preserve_strides(t, st); /* ones_like / zeros_like(self, kBool) */
     else
         iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
-    tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), outdt, t->ndim,
+    tl_tensor *out = tl_tensor_new_for_write(tl_tensor_backend(t), outdt, t->ndim,
                                            t->sizes, st, err);
     if (!out)
         return NULL;
