@@ -179,8 +179,11 @@ START_TEST(test_sheet_threshold_rules)
     tl_grade_sheet(lab, lab, v, &g);
     ck_assert_int_eq(g.correct, 2);
     ck_assert_int_eq(g.total, 4);
+    /* op points 3 of 5, and the rules check (1 point) fails */
     ck_assert_int_eq(g.points, 3);
-    ck_assert_int_eq(g.max_points, 5);
+    ck_assert_int_eq(g.max_points, 6);
+    ck_assert(g.has_rules_test);
+    ck_assert_int_eq(g.rules_score, 0);
     ck_assert_int_eq(g.threshold, 2);
     ck_assert_uint_eq(g.unanswered, 1);
     ck_assert(!g.ops[2].answered);
