@@ -79,7 +79,7 @@ static void xml_attr(tl_buf *b, const char *s) { tl_escape_xml(b, s, true); }
 
 START_TEST(test_xml)
 {
-    EXPECT(xml_text, "<a & \"b\">\n\tc'", "&lt;a &amp; &quot;b&quot;&gt;\n\tc&apos;");
+    EXPECT(xml_text, "<a & \"b\">\n\tc'", "&lt;a &amp; &quot;b&quot;&gt;\n&#9;c&apos;");
     EXPECT(xml_attr, "a\nb\tc", "a&#10;b&#9;c");
     EXPECT(xml_text, "\x1b[2J\x0c", "\\e[2J\\x0C");
     EXPECT(xml_text, "]]>", "]]&gt;");

@@ -164,7 +164,7 @@ static bool keep_xml(tl_buf *b, uint32_t cp, void *arg)
     case '"': tl_buf_puts(b, "&quot;"); return true;
     case '\'': tl_buf_puts(b, "&apos;"); return true;
     case '\n': tl_buf_puts(b, attr ? "&#10;" : "\n"); return true;
-    case '\t': tl_buf_puts(b, attr ? "&#9;" : "\t"); return true;
+    case '\t': tl_buf_puts(b, "&#9;"); return true;
     default: return false;
     }
 }

@@ -47,9 +47,9 @@ char *tl_escape_line_dup(const char *s);
 void tl_escape_lines(tl_buf *b, const char *s, const char *indent);
 
 /* XML character data (attr false) or an attribute value (attr true):
- * & < > " ' as entities; in text, newline and tab are kept; in an
- * attribute they become &#10; and &#9;. Other controls (most are not even
- * allowed in XML 1.0) appear as the visible escapes above. */
+ * & < > " ' as entities; a tab is &#9;; a newline is kept in text and
+ * &#10; in an attribute. Other controls (most are not even allowed in
+ * XML 1.0) appear as the visible escapes above. */
 void tl_escape_xml(tl_buf *b, const char *s, bool attr);
 
 /* GitHub workflow commands (`::error file=F,line=L::MESSAGE`): the

@@ -459,6 +459,17 @@ static bool plain_word(const char *s)
 
 /* Keys of a mapping: scalars, no duplicates, all known (at the top level,
  * an unknown plain word is a warning). */
+/* A key as shown in a message: controls escaped, at most 64 bytes
+ * (thread-local: loaders run in parallel under grade --jobs). */
+static const char *key_text(const tl_ynode *k)
+{
+    static _Thread_local char buf[80];
+    char *e = tl_escape_line_dup(k->value);
+    snprintf(buf, sizeof buf, "%.64s%s", e, strlen(e) > 64 ? "..." : "");
+    free(e);
+    return buf;
+}
+
 static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
                        const char *where)
 {
@@ -468,7 +479,7 @@ static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
             FAILN(L, k, "a key in %s must be a plain word, got %s", where, node_desc(k));
         for (size_t j = 0; j < i; j++)
             if (strcmp(map->items[2 * j]->value, k->value) == 0)
-                FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", k->value,
+                FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", key_text(k),
                       where, map->items[2 * j]->line);
         bool ok = false;
         for (size_t j = 0; known[j]; j++)
@@ -488,9 +499,9 @@ static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
             char list[300];
             join_words(list, sizeof list, known);
             if (sug)
-                FAILN(L, k, "unknown key '%s' in %s (did you mean '%s'?)", k->value,
+                FAILN(L, k, "unknown key '%s' in %s (did you mean '%s'?)", key_text(k),
                       where, sug);
-            FAILN(L, k, "unknown key '%s' in %s (known keys: %s)", k->value, where, list);
+            FAILN(L, k, "unknown key '%s' in %s (known keys: %s)", key_text(k), where, list);
         }
     }
 }

@@ -4,8 +4,8 @@
  *
  * Order and limits: GitHub shows about 10 annotations of each level per
  * step, so the summary annotation of each sheet (the final line, or the
- * located error of an unreadable sheet) comes first, then one per failed
- * test; past TL_GITHUB_MAX_ANNOTATIONS of a level the rest are folded into
+ * located error of an unreadable sheet) comes first, then a failed tamper
+ * check, then one per failed test; past TL_GITHUB_MAX_ANNOTATIONS of a level the rest are folded into
  * the first annotation's message ("and 12 more: ..."). Escaping follows
  * the runner: %25 %0D %0A in messages, plus %3A %2C in properties; file=
  * is relative to $GITHUB_WORKSPACE (else to the working directory) so the
@@ -106,9 +106,13 @@ static void details(anns *a, const tl_report *r)
     tl_items it;
     tl_items_build(r, &it);
     const char *sheet = tl_report_sheet(r);
+    /* a failed tamper check first: it must never be folded away */
+    for (size_t pass = 0; pass < 2; pass++)
     for (size_t k = 0; k < it.n; k++) {
         const tl_item *x = &it.v[k];
         if (x->kind == TL_ITEM_VERDICT || (x->graded && x->passed))
+            continue;
+        if ((x->kind == TL_ITEM_TAMPER) != (pass == 0))
             continue;
         int level = !x->graded ? 2 : x->unanswered ? 1 : 0;
         tl_buf t = {0}, m = {0};
