@@ -5,7 +5,8 @@ Usage: python3 tests/tap_check.py FILE.tap [bail]
 Exit 0 when tappy reads the stream as TAP version 13 with a plan whose
 count matches the numbered tests (1..N in order), every line is TAP (YAML
 diagnostic blocks: parsed when tappy has its YAML support, else indented
-lines under a failed test), and every failed test carries its YAML block;
+lines under a failed test, and always loaded with PyYAML when it is
+installed), and every failed test carries its YAML block;
 with `bail`, when the stream is a bail out instead. Exit 77 when the tap
 module is missing. Used by tests/tap.sh; tlab itself never needs Python.
 """
@@ -64,6 +65,26 @@ def main():
             for t in tests:
                 if not t.ok and t.yaml_block is None:
                     problems.append("failed test %d without a YAML block" % t.number)
+    # every YAML diagnostic block must be YAML (PyYAML, when installed)
+    try:
+        import yaml
+    except ImportError:
+        yaml = None
+    if yaml is not None:
+        block = None
+        for src in text.split("\n"):
+            if src == "  ---":
+                block = []
+            elif src == "  ..." and block is not None:
+                try:
+                    doc = yaml.safe_load("\n".join(line[2:] for line in block))
+                    if not isinstance(doc, dict) or "message" not in doc:
+                        problems.append("a YAML block without a message: %r" % block[:2])
+                except yaml.YAMLError as e:
+                    problems.append("a YAML block that is not YAML: %s" % e)
+                block = None
+            elif block is not None:
+                block.append(src)
     for p in problems:
         print("tap_check: %s: %s" % (path, p), file=sys.stderr)
     sys.exit(1 if problems else 0)
