@@ -150,5 +150,19 @@ stdout_has '"file":"'"$basic"'","correct":7,"total":9,"points":9,"max_points":12
 expect 1 grade --lab "$basic" --format json -q "$basic" "$work/pass.yaml"
 stdout_has '"most_common_wrong": "view"'
 expect 2 grade --lab "$work/typo.yaml" "$basic"
+# nothing graded: said so, no 0.0% per op; percentages null in JSON
+expect 2 grade --lab "$basic" "$work/broken.yaml"
+stderr_has "class summary: 1 sheet, 0 graded, 0 passed, 0 tampered, 1 unreadable"
+stderr_has "  nothing graded"
+stderr_lacks "0.0%"
+expect 2 grade --lab "$basic" --format json "$work/broken.yaml"
+stdout_has '"percent_correct": null'
+"$validate" "$top_srcdir/share/tlab-grade.schema.json" "$work/stdout" || fail "grade json schema"
+# the most common wrong prediction is an answered one; unanswered counted apart
+sed 's/^    predict: view$/    predict: ~/' "$basic" > "$work/blanked.yaml"
+expect 1 grade --lab "$basic" "$work/blanked.yaml" "$work/blanked.yaml" "$basic"
+stderr_lacks "(unanswered)"
+stderr_has "  t           33.3%           2  -"
+stderr_has "  wrong        0.0%           2  view (1)"
 
 exit 0
