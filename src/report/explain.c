@@ -3,7 +3,9 @@
  * and a picture of the storage slots the result reads) or as JSON.
  *
  * The statements and the expression come from the command line (the
- * user's own), but are still escaped like any other text.
+ * user's own), but are still escaped like any other text. The storage
+ * picture is drawn from tl_verdict_storage_map: reports never walk
+ * runtime storages themselves.
  */
 #include "explain.h"
 
@@ -14,7 +16,6 @@
 #include "dtype.h"
 #include "escape.h"
 #include "layout.h"
-#include "tensor.h"
 #include "util.h"
 
 #define JK(x)                                                                  \
@@ -35,48 +36,28 @@ static char *render_json(cJSON *root)
 
 static void storage_picture(tl_buf *b, const tl_op_verdict *v)
 {
-    if (!v->result || !tl_value_is_tensorlike(v->result))
+    tl_storage_map map;
+    if (!tl_verdict_storage_map(v, &map))
         return;
-    const tl_tensor *t = v->result->u.tensor;
-    size_t isz = tl_dtype_size(t->dtype);
-    int64_t nst = (int64_t)(t->storage->nbytes / isz);
-    int64_t numel = tl_tensor_numel(t);
+    int64_t nst = map.nslots, lo = map.lo, hi = map.hi;
     tl_buf_printf(b, "\nstorage picture: %" PRId64 " storage element%s of %s; each slot "
                   "shows the result's\nflat index stored there (. = not covered, * = "
                   "covered more than once)\n", nst, nst == 1 ? "" : "s",
-                  tl_dtype_name(t->dtype));
+                  tl_dtype_name(map.dtype));
     if (nst == 0) {
         tl_buf_puts(b, "  (empty storage)\n");
+        tl_storage_map_free(&map);
         return;
     }
-    int64_t lo = 0, hi = nst;
-    if (nst > 256) {
-        /* draw the window the result covers, capped */
-        lo = t->offset;
-        hi = lo + 256 > nst ? nst : lo + 256;
+    if (nst > 256)
         tl_buf_printf(b, "  (showing slots %" PRId64 "..%" PRId64 ")\n", lo, hi - 1);
-    }
-    if (numel > 100000) {
+    if (map.too_large) {
         tl_buf_puts(b, "  (result too large to draw)\n");
         return;
     }
     int64_t n = hi - lo;
-    int64_t *cell = tl_xmalloc((size_t)n * sizeof *cell);
-    for (int64_t k = 0; k < n; k++)
-        cell[k] = -1;
-    int64_t idx[TL_MAX_DIMS] = {0};
-    for (int64_t i = 0; i < numel; i++) {
-        int64_t e = t->offset;
-        for (int d = 0; d < t->ndim; d++)
-            e += idx[d] * t->strides[d];
-        if (e >= lo && e < hi)
-            cell[e - lo] = cell[e - lo] == -1 ? i : -2;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < t->sizes[d])
-                break;
-            idx[d] = 0;
-        }
-    }
+    const int64_t *cell = map.cell;
+    int64_t numel = map.numel;
     int w = 1;
     for (int64_t x = (hi > numel ? hi : numel); x >= 10; x /= 10)
         w++;
@@ -98,7 +79,7 @@ static void storage_picture(tl_buf *b, const tl_op_verdict *v)
         }
         tl_buf_putc(b, '\n');
     }
-    free(cell);
+    tl_storage_map_free(&map);
 }
 
 char *tl_report_explain(const char *const *stmts, size_t nstmts, const char *expr,
