@@ -300,6 +300,9 @@ ops:
     predict: copy
     rule: "view\x07\r\n::warning::fake\u2028\u202e"
     explanation: "why\e[5m"
+  - id: "::error::x"
+    op: x
+    predict: alias
   - id: "b\x9b"
     op: x[1:]
     predict: {kind: error, error: "Runtime\e[8mError"}
@@ -320,7 +323,7 @@ clean() { # FILE WHAT
     if LC_ALL=C grep -q "$(printf '\302[\200-\237]')\|$(printf '\342\200[\250\251\256]')" "$1"; then
         fail "$2: a raw C1 control, line separator or bidi override"
     fi
-    if grep -q '^::error::injected\|^::warning::fake\|^::error file=x::owned\|^fake.yaml:' "$1"; then
+    if grep -q '^::error::injected\|^::warning::fake\|^::error file=x::owned\|^fake.yaml:\|^::error::x\|^pwn.yaml:1:' "$1"; then
         fail "$2: a sheet's text started a line of its own"
     fi
 }
@@ -351,8 +354,11 @@ sed 's/\x1b\[[0-9;]*m//g' "$work/stdout" > "$work/nocolor"   # tlab's own colour
 clean "$work/nocolor" "check --color always"
 ln -s "$evil" "$work/$(printf 'sheet\033[2J.yaml')" 2>/dev/null || true
 cp "$evil" "$work/$(printf 'x\033]0;t\007,.yaml')"
+mkdir -p "$work/sub"
+cp "$evil" "$work/sub/pwn.yaml:1:1: error: fake"
 for fmt in csv jsonl json text junit tap gradescope prairielearn github; do
-    run_tlab grade --lab "$evil" --format "$fmt" "$evil" "$work/$(printf 'x\033]0;t\007,.yaml')" "$work/bad.yaml"
+    (cd "$work/sub" && run_tlab grade --lab "$evil" --format "$fmt" "$evil" \
+        "$work/$(printf 'x\033]0;t\007,.yaml')" "$work/bad.yaml" "pwn.yaml:1:1: error: fake")
     clean "$work/stdout" "grade --format $fmt (stdout)"
     clean "$work/stderr" "grade --format $fmt (stderr, the class summary)"
 done

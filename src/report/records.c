@@ -60,7 +60,7 @@ static char *csv(const tl_report *rs, size_t n)
     for (size_t k = 0; k < n; k++) {
         const tl_report *r = &rs[k];
         const tl_grade *g = r->grade;
-        tl_escape_csv(&b, tl_report_sheet(r));
+        tl_escape_csv_head(&b, tl_report_sheet(r));
         tl_buf_printf(&b, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%s,",
                       ok(r) ? g->correct : 0, g ? g->total : 0, ok(r) ? g->points : 0,
                       g ? g->max_points : 0, ok(r) && g->passed ? "true" : "false",

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "layout.h"
 #include "util.h"
 
@@ -33,6 +34,26 @@ static size_t id_width(const tl_report *r)
     return w > 8 ? 8 : w;
 }
 
+/* Text that starts a line: never a workflow command or a located message
+ * of its own (escape.h), so a "\\" goes first when it would pass for one. */
+static void line_head(tl_buf *b, const char *fitted)
+{
+    if (tl_escape_risky_start(fitted))
+        tl_buf_putc(b, '\\');
+    tl_buf_puts(b, fitted);
+}
+
+/* the first cell of a table row (an op id) */
+static void id_cell(tl_buf *b, const char *id, size_t cols)
+{
+    char *f = tl_report_fit(id, cols);
+    tl_buf t = {0};
+    line_head(&t, f);
+    free(f);
+    tl_layout_cell(b, tl_buf_str(&t), cols);
+    tl_buf_free(&t);
+}
+
 static void header(tl_buf *b, const tl_report *r, const tl_render_opts *o)
 {
     const tl_lab *lab = r->lab;
@@ -42,8 +63,10 @@ static void header(tl_buf *b, const tl_report *r, const tl_render_opts *o)
     if (lab->title)
         tl_buf_printf(&h, "%s%s", h.len ? ": " : "", lab->title);
     if (h.len) {
-        char *f = tl_report_fit(tl_buf_str(&h), TL_REPORT_WIDTH);
-        tl_buf_printf(b, "%s%s%s\n", tl_layout_color(o, C_BOLD), f, tl_layout_color(o, C_OFF));
+        char *f = tl_report_fit(tl_buf_str(&h), TL_REPORT_WIDTH - 1);
+        tl_buf_puts(b, tl_layout_color(o, C_BOLD));
+        line_head(b, f);
+        tl_buf_printf(b, "%s\n", tl_layout_color(o, C_OFF));
         free(f);
     }
     tl_buf_free(&h);
@@ -52,8 +75,9 @@ static void header(tl_buf *b, const tl_report *r, const tl_render_opts *o)
                       r->device_used);
     else
         tl_buf_printf(&h, "%s, device %s", lab->file, r->device_used);
-    char *f = tl_report_fit(tl_buf_str(&h), TL_REPORT_WIDTH);
-    tl_buf_printf(b, "%s\n\n", f);
+    char *f = tl_report_fit(tl_buf_str(&h), TL_REPORT_WIDTH - 1);
+    line_head(b, f);
+    tl_buf_puts(b, "\n\n");
     free(f);
     tl_buf_free(&h);
 }
@@ -75,7 +99,7 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
         for (size_t i = 0; i < lab->nops; i++) {
             const tl_op_grade *og = &g->ops[i];
             char pb[48], ab[48];
-            tl_layout_cell(b, lab->ops[i].id, idw);
+            id_cell(b, lab->ops[i].id, idw);
             tl_layout_cell(b, lab->ops[i].op, opw);
             tl_layout_cell(b, tl_layout_pred(og->pred, pb, sizeof pb), pw);
             if (!og->answered) {
@@ -180,7 +204,7 @@ static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, boo
         for (size_t i = 0; i < lab->nops; i++) {
             const tl_op_verdict *v = &r->verdicts[i];
             const tl_lab_op *op = &lab->ops[i];
-            tl_layout_cell(b, op->id, idw);
+            id_cell(b, op->id, idw);
             tl_layout_cell(b, op->op, opw);
             tl_layout_cell(b, tl_scorecard_key_answer(v), aw);
             tl_buf n = {0};
@@ -230,7 +254,7 @@ static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, boo
         const tl_op_verdict *v = &r->verdicts[i];
         const tl_evidence *ev = &v->ev;
         char ab[48];
-        tl_layout_cell(b, lab->ops[i].id, idw);
+        id_cell(b, lab->ops[i].id, idw);
         tl_layout_cell(b, lab->ops[i].op, opw);
         tl_layout_cell(b, tl_layout_actual(v, ab, sizeof ab), kw);
         star |= v->sometimes;
