@@ -282,7 +282,6 @@ static void evidence_body(tl_buf *b, const tl_report *r, size_t i)
 void tl_layout_evidence(tl_buf *b, const tl_report *r, size_t i, const tl_render_opts *o)
 {
     const tl_lab_op *op = &r->lab->ops[i];
-    const tl_op_verdict *v = &r->verdicts[i];
     char *id = tl_report_fit(op->id, 16);
     size_t idw = tl_layout_cols(id);
     tl_buf_printf(b, "%s%s%s %s  ", tl_layout_color(o, C_RED), o->color ? "\xe2\x9c\x97" : "x",
