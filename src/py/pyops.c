@@ -23,7 +23,7 @@
 
 #include "context.h"
 #include "convert.h"
-#include "index.h"
+#include "index_parse.h"
 #include "ops.h"
 #include "util.h"
 
@@ -876,7 +876,7 @@ int tl_pyops_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err)
         tl_value **out = tl_xmalloc((k ? (size_t)k : 1) * sizeof *out);
         for (int64_t i = 0; i < k; i++) {
             tl_value *idx = tl_int(i);
-            out[i] = tl_index_get(v, idx, err);
+            out[i] = tl_index_parse_getitem(v, idx, err);
             tl_value_release(idx);
             if (!out[i] || tl_context_deadline_tick((int64_t)i, err) < 0) {
                 if (out[i])
@@ -890,7 +890,7 @@ int tl_pyops_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err)
         return 0;
     }
     case TL_V_STORAGE: {
-        size_t k = v->u.storage->nbytes;
+        size_t k = v->u.storage->nbytes / (v->typed ? tl_dtype_size(v->sdtype) : 1);
         if (tl_pyops_charge_seq(k, err) < 0)
             return -1;
         tl_value **out = tl_xmalloc((k ? k : 1) * sizeof *out);
@@ -1025,7 +1025,7 @@ tl_value *tl_pyops_getitem(tl_value *obj, tl_value *idx, tl_error *err)
     switch (obj->kind) {
     case TL_V_TENSOR:
     case TL_V_NDARRAY:
-        return tl_index_get(obj, idx, err);
+        return tl_index_parse_getitem(obj, idx, err);
     case TL_V_LIST:
     case TL_V_TUPLE:
     case TL_V_SIZE:
@@ -1045,7 +1045,7 @@ int tl_pyops_setitem(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err)
     switch (obj->kind) {
     case TL_V_TENSOR:
     case TL_V_NDARRAY:
-        return tl_index_set(obj, idx, v, err);
+        return tl_index_parse_setitem(obj, idx, v, err);
     case TL_V_LIST: {
         if (idx->kind == TL_V_SLICE)
             return tl_error_set(err, TL_ERR_UNSUPPORTED,
