@@ -609,10 +609,12 @@ static bool device_dependent(const char *setup, const char *expr)
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (strstr(setup, words[i]) || strstr(expr, words[i]))
             return true;
-    /* the same for a 0-d element of x as the value: a CPU scalar on the
-     * CPU, a device tensor (overlapping x) here */
+    /* index_put_ of a one-element tensor value becomes masked_fill_ only
+     * when the value is on the CPU (canDispatchToMaskedFill); a device
+     * value drawn from the tensor itself meets assert_no_overlap instead,
+     * as it does on a real GPU */
     return strstr(expr, "] = torch.tensor(") != NULL ||
-           strstr(expr, "] = x[0, 0]") != NULL;
+           strstr(expr, "] = x[") != NULL;
 }
 
 /* Error texts name the tensor type (torch.cuda.FloatTensor on the device,
@@ -1039,7 +1041,7 @@ typedef struct group {
 typedef struct summary {
     group *g;
     int n, cap;
-    int total, failed;
+    int total, failed, known;
 } summary;
 
 static void note_mismatch(summary *S, const char *op, const char *example)
@@ -1168,6 +1170,10 @@ static int run_all(void)
         }
         int idx = 0;
         const cJSON *c;
+        /* cases listed in NAME.known mismatch on the CPU too: not counted
+         * here either (unless the list is being rewritten) */
+        known_set known;
+        known_load(&known, file);
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "cases")) {
             const char *op = jstr(c, "op") ? jstr(c, "op") : "?";
             if (only_op && *only_op && !strstr(op, only_op)) {
@@ -1179,6 +1185,10 @@ static int run_all(void)
             int bad = nofork ? run_case(c, &m) : run_case_forked(c, &m);
             S.total++;
             per_file_total[f]++;
+            if (bad && !kf && known.n && known_has(&known, case_hash(c))) {
+                S.known++;
+                bad = 0;
+            }
             if (bad) {
                 tl_buf d = {0};
                 describe(&d, file, idx, c, &m);
@@ -1201,13 +1211,15 @@ static int run_all(void)
             idx++;
         }
         current_case[0] = '\0';
+        free(known.h);
         cJSON_Delete(root);
     }
     if (kf)
         fclose(kf);
     if (S.n)
         qsort(S.g, (size_t)S.n, sizeof *S.g, by_count);
-    printf("\n==== fixture summary: %d of %d cases mismatch ====\n", S.failed, S.total);
+    printf("\n==== fixture summary: %d of %d cases mismatch (%d more listed as known) ====\n",
+           S.failed, S.total, S.known);
     for (int f = 0; f < N_FILES; f++)
         if (per_file_total[f])
             printf("  %-10s %5d / %5d mismatch, agreement %.2f%%\n", fixture_files[f],

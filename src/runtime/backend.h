@@ -136,6 +136,14 @@ bool tl_backend_host_accessible(const tl_backend *be); /* CAP_HOST_MEMORY */
  * RuntimeError (PyTorch's allocator wording for the device) when the
  * device cannot supply it; nothing is charged to the ledger here
  * (storage.c does that). */
+/* Like tl_backend_alloc, but the bytes are undefined (the CPU's malloc):
+ * only for memory a kernel writes whole before anyone reads it. */
+int tl_backend_alloc_uninit(const tl_backend *be, size_t nbytes, void **out,
+                            tl_error *err);
+/* c = a @ b (2-d, float32/float64, one dtype, any strides): 1 done, 0 not
+ * served by this backend (compute it another way), -1 on failure. */
+int tl_backend_gemm(const tl_backend *be, const tl_strided *c,
+                    const tl_strided *a, const tl_strided *b, tl_error *err);
 int tl_backend_alloc(const tl_backend *be, size_t nbytes, void **out,
                      tl_error *err);
 void tl_backend_free(const tl_backend *be, void *p); /* NULL is a no-op */

@@ -288,6 +288,31 @@ static void cpu_free(const tl_backend *be, void *p)
     free(p);
 }
 
+/* contents undefined (tl_backend_alloc_uninit) */
+static int cpu_alloc_uninit(const tl_backend *be, size_t nbytes, void **out,
+                            tl_error *err)
+{
+    (void)be;
+    *out = NULL;
+    if (nbytes == 0)
+        return 0;
+    *out = malloc(nbytes);
+    if (!*out)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "[enforce fail at alloc_cpu.cpp:75] data. "
+                            "DefaultCPUAllocator: not enough memory: you tried "
+                            "to allocate %zu bytes.",
+                            nbytes);
+    return 0;
+}
+
+static int cpu_gemm(const tl_backend *be, const tl_strided *c,
+                    const tl_strided *a, const tl_strided *b, tl_error *err)
+{
+    (void)be;
+    return tl_cpu_loops_enabled() ? tl_cpu_loops_gemm(c, a, b, err) : 0;
+}
+
 static int cpu_memcpy(const tl_backend *be, void *dst, const void *src,
                       size_t n, tl_error *err)
 {
@@ -1497,6 +1522,8 @@ static int cpu_sort(const tl_backend *be, const tl_strided *vals,
  * ---------------------------------------------------------------------- */
 
 static const tl_backend_ops cpu_ops = {
+    .alloc_uninit = cpu_alloc_uninit,
+    .gemm = cpu_gemm,
     .alloc = cpu_alloc,
     .free = cpu_free,
     .to_host = cpu_memcpy,

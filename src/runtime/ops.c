@@ -128,7 +128,7 @@ static int format_strides(const tl_tensor *t, tl_memfmt fmt, int64_t *st,
 /* Autograd bookkeeping for a fresh result. */
 static void grad_result(tl_tensor *out, bool any_grad)
 {
-    if (any_grad && tl_dtype_is_floating(out->dtype)) {
+    if (any_grad && tl_tensor_grad_mode() && tl_dtype_is_floating(out->dtype)) {
         out->requires_grad = true;
         out->is_leaf = false;
     }
@@ -137,6 +137,8 @@ static void grad_result(tl_tensor *out, bool any_grad)
 /* The check autograd's VariableType does before every in-place op. */
 static int check_inplace_grad(const tl_tensor *t, tl_error *err)
 {
+    if (!tl_tensor_grad_mode())
+        return 0; /* torch.no_grad(): in-place on leaves is allowed */
     if (t->requires_grad && t->is_leaf && !t->is_view_of_grad_leaf)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "a leaf Variable that requires grad is being used in an in-place operation.");
@@ -150,7 +152,8 @@ static int check_inplace_grad(const tl_tensor *t, tl_error *err)
  * graph (a float dst then requires grad and is no longer a leaf). */
 static void grad_inplace(tl_tensor *dst, bool other_grad)
 {
-    if (other_grad && tl_dtype_is_floating(dst->dtype) && !dst->requires_grad) {
+    if (other_grad && tl_tensor_grad_mode() && tl_dtype_is_floating(dst->dtype) &&
+        !dst->requires_grad) {
         dst->requires_grad = true;
         dst->is_leaf = false;
     }
@@ -618,7 +621,7 @@ static int copy_into(const tl_tensor *dst, const tl_tensor *src,
 static tl_tensor *copy_new(const tl_tensor *t, const tl_backend *be,
                            tl_dtype dt, const int64_t *st, tl_error *err)
 {
-    tl_tensor *out = tl_tensor_new_strided(be, dt, t->ndim, t->sizes, st, err);
+    tl_tensor *out = tl_tensor_new_for_write(be, dt, t->ndim, t->sizes, st, err);
     if (!out)
         return NULL;
     if (copy_into(out, t, t->strides, err) < 0) {
@@ -963,7 +966,7 @@ static tl_tensor *binary_new(tl_binop op, const opnd *a, const opnd *b,
      * operand), so its layout follows sqrt's, not `x + 1`'s */
     bool unary = op == TL_BIN_POW && a->t && !b->t;
     iter_out_strides(ops, unary ? 1 : 2, compute, nd, shape, st);
-    tl_tensor *out = tl_tensor_new_strided(be, outdt, nd, shape, st, err);
+    tl_tensor *out = tl_tensor_new_for_write(be, outdt, nd, shape, st, err);
     if (!out)
         return NULL;
     if (run_binary(op, compute, out, a, b, err) < 0) {
@@ -1150,7 +1153,7 @@ static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
         tl_tensor_preserve_strides(t, st); /* ones_like / zeros_like(self, kBool) */
     else
         iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
-    tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), outdt, t->ndim,
+    tl_tensor *out = tl_tensor_new_for_write(tl_tensor_backend(t), outdt, t->ndim,
                                            t->sizes, st, err);
     if (!out)
         return NULL;
