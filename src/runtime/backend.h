@@ -233,11 +233,6 @@ const tl_backend *tl_backend_cpu(void);
  * are device addresses (no TL_BACKEND_CAP_HOST_MEMORY). Always built. */
 const tl_backend *tl_backend_cuda_emulated(void);
 
-/* Page-locked host memory (pin_memory(), non_blocking device-to-host
- * copies): a CPU backend whose blocks come from cudaHostAlloc when a GPU
- * runs (ordinary memory on the emulated device). Implemented in cuda/. */
-const tl_backend *tl_backend_pinned_host(void);
-
 /* The registered backends, for tests that run once per backend: the CPU,
  * the emulated CUDA device, then the real CUDA backend when one opened.
  * Returns how many (at most cap stored). */
