@@ -49,6 +49,17 @@ static const char *kind_prefix(tl_errkind k)
     }
 }
 
+size_t tl_diag_break_len(const char *text, size_t len, size_t i)
+{
+    if (i >= len)
+        return 0;
+    if (text[i] == '\n')
+        return 1;
+    if (text[i] == '\r')
+        return i + 1 < len && text[i + 1] == '\n' ? 2 : 1;
+    return 0;
+}
+
 /* Find line `line` (1-based) in text; returns its start and length. */
 static bool find_line(const char *text, size_t len, int line, const char **start,
                       size_t *n)
@@ -56,9 +67,13 @@ static bool find_line(const char *text, size_t len, int line, const char **start
     int cur = 1;
     size_t i = 0;
     while (cur < line && i < len) {
-        if (text[i] == '\n')
+        size_t br = tl_diag_break_len(text, len, i);
+        if (br) {
             cur++;
-        i++;
+            i += br;
+        } else {
+            i++;
+        }
     }
     if (cur != line || i > len)
         return false;

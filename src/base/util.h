@@ -76,6 +76,36 @@ void tl_deadline_set(double when, double budget);
 bool tl_deadline_passed(void);
 double tl_deadline_budget(void); /* the budget in seconds, for messages */
 
+/* The whole run of an op, per thread: every phase after setup (building
+ * the parent variant, the op, the write-through probes, the evidence)
+ * shares one budget that the interpreter's per-call deadline cannot
+ * extend. tl_deadline_run_begin(budget) starts it (0 = none) and returns
+ * the one it replaces, for tl_deadline_run_end. tl_deadline_passed() is
+ * true once any of the op's, the run's or the sheet's time is up. */
+double tl_deadline_run_begin(double budget);
+void tl_deadline_run_end(double saved_when);
+
+/* A per-sheet CPU budget (--sheet-timeout): one sheet of ops, or one
+ * submission, costs at most `seconds` of CPU time. `process` counts the
+ * CPU time of every thread (check --jobs N runs one sheet on N threads);
+ * otherwise the CPU time of the thread that started it. A thread works
+ * under at most one budget (tl_budget_enter; NULL leaves it). The budget
+ * is read-only after tl_budget_start, so threads may share it. */
+typedef struct tl_budget {
+    double seconds;       /* 0 = unlimited */
+    double start;         /* CPU clock at the start */
+    bool process;
+} tl_budget;
+
+void tl_budget_start(tl_budget *b, double seconds, bool process);
+void tl_budget_enter(const tl_budget *b);
+bool tl_budget_passed(void);  /* this thread's sheet budget is spent */
+double tl_budget_seconds(void); /* its size, for messages (0 = none) */
+
+/* The message for a passed deadline: the sheet's budget when it is spent,
+ * else the op's ("time limit exceeded (2 s per op; see --timeout)"). */
+void tl_deadline_message(char *buf, size_t cap);
+
 /* "Did you mean": the candidate nearest to word by optimal-string-alignment
  * distance (insertions, deletions, substitutions, adjacent transpositions),
  * if within 1 edit for words of up to 3 characters, 2 up to 6, else 3;
@@ -98,7 +128,9 @@ typedef enum tl_read_status {
     TL_READ_OK = 0,
     TL_READ_OPEN,    /* cannot open it; errno says why */
     TL_READ_IO,      /* a read failed; errno says why */
-    TL_READ_TOO_BIG  /* longer than max bytes */
+    TL_READ_TOO_BIG, /* longer than max bytes */
+    TL_READ_LINK,    /* a symbolic link, and links are not followed */
+    TL_READ_NOT_REGULAR /* a FIFO, device, socket or directory */
 } tl_read_status;
 /* Read the file at path into *text: NUL-terminated, *len bytes before the
  * NUL (it may hold NULs of its own), owned by the caller (free). Stops
@@ -106,6 +138,12 @@ typedef enum tl_read_status {
  * no more. On failure *text is NULL. */
 tl_read_status tl_read_file(const char *path, size_t max, char **text,
                             size_t *len);
+/* The same for a file from an untrusted source (lab sheets, submissions):
+ * opened with O_NONBLOCK (a FIFO cannot block the open) and, unless
+ * follow_links, O_NOFOLLOW (a link to another file is TL_READ_LINK, never
+ * read); anything but a regular file is TL_READ_NOT_REGULAR, unread. */
+tl_read_status tl_read_regular_file(const char *path, size_t max, bool follow_links,
+                                    char **text, size_t *len);
 
 #ifdef __cplusplus
 }

@@ -53,6 +53,7 @@ typedef struct ctx {
     const char *dev_requested;
     const char *dev_used;
     size_t max_bytes;   /* the ledger limit, set in every worker thread */
+    tl_budget budget;   /* --sheet-timeout for the sheet being run */
 } ctx;
 
 static bool want_color(tl_color c, int fd, bool to_file)
@@ -117,7 +118,7 @@ static void init_ctx(ctx *c, const tl_cli *cli)
 static tl_lab *load(ctx *c, const char *path)
 {
     tl_lab_err err;
-    tl_lab *lab = tl_lab_load(path, c->color_err, &err);
+    tl_lab *lab = tl_lab_open(path, c->color_err, c->cli->follow_links, &err);
     if (!lab)
         fputs(err.rendered, stderr);
     tl_lab_err_free(&err);
@@ -174,6 +175,7 @@ typedef struct pool {
     atomic_size_t next;
     atomic_size_t stop; /* items at or past it are skipped (SIZE_MAX: none) */
     size_t max_bytes;   /* the ledger limit (thread-local) of each worker */
+    const tl_budget *budget; /* the sheet's time budget of each worker, or NULL */
 } pool;
 
 /* Stack of a worker: the parser and interpreter recurse (nesting <= 64,
@@ -194,6 +196,7 @@ static void *worker_main(void *arg)
 {
     pool *p = arg;
     tl_alloc_set_limit(p->max_bytes);
+    tl_budget_enter(p->budget);
     drain(p);
     return NULL;
 }
@@ -265,6 +268,7 @@ static void run_op(void *arg, size_t i)
         .parent_line = lab->parent_line,
         .parent_col = lab->parent_col,
         .variants = true,
+        .id = lab->ops[i].id,
     };
     lr->slot[i].ran = true;
     if (tl_verdict_run(&lr->c->runner, &job, &lr->v[i], &lr->slot[i].fail) < 0) {
@@ -284,7 +288,7 @@ static int run_lab(ctx *c, const tl_lab *lab, tl_op_verdict **out)
     op_slot *slot = tl_xcalloc(lab->nops ? lab->nops : 1, sizeof *slot);
     tl_source setup;
     tl_lab_setup_source(lab, &setup);
-    pool p = {.fn = run_op, .n = lab->nops, .max_bytes = c->max_bytes};
+    pool p = {.fn = run_op, .n = lab->nops, .max_bytes = c->max_bytes, .budget = &c->budget};
     atomic_init(&p.next, 0);
     atomic_init(&p.stop, SIZE_MAX);
     lab_run lr = {.c = c, .lab = lab, .setup = &setup, .v = v, .slot = slot, .p = &p};
@@ -342,6 +346,9 @@ static int emit(ctx *c, const char *data)
 static tl_lab *load_and_run(ctx *c, const char *path, tl_op_verdict **v, int *rc)
 {
     *v = NULL;
+    /* one sheet: loading and every run of every op, on all threads */
+    tl_budget_start(&c->budget, c->cli->sheet_timeout, true);
+    tl_budget_enter(&c->budget);
     tl_lab *lab = load(c, path);
     if (!lab) {
         *rc = TL_EXIT_USAGE;
@@ -787,6 +794,7 @@ typedef struct grade_run {
     const tl_op_verdict *v;
     int64_t maxp;
     record *recs;
+    const tl_cli *cli;
 } grade_run;
 
 /* Load, tamper-check and grade submission k into recs[k]. */
@@ -796,8 +804,13 @@ static void grade_one(void *arg, size_t k)
     const tl_lab *m = gr->m;
     record *r = &gr->recs[k];
     tl_lab_err err;
-    r->lab = tl_lab_load(r->file, false, &err);
+    /* --sheet-timeout per submission, on this thread's CPU clock */
+    tl_budget b;
+    tl_budget_start(&b, gr->cli->sheet_timeout, false);
+    tl_budget_enter(&b);
+    r->lab = tl_lab_open(r->file, false, gr->cli->follow_links, &err);
     if (!r->lab) {
+        tl_budget_enter(NULL);
         r->error = first_line(err.rendered ? err.rendered : err.msg);
         tl_lab_err_free(&err);
         r->g.total = (int64_t)m->nops;
@@ -807,6 +820,7 @@ static void grade_one(void *arg, size_t k)
     }
     r->nchanges = tl_grade_tamper(m, r->lab, &r->changes);
     tl_grade_sheet(m, r->lab, gr->v, &r->g);
+    tl_budget_enter(NULL);
 }
 
 static int cmd_grade(const tl_cli *cli)
@@ -825,7 +839,7 @@ static int cmd_grade(const tl_cli *cli)
         maxp += m->ops[i].points;
     for (size_t k = 0; k < n; k++)
         recs[k].file = cli->args[k];
-    grade_run gr = {.m = m, .v = v, .maxp = maxp, .recs = recs};
+    grade_run gr = {.m = m, .v = v, .maxp = maxp, .recs = recs, .cli = cli};
     pool p = {.fn = grade_one, .arg = &gr, .n = n, .max_bytes = c.max_bytes};
     atomic_init(&p.next, 0);
     atomic_init(&p.stop, SIZE_MAX);

@@ -6,7 +6,12 @@
  *
  * Invariants:
  *   - every node carries its 1-based line/col and byte range; libyaml marks
- *     count characters, so byte offsets are recomputed from line/column;
+ *     count characters (mark.index), so a character -> byte table and a
+ *     line-start table, both built once, turn a mark into a byte offset and
+ *     a byte column in O(1): the loader is linear in the file's size;
+ *   - lines are counted as libyaml counts them: LF, CR LF and a lone CR
+ *     each end one line (tl_diag_break_len); NEL, U+2028 and U+2029, which
+ *     libyaml also counts, are refused, so every tool agrees on a line;
  *   - any error stops loading with ONE located message; nothing partial is
  *     returned (the lab is freed);
  *   - strings in the lab are owned copies; nodes are owned by lab->root.
@@ -24,6 +29,7 @@
 #include <yaml.h>
 
 #include "dtype.h"
+#include "escape.h"
 
 /* ------------------------------------------------------------------ kinds */
 
@@ -55,6 +61,8 @@ typedef struct loader {
     size_t len;
     size_t *line_start; /* byte offset of each line */
     size_t nlines;
+    uint32_t *char_byte; /* byte offset of each character (libyaml's index) */
+    size_t nchars;
     size_t nodes;
     tl_lab_err *err;
     tl_ynode *root;     /* owned until handed to the lab */
@@ -82,7 +90,14 @@ static void set_err(tl_lab_err *e, int line, int col, const char *fmt, va_list a
 {
     e->line = line;
     e->col = col;
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    int n = vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    if (n >= (int)sizeof e->msg) {
+        /* a long quote from the sheet: cut on a character boundary */
+        size_t k = sizeof e->msg - 4;
+        while (k > 0 && ((unsigned char)e->msg[k] & 0xC0) == 0x80)
+            k--;
+        memcpy(e->msg + k, "...", 4);
+    }
 }
 
 static TL_NORETURN void failat(loader *L, int line, int col, const char *fmt, ...)
@@ -98,21 +113,12 @@ static void failat(loader *L, int line, int col, const char *fmt, ...)
 
 #define FAILN(L, node, ...) failat((L), (node)->line, (node)->col, __VA_ARGS__)
 
-/* byte offset of (0-based line, 0-based character column) */
-static size_t byte_at(const loader *L, size_t line, size_t column)
+/* byte offset of a libyaml mark: O(1) through the character table */
+static size_t mark_byte(const loader *L, const yaml_mark_t *m)
 {
-    if (line >= L->nlines)
+    if (!L->char_byte || m->index >= L->nchars)
         return L->len;
-    size_t p = L->line_start[line];
-    while (column > 0 && p < L->len && L->text[p] != '\n') {
-        unsigned char c = (unsigned char)L->text[p];
-        p++;
-        if (c >= 0x80)
-            while (p < L->len && ((unsigned char)L->text[p] & 0xC0) == 0x80)
-                p++;
-        column--;
-    }
-    return p;
+    return L->char_byte[m->index];
 }
 
 /* ---------------------------------------------------------- byte checks */
@@ -144,14 +150,20 @@ static void scan_bytes(loader *L)
             if ((w == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
                 (w == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
                 failat(L, (int)line, (int)col, "invalid UTF-8 sequence (a lab file is UTF-8 text)");
+            if (cp == 0x85 || cp == 0x2028 || cp == 0x2029)
+                failat(L, (int)line, (int)col,
+                       "line break U+%04X in the file (end lines with a newline)", cp);
         }
         if (c == '\t' && at_indent)
             failat(L, (int)line, (int)col,
                    "tab character in indentation (YAML indents with spaces)");
-        if (c == '\n') {
+        size_t br = tl_diag_break_len(L->text, L->len, i);
+        if (br) {
             line++;
             col = 1;
             at_indent = true;
+            i += br;
+            continue;
         } else {
             if (c != ' ' && c != '\t')
                 at_indent = false;
@@ -166,16 +178,37 @@ static void build_lines(loader *L)
     size_t cap = 64, n = 0;
     size_t *ls = tl_xmalloc(cap * sizeof *ls);
     ls[n++] = 0;
-    for (size_t i = 0; i < L->len; i++)
-        if (L->text[i] == '\n') {
-            if (n == cap) {
-                cap *= 2;
-                ls = tl_xrealloc(ls, cap * sizeof *ls);
-            }
-            ls[n++] = i + 1;
+    for (size_t i = 0; i < L->len;) {
+        size_t br = tl_diag_break_len(L->text, L->len, i);
+        if (!br) {
+            i++;
+            continue;
         }
+        i += br;
+        if (n == cap) {
+            cap *= 2;
+            ls = tl_xrealloc(ls, cap * sizeof *ls);
+        }
+        ls[n++] = i;
+    }
     L->line_start = ls;
     L->nlines = n;
+}
+
+/* Character index (libyaml's mark.index: a UTF-8 BOM is skipped, CR LF is
+ * two characters) -> byte offset, once; the text is valid UTF-8 here. */
+static void build_chars(loader *L)
+{
+    const unsigned char *s = (const unsigned char *)L->text;
+    size_t i = L->len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF ? 3 : 0;
+    uint32_t *cb = tl_xmalloc((L->len - i + 1) * sizeof *cb);
+    size_t n = 0;
+    for (; i < L->len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            cb[n++] = (uint32_t)i;
+    cb[n] = (uint32_t)L->len;
+    L->char_byte = cb;
+    L->nchars = n + 1; /* the end of the text is a valid mark too */
 }
 
 /* ------------------------------------------------------------- event tree */
@@ -183,9 +216,10 @@ static void build_lines(loader *L)
 /* 1-based byte column of a libyaml mark (marks count characters) */
 static int mark_col(const loader *L, const yaml_mark_t *m)
 {
-    if (m->line >= L->nlines)
+    size_t b = mark_byte(L, m);
+    if (m->line >= L->nlines || L->line_start[m->line] > b)
         return (int)m->column + 1;
-    return (int)(byte_at(L, m->line, m->column) - L->line_start[m->line]) + 1;
+    return (int)(b - L->line_start[m->line]) + 1;
 }
 
 static int ev_line(const yaml_event_t *e) { return (int)e->start_mark.line + 1; }
@@ -220,8 +254,8 @@ static tl_ynode *new_node(loader *L, tl_ykind kind)
     n->kind = kind;
     n->line = ev_line(e);
     n->col = ev_col(e);
-    n->start = byte_at(L, e->start_mark.line, e->start_mark.column);
-    n->end = byte_at(L, e->end_mark.line, e->end_mark.column);
+    n->start = mark_byte(L, &e->start_mark);
+    n->end = mark_byte(L, &e->end_mark);
     return n;
 }
 
@@ -247,9 +281,16 @@ static void build_tree(loader *L)
     int depth = 0; /* number of open collections */
     int docs = 0;
     bool done = false;
+    size_t events = 0;
     while (!done) {
         next_event(L);
         const yaml_event_t *e = &L->event;
+        /* `tlab grade`: one submission costs at most --sheet-timeout */
+        if ((++events & 255) == 0 && tl_budget_passed()) {
+            char msg[160];
+            tl_deadline_message(msg, sizeof msg);
+            failat(L, ev_line(e), ev_col(e), "%s while loading the file", msg);
+        }
         const yaml_char_t *anchor = NULL;
         tl_ynode *n = NULL;
         switch (e->type) {
@@ -284,7 +325,7 @@ static void build_tree(loader *L)
             /* a block collection's end mark lies at the next token; keep
              * the end of its last child instead */
             if (f->node->flow)
-                f->node->end = byte_at(L, e->end_mark.line, e->end_mark.column);
+                f->node->end = mark_byte(L, &e->end_mark);
             else if (f->used > 0)
                 f->node->end = f->node->items[f->used - 1]->end;
             if (f->node->kind == TL_Y_MAP && f->used % 2)
@@ -588,8 +629,12 @@ static void text_position(loader *L, const tl_ynode *n, int *line, int *col,
         if (n->start < L->len && L->text[n->start] == '>') {
             size_t nl = 0;
             for (size_t i = L->line_start[ln < L->nlines ? ln : L->nlines - 1];
-                 i < n->end && i < L->len; i++)
-                nl += L->text[i] == '\n';
+                 i < n->end && i < L->len; i++) {
+                size_t br = tl_diag_break_len(L->text, L->len, i);
+                nl += br > 0;
+                if (br == 2)
+                    i++;
+            }
             if (nl > 1)
                 *block_col = -1;
         }
@@ -1145,14 +1190,23 @@ void tl_lab_free(tl_lab *lab)
     free(lab);
 }
 
+/* The one located line (and the source line under it). The message may
+ * quote the sheet (keys, values, block scalars) and the file name comes
+ * from whoever named the submission: both are shown escaped, on one line
+ * (escape.h), so a sheet can never add a line such as `FILE:9:1: error:`
+ * or `::error` of its own. */
 static void render_err(tl_lab_err *err, const char *file, const char *text, size_t len,
                        bool color)
 {
-    tl_buf b = {0};
+    tl_buf b = {0}, m = {0};
+    char *f = tl_escape_line_dup(file);
+    tl_escape_line(&m, err->msg);
     if (err->line > 0)
-        tl_diag_render_at(&b, file, err->line, err->col, err->msg, text, len, color);
+        tl_diag_render_at(&b, f, err->line, err->col, tl_buf_str(&m), text, len, color);
     else
-        tl_buf_printf(&b, "%s: error: %s\n", file, err->msg);
+        tl_buf_printf(&b, "%s: error: %s\n", f, tl_buf_str(&m));
+    free(f);
+    tl_buf_free(&m);
     free(err->rendered);
     err->rendered = tl_buf_steal(&b);
 }
@@ -1179,6 +1233,7 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
     L->len = len;
     L->err = err;
     build_lines(L);
+    build_chars(L);
     tl_lab *lab = tl_xcalloc(1, sizeof *lab);
     lab->file = tl_xstrdup(file);
     lab->text = copy;
@@ -1196,6 +1251,7 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
         render_err(err, file, copy, len, color);
         tl_lab_free(lab);
         free(L->line_start);
+        free(L->char_byte);
         free(L);
         return NULL;
     }
@@ -1217,19 +1273,37 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
     validate(L);
     lab->root = L->root;
     free(L->line_start);
+    free(L->char_byte);
     free(L);
     return lab;
 }
 
 tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err)
 {
+    return tl_lab_open(path, color, false, err);
+}
+
+tl_lab *tl_lab_open(const char *path, bool color, bool follow_links, tl_lab_err *err)
+{
     memset(err, 0, sizeof *err);
     char *text;
     size_t len;
-    tl_read_status st = tl_read_file(path, TL_LAB_MAX_BYTES, &text, &len);
+    tl_read_status st =
+        tl_read_regular_file(path, TL_LAB_MAX_BYTES, follow_links, &text, &len);
     switch (st) {
     case TL_READ_OK:
         break;
+    case TL_READ_LINK:
+        snprintf(err->msg, sizeof err->msg,
+                 "is a symbolic link: tlab does not follow links in submissions "
+                 "(--follow-links reads through them)");
+        render_err(err, path, NULL, 0, color);
+        return NULL;
+    case TL_READ_NOT_REGULAR:
+        snprintf(err->msg, sizeof err->msg, "not a regular file%s",
+                 errno == EISDIR ? " (a directory)" : "");
+        render_err(err, path, NULL, 0, color);
+        return NULL;
     case TL_READ_OPEN:
     case TL_READ_IO:
         snprintf(err->msg, sizeof err->msg, "cannot %s lab file: %s",

@@ -155,7 +155,11 @@ typedef struct tl_lab_err {
 
 void tl_lab_err_free(tl_lab_err *e);
 
-/* Read and validate a lab file. NULL with *err filled on failure. */
+/* Read and validate a lab file. NULL with *err filled on failure. The file
+ * must be a regular file ("not a regular file": FIFOs, devices and
+ * directories are never read, and opening one never blocks); a symbolic
+ * link is refused unless follow_links (tl_lab_load: never followed). */
+tl_lab *tl_lab_open(const char *path, bool color, bool follow_links, tl_lab_err *err);
 tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err);
 /* Validate text already in memory (copied). */
 tl_lab *tl_lab_parse(const char *file, const char *text, size_t len,

@@ -91,10 +91,12 @@ const tl_interp_opts *tl_interp_current_opts(void)
 
 int tl_interp_check_deadline(tl_error *err)
 {
-    if (g_deadline > 0 && tl_time_past(g_deadline))
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "time limit exceeded (%g s per op; see --timeout)",
-                            g_timeout);
+    /* the call's own deadline, the op's whole run and the sheet's budget */
+    if ((g_deadline > 0 && tl_time_past(g_deadline)) || tl_deadline_passed()) {
+        char msg[160];
+        tl_deadline_message(msg, sizeof msg);
+        return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
+    }
     return 0;
 }
 

@@ -241,11 +241,11 @@ static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
         since_check += it->sizes[last];
         if (since_check >= (1 << 20)) {
             since_check = 0;
-            if (tl_deadline_passed())
-                return tl_error_set(err, TL_ERR_LIMIT,
-                                    "time limit exceeded (%g s per op; see "
-                                    "--timeout)",
-                                    tl_deadline_budget());
+            if (tl_deadline_passed()) {
+                char msg[160];
+                tl_deadline_message(msg, sizeof msg);
+                return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
+            }
         }
         int d = last - 1;
         for (; d >= 0; d--) {
@@ -1170,10 +1170,11 @@ static int poll_deadline(int64_t *since_check, int64_t n, tl_error *err)
     if (*since_check < (1 << 20))
         return 0;
     *since_check = 0;
-    if (tl_deadline_passed())
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "time limit exceeded (%g s per op; see --timeout)",
-                            tl_deadline_budget());
+    if (tl_deadline_passed()) {
+        char msg[160];
+        tl_deadline_message(msg, sizeof msg);
+        return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
+    }
     return 0;
 }
 

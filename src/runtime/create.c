@@ -550,8 +550,9 @@ tl_tensor *tl_create_random(const tl_backend *be, tl_dtype dt, int ndim,
         double v;
         if ((i & ((1 << 20) - 1)) == (1 << 20) - 1 && tl_deadline_passed()) {
             free(host);
-            tl_error_set(err, TL_ERR_LIMIT, "time limit exceeded (%g s per op; see --timeout)",
-                         tl_deadline_budget());
+            char msg[160];
+            tl_deadline_message(msg, sizeof msg);
+            tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
             return NULL;
         }
         if (normal) {
