@@ -62,6 +62,14 @@ void tl_diag_render_at(tl_buf *out, const char *file, int line, int col,
                        const char *msg, const char *file_text, size_t file_len,
                        bool color);
 
+/* The same for a file that is not valid UTF-8 text (a binary, a NUL, a
+ * control byte): the source line is cut to at most TL_DIAG_EXCERPT bytes,
+ * ending at the bad byte, every control shown as '?'. */
+#define TL_DIAG_EXCERPT 24
+void tl_diag_render_excerpt(tl_buf *out, const char *file, int line, int col,
+                            const char *msg, const char *file_text, size_t file_len,
+                            bool color);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -201,6 +203,9 @@ double tl_deadline_run_begin(double budget)
 }
 
 void tl_deadline_run_end(double saved_when) { run_when = saved_when; }
+
+bool tl_deadline_run_passed(void) { return run_when > 0 && tl_time_past(run_when); }
+
 
 static double budget_clock(bool process)
 {
@@ -418,4 +423,82 @@ tl_read_status tl_read_regular_file(const char *path, size_t max, bool follow_li
     *len = b.len;
     *text = b.data ? tl_buf_steal(&b) : tl_xstrdup("");
     return TL_READ_OK;
+}
+
+/* ---- the -o temp file, for the signal handler (main.c) */
+
+static char temp_path[4096];
+static volatile sig_atomic_t temp_set;
+
+static void block_stop_signals(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+int tl_tempfile_make(char *tmpl)
+{
+    sigset_t old;
+    block_stop_signals(&old);
+    int fd = mkstemp(tmpl);
+    int saved = errno;
+    if (fd >= 0 && strlen(tmpl) < sizeof temp_path) {
+        memcpy(temp_path, tmpl, strlen(tmpl) + 1);
+        temp_set = 1;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return fd;
+}
+
+int tl_tempfile_rename(const char *tmp, const char *final)
+{
+    sigset_t old;
+    block_stop_signals(&old);
+    int rc = rename(tmp, final);
+    int saved = errno;
+    temp_set = 0;
+    if (rc != 0)
+        unlink(tmp);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return rc;
+}
+
+void tl_tempfile_discard(const char *tmp)
+{
+    sigset_t old;
+    block_stop_signals(&old);
+    unlink(tmp);
+    temp_set = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void tl_tempfile_remove_now(void)
+{
+    if (temp_set)
+        unlink(temp_path);
+    temp_set = 0;
+}
+
+/* SA_RESETHAND restores the default action and SA_NODEFER lets raise()
+ * deliver the signal at once: the process dies of it, as it would have. */
+static void on_stop_signal(int sig)
+{
+    tl_tempfile_remove_now();
+    raise(sig);
+}
+
+void tl_tempfile_install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }

@@ -84,6 +84,8 @@ double tl_deadline_budget(void); /* the budget in seconds, for messages */
  * true once any of the op's, the run's or the sheet's time is up. */
 double tl_deadline_run_begin(double budget);
 void tl_deadline_run_end(double saved_when);
+bool tl_deadline_run_passed(void);
+
 
 /* A per-sheet CPU budget (--sheet-timeout): one sheet of ops, or one
  * submission, costs at most `seconds` of CPU time. `process` counts the
@@ -144,6 +146,20 @@ tl_read_status tl_read_file(const char *path, size_t max, char **text,
  * read); anything but a regular file is TL_READ_NOT_REGULAR, unread. */
 tl_read_status tl_read_regular_file(const char *path, size_t max, bool follow_links,
                                     char **text, size_t *len);
+
+/* The temporary file of an atomic -o write, removed if a signal (SIGINT,
+ * SIGTERM) stops the process before it is renamed into place. One at a
+ * time, process-wide. tl_tempfile_make: mkstemp(tmpl) with those signals
+ * blocked, then registered (-1 with errno on failure). tl_tempfile_rename:
+ * rename it to final and forget it; tl_tempfile_discard: unlink and
+ * forget. tl_tempfile_remove_now is async-signal-safe (the handler calls
+ * it); tl_tempfile_install_handlers (main) installs that handler, which
+ * then dies of the signal, so the shell sees 128 + signal. */
+void tl_tempfile_install_handlers(void); /* SIGINT, SIGTERM: remove, then die */
+int tl_tempfile_make(char *tmpl);
+int tl_tempfile_rename(const char *tmp, const char *final);
+void tl_tempfile_discard(const char *tmp);
+void tl_tempfile_remove_now(void);
 
 #ifdef __cplusplus
 }

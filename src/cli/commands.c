@@ -336,7 +336,10 @@ static int emit(ctx *c, const char *data)
     char eb[512];
     if (tl_output_write(c->cli->output, data, strlen(data), eb, sizeof eb) < 0) {
         fprintf(stderr, "tlab: %s\n", eb);
-        return TL_EXIT_USAGE;
+        /* a bad -o target is the user's (2); standard output failing to
+         * take the report (a full disk, a closed pipe) is an I/O failure */
+        bool to_stdout = !c->cli->output || !strcmp(c->cli->output, "-");
+        return to_stdout ? TL_EXIT_INTERNAL : TL_EXIT_USAGE;
     }
     return TL_EXIT_OK;
 }

@@ -13,6 +13,10 @@
  * Every option belongs to a set of commands (the table below); an option
  * given to a command that does not take it is a usage error, as is a format
  * that the command cannot write.
+ *
+ * SIGINT and SIGTERM remove the temporary file of an atomic -o write before
+ * the process dies of the signal (util.h tl_tempfile_*), so an interrupted
+ * run never leaves a `.tlab-out-XXXXXX` behind.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -710,6 +714,7 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
 
 int main(int argc, char **argv)
 {
+    tl_tempfile_install_handlers();
     tl_cli cli = {
         .format = TL_FMT_DEFAULT,
         .device = TL_DEVREQ_AUTO,

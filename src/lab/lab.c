@@ -70,6 +70,7 @@ typedef struct loader {
     bool have_parser;
     yaml_parser_t parser;
     bool have_event;
+    bool in_scan;       /* in the byte checks: the text may not be text */
     yaml_event_t event;
     void *seen;         /* id table during validation; freed on failure */
     jmp_buf fail;
@@ -153,7 +154,14 @@ static void scan_bytes(loader *L)
             if (cp == 0x85 || cp == 0x2028 || cp == 0x2029)
                 failat(L, (int)line, (int)col,
                        "line break U+%04X in the file (end lines with a newline)", cp);
+            if ((cp >= 0x80 && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF ||
+                (cp == 0xFEFF && i > 0))
+                failat(L, (int)line, (int)col, "control character U+%04X in the file", cp);
         }
+        /* what libyaml refuses anyway ("control characters are not
+         * allowed"), here with its position */
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)
+            failat(L, (int)line, (int)col, "control character 0x%02x in the file", c);
         if (c == '\t' && at_indent)
             failat(L, (int)line, (int)col,
                    "tab character in indentation (YAML indents with spaces)");
@@ -233,6 +241,20 @@ static void next_event(loader *L)
     }
     if (!yaml_parser_parse(&L->parser, &L->event)) {
         const yaml_parser_t *p = &L->parser;
+        if (p->error == YAML_READER_ERROR) {
+            /* the reader reports a byte offset, not a mark */
+            size_t off = p->problem_offset < L->len ? p->problem_offset : L->len;
+            size_t lo = 0, hi = L->nlines;
+            while (hi - lo > 1) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (L->line_start[mid] <= off)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            failat(L, (int)lo + 1, (int)(off - L->line_start[lo]) + 1, "invalid YAML: %s",
+                   p->problem ? p->problem : "unreadable text");
+        }
         if (p->context)
             failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
                    "invalid YAML: %s %s at line %zu",
@@ -745,7 +767,7 @@ static void parse_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
             p->blank = true;
             return;
         }
-        tl_kind kd;
+        tl_kind kd = TL_KIND_NONE;
         if (strlen(n->value) >= sizeof low || !tl_kind_from_name(low, &kd) ||
             kd == TL_KIND_VALUE || kd == TL_KIND_MIXED)
             fail_prediction(L, n, n->value);
@@ -1195,13 +1217,15 @@ void tl_lab_free(tl_lab *lab)
  * from whoever named the submission: both are shown escaped, on one line
  * (escape.h), so a sheet can never add a line such as `FILE:9:1: error:`
  * or `::error` of its own. */
-static void render_err(tl_lab_err *err, const char *file, const char *text, size_t len,
-                       bool color)
+static void render_err_as(tl_lab_err *err, const char *file, const char *text, size_t len,
+                          bool color, bool excerpt)
 {
     tl_buf b = {0}, m = {0};
     char *f = tl_escape_line_dup(file);
     tl_escape_line(&m, err->msg);
-    if (err->line > 0)
+    if (err->line > 0 && excerpt)
+        tl_diag_render_excerpt(&b, f, err->line, err->col, tl_buf_str(&m), text, len, color);
+    else if (err->line > 0)
         tl_diag_render_at(&b, f, err->line, err->col, tl_buf_str(&m), text, len, color);
     else
         tl_buf_printf(&b, "%s: error: %s\n", f, tl_buf_str(&m));
@@ -1209,6 +1233,12 @@ static void render_err(tl_lab_err *err, const char *file, const char *text, size
     tl_buf_free(&m);
     free(err->rendered);
     err->rendered = tl_buf_steal(&b);
+}
+
+static void render_err(tl_lab_err *err, const char *file, const char *text, size_t len,
+                       bool color)
+{
+    render_err_as(err, file, text, len, color, false);
 }
 
 tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
@@ -1248,14 +1278,16 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
             yaml_parser_delete(&L->parser);
         lab->root = L->root; /* freed with the lab */
         free(L->seen);
-        render_err(err, file, copy, len, color);
+        render_err_as(err, file, copy, len, color, L->in_scan);
         tl_lab_free(lab);
         free(L->line_start);
         free(L->char_byte);
         free(L);
         return NULL;
     }
+    L->in_scan = true;
     scan_bytes(L);
+    L->in_scan = false;
     if (len == 0 || copy[strspn(copy, " \t\r\n")] == 0)
         failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
     if (!yaml_parser_initialize(&L->parser))
@@ -1357,157 +1389,4 @@ int64_t tl_lab_threshold_count(const tl_lab *lab)
     double need = lab->threshold_value * (double)lab->nops / 100.0;
     int64_t c = (int64_t)ceil(need - 1e-9);
     return c < 0 ? 0 : c;
-}
-
-/* -------------------------------------------------------------- tlab new */
-
-typedef struct edit {
-    size_t start, end;
-    const char *with;
-} edit;
-
-static size_t content_end(const tl_ynode *n)
-{
-    if (n->kind != TL_Y_SCALAR && !n->flow && n->n > 0) {
-        size_t cnt = n->kind == TL_Y_MAP ? 2 * n->n : n->n;
-        return content_end(n->items[cnt - 1]);
-    }
-    return n->end;
-}
-
-static void add_edit(const tl_lab *lab, const tl_ynode *map, const char *key,
-                     const char *with, edit **ed, size_t *ned, size_t *cap)
-{
-    for (size_t i = 0; i < map->n; i++) {
-        const tl_ynode *k = map->items[2 * i];
-        const tl_ynode *v = map->items[2 * i + 1];
-        if (strcmp(k->value, key) != 0)
-            continue;
-        if (tl_ynode_is_null(v) || (v->kind == TL_Y_SCALAR && v->len == 0))
-            return;
-        size_t s = k->end, e = content_end(v);
-        while (e > v->start && e > s &&
-               (lab->text[e - 1] == ' ' || lab->text[e - 1] == '\n' ||
-                lab->text[e - 1] == '\r'))
-            e--;
-        if (e <= s || e > lab->len)
-            return;
-        if (*ned == *cap) {
-            *cap = *cap ? 2 * *cap : 16;
-            *ed = tl_xrealloc(*ed, *cap * sizeof **ed);
-        }
-        (*ed)[(*ned)++] = (edit){s, e, with};
-        return;
-    }
-}
-
-static int cmp_edit(const void *a, const void *b)
-{
-    const edit *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-char *tl_lab_blank_text(const tl_lab *lab)
-{
-    edit *ed = NULL;
-    size_t ned = 0, cap = 0;
-    for (size_t i = 0; i < lab->nops; i++) {
-        add_edit(lab, lab->ops[i].node, "predict", ": ~", &ed, &ned, &cap);
-        add_edit(lab, lab->ops[i].node, "rule", ": ~", &ed, &ned, &cap);
-    }
-    for (size_t i = 0; i < lab->nquestions; i++)
-        add_edit(lab, lab->questions[i].node, "answer", ": ~", &ed, &ned, &cap);
-    if (ned)
-        qsort(ed, ned, sizeof *ed, cmp_edit);
-    tl_buf b = {0};
-    size_t pos = 0;
-    for (size_t i = 0; i < ned; i++) {
-        if (ed[i].start < pos)
-            continue; /* overlapping (cannot happen for distinct keys) */
-        tl_buf_append(&b, lab->text + pos, ed[i].start - pos);
-        tl_buf_puts(&b, ed[i].with);
-        pos = ed[i].end;
-    }
-    tl_buf_append(&b, lab->text + pos, lab->len - pos);
-    free(ed);
-    return tl_buf_steal(&b);
-}
-
-/* --------------------------------------------------------------- SHA-256 */
-
-static const uint32_t sha_k[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-    0xc67178f2};
-
-#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
-
-static void sha_block(uint32_t h[8], const unsigned char *p)
-{
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-               (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6],
-             hh = h[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t S1 = ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25);
-        uint32_t ch = (e & f) ^ (~e & g);
-        uint32_t t1 = hh + S1 + ch + sha_k[i] + w[i];
-        uint32_t S0 = ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22);
-        uint32_t mj = (a & b) ^ (a & c) ^ (b & c);
-        uint32_t t2 = S0 + mj;
-        hh = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-    h[5] += f;
-    h[6] += g;
-    h[7] += hh;
-}
-
-void tl_sha256_hex(const void *data, size_t len, char hex[65])
-{
-    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    const unsigned char *p = data;
-    size_t i = 0;
-    for (; i + 64 <= len; i += 64)
-        sha_block(h, p + i);
-    unsigned char tail[128] = {0};
-    size_t rem = len - i;
-    memcpy(tail, p + i, rem);
-    tail[rem] = 0x80;
-    size_t tl = rem + 9 <= 64 ? 64 : 128;
-    uint64_t bits = (uint64_t)len * 8;
-    for (int k = 0; k < 8; k++)
-        tail[tl - 1 - k] = (unsigned char)(bits >> (8 * k));
-    sha_block(h, tail);
-    if (tl == 128)
-        sha_block(h, tail + 64);
-    for (int k = 0; k < 8; k++)
-        snprintf(hex + 8 * k, 9, "%08x", h[k]);
-    hex[64] = 0;
 }

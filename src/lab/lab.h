@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "sha256.h"
 #include "util.h"
 
 #ifdef __cplusplus
@@ -176,9 +177,6 @@ int64_t tl_lab_threshold_count(const tl_lab *lab);
 /* `tlab new`: the text of a blank sheet (predictions, rules and answers
  * emptied; comments and order preserved). Caller frees. */
 char *tl_lab_blank_text(const tl_lab *lab);
-
-/* Lower-case hex SHA-256 of data into hex[65]. */
-void tl_sha256_hex(const void *data, size_t len, char hex[65]);
 
 #ifdef __cplusplus
 }

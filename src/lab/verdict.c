@@ -19,12 +19,17 @@
  * Every run (the op and each `sometimes` variant) starts from a fresh
  * interpreter and runs setup afresh, so ops never see each other's writes.
  *
- * Time: setup has the per-call limit (--timeout) of its own; everything
- * after it in a run (building the parent variant, the op, the probes, the
- * evidence) shares one run deadline of --timeout (tl_deadline_run_begin),
- * which ends as an `error` verdict (LimitError). The sheet's budget
- * (--sheet-timeout, tl_budget) covers all of it, freeing included: once it
- * is spent, the run fails with exit 2 at the op, naming it.
+ * Time (SPEC 7): no phase of an op runs without a deadline. Each setup
+ * (rerun for every run) has the per-call limit (--timeout); past it, the
+ * setup is a lab error (exit 2 at the setup). After the setup, everything
+ * in a run (building the parent variant, the op, the probes, the evidence)
+ * shares one run deadline of --timeout (tl_deadline_run_begin; the
+ * interpreter's per-call deadline cannot extend it). An op past it is an
+ * `error` verdict (LimitError, "time limit exceeded"), also when only a
+ * variant ran out: a variant cut short proves nothing about `sometimes`.
+ * The sheet's budget (--sheet-timeout, tl_budget) covers all of it, setups
+ * and freeing included: once it is spent, the run fails with exit 2 at the
+ * op, naming it.
  */
 #include "verdict.h"
 
@@ -844,8 +849,12 @@ done:
     if (parent)
         tl_value_release(parent);
     tl_interp_free(I);
-    if (in_run)
+    if (in_run) {
+        /* a variant cut short by the time limit decides nothing */
+        if (variant >= 0 && status >= 0 && tl_deadline_run_passed())
+            status = 2;
         tl_deadline_run_end(saved_run);
+    }
     /* freeing counts too: a sheet whose budget is spent stops here */
     if (status >= 0 || !fail->rendered) {
         if (tl_budget_passed()) {
@@ -857,11 +866,26 @@ done:
     return status;
 }
 
-int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
-                   tl_verdict_fail *fail)
+/* The op's deadline passed in a variant: the op is a time-limit error. */
+static void op_timed_out(const tl_job *job, tl_op_verdict *out)
 {
-    memset(out, 0, sizeof *out);
-    memset(fail, 0, sizeof *fail);
+    for (size_t i = 0; i < out->nvariants; i++)
+        free(out->variants[i].signature);
+    out->nvariants = 0;
+    out->sometimes = false;
+    tl_evidence_free(&out->ev);
+    char msg[160], where[512];
+    tl_deadline_message(msg, sizeof msg);
+    tl_error err;
+    tl_error_set(&err, TL_ERR_LIMIT, "%s (the op and its parent variants)", msg);
+    snprintf(where, sizeof where, "%s:%d:%d", job->op->file, job->op->line, job->op->col);
+    tl_verdict_from_error(&err, where, &out->ev);
+    out->ev.reason = make_reason(out, job->op->text);
+}
+
+static int verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
+                       tl_verdict_fail *fail)
+{
     if (tl_budget_passed())
         return fail_budget(fail, r, job);
     if (run_once(r, job, -1, NULL, out, &out->ev, fail) < 0) {
@@ -882,6 +906,11 @@ int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
             tl_op_verdict_free(out);
             return -1;
         }
+        if (rc == 2) {
+            tl_evidence_free(&vev);
+            op_timed_out(job, out);
+            break;
+        }
         if (rc == 0 && name) {
             tl_variant *v = &out->variants[out->nvariants++];
             v->parent = name;
@@ -894,4 +923,12 @@ int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
     }
     free(sig);
     return 0;
+}
+
+int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
+                   tl_verdict_fail *fail)
+{
+    memset(out, 0, sizeof *out);
+    memset(fail, 0, sizeof *fail);
+    return verdict_run(r, job, out, fail);
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "dtype.h"
+#include "escape.h"
 #include "grade.h"
 #include "tensor.h"
 #include "util.h"
@@ -64,22 +65,36 @@ char *tl_report_fit(const char *s, size_t cols)
             tl_buf_putc(&flat, *p);
         }
     }
+    /* then every other control as a visible escape (escape.h), one
+     * character at a time, so that cutting to `cols` never splits one */
     const char *f = tl_buf_str(&flat);
-    if (u8_cols(f) <= cols) {
-        char *r = tl_xstrdup(f);
-        tl_buf_free(&flat);
-        return r;
-    }
-    tl_buf out = {0};
+    tl_buf out = {0}, unit = {0};
     size_t c = 0;
-    for (const char *p = f; *p; p++) {
-        if (((unsigned char)*p & 0xC0) != 0x80) {
-            if (c + 1 >= cols)
-                break;
-            c++;
-        }
-        tl_buf_putc(&out, *p);
+    bool cut = false;
+    char *whole = tl_escape_line_dup(f);
+    if (u8_cols(whole) <= cols) {
+        tl_buf_free(&flat);
+        return whole;
     }
+    free(whole);
+    for (const char *p = f; *p && !cut;) {
+        size_t w = 1;
+        unsigned char ch = (unsigned char)*p;
+        if (ch >= 0xC0) /* a UTF-8 lead byte and its continuation bytes */
+            while (w < 4 && ((unsigned char)p[w] & 0xC0) == 0x80)
+                w++;
+        tl_buf_free(&unit);
+        tl_escape_line_n(&unit, p, w);
+        size_t uc = u8_cols(tl_buf_str(&unit));
+        if (c + uc + 1 > cols) {
+            cut = true;
+            break;
+        }
+        tl_buf_append(&out, tl_buf_str(&unit), unit.len);
+        c += uc;
+        p += w;
+    }
+    tl_buf_free(&unit);
     tl_buf_puts(&out, "\xe2\x80\xa6");
     tl_buf_free(&flat);
     return tl_buf_steal(&out);
@@ -105,6 +120,14 @@ static void cell(tl_buf *b, const char *s, size_t cols)
 {
     fitpad(b, s, cols);
     tl_buf_puts(b, "  ");
+}
+
+/* a cell holding an id from the sheet: a newline in it shows as \n */
+static void id_cell(tl_buf *b, const char *id, size_t cols)
+{
+    char *e = tl_escape_line_dup(id);
+    cell(b, e, cols);
+    free(e);
 }
 
 static void trim_line_end(tl_buf *b)
@@ -136,10 +159,10 @@ static void wrap(tl_buf *b, const char *text, size_t lead, size_t indent, size_t
         const char *e = p;
         while (*e && *e != ' ' && *e != '\n')
             e++;
-        size_t wl = 0;
-        for (const char *q = p; q < e; q++)
-            if (((unsigned char)*q & 0xC0) != 0x80)
-                wl++;
+        tl_buf wb = {0};
+        tl_escape_line_n(&wb, p, (size_t)(e - p));
+        size_t wl = u8_cols(tl_buf_str(&wb));
+        tl_buf_free(&wb);
         if (!first && col + 1 + wl > width) {
             tl_buf_putc(b, '\n');
             for (size_t i = 0; i < indent; i++)
@@ -149,7 +172,7 @@ static void wrap(tl_buf *b, const char *text, size_t lead, size_t indent, size_t
             tl_buf_putc(b, ' ');
             col++;
         }
-        tl_buf_append(b, p, (size_t)(e - p));
+        tl_escape_line_n(b, p, (size_t)(e - p)); /* a word never holds a control raw */
         col += wl;
         first = false;
         p = e;
@@ -226,9 +249,11 @@ static void evidence_block(tl_buf *b, const tl_report *r, size_t i, const tl_ren
     const tl_lab_op *op = &r->lab->ops[i];
     const tl_op_verdict *v = &r->verdicts[i];
     const tl_evidence *ev = &v->ev;
-    size_t idw = strlen(op->id);
+    char *id = tl_escape_line_dup(op->id);
+    size_t idw = u8_cols(id);
     tl_buf_printf(b, "%s%s%s %s  ", col_on(o, C_RED), o->color ? "\xe2\x9c\x97" : "x",
-                  col_on(o, C_OFF), op->id);
+                  col_on(o, C_OFF), id);
+    free(id);
     char *f = tl_report_fit(op->op, TL_REPORT_WIDTH - 4 - idw);
     tl_buf_printf(b, "%s%s%s\n", col_on(o, C_BOLD), f, col_on(o, C_OFF));
     free(f);
@@ -297,7 +322,9 @@ static size_t id_width(const tl_report *r)
 {
     size_t w = 2;
     for (size_t i = 0; i < r->lab->nops; i++) {
-        size_t l = u8_cols(r->lab->ops[i].id);
+        char *e = tl_escape_line_dup(r->lab->ops[i].id);
+        size_t l = u8_cols(e);
+        free(e);
         if (l > w)
             w = l;
     }
@@ -342,7 +369,7 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
         for (size_t i = 0; i < lab->nops; i++) {
             const tl_op_grade *og = &g->ops[i];
             char pb[48], ab[48];
-            cell(b, lab->ops[i].id, idw);
+            id_cell(b, lab->ops[i].id, idw);
             cell(b, lab->ops[i].op, opw);
             cell(b, pred_short(og->pred, pb, sizeof pb), pw);
             if (!og->answered) {
@@ -462,7 +489,7 @@ static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, boo
         for (size_t i = 0; i < lab->nops; i++) {
             const tl_op_verdict *v = &r->verdicts[i];
             const tl_lab_op *op = &lab->ops[i];
-            cell(b, op->id, idw);
+            id_cell(b, op->id, idw);
             cell(b, op->op, opw);
             cell(b, tl_scorecard_key_answer(v), aw);
             tl_buf n = {0};
@@ -512,7 +539,7 @@ static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, boo
         const tl_op_verdict *v = &r->verdicts[i];
         const tl_evidence *ev = &v->ev;
         char ab[48];
-        cell(b, lab->ops[i].id, idw);
+        id_cell(b, lab->ops[i].id, idw);
         cell(b, lab->ops[i].op, opw);
         cell(b, actual_short(v, ab, sizeof ab), kw);
         star |= v->sometimes;
@@ -595,7 +622,8 @@ static char *op_name(const tl_report *r, size_t i)
 {
     tl_buf b = {0};
     char *f = tl_report_fit(r->lab->ops[i].op, 60);
-    tl_buf_printf(&b, "%s %s", r->lab->ops[i].id, f);
+    tl_escape_line(&b, r->lab->ops[i].id);
+    tl_buf_printf(&b, " %s", f);
     free(f);
     return tl_buf_steal(&b);
 }
@@ -1386,7 +1414,7 @@ int tl_output_write(const char *path, const char *data, size_t len, char *errbuf
     tl_buf_printf(&tmp, "%s/.tlab-out-XXXXXX", dir);
     free(dup);
     char *tname = tl_buf_steal(&tmp);
-    int fd = mkstemp(tname);
+    int fd = tl_tempfile_make(tname);
     if (fd < 0) {
         snprintf(errbuf, errcap, "cannot write %s: %s", path, strerror(errno));
         free(tname);
@@ -1402,10 +1430,10 @@ int tl_output_write(const char *path, const char *data, size_t len, char *errbuf
         rc = -1;
         saved = errno;
     }
-    if (rc < 0 || rename(tname, final) != 0) {
+    if (rc < 0 || tl_tempfile_rename(tname, final) != 0) {
         if (rc == 0)
             saved = errno;
-        unlink(tname);
+        tl_tempfile_discard(tname);
         snprintf(errbuf, errcap, "cannot write %s: %s", path, strerror(saved));
         free(tname);
         free(real);
