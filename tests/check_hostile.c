@@ -148,7 +148,7 @@ START_TEST(test_budget)
     ck_assert(tl_budget_passed());
     ck_assert(tl_deadline_passed());
     char msg[160];
-    tl_deadline_message(msg, sizeof msg);
+    tl_deadline_message(msg, sizeof msg, 0);
     ck_assert_ptr_nonnull(strstr(msg, "--sheet-timeout"));
     tl_budget_enter(NULL);
     ck_assert(!tl_budget_passed());
@@ -173,12 +173,12 @@ START_TEST(test_probe_many_items)
     int64_t n = (int64_t)1 << 18;
     tl_tensor *p = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1, &n, &err);
     ck_assert_ptr_nonnull(p);
-    tl_value *pv = tl_tensor_value(p);
+    tl_value *pv = tl_value_tensor(p);
     size_t items = 100000;
     tl_value *list = tl_list_new(items);
     int64_t one = 1, len = 4;
     for (size_t i = 0; i < items; i++)
-        tl_seq_set(list, i, tl_tensor_value(tl_tensor_view(p, 1, &len, &one, (int64_t)(i % 1000))));
+        tl_seq_set(list, i, tl_value_tensor(tl_tensor_view(p, 1, &len, &one, (int64_t)(i % 1000))));
     tl_evidence ev;
     double t0 = tl_now();
     ck_assert_int_eq(tl_verdict_classify(list, pv, &ev, &err), 0);
@@ -204,7 +204,7 @@ static size_t corpus_dir(const char *dir, size_t *loaded)
     while ((de = readdir(d))) {
         if (de->d_name[0] == '.')
             continue;
-        char path[4096];
+        char path[8192];
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         char *text;
         size_t len;

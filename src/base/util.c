@@ -179,15 +179,6 @@ bool tl_time_past(double when)
     return tl_now() > when;
 }
 
-static _Thread_local double deadline_when;
-static _Thread_local double deadline_budget;
-
-void tl_deadline_set(double when, double budget)
-{
-    deadline_when = when;
-    deadline_budget = budget;
-}
-
 static _Thread_local double run_when, run_budget;
 static _Thread_local const tl_budget *sheet;
 static _Thread_local double sheet_checked; /* wall clock of the last look */
@@ -205,7 +196,6 @@ double tl_deadline_run_begin(double budget)
 void tl_deadline_run_end(double saved_when) { run_when = saved_when; }
 
 bool tl_deadline_run_passed(void) { return run_when > 0 && tl_time_past(run_when); }
-
 
 static double budget_clock(bool process)
 {
@@ -245,23 +235,17 @@ bool tl_budget_passed(void)
 
 double tl_budget_seconds(void) { return sheet ? sheet->seconds : 0; }
 
-bool tl_deadline_passed(void)
-{
-    return (deadline_when > 0 && tl_time_past(deadline_when)) ||
-           (run_when > 0 && tl_time_past(run_when)) || tl_budget_passed();
-}
+bool tl_deadline_passed(void) { return tl_deadline_run_passed() || tl_budget_passed(); }
 
-void tl_deadline_message(char *buf, size_t cap)
+void tl_deadline_message(char *buf, size_t cap, double op_budget)
 {
     if (tl_budget_passed())
         snprintf(buf, cap, "sheet time budget exceeded (%g s of CPU time per sheet; "
                  "see --sheet-timeout)", sheet->seconds);
     else
         snprintf(buf, cap, "time limit exceeded (%g s per op; see --timeout)",
-                 deadline_budget > 0 ? deadline_budget : run_budget);
+                 op_budget > 0 ? op_budget : run_budget);
 }
-
-double tl_deadline_budget(void) { return deadline_budget; }
 
 static bool same_char(char a, char b, unsigned flags)
 {
@@ -501,4 +485,26 @@ void tl_tempfile_install_handlers(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+/* strerror_r is the XSI one (int) or the GNU one (char *) depending on the
+ * feature macros; _Generic takes whichever this libc declares. */
+static const char *strerror_xsi(int rc, char *buf)
+{
+    return rc == 0 ? buf : "Unknown error";
+}
+static const char *strerror_gnu(const char *r, char *buf)
+{
+    (void)buf;
+    return r;
+}
+
+const char *tl_strerror(int errnum, char *buf, size_t cap)
+{
+    if (!buf || cap == 0)
+        return "Unknown error";
+    buf[0] = 0;
+    return _Generic(strerror_r(errnum, buf, cap),
+                    int: strerror_xsi,
+                    char *: strerror_gnu)(strerror_r(errnum, buf, cap), buf);
 }

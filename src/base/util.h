@@ -69,23 +69,29 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 double tl_now(void);
 bool tl_time_past(double when);
 
-/* The running op's deadline, per thread (absolute tl_now() time; 0 = none).
- * The interpreter sets it around each call; long kernel loops poll
- * tl_deadline_passed() and stop with a limit error. */
-void tl_deadline_set(double when, double budget);
-bool tl_deadline_passed(void);
-double tl_deadline_budget(void); /* the budget in seconds, for messages */
+/* (The running call's deadline is the runtime context's: context.h. It
+ * also honours the two outer limits below, which live here because the
+ * loader and the grader, above the runtime, use them too.) */
+
+/* ---- default limits (SPEC 7), written once; the options override them */
+#define TL_DEFAULT_TIMEOUT 2.0                  /* --timeout: CPU s per op */
+#define TL_DEFAULT_SHEET_TIMEOUT 60.0           /* --sheet-timeout: CPU s per sheet */
+#define TL_DEFAULT_MAX_BYTES ((size_t)1 << 30)  /* --max-bytes: live storage */
+#define TL_DEFAULT_MAX_SEQ ((int64_t)10000000)  /* longest sequence built */
+#define TL_DEFAULT_MAX_SOURCE ((size_t)1 << 20) /* bytes of one op's source */
+#define TL_DEFAULT_MAX_DEPTH 64                 /* nesting of one op */
 
 /* The whole run of an op, per thread: every phase after setup (building
  * the parent variant, the op, the write-through probes, the evidence)
  * shares one budget that the interpreter's per-call deadline cannot
  * extend. tl_deadline_run_begin(budget) starts it (0 = none) and returns
  * the one it replaces, for tl_deadline_run_end. tl_deadline_passed() is
- * true once any of the op's, the run's or the sheet's time is up. */
+ * true once the run's or the sheet's time is up (tl_context_deadline_check
+ * adds the running call's own). */
 double tl_deadline_run_begin(double budget);
 void tl_deadline_run_end(double saved_when);
 bool tl_deadline_run_passed(void);
-
+bool tl_deadline_passed(void);
 
 /* A per-sheet CPU budget (--sheet-timeout): one sheet of ops, or one
  * submission, costs at most `seconds` of CPU time. `process` counts the
@@ -105,8 +111,9 @@ bool tl_budget_passed(void);  /* this thread's sheet budget is spent */
 double tl_budget_seconds(void); /* its size, for messages (0 = none) */
 
 /* The message for a passed deadline: the sheet's budget when it is spent,
- * else the op's ("time limit exceeded (2 s per op; see --timeout)"). */
-void tl_deadline_message(char *buf, size_t cap);
+ * else the op's ("time limit exceeded (2 s per op; see --timeout)", with
+ * op_budget, or the run's budget when op_budget is 0). */
+void tl_deadline_message(char *buf, size_t cap, double op_budget);
 
 /* "Did you mean": the candidate nearest to word by optimal-string-alignment
  * distance (insertions, deletions, substitutions, adjacent transpositions),
@@ -124,6 +131,10 @@ enum {
 };
 const char *tl_suggest(const char *word, const char *const *cands, size_t n,
                        unsigned flags);
+
+/* strerror(errnum) without strerror's shared buffer (safe in grading
+ * threads): the text, in buf or a static string; never NULL. */
+const char *tl_strerror(int errnum, char *buf, size_t cap);
 
 /* Whole-file reading (lab sheets, golden tests, fixtures). */
 typedef enum tl_read_status {

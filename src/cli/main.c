@@ -30,8 +30,8 @@
 #include "config.h"
 #include "cli.h"
 #include "commands.h"
+#include "backend.h"
 #include "golden.h"
-#include "tl_cuda.h"
 #include "util.h"
 
 /* ---- options ---------------------------------------------------------- */
@@ -426,7 +426,9 @@ static void print_version(FILE *f)
 {
     fprintf(f, "tlab %s\n", PACKAGE_VERSION);
     fprintf(f, "build: %s\n", TL_BUILD_CONFIG);
-    fprintf(f, "cuda: %s\n", tl_cuda_describe());
+    const char *cuda_why;
+    (void)tl_backend_cuda_probe(&cuda_why);
+    fprintf(f, "cuda: %s\n", cuda_why);
 }
 
 /* ---- parsing ---------------------------------------------------------- */
@@ -720,9 +722,9 @@ int main(int argc, char **argv)
         .device = TL_DEVREQ_AUTO,
         .color = TL_COLOR_AUTO,
         .jobs = 1,
-        .max_bytes = (size_t)1 << 30,
-        .timeout = 2.0,
-        .sheet_timeout = 60.0,
+        .max_bytes = TL_DEFAULT_MAX_BYTES,
+        .timeout = TL_DEFAULT_TIMEOUT,
+        .sheet_timeout = TL_DEFAULT_SHEET_TIMEOUT,
     };
     /* At most argc statements and operands. */
     cli.stmts = tl_xcalloc((size_t)argc + 1, sizeof *cli.stmts);

@@ -310,7 +310,7 @@ static void build_tree(loader *L)
         /* `tlab grade`: one submission costs at most --sheet-timeout */
         if ((++events & 255) == 0 && tl_budget_passed()) {
             char msg[160];
-            tl_deadline_message(msg, sizeof msg);
+            tl_deadline_message(msg, sizeof msg, 0);
             failat(L, ev_line(e), ev_col(e), "%s while loading the file", msg);
         }
         const yaml_char_t *anchor = NULL;
@@ -1337,11 +1337,14 @@ tl_lab *tl_lab_open(const char *path, bool color, bool follow_links, tl_lab_err 
         render_err(err, path, NULL, 0, color);
         return NULL;
     case TL_READ_OPEN:
-    case TL_READ_IO:
+    case TL_READ_IO: {
+        char eb[128]; /* grading threads load labs: no strerror() */
         snprintf(err->msg, sizeof err->msg, "cannot %s lab file: %s",
-                 st == TL_READ_OPEN ? "open" : "read", strerror(errno));
+                 st == TL_READ_OPEN ? "open" : "read",
+                 tl_strerror(errno, eb, sizeof eb));
         render_err(err, path, NULL, 0, color);
         return NULL;
+    }
     case TL_READ_TOO_BIG:
         err->line = 1;
         err->col = 1;

@@ -243,7 +243,7 @@ static int build_pmap(const tl_tensor *p, pmap *m, tl_error *err)
     for (int64_t i = 0; i < n; i++) {
         if ((i & ((1 << 20) - 1)) == (1 << 20) - 1 && tl_deadline_passed()) {
             char msg[160];
-            tl_deadline_message(msg, sizeof msg);
+            tl_deadline_message(msg, sizeof msg, 0);
             return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
         }
         int64_t e = p->offset - lo;
@@ -264,7 +264,7 @@ static int build_pmap(const tl_tensor *p, pmap *m, tl_error *err)
 static int read_pbyte(const tl_tensor *p, size_t at, unsigned char *out, tl_error *err)
 {
     const tl_storage *s = p->storage;
-    return s->backend->to_host(out, (const char *)s->data + at, 1, err);
+    return tl_backend_to_host(s->backend, out, (const char *)s->data + at, 1, err);
 }
 
 /* The probe. Sets *through (1/0, -1 when not applicable or too large).
@@ -403,7 +403,7 @@ static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
         /* a list of 10^6 items is classified under the op's deadline */
         if ((i & 1023) == 1023 && tl_deadline_passed()) {
             char msg[160];
-            tl_deadline_message(msg, sizeof msg);
+            tl_deadline_message(msg, sizeof msg, 0);
             return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
         }
         tl_evidence tmp, *it = i < ev->nitems ? &ev->items[i] : &tmp;
@@ -496,7 +496,7 @@ static tl_tensor *make_variant(tl_tensor *p, int which, const tl_backend *other,
     case VAR_DEVICE:
         if (!other || other == be)
             return NULL;
-        *name = other->device.kind == TL_DEV_CUDA ? "cuda" : "cpu";
+        *name = tl_backend_device(other).kind == TL_DEV_CUDA ? "cuda" : "cpu";
         t = tl_ops_to(p, other, p->dtype, true, TL_MEMFMT_PRESERVE, err);
         break;
     default:
@@ -509,29 +509,6 @@ static tl_tensor *make_variant(tl_tensor *p, int which, const tl_backend *other,
     t->is_view_of_grad_leaf = false;
     t->version->value = p->version->value;
     return t;
-}
-
-int tl_verdict_variants(tl_tensor *p, const tl_backend *other, const char **names,
-                        tl_tensor **tensors, tl_error *err)
-{
-    int n = 0;
-    for (int w = 0; w < VAR_COUNT; w++) {
-        const char *name;
-        tl_error e2;
-        tl_error_clear(&e2);
-        tl_tensor *t = make_variant(p, w, other, &name, &e2);
-        if (t) {
-            names[n] = name;
-            tensors[n++] = t;
-        } else if (e2.kind == TL_ERR_INTERNAL) {
-            if (err)
-                *err = e2;
-            for (int i = 0; i < n; i++)
-                tl_tensor_release(tensors[i]);
-            return -1;
-        }
-    }
-    return n;
 }
 
 /* ------------------------------------------------------------- reasons */
@@ -700,7 +677,7 @@ static int fail_at(tl_verdict_fail *fail, const tl_runner *r, const tl_source *s
 static int fail_budget(tl_verdict_fail *fail, const tl_runner *r, const tl_job *job)
 {
     char dm[160];
-    tl_deadline_message(dm, sizeof dm);
+    tl_deadline_message(dm, sizeof dm, 0);
     tl_buf msg = {0};
     tl_buf_puts(&msg, dm);
     if (job->id) {
@@ -778,7 +755,7 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
             status = 1; /* does not exist here, or could not be built */
             goto done;
         }
-        tl_value *pv = tl_tensor_value(vt);
+        tl_value *pv = tl_value_tensor(vt);
         tl_interp_set(I, job->parent, pv);
         tl_value_release(parent);
         parent = pv;
@@ -875,7 +852,7 @@ static void op_timed_out(const tl_job *job, tl_op_verdict *out)
     out->sometimes = false;
     tl_evidence_free(&out->ev);
     char msg[160], where[512];
-    tl_deadline_message(msg, sizeof msg);
+    tl_deadline_message(msg, sizeof msg, 0);
     tl_error err;
     tl_error_set(&err, TL_ERR_LIMIT, "%s (the op and its parent variants)", msg);
     snprintf(where, sizeof where, "%s:%d:%d", job->op->file, job->op->line, job->op->col);

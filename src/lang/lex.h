@@ -92,8 +92,7 @@ int tl_lex(const char *text, size_t len, int max_depth, tl_toklist *out,
            tl_error *err);
 void tl_toklist_free(tl_toklist *tl);
 
-/* "(", "**=", ... and "if", "lambda", ... for messages. */
-const char *tl_lex_op_text(tl_opkind op);
+/* "if", "lambda", ... for messages. */
 const char *tl_lex_keyword_text(tl_keyword kw);
 
 #ifdef __cplusplus

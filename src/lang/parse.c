@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "lex.h"
-#include "ops.h"
 #include "parse.h"
 #include "util.h"
 

@@ -3,7 +3,8 @@
  * index_put_ / index_put.
  *
  * Argument errors follow PyTorch's python_arg_parser shapes; the ops
- * themselves raise PyTorch's texts from index.c. All results are new
+ * themselves raise PyTorch's texts from index.c. (Subscripts x[i] are
+ * index_parse.c's.) All results are new
  * tensors (copies), except index_put_ which returns self.
  */
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static int missing(const char *fname, const char *argname, tl_error *err)
 
 static tl_value *ret(tl_tensor *t)
 {
-    return t ? tl_tensor_value(t) : NULL;
+    return t ? tl_value_tensor(t) : NULL;
 }
 
 /* (dim, index) with PyTorch's overload messages */
@@ -47,7 +48,7 @@ static tl_value *m_index_select(tl_value *self, const tl_args *a,
                                 tl_error *err)
 {
     int64_t dim;
-    tl_tensor *idx = NULL, *t = tl_self_tensor(self, "index_select", err);
+    tl_tensor *idx = NULL, *t = tl_bind_self_tensor(self, "index_select", err);
     if (!t || dim_index(a, "index_select", "(int dim, Tensor index)\n"
                         "(name dim, Tensor index)", &dim, &idx, err))
         return NULL;
@@ -57,7 +58,7 @@ static tl_value *m_index_select(tl_value *self, const tl_args *a,
 static tl_value *m_gather(tl_value *self, const tl_args *a, tl_error *err)
 {
     int64_t dim;
-    tl_tensor *idx, *t = tl_self_tensor(self, "gather", err);
+    tl_tensor *idx, *t = tl_bind_self_tensor(self, "gather", err);
     if (!t)
         return NULL;
     /* sparse_grad= is accepted and ignored */
@@ -78,7 +79,7 @@ static tl_value *m_gather(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *m_take(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"index", NULL};
-    tl_tensor *t = tl_self_tensor(self, "take", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "take", err);
     if (!t || tl_args_check(a, "take", 1, kw, "(Tensor index)", err))
         return NULL;
     tl_value *i = tl_arg(a, 0, "index");
@@ -95,7 +96,7 @@ static tl_value *m_masked_select(tl_value *self, const tl_args *a,
                                  tl_error *err)
 {
     static const char *const kw[] = {"mask", NULL};
-    tl_tensor *t = tl_self_tensor(self, "masked_select", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "masked_select", err);
     if (!t || tl_args_check(a, "masked_select", 1, kw, "(Tensor mask)", err))
         return NULL;
     tl_value *m = tl_arg(a, 0, "mask");
@@ -113,7 +114,7 @@ static tl_value *nonzero_impl(tl_value *self, const tl_args *a,
                               tl_error *err)
 {
     static const char *const kw[] = {"as_tuple", NULL};
-    tl_tensor *t = tl_self_tensor(self, fname, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fname, err);
     if (!t || tl_args_check(a, fname, 0, allow_tuple ? kw : NULL,
                             allow_tuple ? "(*, bool as_tuple = False)" : "()",
                             err))
@@ -145,7 +146,7 @@ static tl_value *nonzero_impl(tl_value *self, const tl_args *a,
         r->requires_grad = false;
         r->is_leaf = true;
         r->is_view_of_grad_leaf = false;
-        tl_seq_set(tup, (size_t)i, tl_tensor_value(r));
+        tl_seq_set(tup, (size_t)i, tl_value_tensor(r));
     }
     free(l.items);
     return tup;
@@ -161,6 +162,31 @@ static tl_value *m_argwhere(tl_value *self, const tl_args *a, tl_error *err)
     return nonzero_impl(self, a, "argwhere", false, err);
 }
 
+/* index_put_'s indices as C: tensors, NULL for None (borrowed into ts,
+ * which holds TL_MAX_DIMS + 1). A non-tensor element is a TypeError, but
+ * "too many indices" (index.c's check) wins when both apply. */
+static int put_indices(const tl_value *iv, const tl_tensor *x, tl_tensor **ts,
+                       tl_error *err)
+{
+    size_t m = iv->u.seq.n;
+    bool too_many = m > (size_t)x->ndim && m > 0;
+    for (size_t i = 0; i < m && i <= TL_MAX_DIMS; i++) {
+        const tl_value *it = iv->u.seq.items[i];
+        ts[i] = NULL;
+        if (it->kind == TL_V_NONE)
+            continue;
+        if (it->kind == TL_V_TENSOR) {
+            ts[i] = it->u.tensor;
+            continue;
+        }
+        if (!too_many)
+            return tl_error_set(err, TL_ERR_TYPE, "expected Tensor as element "
+                                "%zu in argument 0, but got %s", i,
+                                tl_value_type_name(it));
+    }
+    return 0;
+}
+
 static tl_value *index_put_impl(tl_value *self, const tl_args *a,
                                 const char *fname, bool inplace,
                                 tl_error *err)
@@ -168,7 +194,7 @@ static tl_value *index_put_impl(tl_value *self, const tl_args *a,
     static const char *const kw[] = {"indices", "values", "accumulate", NULL};
     static const char sig[] = "(tuple of Tensors indices, Tensor values, "
                               "bool accumulate = False)";
-    tl_tensor *t = tl_self_tensor(self, fname, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fname, err);
     if (!t || tl_args_check(a, fname, 3, kw, sig, err))
         return NULL;
     tl_value *iv = tl_arg(a, 0, "indices"), *vv = tl_arg(a, 1, "values"),
@@ -188,16 +214,20 @@ static tl_value *index_put_impl(tl_value *self, const tl_args *a,
     bool acc = false;
     if (av && tl_to_bool(av, "accumulate", &acc, err))
         return NULL;
+    tl_tensor *ts[TL_MAX_DIMS + 1];
+    size_t m = iv->u.seq.n;
+    if (put_indices(iv, t, ts, err) < 0)
+        return NULL;
     if (inplace) {
-        if (tl_index_put_(self, iv, vv->u.tensor, acc, err))
+        if (tl_index_put_(t, ts, m, vv->u.tensor, acc, err))
             return NULL;
         return tl_value_retain(self);
     }
     tl_tensor *c = tl_ops_clone(t, TL_MEMFMT_PRESERVE, err);
     if (!c)
         return NULL;
-    tl_value *cv = tl_tensor_value(c);
-    if (tl_index_put_(cv, iv, vv->u.tensor, acc, err)) {
+    tl_value *cv = tl_value_tensor(c);
+    if (tl_index_put_(c, ts, m, vv->u.tensor, acc, err)) {
         tl_value_release(cv);
         return NULL;
     }

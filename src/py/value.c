@@ -115,49 +115,49 @@ tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step)
     return v;
 }
 
-tl_value *tl_dtype_value(tl_dtype dt)
+tl_value *tl_value_dtype(tl_dtype dt)
 {
     tl_value *v = alloc_value(TL_V_DTYPE);
     v->u.dtype = dt;
     return v;
 }
 
-tl_value *tl_device_value(tl_device dev)
+tl_value *tl_value_device(tl_device dev)
 {
     tl_value *v = alloc_value(TL_V_DEVICE);
     v->u.device = dev;
     return v;
 }
 
-tl_value *tl_memfmt_value(tl_memfmt f)
+tl_value *tl_value_memfmt(tl_memfmt f)
 {
     tl_value *v = alloc_value(TL_V_MEMFMT);
     v->u.memfmt = f;
     return v;
 }
 
-tl_value *tl_tensor_value(tl_tensor *t)
+tl_value *tl_value_tensor(tl_tensor *t)
 {
     tl_value *v = alloc_value(TL_V_TENSOR);
     v->u.tensor = t;
     return v;
 }
 
-tl_value *tl_ndarray_value(tl_tensor *t)
+tl_value *tl_value_ndarray(tl_tensor *t)
 {
     tl_value *v = alloc_value(TL_V_NDARRAY);
     v->u.tensor = t;
     return v;
 }
 
-tl_value *tl_storage_value(tl_storage *s)
+tl_value *tl_value_storage(tl_storage *s)
 {
     tl_value *v = alloc_value(TL_V_STORAGE);
     v->u.storage = tl_storage_retain(s);
     return v;
 }
 
-tl_value *tl_module_value(const char *name)
+tl_value *tl_value_module(const char *name)
 {
     tl_value *v = alloc_value(TL_V_MODULE);
     v->u.str.s = tl_xstrdup(name);
@@ -165,7 +165,7 @@ tl_value *tl_module_value(const char *name)
     return v;
 }
 
-tl_value *tl_func_value(const char *name, tl_cfunc fn, tl_value *self)
+tl_value *tl_value_func(const char *name, tl_cfunc fn, tl_value *self)
 {
     tl_value *v = alloc_value(TL_V_FUNC);
     v->u.func.name = name;
@@ -504,6 +504,9 @@ static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
     /* compact: tensor([0., 1., ...]) for small tensors, else a summary */
     int64_t n = tl_tensor_numel(t);
     tl_buf_printf(b, "%s(", prefix);
+    /* the elements come from one host read (printing is best effort) */
+    tl_tensor *h = t->ndim == 0 || n <= 64 ? tl_tensor_read_host(t, NULL) : NULL;
+    const tl_tensor *e = h ? h : t;
     if (t->ndim == 0 || n <= 64) {
         int64_t idx[TL_MAX_DIMS] = {0};
         for (int d = 0; d < t->ndim; d++)
@@ -525,18 +528,18 @@ static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
             }
             if (tl_dtype_is_floating(t->dtype)) {
                 double d = 0;
-                tl_tensor_get_f64(t, i, &d, NULL);
+                tl_tensor_get_f64(e, i, &d, NULL);
                 if (d == floor(d) && fabs(d) < 1e16)
                     tl_buf_printf(b, "%.0f.", d);
                 else
                     tl_buf_printf(b, "%.4f", d);
             } else if (t->dtype == TL_BOOL) {
                 int64_t v = 0;
-                tl_tensor_get_i64(t, i, &v, NULL);
+                tl_tensor_get_i64(e, i, &v, NULL);
                 tl_buf_puts(b, v ? "True" : "False");
             } else {
                 int64_t v = 0;
-                tl_tensor_get_i64(t, i, &v, NULL);
+                tl_tensor_get_i64(e, i, &v, NULL);
                 tl_buf_printf(b, "%" PRId64, v);
             }
         }
@@ -544,9 +547,10 @@ static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
             tl_buf_putc(b, ']');
     } else {
         char shape[64 * 24];
-        tl_format_shape(shape, sizeof shape, t->ndim, t->sizes);
+        tl_shape_format(shape, sizeof shape, t->ndim, t->sizes);
         tl_buf_printf(b, "<%s elements of shape %s>", "...", shape);
     }
+    tl_tensor_release(h);
     if (t->dtype != TL_FLOAT32 && t->dtype != TL_INT64 && t->dtype != TL_BOOL)
         tl_buf_printf(b, ", dtype=torch.%s", tl_dtype_name(t->dtype));
     tl_buf_putc(b, ')');

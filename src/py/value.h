@@ -51,13 +51,6 @@ typedef enum tl_vkind {
     TL_V_NKINDS
 } tl_vkind;
 
-typedef enum tl_memfmt {
-    TL_MEMFMT_PRESERVE,
-    TL_MEMFMT_CONTIGUOUS,
-    TL_MEMFMT_CHANNELS_LAST,
-    TL_MEMFMT_CHANNELS_LAST_3D
-} tl_memfmt;
-
 /* A callable implemented in C. `self` is the bound receiver (NULL for a
  * plain function). Returns a new reference, or NULL with err set. */
 typedef struct tl_value *(*tl_cfunc)(struct tl_value *self,
@@ -110,14 +103,14 @@ tl_value *tl_size_new(int ndim, const int64_t *sizes);
 void tl_seq_set(tl_value *seq, size_t i, tl_value *item); /* steals item */
 void tl_list_append(tl_value *list, tl_value *item);      /* steals item */
 tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step); /* steal */
-tl_value *tl_dtype_value(tl_dtype dt);
-tl_value *tl_device_value(tl_device dev);
-tl_value *tl_memfmt_value(tl_memfmt f);
-tl_value *tl_tensor_value(tl_tensor *t);  /* steals the tensor reference */
-tl_value *tl_ndarray_value(tl_tensor *t); /* steals */
-tl_value *tl_storage_value(tl_storage *s); /* retains s */
-tl_value *tl_module_value(const char *name);
-tl_value *tl_func_value(const char *name, tl_cfunc fn, tl_value *self); /* retains self */
+tl_value *tl_value_dtype(tl_dtype dt);
+tl_value *tl_value_device(tl_device dev);
+tl_value *tl_value_memfmt(tl_memfmt f);
+tl_value *tl_value_tensor(tl_tensor *t);  /* steals the tensor reference */
+tl_value *tl_value_ndarray(tl_tensor *t); /* steals */
+tl_value *tl_value_storage(tl_storage *s); /* retains s */
+tl_value *tl_value_module(const char *name);
+tl_value *tl_value_func(const char *name, tl_cfunc fn, tl_value *self); /* retains self */
 
 tl_value *tl_value_retain(tl_value *v);
 void tl_value_release(tl_value *v);
