@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -34,6 +37,18 @@ static void oom(size_t n)
 {
     fprintf(stderr, "tlab: error: cannot allocate %zu bytes of memory\n", n);
     exit(3);
+}
+
+size_t tl_alloc_cost(const void *p, size_t n)
+{
+    if (!p)
+        return 0;
+#if defined(__GLIBC__)
+    (void)n;
+    return malloc_usable_size((void *)p) + sizeof(size_t);
+#else
+    return n + 2 * sizeof(size_t);
+#endif
 }
 
 void *tl_xmalloc(size_t n)

@@ -37,6 +37,10 @@ TL_NORETURN void tl_abort(const char *file, int line, const char *fmt, ...)
     TL_PRINTF(3, 4);
 
 void *tl_xmalloc(size_t n);
+/* What the block p (of n requested bytes) costs the allocator: its usable
+ * size plus the chunk header (glibc), else n plus two words. For the
+ * memory ledger (storage.h). */
+size_t tl_alloc_cost(const void *p, size_t n);
 void *tl_xcalloc(size_t n, size_t size);
 void *tl_xrealloc(void *p, size_t n);
 char *tl_xstrdup(const char *s);

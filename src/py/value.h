@@ -60,6 +60,7 @@ typedef struct tl_value *(*tl_cfunc)(struct tl_value *self,
 typedef struct tl_value {
     int refcount;
     tl_vkind kind;
+    size_t charged;    /* bytes charged to the memory ledger (value.c) */
     union {
         bool b;
         int64_t i;

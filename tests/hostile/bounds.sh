@@ -180,6 +180,33 @@ usage_bad
 "$TLAB" check --help | grep -q -- '--sheet-timeout S  CPU seconds for a whole sheet or submission (default 60)' ||
     fail "--help does not document --sheet-timeout"
 
+# --------------------------------------------------- 6. one memory ledger
+# Lists and strings are charged with the tensors: next to 128 MiB of
+# tensors, three lists of 10^7 ints (~2 GB unchecked) stop at --max-bytes,
+# and the process's peak RSS stays within the limit plus the objects'
+# allowance (16 MiB) plus a fixed overhead for the binary (64 MiB). Skipped
+# under sanitizers and valgrind (their shadow memory is not tlab's).
+cat > mem.yaml <<'EOF'
+tlab: 1
+threshold: 100%
+setup: |
+  import torch
+  x = torch.zeros(2**25)
+ops:
+  - {id: lists, op: "[list(range(10**7)) for i in range(3)]", predict: {kind: error, error: LimitError}}
+  - {id: strs, op: "['ab' * 10**6 for i in range(300)]", predict: {kind: error, error: LimitError}}
+  - {id: view, op: "x[1:]", predict: view}
+EOF
+if [ -x /usr/bin/time ] && [ "$slow" = 1 ]; then
+    b 120 check --max-bytes 256M mem.yaml
+    [ "$status" = 0 ] || fail "the lists and strings were not stopped by --max-bytes"
+    /usr/bin/time -f '%M' -o rss.txt "$TLAB" check --max-bytes 256M mem.yaml > /dev/null 2>&1 || true
+    rss=$(tail -n 1 rss.txt)
+    [ "$rss" -le $(((256 + 16 + 64) * 1024)) ] || fail "peak RSS $rss KiB is over --max-bytes 256M plus the overhead"
+    b 120 run --format json --max-bytes 256M mem.yaml
+    grep -q 'memory limit exceeded' "$work/stdout" || fail "the error does not say memory limit exceeded"
+fi
+
 # ------------------------------------------------------- 7. nothing forged
 # Every string from a sheet is escaped: no fake located error, workflow
 # command or result line, no raw escape sequence, in any output format.
