@@ -105,6 +105,17 @@ START_TEST(test_lines_as_libyaml)
         ck_assert_ptr_nonnull(strstr(err.rendered, " 4 | bogus: 1"));
         tl_lab_err_free(&err);
     }
+    /* a leading BOM: the mapping still starts at column 0 (it did not:
+     * libyaml counted the BOM as a column when the encoding is set) */
+    {
+        const char *bom = "\xef\xbb\xbftlab: 1\nid: a\ntitle: t\nbogus: 1\n";
+        tl_lab_err e2;
+        ck_assert_ptr_null(tl_lab_parse("f.yaml", bom, strlen(bom), false, &e2));
+        ck_assert_int_eq(e2.line, 4);
+        ck_assert_int_eq(e2.col, 1);
+        ck_assert_ptr_nonnull(strstr(e2.msg, "unknown key 'bogus'"));
+        tl_lab_err_free(&e2);
+    }
     /* NEL, U+2028, U+2029 are breaks to libyaml: refused, located */
     const char *ls = "tlab: 1\nid: a\xe2\x80\xa8title: t\n";
     tl_lab_err err;

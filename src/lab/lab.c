@@ -203,13 +203,25 @@ static void build_lines(loader *L)
     L->nlines = n;
 }
 
-/* Character index (libyaml's mark.index: a UTF-8 BOM is skipped, CR LF is
- * two characters) -> byte offset, once; the text is valid UTF-8 here. */
+/* A leading UTF-8 BOM: 3, else 0. libyaml is given the text after it. With
+ * the encoding set explicitly (yaml_parser_set_encoding) libyaml does not
+ * strip a BOM itself: it counted it as character 0 and then as column 0,
+ * so `tlab: 1` sat at column 1 and the next key ended the mapping; and
+ * offsets were one byte late (found by tests/fuzz/fuzz_lab: `tlab new`
+ * wrote `predict:: ~` for a sheet with a BOM). */
+static size_t bom_len(const loader *L)
+{
+    const unsigned char *s = (const unsigned char *)L->text;
+    return L->len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF ? 3 : 0;
+}
+
+/* Character index (libyaml's mark.index, from after the BOM; CR LF is two
+ * characters) -> byte offset in the file, once; the text is valid UTF-8. */
 static void build_chars(loader *L)
 {
     const unsigned char *s = (const unsigned char *)L->text;
-    size_t i = L->len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF ? 3 : 0;
-    uint32_t *cb = tl_xmalloc((L->len - i + 1) * sizeof *cb);
+    size_t i = bom_len(L);
+    uint32_t *cb = tl_xmalloc((L->len + 1) * sizeof *cb);
     size_t n = 0;
     for (; i < L->len; i++)
         if ((s[i] & 0xC0) != 0x80)
@@ -243,7 +255,9 @@ static void next_event(loader *L)
         const yaml_parser_t *p = &L->parser;
         if (p->error == YAML_READER_ERROR) {
             /* the reader reports a byte offset, not a mark */
-            size_t off = p->problem_offset < L->len ? p->problem_offset : L->len;
+            size_t off = p->problem_offset + bom_len(L);
+            if (off > L->len)
+                off = L->len;
             size_t lo = 0, hi = L->nlines;
             while (hi - lo > 1) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -1293,7 +1307,8 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
     if (!yaml_parser_initialize(&L->parser))
         failat(L, 1, 1, "cannot initialise the YAML parser (out of memory)");
     L->have_parser = true;
-    yaml_parser_set_input_string(&L->parser, (const unsigned char *)copy, len);
+    size_t bom = bom_len(L);
+    yaml_parser_set_input_string(&L->parser, (const unsigned char *)copy + bom, len - bom);
     yaml_parser_set_encoding(&L->parser, YAML_UTF8_ENCODING);
     build_tree(L);
     if (L->have_event) {
