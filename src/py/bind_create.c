@@ -1011,7 +1011,7 @@ static tl_value *m_storage(tl_value *self, const tl_args *a, tl_error *err)
     SELF("storage");
     if (no_args(a, "storage", err) < 0)
         return NULL;
-    return tl_value_storage(t->storage);
+    return tl_value_typed_storage(t->storage, t->dtype);
 }
 
 static tl_value *m_requires_grad_(tl_value *self, const tl_args *a, tl_error *err)

@@ -265,7 +265,8 @@ static tl_value *b_to(tl_value *self, const tl_args *a, tl_error *err)
     if (np >= 1) {
         const tl_value *p0 = a->pos[0];
         size_t k = 1;
-        if (p0->kind == TL_V_DTYPE) {
+        tl_dtype pyt;
+        if (p0->kind == TL_V_DTYPE || tl_value_python_dtype(p0, &pyt)) {
             dtype = p0;
         } else if (p0->kind == TL_V_TENSOR) {
             other = p0;
@@ -315,9 +316,10 @@ static tl_value *b_to(tl_value *self, const tl_args *a, tl_error *err)
         be = tl_tensor_backend(other->u.tensor);
     }
     if (!absent(dtype)) {
-        if (dtype->kind != TL_V_DTYPE)
+        if (dtype->kind == TL_V_DTYPE)
+            dt = dtype->u.dtype;
+        else if (!tl_value_python_dtype(dtype, &dt)) /* to(float) */
             goto bad;
-        dt = dtype->u.dtype;
     }
     if (!absent(dev)) {
         tl_device d;
@@ -488,14 +490,33 @@ static tl_value *b_cuda(tl_value *self, const tl_args *a, tl_error *err)
 /* elementwise                                                            */
 /* ===================================================================== */
 
+/* torch.add(1, x) and friends: the functional forms whose first argument
+ * may be a Python number (python_arg_parser's numbers-as-tensors list, and
+ * the Scalar-self overloads of pow, remainder and the bitwise ops). The
+ * number is a wrapped number: it promotes like `1 + x`. */
+static bool number_first(const char *fn, const tl_value *self)
+{
+    static const char *const ok[] = {
+        "add", "sub", "subtract", "mul", "multiply", "true_divide", "floor_divide",
+        "div", "divide", "pow", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+        "bitwise_left_shift", "bitwise_right_shift", NULL};
+    if (!self || (self->kind != TL_V_INT && self->kind != TL_V_FLOAT && self->kind != TL_V_BOOL))
+        return false;
+    for (int i = 0; ok[i]; i++)
+        if (!strcmp(ok[i], fn))
+            return true;
+    return false;
+}
+
 static tl_value *binary_method(const char *fn, tl_binop op, bool inplace,
                                bool alpha, tl_value *self, const tl_args *a,
                                tl_error *err)
 {
     static const char *const kw_plain[] = {"other", NULL};
     static const char *const kw_alpha[] = {"other", "alpha", NULL};
-    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
-    if (!t || tl_args_check(a, fn, 1, alpha ? kw_alpha : kw_plain,
+    bool num = !inplace && number_first(fn, self);
+    tl_tensor *t = num ? NULL : tl_bind_self_tensor(self, fn, err);
+    if ((!t && !num) || tl_args_check(a, fn, 1, alpha ? kw_alpha : kw_plain,
                             alpha ? "(Tensor other, *, Number alpha)" : "(Tensor other)\n(Number other)",
                             err) < 0)
         return NULL;
@@ -585,9 +606,10 @@ static tl_value *div_method(const char *fn, bool inplace, tl_value *self,
                             const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"other", "rounding_mode", NULL};
-    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
+    bool num = !inplace && number_first(fn, self);
+    tl_tensor *t = num ? NULL : tl_bind_self_tensor(self, fn, err);
     int mode;
-    if (!t || tl_args_check(a, fn, 1, kw,
+    if ((!t && !num) || tl_args_check(a, fn, 1, kw,
                             "(Tensor other, *, str rounding_mode)\n(Number other, *, str rounding_mode)",
                             err) < 0 ||
         rounding_mode(a, &mode, err) < 0)
@@ -846,6 +868,20 @@ static tl_value *matmul_method(const char *fn, bool mm, tl_value *self,
 VIA_METHOD(matmul, matmul_method, false)
 VIA_METHOD(mm, matmul_method, true)
 
+static tl_value *b_bmm(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"mat2", NULL};
+    tl_tensor *t = tl_bind_self_tensor(self, "bmm", err), *o;
+    if (!t || tl_args_check(a, "bmm", 1, kw, "(Tensor mat2)", err) < 0)
+        return NULL;
+    tl_value *ov = tl_arg(a, 0, "mat2");
+    if (!ov)
+        return missing("bmm", "mat2", err);
+    if (tl_to_tensor(ov, "mat2", &o, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_bmm(t, o, err));
+}
+
 /* ===================================================================== */
 /* in-place writes                                                        */
 /* ===================================================================== */
@@ -938,6 +974,11 @@ static tl_value *reduce_method(const char *fn, tl_redop op, bool with_dtype,
         return NULL;
     if (!with_dtype)
         has_dt = false;
+    tl_value *dimv = tl_arg(a, 0, "dim");
+    if (op == TL_RED_PROD && dimv && tl_value_is_seq(dimv)) /* prod takes one dim */
+        return tl_args_type_error(a, fn, "(*, torch.dtype dtype)\n"
+                                  "(int dim, bool keepdim, *, torch.dtype dtype)\n"
+                                  "(name dim, bool keepdim, *, torch.dtype dtype)", err), NULL;
     int64_t dims[TL_MAX_DIMS];
     int nd;
     if (dims_arg(tl_arg(a, 0, "dim"), "dim", dims, &nd, err) < 0)
@@ -1392,7 +1433,7 @@ static const tl_binding methods[] = {
     M(isnan), M(isinf), M(isfinite), M(positive),
     MB(clamp), MB(clip), MB(clamp_min), MB(clamp_max),
     {"where", b_where_method, false, false},
-    MB(masked_fill), M(matmul), M(mm),
+    MB(masked_fill), M(matmul), M(mm), M(bmm),
     /* in-place writes */
     {"zero_", b_zero_, false, true},
     {"fill_", b_fill_, false, true},

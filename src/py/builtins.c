@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "bind_grad.h"
 #include "context.h"
 #include "convert.h"
 #include "create.h"
@@ -130,7 +131,8 @@ static tl_value *bi_len(tl_value *self, const tl_args *a, tl_error *err)
     case TL_V_STR:
         return tl_int((int64_t)v->u.str.len);
     case TL_V_STORAGE:
-        return tl_int((int64_t)v->u.storage->nbytes);
+        return tl_int((int64_t)(v->u.storage->nbytes /
+                                (v->typed ? tl_dtype_size(v->sdtype) : 1)));
     case TL_V_TENSOR:
         if (v->u.tensor->ndim == 0) {
             tl_error_set(err, TL_ERR_TYPE, "len() of a 0-d tensor");
@@ -1237,6 +1239,8 @@ static tl_value *ndarray_attr(tl_value *obj, const char *name, tl_error *err)
 
 tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
 {
+    if (tl_bind_grad_owns(obj)) /* grad_fn nodes, torch.no_grad() */
+        return tl_bind_grad_attr(obj, name, err);
     switch (obj->kind) {
     case TL_V_TENSOR:
         return tensor_attr(obj, name, err);

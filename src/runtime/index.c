@@ -664,7 +664,12 @@ static int broadcast_error(ctx *c, tl_error *err)
     return -1;
 }
 
-static int make_plan(ctx *c, plan *p, tl_error *err)
+static int plan_offsets(ctx *c, plan *p, tl_error *err);
+
+/* The plan's shapes (result and B block), without the index bounds checks
+ * (plan_offsets makes those: index_put_ reports a shape or dtype mismatch
+ * of the value first). */
+static int make_plan_shape(ctx *c, plan *p, tl_error *err)
 {
     memset(p, 0, sizeof *p);
     /* broadcast */
@@ -748,6 +753,19 @@ static int make_plan(ctx *c, plan *p, tl_error *err)
                             "elements is not supported",
                             (long long)TL_MAX_NUMEL);
     }
+    return 0;
+}
+
+static int make_plan(ctx *c, plan *p, tl_error *err)
+{
+    if (make_plan_shape(c, p, err))
+        return -1;
+    return plan_offsets(c, p, err);
+}
+
+/* per-element offsets of the B block, with bounds checks */
+static int plan_offsets(ctx *c, plan *p, tl_error *err)
+{
     if (p->rnumel == 0)
         return 0;
     if (p->bnumel > MAX_INDEX_ELEMS)
@@ -1193,6 +1211,26 @@ static int set_basic(ctx *c, tl_tensor *vt, const tl_scalar *sc,
     return rc;
 }
 
+/* at::get_overlap_status(a, b) is FULL or PARTIAL: a and b are the same
+ * tensor, or both non-overlapping and dense on one storage with
+ * intersecting byte ranges (TOO_HARD layouts are not checked) */
+static bool overlaps(const tl_tensor *a, const tl_tensor *b)
+{
+    if (a == b)
+        return true;
+    if (tl_tensor_numel(a) == 0 || tl_tensor_numel(b) == 0)
+        return false;
+    if (!tl_tensor_is_non_overlapping_and_dense(a) ||
+        !tl_tensor_is_non_overlapping_and_dense(b))
+        return false;
+    if (!tl_storage_same(a->storage, b->storage))
+        return false;
+    int64_t ia = (int64_t)tl_dtype_size(a->dtype), ib = (int64_t)tl_dtype_size(b->dtype);
+    int64_t a0 = a->offset * ia, a1 = a0 + tl_tensor_numel(a) * ia;
+    int64_t b0 = b->offset * ib, b1 = b0 + tl_tensor_numel(b) * ib;
+    return a0 < b1 && b0 < a1;
+}
+
 static bool single_mask(const ctx *c)
 {
     int masks = 0, others = 0;
@@ -1244,7 +1282,20 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
             fill = true;
         }
     }
-    if (expand_indices(c, err) || make_plan(c, &p, err))
+    if (!fill && !c->np && vt) {
+        /* at::assert_no_overlap(self, value) of _index_put_impl_ */
+        tl_tensor *self = c->same ? tl_tensor_retain(x) : sliced_view(c);
+        bool ov = overlaps(self, vt);
+        tl_tensor_release(self);
+        if (ov) {
+            tl_error_set(err, TL_ERR_RUNTIME, "unsupported operation: some elements of the "
+                         "input tensor and the written-to tensor refer to a single memory "
+                         "location. Please clone() the tensor before performing the "
+                         "operation.");
+            goto out;
+        }
+    }
+    if (expand_indices(c, err) || make_plan_shape(c, &p, err))
         goto out;
     if (!fill) {
         /* make_index_put_iterator checks */
@@ -1282,6 +1333,9 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
             goto out;
         }
     }
+    /* the index bounds, checked by the kernel after those */
+    if (plan_offsets(c, &p, err))
+        goto out;
     /* materialise the values: shape R, x's dtype, contiguous, on x's
      * backend */
     src = tl_tensor_new(tl_tensor_backend(x), x->dtype, p.rndim, p.rsizes, err);
@@ -1454,10 +1508,24 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
     if (!iv)
         return NULL;
     int64_t size = t->ndim == 0 ? 1 : t->sizes[d];
+    /* index_select_out_cpu_ (1.13 and 2.x): for more than one dim, an
+     * empty self, and the dim == 1 fast path (check_indexarray_range), give
+     * RuntimeErrors naming the index; the other paths an IndexError */
+    bool indices_msg = t->ndim > 1 && n > 0 && (tl_tensor_numel(t) == 0 || d == 1);
+    if (t->ndim > 1 && n > 0 && tl_tensor_numel(t) == 0 && size == 0) {
+        free(iv);
+        tl_error_set(err, TL_ERR_RUNTIME, "index_select(): self indexing axis dim should be "
+                     "positive");
+        return NULL;
+    }
     for (int64_t k = 0; k < n; k++) {
         if (iv[k] < 0 || iv[k] >= size) {
+            if (indices_msg)
+                tl_error_set(err, TL_ERR_RUNTIME, "INDICES element is out of DATA bounds, "
+                             "id=%lld axis_dim=%lld", (long long)iv[k], (long long)size);
+            else
+                tl_error_set(err, TL_ERR_INDEX, "index out of range in self");
             free(iv);
-            tl_error_set(err, TL_ERR_INDEX, "index out of range in self");
             return NULL;
         }
     }

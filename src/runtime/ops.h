@@ -100,6 +100,8 @@ int tl_ops_masked_fill_(tl_tensor *t, const tl_tensor *mask,
                         const tl_operand *v, tl_error *err);
 tl_tensor *tl_ops_matmul(const tl_tensor *a, const tl_tensor *b, bool mm_only,
                          tl_error *err);
+/* a.bmm(b): both 3-D, equal batch (matmul.h) */
+tl_tensor *tl_ops_bmm(const tl_tensor *a, const tl_tensor *b, tl_error *err);
 
 /* ---- reductions: dims[0..ndims) as given (ndims < 0: None, all dims;
  * 0: dim=(), also all) ---- */

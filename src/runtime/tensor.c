@@ -64,10 +64,21 @@ int tl_tensor_check_shape(int ndim, const int64_t *sizes, int64_t *numel,
                                 sizes[d], buf);
         }
     }
-    if (!tl_shape_numel(ndim, sizes, numel))
+    if (!tl_shape_numel(ndim, sizes, numel)) {
+        /* computeStorageNbytesContiguous: a product past int64 is
+         * PyTorch's own error, before tlab's element limit */
+        int64_t n = 1;
+        for (int d = 0; d < ndim; d++)
+            if (tl_mul_overflow(n, sizes[d], &n)) {
+                char buf[64 * 24];
+                tl_shape_format(buf, sizeof buf, ndim, sizes);
+                return tl_error_set(err, TL_ERR_RUNTIME,
+                                    "Storage size calculation overflowed with sizes=%s", buf);
+            }
         return tl_error_set(err, TL_ERR_LIMIT,
                             "a tensor may have at most 2^31 elements "
                             "(tlab limit)");
+    }
     return 0;
 }
 
@@ -90,6 +101,30 @@ tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
                                  tl_error *err)
 {
     int64_t numel;
+    int64_t cst[TL_MAX_DIMS];
+    if (ndim >= 0 && ndim <= TL_MAX_DIMS) {
+        /* computeStorageNbytes(sizes, strides): for strides other than the
+         * contiguous ones, an overflow names both lists */
+        tl_shape_contiguous_strides(ndim, sizes, cst);
+        bool empty = false, over = false;
+        int64_t need = 1;
+        for (int d = 0; d < ndim; d++)
+            empty |= sizes[d] == 0;
+        for (int d = 0; d < ndim && !empty && !over; d++) {
+            int64_t term;
+            over = sizes[d] < 0 || strides[d] < 0 ||
+                   tl_mul_overflow(sizes[d] - 1, strides[d], &term) ||
+                   tl_add_overflow(need, term, &need);
+        }
+        if (over && sizes[0] >= 0 && !tl_shape_equal(ndim, strides, ndim, cst)) {
+            char a[64 * 24], b[64 * 24];
+            tl_shape_format(a, sizeof a, ndim, sizes);
+            tl_shape_format(b, sizeof b, ndim, strides);
+            tl_error_set(err, TL_ERR_RUNTIME,
+                         "Storage size calculation overflowed with sizes=%s and strides=%s", a, b);
+            return NULL;
+        }
+    }
     if (tl_tensor_check_shape(ndim, sizes, &numel, err) < 0)
         return NULL;
     for (int d = 0; d < ndim; d++) {
@@ -143,10 +178,19 @@ tl_tensor *tl_tensor_retain(tl_tensor *t)
     return t;
 }
 
+static void (*ag_free)(tl_tensor *t);
+static _Thread_local bool grad_disabled;
+
+void tl_tensor_set_ag_free(void (*fn)(tl_tensor *t)) { ag_free = fn; }
+bool tl_tensor_grad_mode(void) { return !grad_disabled; }
+void tl_tensor_set_grad_mode(bool enabled) { grad_disabled = !enabled; }
+
 void tl_tensor_release(tl_tensor *t)
 {
     if (!t || --t->refcount > 0)
         return;
+    if (t->ag && ag_free)
+        ag_free(t);
     tl_storage_release(t->storage);
     tl_version_release(t->version);
     tl_alloc_objects_add(-(int64_t)tl_alloc_cost(t, sizeof *t));
