@@ -79,7 +79,7 @@ static void xml_attr(tl_buf *b, const char *s) { tl_escape_xml(b, s, true); }
 
 START_TEST(test_xml)
 {
-    EXPECT(xml_text, "<a & \"b\">\n\tc'", "&lt;a &amp; &quot;b&quot;&gt;\n\tc&apos;");
+    EXPECT(xml_text, "<a & \"b\">\n\tc'", "&lt;a &amp; &quot;b&quot;&gt;\n&#9;c&apos;");
     EXPECT(xml_attr, "a\nb\tc", "a&#10;b&#9;c");
     EXPECT(xml_text, "\x1b[2J\x0c", "\\e[2J\\x0C");
     EXPECT(xml_text, "]]>", "]]&gt;");
@@ -103,6 +103,16 @@ START_TEST(test_csv)
     EXPECT(tl_escape_csv, "line\nbreak", "line\\nbreak");
     EXPECT(tl_escape_csv, "=HYPERLINK(1)", "'=HYPERLINK(1)");
     EXPECT(tl_escape_csv, "\x1b]0;t\x07", "\\e]0;t\\x07");
+    EXPECT(tl_escape_csv_head, "::error::x.yaml", "\"::error::x.yaml\"");
+    EXPECT(tl_escape_csv_head, "a.yaml:3:1: error: fake", "\"a.yaml:3:1: error: fake\"");
+    EXPECT(tl_escape_csv_head, "a.yaml", "a.yaml");
+    EXPECT(tl_escape_csv, "a.yaml:3:1: error: x", "a.yaml:3:1: error: x"); /* mid-row */
+    ck_assert(tl_escape_risky_start("::warning::x"));
+    ck_assert(tl_escape_risky_start("labs/x.yaml:12:"));
+    ck_assert(!tl_escape_risky_start("x.t(): view"));
+    ck_assert(!tl_escape_risky_start("op 3: rule"));
+    ck_assert(!tl_escape_risky_start("a:b"));
+    ck_assert(!tl_escape_risky_start(""));
 }
 END_TEST
 

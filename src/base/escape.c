@@ -164,7 +164,7 @@ static bool keep_xml(tl_buf *b, uint32_t cp, void *arg)
     case '"': tl_buf_puts(b, "&quot;"); return true;
     case '\'': tl_buf_puts(b, "&apos;"); return true;
     case '\n': tl_buf_puts(b, attr ? "&#10;" : "\n"); return true;
-    case '\t': tl_buf_puts(b, attr ? "&#9;" : "\t"); return true;
+    case '\t': tl_buf_puts(b, "&#9;"); return true;
     default: return false;
     }
 }
@@ -212,9 +212,26 @@ void tl_escape_gh_prop(tl_buf *b, const char *s)
         walk(b, s, strlen(s), keep_gh, &prop);
 }
 
+bool tl_escape_risky_start(const char *s)
+{
+    if (!s)
+        return false;
+    if (s[0] == ':' && s[1] == ':')
+        return true;
+    /* NAME:DIGITS: with NAME free of spaces and colons */
+    const char *p = s;
+    while (*p && *p != ':' && *p != ' ' && *p != '\t')
+        p++;
+    if (p == s || *p != ':' || !(p[1] >= '0' && p[1] <= '9'))
+        return false;
+    for (p++; *p >= '0' && *p <= '9'; p++)
+        ;
+    return *p == ':';
+}
+
 /* ------------------------------------------------------------------ CSV */
 
-void tl_escape_csv(tl_buf *b, const char *s)
+static void csv_field(tl_buf *b, const char *s, bool head)
 {
     tl_buf t = {0};
     if (s && (*s == '=' || *s == '+' || *s == '-' || *s == '@'))
@@ -222,7 +239,8 @@ void tl_escape_csv(tl_buf *b, const char *s)
     tl_escape_line(&t, s ? s : "");
     const char *f = tl_buf_str(&t);
     size_t n = strlen(f);
-    bool quote = strpbrk(f, ",\"") != NULL || (n && (f[0] == ' ' || f[n - 1] == ' '));
+    bool quote = strpbrk(f, ",\"") != NULL || (n && (f[0] == ' ' || f[n - 1] == ' ')) ||
+                 (head && tl_escape_risky_start(f));
     if (!quote) {
         tl_buf_puts(b, f);
     } else {
@@ -236,6 +254,9 @@ void tl_escape_csv(tl_buf *b, const char *s)
     }
     tl_buf_free(&t);
 }
+
+void tl_escape_csv(tl_buf *b, const char *s) { csv_field(b, s, false); }
+void tl_escape_csv_head(tl_buf *b, const char *s) { csv_field(b, s, true); }
 
 /* ----------------------------------------------------------------- JSON */
 

@@ -47,9 +47,9 @@ char *tl_escape_line_dup(const char *s);
 void tl_escape_lines(tl_buf *b, const char *s, const char *indent);
 
 /* XML character data (attr false) or an attribute value (attr true):
- * & < > " ' as entities; in text, newline and tab are kept; in an
- * attribute they become &#10; and &#9;. Other controls (most are not even
- * allowed in XML 1.0) appear as the visible escapes above. */
+ * & < > " ' as entities; a tab is &#9;; a newline is kept in text and
+ * &#10; in an attribute. Other controls (most are not even allowed in
+ * XML 1.0) appear as the visible escapes above. */
 void tl_escape_xml(tl_buf *b, const char *s, bool attr);
 
 /* GitHub workflow commands (`::error file=F,line=L::MESSAGE`): the
@@ -61,8 +61,17 @@ void tl_escape_gh_prop(tl_buf *b, const char *s);
 /* A CSV field (RFC 4180): single-line escaped, then quoted when it holds
  * a comma, a quote or leading/trailing space (quotes doubled). A field
  * that starts with = + - @ is prefixed with ' so a spreadsheet does not
- * run it as a formula. */
+ * run it as a formula. The first field of a row starts a line: write it
+ * with tl_escape_csv_head, which also quotes a risky start (see
+ * tl_escape_risky_start). */
 void tl_escape_csv(tl_buf *b, const char *s);
+void tl_escape_csv_head(tl_buf *b, const char *s);
+
+/* Would s, printed at the start of a line, pass for a command or a
+ * diagnostic of its own: a workflow command ("::error::...") or a located
+ * message ("FILE:LINE:")? A caller that starts a line with untrusted text
+ * prefixes "\\" (text) or quotes it (CSV) when this is true. */
+bool tl_escape_risky_start(const char *s);
 
 /* Does s contain a control (as defined above)? */
 bool tl_escape_has_control(const char *s);
