@@ -31,6 +31,22 @@ uint64_t tl_alloc_total(void) { return L->ledger_total; }
 size_t tl_alloc_peak(void) { return L->ledger_peak; }
 void tl_alloc_reset_peak(void) { L->ledger_peak = L->ledger_live; }
 
+void tl_alloc_objects_add(int64_t delta) { L->ledger_objects += delta; }
+
+size_t tl_alloc_objects(void)
+{
+    int64_t o = L->ledger_objects;
+    return o > 0 ? (size_t)o : 0; /* freed on another thread: never below 0 */
+}
+
+bool tl_alloc_over_limit(size_t more)
+{
+    size_t limit = L->ledger_limit, live = tl_context_ledger_charged();
+    return more > limit || live > limit - more;
+}
+
+int tl_alloc_check(tl_error *err) { return tl_context_memory_check(err); }
+
 static void charge(size_t nbytes)
 {
     tl_context *c = L;
@@ -52,8 +68,8 @@ static tl_storage *storage_new(const tl_backend *be, size_t nbytes, bool zero,
                                tl_error *err)
 {
     TL_ASSERT(be != NULL);
-    size_t ledger_limit = L->ledger_limit, ledger_live = L->ledger_live;
-    if (nbytes > ledger_limit || ledger_live > ledger_limit - nbytes) {
+    size_t ledger_limit = L->ledger_limit;
+    if (tl_alloc_over_limit(nbytes)) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "[enforce fail at alloc_cpu.cpp:75] data. "
                      "DefaultCPUAllocator: not enough memory: you tried to "
@@ -120,8 +136,8 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "Trying to resize storage that is not resizable");
     size_t grow = nbytes - s->nbytes;
-    size_t ledger_limit = L->ledger_limit, ledger_live = L->ledger_live;
-    if (grow > ledger_limit || ledger_live > ledger_limit - grow)
+    size_t ledger_limit = L->ledger_limit;
+    if (tl_alloc_over_limit(grow))
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "[enforce fail at alloc_cpu.cpp:75] data. "
                             "DefaultCPUAllocator: not enough memory: you tried "

@@ -88,6 +88,23 @@ uint64_t tl_alloc_total(void);   /* bytes ever allocated (monotonic) */
 size_t tl_alloc_peak(void);
 void tl_alloc_reset_peak(void);
 
+/* One ledger for the process's memory: interpreter objects (values, their
+ * strings and item arrays: py/value.c) and tensor headers (tensor.c) are
+ * charged next to the storages, at their allocator cost. Objects up to
+ * TL_ALLOC_OBJECT_ALLOWANCE (context.h) are a fixed overhead, not charged (a small
+ * --max-bytes still runs an ordinary setup); past it they count against
+ * the same limit as storages: a storage that does not fit is refused, and
+ * every deadline poll (context.h) stops the op with a LimitError once the
+ * total is past the limit. So --max-bytes bounds the process: peak RSS is
+ * at most the limit plus the allowance plus the binary's own. */
+void tl_alloc_objects_add(int64_t delta); /* + on allocation, - on free */
+size_t tl_alloc_objects(void);            /* bytes of objects now live */
+/* Would `more` bytes take storages plus charged objects past the limit? */
+bool tl_alloc_over_limit(size_t more);
+/* -1 with a LimitError (memory limit exceeded, see --max-bytes) when the
+ * ledger is already past the limit; 0 otherwise. */
+int tl_alloc_check(tl_error *err);
+
 /* ---- version counter: one per base tensor, shared by its views ---- */
 typedef struct tl_version {
     int refcount;

@@ -33,6 +33,8 @@ static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
 {
     tl_tensor *t = tl_xcalloc(1, sizeof *t);
     tl_context_get()->live_headers++;
+    /* headers share the memory ledger with storages (storage.h) */
+    tl_alloc_objects_add((int64_t)tl_alloc_cost(t, sizeof *t));
     t->refcount = 1;
     t->is_leaf = true;
     t->ndim = ndim;
@@ -209,6 +211,7 @@ void tl_tensor_release(tl_tensor *t)
         ag_free(t);
     tl_storage_release(t->storage);
     tl_version_release(t->version);
+    tl_alloc_objects_add(-(int64_t)tl_alloc_cost(t, sizeof *t));
     free(t);
     tl_context_get()->live_headers--;
 }
