@@ -44,7 +44,7 @@ int tl_ops_copy_into(const tl_tensor *dst, const tl_tensor *src,
 static tl_tensor *copy_new(const tl_tensor *t, const tl_backend *be,
                            tl_dtype dt, const int64_t *st, tl_error *err)
 {
-    tl_tensor *out = tl_tensor_new_strided(be, dt, t->ndim, t->sizes, st, err);
+    tl_tensor *out = tl_tensor_new_for_write(be, dt, t->ndim, t->sizes, st, err);
     if (!out)
         return NULL;
     if (tl_ops_copy_into(out, t, t->strides, err) < 0) {

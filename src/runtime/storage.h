@@ -49,6 +49,9 @@ typedef struct tl_storage {
 /* Allocate nbytes (zeroed) on the backend's device. Charges the ledger. */
 tl_storage *tl_storage_new(const struct tl_backend *be, size_t nbytes,
                            tl_error *err);
+/* The same, bytes undefined: only for a block a kernel writes whole. */
+tl_storage *tl_storage_new_uninit(const struct tl_backend *be, size_t nbytes,
+                                  tl_error *err);
 /* Like tl_storage_new, but NOT charged to the ledger: the host image of a
  * device tensor that the runtime reads and drops (tl_tensor_read_host), so
  * an op's "bytes allocated" do not depend on whether its device's memory is

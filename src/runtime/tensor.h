@@ -42,7 +42,19 @@ typedef struct tl_tensor {
     bool requires_grad;
     bool is_leaf;                 /* false for results of ops on grad tensors */
     bool is_view_of_grad_leaf;    /* a view of a leaf that requires grad */
+    struct tl_ag_meta *ag;        /* autograd's record (src/autograd); NULL
+                                     until autograd attaches one. Released
+                                     through the hook below. */
 } tl_tensor;
+
+/* ---- the autograd layer's two hooks into the runtime ----
+ * tl_tensor_set_ag_free: called with a dying tensor whose `ag` is set (the
+ * autograd layer registers it once). Grad mode (torch.no_grad()) is kept
+ * here, per thread, because the runtime's in-place checks (the leaf
+ * errors) only apply while it is enabled; the autograd layer owns it. */
+void tl_tensor_set_ag_free(void (*fn)(tl_tensor *t));
+bool tl_tensor_grad_mode(void);
+void tl_tensor_set_grad_mode(bool enabled);
 
 /* ---- construction ---- */
 
@@ -53,6 +65,14 @@ tl_tensor *tl_tensor_new(const tl_backend *be, tl_dtype dt, int ndim,
 tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
                                  const int64_t *sizes, const int64_t *strides,
                                  tl_error *err);
+/* For a result a kernel writes whole right away (clone, contiguous, to,
+ * elementwise results): like tl_tensor_new_strided, but when the layout
+ * is dense (every storage byte an element) the bytes are not zeroed first.
+ * Non-dense layouts (gaps between elements) are zeroed as usual, so no
+ * byte of an earlier allocation can ever be seen. */
+tl_tensor *tl_tensor_new_for_write(const tl_backend *be, tl_dtype dt, int ndim,
+                                   const int64_t *sizes, const int64_t *strides,
+                                   tl_error *err);
 /* The one view constructor: a new header over src's storage, sharing its
  * version counter and grad flags. Metadata is trusted (callers validate). */
 tl_tensor *tl_tensor_view(const tl_tensor *src, int ndim, const int64_t *sizes,
