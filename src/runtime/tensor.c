@@ -403,7 +403,7 @@ tl_tensor *tl_tensor_read_host(const tl_tensor *t, tl_error *err)
         return tl_tensor_retain((tl_tensor *)t);
     /* a scratch storage: the host image is not charged to the ledger */
     int64_t cst[TL_MAX_DIMS];
-    tl_contiguous_strides(t->ndim, t->sizes, cst);
+    tl_shape_contiguous_strides(t->ndim, t->sizes, cst);
     size_t bytes = (size_t)tl_tensor_numel(t) * tl_dtype_size(t->dtype);
     tl_storage *s = tl_storage_new_scratch(tl_backend_cpu(), bytes, err);
     if (!s)
