@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "bind_grad.h"
 #include "context.h"
 #include "convert.h"
 #include "create.h"
@@ -1238,6 +1239,8 @@ static tl_value *ndarray_attr(tl_value *obj, const char *name, tl_error *err)
 
 tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
 {
+    if (tl_bind_grad_owns(obj)) /* grad_fn nodes, torch.no_grad() */
+        return tl_bind_grad_attr(obj, name, err);
     switch (obj->kind) {
     case TL_V_TENSOR:
         return tensor_attr(obj, name, err);

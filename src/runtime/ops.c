@@ -128,7 +128,7 @@ static int format_strides(const tl_tensor *t, tl_memfmt fmt, int64_t *st,
 /* Autograd bookkeeping for a fresh result. */
 static void grad_result(tl_tensor *out, bool any_grad)
 {
-    if (any_grad && tl_dtype_is_floating(out->dtype)) {
+    if (any_grad && tl_tensor_grad_mode() && tl_dtype_is_floating(out->dtype)) {
         out->requires_grad = true;
         out->is_leaf = false;
     }
@@ -137,6 +137,8 @@ static void grad_result(tl_tensor *out, bool any_grad)
 /* The check autograd's VariableType does before every in-place op. */
 static int check_inplace_grad(const tl_tensor *t, tl_error *err)
 {
+    if (!tl_tensor_grad_mode())
+        return 0; /* torch.no_grad(): in-place on leaves is allowed */
     if (t->requires_grad && t->is_leaf && !t->is_view_of_grad_leaf)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "a leaf Variable that requires grad is being used in an in-place operation.");
@@ -150,7 +152,8 @@ static int check_inplace_grad(const tl_tensor *t, tl_error *err)
  * graph (a float dst then requires grad and is no longer a leaf). */
 static void grad_inplace(tl_tensor *dst, bool other_grad)
 {
-    if (other_grad && tl_dtype_is_floating(dst->dtype) && !dst->requires_grad) {
+    if (other_grad && tl_tensor_grad_mode() && tl_dtype_is_floating(dst->dtype) &&
+        !dst->requires_grad) {
         dst->requires_grad = true;
         dst->is_leaf = false;
     }

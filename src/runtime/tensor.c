@@ -176,10 +176,19 @@ tl_tensor *tl_tensor_retain(tl_tensor *t)
     return t;
 }
 
+static void (*ag_free)(tl_tensor *t);
+static _Thread_local bool grad_disabled;
+
+void tl_tensor_set_ag_free(void (*fn)(tl_tensor *t)) { ag_free = fn; }
+bool tl_tensor_grad_mode(void) { return !grad_disabled; }
+void tl_tensor_set_grad_mode(bool enabled) { grad_disabled = !enabled; }
+
 void tl_tensor_release(tl_tensor *t)
 {
     if (!t || --t->refcount > 0)
         return;
+    if (t->ag && ag_free)
+        ag_free(t);
     tl_storage_release(t->storage);
     tl_version_release(t->version);
     free(t);

@@ -42,7 +42,19 @@ typedef struct tl_tensor {
     bool requires_grad;
     bool is_leaf;                 /* false for results of ops on grad tensors */
     bool is_view_of_grad_leaf;    /* a view of a leaf that requires grad */
+    struct tl_ag_meta *ag;        /* autograd's record (src/autograd); NULL
+                                     until autograd attaches one. Released
+                                     through the hook below. */
 } tl_tensor;
+
+/* ---- the autograd layer's two hooks into the runtime ----
+ * tl_tensor_set_ag_free: called with a dying tensor whose `ag` is set (the
+ * autograd layer registers it once). Grad mode (torch.no_grad()) is kept
+ * here, per thread, because the runtime's in-place checks (the leaf
+ * errors) only apply while it is enabled; the autograd layer owns it. */
+void tl_tensor_set_ag_free(void (*fn)(tl_tensor *t));
+bool tl_tensor_grad_mode(void);
+void tl_tensor_set_grad_mode(bool enabled);
 
 /* ---- construction ---- */
 

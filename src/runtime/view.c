@@ -1178,6 +1178,8 @@ void tl_view_set_meta(tl_tensor *dst, const tl_tensor *src)
 
 int tl_view_check_inplace(const tl_tensor *t, tl_error *err)
 {
+    if (!tl_tensor_grad_mode())
+        return 0; /* torch.no_grad(): in-place on leaves is allowed */
     if (t->requires_grad && t->is_leaf)
         return tl_error_set(err, TL_ERR_RUNTIME, "a leaf Variable that "
                             "requires grad is being used in an in-place "
