@@ -76,17 +76,6 @@ static tl_storage *storage_new(const tl_backend *be, size_t nbytes, bool zero,
     return s;
 }
 
-tl_storage *tl_storage_new(const tl_backend *be, size_t nbytes, tl_error *err)
-{
-    return storage_new(be, nbytes, true, err);
-}
-
-tl_storage *tl_storage_new_uninit(const tl_backend *be, size_t nbytes,
-                                  tl_error *err)
-{
-    return storage_new(be, nbytes, false, err);
-}
-
 tl_storage *tl_storage_new_scratch(const tl_backend *be, size_t nbytes,
                                    tl_error *err)
 {
@@ -100,6 +89,17 @@ tl_storage *tl_storage_new_scratch(const tl_backend *be, size_t nbytes,
     s->backend = be;
     s->scratch = true;
     return s;
+}
+
+tl_storage *tl_storage_new(const tl_backend *be, size_t nbytes, tl_error *err)
+{
+    return storage_new(be, nbytes, true, err);
+}
+
+tl_storage *tl_storage_new_uninit(const tl_backend *be, size_t nbytes,
+                                  tl_error *err)
+{
+    return storage_new(be, nbytes, false, err);
 }
 
 tl_storage *tl_storage_borrow(tl_storage *owner, size_t byte_offset,
