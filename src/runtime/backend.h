@@ -152,7 +152,7 @@ int tl_backend_to_host(const tl_backend *be, void *host_dst,
                        const void *dev_src, size_t n, tl_error *err);
 int tl_backend_from_host(const tl_backend *be, void *dev_dst,
                          const void *host_src, size_t n, tl_error *err);
-/* Raw bytes within this device (may overlap: memmove semantics). */
+/* Raw bytes within this device; the two ranges must not overlap. */
 int tl_backend_copy_d2d(const tl_backend *be, void *dev_dst,
                         const void *dev_src, size_t n, tl_error *err);
 /* Wait for the device's queued work; surfaces asynchronous errors. */

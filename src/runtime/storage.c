@@ -2,7 +2,8 @@
  *
  * Invariants:
  *   - live bytes == sum of nbytes over storages that own their memory;
- *     a borrowing storage (mem_owner != NULL) is charged nothing.
+ *     a borrowing storage (mem_owner != NULL) and a scratch storage (a
+ *     host image of a device tensor) are charged nothing.
  *   - an allocation that would take live bytes past the limit is refused
  *     with PyTorch's allocator wording (a RuntimeError), never an abort.
  *   - storage ids are unique and never reused in a thread (they name
@@ -88,6 +89,21 @@ static tl_storage *storage_new(const tl_backend *be, size_t nbytes, bool zero,
     s->device = tl_backend_device(be);
     s->backend = be;
     charge(nbytes);
+    return s;
+}
+
+tl_storage *tl_storage_new_scratch(const tl_backend *be, size_t nbytes,
+                                   tl_error *err)
+{
+    void *data = NULL;
+    if (tl_backend_alloc(be, nbytes, &data, err) < 0)
+        return NULL;
+    tl_storage *s = storage_object();
+    s->data = data;
+    s->nbytes = nbytes;
+    s->device = tl_backend_device(be);
+    s->backend = be;
+    s->scratch = true;
     return s;
 }
 
@@ -204,7 +220,8 @@ void tl_storage_release(tl_storage *s)
         tl_storage_release(s->mem_owner);
     } else {
         free_block(s, s->data);
-        L->ledger_live -= s->nbytes;
+        if (!s->scratch)
+            L->ledger_live -= s->nbytes;
     }
     free(s);
 }

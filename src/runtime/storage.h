@@ -42,12 +42,19 @@ typedef struct tl_storage {
     /* non-NULL: data came from tl_backend_host_alloc of this backend (a
      * pinned block) and goes back through its tl_backend_host_free */
     const struct tl_backend *host_owner;
+    bool scratch; /* not charged to the ledger (tl_storage_new_scratch) */
     int borrowers; /* live storages borrowing this one's memory */
 } tl_storage;
 
 /* Allocate nbytes (zeroed) on the backend's device. Charges the ledger. */
 tl_storage *tl_storage_new(const struct tl_backend *be, size_t nbytes,
                            tl_error *err);
+/* Like tl_storage_new, but NOT charged to the ledger: the host image of a
+ * device tensor that the runtime reads and drops (tl_tensor_read_host), so
+ * an op's "bytes allocated" do not depend on whether its device's memory is
+ * host-accessible. Its size is bounded by a tensor that was charged. */
+tl_storage *tl_storage_new_scratch(const struct tl_backend *be, size_t nbytes,
+                                   tl_error *err);
 /* The same, bytes undefined: only for a block a kernel writes whole. */
 tl_storage *tl_storage_new_uninit(const struct tl_backend *be, size_t nbytes,
                                   tl_error *err);

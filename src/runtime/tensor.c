@@ -431,10 +431,16 @@ tl_tensor *tl_tensor_read_host(const tl_tensor *t, tl_error *err)
 {
     if (tl_backend_host_accessible(tl_tensor_backend(t)))
         return tl_tensor_retain((tl_tensor *)t);
-    tl_tensor *h = tl_tensor_new(tl_backend_cpu(), t->dtype, t->ndim, t->sizes,
-                                 err);
-    if (!h)
+    /* a scratch storage: the host image is not charged to the ledger */
+    int64_t cst[TL_MAX_DIMS];
+    tl_shape_contiguous_strides(t->ndim, t->sizes, cst);
+    size_t bytes = (size_t)tl_tensor_numel(t) * tl_dtype_size(t->dtype);
+    tl_storage *s = tl_storage_new_scratch(tl_backend_cpu(), bytes, err);
+    if (!s)
         return NULL;
+    tl_tensor *h = header(t->ndim, t->sizes, cst, 0, t->dtype);
+    h->storage = s;
+    h->version = tl_version_new();
     if (tl_tensor_read_host_bytes(t, h->storage->data, err) < 0) {
         tl_tensor_release(h);
         return NULL;
