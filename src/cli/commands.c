@@ -37,6 +37,7 @@
 #include "backend.h"
 #include "grade.h"
 #include "interp.h"
+#include "jsonnum.h"
 #include "lab.h"
 #include "report.h"
 #include "scorecard.h"
@@ -698,10 +699,10 @@ static char *render_grade(const tl_lab *m, const record *recs, size_t n, tl_form
     if (fmt == TL_FMT_JSONL) {
         for (size_t k = 0; k < n; k++) {
             cJSON *o = record_json(&recs[k]);
-            char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+            char *s = o ? tl_json_print_compact(o) : NULL;
             if (s)
                 tl_buf_printf(&b, "%s\n", s);
-            cJSON_free(s);
+            free(s);
             cJSON_Delete(o);
         }
         return tl_buf_steal(&b);

@@ -25,6 +25,7 @@
 
 #include "dtype.h"
 #include "grade.h"
+#include "jsonnum.h"
 #include "tensor.h"
 #include "util.h"
 
@@ -264,11 +265,11 @@ static void evidence_block(tl_buf *b, const tl_report *r, size_t i, const tl_ren
                       ev->value_type ? ev->value_type : "tuple", ev->nitems_total,
                       ev->shares_storage ? "yes" : "no");
     } else if (ev->value) {
-        char *s = cJSON_PrintUnformatted(ev->value);
+        char *s = tl_json_print_compact(ev->value);
         char *fs = tl_report_fit(s ? s : "?", TL_REPORT_WIDTH - 13);
         tl_buf_printf(b, "    %-8s %s\n", "value", fs);
         free(fs);
-        cJSON_free(s);
+        free(s);
     }
     if (ev->reason) {
         tl_buf_printf(b, "    %-8s ", "rule");
@@ -1302,7 +1303,7 @@ char *tl_report_explain_json(const char *const *stmts, size_t nstmts, const char
         a = tl_scorecard_int_array(v->parent_stride, v->parent_ndim);
         JK(a);
         cJSON_AddItemToObject(p, "stride", a);
-        JK(cJSON_AddNumberToObject(p, "storage_offset", (double)v->parent_offset));
+        JK(cJSON_AddItemToObject(p, "storage_offset", tl_json_int(v->parent_offset)));
         JK(cJSON_AddBoolToObject(p, "contiguous", v->parent_contiguous));
     } else {
         JK(cJSON_AddNullToObject(root, "parent"));
