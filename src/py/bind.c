@@ -21,8 +21,13 @@ extern const tl_bind_table tl_bind_create_tables[];
 extern const tl_bind_table tl_bind_ops_tables[];
 extern const tl_bind_table tl_bind_view_tables[];
 extern const tl_bind_table tl_bind_index_tables[];
+/* bind_grad.c (declared here, not included: bind_grad.h includes bind.h) */
+extern const tl_bind_table tl_bind_grad_tables[];
+const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw);
 
+/* autograd's tables first: its `grad` attribute replaces create's */
 static const tl_bind_table *const registry[] = {
+    tl_bind_grad_tables,
     tl_bind_create_tables,
     tl_bind_ops_tables,
     tl_bind_view_tables,
@@ -30,6 +35,12 @@ static const tl_bind_table *const registry[] = {
 };
 
 const tl_binding *tl_bind_find(tl_bind_kind kind, const char *name)
+{
+    const tl_binding *b = tl_bind_find_raw(kind, name);
+    return b ? tl_bind_grad_wrap(kind, b) : NULL;
+}
+
+const tl_binding *tl_bind_find_raw(tl_bind_kind kind, const char *name)
 {
     for (size_t r = 0; r < TL_ARRAY_LEN(registry); r++) {
         for (const tl_bind_table *t = registry[r]; t->entries; t++) {

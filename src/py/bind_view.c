@@ -1268,7 +1268,7 @@ static tl_value *m_set_(tl_value *self, const tl_args *a, tl_error *err)
                     return tl_error_set(err, TL_ERR_RUNTIME, "mismatch in "
                                         "length of strides and shape"), NULL;
             } else {
-                tl_contiguous_strides(n, sz, st);
+                tl_shape_contiguous_strides(n, sz, st);
             }
             rc = tl_view_set_(t, s, off, n, sz, st, err);
         }

@@ -571,7 +571,7 @@ static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
             tl_buf_putc(b, ']');
     } else {
         char shape[64 * 24];
-        tl_format_shape(shape, sizeof shape, t->ndim, t->sizes);
+        tl_shape_format(shape, sizeof shape, t->ndim, t->sizes);
         tl_buf_printf(b, "<%s elements of shape %s>", "...", shape);
     }
     tl_tensor_release(h);

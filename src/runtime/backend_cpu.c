@@ -27,6 +27,7 @@
  */
 #include "context.h"
 #include "backend_impl.h"
+#include "cpu_loops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -364,6 +365,9 @@ static int cpu_copy_strided(const tl_backend *be, const tl_strided *dst,
                             const tl_strided *src, tl_error *err)
 {
     (void)be;
+    int fast = tl_cpu_loops_enabled() ? tl_cpu_loops_copy(dst, src, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     const tl_strided *ops[2] = {dst, src};
     nd_iter it;
     if (nd_init(&it, 2, ops, err) < 0)
@@ -742,6 +746,10 @@ static int binary_impl(const char *devname, tl_binop op, tl_dtype compute,
                             "\"%s_%s\" not implemented for '%s'",
                             binop_kernel_name(op), devname,
                             tl_dtype_scalar_name(compute));
+    int fast = tl_cpu_loops_enabled()
+        ? tl_cpu_loops_binary(op, compute, dst, a, b, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     const tl_strided *ops[3] = {dst, a, b};
     nd_iter it;
     if (nd_init(&it, 3, ops, err) < 0)
@@ -1036,6 +1044,10 @@ static int cpu_gather(const tl_backend *be, const tl_strided *dst,
     }
     if (empty)
         return 0;
+    int fast = tl_cpu_loops_enabled()
+        ? tl_cpu_loops_index_select(dst, src, dim, index, n_index, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     for (int64_t k = 0; k < n_index; k++)
         if (index[k] < 0 || index[k] >= src->sizes[dim])
             return tl_error_set(err, TL_ERR_INTERNAL,
@@ -1305,6 +1317,10 @@ static int cpu_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
                             redop_name(op));
     if (!dst->data || (nred > 0 && !src->data))
         return bad_desc(err, "null data");
+    int fast = tl_cpu_loops_enabled()
+        ? tl_cpu_loops_reduce(op, compute, dst, src, reduce_mask, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     /* all/any test each element for truth (v != 0, NaN true) in the
      * source dtype: a float must never be narrowed to an integer first
      * (0.5 is true). Every other op folds in `compute`. */

@@ -1,15 +1,11 @@
-/* create.c - tensor factories and element queries.
+/* create.c - tensor factories, host buffers and the cross-backend copy.
  *
  * Design:
  *   - Factories build their values in a host buffer of the target dtype
  *     and upload it once through the backend (from_host), so the same code
  *     serves the CPU, the emulated device and a real GPU. Constant fills go
- *     through backend->fill instead.
- *   - torch.tensor(data) walks the nested data twice: once to find the
- *     shape (PyTorch's compute_sizes: follow the first element down) and
- *     the dtype (promote_types over every leaf: bool -> bool, int -> int64,
- *     float -> float32, a tensor/ndarray leaf -> its dtype), once to store
- *     every leaf, checking lengths on the way (ragged -> ValueError).
+ *     through backend->fill instead. torch.tensor(data) fills such a buffer
+ *     from Python data in the py layer (py/convert.c) and uploads it here.
  *   - The backends by device and the RNG state are the thread's context
  *     (context.h): `tlab grade --jobs` runs interpreters in threads.
  *     Devices resolve to backends through backend.h's tl_backend_for,
@@ -528,7 +524,7 @@ tl_tensor *tl_create_copy_to(const tl_tensor *t, const tl_backend *be,
                              tl_dtype dt, tl_error *err)
 {
     int64_t strides[TL_MAX_DIMS];
-    tl_preserve_strides(t, strides);
+    tl_tensor_preserve_strides(t, strides);
     tl_tensor *out = tl_tensor_new_strided(be, dt, t->ndim, t->sizes, strides,
                                            err);
     if (!out)

@@ -24,6 +24,11 @@
  *   - Results of ops on requires_grad inputs require grad (and are not
  *     leaves) when their dtype is floating, as autograd would make them.
  *
+ *   - The interface is C (ops.h): operands are tl_operand (tensor or
+ *     number), dims are int64 arrays, pairs come back through
+ *     out-parameters; Python values never reach this file (py/bind_ops.c
+ *     and py/pyops.c convert them). Shape arithmetic is shape.h's.
+ *
  * Invariants: every returned tensor is a new reference; copies always get a
  * fresh storage (reference sheet section 10), except the documented
  * same-object cases of contiguous() and to().
@@ -99,22 +104,22 @@ static int format_strides(const tl_tensor *t, tl_memfmt fmt, int64_t *st,
 {
     switch (fmt) {
     case TL_MEMFMT_PRESERVE:
-        tl_preserve_strides(t, st);
+        tl_tensor_preserve_strides(t, st);
         return 0;
     case TL_MEMFMT_CONTIGUOUS:
-        tl_contiguous_strides(t->ndim, t->sizes, st);
+        tl_shape_contiguous_strides(t->ndim, t->sizes, st);
         return 0;
     case TL_MEMFMT_CHANNELS_LAST:
         if (t->ndim != 4)
             return tl_error_set(err, TL_ERR_RUNTIME,
                                 "required rank 4 tensor to use channels_last format");
-        tl_channels_last_strides(t->ndim, t->sizes, st);
+        tl_shape_channels_last_strides(t->ndim, t->sizes, st);
         return 0;
     case TL_MEMFMT_CHANNELS_LAST_3D:
         if (t->ndim != 5)
             return tl_error_set(err, TL_ERR_RUNTIME,
                                 "required rank 5 tensor to use channels_last_3d format");
-        tl_channels_last_strides(5, t->sizes, st);
+        tl_shape_channels_last_strides(5, t->sizes, st);
         return 0;
     }
     return 0;
@@ -123,7 +128,7 @@ static int format_strides(const tl_tensor *t, tl_memfmt fmt, int64_t *st,
 /* Autograd bookkeeping for a fresh result. */
 static void grad_result(tl_tensor *out, bool any_grad)
 {
-    if (any_grad && tl_dtype_is_floating(out->dtype)) {
+    if (any_grad && tl_tensor_grad_mode() && tl_dtype_is_floating(out->dtype)) {
         out->requires_grad = true;
         out->is_leaf = false;
     }
@@ -132,6 +137,8 @@ static void grad_result(tl_tensor *out, bool any_grad)
 /* The check autograd's VariableType does before every in-place op. */
 static int check_inplace_grad(const tl_tensor *t, tl_error *err)
 {
+    if (!tl_tensor_grad_mode())
+        return 0; /* torch.no_grad(): in-place on leaves is allowed */
     if (t->requires_grad && t->is_leaf && !t->is_view_of_grad_leaf)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "a leaf Variable that requires grad is being used in an in-place operation.");
@@ -145,7 +152,8 @@ static int check_inplace_grad(const tl_tensor *t, tl_error *err)
  * graph (a float dst then requires grad and is no longer a leaf). */
 static void grad_inplace(tl_tensor *dst, bool other_grad)
 {
-    if (other_grad && tl_dtype_is_floating(dst->dtype) && !dst->requires_grad) {
+    if (other_grad && tl_tensor_grad_mode() && tl_dtype_is_floating(dst->dtype) &&
+        !dst->requires_grad) {
         dst->requires_grad = true;
         dst->is_leaf = false;
     }
@@ -228,7 +236,7 @@ static int broadcast_pair(int na, const int64_t *a, int nb, const int64_t *b,
 
 static void shape_text(char *buf, size_t cap, int nd, const int64_t *sz)
 {
-    tl_format_shape(buf, cap, nd, sz);
+    tl_shape_format(buf, cap, nd, sz);
 }
 
 static int check_out_shape(const tl_tensor *out, int nd, const int64_t *shape,
@@ -477,7 +485,7 @@ static void iter_out_strides(const opnd *ops, int n, tl_dtype common, int nd,
             int off = nd - t->ndim;
             int64_t eff[TL_MAX_DIMS];
             if (t->dtype != common)
-                tl_preserve_strides(t, eff);
+                tl_tensor_preserve_strides(t, eff);
             else
                 memcpy(eff, t->strides, sizeof(int64_t) * (size_t)t->ndim);
             for (int d = 0; d < nd; d++) {
@@ -489,7 +497,7 @@ static void iter_out_strides(const opnd *ops, int n, tl_dtype common, int nd,
             nt++;
         }
     }
-    tl_iter_strides(nd, shape, nt, szp, stp, all_same_shape, out);
+    tl_shape_iter_strides(nd, shape, nt, szp, stp, all_same_shape, out);
 }
 
 /* Common device of the tensor operands. 0-d CPU tensors may join device
@@ -1117,7 +1125,7 @@ static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
     opnd o = opnd_tensor(t);
     int64_t st[TL_MAX_DIMS];
     if ((op == TL_UN_ISFINITE || op == TL_UN_ISINF) && !tl_dtype_is_floating(t->dtype))
-        tl_preserve_strides(t, st); /* ones_like / zeros_like(self, kBool) */
+        tl_tensor_preserve_strides(t, st); /* ones_like / zeros_like(self, kBool) */
     else
         iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), outdt, t->ndim,
@@ -1417,7 +1425,7 @@ static tl_tensor *masked_fill_new(const tl_tensor *t, const tl_tensor *mask,
         return NULL;
     if (opnd_fits(&val, t->dtype, err) < 0)
         return NULL;
-    tl_contiguous_strides(nd, shape, st);
+    tl_shape_contiguous_strides(nd, shape, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), t->dtype, nd,
                                            shape, st, err);
     if (!out)
@@ -1820,11 +1828,11 @@ tl_tensor *tl_ops_cat(tl_tensor *const *ts, size_t n, int64_t dim,
     }
     int64_t st[TL_MAX_DIMS];
     if (fmt == TL_MEMFMT_CHANNELS_LAST && ref->ndim == 4)
-        tl_channels_last_strides(4, shape, st);
+        tl_shape_channels_last_strides(4, shape, st);
     else if (fmt == TL_MEMFMT_CHANNELS_LAST_3D && ref->ndim == 5)
-        tl_channels_last_strides(5, shape, st);
+        tl_shape_channels_last_strides(5, shape, st);
     else
-        tl_contiguous_strides(ref->ndim, shape, st);
+        tl_shape_contiguous_strides(ref->ndim, shape, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(ref), dt, ref->ndim,
                                            shape, st, err);
     if (!out)
@@ -1990,7 +1998,7 @@ static int parse_dim_list(int n, const int64_t *raw, int ndim, uint64_t *mask,
 static tl_tensor *flip_mask(const tl_tensor *t, uint64_t mask, tl_error *err)
 {
     int64_t st[TL_MAX_DIMS], sst[TL_MAX_DIMS];
-    tl_preserve_strides(t, st);
+    tl_tensor_preserve_strides(t, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), t->dtype,
                                            t->ndim, t->sizes, st, err);
     if (!out)
@@ -2024,7 +2032,7 @@ static void roll_strides(const tl_tensor *t, int ndims, const int64_t *shifts,
                          const int *dims, int64_t *st)
 {
     tl_tensor g = *t; /* a stack copy read for its geometry only */
-    tl_contiguous_strides(g.ndim, g.sizes, st);
+    tl_shape_contiguous_strides(g.ndim, g.sizes, st);
     for (int i = 0; i < ndims; i++) {
         int d = dims[i];
         int64_t n = g.sizes[d], v = shifts[i] % n;
@@ -2038,11 +2046,11 @@ static void roll_strides(const tl_tensor *t, int ndims, const int64_t *shifts,
         if (suggest_memory_format(&p1) != f)
             f = TL_MEMFMT_CONTIGUOUS;
         if (f == TL_MEMFMT_CHANNELS_LAST)
-            tl_channels_last_strides(4, g.sizes, st);
+            tl_shape_channels_last_strides(4, g.sizes, st);
         else if (f == TL_MEMFMT_CHANNELS_LAST_3D)
-            tl_channels_last_strides(5, g.sizes, st);
+            tl_shape_channels_last_strides(5, g.sizes, st);
         else
-            tl_contiguous_strides(g.ndim, g.sizes, st);
+            tl_shape_contiguous_strides(g.ndim, g.sizes, st);
         memcpy(g.strides, st, sizeof(int64_t) * (size_t)g.ndim);
     }
 }
@@ -2077,7 +2085,7 @@ static tl_tensor *roll_impl(const tl_tensor *t, int nsh, const int64_t *shifts,
         /* r is a fresh contiguous 1-D tensor: give it t's shape */
         r->ndim = t->ndim;
         memcpy(r->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
-        tl_contiguous_strides(t->ndim, t->sizes, r->strides);
+        tl_shape_contiguous_strides(t->ndim, t->sizes, r->strides);
         return r;
     }
     int64_t st[TL_MAX_DIMS];
@@ -2226,7 +2234,7 @@ static tl_tensor *repeat_interleave_int(const tl_tensor *t, int64_t r,
     int k = 0;
     int after = has_dim && nd > 0 ? dim : nd - 1;
     int64_t cst[TL_MAX_DIMS];
-    tl_contiguous_strides(nd, t->sizes, cst); /* row-major order of t */
+    tl_shape_contiguous_strides(nd, t->sizes, cst); /* row-major order of t */
     for (int d = 0; d < nd; d++) {
         sz2[k] = t->sizes[d];
         ss2[k] = t->strides[d];
@@ -2884,7 +2892,7 @@ int tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
         return -1;
     /* both outputs take self's layout by the preserve_format rule */
     int64_t st[TL_MAX_DIMS];
-    tl_preserve_strides(t, st);
+    tl_tensor_preserve_strides(t, st);
     const tl_backend *be = tl_tensor_backend(t);
     tl_tensor *v = tl_tensor_new_strided(be, t->dtype, t->ndim, t->sizes, st, err);
     if (!v)

@@ -7,7 +7,7 @@
  * version counter exactly once, as PyTorch does.
  *
  * Result layouts follow PyTorch: clone/to copies use the preserve_format
- * rule (tl_preserve_strides); elementwise results follow TensorIterator's
+ * rule (tl_tensor_preserve_strides); elementwise results follow TensorIterator's
  * dimension order from the first decisive input.
  *
  * The interface speaks C: elementwise operands are tl_operand (a tensor or

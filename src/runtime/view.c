@@ -5,8 +5,10 @@
  * (TL_MAX_DIMS, TL_MAX_NUMEL, no negative size) and calls tl_tensor_view().
  * Nothing here touches tensor data or calls a backend; the only ops that
  * may copy (reshape / flatten / ravel when no view exists) delegate the copy
- * to ops.c. The algorithms and the error texts are transcriptions of ATen
- * (TensorShape.cpp, InferSize.h, TensorUtils.cpp computeStride,
+ * to ops.c: that is the one declared call from view code into copy code.
+ * Shape arithmetic (infer size, computeStride, broadcast, wrap dim, slice
+ * clamp, diagonal) is shape.c's, shared with the copy code. The algorithms
+ * and the error texts are transcriptions of ATen (TensorShape.cpp,
  * ExpandUtils.cpp inferExpandGeometry), 2.x where 1.13 differs.
  *
  * Invariants: results are new references; "self" results are the input
@@ -382,7 +384,7 @@ static tl_tensor *copy_as_shape(tl_tensor *t, int n, const int64_t *shape,
      * (PyTorch's _unsafe_view of the contiguous clone). */
     c->ndim = n;
     memcpy(c->sizes, shape, sizeof(int64_t) * (size_t)n);
-    tl_contiguous_strides(n, c->sizes, c->strides);
+    tl_shape_contiguous_strides(n, c->sizes, c->strides);
     return c;
 }
 
@@ -1183,6 +1185,8 @@ void tl_view_set_meta(tl_tensor *dst, const tl_tensor *src)
 
 int tl_view_check_inplace(const tl_tensor *t, tl_error *err)
 {
+    if (!tl_tensor_grad_mode())
+        return 0; /* torch.no_grad(): in-place on leaves is allowed */
     if (t->requires_grad && t->is_leaf)
         return tl_error_set(err, TL_ERR_RUNTIME, "a leaf Variable that "
                             "requires grad is being used in an in-place "
@@ -1223,9 +1227,9 @@ int tl_view_resize_(tl_tensor *t, int n, const int64_t *sizes, bool has_fmt,
         (!has_fmt || fmt == TL_MEMFMT_PRESERVE))
         return 0; /* PyTorch returns early: strides stay as they were */
     if (fmt == TL_MEMFMT_CHANNELS_LAST || fmt == TL_MEMFMT_CHANNELS_LAST_3D)
-        tl_channels_last_strides(n, sizes, st);
+        tl_shape_channels_last_strides(n, sizes, st);
     else
-        tl_contiguous_strides(n, sizes, st);
+        tl_shape_contiguous_strides(n, sizes, st);
     int64_t need = tl_tensor_required_bytes(n, sizes, st, t->offset,
                                             tl_dtype_size(t->dtype));
     if (tl_storage_resize(t->storage, (size_t)need, err) < 0)
