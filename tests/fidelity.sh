@@ -81,4 +81,33 @@ grep -q '"id":"big".*"kind":"copy".*"shape":\[1000,1000\].*"bytes_allocated":400
     fail "a 1000x1000 product should be a 4000000-byte copy: $(cat mm.json)"
 grep -q '"id":"batched".*"shape":\[3,10,10\].*"bytes_allocated":1200,' mm.json ||
     fail "a batched product should allocate its result only: $(cat mm.json)"
+
+# ---- JSON numbers keep their value: integers exact to 2^63, floats in the
+# shortest text that reads back to the same double
+cat > num.yaml <<'YEOF'
+tlab: 1
+id: num
+title: numbers
+setup: |
+  import torch
+  x = torch.arange(6.)
+ops:
+  - {id: big, op: "2**53 + 1", predict: {value: 9007199254740993}}
+  - {id: max, op: "2**62 - 1 + 2**62", predict: {value: 9223372036854775807}}
+  - {id: stride, op: "torch.empty(0, 2**60).stride()", predict: {value: [1152921504606846976, 1]}}
+  - {id: empty, op: "torch.empty(0, 2**60)", predict: copy}
+  - {id: f17, op: "0.1 + 0.2", predict: {value: 0.30000000000000004}}
+  - {id: f16, op: "0.1 + 0.7", predict: {value: 0.7999999999999999}}
+  - {id: item, op: "(x / 3)[1].item()", predict: {value: 0.3333333432674408}}
+YEOF
+expect 0 run --format json num.yaml
+tr -d ' \n' < "$work/stdout" > num.json
+for want in '"value":9007199254740993,' '"value":9223372036854775807,' \
+            '"value":[1152921504606846976,1],' '"stride":[1152921504606846976,1],' \
+            '"value":0.30000000000000004,' '"value":0.7999999999999999,' \
+            '"value":0.3333333432674408,'; do
+    grep -qF "$want" num.json || fail "JSON lacks $want: $(cat num.json)"
+done
+grep -q 'e+18' num.json && fail "an integer printed in exponent form: $(cat num.json)"
+expect 0 check num.yaml
 exit 0

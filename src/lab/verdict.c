@@ -32,6 +32,7 @@
  * op, naming it.
  */
 #include "verdict.h"
+#include "jsonnum.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -147,8 +148,8 @@ static cJSON *to_json_depth(const tl_value *v, int depth, jbudget *bud)
     switch (v->kind) {
     case TL_V_NONE: return cJSON_CreateNull();
     case TL_V_BOOL: return cJSON_CreateBool(v->u.b);
-    case TL_V_INT: return json_number((double)v->u.i);
-    case TL_V_FLOAT: return json_number(v->u.f);
+    case TL_V_INT: return tl_json_int(v->u.i); /* exact past 2^53 */
+    case TL_V_FLOAT: return isfinite(v->u.f) ? tl_json_float(v->u.f) : json_number(v->u.f);
     case TL_V_STR:
         if (!charge_text(bud, v->u.str.len))
             return NULL;

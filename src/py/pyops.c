@@ -135,6 +135,18 @@ static tl_value *tensor_binary(tl_pyop op, tl_value *a, tl_value *b,
                 return r ? wrap_result(r, true) : NULL;
             }
         }
+        if (bop == TL_BIN_DIV && !nd && !x.t && y.t && b->kind == TL_V_TENSOR) {
+            /* number / tensor is Tensor.__rdiv__: self.reciprocal() * other
+             * (torch/_tensor.py), which rounds and lays out differently
+             * from a true division */
+            tl_tensor *rc = tl_ops_unop(TL_UN_RECIPROCAL, y.t, err);
+            if (!rc)
+                return NULL;
+            tl_operand ro = tl_ops_operand_tensor(rc);
+            r = tl_ops_binop(TL_BIN_MUL, &ro, &x, err);
+            tl_tensor_release(rc);
+            return r ? wrap_result(r, false) : NULL;
+        }
         r = tl_ops_binop(bop, &x, &y, err);
     }
     return r ? wrap_result(r, nd) : NULL;

@@ -8,6 +8,7 @@
  * runtime storages themselves.
  */
 #include "explain.h"
+#include "jsonnum.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -181,7 +182,7 @@ char *tl_report_explain_json(const char *const *stmts, size_t nstmts, const char
         a = tl_scorecard_int_array(v->parent_stride, v->parent_ndim);
         JK(a);
         cJSON_AddItemToObject(p, "stride", a);
-        JK(cJSON_AddNumberToObject(p, "storage_offset", (double)v->parent_offset));
+        JK(cJSON_AddItemToObject(p, "storage_offset", tl_json_int(v->parent_offset)));
         JK(cJSON_AddBoolToObject(p, "contiguous", v->parent_contiguous));
     } else {
         JK(cJSON_AddNullToObject(root, "parent"));

@@ -8,6 +8,7 @@
  * string built here holds a control character except our own newlines.
  */
 #include "layout.h"
+#include "jsonnum.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -261,11 +262,11 @@ static void evidence_body(tl_buf *b, const tl_report *r, size_t i)
                       ev->value_type ? ev->value_type : "tuple", ev->nitems_total, /* ours */
                       ev->shares_storage ? "yes" : "no");
     } else if (ev->value) {
-        char *s = cJSON_PrintUnformatted(ev->value);
+        char *s = tl_json_print_compact(ev->value);
         char *fs = tl_report_fit(s ? s : "?", TL_REPORT_WIDTH - 13);
         tl_buf_printf(b, "    %-8s %s\n", "value", fs); /* fit escaped it */
         free(fs);
-        cJSON_free(s);
+        free(s);
     }
     if (ev->reason) {
         tl_buf_printf(b, "    %-8s ", "rule");

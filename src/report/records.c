@@ -7,6 +7,7 @@
  * through the JSON writer and tl_escape_json_controls.
  */
 #include "records.h"
+#include "jsonnum.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -82,7 +83,7 @@ static char *jsonl(const tl_report *rs, size_t n)
     tl_buf b = {0};
     for (size_t k = 0; k < n; k++) {
         cJSON *o = record_json(&rs[k]);
-        char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+        char *s = o ? tl_json_print_compact(o) : NULL;
         cJSON_Delete(o);
         if (!s) {
             tl_buf_free(&b);

@@ -11,6 +11,7 @@
  * student has not predicted yet.
  */
 #include "scorecard.h"
+#include "jsonnum.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ cJSON *tl_scorecard_int_array(const int64_t *v, int n)
     if (!a)
         return NULL;
     for (int i = 0; i < n; i++) {
-        cJSON *x = cJSON_CreateNumber((double)v[i]);
+        cJSON *x = tl_json_int(v[i]);
         if (!x) {
             cJSON_Delete(a);
             return NULL;
@@ -83,14 +84,14 @@ cJSON *tl_evidence_json(const tl_evidence *ev, bool top)
             a = tl_scorecard_int_array(ev->stride, ev->ndim);
             CK(a);
             cJSON_AddItemToObject(o, "stride", a);
-            CK(cJSON_AddNumberToObject(o, "storage_offset", (double)ev->offset));
+            CK(cJSON_AddItemToObject(o, "storage_offset", tl_json_int(ev->offset)));
             CK(cJSON_AddBoolToObject(o, "contiguous", ev->contiguous));
             CK(cJSON_AddStringToObject(o, "dtype", tl_dtype_name(ev->dtype)));
             CK(cJSON_AddStringToObject(o, "device", ev->device));
         }
     }
     if (top)
-        CK(cJSON_AddNumberToObject(o, "bytes_allocated", (double)ev->bytes_allocated));
+        CK(cJSON_AddItemToObject(o, "bytes_allocated", tl_json_int(ev->bytes_allocated)));
     if (ev->kind != TL_KIND_ERROR && !(ev->kind == TL_KIND_VALUE && !ev->is_tuple))
         CK(add_nullable_bool(o, "write_through", ev->write_through));
     if (ev->is_tuple) {
@@ -377,10 +378,8 @@ static void pj(tl_buf *b, const cJSON *it, int ind)
         tl_buf_putc(b, obj ? '}' : ']');
         return;
     }
-    /* a leaf: cJSON prints only this item, not its siblings */
-    char *s = cJSON_PrintUnformatted(it);
-    tl_buf_puts(b, s ? s : "null");
-    cJSON_free(s);
+    /* a leaf (numbers exact, jsonnum.h) */
+    tl_json_append_compact(b, it);
 }
 
 char *tl_scorecard_print_json(cJSON *root)

@@ -428,7 +428,9 @@ static int apply_items(ctx *c, ixitem *it, int n, tl_error *err)
                 c->recs[dim].is_scalar = true;
                 c->recs[dim].scalar = x->i;
                 dim++;
-            } else if (geom_select(c, (int)dim, x->i, real_dim, err)) {
+            } else if (geom_select(c, (int)dim, x->i, c->np ? real_dim : k, err)) {
+                /* PyTorch names the position in the index tuple (applySlicing's
+                 * real_dim = i), counting None and ...; NumPy the axis */
                 return -1;
             }
             real_dim++;

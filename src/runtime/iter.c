@@ -202,8 +202,8 @@ static bool partial_overlap(const tl_tensor *a, const tl_tensor *b)
     int64_t a1 = a0 + tl_tensor_numel(a) * (int64_t)ia;
     int64_t b0 = b->offset * (int64_t)ib;
     int64_t b1 = b0 + tl_tensor_numel(b) * (int64_t)ib;
-    if (a0 == b0 && a1 == b1)
-        return false; /* FULL */
+    if (a0 == b0 && a1 == b1) /* FULL only with the same strides (2.x) */
+        return !tl_shape_equal(a->ndim, a->strides, b->ndim, b->strides);
     return a0 < b1 && b0 < a1;
 }
 

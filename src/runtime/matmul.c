@@ -428,7 +428,14 @@ tl_tensor *tl_matmul(const tl_tensor *a, const tl_tensor *b, bool mm_only, bool 
     } else if (check_path(a, b, &kernel, &nb, batch, err) < 0) {
         return NULL;
     }
-    if (a->dtype == TL_BOOL) {
+    /* the mm/mv/bmm kernels return early for an empty result or an empty
+     * contraction, before dispatching on the dtype; dot does not */
+    int64_t kdim = a->sizes[a->ndim - 1];
+    bool empty = kdim == 0 || (a->ndim > 1 && a->sizes[a->ndim - 2] == 0) ||
+                 (b->ndim > 1 && b->sizes[b->ndim - 1] == 0);
+    for (int i = 0; i < nb; i++)
+        empty |= batch[i] == 0;
+    if (a->dtype == TL_BOOL && (!empty || strcmp(kernel, "dot") == 0)) {
         bool_error(kernel, err);
         return NULL;
     }

@@ -193,11 +193,6 @@ static tl_tensor *reduce_one(tl_redop op, const char *name, const tl_tensor *t,
     case TL_RED_ARGMIN:
         if (red_check_nonempty(name, true, t, rs, err) < 0)
             return NULL;
-        if (t->dtype == TL_BOOL) {
-            tl_error_set(err, TL_ERR_RUNTIME, "\"%s_cpu\" not implemented for 'Bool'",
-                         op == TL_RED_ARGMAX ? "argmax" : "argmin");
-            return NULL;
-        }
         out_dt = TL_INT64;
         compute = t->dtype;
         break;
@@ -210,6 +205,19 @@ static tl_tensor *reduce_one(tl_redop op, const char *name, const tl_tensor *t,
     tl_tensor *out = red_alloc(t, rs, out_dt, err);
     if (!out)
         return NULL;
+    bool unit_dim = false; /* argmax(dim) over a size-1 dim: zeros, no kernel */
+    for (int d = 0; d < t->ndim; d++)
+        if (!rs->all && (rs->mask & ((uint64_t)1 << d)) && t->sizes[d] == 1)
+            unit_dim = true;
+    if ((op == TL_RED_ARGMAX || op == TL_RED_ARGMIN) && t->dtype == TL_BOOL &&
+        tl_tensor_numel(out) > 0 && !unit_dim) {
+        /* argmax/argmin dispatch no Bool; an empty result never reaches
+         * the kernel */
+        tl_tensor_release(out);
+        tl_error_set(err, TL_ERR_RUNTIME, "\"%s_cpu\" not implemented for 'Bool'",
+                     op == TL_RED_ARGMAX ? "argmax" : "argmin");
+        return NULL;
+    }
     if (red_run(op, compute, out, t, rs, err) < 0) {
         tl_tensor_release(out);
         return NULL;

@@ -176,6 +176,13 @@ static int list_init(tl_tensor_list *l, int64_t n, tl_error *err)
 
 static void tensor_type_name(const tl_tensor *t, tl_buf *b)
 {
+    bool cuda = t->storage && t->storage->device.kind == TL_DEV_CUDA;
+    if (t->dtype == TL_BOOL || t->dtype == TL_BFLOAT16) {
+        /* no legacy TH type name: Tensor::toString() gives dispatch key +
+         * scalar type + "Type" (CPUBoolType, CPUBFloat16Type; measured) */
+        tl_buf_printf(b, "%s%sType", cuda ? "CUDA" : "CPU", tl_dtype_scalar_name(t->dtype));
+        return;
+    }
     const char *name = tl_dtype_tensor_type(t->dtype); /* torch.FloatTensor */
     if (t->storage && t->storage->device.kind == TL_DEV_CUDA &&
         strncmp(name, "torch.", 6) == 0) {
