@@ -258,12 +258,15 @@ static int format_int(int64_t x, const spec *sp, const char *tname, tl_buf *out,
 int tl_format_value(const tl_value *v, const char *s, size_t n, size_t max_len, tl_buf *out,
                     tl_error *err)
 {
-    if (n == 0) {
+    /* Tensor.__format__: a 0-d tensor formats its .item(), even with an
+     * empty spec (f"{x.sum()}" is "15.0"); others are object.__format__ */
+    if (n == 0 && !(v->kind == TL_V_TENSOR && v->u.tensor->ndim == 0)) {
         tl_value_str(v, out);
         return 0;
     }
     spec sp;
-    if (parse_spec(s, n, max_len, &sp, err) < 0)
+    memset(&sp, 0, sizeof sp);
+    if (n && parse_spec(s, n, max_len, &sp, err) < 0)
         return -1;
     switch (v->kind) {
     case TL_V_STR: {
@@ -298,6 +301,7 @@ int tl_format_value(const tl_value *v, const char *s, size_t n, size_t max_len, 
     case TL_V_TENSOR: {
         const tl_tensor *t = v->u.tensor;
         if (t->ndim == 0) {
+            (void)sp;
             tl_value *item;
             if (tl_dtype_is_floating(t->dtype)) {
                 double d;
