@@ -143,6 +143,13 @@ typedef struct tl_lab {
     bool rules_required;
     char **rules_reject;
     size_t n_rules_reject;
+
+    /* the stretch goal: `classify:` defines classify(op_result, parent);
+     * graded as one test of classify_points (default 1), outside the
+     * threshold. classify is NULL when the key is absent, "" when blank. */
+    char *classify;
+    int classify_line, classify_col, classify_block_col;
+    int64_t classify_points;
 } tl_lab;
 
 /* A loading error: position (1-based; 0 when none) and message, plus the
@@ -165,6 +172,8 @@ void tl_lab_free(tl_lab *lab);
 /* Op-language sources for setup and an op (borrow from lab). */
 void tl_lab_setup_source(const tl_lab *lab, tl_source *src);
 void tl_lab_op_source(const tl_lab *lab, const tl_lab_op *op, tl_source *src);
+/* The classify block's source (lab->classify must not be NULL). */
+void tl_lab_classify_source(const tl_lab *lab, tl_source *src);
 
 /* The threshold as a count of ops for this lab. */
 int64_t tl_lab_threshold_count(const tl_lab *lab);

@@ -414,6 +414,22 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
                 tl_buf_free(&t);
             }
         }
+        if (g->classify.offered) {
+            const tl_classify_grade *cg = &g->classify;
+            tl_buf_printf(b, "\n%sStretch: classify()%s  %s%s%s (%" PRId64 "/%" PRId64
+                          " points, not counted toward the threshold)\n",
+                          col_on(o, C_BOLD), col_on(o, C_OFF),
+                          cg->passed ? col_on(o, C_GREEN) : col_on(o, C_RED),
+                          !cg->answered ? "not answered" : cg->passed ? "pass" : "FAIL",
+                          col_on(o, C_OFF), cg->score, cg->points);
+            if (cg->answered)
+                tl_buf_printf(b, "  %zu results classified, %zu wrong or failed\n", cg->checked,
+                              cg->nproblems);
+            for (size_t k = 0; k < cg->nproblems; k++) {
+                tl_buf_puts(b, "  ");
+                wrap(b, cg->problems[k], 2, 4, TL_REPORT_WIDTH);
+            }
+        }
         tl_buf_putc(b, '\n');
         if (g->points != g->correct || g->max_points != g->total)
             tl_buf_printf(b, "points %" PRId64 "/%" PRId64 "\n", g->points, g->max_points);
@@ -623,9 +639,10 @@ static void junit(tl_buf *b, const tl_report *r)
 {
     const tl_lab *lab = r->lab;
     const tl_grade *g = graded(r) ? r->grade : NULL;
-    size_t tests = lab->nops + (g ? lab->nquestions : 0);
+    size_t tests = lab->nops + (g ? lab->nquestions : 0) + (g && g->classify.offered);
     size_t failures = 0;
     if (g) {
+        failures += g->classify.offered && !g->classify.passed;
         for (size_t i = 0; i < lab->nops; i++)
             failures += !g->ops[i].correct;
         for (size_t i = 0; i < lab->nquestions; i++)
@@ -692,6 +709,25 @@ static void junit(tl_buf *b, const tl_report *r)
             tl_buf_puts(b, "</failure>\n    </testcase>\n");
             free(why);
         }
+    if (g && g->classify.offered) {
+        const tl_classify_grade *cg = &g->classify;
+        testcase_open(b, r, ".stretch", "classify", lab->classify_line);
+        if (cg->passed) {
+            tl_buf_puts(b, "/>\n");
+        } else {
+            tl_buf t = {0};
+            if (!cg->answered)
+                tl_buf_puts(&t, "not answered");
+            for (size_t k = 0; k < cg->nproblems; k++)
+                tl_buf_printf(&t, "%s%s", k ? "\n" : "", cg->problems[k]);
+            tl_buf_puts(b, ">\n      <failure message=\"");
+            xml_esc(b, cg->nproblems ? cg->problems[0] : tl_buf_str(&t));
+            tl_buf_puts(b, "\" type=\"classify\">");
+            xml_text(b, tl_buf_str(&t));
+            tl_buf_puts(b, "</failure>\n    </testcase>\n");
+            tl_buf_free(&t);
+        }
+    }
     tl_buf_puts(b, "  </testsuite>\n</testsuites>\n");
 }
 
@@ -729,7 +765,7 @@ static void tap(tl_buf *b, const tl_report *r)
 {
     const tl_lab *lab = r->lab;
     const tl_grade *g = graded(r) ? r->grade : NULL;
-    size_t n = lab->nops + (g ? lab->nquestions : 0);
+    size_t n = lab->nops + (g ? lab->nquestions : 0) + (g && g->classify.offered);
     tl_buf_printf(b, "TAP version 14\n1..%zu\n", n);
     size_t k = 0;
     for (size_t i = 0; i < lab->nops; i++) {
@@ -776,6 +812,17 @@ static void tap(tl_buf *b, const tl_report *r)
                 free(why);
             }
         }
+    if (g && g->classify.offered) {
+        const tl_classify_grade *cg = &g->classify;
+        tl_buf_printf(b, "%sok %zu - classify() (stretch, %" PRId64 "/%" PRId64 " points)\n",
+                      cg->passed ? "" : "not ", ++k, cg->score, cg->points);
+        if (!cg->passed) {
+            tl_buf_puts(b, "  ---\n  message: ");
+            yaml_sq(b, !cg->answered ? "not answered" : cg->nproblems ? cg->problems[0]
+                                                                      : "no tensor results");
+            tl_buf_puts(b, "\n  severity: fail\n  ...\n");
+        }
+    }
     if (g) {
         char *fl = tl_report_final_line(r);
         tl_buf_printf(b, "# %s\n", fl);
