@@ -50,6 +50,8 @@ typedef struct local {
  * (which every closure that can reach this scope keeps alive). */
 typedef struct env {
     int refcount;
+    struct tl_interp *owner; /* its interpreter's list of live scopes */
+    struct env *prev, *next;
     struct env *parent;     /* the scope the function was defined in */
     local *vars;
     size_t n, cap;
@@ -89,6 +91,7 @@ struct tl_interp {
     tl_value *handling;   /* exception being handled (bare raise) */
     char *stack_base;     /* C stack at run() entry */
     unsigned ticks;
+    env *envs;            /* live function scopes (cycles broken at free) */
 };
 
 /* Python's default recursion limit; the C stack is bounded separately
@@ -203,6 +206,36 @@ tl_interp *tl_interp_new(const tl_interp_opts *opts)
     return I;
 }
 
+static void env_release(env *e);
+
+/* A closure stored in the scope it closes over (a nested recursive def)
+ * is a reference cycle: empty every live scope, which frees the closures
+ * and, through them, the scopes. */
+static void break_scope_cycles(tl_interp *I)
+{
+    size_t n = 0;
+    for (env *e = I->envs; e; e = e->next)
+        n++;
+    if (!n)
+        return;
+    env **all = tl_xmalloc(n * sizeof *all);
+    size_t k = 0;
+    for (env *e = I->envs; e; e = e->next) {
+        e->refcount++;
+        all[k++] = e;
+    }
+    for (size_t i = 0; i < n; i++) {
+        env *e = all[i];
+        while (e->n > 0) {
+            e->n--;
+            tl_value_release(e->vars[e->n].v);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        env_release(all[i]);
+    free(all);
+}
+
 void tl_interp_free(tl_interp *I)
 {
     if (!I)
@@ -216,6 +249,9 @@ void tl_interp_free(tl_interp *I)
         tl_value_release(I->locals[i].v);
     free(I->locals);
     tl_value_release(I->retval);
+    break_scope_cycles(I);
+    for (env *e = I->envs; e; e = e->next)
+        e->owner = NULL; /* values that outlive I (returned to the caller) */
     free(I);
 }
 
@@ -237,6 +273,12 @@ static void env_release(env *e)
 {
     while (e && --e->refcount == 0) {
         env *parent = e->parent;
+        if (e->prev)
+            e->prev->next = e->next;
+        else if (e->owner)
+            e->owner->envs = e->next;
+        if (e->next)
+            e->next->prev = e->prev;
         for (size_t i = 0; i < e->n; i++)
             tl_value_release(e->vars[i].v);
         free(e->vars);
@@ -1882,6 +1924,11 @@ static tl_value *closure_call(void *data, const tl_args *a, tl_error *err)
         return NULL;
     env *e = tl_xcalloc(1, sizeof *e);
     e->refcount = 1;
+    e->owner = I;
+    e->next = I->envs;
+    if (I->envs)
+        I->envs->prev = e;
+    I->envs = e;
     e->parent = c->scope;
     if (e->parent)
         e->parent->refcount++;
@@ -1938,7 +1985,7 @@ static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err)
     }
     if (stack_exhausted(I)) {
         I->depth--;
-        tl_error_set(err, TL_ERR_LIMIT, "maximum recursion depth exceeded");
+        tl_error_set(err, TL_ERR_LIMIT, "maximum recursion depth exceeded (RecursionError)");
         return located(NULL, n, err);
     }
     tl_value *r = NULL;
