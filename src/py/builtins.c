@@ -456,9 +456,17 @@ static tl_value *bi_str(tl_value *self, const tl_args *a, tl_error *err)
         return NULL;
     if (a->npos == 0)
         return tl_str("");
-    if (a->pos[0]->kind == TL_V_STR)
+    const tl_value *v = a->pos[0];
+    if (v->kind == TL_V_STR)
         return tl_value_retain(a->pos[0]);
-    return repr_value(a->pos[0], "str", err);
+    if (v->kind == TL_V_EXC || v->kind == TL_V_DEVICE || v->kind == TL_V_NDARRAY) {
+        tl_buf b = {0};
+        tl_value_str(v, &b); /* short: messages, device names, NumPy's str */
+        tl_value *r = tl_strn(tl_buf_str(&b), b.len);
+        tl_buf_free(&b);
+        return r;
+    }
+    return repr_value(v, "str", err);
 }
 
 static tl_value *bi_repr(tl_value *self, const tl_args *a, tl_error *err)

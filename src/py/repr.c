@@ -421,15 +421,17 @@ static void np_elem(const tview *v, const npfmt *f, int64_t lin, tl_buf *b)
     } else {
         char ip[520], fp[64];
         np_float_parts(elem_f(v, lin), f, ip, sizeof ip, fp, sizeof fp);
+        int il = (int)strlen(ip), fl = (int)strlen(fp);
         if (!isfinite(elem_f(v, lin))) {
-            snprintf(tmp, sizeof tmp, "%*s", f->left + 1 + f->right, ip);
+            spaces(b, f->left + 1 + f->right - il);
+            tl_buf_puts(b, ip);
         } else {
-            int fl = (int)strlen(fp);
-            snprintf(tmp, sizeof tmp, "%*s.%s%*s", f->left, ip, fp, f->right - fl, "");
+            spaces(b, f->width - (f->left + 1 + f->right) + f->left - il);
+            tl_buf_puts(b, ip);
+            tl_buf_putc(b, '.');
+            tl_buf_puts(b, fp);
+            spaces(b, f->right - fl);
         }
-        for (int k = (int)strlen(tmp); k < f->width; k++)
-            tl_buf_putc(b, ' ');
-        tl_buf_puts(b, tmp);
         return;
     }
     for (int k = (int)strlen(tmp); k < f->width; k++)
@@ -461,8 +463,9 @@ static void np_scan(const tview *v, npfmt *f, int dim, int64_t base)
         }
         return;
     }
-    for (int64_t k = 0; k < t->sizes[dim]; k++)
-        np_scan(v, f, dim + 1, base + k * v->cstride[dim]);
+    int64_t n = t->sizes[dim], m = nshown(v, n);
+    for (int64_t k = 0; k < m; k++)
+        np_scan(v, f, dim + 1, base + shown(v, n, k) * v->cstride[dim]);
 }
 
 static void np_rec(const tview *v, const npfmt *f, int dim, int64_t base, int indent,
@@ -474,7 +477,10 @@ static void np_rec(const tview *v, const npfmt *f, int dim, int64_t base, int in
         return;
     }
     tl_buf_putc(b, '[');
-    for (int64_t k = 0; k < t->sizes[dim]; k++) {
+    int64_t n = t->sizes[dim];
+    bool cut = v->summarize && n > 2 * EDGE;
+    int64_t items = cut ? 2 * EDGE + 1 : n;
+    for (int64_t k = 0; k < items; k++) {
         if (k > 0) {
             if (dim == t->ndim - 1) {
                 tl_buf_puts(b, sep);
@@ -485,7 +491,12 @@ static void np_rec(const tview *v, const npfmt *f, int dim, int64_t base, int in
                 spaces(b, indent + 1);
             }
         }
-        np_rec(v, f, dim + 1, base + k * v->cstride[dim], indent + 1, sep, b);
+        if (cut && k == EDGE) {
+            tl_buf_puts(b, "...");
+            continue;
+        }
+        int64_t i = cut && k > EDGE ? n - 2 * EDGE + k - 1 : k;
+        np_rec(v, f, dim + 1, base + i * v->cstride[dim], indent + 1, sep, b);
     }
     tl_buf_putc(b, ']');
 }
@@ -499,6 +510,15 @@ void tl_repr_ndarray(const tl_tensor *t, bool as_repr, tl_buf *b)
     for (int d = t->ndim - 1; d >= 0; d--) {
         v.cstride[d] = s;
         s *= t->sizes[d];
+    }
+    v.summarize = tl_tensor_numel(t) > THRESHOLD;
+    double count = 1;
+    for (int d = 0; d < t->ndim; d++)
+        count *= (double)nshown(&v, t->sizes[d]);
+    if (count > 1e6) {
+        tl_buf_printf(b, "%s<%" PRId64 " elements, too many to print>%s", as_repr ? "array(" : "",
+                      tl_tensor_numel(t), as_repr ? ")" : "");
+        return;
     }
     npfmt f;
     memset(&f, 0, sizeof f);
