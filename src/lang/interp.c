@@ -203,6 +203,7 @@ tl_interp *tl_interp_new(const tl_interp_opts *opts)
     /* a fresh interpreter is a fresh process: rand/randn start from the
      * seed, whichever thread (and whatever ran there before) */
     tl_create_manual_seed(I->opts.seed);
+    tl_dtype_set_default(TL_FLOAT32); /* and float32 the default dtype */
     return I;
 }
 

@@ -1771,6 +1771,8 @@ static tl_value *cuda_attr(const char *name, tl_error *err)
 tl_value *tl_builtins_module_attr(tl_value *mod, const char *name, tl_error *err)
 {
     const char *m = mod->u.str.s;
+    if (strncmp(m, "finfo(", 6) == 0 || strncmp(m, "iinfo(", 6) == 0)
+        return info_attr(m, name, err);
     if (strcmp(m, "torch") == 0)
         return torch_attr(name, err);
     if (strcmp(m, "numpy") == 0)
@@ -2028,8 +2030,6 @@ tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
     case TL_V_STORAGE:
         return storage_attr(obj, name, err);
     case TL_V_MODULE:
-        if (strncmp(obj->u.str.s, "finfo(", 6) == 0 || strncmp(obj->u.str.s, "iinfo(", 6) == 0)
-            return info_attr(obj->u.str.s, name, err);
         return tl_builtins_module_attr(obj, name, err);
     case TL_V_TYPE:
         if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) {

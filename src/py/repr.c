@@ -32,16 +32,14 @@
 #define EDGE 3
 #define LINEWIDTH 80
 
-static _Thread_local int g_default_dtype = -1;
-
 tl_dtype tl_repr_default_dtype(void)
 {
-    return g_default_dtype < 0 ? TL_FLOAT32 : (tl_dtype)g_default_dtype;
+    return tl_dtype_default();
 }
 
 void tl_repr_set_default_dtype(tl_dtype dt)
 {
-    g_default_dtype = (int)dt;
+    tl_dtype_set_default(dt);
 }
 
 /* ---------------------------------------------------------------------- */

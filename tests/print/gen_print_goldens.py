@@ -89,6 +89,16 @@ except RuntimeError as e:
 print(1, 2, sep=', ', end='!\n')
 print()
 print('a', 'b', sep='')
+print(torch.equal(x, x.clone()), torch.equal(x, x[:1]), torch.allclose(x, x + 1e-9),
+      torch.allclose(x, x + 1), torch.broadcast_shapes((2, 1), (3,), 1))
+print(torch.finfo(torch.float32), torch.iinfo(torch.int16), torch.finfo(torch.float16).eps,
+      torch.iinfo(torch.uint8).max, torch.finfo(torch.float64).bits)
+torch.set_default_dtype(torch.float64)
+d = torch.tensor([1.5, 2.0])
+print(d, d.dtype, torch.zeros(2), torch.arange(3.0), torch.get_default_dtype(),
+      torch.tensor([1.0], dtype=torch.float32), torch.empty(0))
+torch.set_default_dtype(torch.float32)
+print(torch.tensor([1.0], dtype=torch.float64), torch.get_default_dtype())
 '''
 
 
