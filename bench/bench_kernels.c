@@ -95,10 +95,10 @@ static int setup(fixture *f, int k)
     f->flat = tl_tensor_view(f->x, 1, &f->n, &st1, 0);
     int64_t tsz[2] = {f->cols, f->rows}, tst[2] = {1, f->cols};
     f->xt = tl_tensor_view(f->x, 2, tsz, tst, 0);
-    f->vx = tl_tensor_value(tl_tensor_retain(f->x));
-    f->vb = tl_tensor_value(tl_tensor_retain(f->b));
-    f->vflat = tl_tensor_value(tl_tensor_retain(f->flat));
-    f->vidx = tl_tensor_value(idx); /* steals idx */
+    f->vx = tl_value_tensor(tl_tensor_retain(f->x));
+    f->vb = tl_value_tensor(tl_tensor_retain(f->b));
+    f->vflat = tl_value_tensor(tl_tensor_retain(f->flat));
+    f->vidx = tl_value_tensor(idx); /* steals idx */
     f->vdim = tl_int(1);
     return 0;
 }
@@ -135,10 +135,14 @@ static tl_tensor *run_op(fixture *f, int op)
                       TL_MEMFMT_PRESERVE, &err);
         break;
     case OP_ADD:
-        r = tl_ops_binop(TL_BIN_ADD, f->vx, f->vb, &err);
+    {
+        tl_operand a = tl_ops_operand_tensor(f->x), b = tl_ops_operand_tensor(f->b);
+        r = tl_ops_binop(TL_BIN_ADD, &a, &b, &err);
+    }
         break;
     case OP_SUM:
-        r = tl_ops_reduce(TL_RED_SUM, "sum", f->x, f->vdim, false, NULL, &err);
+        r = tl_ops_reduce(TL_RED_SUM, "sum", f->x, 1, (const int64_t[]){1}, false,
+                          NULL, &err);
         break;
     case OP_GATHER: {
         tl_value *v = tl_index_get(f->vflat, f->vidx, &err);

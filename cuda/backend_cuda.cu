@@ -1,15 +1,16 @@
 /* backend_cuda.cu - the CUDA backend of tlab (compiled by nvcc, linked into
- * libtlab.a with -lcudart -lstdc++). It implements cuda/tl_cuda.h.
+ * libtlab.a with -lcudart -lstdc++). It implements the runtime's CUDA hooks
+ * (src/runtime/backend.h: tl_backend_cuda, tl_backend_cuda_probe).
  *
  * For now it holds the device query only, which proves the toolchain path
  * (nvcc object, C linkage, libcudart at run time):
- *   - tl_cuda_device_count() asks cudaGetDeviceCount once and caches it.
+ *   - tl_backend_cuda_probe() asks cudaGetDeviceCount once and caches it.
  *     "No GPU here" answers of the runtime are not failures: cudaErrorNoDevice
  *     (100, e.g. CUDA_VISIBLE_DEVICES="") and cudaErrorInsufficientDriver (35,
  *     no or too old a driver, the case of every CPU-only machine) give 0.
- *     Any other error also gives 0 devices, and tl_cuda_describe() names it.
- *   - tl_cuda_describe() is the one line printed by `tlab --version`.
- *   - tl_cuda_backend() returns NULL: the device kernels (alloc, strided copy,
+ *     Any other error also gives 0 devices, and the probe's line names it
+ *     (the line printed by `tlab --version`).
+ *   - tl_backend_cuda() returns NULL: the device kernels (alloc, strided copy,
  *     fill, arithmetic; SPEC 8) are a later issue. Until then `--device cuda`
  *     runs on the emulated device even where a GPU exists.
  * Not thread-safe on first call (tlab queries the device before starting
@@ -67,20 +68,16 @@ static void query(void)
              (double)prop.totalGlobalMem / (1024.0 * 1024.0));
 }
 
-extern "C" const struct tl_backend *tl_cuda_backend(void)
+extern "C" const tl_backend *tl_backend_cuda(void)
 {
     /* The CUDA kernels are not written yet (a later issue): no backend. */
     return NULL;
 }
 
-extern "C" int tl_cuda_device_count(void)
+extern "C" int tl_backend_cuda_probe(const char **why)
 {
     query();
+    if (why)
+        *why = description;
     return ndevices;
-}
-
-extern "C" const char *tl_cuda_describe(void)
-{
-    query();
-    return description;
 }

@@ -1,23 +1,21 @@
 /* cuda_stub.c - the CUDA backend of a build without nvcc (--with-cuda=no, or
- * auto without a working toolkit). It implements cuda/tl_cuda.h and answers
- * "not built" everywhere: no backend, no device. It includes no CUDA header,
- * so a CPU-only machine builds it with the C compiler alone.
+ * auto without a working toolkit). It implements the runtime's CUDA hooks
+ * (backend.h) and answers "not built" everywhere: no backend, no device.
+ * It includes no CUDA header, so a CPU-only machine builds it with the C
+ * compiler alone.
  */
 #include <stddef.h>
 
 #include "tl_cuda.h"
 
-const struct tl_backend *tl_cuda_backend(void)
+const tl_backend *tl_backend_cuda(void)
 {
     return NULL;
 }
 
-int tl_cuda_device_count(void)
+int tl_backend_cuda_probe(const char **why)
 {
+    if (why)
+        *why = "not built";
     return 0;
-}
-
-const char *tl_cuda_describe(void)
-{
-    return "not built";
 }

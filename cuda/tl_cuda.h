@@ -1,25 +1,24 @@
-/* tl_cuda.h - the C face of the CUDA backend (cuda/). No CUDA types here:
- * src/ includes this header, never cuda_runtime.h.
+/* tl_cuda.h - cuda/'s own header: what the CUDA backend's files share.
+ * No CUDA types here, so the C files of cuda/ (the stub, the host side of
+ * the backend) include it as well as the .cu files.
  *
- * tl_cuda_backend() returns the CUDA backend when it was built and a device
- * is present, else NULL (a build without nvcc links cuda_stub.c). The
- * "no GPU" answers of the runtime (cudaErrorNoDevice,
- * cudaErrorInsufficientDriver) are not errors: they give NULL.
+ * cuda/ implements the runtime's backend interface and nothing else: the
+ * runtime declares the hooks (src/runtime/backend.h: tl_backend_cuda,
+ * tl_backend_cuda_probe) and the vtable (src/runtime/backend_impl.h);
+ * nothing under src/ includes this header.
+ *
+ * The "no GPU" answers of the CUDA runtime (cudaErrorNoDevice,
+ * cudaErrorInsufficientDriver, ...) are not errors: tl_backend_cuda()
+ * gives NULL and tl_backend_cuda_probe() 0 devices and the reason.
  */
 #ifndef TL_CUDA_H
 #define TL_CUDA_H
 
+#include "backend_impl.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct tl_backend;
-
-const struct tl_backend *tl_cuda_backend(void);
-/* Number of usable devices (0 when none or not built). */
-int tl_cuda_device_count(void);
-/* One line for --version: "not built", "built, no device", "built, 1 device (NAME)". */
-const char *tl_cuda_describe(void);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "convert.h"
 #include "create.h"
 #include "numpy.h"
 
@@ -23,7 +24,7 @@ static tl_error err;
 static void setup(void)
 {
     tl_error_clear(&err);
-    tl_create_set_context(tl_backend_cpu(), tl_backend_cuda_emulated());
+    tl_context_set_backends(tl_backend_cpu(), tl_backend_cuda_emulated());
     tl_create_manual_seed(0);
 }
 
@@ -128,7 +129,7 @@ START_TEST(test_zeros_ones_full)
     ck_assert_int_eq(t->offset, 0);
     tl_value_release(z);
 
-    tl_value *o = TORCHK("ones", "dtype", tl_dtype_value(TL_INT32),
+    tl_value *o = TORCHK("ones", "dtype", tl_value_dtype(TL_INT32),
                          ituple(2, tl_int(2), tl_int(2)));
     t = T(o);
     ck_assert_int_eq(t->dtype, TL_INT32);
@@ -157,7 +158,7 @@ START_TEST(test_zeros_ones_full)
     ck_assert_int_eq(T(f3)->dtype, TL_BOOL);
     tl_value_release(f3);
     /* -1 into uint8 wraps to 255 (allowed), 1.5 into int64 truncates */
-    tl_value *f4 = TORCHK("full", "dtype", tl_dtype_value(TL_UINT8),
+    tl_value *f4 = TORCHK("full", "dtype", tl_value_dtype(TL_UINT8),
                           ituple(1, tl_int(2)), tl_int(-1));
     ck_assert(elem(T(f4), 0) == 255.0);
     tl_value_release(f4);
@@ -166,7 +167,7 @@ START_TEST(test_zeros_ones_full)
     tl_value *cl = callv(TL_BIND_TORCH, "empty", NULL, 4,
                          P(tl_int(2), tl_int(3), tl_int(4), tl_int(5)),
                          (const char *[]){"memory_format"},
-                         P(tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST)), 1);
+                         P(tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST)), 1);
     assert_shape(T(cl), 4, (int64_t[]){2, 3, 4, 5}, (int64_t[]){60, 1, 15, 3});
     tl_value_release(cl);
 }
@@ -198,12 +199,12 @@ START_TEST(test_arange_linspace_eye)
     ck_assert(elem(T(a), 0) == 10 && elem(T(a), 3) == 1);
     tl_value_release(a);
 
-    a = TORCHK("arange", "dtype", tl_dtype_value(TL_INT64), tl_float(2.5));
+    a = TORCHK("arange", "dtype", tl_value_dtype(TL_INT64), tl_float(2.5));
     ck_assert_int_eq(T(a)->sizes[0], 2);
     tl_value_release(a);
 
     /* linspace(0, 10, 5, dtype=int64) = [0, 2, 5, 7, 10] */
-    tl_value *l = TORCHK("linspace", "dtype", tl_dtype_value(TL_INT64),
+    tl_value *l = TORCHK("linspace", "dtype", tl_value_dtype(TL_INT64),
                          tl_int(0), tl_int(10), tl_int(5));
     double want[5] = {0, 2, 5, 7, 10};
     for (int i = 0; i < 5; i++)
@@ -260,11 +261,11 @@ START_TEST(test_tensor_inference)
     tl_value_release(v);
 
     /* tensor leaves take part in promotion */
-    tl_value *i32 = TORCHK("tensor", "dtype", tl_dtype_value(TL_INT32), tl_int(1));
+    tl_value *i32 = TORCHK("tensor", "dtype", tl_value_dtype(TL_INT32), tl_int(1));
     v = TORCH("tensor", ilist(2, i32, tl_int(2)));
     ck_assert_int_eq(T(v)->dtype, TL_INT64);
     tl_value_release(v);
-    tl_value *f64 = TORCHK("tensor", "dtype", tl_dtype_value(TL_FLOAT64),
+    tl_value *f64 = TORCHK("tensor", "dtype", tl_value_dtype(TL_FLOAT64),
                            tl_float(1.5));
     v = TORCH("tensor", ilist(1, f64));
     ck_assert_int_eq(T(v)->dtype, TL_FLOAT64);
@@ -272,14 +273,14 @@ START_TEST(test_tensor_inference)
     tl_value_release(v);
 
     /* explicit dtypes convert: 1.5, -1.5 -> int64 1, -1 */
-    v = TORCHK("tensor", "dtype", tl_dtype_value(TL_INT64),
+    v = TORCHK("tensor", "dtype", tl_value_dtype(TL_INT64),
                ilist(2, tl_float(1.5), tl_float(-1.5)));
     ck_assert(elem(T(v), 0) == 1 && elem(T(v), 1) == -1);
     tl_value_release(v);
-    v = TORCHK("tensor", "dtype", tl_dtype_value(TL_UINT8), ilist(1, tl_int(-1)));
+    v = TORCHK("tensor", "dtype", tl_value_dtype(TL_UINT8), ilist(1, tl_int(-1)));
     ck_assert(elem(T(v), 0) == 255);
     tl_value_release(v);
-    v = TORCHK("tensor", "dtype", tl_dtype_value(TL_FLOAT16),
+    v = TORCHK("tensor", "dtype", tl_value_dtype(TL_FLOAT16),
                ilist(1, tl_float(1e6)));
     ck_assert(isinf(elem(T(v), 0)));
     tl_value_release(v);
@@ -293,7 +294,7 @@ START_TEST(test_copies_and_like)
     tl_tensor *xt = T(x);
     int64_t st[2] = {1, 3}, sz[2] = {3, 2};
     tl_tensor *tr = tl_tensor_view(xt, 2, sz, st, 0);
-    tl_value *trv = tl_tensor_value(tr);
+    tl_value *trv = tl_value_tensor(tr);
     tl_value *c = TORCH("tensor", tl_value_retain(trv));
     ck_assert_ptr_ne(T(c)->storage, xt->storage);
     assert_shape(T(c), 2, sz, st);
@@ -303,17 +304,17 @@ START_TEST(test_copies_and_like)
     tl_value *base = TORCH("zeros", tl_int(4), tl_int(6));
     tl_tensor *v62 = tl_tensor_view(T(base), 2, (int64_t[]){6, 2},
                                     (int64_t[]){1, 12}, 0);
-    tl_value *vv = tl_tensor_value(v62);
+    tl_value *vv = tl_value_tensor(v62);
     tl_value *zl = TORCH("zeros_like", tl_value_retain(vv));
     assert_shape(T(zl), 2, (int64_t[]){6, 2}, (int64_t[]){1, 6});
     tl_value_release(zl);
     zl = TORCHK("ones_like", "memory_format",
-                tl_memfmt_value(TL_MEMFMT_CONTIGUOUS), tl_value_retain(vv));
+                tl_value_memfmt(TL_MEMFMT_CONTIGUOUS), tl_value_retain(vv));
     assert_shape(T(zl), 2, (int64_t[]){6, 2}, (int64_t[]){2, 1});
     ck_assert(elem(T(zl), 11) == 1.0);
     tl_value_release(zl);
     /* full_like(int32, 2.7) truncates to 2 */
-    tl_value *i32 = TORCHK("zeros", "dtype", tl_dtype_value(TL_INT32), tl_int(2));
+    tl_value *i32 = TORCHK("zeros", "dtype", tl_value_dtype(TL_INT32), tl_int(2));
     tl_value *fl = TORCH("full_like", tl_value_retain(i32), tl_float(2.7));
     ck_assert_int_eq(T(fl)->dtype, TL_INT32);
     ck_assert(elem(T(fl), 1) == 2.0);
@@ -387,7 +388,7 @@ START_TEST(test_legacy_ctor_pin_memory)
     tl_value *x = TORCH("arange", tl_int(6));
     tl_tensor *t6 = T(x);
     tl_tensor *m = tl_tensor_view(t6, 2, (int64_t[]){3, 2}, (int64_t[]){1, 3}, 0);
-    tl_value *mv = tl_tensor_value(m);
+    tl_value *mv = tl_value_tensor(m);
     tl_value *y = TORCH("Tensor", tl_value_retain(mv));
     ck_assert_ptr_ne(T(y), m);
     ck_assert(tl_storage_same(T(y)->storage, m->storage));
@@ -426,7 +427,7 @@ START_TEST(test_queries)
     tl_value *y;
     tl_tensor *t6 = T(x);
     tl_tensor *m = tl_tensor_view(t6, 2, (int64_t[]){2, 3}, (int64_t[]){3, 1}, 0);
-    tl_value *mv = tl_tensor_value(m);
+    tl_value *mv = tl_value_tensor(m);
 
     y = ATTR("shape", mv);
     ck_assert_int_eq(y->kind, TL_V_SIZE);
@@ -453,7 +454,7 @@ START_TEST(test_queries)
     tl_value_release(y);
     y = callv(TL_BIND_METHOD, "is_contiguous", tl_value_retain(mv), 0, NULL,
               (const char *[]){"memory_format"},
-              P(tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST)), 1);
+              P(tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST)), 1);
     ck_assert(!y->u.b);
     tl_value_release(y);
     y = ATTR("_version", mv);
@@ -483,24 +484,24 @@ START_TEST(test_queries)
 
     /* data_ptr and storages: a view at offset 1 is 8 bytes further */
     tl_tensor *off = tl_tensor_view(t6, 1, (int64_t[]){2}, (int64_t[]){1}, 1);
-    tl_value *ov = tl_tensor_value(off);
+    tl_value *ov = tl_value_tensor(off);
     tl_value *p0 = METHOD0("data_ptr", mv), *p1 = METHOD0("data_ptr", ov);
     ck_assert_int_eq(p1->u.i - p0->u.i, 8);
     tl_value *st = METHOD0("untyped_storage", ov);
     ck_assert_int_eq(st->kind, TL_V_STORAGE);
-    tl_value *f = tl_create_storage_attr(st, "data_ptr", &err);
+    tl_value *f = tl_convert_storage_attr(st, "data_ptr", &err);
     tl_args none = {0, NULL, 0, NULL, NULL};
     tl_value *sp = f->u.func.fn(f->u.func.self, &none, &err);
     ck_assert_int_eq(sp->u.i, p0->u.i);
-    tl_value *nb = tl_create_storage_attr(st, "nbytes", &err);
+    tl_value *nb = tl_convert_storage_attr(st, "nbytes", &err);
     tl_value *nbv = nb->u.func.fn(nb->u.func.self, &none, &err);
     ck_assert_int_eq(nbv->u.i, 48);
-    ck_assert_ptr_null(tl_create_storage_attr(st, "bogus", &err));
+    ck_assert_ptr_null(tl_convert_storage_attr(st, "bogus", &err));
     ck_assert_int_eq(err.kind, TL_ERR_ATTRIBUTE);
     tl_error_clear(&err);
     /* empty tensors report data_ptr 0 */
     tl_tensor *emp = tl_tensor_view(t6, 1, (int64_t[]){0}, (int64_t[]){1}, 6);
-    tl_value *ev = tl_tensor_value(emp);
+    tl_value *ev = tl_value_tensor(emp);
     tl_value *ep = METHOD0("data_ptr", ev);
     ck_assert_int_eq(ep->u.i, 0);
     /* requires_grad_ returns self */
@@ -539,7 +540,7 @@ START_TEST(test_numpy_sharing)
     ck_assert_ptr_eq(c, x);
     tl_value *d = TORCH("as_tensor", tl_value_retain(a));
     ck_assert_ptr_eq(T(d)->storage->data, T(x)->storage->data);
-    tl_value *e = TORCHK("as_tensor", "dtype", tl_dtype_value(TL_FLOAT64),
+    tl_value *e = TORCHK("as_tensor", "dtype", tl_value_dtype(TL_FLOAT64),
                          tl_value_retain(x));
     ck_assert_ptr_ne(T(e)->storage->data, T(x)->storage->data);
     ck_assert_int_eq(T(e)->dtype, TL_FLOAT64);
@@ -570,7 +571,7 @@ START_TEST(test_numpy_sharing)
     ck_assert(tl_numpy_overlap(c0, c1, false));
     ck_assert(tl_numpy_overlap(c0, T(x), true));
     ck_assert(!tl_numpy_overlap(c0, T(n4), false));
-    tl_value *c0v = tl_ndarray_value(c0), *c1v = tl_ndarray_value(c1);
+    tl_value *c0v = tl_value_ndarray(c0), *c1v = tl_value_ndarray(c1);
     tl_value *sm = callv(TL_BIND_NUMPY, "shares_memory", NULL, 2,
                          P(tl_value_retain(c0v), tl_value_retain(c1v)), NULL,
                          NULL, 0);
@@ -589,7 +590,7 @@ END_TEST
 static tl_value *viewv(tl_value *v, int ndim, const int64_t *sizes,
                        const int64_t *strides, int64_t offset)
 {
-    return tl_tensor_value(tl_tensor_view(T(v), ndim, sizes, strides, offset));
+    return tl_value_tensor(tl_tensor_view(T(v), ndim, sizes, strides, offset));
 }
 
 static tl_value *nd_call(const char *name, tl_value *self, const char *kwn,
@@ -781,11 +782,11 @@ START_TEST(test_tensor_errors)
                "too many dimensions 'str'");
     expect_err(TORCH("tensor", tl_none()), TL_ERR_RUNTIME,
                "Could not infer dtype of NoneType");
-    expect_err(TORCHK("tensor", "dtype", tl_dtype_value(TL_UINT8),
+    expect_err(TORCHK("tensor", "dtype", tl_value_dtype(TL_UINT8),
                       ilist(1, tl_int(300))),
                TL_ERR_RUNTIME,
                "value cannot be converted to type uint8 without overflow");
-    expect_err(TORCHK("tensor", "dtype", tl_dtype_value(TL_INT8),
+    expect_err(TORCHK("tensor", "dtype", tl_value_dtype(TL_INT8),
                       ilist(1, tl_int(-129))),
                TL_ERR_RUNTIME,
                "value cannot be converted to type int8 without overflow");
@@ -828,7 +829,7 @@ START_TEST(test_factory_errors)
                "upper bound and larger bound inconsistent with step sign");
     expect_err(TORCH("arange", tl_float(INFINITY)), TL_ERR_RUNTIME,
                "unsupported range: 0 -> inf");
-    expect_err(TORCHK("arange", "dtype", tl_dtype_value(TL_BOOL), tl_int(5)),
+    expect_err(TORCHK("arange", "dtype", tl_value_dtype(TL_BOOL), tl_int(5)),
                TL_ERR_RUNTIME, "\"arange_cpu\" not implemented for 'Bool'");
     expect_err(TORCH("arange", tl_str("a")), TL_ERR_TYPE,
                "arange(): argument 'end' (position 1) must be Number, not str");
@@ -840,25 +841,25 @@ START_TEST(test_factory_errors)
                TL_ERR_RUNTIME, "number of steps must be non-negative");
     expect_err(TORCH("linspace", tl_int(0), tl_int(1)), TL_ERR_TYPE,
                "linspace() missing 1 required positional arguments: \"steps\"");
-    expect_err(TORCHK("full", "dtype", tl_dtype_value(TL_INT8),
+    expect_err(TORCHK("full", "dtype", tl_value_dtype(TL_INT8),
                       ituple(1, tl_int(2)), tl_int(300)),
                TL_ERR_RUNTIME,
                "value cannot be converted to type int8_t without overflow");
-    expect_err(TORCHK("full", "dtype", tl_dtype_value(TL_INT32),
+    expect_err(TORCHK("full", "dtype", tl_value_dtype(TL_INT32),
                       ituple(1, tl_int(2)), tl_float(1e10)),
                TL_ERR_RUNTIME,
                "value cannot be converted to type int without overflow");
-    expect_err(TORCHK("full", "dtype", tl_dtype_value(TL_FLOAT16),
+    expect_err(TORCHK("full", "dtype", tl_value_dtype(TL_FLOAT16),
                       ituple(1, tl_int(2)), tl_float(1e6)),
                TL_ERR_RUNTIME,
                "value cannot be converted to type at::Half without overflow");
     expect_err(TORCH("full", tl_int(2), tl_float(1.0)), TL_ERR_TYPE,
                "full(): argument 'size' (position 1) must be tuple of SymInts, "
                "not int");
-    expect_err(TORCHK("rand", "dtype", tl_dtype_value(TL_INT64), tl_int(2)),
+    expect_err(TORCHK("rand", "dtype", tl_value_dtype(TL_INT64), tl_int(2)),
                TL_ERR_RUNTIME,
                "\"check_uniform_bounds\" not implemented for 'Long'");
-    expect_err(TORCHK("randn", "dtype", tl_dtype_value(TL_INT64), tl_int(2)),
+    expect_err(TORCHK("randn", "dtype", tl_value_dtype(TL_INT64), tl_int(2)),
                TL_ERR_RUNTIME,
                "\"normal_kernel_cpu\" not implemented for 'Long'");
     expect_err(TORCH("randint", tl_int(5), tl_int(1), ituple(1, tl_int(2))),
@@ -872,12 +873,12 @@ START_TEST(test_factory_errors)
                "privateuseone device type at start of device string: gpu");
     expect_err(TORCH("device", tl_str("cuda:x")), TL_ERR_RUNTIME,
                "Invalid device string: 'cuda:x'");
-    tl_create_set_context(tl_backend_cpu(), NULL);
+    tl_context_set_backends(tl_backend_cpu(), NULL);
     expect_err(TORCHK("zeros", "device", tl_str("cuda"), tl_int(2)),
                TL_ERR_ASSERTION, "Torch not compiled with CUDA enabled");
     tl_value *x = TORCH("zeros", tl_int(2), tl_int(3));
     expect_err(TORCHK("zeros_like", "memory_format",
-                      tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST), tl_value_retain(x)),
+                      tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST), tl_value_retain(x)),
                TL_ERR_RUNTIME, "required rank 4 tensor to use channels_last format");
     tl_value_release(x);
 }
@@ -900,7 +901,7 @@ START_TEST(test_numpy_order_errors)
     expect_err(callv(TL_BIND_NUMPY, "zeros", NULL, 1, P(tl_int(3)),
                      (const char *[]){"order"}, P(tl_str("K")), 1),
                TL_ERR_VALUE, "only 'C' or 'F' order is permitted");
-    tl_value *rev = tl_ndarray_value(
+    tl_value *rev = tl_value_ndarray(
         tl_tensor_view(T(a), 1, (int64_t[]){6}, (int64_t[]){-1}, 5));
     const char *neg = "At least one stride in the given numpy array is "
                       "negative, and tensors with negative strides are not "
@@ -949,7 +950,7 @@ START_TEST(test_query_errors)
     expect_err(METHOD0("numpy", g), TL_ERR_RUNTIME,
                "Can't call numpy() on Tensor that requires grad. Use "
                "tensor.detach().numpy() instead.");
-    tl_value *bf = TORCHK("zeros", "dtype", tl_dtype_value(TL_BFLOAT16), tl_int(2));
+    tl_value *bf = TORCHK("zeros", "dtype", tl_value_dtype(TL_BFLOAT16), tl_int(2));
     expect_err(METHOD0("numpy", bf), TL_ERR_TYPE,
                "Got unsupported ScalarType BFloat16");
     expect_err(TORCH("from_numpy", tl_value_retain(x)), TL_ERR_TYPE,

@@ -1,9 +1,10 @@
-/* check_cuda.c - the CUDA backend's device query (cuda/backend_cuda.cu).
+/* check_cuda.c - the CUDA backend's device probe (tl_backend_cuda_probe,
+ * implemented by cuda/backend_cuda.cu).
  *
  * Built only with the CUDA backend (HAVE_CUDA). Without a usable GPU the
  * whole program is skipped (exit 77): there is nothing to check that the
  * stub build does not already show. With a GPU it checks that the device
- * count is stable, that tl_cuda_describe() agrees with it, and that hiding
+ * count is stable, that the probe's line agrees with it, and that hiding
  * the GPUs (CUDA_VISIBLE_DEVICES="", cudaErrorNoDevice) or showing only the
  * first one is seen by a fresh process as 0 or 1 devices, never as a failure.
  * The fresh processes are this program re-executed with --print-count.
@@ -19,7 +20,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tl_cuda.h"
+#include "backend.h"
+
+/* the runtime's probe (backend.h), split in its two answers */
+static int tl_cuda_device_count(void)
+{
+    return tl_backend_cuda_probe(NULL);
+}
+
+static const char *tl_cuda_describe(void)
+{
+    const char *why;
+    (void)tl_backend_cuda_probe(&why);
+    return why;
+}
 
 /* Runs this program with --print-count and CUDA_VISIBLE_DEVICES=visible
  * (NULL: the environment as it is) in a fresh process; returns the device

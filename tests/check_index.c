@@ -27,7 +27,7 @@ static tl_value *make_y(void)
     ck_assert_ptr_nonnull(t);
     for (int i = 0; i < 20; i++)
         tl_tensor_set_f64(t, i, i, NULL);
-    return tl_tensor_value(t);
+    return tl_value_tensor(t);
 }
 
 static tl_value *slice(tl_value *a, tl_value *b, tl_value *c)
@@ -184,7 +184,7 @@ START_TEST(test_ndarray)
     tl_error err;
     memset(&err, 0, sizeof err);
     tl_value *y = make_y();
-    tl_value *a = tl_ndarray_value(tl_tensor_alias(y->u.tensor));
+    tl_value *a = tl_value_ndarray(tl_tensor_alias(y->u.tensor));
     /* numpy: negative steps are views, integer indices give scalars */
     tl_value *ix = slice(NULL, NULL, tl_int(-1));
     tl_value *r = tl_index_get(a, ix, &err);

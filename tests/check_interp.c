@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "interp.h"
 #include "util.h"
 
@@ -274,7 +275,7 @@ START_TEST(test_limits)
     ck_assert_str_eq(err.msg, "time limit exceeded (0.02 s per op; see --timeout)");
     ck_assert_msg(tl_now() - t0 < 5.0, "deadline overshot");
     /* outside a run the deadline never fires */
-    ck_assert_int_eq(tl_interp_check_deadline(&err), 0);
+    ck_assert_int_eq(tl_context_deadline_check(&err), 0);
     tl_interp_free(J);
 }
 END_TEST

@@ -17,6 +17,7 @@
 #include "bind.h"
 #include "check_eval.h"
 #include "ops.h"
+#include "pyops.h"
 
 /* ---- helpers ---- */
 
@@ -25,7 +26,7 @@ static tl_error err;
 static void setup(void)
 {
     memset(&err, 0, sizeof err);
-    tl_ops_set_cuda_backend(NULL);
+    tl_context_set_backends(NULL, NULL);
 }
 
 /* arange(n) of dtype dt with the given shape (contiguous) */
@@ -73,7 +74,7 @@ static tl_tensor *tr(const tl_tensor *t)
 
 static tl_value *V(tl_tensor *t) /* a value box over t (new reference) */
 {
-    return tl_tensor_value(tl_tensor_retain(t));
+    return tl_value_tensor(tl_tensor_retain(t));
 }
 
 /* Call a method binding: pos and kw values are STOLEN. */
@@ -216,7 +217,7 @@ START_TEST(test_clone_preserve)
     expect_vals(T(r), 4, VALS(0, 6, 12, 18));
     tl_value_release(r);
     /* clone(memory_format=contiguous_format) is row-major */
-    r = callkw("clone", s, NULL, "memory_format", tl_memfmt_value(TL_MEMFMT_CONTIGUOUS));
+    r = callkw("clone", s, NULL, "memory_format", tl_value_memfmt(TL_MEMFMT_CONTIGUOUS));
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(6, 4), SZ(4, 1));
     tl_value_release(r);
@@ -253,7 +254,7 @@ START_TEST(test_contiguous_same_object)
     tl_value_release(r);
     /* channels_last on a 2-D tensor */
     r = callkw("contiguous", sx, NULL, "memory_format",
-               tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST));
+               tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST));
     expect_err(r, TL_ERR_RUNTIME, "required rank 4 tensor to use channels_last format");
     tl_value_release(st);
     tl_value_release(sx);
@@ -267,7 +268,7 @@ START_TEST(test_channels_last)
     tl_tensor *x = arange(TL_FLOAT32, 4, 2, 3, 4, 5);
     tl_value *sx = V(x);
     tl_value *cl = callkw("contiguous", sx, NULL, "memory_format",
-                          tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST));
+                          tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST));
     OK(cl);
     expect_meta(T(cl), TL_FLOAT32, 4, SZ(2, 3, 4, 5), SZ(60, 1, 15, 3));
     /* contiguous() of a CL tensor copies back to row-major */
@@ -277,12 +278,12 @@ START_TEST(test_channels_last)
     tl_value_release(r);
     /* CL + 1 stays CL; to(memory_format=channels_last) on CL is self */
     tl_value *one = tl_int(1);
-    r = tl_ops_binary(TL_PY_ADD, cl, one, &err);
+    r = tl_pyops_binary(TL_PY_ADD, cl, one, &err);
     tl_value_release(one);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 4, SZ(2, 3, 4, 5), SZ(60, 1, 15, 3));
     tl_value_release(r);
-    r = callkw("to", cl, NULL, "memory_format", tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST));
+    r = callkw("to", cl, NULL, "memory_format", tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST));
     OK(r);
     ck_assert_ptr_eq(r, cl);
     tl_value_release(r);
@@ -314,7 +315,7 @@ START_TEST(test_to_and_dtype_methods)
         ck_assert_ptr_eq(r, sx);
         tl_value_release(r);
     }
-    r = call1("to", sx, tl_dtype_value(TL_FLOAT32));
+    r = call1("to", sx, tl_value_dtype(TL_FLOAT32));
     OK(r);
     ck_assert_ptr_eq(r, sx);
     tl_value_release(r);
@@ -323,7 +324,7 @@ START_TEST(test_to_and_dtype_methods)
     ck_assert_ptr_eq(r, sx);
     tl_value_release(r);
     /* copy=True always copies */
-    r = callkw("to", sx, tl_dtype_value(TL_FLOAT32), "copy", tl_bool(true));
+    r = callkw("to", sx, tl_value_dtype(TL_FLOAT32), "copy", tl_bool(true));
     OK(r);
     ck_assert_ptr_ne(T(r), x);
     ck_assert_ptr_ne(T(r)->storage, x->storage);
@@ -347,7 +348,7 @@ START_TEST(test_to_and_dtype_methods)
     expect_meta(T(r), TL_FLOAT64, 2, SZ(3, 2), SZ(1, 3));
     tl_value_release(r);
     /* to(memory_format=contiguous_format) on a t() is SELF (sheet 14.11) */
-    r = callkw("to", st, NULL, "memory_format", tl_memfmt_value(TL_MEMFMT_CONTIGUOUS));
+    r = callkw("to", st, NULL, "memory_format", tl_value_memfmt(TL_MEMFMT_CONTIGUOUS));
     OK(r);
     ck_assert_ptr_eq(r, st);
     tl_value_release(r);
@@ -361,7 +362,7 @@ START_TEST(test_to_and_dtype_methods)
     OK(r);
     ck_assert_int_eq(T(r)->dtype, TL_INT32);
     tl_value_release(r);
-    r = call1("type", sx, tl_dtype_value(TL_FLOAT32));
+    r = call1("type", sx, tl_value_dtype(TL_FLOAT32));
     OK(r);
     ck_assert_ptr_eq(r, sx);
     tl_value_release(r);
@@ -391,7 +392,7 @@ END_TEST
 
 START_TEST(test_cuda_emulated_transfer)
 {
-    tl_ops_set_cuda_backend(tl_backend_cuda_emulated());
+    tl_context_set_backends(NULL, tl_backend_cuda_emulated());
     tl_tensor *x = arange(TL_FLOAT32, 2, 2, 3);
     tl_tensor *xt = tr(x);
     tl_value *st = V(xt);
@@ -409,20 +410,20 @@ START_TEST(test_cuda_emulated_transfer)
     ck_assert_ptr_eq(r, g);
     tl_value_release(r);
     /* back to cpu with a dtype change */
-    r = call2("to", g, tl_str("cpu"), tl_dtype_value(TL_INT64));
+    r = call2("to", g, tl_str("cpu"), tl_value_dtype(TL_INT64));
     OK(r);
     ck_assert_int_eq(tl_tensor_device(T(r)).kind, TL_DEV_CPU);
     expect_vals(T(r), 6, VALS(0, 3, 1, 4, 2, 5));
     tl_value_release(r);
     /* mixing devices */
-    r = tl_ops_binary(TL_PY_ADD, g, st, &err);
+    r = tl_pyops_binary(TL_PY_ADD, g, st, &err);
     expect_err(r, TL_ERR_RUNTIME,
                "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!");
     tl_value_release(g);
     tl_value_release(st);
     tl_tensor_release(xt);
     tl_tensor_release(x);
-    tl_ops_set_cuda_backend(NULL);
+    tl_context_set_backends(NULL, NULL);
 }
 END_TEST
 
@@ -439,38 +440,38 @@ START_TEST(test_promotion)
     tl_value *sa = V(a), *sh = V(h), *sb = V(b), *s8 = V(i8);
     tl_value *r, *tmp;
     /* int tensor + 2.5 -> float32 (wrapped number) */
-    r = tl_ops_binary(TL_PY_ADD, sa, tmp = tl_float(2.5), &err);
+    r = tl_pyops_binary(TL_PY_ADD, sa, tmp = tl_float(2.5), &err);
     tl_value_release(tmp);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 1, SZ(3), SZ(1));
     expect_vals(T(r), 3, VALS(2.5, 3.5, 4.5));
     tl_value_release(r);
     /* half + 1.0 stays half */
-    r = tl_ops_binary(TL_PY_ADD, sh, tmp = tl_float(1.0), &err);
+    r = tl_pyops_binary(TL_PY_ADD, sh, tmp = tl_float(1.0), &err);
     tl_value_release(tmp);
     OK(r);
     ck_assert_int_eq(T(r)->dtype, TL_FLOAT16);
     tl_value_release(r);
     /* int / int -> float32 */
-    r = tl_ops_binary(TL_PY_TRUEDIV, sa, sa, &err);
+    r = tl_pyops_binary(TL_PY_TRUEDIV, sa, sa, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 1, SZ(3), SZ(1));
     expect_vals(T(r), 3, VALS(NAN, 1, 1));
     tl_value_release(r);
     /* bool + bool -> bool; bool + 1 -> int64 */
-    r = tl_ops_binary(TL_PY_ADD, sb, sb, &err);
+    r = tl_pyops_binary(TL_PY_ADD, sb, sb, &err);
     OK(r);
     expect_meta(T(r), TL_BOOL, 1, SZ(3), SZ(1));
     expect_vals(T(r), 3, VALS(1, 0, 1));
     tl_value_release(r);
-    r = tl_ops_binary(TL_PY_ADD, sb, tmp = tl_int(1), &err);
+    r = tl_pyops_binary(TL_PY_ADD, sb, tmp = tl_int(1), &err);
     tl_value_release(tmp);
     OK(r);
     expect_meta(T(r), TL_INT64, 1, SZ(3), SZ(1));
     expect_vals(T(r), 3, VALS(2, 1, 2));
     tl_value_release(r);
     /* int8 + 1000 stays int8 and wraps to -23 */
-    r = tl_ops_binary(TL_PY_ADD, s8, tmp = tl_int(1000), &err);
+    r = tl_pyops_binary(TL_PY_ADD, s8, tmp = tl_int(1000), &err);
     tl_value_release(tmp);
     OK(r);
     ck_assert_int_eq(T(r)->dtype, TL_INT8);
@@ -479,31 +480,31 @@ START_TEST(test_promotion)
     /* a 0-d float64 tensor beats an int tensor: float64 */
     tl_tensor *z = tl_tensor_new(tl_backend_cpu(), TL_FLOAT64, 0, SZ(1), &err);
     tl_value *sz = V(z);
-    r = tl_ops_binary(TL_PY_ADD, sa, sz, &err);
+    r = tl_pyops_binary(TL_PY_ADD, sa, sz, &err);
     OK(r);
     ck_assert_int_eq(T(r)->dtype, TL_FLOAT64);
     tl_value_release(r);
     /* comparisons give bool; floor division of ints stays int */
-    r = tl_ops_binary(TL_PY_EQ, sa, tmp = tl_float(1.0), &err);
+    r = tl_pyops_binary(TL_PY_EQ, sa, tmp = tl_float(1.0), &err);
     tl_value_release(tmp);
     OK(r);
     expect_meta(T(r), TL_BOOL, 1, SZ(3), SZ(1));
     expect_vals(T(r), 3, VALS(0, 1, 0));
     tl_value_release(r);
-    r = tl_ops_binary(TL_PY_FLOORDIV, sa, tmp = tl_int(2), &err);
+    r = tl_pyops_binary(TL_PY_FLOORDIV, sa, tmp = tl_int(2), &err);
     tl_value_release(tmp);
     OK(r);
     expect_meta(T(r), TL_INT64, 1, SZ(3), SZ(1));
     expect_vals(T(r), 3, VALS(0, 0, 1));
     tl_value_release(r);
     /* 2 ** a, 7 - a (number on the left) */
-    r = tl_ops_binary(TL_PY_POW, tmp = tl_int(2), sa, &err);
+    r = tl_pyops_binary(TL_PY_POW, tmp = tl_int(2), sa, &err);
     tl_value_release(tmp);
     OK(r);
     ck_assert_int_eq(T(r)->dtype, TL_INT64);
     expect_vals(T(r), 3, VALS(1, 2, 4));
     tl_value_release(r);
-    r = tl_ops_binary(TL_PY_SUB, tmp = tl_int(7), sa, &err);
+    r = tl_pyops_binary(TL_PY_SUB, tmp = tl_int(7), sa, &err);
     tl_value_release(tmp);
     OK(r);
     expect_vals(T(r), 3, VALS(7, 6, 5));
@@ -555,18 +556,18 @@ START_TEST(test_iterator_layout)
     tl_tensor *c64 = arange(TL_FLOAT32, 2, 6, 4);
     tl_value *szt = V(zt), *sc = V(c64), *r, *tmp;
     /* t() + 1 -> (1, 6) */
-    r = tl_ops_binary(TL_PY_ADD, szt, tmp = tl_int(1), &err);
+    r = tl_pyops_binary(TL_PY_ADD, szt, tmp = tl_int(1), &err);
     tl_value_release(tmp);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(6, 4), SZ(1, 6));
     expect_vals(T(r), 4, VALS(1, 7, 13, 19));
     tl_value_release(r);
     /* t() + contiguous -> (1, 6); contiguous + t() -> (4, 1) */
-    r = tl_ops_binary(TL_PY_ADD, szt, sc, &err);
+    r = tl_pyops_binary(TL_PY_ADD, szt, sc, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(6, 4), SZ(1, 6));
     tl_value_release(r);
-    r = tl_ops_binary(TL_PY_ADD, sc, szt, &err);
+    r = tl_pyops_binary(TL_PY_ADD, sc, szt, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(6, 4), SZ(4, 1));
     expect_vals(T(r), 4, VALS(0, 7, 14, 21));
@@ -574,7 +575,7 @@ START_TEST(test_iterator_layout)
     /* a stepped t(): zeros(4,6).t()[:, ::2] + 1 -> (1, 6) */
     tl_tensor *step = view(z, 2, SZ(6, 2), SZ(1, 12), 0);
     tl_value *sst = V(step);
-    r = tl_ops_binary(TL_PY_ADD, sst, tmp = tl_int(1), &err);
+    r = tl_pyops_binary(TL_PY_ADD, sst, tmp = tl_int(1), &err);
     tl_value_release(tmp);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(6, 2), SZ(1, 6));
@@ -584,12 +585,12 @@ START_TEST(test_iterator_layout)
     tl_tensor *ex = view(v4, 2, SZ(3, 4), SZ(0, 1), 0);
     tl_tensor *ext = tr(ex);
     tl_value *sex = V(ex), *sext = V(ext);
-    r = tl_ops_binary(TL_PY_ADD, sex, tmp = tl_int(1), &err);
+    r = tl_pyops_binary(TL_PY_ADD, sex, tmp = tl_int(1), &err);
     tl_value_release(tmp);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(3, 4), SZ(4, 1));
     tl_value_release(r);
-    r = tl_ops_binary(TL_PY_ADD, sext, tmp = tl_int(1), &err);
+    r = tl_pyops_binary(TL_PY_ADD, sext, tmp = tl_int(1), &err);
     tl_value_release(tmp);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(4, 3), SZ(3, 1));
@@ -599,21 +600,21 @@ START_TEST(test_iterator_layout)
     tl_tensor *m43 = arange(TL_FLOAT32, 2, 4, 3);
     tl_tensor *m43t = tr(m43);
     tl_value *sm = V(m43t);
-    r = tl_ops_binary(TL_PY_ADD, sex, sm, &err);
+    r = tl_pyops_binary(TL_PY_ADD, sex, sm, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(3, 4), SZ(1, 3));
     tl_value_release(r);
     tl_tensor *v4l = arange(TL_INT64, 1, 4);
     tl_tensor *exl = view(v4l, 2, SZ(3, 4), SZ(0, 1), 0);
     tl_value *sexl = V(exl);
-    r = tl_ops_binary(TL_PY_ADD, sexl, sm, &err);
+    r = tl_pyops_binary(TL_PY_ADD, sexl, sm, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(3, 4), SZ(4, 1));
     tl_value_release(r);
     /* (3,1) + (1,4) -> contiguous (4,1) */
     tl_tensor *c31 = arange(TL_FLOAT32, 2, 3, 1), *c14 = arange(TL_FLOAT32, 2, 1, 4);
     tl_value *s31 = V(c31), *s14 = V(c14);
-    r = tl_ops_binary(TL_PY_ADD, s31, s14, &err);
+    r = tl_pyops_binary(TL_PY_ADD, s31, s14, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(3, 4), SZ(4, 1));
     expect_vals(T(r), 5, VALS(0, 1, 2, 3, 1));
@@ -622,7 +623,7 @@ START_TEST(test_iterator_layout)
     tl_tensor *p = arange(TL_FLOAT32, 3, 2, 3, 4);
     tl_tensor *pp = view(p, 3, SZ(4, 2, 3), SZ(1, 12, 4), 0);
     tl_value *spp = V(pp);
-    r = tl_ops_binary(TL_PY_MUL, spp, tmp = tl_int(2), &err);
+    r = tl_pyops_binary(TL_PY_MUL, spp, tmp = tl_int(2), &err);
     tl_value_release(tmp);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 3, SZ(4, 2, 3), SZ(1, 12, 4));
@@ -631,7 +632,7 @@ START_TEST(test_iterator_layout)
     tl_tensor *e = arange(TL_FLOAT32, 3, 2, 0, 3);
     tl_tensor *ep = view(e, 3, SZ(3, 0, 2), SZ(1, 3, 3), 0);
     tl_value *sep = V(ep);
-    r = tl_ops_binary(TL_PY_ADD, sep, tmp = tl_int(1), &err);
+    r = tl_pyops_binary(TL_PY_ADD, sep, tmp = tl_int(1), &err);
     tl_value_release(tmp);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 3, SZ(3, 0, 2), SZ(1, 3, 0));
@@ -702,13 +703,13 @@ START_TEST(test_iterator_layout_more)
     tl_tensor *n = arange(TL_FLOAT32, 4, 2, 3, 1, 4);
     tl_value *sn = V(n);
     tl_value *cl = callkw("contiguous", sn, NULL, "memory_format",
-                          tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST));
+                          tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST));
     OK(cl);
-    r = tl_ops_binary(TL_PY_ADD, sn, cl, &err);
+    r = tl_pyops_binary(TL_PY_ADD, sn, cl, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 4, SZ(2, 3, 1, 4), SZ(12, 4, 12, 1));
     tl_value_release(r);
-    r = tl_ops_binary(TL_PY_ADD, cl, sn, &err);
+    r = tl_pyops_binary(TL_PY_ADD, cl, sn, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 4, SZ(2, 3, 1, 4), SZ(12, 1, 12, 3));
     tl_value_release(r);
@@ -717,9 +718,9 @@ START_TEST(test_iterator_layout_more)
     tl_tensor *q = arange(TL_FLOAT32, 4, 2, 3, 1, 1);
     tl_value *sq = V(q), *one = tl_int(1);
     tl_value *qcl = callkw("contiguous", sq, NULL, "memory_format",
-                           tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST));
+                           tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST));
     OK(qcl);
-    r = tl_ops_binary(TL_PY_ADD, qcl, one, &err);
+    r = tl_pyops_binary(TL_PY_ADD, qcl, one, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 4, SZ(2, 3, 1, 1), SZ(3, 1, 1, 1));
     tl_value_release(r);
@@ -727,12 +728,12 @@ START_TEST(test_iterator_layout_more)
     tl_tensor *m = arange(TL_FLOAT32, 2, 3, 4);
     tl_tensor *col = view(m, 2, SZ(3, 1), SZ(4, 1), 0), *colt = tr(col);
     tl_value *scol = V(col), *scolt = V(colt);
-    r = tl_ops_binary(TL_PY_ADD, scol, one, &err);
+    r = tl_pyops_binary(TL_PY_ADD, scol, one, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(3, 1), SZ(1, 1));
     expect_vals(T(r), 3, VALS(1, 5, 9));
     tl_value_release(r);
-    r = tl_ops_binary(TL_PY_ADD, scolt, one, &err);
+    r = tl_pyops_binary(TL_PY_ADD, scolt, one, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(1, 3), SZ(1, 1));
     tl_value_release(r);
@@ -784,16 +785,16 @@ START_TEST(test_unary)
     expect_meta(T(r), TL_BOOL, 1, SZ(3), SZ(1));
     expect_vals(T(r), 3, VALS(1, 0, 0));
     tl_value_release(r);
-    r = tl_ops_unary(TL_PY_INVERT, sa, &err);
+    r = tl_pyops_unary(TL_PY_INVERT, sa, &err);
     OK(r);
     expect_vals(T(r), 3, VALS(-1, -2, -3));
     tl_value_release(r);
     /* +x is x itself */
-    r = tl_ops_unary(TL_PY_POS, sa, &err);
+    r = tl_pyops_unary(TL_PY_POS, sa, &err);
     OK(r);
     ck_assert_ptr_eq(r, sa);
     tl_value_release(r);
-    r = tl_ops_unary(TL_PY_NEG, sa, &err);
+    r = tl_pyops_unary(TL_PY_NEG, sa, &err);
     OK(r);
     expect_vals(T(r), 3, VALS(0, -1, -2));
     tl_value_release(r);
@@ -902,7 +903,7 @@ START_TEST(test_inplace_same_object_and_version)
     expect_vals(x, 6, VALS(1.5, 1.5, 1.5, 1.5, 1.5, 1.5));
     /* x += 1 through the interpreter entry point is in place */
     tl_value *one = tl_int(1);
-    r = tl_ops_binary_inplace(TL_PY_ADD, sx, one, &err);
+    r = tl_pyops_binary_inplace(TL_PY_ADD, sx, one, &err);
     tl_value_release(one);
     OK(r);
     ck_assert_ptr_eq(r, sx);
@@ -938,13 +939,13 @@ START_TEST(test_requires_grad_results)
     g->requires_grad = true;
     g->is_leaf = true;
     tl_value *sg = V(g), *r, *tmp;
-    r = tl_ops_binary(TL_PY_MUL, sg, tmp = tl_int(2), &err);
+    r = tl_pyops_binary(TL_PY_MUL, sg, tmp = tl_int(2), &err);
     tl_value_release(tmp);
     OK(r);
     ck_assert(T(r)->requires_grad);
     ck_assert(!T(r)->is_leaf);
     tl_value_release(r);
-    r = tl_ops_binary(TL_PY_GT, sg, tmp = tl_int(0), &err);
+    r = tl_pyops_binary(TL_PY_GT, sg, tmp = tl_int(0), &err);
     tl_value_release(tmp);
     OK(r);
     ck_assert(!T(r)->requires_grad);
@@ -993,7 +994,7 @@ START_TEST(test_reductions)
     OK(r);
     expect_meta(T(r), TL_INT64, 0, NULL, NULL);
     tl_value_release(r);
-    r = callkw("sum", sa, NULL, "dtype", tl_dtype_value(TL_FLOAT32));
+    r = callkw("sum", sa, NULL, "dtype", tl_value_dtype(TL_FLOAT32));
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 0, NULL, NULL);
     expect_vals(T(r), 1, VALS(15));
@@ -1326,7 +1327,7 @@ START_TEST(test_tri_diag_matmul)
     expect_vals(T(r), 8, VALS(0, 0, 0, 0, 0, 0, 1, 0));
     tl_value_release(r);
     /* matmul */
-    r = tl_ops_binary(TL_PY_MATMUL, sa, sat, &err);
+    r = tl_pyops_binary(TL_PY_MATMUL, sa, sat, &err);
     OK(r);
     expect_meta(T(r), TL_INT64, 2, SZ(2, 2), SZ(2, 1));
     expect_vals(T(r), 4, VALS(5, 14, 14, 50));
@@ -1336,7 +1337,7 @@ START_TEST(test_tri_diag_matmul)
     expect_meta(T(r), TL_INT64, 1, SZ(2), SZ(1));
     expect_vals(T(r), 2, VALS(5, 14));
     tl_value_release(r);
-    r = tl_ops_binary(TL_PY_MATMUL, sv, sv, &err);
+    r = tl_pyops_binary(TL_PY_MATMUL, sv, sv, &err);
     OK(r);
     expect_meta(T(r), TL_INT64, 0, NULL, NULL);
     expect_vals(T(r), 1, VALS(5));
@@ -1356,38 +1357,65 @@ END_TEST
 
 /* sort/topk (reference sheet row 74; values measured with torch 1.13):
  * stable, NaN largest, sort keeps self's layout, topk is contiguous. */
+/* sort/topk's (values, indices) as one tuple value, NULL on error */
+static tl_value *pair_value(int rc, tl_tensor *v, tl_tensor *i)
+{
+    if (rc < 0)
+        return NULL;
+    tl_value *tup = tl_tuple_new(2);
+    tl_seq_set(tup, 0, tl_value_tensor(v));
+    tl_seq_set(tup, 1, tl_value_tensor(i));
+    return tup;
+}
+
+static tl_value *sort_pair(const tl_tensor *t, int64_t dim, bool desc,
+                           tl_error *e)
+{
+    tl_tensor *v = NULL, *i = NULL;
+    int rc = tl_ops_sort(t, dim, desc, &v, &i, e);
+    return pair_value(rc, v, i);
+}
+
+static tl_value *topk_pair(const tl_tensor *t, int64_t k, int64_t dim,
+                           bool largest, tl_error *e)
+{
+    tl_tensor *v = NULL, *i = NULL;
+    int rc = tl_ops_topk(t, k, dim, largest, &v, &i, e);
+    return pair_value(rc, v, i);
+}
+
 START_TEST(test_sort_topk_diag_embed)
 {
     tl_tensor *x = from(TL_FLOAT32, 4, VALS(3, NAN, 1, 2));
-    tl_value *r = tl_ops_sort(x, -1, false, &err);
+    tl_value *r = sort_pair(x, -1, false, &err);
     ck_assert_ptr_nonnull(r);
     expect_vals(r->u.seq.items[0]->u.tensor, 4, VALS(1, 2, 3, NAN));
     expect_vals(r->u.seq.items[1]->u.tensor, 4, VALS(2, 3, 0, 1));
     ck_assert_int_eq(r->u.seq.items[1]->u.tensor->dtype, TL_INT64);
     tl_value_release(r);
-    r = tl_ops_topk(x, 2, 0, true, &err);
+    r = topk_pair(x, 2, 0, true, &err);
     expect_vals(r->u.seq.items[0]->u.tensor, 2, VALS(NAN, 3));
     expect_vals(r->u.seq.items[1]->u.tensor, 2, VALS(1, 0));
     tl_value_release(r);
     tl_tensor_release(x);
     /* ties keep their order in both directions */
     x = from(TL_INT64, 5, VALS(1, 3, 1, 3, 2));
-    r = tl_ops_sort(x, 0, true, &err);
+    r = sort_pair(x, 0, true, &err);
     expect_vals(r->u.seq.items[1]->u.tensor, 5, VALS(1, 3, 4, 0, 2));
     tl_value_release(r);
-    r = tl_ops_topk(x, 3, -1, false, &err);
+    r = topk_pair(x, 3, -1, false, &err);
     expect_vals(r->u.seq.items[1]->u.tensor, 3, VALS(0, 2, 4));
     tl_value_release(r);
-    ck_assert_ptr_null(tl_ops_topk(x, 6, -1, true, &err));
+    ck_assert_ptr_null(topk_pair(x, 6, -1, true, &err));
     ck_assert_str_eq(err.msg, "selected index k out of range");
     tl_tensor_release(x);
     /* sort of a t() keeps (1, 4); topk is contiguous */
     tl_tensor *a = arange(TL_FLOAT32, 2, 3, 4), *t = tr(a);
-    r = tl_ops_sort(t, 0, true, &err);
+    r = sort_pair(t, 0, true, &err);
     expect_meta(r->u.seq.items[0]->u.tensor, TL_FLOAT32, 2, SZ(4, 3), SZ(1, 4));
     expect_vals(r->u.seq.items[0]->u.tensor, 3, VALS(3, 7, 11));
     tl_value_release(r);
-    r = tl_ops_topk(t, 2, -1, true, &err);
+    r = topk_pair(t, 2, -1, true, &err);
     expect_meta(r->u.seq.items[0]->u.tensor, TL_FLOAT32, 2, SZ(4, 2), SZ(2, 1));
     tl_value_release(r);
     /* diag_embed(1, 0, 2) of (3, 4): (5, 3, 5); diagflat of t(): the
@@ -1418,36 +1446,36 @@ START_TEST(test_errors_arith)
     tl_tensor *b = from(TL_BOOL, 2, VALS(1, 0));
     tl_tensor *a = arange(TL_INT64, 1, 3);
     tl_value *sf = V(f), *sf4 = V(f4), *sb = V(b), *sa = V(a), *r, *tmp;
-    r = tl_ops_binary(TL_PY_ADD, sf, sf4, &err);
+    r = tl_pyops_binary(TL_PY_ADD, sf, sf4, &err);
     expect_err(r, TL_ERR_RUNTIME,
                "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0");
     tl_tensor *m23 = arange(TL_FLOAT32, 2, 2, 3), *m43 = arange(TL_FLOAT32, 2, 4, 3);
     tl_value *s23 = V(m23), *s43 = V(m43);
-    r = tl_ops_binary(TL_PY_ADD, s23, s43, &err);
+    r = tl_pyops_binary(TL_PY_ADD, s23, s43, &err);
     expect_err(r, TL_ERR_RUNTIME,
                "The size of tensor a (2) must match the size of tensor b (4) at non-singleton dimension 0");
-    r = tl_ops_unary(TL_PY_NEG, sb, &err);
+    r = tl_pyops_unary(TL_PY_NEG, sb, &err);
     expect_err(r, TL_ERR_RUNTIME,
                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-    r = tl_ops_binary(TL_PY_SUB, sb, sb, &err);
+    r = tl_pyops_binary(TL_PY_SUB, sb, sb, &err);
     expect_err(r, TL_ERR_RUNTIME,
                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
-    r = tl_ops_binary(TL_PY_SUB, sa, tmp = tl_bool(true), &err);
+    r = tl_pyops_binary(TL_PY_SUB, sa, tmp = tl_bool(true), &err);
     tl_value_release(tmp);
     expect_err(r, TL_ERR_RUNTIME,
                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-    r = tl_ops_binary(TL_PY_AND, sa, sf, &err);
+    r = tl_pyops_binary(TL_PY_AND, sa, sf, &err);
     expect_err(r, TL_ERR_RUNTIME, "\"bitwise_and_cpu\" not implemented for 'Float'");
-    r = tl_ops_binary(TL_PY_POW, sa, tmp = tl_int(-1), &err);
+    r = tl_pyops_binary(TL_PY_POW, sa, tmp = tl_int(-1), &err);
     tl_value_release(tmp);
     expect_err(r, TL_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
-    r = tl_ops_binary(TL_PY_FLOORDIV, sa, tmp = tl_int(0), &err);
+    r = tl_pyops_binary(TL_PY_FLOORDIV, sa, tmp = tl_int(0), &err);
     tl_value_release(tmp);
     expect_err(r, TL_ERR_RUNTIME, "ZeroDivisionError");
-    r = tl_ops_unary(TL_PY_INVERT, sf, &err);
+    r = tl_pyops_unary(TL_PY_INVERT, sf, &err);
     expect_err(r, TL_ERR_TYPE,
                "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
-    r = tl_ops_unary(TL_PY_POS, sb, &err);
+    r = tl_pyops_unary(TL_PY_POS, sb, &err);
     expect_err(r, TL_ERR_RUNTIME, "The `+` operator, on a bool tensor is not supported.");
     r = call0("abs", sb);
     expect_err(r, TL_ERR_RUNTIME, "\"abs_cpu\" not implemented for 'Bool'");
@@ -1461,7 +1489,7 @@ START_TEST(test_errors_arith)
     r = callkw("div", sa, tl_int(2), "rounding_mode", tl_str("x"));
     expect_err(r, TL_ERR_RUNTIME,
                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'x'");
-    r = tl_ops_binary(TL_PY_MATMUL, s23, s23, &err);
+    r = tl_pyops_binary(TL_PY_MATMUL, s23, s23, &err);
     expect_err(r, TL_ERR_RUNTIME, "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)");
     r = call1("add", sa, tl_str("x"));
     ck_assert_ptr_null(r);
@@ -1839,7 +1867,7 @@ START_TEST(test_limits)
     /* numel-0 operands everywhere */
     tl_tensor *e = arange(TL_FLOAT32, 2, 0, 3);
     tl_value *se = V(e);
-    r = tl_ops_binary(TL_PY_MUL, se, se, &err);
+    r = tl_pyops_binary(TL_PY_MUL, se, se, &err);
     OK(r);
     expect_meta(T(r), TL_FLOAT32, 2, SZ(0, 3), NULL);
     tl_value_release(r);

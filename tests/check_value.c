@@ -52,8 +52,8 @@ START_TEST(test_seq_repr)
     ASSERT_REPR(l, "[0, 1, 2, 3, 4]");
     ASSERT_REPR(tl_str("it's"), "\"it's\"");
     ASSERT_REPR(tl_str("a'b\"c"), "'a\\'b\"c'");
-    ASSERT_REPR(tl_dtype_value(TL_FLOAT32), "torch.float32");
-    ASSERT_REPR(tl_device_value((tl_device){TL_DEV_CPU, 0}),
+    ASSERT_REPR(tl_value_dtype(TL_FLOAT32), "torch.float32");
+    ASSERT_REPR(tl_value_device((tl_device){TL_DEV_CPU, 0}),
                 "device(type='cpu')");
 }
 END_TEST
@@ -90,7 +90,7 @@ START_TEST(test_truthy)
     tl_value_release(e);
     tl_tensor *x = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1,
                                  (int64_t[]){3}, &err);
-    tl_value *v = tl_tensor_value(x);
+    tl_value *v = tl_value_tensor(x);
     ck_assert_int_eq(tl_value_truthy(v, &b, &err), -1);
     ck_assert_int_eq(err.kind, TL_ERR_RUNTIME);
     ck_assert_str_eq(err.msg, "Boolean value of Tensor with more than one "
@@ -103,10 +103,10 @@ START_TEST(test_wrap_dim)
 {
     tl_error err = {0};
     int d;
-    ck_assert_int_eq(tl_wrap_dim(-1, 3, &d, &err), 0);
+    ck_assert_int_eq(tl_shape_wrap_dim(-1, 3, &d, &err), 0);
     ck_assert_int_eq(d, 2);
-    ck_assert_int_eq(tl_wrap_dim(0, 0, &d, &err), 0); /* scalars accept 0 */
-    ck_assert_int_eq(tl_wrap_dim(3, 3, &d, &err), -1);
+    ck_assert_int_eq(tl_shape_wrap_dim(0, 0, &d, &err), 0); /* scalars accept 0 */
+    ck_assert_int_eq(tl_shape_wrap_dim(3, 3, &d, &err), -1);
     ck_assert_int_eq(err.kind, TL_ERR_INDEX);
     ck_assert_str_eq(err.msg, "Dimension out of range (expected to be in "
                               "range of [-3, 2], but got 3)");

@@ -27,11 +27,11 @@ START_TEST(test_alias_view_copy)
 {
     tl_error err;
     tl_tensor *p = arange_f32(24);
-    tl_value *pv = tl_tensor_value(tl_tensor_retain(p));
+    tl_value *pv = tl_value_tensor(tl_tensor_retain(p));
     tl_evidence ev;
 
     /* alias: the very same tensor object */
-    tl_value *same = tl_tensor_value(tl_tensor_retain(p));
+    tl_value *same = tl_value_tensor(tl_tensor_retain(p));
     ck_assert_int_eq(tl_verdict_classify(same, pv, &ev, &err), 0);
     ck_assert_int_eq(ev.kind, TL_KIND_ALIAS);
     ck_assert(ev.same_object && ev.shares_storage);
@@ -42,7 +42,7 @@ START_TEST(test_alias_view_copy)
     /* view: x.view(4, 6)[1:] -> shape (3, 6), stride (6, 1), offset 6 */
     int64_t sz[2] = {3, 6}, st[2] = {6, 1};
     p->version->value = 7;
-    tl_value *vv = tl_tensor_value(tl_tensor_view(p, 2, sz, st, 6));
+    tl_value *vv = tl_value_tensor(tl_tensor_view(p, 2, sz, st, 6));
     ck_assert_int_eq(tl_verdict_classify(vv, pv, &ev, &err), 0);
     ck_assert_int_eq(ev.kind, TL_KIND_VIEW);
     ck_assert(!ev.same_object && ev.shares_storage);
@@ -64,7 +64,7 @@ START_TEST(test_alias_view_copy)
     /* copy: new storage, parent untouched */
     int64_t n = 24;
     tl_tensor *c = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1, &n, &err);
-    tl_value *cv = tl_tensor_value(c);
+    tl_value *cv = tl_value_tensor(c);
     ck_assert_int_eq(tl_verdict_classify(cv, pv, &ev, &err), 0);
     ck_assert_int_eq(ev.kind, TL_KIND_COPY);
     ck_assert(!ev.shares_storage);
@@ -86,7 +86,7 @@ START_TEST(test_view_outside_parent_window)
     int64_t s3 = 3, s2 = 2, one = 1;
     tl_tensor *p = tl_tensor_view(base, 1, &s3, &one, 2);
     tl_tensor *r = tl_tensor_view(base, 1, &s2, &one, 0);
-    tl_value *pv = tl_tensor_value(p), *rv = tl_tensor_value(r);
+    tl_value *pv = tl_value_tensor(p), *rv = tl_value_tensor(r);
     tl_evidence ev;
     ck_assert_int_eq(tl_verdict_classify(rv, pv, &ev, &err), 0);
     ck_assert_int_eq(ev.kind, TL_KIND_VIEW);
@@ -105,11 +105,11 @@ START_TEST(test_tuple_value_empty)
 {
     tl_error err;
     tl_tensor *p = arange_f32(6);
-    tl_value *pv = tl_tensor_value(tl_tensor_retain(p));
+    tl_value *pv = tl_value_tensor(tl_tensor_retain(p));
     int64_t n3 = 3, one = 1;
     tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_tensor_value(tl_tensor_view(p, 1, &n3, &one, 0)));
-    tl_seq_set(tup, 1, tl_tensor_value(tl_tensor_view(p, 1, &n3, &one, 3)));
+    tl_seq_set(tup, 0, tl_value_tensor(tl_tensor_view(p, 1, &n3, &one, 0)));
+    tl_seq_set(tup, 1, tl_value_tensor(tl_tensor_view(p, 1, &n3, &one, 3)));
     tl_evidence ev;
     ck_assert_int_eq(tl_verdict_classify(tup, pv, &ev, &err), 0);
     ck_assert_int_eq(ev.kind, TL_KIND_VIEW);
@@ -121,7 +121,7 @@ START_TEST(test_tuple_value_empty)
     free(sig);
     tl_evidence_free(&ev);
     /* a copy in the tuple makes it mixed */
-    tl_seq_set(tup, 1, tl_tensor_value(tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1, &n3, &err)));
+    tl_seq_set(tup, 1, tl_value_tensor(tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1, &n3, &err)));
     ck_assert_int_eq(tl_verdict_classify(tup, pv, &ev, &err), 0);
     ck_assert_int_eq(ev.kind, TL_KIND_MIXED);
     tl_evidence_free(&ev);
@@ -140,7 +140,7 @@ START_TEST(test_tuple_value_empty)
 
     /* an empty view: shares storage, nothing to probe */
     int64_t zero = 0;
-    tl_value *ev0 = tl_tensor_value(tl_tensor_view(p, 1, &zero, &one, 0));
+    tl_value *ev0 = tl_value_tensor(tl_tensor_view(p, 1, &zero, &one, 0));
     ck_assert_int_eq(tl_verdict_classify(ev0, pv, &ev, &err), 0);
     ck_assert_int_eq(ev.kind, TL_KIND_VIEW);
     ck_assert_int_eq(ev.write_through, -1);
@@ -168,7 +168,7 @@ START_TEST(test_probe_disagreement)
     tl_storage_release(r->storage);
     r->storage = s2;
     r->sizes[0] = 6;
-    tl_value *pv = tl_tensor_value(p), *rv = tl_tensor_value(r);
+    tl_value *pv = tl_value_tensor(p), *rv = tl_value_tensor(r);
     tl_evidence ev;
     ck_assert_int_eq(tl_verdict_classify(rv, pv, &ev, &err), -1);
     ck_assert_int_eq(err.kind, TL_ERR_INTERNAL);

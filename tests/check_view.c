@@ -31,7 +31,7 @@ static void expect_stride(int on, const int64_t *os, const int64_t *ost,
                           int nn, const int64_t *ns, const int64_t *want)
 {
     int64_t got[TL_MAX_DIMS];
-    bool ok = tl_view_compute_stride(on, os, ost, nn, ns, got);
+    bool ok = tl_shape_compute_stride(on, os, ost, nn, ns, got);
     if (!want) {
         ck_assert_msg(!ok, "expected the view to be impossible");
         return;
@@ -74,25 +74,25 @@ START_TEST(test_infer_size)
     int64_t out[4];
     tl_error err;
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(tl_view_infer_size(2, L(-1, 6), 24, out, &err), 0);
+    ck_assert_int_eq(tl_shape_infer_size(2, L(-1, 6), 24, out, &err), 0);
     assert_list("size", out, 2, L(4, 6));
-    ck_assert_int_eq(tl_view_infer_size(2, L(-1, 3), 0, out, &err), 0);
+    ck_assert_int_eq(tl_shape_infer_size(2, L(-1, 3), 0, out, &err), 0);
     assert_list("size", out, 2, L(0, 3));
-    ck_assert_int_eq(tl_view_infer_size(2, L(-1, -1), 24, out, &err), -1);
+    ck_assert_int_eq(tl_shape_infer_size(2, L(-1, -1), 24, out, &err), -1);
     ck_assert_str_eq(err.msg, "only one dimension can be inferred");
-    ck_assert_int_eq(tl_view_infer_size(2, L(-2, 12), 24, out, &err), -1);
+    ck_assert_int_eq(tl_shape_infer_size(2, L(-2, 12), 24, out, &err), -1);
     ck_assert_str_eq(err.msg, "invalid shape dimension -2");
-    ck_assert_int_eq(tl_view_infer_size(2, L(-1, 5), 24, out, &err), -1);
+    ck_assert_int_eq(tl_shape_infer_size(2, L(-1, 5), 24, out, &err), -1);
     ck_assert_str_eq(err.msg, "shape '[-1, 5]' is invalid for input of size 24");
-    ck_assert_int_eq(tl_view_infer_size(2, L(0, -1), 24, out, &err), -1);
+    ck_assert_int_eq(tl_shape_infer_size(2, L(0, -1), 24, out, &err), -1);
     ck_assert_str_eq(err.msg, "shape '[0, -1]' is invalid for input of size 24");
-    ck_assert_int_eq(tl_view_infer_size(2, L(-1, 0), 0, out, &err), -1);
+    ck_assert_int_eq(tl_shape_infer_size(2, L(-1, 0), 0, out, &err), -1);
     ck_assert_str_eq(err.msg, "cannot reshape tensor of 0 elements into shape "
                               "[-1, 0] because the unspecified dimension size "
                               "-1 can be any value and is ambiguous");
     ck_assert_int_eq(err.kind, TL_ERR_RUNTIME);
     /* a product that overflows int64 never matches */
-    ck_assert_int_eq(tl_view_infer_size(3, L(INT64_MAX, 4, -1), 24, out, &err),
+    ck_assert_int_eq(tl_shape_infer_size(3, L(INT64_MAX, 4, -1), 24, out, &err),
                      -1);
 }
 END_TEST

@@ -174,21 +174,6 @@ bool tl_time_past(double when)
     return tl_now() > when;
 }
 
-static _Thread_local double deadline_when;
-static _Thread_local double deadline_budget;
-
-void tl_deadline_set(double when, double budget)
-{
-    deadline_when = when;
-    deadline_budget = budget;
-}
-
-bool tl_deadline_passed(void)
-{
-    return deadline_when > 0 && tl_time_past(deadline_when);
-}
-
-double tl_deadline_budget(void) { return deadline_budget; }
 
 static bool same_char(char a, char b, unsigned flags)
 {
@@ -285,4 +270,26 @@ tl_read_status tl_read_file(const char *path, size_t max, char **text,
     *len = b.len;
     *text = tl_buf_steal(&b);
     return TL_READ_OK;
+}
+
+/* strerror_r is the XSI one (int) or the GNU one (char *) depending on the
+ * feature macros; _Generic takes whichever this libc declares. */
+static const char *strerror_xsi(int rc, char *buf)
+{
+    return rc == 0 ? buf : "Unknown error";
+}
+static const char *strerror_gnu(const char *r, char *buf)
+{
+    (void)buf;
+    return r;
+}
+
+const char *tl_strerror(int errnum, char *buf, size_t cap)
+{
+    if (!buf || cap == 0)
+        return "Unknown error";
+    buf[0] = 0;
+    return _Generic(strerror_r(errnum, buf, cap),
+                    int: strerror_xsi,
+                    char *: strerror_gnu)(strerror_r(errnum, buf, cap), buf);
 }

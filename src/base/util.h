@@ -69,12 +69,14 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 double tl_now(void);
 bool tl_time_past(double when);
 
-/* The running op's deadline, per thread (absolute tl_now() time; 0 = none).
- * The interpreter sets it around each call; long kernel loops poll
- * tl_deadline_passed() and stop with a limit error. */
-void tl_deadline_set(double when, double budget);
-bool tl_deadline_passed(void);
-double tl_deadline_budget(void); /* the budget in seconds, for messages */
+/* (The running op's deadline is the runtime context's: context.h.) */
+
+/* ---- default limits (SPEC 7), written once; the options override them */
+#define TL_DEFAULT_TIMEOUT 2.0                  /* --timeout: CPU s per op */
+#define TL_DEFAULT_MAX_BYTES ((size_t)1 << 30)  /* --max-bytes: live storage */
+#define TL_DEFAULT_MAX_SEQ ((int64_t)10000000)  /* longest sequence built */
+#define TL_DEFAULT_MAX_SOURCE ((size_t)1 << 20) /* bytes of one op's source */
+#define TL_DEFAULT_MAX_DEPTH 64                 /* nesting of one op */
 
 /* "Did you mean": the candidate nearest to word by optimal-string-alignment
  * distance (insertions, deletions, substitutions, adjacent transpositions),
@@ -92,6 +94,10 @@ enum {
 };
 const char *tl_suggest(const char *word, const char *const *cands, size_t n,
                        unsigned flags);
+
+/* strerror(errnum) without strerror's shared buffer (safe in grading
+ * threads): the text, in buf or a static string; never NULL. */
+const char *tl_strerror(int errnum, char *buf, size_t cap);
 
 /* Whole-file reading (lab sheets, golden tests, fixtures). */
 typedef enum tl_read_status {

@@ -41,7 +41,6 @@
 #include "report.h"
 #include "scorecard.h"
 #include "storage.h"
-#include "tl_cuda.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -75,11 +74,12 @@ static int setup_device(ctx *c, tl_lab_device labdev)
                     : labdev == TL_LAB_DEV_CUDA ? TL_DEVREQ_CUDA
                                                 : TL_DEVREQ_AUTO;
     c->dev_requested = req == TL_DEVREQ_CPU ? "cpu" : req == TL_DEVREQ_CUDA ? "cuda" : "auto";
-    const tl_backend *real = tl_cuda_backend();
+    const tl_backend *real = tl_backend_cuda();
     const tl_backend *cpu = tl_backend_cpu();
     if (cli->require_gpu && !real) {
-        fprintf(stderr, "tlab: --require-gpu: no GPU is available (CUDA: %s)\n",
-                tl_cuda_describe());
+        const char *why;
+        (void)tl_backend_cuda_probe(&why);
+        fprintf(stderr, "tlab: --require-gpu: no GPU is available (CUDA: %s)\n", why);
         return TL_EXIT_USAGE;
     }
     const tl_backend *be;
@@ -91,10 +91,11 @@ static int setup_device(ctx *c, tl_lab_device labdev)
         be = real ? real : tl_backend_cuda_emulated();
     else
         be = real ? real : cpu;
-    c->dev_used = be == cpu ? "cpu" : be->emulated ? "cuda-emulated" : "cuda";
+    c->dev_used = tl_backend_name(be);
     tl_interp_opts_default(&c->runner.opts);
     c->runner.opts.default_backend = be;
-    c->runner.opts.cuda_backend = real ? real : (be->emulated ? be : NULL);
+    c->runner.opts.cuda_backend =
+        real ? real : tl_backend_device(be).kind == TL_DEV_CUDA ? be : NULL;
     c->runner.opts.cuda_available = c->runner.opts.cuda_backend != NULL;
     if (cli->timeout > 0)
         c->runner.opts.timeout = cli->timeout;
@@ -374,9 +375,11 @@ static void github_summary(const tl_report *r)
         ok = fputs(md, f) >= 0;
         ok = fclose(f) == 0 && ok; /* a full disk shows up here */
     }
-    if (!ok)
+    if (!ok) {
+        char eb[128];
         fprintf(stderr, "tlab: cannot append to $GITHUB_STEP_SUMMARY (%s): %s\n", path,
-                strerror(errno));
+                tl_strerror(errno, eb, sizeof eb));
+    }
     free(md);
 }
 

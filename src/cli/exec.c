@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "builtins.h"
 #include "diag.h"
 #include "exec.h"
@@ -52,7 +53,7 @@ static bool want_color(tl_color c)
     return !(nc && *nc) && isatty(STDERR_FILENO) == 1;
 }
 
-int tl_exec_run(const tl_cli *cli, const tl_exec_devices *dev)
+int tl_exec_run(const tl_cli *cli)
 {
     const char *path = cli->args[0];
     bool from_stdin = strcmp(path, "-") == 0;
@@ -86,21 +87,22 @@ int tl_exec_run(const tl_cli *cli, const tl_exec_devices *dev)
     bool color = want_color(cli->color);
 
     /* device, as lab setups choose it */
-    const tl_backend *real = dev->cuda, *cpu = tl_backend_cpu();
+    const tl_backend *real = tl_backend_cuda(), *cpu = tl_backend_cpu();
     if (cli->require_gpu && !real) {
-        fprintf(stderr, "tlab: --require-gpu: no GPU is available (CUDA: %s)\n",
-                dev->cuda_describe);
+        const char *why;
+        (void)tl_backend_cuda_probe(&why);
+        fprintf(stderr, "tlab: --require-gpu: no GPU is available (CUDA: %s)\n", why);
         free(text);
         return TL_EXIT_USAGE;
     }
     const tl_backend *be = cli->require_gpu                  ? real
                            : cli->device == TL_DEVREQ_CPU  ? cpu
-                           : cli->device == TL_DEVREQ_CUDA ? (real ? real : dev->emulated)
+                           : cli->device == TL_DEVREQ_CUDA ? (real ? real : tl_backend_cuda_emulated())
                                                            : (real ? real : cpu);
     tl_interp_opts o;
     tl_interp_opts_default(&o);
     o.default_backend = be;
-    o.cuda_backend = real ? real : (be->emulated ? be : NULL);
+    o.cuda_backend = real ? real : tl_backend_device(be).kind == TL_DEV_CUDA ? be : NULL;
     o.cuda_available = o.cuda_backend != NULL;
     if (cli->timeout > 0)
         o.timeout = cli->timeout;

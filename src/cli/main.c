@@ -26,9 +26,9 @@
 #include "config.h"
 #include "cli.h"
 #include "commands.h"
+#include "backend.h"
 #include "exec.h"
 #include "golden.h"
-#include "tl_cuda.h"
 #include "util.h"
 
 /* ---- options ---------------------------------------------------------- */
@@ -420,7 +420,9 @@ static void print_version(FILE *f)
 {
     fprintf(f, "tlab %s\n", PACKAGE_VERSION);
     fprintf(f, "build: %s\n", TL_BUILD_CONFIG);
-    fprintf(f, "cuda: %s\n", tl_cuda_describe());
+    const char *cuda_why;
+    (void)tl_backend_cuda_probe(&cuda_why);
+    fprintf(f, "cuda: %s\n", cuda_why);
 }
 
 /* ---- parsing ---------------------------------------------------------- */
@@ -694,8 +696,7 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
     fflush(stdout);
     int rc;
     if (strcmp(cmd->name, "exec") == 0) {
-        tl_exec_devices dev = {tl_cuda_backend(), tl_backend_cuda_emulated(), tl_cuda_describe()};
-        rc = tl_exec_run(&cli, &dev);
+        rc = tl_exec_run(&cli);
     } else {
         rc = tl_commands_run(&cli);
     }
@@ -713,8 +714,8 @@ int main(int argc, char **argv)
         .device = TL_DEVREQ_AUTO,
         .color = TL_COLOR_AUTO,
         .jobs = 1,
-        .max_bytes = (size_t)1 << 30,
-        .timeout = 2.0,
+        .max_bytes = TL_DEFAULT_MAX_BYTES,
+        .timeout = TL_DEFAULT_TIMEOUT,
     };
     /* At most argc statements and operands. */
     cli.stmts = tl_xcalloc((size_t)argc + 1, sizeof *cli.stmts);

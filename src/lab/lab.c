@@ -1245,11 +1245,14 @@ tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err)
     case TL_READ_OK:
         break;
     case TL_READ_OPEN:
-    case TL_READ_IO:
+    case TL_READ_IO: {
+        char eb[128]; /* grading threads load labs: no strerror() */
         snprintf(err->msg, sizeof err->msg, "cannot %s lab file: %s",
-                 st == TL_READ_OPEN ? "open" : "read", strerror(errno));
+                 st == TL_READ_OPEN ? "open" : "read",
+                 tl_strerror(errno, eb, sizeof eb));
         render_err(err, path, NULL, 0, color);
         return NULL;
+    }
     case TL_READ_TOO_BIG:
         err->line = 1;
         err->col = 1;

@@ -223,7 +223,7 @@ static int read_elems(const tl_tensor *t, unsigned char **out, size_t *outlen,
     size_t span = (size_t)(hi - lo + 1) * isz;
     unsigned char *tmp = tl_xmalloc(span);
     const tl_backend *be = tl_tensor_backend(t);
-    if (be->to_host(tmp, (char *)t->storage->data + (size_t)lo * isz, span, err) < 0) {
+    if (tl_backend_to_host(be, tmp, (char *)t->storage->data + (size_t)lo * isz, span, err) < 0) {
         free(tmp);
         return -1;
     }
@@ -256,7 +256,7 @@ static int read_storage(const tl_storage *s, unsigned char **out, size_t *len,
     if (s->nbytes > TL_PROBE_MAX_BYTES)
         return 1;
     unsigned char *buf = tl_xmalloc(s->nbytes);
-    if (s->backend->to_host(buf, s->data, s->nbytes, err) < 0) {
+    if (tl_backend_to_host(s->backend, buf, s->data, s->nbytes, err) < 0) {
         free(buf);
         return -1;
     }
@@ -495,7 +495,7 @@ static tl_tensor *make_variant(tl_tensor *p, int which, const tl_backend *other,
     case VAR_DEVICE:
         if (!other || other == be)
             return NULL;
-        *name = other->device.kind == TL_DEV_CUDA ? "cuda" : "cpu";
+        *name = tl_backend_device(other).kind == TL_DEV_CUDA ? "cuda" : "cpu";
         t = tl_ops_to(p, other, p->dtype, true, TL_MEMFMT_PRESERVE, err);
         break;
     default:
@@ -508,29 +508,6 @@ static tl_tensor *make_variant(tl_tensor *p, int which, const tl_backend *other,
     t->is_view_of_grad_leaf = false;
     t->version->value = p->version->value;
     return t;
-}
-
-int tl_verdict_variants(tl_tensor *p, const tl_backend *other, const char **names,
-                        tl_tensor **tensors, tl_error *err)
-{
-    int n = 0;
-    for (int w = 0; w < VAR_COUNT; w++) {
-        const char *name;
-        tl_error e2;
-        tl_error_clear(&e2);
-        tl_tensor *t = make_variant(p, w, other, &name, &e2);
-        if (t) {
-            names[n] = name;
-            tensors[n++] = t;
-        } else if (e2.kind == TL_ERR_INTERNAL) {
-            if (err)
-                *err = e2;
-            for (int i = 0; i < n; i++)
-                tl_tensor_release(tensors[i]);
-            return -1;
-        }
-    }
-    return n;
 }
 
 /* ------------------------------------------------------------- reasons */
@@ -753,7 +730,7 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
             status = 1; /* does not exist here, or could not be built */
             goto done;
         }
-        tl_value *pv = tl_tensor_value(vt);
+        tl_value *pv = tl_value_tensor(vt);
         tl_interp_set(I, job->parent, pv);
         tl_value_release(parent);
         parent = pv;

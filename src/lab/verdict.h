@@ -138,12 +138,6 @@ void tl_verdict_fail_free(tl_verdict_fail *f);
 int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
                    tl_verdict_fail *fail);
 
-/* The parent variants of SPEC 4 for tensor p on backend of p. Returns the
- * number written (<= 3); each names[i] is static and tensors[i] is a new
- * reference. */
-int tl_verdict_variants(tl_tensor *p, const tl_backend *other, const char **names,
-                        tl_tensor **tensors, tl_error *err);
-
 #ifdef __cplusplus
 }
 #endif

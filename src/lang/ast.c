@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "ast.h"
-#include "ops.h"
 #include "util.h"
 
 #define BLOCK_SIZE 16384

@@ -58,6 +58,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "pyop.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,11 +80,7 @@ typedef enum tl_nodekind {
     TL_N_DEL, TL_N_GLOBAL
 } tl_nodekind;
 
-/* comparison codes in cmpops */
-typedef enum tl_cmpop {
-    TL_CMP_EQ, TL_CMP_NE, TL_CMP_LT, TL_CMP_LE, TL_CMP_GT, TL_CMP_GE,
-    TL_CMP_IS, TL_CMP_IS_NOT, TL_CMP_IN, TL_CMP_NOT_IN
-} tl_cmpop;
+/* operator codes (op, cmpops): tl_pyop, tl_pyunop, tl_cmpop (pyop.h) */
 
 #define TL_UNOP_NOT 100 /* UNARY op code for `not` (others are tl_pyunop) */
 enum { TL_BOOL_AND = 0, TL_BOOL_OR = 1 };

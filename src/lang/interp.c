@@ -5,19 +5,18 @@
  *   - Environment: globals are a small name -> value table owned by the
  *     interpreter; comprehension targets live on a local stack searched
  *     first and popped when the comprehension ends (Python 3 scoping).
- *   - Operators on plain values are implemented here (int64 with overflow
- *     checks, Python floor division / modulo signs, sequence repetition);
- *     as soon as an operand is a tensor or ndarray they go to ops.h, and
- *     subscripts of tensors to index.h.
+ *   - Operators, truth, comparisons, iteration and subscripts are the py
+ *     layer's (pyops.h: plain values there, tensors on to the runtime);
+ *     this file only walks the tree, binds names and runs statements.
  *   - Attributes and calls resolve through builtins.c and bind.h.
  *   - Errors: every failing node attaches its span (tl_error_locate keeps
  *     the innermost one), so the caret lands on the failing call.
  *   - Bounds: the source length, the parser's depth/height limits (so the
  *     recursion here is bounded by the tree height), a per-call deadline
- *     checked in every loop, and a per-call budget of sequence elements.
- * The running interpreter and its deadline are thread-local, so the
- * free functions tl_interp_check_deadline / tl_interp_current_opts work
- * from kernels and factories.
+ *     (context.h's, set around each call and polled by loops here and in
+ *     the kernels), and a per-call budget of sequence elements (pyops.h).
+ * The running interpreter is thread-local, so tl_interp_current_opts
+ * works from the bindings.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -28,12 +27,14 @@
 #include "ast.h"
 #include "bind.h"
 #include "builtins.h"
+#include "context.h"
 #include "create.h"
 #include "format.h"
 #include "index.h"
 #include "interp.h"
 #include "ops.h"
 #include "parse.h"
+#include "pyops.h"
 #include "util.h"
 
 typedef struct var {
@@ -81,7 +82,6 @@ struct tl_interp {
     size_t local_base;    /* comprehension locals visible from here up */
     int depth;
     const tl_source *src; /* running source (assert messages) */
-    uint64_t seq_used;    /* sequence elements created this call */
     /* functions and control flow */
     tl_ast *ast;          /* the running tree (def captures it) */
     env *frame;           /* current function scope, NULL at module level */
@@ -100,8 +100,6 @@ struct tl_interp {
 #define STACK_BUDGET ((size_t)4 << 20)
 
 static _Thread_local tl_interp *g_cur;
-static _Thread_local double g_deadline;
-static _Thread_local double g_timeout;
 
 /* ---------------------------------------------------------------------- */
 /* options, deadline */
@@ -112,10 +110,10 @@ void tl_interp_opts_default(tl_interp_opts *o)
     o->default_backend = tl_backend_cpu();
     o->cuda_backend = NULL;
     o->cuda_available = false;
-    o->max_source = (size_t)1 << 20;
-    o->max_depth = 64;
-    o->timeout = 2.0;
-    o->max_seq = 10000000;
+    o->max_source = TL_DEFAULT_MAX_SOURCE;
+    o->max_depth = TL_DEFAULT_MAX_DEPTH;
+    o->timeout = TL_DEFAULT_TIMEOUT;
+    o->max_seq = TL_DEFAULT_MAX_SEQ;
     o->seed = 0;
 }
 
@@ -132,56 +130,6 @@ const tl_interp_opts *tl_interp_current_opts(void)
     return &defaults;
 }
 
-int tl_interp_check_deadline(tl_error *err)
-{
-    if (g_deadline > 0 && tl_time_past(g_deadline))
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "time limit exceeded (%g s per op; see --timeout)",
-                            g_timeout);
-    return 0;
-}
-
-/* cheap deadline check for tight loops */
-static int tick(size_t i, tl_error *err)
-{
-    if ((i & 1023) == 1023)
-        return tl_interp_check_deadline(err);
-    return 0;
-}
-
-int64_t tl_interp_max_seq(void)
-{
-    return tl_interp_current_opts()->max_seq;
-}
-
-int tl_interp_charge_seq(size_t n, tl_error *err)
-{
-    int64_t max = tl_interp_max_seq();
-    if ((uint64_t)n > (uint64_t)max)
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "sequence of %zu elements is longer than the limit (%" PRId64 ")",
-                            n, max);
-    if (g_cur) {
-        g_cur->seq_used += n;
-        if (g_cur->seq_used > (uint64_t)max * 4)
-            return tl_error_set(err, TL_ERR_LIMIT,
-                                "too many sequence elements created in one op "
-                                "(limit %" PRId64 ")", max * 4);
-    }
-    /* sequences of tensors: their headers are the memory that counts */
-    if (tl_tensor_live() > TL_MAX_LIVE_TENSORS)
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "more than %d tensors alive at once (tlab limit)",
-                            TL_MAX_LIVE_TENSORS);
-    return 0;
-}
-
-void tl_interp_set_seed(unsigned long seed)
-{
-    if (g_cur)
-        g_cur->opts.seed = seed;
-}
-
 /* ---------------------------------------------------------------------- */
 /* environment */
 
@@ -195,11 +143,11 @@ tl_interp *tl_interp_new(const tl_interp_opts *opts)
     if (!I->opts.default_backend)
         I->opts.default_backend = tl_backend_cpu();
     if (I->opts.max_depth <= 0)
-        I->opts.max_depth = 64;
+        I->opts.max_depth = TL_DEFAULT_MAX_DEPTH;
     if (I->opts.max_source == 0)
-        I->opts.max_source = (size_t)1 << 20;
+        I->opts.max_source = TL_DEFAULT_MAX_SOURCE;
     if (I->opts.max_seq <= 0)
-        I->opts.max_seq = 10000000;
+        I->opts.max_seq = TL_DEFAULT_MAX_SEQ;
     /* a fresh interpreter is a fresh process: rand/randn start from the
      * seed, whichever thread (and whatever ran there before) */
     tl_create_manual_seed(I->opts.seed);
@@ -446,827 +394,6 @@ static void pop_locals(tl_interp *I, size_t to)
 }
 
 /* ---------------------------------------------------------------------- */
-/* numbers */
-
-static bool is_num(const tl_value *v)
-{
-    return v->kind == TL_V_INT || v->kind == TL_V_BOOL || v->kind == TL_V_FLOAT;
-}
-
-static bool is_intlike(const tl_value *v)
-{
-    return v->kind == TL_V_INT || v->kind == TL_V_BOOL;
-}
-
-static int64_t ival(const tl_value *v)
-{
-    return v->kind == TL_V_BOOL ? (int64_t)v->u.b : v->u.i;
-}
-
-static double fval(const tl_value *v)
-{
-    return v->kind == TL_V_FLOAT ? v->u.f : (double)ival(v);
-}
-
-static tl_value *int_overflow(tl_error *err)
-{
-    tl_error_set(err, TL_ERR_OVERFLOW,
-                 "integer overflow (tlab integers are 64-bit)");
-    return NULL;
-}
-
-static const char *const op_symbol[TL_NPYOPS] = {
-    "+", "-", "*", "/", "//", "%", "**", "@", "==", "!=", "<", "<=", ">",
-    ">=", "&", "|", "^", "<<", ">>"};
-
-static tl_value *unsupported_operands(tl_pyop op, const tl_value *a,
-                                      const tl_value *b, tl_error *err)
-{
-    if (a->kind == TL_V_STR && op == TL_PY_ADD)
-        tl_error_set(err, TL_ERR_TYPE, "can only concatenate str (not \"%s\") to str",
-                     tl_value_type_name(b));
-    else if (op == TL_PY_POW)
-        tl_error_set(err, TL_ERR_TYPE,
-                     "unsupported operand type(s) for ** or pow(): '%s' and '%s'",
-                     tl_value_type_name(a), tl_value_type_name(b));
-    else
-        tl_error_set(err, TL_ERR_TYPE, "unsupported operand type(s) for %s: '%s' and '%s'",
-                     op_symbol[op], tl_value_type_name(a), tl_value_type_name(b));
-    return NULL;
-}
-
-static tl_value *int_pow(int64_t a, int64_t b, tl_error *err)
-{
-    if (b < 0) {
-        if (a == 0) {
-            tl_error_set(err, TL_ERR_ZERODIV, "0.0 cannot be raised to a negative power");
-            return NULL;
-        }
-        return tl_float(pow((double)a, (double)b));
-    }
-    int64_t r = 1, base = a;
-    while (b > 0) {
-        if (b & 1) {
-            if (tl_mul_overflow(r, base, &r))
-                return int_overflow(err);
-        }
-        b >>= 1;
-        if (b > 0 && tl_mul_overflow(base, base, &base))
-            return int_overflow(err);
-    }
-    return tl_int(r);
-}
-
-/* Python's float divmod */
-static void float_divmod(double vx, double wx, double *floordiv, double *mod)
-{
-    double m = fmod(vx, wx);
-    double div = (vx - m) / wx;
-    if (m != 0.0) {
-        if ((wx < 0) != (m < 0)) {
-            m += wx;
-            div -= 1.0;
-        }
-    } else {
-        m = copysign(0.0, wx);
-    }
-    double fd;
-    if (div != 0.0) {
-        fd = floor(div);
-        if (div - fd > 0.5)
-            fd += 1.0;
-    } else {
-        fd = copysign(0.0, vx / wx);
-    }
-    *floordiv = fd;
-    *mod = m;
-}
-
-static tl_value *num_binop(tl_pyop op, const tl_value *a, const tl_value *b,
-                           tl_error *err)
-{
-    bool ints = is_intlike(a) && is_intlike(b);
-    if (ints) {
-        int64_t x = ival(a), y = ival(b), r;
-        bool bools = a->kind == TL_V_BOOL && b->kind == TL_V_BOOL;
-        switch (op) {
-        case TL_PY_ADD:
-            if (tl_add_overflow(x, y, &r))
-                return int_overflow(err);
-            return tl_int(r);
-        case TL_PY_SUB:
-            if (y == INT64_MIN ? x >= 0 : tl_add_overflow(x, -y, &r))
-                return int_overflow(err);
-            return tl_int(x - y);
-        case TL_PY_MUL:
-            if (tl_mul_overflow(x, y, &r))
-                return int_overflow(err);
-            return tl_int(r);
-        case TL_PY_TRUEDIV:
-            if (y == 0) {
-                tl_error_set(err, TL_ERR_ZERODIV, "division by zero");
-                return NULL;
-            }
-            return tl_float((double)x / (double)y);
-        case TL_PY_FLOORDIV:
-        case TL_PY_MOD: {
-            if (y == 0) {
-                tl_error_set(err, TL_ERR_ZERODIV, op == TL_PY_MOD
-                                 ? "integer modulo by zero"
-                                 : "integer division or modulo by zero");
-                return NULL;
-            }
-            if (x == INT64_MIN && y == -1) {
-                if (op == TL_PY_MOD)
-                    return tl_int(0);
-                return int_overflow(err);
-            }
-            int64_t q = x / y, m = x % y;
-            if (m != 0 && ((m < 0) != (y < 0))) {
-                q -= 1;
-                m += y;
-            }
-            return tl_int(op == TL_PY_MOD ? m : q);
-        }
-        case TL_PY_POW:
-            return int_pow(x, y, err);
-        case TL_PY_AND:
-            return bools ? tl_bool(x & y) : tl_int(x & y);
-        case TL_PY_OR:
-            return bools ? tl_bool(x | y) : tl_int(x | y);
-        case TL_PY_XOR:
-            return bools ? tl_bool(x ^ y) : tl_int(x ^ y);
-        case TL_PY_LSHIFT:
-            if (y < 0) {
-                tl_error_set(err, TL_ERR_VALUE, "negative shift count");
-                return NULL;
-            }
-            if (x == 0)
-                return tl_int(0);
-            if (y >= 63 || (x > 0 ? x > (INT64_MAX >> y) : x < (INT64_MIN >> y)))
-                return int_overflow(err);
-            return tl_int((int64_t)((uint64_t)x << y));
-        case TL_PY_RSHIFT:
-            if (y < 0) {
-                tl_error_set(err, TL_ERR_VALUE, "negative shift count");
-                return NULL;
-            }
-            return tl_int(y >= 63 ? (x < 0 ? -1 : 0) : (x >> y));
-        default:
-            return unsupported_operands(op, a, b, err);
-        }
-    }
-    double x = fval(a), y = fval(b);
-    switch (op) {
-    case TL_PY_ADD: return tl_float(x + y);
-    case TL_PY_SUB: return tl_float(x - y);
-    case TL_PY_MUL: return tl_float(x * y);
-    case TL_PY_TRUEDIV:
-        if (y == 0.0) {
-            tl_error_set(err, TL_ERR_ZERODIV, "float division by zero");
-            return NULL;
-        }
-        return tl_float(x / y);
-    case TL_PY_FLOORDIV:
-    case TL_PY_MOD: {
-        if (y == 0.0) {
-            tl_error_set(err, TL_ERR_ZERODIV, op == TL_PY_MOD ? "float modulo"
-                                                              : "float floor division by zero");
-            return NULL;
-        }
-        double q, m;
-        float_divmod(x, y, &q, &m);
-        return tl_float(op == TL_PY_MOD ? m : q);
-    }
-    case TL_PY_POW: {
-        if (x == 0.0 && y < 0) {
-            tl_error_set(err, TL_ERR_ZERODIV, "0.0 cannot be raised to a negative power");
-            return NULL;
-        }
-        if (x < 0 && y != floor(y) && isfinite(y)) {
-            tl_error_set(err, TL_ERR_UNSUPPORTED,
-                         "tlab does not support complex numbers");
-            return NULL;
-        }
-        double r = pow(x, y);
-        if (isinf(r) && isfinite(x) && isfinite(y)) {
-            tl_error_set(err, TL_ERR_OVERFLOW, "(34, 'Numerical result out of range')");
-            return NULL;
-        }
-        return tl_float(r);
-    }
-    default:
-        return unsupported_operands(op, a, b, err);
-    }
-}
-
-/* ---------------------------------------------------------------------- */
-/* sequences */
-
-static bool is_tuplelike(const tl_value *v)
-{
-    return v->kind == TL_V_TUPLE || v->kind == TL_V_SIZE;
-}
-
-static tl_value *seq_of_kind(tl_vkind kind, size_t n)
-{
-    if (kind == TL_V_LIST)
-        return tl_list_new(n);
-    tl_value *t = tl_tuple_new(n);
-    if (kind == TL_V_SIZE)
-        t->kind = TL_V_SIZE; /* same representation as a tuple */
-    return t;
-}
-
-static tl_value *seq_concat(const tl_value *a, const tl_value *b, tl_error *err)
-{
-    tl_vkind kind = a->kind;
-    size_t n = a->u.seq.n + b->u.seq.n;
-    if (tl_interp_charge_seq(n, err) < 0)
-        return NULL;
-    tl_value *r = seq_of_kind(kind, n);
-    for (size_t i = 0; i < a->u.seq.n; i++)
-        tl_seq_set(r, i, tl_value_retain(a->u.seq.items[i]));
-    for (size_t i = 0; i < b->u.seq.n; i++)
-        tl_seq_set(r, a->u.seq.n + i, tl_value_retain(b->u.seq.items[i]));
-    return r;
-}
-
-/* k copies of something n long: k < 0 counts as 0; a LimitError past the
- * longest sequence. */
-static int repeat_check(size_t n, int64_t *k, const char *what, tl_error *err)
-{
-    if (*k < 0)
-        *k = 0;
-    if (n && (uint64_t)*k > (uint64_t)tl_interp_max_seq() / n)
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "%s repetition longer than the limit (%" PRId64 ")", what,
-                            tl_interp_max_seq());
-    return 0;
-}
-
-static tl_value *seq_repeat(const tl_value *a, int64_t k, tl_error *err)
-{
-    size_t n = a->u.seq.n;
-    if (repeat_check(n, &k, "sequence", err) < 0)
-        return NULL;
-    size_t total = n * (size_t)k;
-    if (tl_interp_charge_seq(total, err) < 0)
-        return NULL;
-    tl_value *r;
-    if (a->kind == TL_V_LIST) {
-        r = tl_list_new(0);
-        for (size_t i = 0; i < total; i++) {
-            if (tick(i, err) < 0) {
-                tl_value_release(r);
-                return NULL;
-            }
-            tl_list_append(r, tl_value_retain(a->u.seq.items[i % n]));
-        }
-    } else {
-        r = seq_of_kind(a->kind, total);
-        for (size_t i = 0; i < total; i++)
-            tl_seq_set(r, i, tl_value_retain(a->u.seq.items[i % n]));
-    }
-    return r;
-}
-
-static tl_value *str_repeat(const tl_value *a, int64_t k, tl_error *err)
-{
-    size_t n = a->u.str.len;
-    if (repeat_check(n, &k, "string", err) < 0)
-        return NULL;
-    if (n == 0 || k <= 0) /* "" * 10**12 is "" at once, not a long loop */
-        return tl_strn("", 0);
-    tl_buf b = {0};
-    for (int64_t i = 0; i < k; i++)
-        tl_buf_append(&b, a->u.str.s, n);
-    tl_value *r = tl_strn(tl_buf_str(&b), b.len);
-    tl_buf_free(&b);
-    return r;
-}
-
-tl_value *tl_interp_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
-{
-    if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b))
-        return tl_ops_binary(op, a, b, err);
-    if (is_num(a) && is_num(b))
-        return num_binop(op, a, b, err);
-    bool sa = tl_value_is_seq(a), sb = tl_value_is_seq(b);
-    if (op == TL_PY_ADD) {
-        if (a->kind == TL_V_STR && b->kind == TL_V_STR) {
-            if (tl_interp_charge_seq(a->u.str.len + b->u.str.len, err) < 0)
-                return NULL;
-            tl_buf buf = {0};
-            tl_buf_append(&buf, a->u.str.s, a->u.str.len);
-            tl_buf_append(&buf, b->u.str.s, b->u.str.len);
-            tl_value *r = tl_strn(tl_buf_str(&buf), buf.len);
-            tl_buf_free(&buf);
-            return r;
-        }
-        if (sa && sb && ((a->kind == TL_V_LIST) == (b->kind == TL_V_LIST)))
-            return seq_concat(a, b, err);
-        if (sa && a->kind != TL_V_SIZE) {
-            tl_error_set(err, TL_ERR_TYPE, "can only concatenate %s (not \"%s\") to %s",
-                         tl_value_type_name(a), tl_value_type_name(b),
-                         tl_value_type_name(a));
-            return NULL;
-        }
-    }
-    if (op == TL_PY_MUL) {
-        const tl_value *seq = NULL, *k = NULL;
-        if (sa || a->kind == TL_V_STR) {
-            seq = a;
-            k = b;
-        } else if (sb || b->kind == TL_V_STR) {
-            seq = b;
-            k = a;
-        }
-        if (seq) {
-            if (!is_intlike(k)) {
-                int64_t idx;
-                if (!tl_value_as_index(k, &idx)) {
-                    tl_error_set(err, TL_ERR_TYPE,
-                                 "can't multiply sequence by non-int of type '%s'",
-                                 tl_value_type_name(k));
-                    return NULL;
-                }
-                return seq->kind == TL_V_STR ? str_repeat(seq, idx, err)
-                                             : seq_repeat(seq, idx, err);
-            }
-            return seq->kind == TL_V_STR ? str_repeat(seq, ival(k), err)
-                                         : seq_repeat(seq, ival(k), err);
-        }
-    }
-    if (op == TL_PY_MOD && a->kind == TL_V_STR) {
-        tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support %%-formatting of strings");
-        return NULL;
-    }
-    return unsupported_operands(op, a, b, err);
-}
-
-/* a OP= b */
-static tl_value *inplace_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
-{
-    if (tl_value_is_tensorlike(a))
-        return tl_ops_binary_inplace(op, a, b, err);
-    if (a->kind == TL_V_LIST && op == TL_PY_ADD && !tl_value_is_tensorlike(b)) {
-        tl_value **items;
-        size_t n;
-        if (tl_interp_iterate(b, &items, &n, err) < 0)
-            return NULL;
-        if (tl_interp_charge_seq(a->u.seq.n + n, err) < 0) {
-            tl_interp_items_free(items, n);
-            return NULL;
-        }
-        for (size_t i = 0; i < n; i++)
-            tl_list_append(a, items[i]);
-        free(items);
-        return tl_value_retain(a);
-    }
-    if (a->kind == TL_V_LIST && op == TL_PY_MUL && is_intlike(b)) {
-        tl_value *r = seq_repeat(a, ival(b), err);
-        if (!r)
-            return NULL;
-        /* replace a's items in place (lists are mutable and may be shared) */
-        for (size_t i = 0; i < a->u.seq.n; i++)
-            tl_value_release(a->u.seq.items[i]);
-        a->u.seq.n = 0;
-        for (size_t i = 0; i < r->u.seq.n; i++)
-            tl_list_append(a, tl_value_retain(r->u.seq.items[i]));
-        tl_value_release(r);
-        return tl_value_retain(a);
-    }
-    return tl_interp_binop(op, a, b, err);
-}
-
-static tl_value *unop(int op, tl_value *a, tl_error *err)
-{
-    if (tl_value_is_tensorlike(a))
-        return tl_ops_unary((tl_pyunop)op, a, err);
-    const char *sym = op == TL_PY_NEG ? "-" : op == TL_PY_POS ? "+" : "~";
-    if (is_intlike(a)) {
-        int64_t x = ival(a);
-        if (op == TL_PY_NEG) {
-            if (x == INT64_MIN)
-                return int_overflow(err);
-            return tl_int(-x);
-        }
-        if (op == TL_PY_POS)
-            return tl_int(x);
-        return tl_int(~x);
-    }
-    if (a->kind == TL_V_FLOAT && op != TL_PY_INVERT)
-        return tl_float(op == TL_PY_NEG ? -a->u.f : a->u.f);
-    tl_error_set(err, TL_ERR_TYPE, "bad operand type for unary %s: '%s'", sym,
-                 tl_value_type_name(a));
-    return NULL;
-}
-
-int tl_interp_truthy(tl_value *v, bool *out, tl_error *err)
-{
-    return tl_value_truthy(v, out, err);
-}
-
-/* ---------------------------------------------------------------------- */
-/* comparisons */
-
-/* Python ordering of two non-tensor values: -1/0/1 in *out, or an error. */
-static int order(const tl_value *a, const tl_value *b, tl_cmpop op, int *out,
-                 tl_error *err)
-{
-    static const char *const sym[] = {"==", "!=", "<", "<=", ">", ">="};
-again: /* sequences descend into their first differing items by looping, not
-        * recursing: a list can nest 100000 deep */
-    if (is_num(a) && is_num(b)) {
-        if (is_intlike(a) && is_intlike(b)) {
-            int64_t x = ival(a), y = ival(b);
-            *out = x < y ? -1 : x > y;
-        } else {
-            double x = fval(a), y = fval(b);
-            if (isnan(x) || isnan(y))
-                *out = 2; /* unordered */
-            else
-                *out = x < y ? -1 : x > y;
-        }
-        return 0;
-    }
-    if (a->kind == TL_V_STR && b->kind == TL_V_STR) {
-        size_t n = a->u.str.len < b->u.str.len ? a->u.str.len : b->u.str.len;
-        int c = memcmp(a->u.str.s, b->u.str.s, n);
-        if (c == 0)
-            c = a->u.str.len < b->u.str.len ? -1 : a->u.str.len > b->u.str.len;
-        *out = c < 0 ? -1 : c > 0;
-        return 0;
-    }
-    if ((a->kind == TL_V_LIST && b->kind == TL_V_LIST) ||
-        (is_tuplelike(a) && is_tuplelike(b))) {
-        size_t n = a->u.seq.n < b->u.seq.n ? a->u.seq.n : b->u.seq.n;
-        for (size_t i = 0; i < n; i++) {
-            const tl_value *x = a->u.seq.items[i], *y = b->u.seq.items[i];
-            if (tl_value_equal(x, y))
-                continue;
-            a = x;
-            b = y;
-            goto again;
-        }
-        *out = a->u.seq.n < b->u.seq.n ? -1 : a->u.seq.n > b->u.seq.n;
-        return 0;
-    }
-    return tl_error_set(err, TL_ERR_TYPE,
-                        "'%s' not supported between instances of '%s' and '%s'",
-                        sym[op], tl_value_type_name(a), tl_value_type_name(b));
-}
-
-static tl_value *contains(tl_value *container, tl_value *item, tl_error *err)
-{
-    if (tl_value_is_tensorlike(container)) {
-        tl_value *eq = tl_ops_binary(TL_PY_EQ, container, item, err);
-        if (!eq)
-            return NULL;
-        bool any = false;
-        if (tl_value_is_tensorlike(eq)) {
-            int64_t n = tl_tensor_numel(eq->u.tensor);
-            for (int64_t i = 0; i < n && !any; i++) {
-                double d;
-                if (tl_tensor_get_f64(eq->u.tensor, i, &d, err) < 0) {
-                    tl_value_release(eq);
-                    return NULL;
-                }
-                any = d != 0.0;
-                if (tick((size_t)i, err) < 0) {
-                    tl_value_release(eq);
-                    return NULL;
-                }
-            }
-        } else if (tl_value_truthy(eq, &any, err) < 0) {
-            tl_value_release(eq);
-            return NULL;
-        }
-        tl_value_release(eq);
-        return tl_bool(any);
-    }
-    if (container->kind == TL_V_STR) {
-        if (item->kind != TL_V_STR) {
-            tl_error_set(err, TL_ERR_TYPE, "'in <string>' requires string as left operand, not %s",
-                         tl_value_type_name(item));
-            return NULL;
-        }
-        if (item->u.str.len == 0)
-            return tl_bool(true);
-        for (size_t i = 0; i + item->u.str.len <= container->u.str.len; i++)
-            if (memcmp(container->u.str.s + i, item->u.str.s, item->u.str.len) == 0)
-                return tl_bool(true);
-        return tl_bool(false);
-    }
-    if (tl_value_is_seq(container)) {
-        for (size_t i = 0; i < container->u.seq.n; i++) {
-            tl_value *x = container->u.seq.items[i];
-            if (tl_value_is(x, item))
-                return tl_bool(true);
-            tl_value *eq = tl_interp_compare(TL_CMP_EQ, x, item, err);
-            if (!eq)
-                return NULL;
-            bool t;
-            int rc = tl_value_truthy(eq, &t, err);
-            tl_value_release(eq);
-            if (rc < 0)
-                return NULL;
-            if (t)
-                return tl_bool(true);
-        }
-        return tl_bool(false);
-    }
-    tl_error_set(err, TL_ERR_TYPE, "argument of type '%s' is not iterable",
-                 tl_value_type_name(container));
-    return NULL;
-}
-
-tl_value *tl_interp_compare(tl_cmpop op, tl_value *a, tl_value *b, tl_error *err)
-{
-    switch (op) {
-    case TL_CMP_IS:
-        return tl_bool(tl_value_is(a, b));
-    case TL_CMP_IS_NOT:
-        return tl_bool(!tl_value_is(a, b));
-    case TL_CMP_IN:
-    case TL_CMP_NOT_IN: {
-        tl_value *r = contains(b, a, err);
-        if (r && op == TL_CMP_NOT_IN)
-            r->u.b = !r->u.b;
-        return r;
-    }
-    default:
-        break;
-    }
-    if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b)) {
-        static const tl_pyop map[] = {TL_PY_EQ, TL_PY_NE, TL_PY_LT, TL_PY_LE,
-                                      TL_PY_GT, TL_PY_GE};
-        return tl_ops_binary(map[op], a, b, err);
-    }
-    if (op == TL_CMP_EQ)
-        return tl_bool(tl_value_equal(a, b));
-    if (op == TL_CMP_NE)
-        return tl_bool(!tl_value_equal(a, b));
-    int c = 0;
-    if (order(a, b, op, &c, err) < 0)
-        return NULL;
-    if (c == 2)
-        return tl_bool(false);
-    switch (op) {
-    case TL_CMP_LT: return tl_bool(c < 0);
-    case TL_CMP_LE: return tl_bool(c <= 0);
-    case TL_CMP_GT: return tl_bool(c > 0);
-    default: return tl_bool(c >= 0);
-    }
-}
-
-/* ---------------------------------------------------------------------- */
-/* iteration */
-
-void tl_interp_items_free(tl_value **items, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        tl_value_release(items[i]);
-    free(items);
-}
-
-int tl_interp_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err)
-{
-    *items = NULL;
-    *n = 0;
-    switch (v->kind) {
-    case TL_V_TUPLE:
-    case TL_V_LIST:
-    case TL_V_SIZE: {
-        size_t k = v->u.seq.n;
-        tl_value **out = tl_xmalloc((k ? k : 1) * sizeof *out);
-        for (size_t i = 0; i < k; i++)
-            out[i] = tl_value_retain(v->u.seq.items[i]);
-        *items = out;
-        *n = k;
-        return 0;
-    }
-    case TL_V_STR: {
-        size_t k = v->u.str.len;
-        if (tl_interp_charge_seq(k, err) < 0)
-            return -1;
-        tl_value **out = tl_xmalloc((k ? k : 1) * sizeof *out);
-        for (size_t i = 0; i < k; i++)
-            out[i] = tl_strn(v->u.str.s + i, 1);
-        *items = out;
-        *n = k;
-        return 0;
-    }
-    case TL_V_TENSOR:
-    case TL_V_NDARRAY: {
-        const tl_tensor *t = v->u.tensor;
-        if (t->ndim == 0)
-            return tl_error_set(err, TL_ERR_TYPE, v->kind == TL_V_TENSOR
-                                                      ? "iteration over a 0-d tensor"
-                                                      : "iteration over a 0-d array");
-        int64_t k = t->sizes[0];
-        if (tl_interp_charge_seq((size_t)k, err) < 0)
-            return -1;
-        tl_value **out = tl_xmalloc((k ? (size_t)k : 1) * sizeof *out);
-        for (int64_t i = 0; i < k; i++) {
-            tl_value *idx = tl_int(i);
-            out[i] = tl_index_get(v, idx, err);
-            tl_value_release(idx);
-            if (!out[i] || tick((size_t)i, err) < 0) {
-                if (out[i])
-                    i++;
-                tl_interp_items_free(out, (size_t)i);
-                return -1;
-            }
-        }
-        *items = out;
-        *n = (size_t)k;
-        return 0;
-    }
-    case TL_V_STORAGE: {
-        size_t k = v->u.storage->nbytes;
-        if (tl_interp_charge_seq(k, err) < 0)
-            return -1;
-        tl_value **out = tl_xmalloc((k ? k : 1) * sizeof *out);
-        for (size_t i = 0; i < k; i++) {
-            tl_value *idx = tl_int((int64_t)i);
-            out[i] = tl_builtins_storage_get(v, idx, err);
-            tl_value_release(idx);
-            if (!out[i]) {
-                tl_interp_items_free(out, i);
-                return -1;
-            }
-        }
-        *items = out;
-        *n = k;
-        return 0;
-    }
-    default:
-        return tl_error_set(err, TL_ERR_TYPE, "'%s' object is not iterable",
-                            tl_value_type_name(v));
-    }
-}
-
-/* ---------------------------------------------------------------------- */
-/* subscripts of plain sequences */
-
-static int slice_part(const tl_value *v, int64_t *out, bool *none, tl_error *err)
-{
-    if (v->kind == TL_V_NONE) {
-        *none = true;
-        return 0;
-    }
-    *none = false;
-    if (!tl_value_as_index(v, out))
-        return tl_error_set(err, TL_ERR_TYPE,
-                            "slice indices must be integers or None or have an "
-                            "__index__ method");
-    return 0;
-}
-
-/* A given slice start or stop, counted from the end when negative and
- * clamped to the sequence (as PySlice_AdjustIndices). */
-static int64_t clamp_bound(int64_t v, int64_t len, int64_t step)
-{
-    if (v < 0) {
-        v += len;
-        if (v < 0)
-            v = step < 0 ? -1 : 0;
-    } else if (v >= len) {
-        v = step < 0 ? len - 1 : len;
-    }
-    return v;
-}
-
-/* PySlice_GetIndicesEx: start/step/count for a sequence of length len */
-static int slice_indices(const tl_value *sl, int64_t len, int64_t *start,
-                         int64_t *step, int64_t *count, tl_error *err)
-{
-    int64_t st = 0, sp = 0, stp = 1;
-    bool n0, n1, n2;
-    if (slice_part(sl->u.slice.start, &st, &n0, err) < 0 ||
-        slice_part(sl->u.slice.stop, &sp, &n1, err) < 0 ||
-        slice_part(sl->u.slice.step, &stp, &n2, err) < 0)
-        return -1;
-    if (n2)
-        stp = 1;
-    if (stp == 0)
-        return tl_error_set(err, TL_ERR_VALUE, "slice step cannot be zero");
-    st = n0 ? (stp < 0 ? len - 1 : 0) : clamp_bound(st, len, stp);
-    sp = n1 ? (stp < 0 ? -1 : len) : clamp_bound(sp, len, stp);
-    int64_t c = 0;
-    if (stp < 0) {
-        if (sp < st)
-            c = (st - sp - 1) / (-stp) + 1;
-    } else if (st < sp) {
-        c = (sp - st - 1) / stp + 1;
-    }
-    *start = st;
-    *step = stp;
-    *count = c;
-    return 0;
-}
-
-static const char *seq_noun(const tl_value *v)
-{
-    return v->kind == TL_V_LIST ? "list" : v->kind == TL_V_STR ? "string" : "tuple";
-}
-
-static tl_value *seq_getitem(tl_value *obj, tl_value *idx, tl_error *err)
-{
-    int64_t len = obj->kind == TL_V_STR ? (int64_t)obj->u.str.len : (int64_t)obj->u.seq.n;
-    if (idx->kind == TL_V_SLICE) {
-        int64_t start = 0, step = 1, count = 0;
-        if (slice_indices(idx, len, &start, &step, &count, err) < 0)
-            return NULL;
-        if (obj->kind == TL_V_STR) {
-            tl_buf b = {0};
-            tl_buf_puts(&b, "");
-            for (int64_t i = 0; i < count; i++)
-                tl_buf_putc(&b, obj->u.str.s[start + i * step]);
-            tl_value *r = tl_strn(tl_buf_str(&b), b.len);
-            tl_buf_free(&b);
-            return r;
-        }
-        tl_value *r = seq_of_kind(obj->kind, (size_t)count);
-        for (int64_t i = 0; i < count; i++)
-            tl_seq_set(r, (size_t)i, tl_value_retain(obj->u.seq.items[start + i * step]));
-        return r;
-    }
-    int64_t i;
-    if (!tl_value_as_index(idx, &i)) {
-        if (obj->kind == TL_V_STR)
-            tl_error_set(err, TL_ERR_TYPE, "string indices must be integers, not '%s'",
-                         tl_value_type_name(idx));
-        else
-            tl_error_set(err, TL_ERR_TYPE, "%s indices must be integers or slices, not %s",
-                         seq_noun(obj), tl_value_type_name(idx));
-        return NULL;
-    }
-    if (i < 0)
-        i += len;
-    if (i < 0 || i >= len) {
-        tl_error_set(err, TL_ERR_INDEX, "%s index out of range", seq_noun(obj));
-        return NULL;
-    }
-    if (obj->kind == TL_V_STR)
-        return tl_strn(obj->u.str.s + i, 1);
-    return tl_value_retain(obj->u.seq.items[i]);
-}
-
-static tl_value *getitem(tl_value *obj, tl_value *idx, tl_error *err)
-{
-    switch (obj->kind) {
-    case TL_V_TENSOR:
-    case TL_V_NDARRAY:
-        return tl_index_get(obj, idx, err);
-    case TL_V_LIST:
-    case TL_V_TUPLE:
-    case TL_V_SIZE:
-    case TL_V_STR:
-        return seq_getitem(obj, idx, err);
-    case TL_V_STORAGE:
-        return tl_builtins_storage_get(obj, idx, err);
-    default:
-        tl_error_set(err, TL_ERR_TYPE, "'%s' object is not subscriptable",
-                     tl_value_type_name(obj));
-        return NULL;
-    }
-}
-
-static int setitem(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err)
-{
-    switch (obj->kind) {
-    case TL_V_TENSOR:
-    case TL_V_NDARRAY:
-        return tl_index_set(obj, idx, v, err);
-    case TL_V_LIST: {
-        if (idx->kind == TL_V_SLICE)
-            return tl_error_set(err, TL_ERR_UNSUPPORTED,
-                                "tlab does not support assigning to list slices");
-        int64_t i, len = (int64_t)obj->u.seq.n;
-        if (!tl_value_as_index(idx, &i))
-            return tl_error_set(err, TL_ERR_TYPE,
-                                "list indices must be integers or slices, not %s",
-                                tl_value_type_name(idx));
-        if (i < 0)
-            i += len;
-        if (i < 0 || i >= len)
-            return tl_error_set(err, TL_ERR_INDEX, "list assignment index out of range");
-        tl_seq_set(obj, (size_t)i, tl_value_retain(v));
-        return 0;
-    }
-    case TL_V_STORAGE:
-        return tl_builtins_storage_set(obj, idx, v, err);
-    default:
-        return tl_error_set(err, TL_ERR_TYPE,
-                            "'%s' object does not support item assignment",
-                            tl_value_type_name(obj));
-    }
-}
-
-/* ---------------------------------------------------------------------- */
 /* evaluation */
 
 static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err);
@@ -1299,7 +426,7 @@ static tl_value *eval_elements(tl_interp *I, const tl_node *n, size_t first,
             }
             tl_value **items;
             size_t m;
-            int rc = tl_interp_iterate(v, &items, &m, err);
+            int rc = tl_pyops_iterate(v, &items, &m, err);
             tl_value_release(v);
             if (rc < 0) {
                 fail_node(k, err);
@@ -1318,7 +445,7 @@ static tl_value *eval_elements(tl_interp *I, const tl_node *n, size_t first,
             tl_list_append(out, v);
         }
     }
-    if (tl_interp_charge_seq(out->u.seq.n, err) < 0) {
+    if (tl_pyops_charge_seq(out->u.seq.n, err) < 0) {
         tl_value_release(out);
         fail_node(n, err);
         return NULL;
@@ -1389,7 +516,7 @@ static int unpack(tl_interp *I, const tl_node *t, tl_value *v,
     }
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(v, &items, &n, err) < 0)
+    if (tl_pyops_iterate(v, &items, &n, err) < 0)
         return fail_node(t, err);
     if (n != t->n) {
         if (n > t->n)
@@ -1397,15 +524,15 @@ static int unpack(tl_interp *I, const tl_node *t, tl_value *v,
         else
             tl_error_set(err, TL_ERR_VALUE,
                          "not enough values to unpack (expected %zu, got %zu)", t->n, n);
-        tl_interp_items_free(items, n);
+        tl_pyops_items_free(items, n);
         return fail_node(t, err);
     }
     for (size_t i = 0; i < n; i++)
         if (bind(I, t->kids[i], items[i], err) < 0) {
-            tl_interp_items_free(items, n);
+            tl_pyops_items_free(items, n);
             return -1;
         }
-    tl_interp_items_free(items, n);
+    tl_pyops_items_free(items, n);
     return 0;
 }
 
@@ -1427,7 +554,7 @@ static int assign(tl_interp *I, const tl_node *t, tl_value *v, tl_error *err)
             tl_value_release(obj);
             return -1;
         }
-        int rc = setitem(obj, idx, v, err);
+        int rc = tl_pyops_setitem(obj, idx, v, err);
         tl_value_release(obj);
         tl_value_release(idx);
         if (rc < 0)
@@ -1457,7 +584,7 @@ static tl_value *eval_listcomp(tl_interp *I, const tl_node *n, tl_error *err)
         return NULL;
     tl_value **items;
     size_t cnt;
-    int rc = tl_interp_iterate(it, &items, &cnt, err);
+    int rc = tl_pyops_iterate(it, &items, &cnt, err);
     tl_value_release(it);
     if (rc < 0) {
         fail_node(n->kids[2], err);
@@ -1466,7 +593,7 @@ static tl_value *eval_listcomp(tl_interp *I, const tl_node *n, tl_error *err)
     tl_value *out = tl_list_new(0);
     size_t mark = I->nlocals;
     for (size_t i = 0; i < cnt; i++) {
-        if (tl_interp_check_deadline(err) < 0) {
+        if (tl_context_deadline_check(err) < 0) {
             fail_node(n, err);
             goto fail;
         }
@@ -1492,17 +619,17 @@ static tl_value *eval_listcomp(tl_interp *I, const tl_node *n, tl_error *err)
         if (!e)
             goto fail;
         tl_list_append(out, e);
-        if (tl_interp_charge_seq(1, err) < 0) {
+        if (tl_pyops_charge_seq(1, err) < 0) {
             fail_node(n, err);
             goto fail;
         }
     }
     pop_locals(I, mark);
-    tl_interp_items_free(items, cnt);
+    tl_pyops_items_free(items, cnt);
     return out;
 fail:
     pop_locals(I, mark);
-    tl_interp_items_free(items, cnt);
+    tl_pyops_items_free(items, cnt);
     tl_value_release(out);
     return NULL;
 }
@@ -1539,14 +666,14 @@ static tl_value *eval_call(tl_interp *I, const tl_node *n, tl_error *err)
                 fail_node(a, err);
                 goto done;
             }
-            int rc = tl_interp_iterate(v, &items, &m, err);
+            int rc = tl_pyops_iterate(v, &items, &m, err);
             tl_value_release(v);
             if (rc < 0) {
                 fail_node(a, err);
                 goto done;
             }
             if (m > 4096) {
-                tl_interp_items_free(items, m);
+                tl_pyops_items_free(items, m);
                 tl_error_set(err, TL_ERR_LIMIT, "too many arguments (%zu)", m);
                 fail_node(a, err);
                 goto done;
@@ -1592,7 +719,7 @@ static tl_value *eval_compare(tl_interp *I, const tl_node *n, tl_error *err)
             tl_value_release(left);
             return NULL;
         }
-        tl_value *r = tl_interp_compare((tl_cmpop)n->cmpops[i - 1], left, right, err);
+        tl_value *r = tl_pyops_compare((tl_cmpop)n->cmpops[i - 1], left, right, err);
         tl_value_release(left);
         if (!r) {
             tl_value_release(right);
@@ -1689,7 +816,7 @@ static tl_value *eval_fstring(tl_interp *I, const tl_node *n, tl_error *err)
             goto fail;
         }
     }
-    if (tl_interp_charge_seq(b.len, err) < 0) {
+    if (tl_pyops_charge_seq(b.len, err) < 0) {
         fail_node(n, err);
         goto fail;
     }
@@ -1845,7 +972,7 @@ static tl_value *make_function(tl_interp *I, const tl_node *n, tl_error *err)
     c->names = loc.v;
     c->nnames = k;
     c->run_id = I->run_id;
-    return tl_closure_value(c->name, c, closure_call, closure_drop);
+    return tl_value_closure(c->name, c, closure_call, closure_drop);
 }
 
 /* "'a'", "'a' and 'b'", "'a', 'b', and 'c'" */
@@ -1921,7 +1048,7 @@ static tl_value *closure_call(void *data, const tl_args *a, tl_error *err)
                                         "limit %d nested calls)", MAX_CALLS);
         return NULL;
     }
-    if (tl_interp_check_deadline(err) < 0)
+    if (tl_context_deadline_check(err) < 0)
         return NULL;
     env *e = tl_xcalloc(1, sizeof *e);
     e->refcount = 1;
@@ -2025,7 +1152,7 @@ static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err)
             break;
         tl_value *idx = eval_index(I, n->kids[1], err);
         if (idx) {
-            r = getitem(obj, idx, err);
+            r = tl_pyops_getitem(obj, idx, err);
             tl_value_release(idx);
         }
         tl_value_release(obj);
@@ -2043,7 +1170,7 @@ static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err)
             if (tl_value_truthy(a, &t, err) == 0)
                 r = tl_bool(!t);
         } else {
-            r = unop(n->op, a, err);
+            r = tl_pyops_unary(n->op, a, err);
         }
         tl_value_release(a);
         break;
@@ -2054,7 +1181,7 @@ static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err)
             break;
         tl_value *b = eval(I, n->kids[1], err);
         if (b) {
-            r = tl_interp_binop((tl_pyop)n->op, a, b, err);
+            r = tl_pyops_binary((tl_pyop)n->op, a, b, err);
             tl_value_release(b);
         }
         tl_value_release(a);
@@ -2139,7 +1266,7 @@ static int truth_of(tl_interp *I, const tl_node *cond, bool *t, tl_error *err)
 /* the per-op deadline, checked on every loop iteration and call */
 static int loop_tick(tl_interp *I, const tl_node *n, tl_error *err)
 {
-    if (tl_interp_check_deadline(err) < 0)
+    if (tl_context_deadline_check(err) < 0)
         return fail_node(n, err);
     (void)I;
     return 0;
@@ -2170,7 +1297,7 @@ static int exec_for(tl_interp *I, const tl_node *s, tl_error *err)
         return X_ERR;
     tl_value **items;
     size_t n;
-    int rc = tl_interp_iterate(it, &items, &n, err);
+    int rc = tl_pyops_iterate(it, &items, &n, err);
     tl_value_release(it);
     if (rc < 0)
         return fail_node(s->kids[1], err);
@@ -2192,7 +1319,7 @@ static int exec_for(tl_interp *I, const tl_node *s, tl_error *err)
         if (rc != X_OK)
             break;
     }
-    tl_interp_items_free(items, n);
+    tl_pyops_items_free(items, n);
     if (rc == X_OK && !broke)
         rc = exec_block(I, s->kids[3], err);
     return rc;
@@ -2241,7 +1368,7 @@ static int exec_try(tl_interp *I, const tl_node *s, tl_error *err)
             if (!m)
                 continue;
             tl_error_clear(err);
-            tl_value *exc = tl_exc_value(caught.kind, caught.msg);
+            tl_value *exc = tl_value_exc(caught.kind, caught.msg);
             if (hd->str)
                 set_var(I, hd->str, tl_value_retain(exc));
             tl_value *saved = I->handling;
@@ -2362,7 +1489,7 @@ static int exec_with(tl_interp *I, const tl_node *s, tl_error *err)
     if (failed) {
         saved = *err;
         args[0] = tl_builtins_exc_type(err->kind);
-        args[1] = tl_exc_value(err->kind, err->msg);
+        args[1] = tl_value_exc(err->kind, err->msg);
     } else {
         args[0] = tl_none();
         args[1] = tl_none();
@@ -2488,7 +1615,7 @@ static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
 {
     switch (s->kind) {
     case TL_N_IMPORT:
-        set_var(I, s->str2, tl_module_value(strcmp(s->str, "numpy") == 0 ? "numpy" : "torch"));
+        set_var(I, s->str2, tl_value_module(strcmp(s->str, "numpy") == 0 ? "numpy" : "torch"));
         return 0;
     case TL_N_PASS:
         return 0;
@@ -2522,7 +1649,7 @@ static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
                 tl_value_release(cur);
                 return -1;
             }
-            tl_value *r = inplace_binop((tl_pyop)s->op, cur, v, err);
+            tl_value *r = tl_pyops_binary_inplace((tl_pyop)s->op, cur, v, err);
             tl_value_release(cur);
             tl_value_release(v);
             if (!r)
@@ -2540,17 +1667,17 @@ static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
             return -1;
         }
         int rc = -1;
-        tl_value *cur = getitem(obj, idx, err);
+        tl_value *cur = tl_pyops_getitem(obj, idx, err);
         if (!cur) {
             fail_node(t, err);
         } else {
             tl_value *v = eval(I, s->kids[1], err);
             if (v) {
-                tl_value *r = inplace_binop((tl_pyop)s->op, cur, v, err);
+                tl_value *r = tl_pyops_binary_inplace((tl_pyop)s->op, cur, v, err);
                 if (!r) {
                     fail_node(s, err);
                 } else {
-                    rc = setitem(obj, idx, r, err);
+                    rc = tl_pyops_setitem(obj, idx, r, err);
                     if (rc < 0)
                         fail_node(s, err);
                     tl_value_release(r);
@@ -2630,6 +1757,7 @@ int tl_interp_check_syntax(const tl_source *src, const tl_interp_opts *opts,
 typedef struct run_state {
     tl_interp *cur;
     double deadline, timeout;
+    tl_pyops_budget budget;
     const tl_source *src;
     tl_ast *ast;
     uint64_t run_id;
@@ -2640,20 +1768,20 @@ typedef struct run_state {
 static void enter_run(tl_interp *I, const tl_source *src, tl_ast *ast, run_state *rs)
 {
     rs->cur = g_cur;
-    rs->deadline = g_deadline;
-    rs->timeout = g_timeout;
+    rs->deadline = tl_context_deadline_when();
+    rs->timeout = tl_context_deadline_budget();
     rs->src = I->src;
     rs->ast = I->ast;
     rs->run_id = I->run_id;
     rs->stack_base = I->stack_base;
     rs->outermost = g_cur != I;
     g_cur = I;
-    tl_create_set_context(I->opts.default_backend, I->opts.cuda_backend);
+    tl_context_set_backends(I->opts.default_backend, I->opts.cuda_backend);
+    rs->budget.active = false;
     if (rs->outermost) { /* a nested run shares its caller's deadline and budgets */
-        g_timeout = I->opts.timeout;
-        g_deadline = I->opts.timeout > 0 ? tl_now() + I->opts.timeout : 0;
-        tl_deadline_set(g_deadline, g_timeout); /* kernels poll it too */
-        I->seq_used = 0;
+        tl_context_deadline_set(I->opts.timeout > 0 ? tl_now() + I->opts.timeout : 0,
+                                I->opts.timeout); /* kernels poll it too */
+        rs->budget = tl_pyops_budget_enter(I->opts.max_seq);
         I->depth = 0;
         I->stack_base = __builtin_frame_address(0);
     }
@@ -2674,9 +1802,9 @@ static void leave_run(tl_interp *I, run_state *rs)
     I->run_id = rs->run_id;
     I->stack_base = rs->stack_base;
     g_cur = rs->cur;
-    g_deadline = rs->deadline;
-    tl_deadline_set(rs->deadline, rs->timeout);
-    g_timeout = rs->timeout;
+    if (rs->outermost)
+        tl_pyops_budget_leave(rs->budget);
+    tl_context_deadline_set(rs->deadline, rs->timeout);
 }
 
 static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,

@@ -68,10 +68,6 @@ tl_value *tl_interp_call(tl_interp *I, tl_value *fn, tl_value **args, size_t nar
 tl_value *tl_interp_get(tl_interp *I, const char *name);
 void tl_interp_set(tl_interp *I, const char *name, tl_value *v);
 
-/* Deadline check for long loops in kernels and the evaluator: returns -1
- * with TL_ERR_LIMIT once the current call's timeout has passed. */
-int tl_interp_check_deadline(tl_error *err);
-
 /* Options of the interpreter running on this thread (inside
  * tl_interp_exec/eval), or the defaults when none runs. Factories read
  * default_backend, cuda_backend, cuda_available and seed (updated by

@@ -39,11 +39,6 @@ static const char *const op_text[TL_NOPS] = {
     "==", "!=", "<", "<=", ">", ">=", "+=", "-=", "*=", "/=", "//=", "%=",
     "**=", "@=", "&=", "|=", "^=", "<<=", ">>="};
 
-const char *tl_lex_op_text(tl_opkind op)
-{
-    return (unsigned)op < TL_NOPS ? op_text[op] : "?";
-}
-
 const char *tl_lex_keyword_text(tl_keyword kw)
 {
     return (unsigned)kw < TL_NKEYWORDS ? keyword_text[kw] : "?";

@@ -113,8 +113,7 @@ int tl_lex_expr(const char *text, size_t len, int32_t base, int max_depth,
 int tl_lex_decode(const char *s, size_t n, bool raw, int32_t base, tl_buf *out,
                   tl_error *err);
 
-/* "(", "**=", ... and "if", "lambda", ... for messages. */
-const char *tl_lex_op_text(tl_opkind op);
+/* "if", "lambda", ... for messages. */
 const char *tl_lex_keyword_text(tl_keyword kw);
 
 #ifdef __cplusplus

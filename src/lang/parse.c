@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "lex.h"
-#include "ops.h"
 #include "parse.h"
 #include "util.h"
 

@@ -199,17 +199,6 @@ int tl_to_int(const tl_value *v, const char *what, int64_t *out, tl_error *err)
     return wrong_type(v, what, "int", err);
 }
 
-int tl_to_double(const tl_value *v, const char *what, double *out,
-                 tl_error *err)
-{
-    if (v && (v->kind == TL_V_INT || v->kind == TL_V_FLOAT ||
-              v->kind == TL_V_BOOL ||
-              (v->kind == TL_V_TENSOR && v->u.tensor->ndim == 0)) &&
-        tl_value_as_double(v, out))
-        return 0;
-    return wrong_type(v, what, "a number", err);
-}
-
 int tl_to_bool(const tl_value *v, const char *what, bool *out, tl_error *err)
 {
     if (v && v->kind == TL_V_BOOL) {
@@ -344,20 +333,7 @@ int tl_to_shape(const tl_args *a, const tl_shape_param *p, int64_t *out,
                         tl_value_type_name(v));
 }
 
-int tl_wrap_dim(int64_t dim, int ndim, int *out, tl_error *err)
-{
-    int64_t n = ndim <= 0 ? 1 : ndim;
-    if (dim < -n || dim > n - 1)
-        return tl_error_set(err, TL_ERR_INDEX,
-                            "Dimension out of range (expected to be in range "
-                            "of [%" PRId64 ", %" PRId64 "], but got %" PRId64
-                            ")",
-                            -n, n - 1, dim);
-    *out = (int)(dim < 0 ? dim + n : dim);
-    return 0;
-}
-
-tl_tensor *tl_self_tensor(tl_value *self, const char *fname, tl_error *err)
+tl_tensor *tl_bind_self_tensor(tl_value *self, const char *fname, tl_error *err)
 {
     if (self && self->kind == TL_V_TENSOR)
         return self->u.tensor;
@@ -368,4 +344,3 @@ tl_tensor *tl_self_tensor(tl_value *self, const char *fname, tl_error *err)
     return NULL;
 }
 
-void tl_bump_version(tl_tensor *t) { t->version->value++; }

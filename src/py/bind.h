@@ -87,7 +87,6 @@ void tl_args_describe(const tl_args *a, tl_buf *b);
 
 /* ---- conversions (return -1 with TypeError on mismatch) ---- */
 int tl_to_int(const tl_value *v, const char *what, int64_t *out, tl_error *err);
-int tl_to_double(const tl_value *v, const char *what, double *out, tl_error *err);
 int tl_to_bool(const tl_value *v, const char *what, bool *out, tl_error *err);
 int tl_to_dtype(const tl_value *v, const char *what, tl_dtype *out, tl_error *err);
 int tl_to_tensor(const tl_value *v, const char *what, tl_tensor **out, tl_error *err); /* borrowed out */
@@ -131,16 +130,9 @@ int tl_to_shape(const tl_args *a, const tl_shape_param *p, int64_t *out,
 int tl_to_int_list(const tl_value *v, const char *what, bool allow_scalar,
                    int64_t *out, size_t cap, tl_error *err);
 
-/* Wrap dim into [0, ndim) with PyTorch's IndexError text:
- * "Dimension out of range (expected to be in range of [-n, n-1], but got d)".
- * ndim 0 is treated as 1 (scalars accept 0 and -1). */
-int tl_wrap_dim(int64_t dim, int ndim, int *out, tl_error *err);
-
 /* Receiver helpers for methods: self as tensor (TypeError otherwise). */
-tl_tensor *tl_self_tensor(tl_value *self, const char *fname, tl_error *err);
+tl_tensor *tl_bind_self_tensor(tl_value *self, const char *fname, tl_error *err);
 
-/* Bump the version counter of t (in-place ops call this once per write). */
-void tl_bump_version(tl_tensor *t);
 
 #ifdef __cplusplus
 }

@@ -14,8 +14,9 @@
 #include <string.h>
 
 #include "bind.h"
+#include "convert.h"
 #include "create.h"
-#include "numpy.h"
+#include "bind_numpy.h"
 #include "ops.h"
 #include "util.h"
 
@@ -43,10 +44,10 @@ static int parse_opts(const tl_args *a, fopts *o, tl_error *err)
         const char *n = a->kwnames[k];
         tl_value *v = a->kwvals[k];
         if (strcmp(n, "dtype") == 0) {
-            if (tl_create_opt_dtype(v, &o->has_dtype, &o->dtype, err) < 0)
+            if (tl_convert_opt_dtype(v, &o->has_dtype, &o->dtype, err) < 0)
                 return -1;
         } else if (strcmp(n, "device") == 0) {
-            if (tl_create_opt_device(v, &o->be, err) < 0)
+            if (tl_convert_opt_device(v, &o->be, err) < 0)
                 return -1;
         } else if (strcmp(n, "requires_grad") == 0) {
             if (tl_to_bool(v, "requires_grad", &o->requires_grad, err) < 0)
@@ -76,7 +77,7 @@ static tl_value *finish(tl_tensor *t, const fopts *o, tl_error *err)
         tl_tensor_release(t);
         return NULL;
     }
-    return tl_tensor_value(t);
+    return tl_value_tensor(t);
 }
 
 static bool is_int_like(const tl_value *v)
@@ -574,7 +575,7 @@ static tl_value *b_tensor(tl_value *self, const tl_args *a, tl_error *err)
     if (!be)
         be = data->kind == TL_V_TENSOR ? tl_tensor_backend(data->u.tensor)
                                        : tl_create_default_backend();
-    return finish(tl_create_from_data(data, o.has_dtype, o.dtype, be, err), &o,
+    return finish(tl_convert_from_data(data, o.has_dtype, o.dtype, be, err), &o,
                   err);
 }
 
@@ -603,7 +604,7 @@ static tl_value *b_device(tl_value *self, const tl_args *a, tl_error *err)
     if (!t)
         return tl_args_type_error(a, "device", sig, err), NULL;
     tl_device dev;
-    if (tl_create_parse_device(t, &dev, err) < 0)
+    if (tl_convert_device(t, &dev, err) < 0)
         return NULL;
     if (i && i->kind != TL_V_NONE) {
         int64_t idx;
@@ -618,7 +619,7 @@ static tl_value *b_device(tl_value *self, const tl_args *a, tl_error *err)
         }
         dev.index = idx > 1000000 ? 1000000 : (int)idx;
     }
-    return tl_device_value(dev);
+    return tl_value_device(dev);
 }
 
 /* ------------------------------------------------------------------------
@@ -691,7 +692,7 @@ static tl_value *like_factory(tl_value *self, const tl_args *a,
         out = tl_tensor_new_strided(be, dt, t->ndim, t->sizes, strides, err);
         if (out && tl_tensor_numel(r) > 0) {
             tl_strided d = tl_tensor_strided(out), sr = tl_tensor_strided(r);
-            if (be->copy_strided(&d, &sr, err) < 0) {
+            if (tl_backend_copy_strided(be, &d, &sr, err) < 0) {
                 tl_tensor_release(out);
                 out = NULL;
             }
@@ -702,7 +703,7 @@ static tl_value *like_factory(tl_value *self, const tl_args *a,
         if (out && (s.i != 0 || (s.is_float && (s.f != 0.0 || signbit(s.f)))) &&
             tl_tensor_numel(out) > 0) {
             tl_strided d = tl_tensor_strided(out);
-            if (be->fill(&d, s, err) < 0) {
+            if (tl_backend_fill(be, &d, s, err) < 0) {
                 tl_tensor_release(out);
                 out = NULL;
             }
@@ -751,7 +752,7 @@ static tl_value *new_factory(tl_value *self, const tl_args *a, const char *fname
     static const char *const kw_full[] = {"size", "fill_value", "dtype",
                                           "layout", "device", "pin_memory",
                                           "requires_grad", NULL};
-    tl_tensor *t = tl_self_tensor(self, fname, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fname, err);
     if (!t)
         return NULL;
     const char *sig = kind == LIKE_FULL
@@ -815,7 +816,7 @@ static tl_value *b_new_tensor(tl_value *self, const tl_args *a, tl_error *err)
     static const char *sig = "(PyObject * data, *, torch.dtype dtype = None, "
                              "torch.device device = None, bool requires_grad "
                              "= False)";
-    tl_tensor *t = tl_self_tensor(self, "new_tensor", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "new_tensor", err);
     if (!t || tl_args_check(a, "new_tensor", 1, kw, sig, err) < 0)
         return NULL;
     tl_value *data = tl_arg(a, 0, "data");
@@ -830,7 +831,7 @@ static tl_value *b_new_tensor(tl_value *self, const tl_args *a, tl_error *err)
     if (data->kind == TL_V_TENSOR && !o.has_dtype)
         out = tl_create_copy_to(data->u.tensor, be, data->u.tensor->dtype, err);
     else
-        out = tl_create_from_data(data, true, dt, be, err);
+        out = tl_convert_from_data(data, true, dt, be, err);
     return finish(out, &o, err);
 }
 
@@ -839,7 +840,7 @@ static tl_value *b_new_tensor(tl_value *self, const tl_args *a, tl_error *err)
  * ---------------------------------------------------------------------- */
 
 #define SELF(name)                                                             \
-    tl_tensor *t = tl_self_tensor(self, name, err);                            \
+    tl_tensor *t = tl_bind_self_tensor(self, name, err);                            \
     if (!t)                                                                    \
         return NULL
 
@@ -879,7 +880,7 @@ static tl_value *dim_query(tl_value *self, const tl_args *a, const char *fname,
         return NULL;
     }
     int w;
-    if (tl_wrap_dim(dim, t->ndim, &w, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &w, err) < 0)
         return NULL;
     return tl_int(v[w]);
 }
@@ -976,7 +977,7 @@ static tl_value *m_item(tl_value *self, const tl_args *a, tl_error *err)
     SELF("item");
     if (no_args(a, "item", err) < 0)
         return NULL;
-    return tl_create_item(t, err);
+    return tl_convert_item(t, err);
 }
 
 static tl_value *m_tolist(tl_value *self, const tl_args *a, tl_error *err)
@@ -984,7 +985,7 @@ static tl_value *m_tolist(tl_value *self, const tl_args *a, tl_error *err)
     SELF("tolist");
     if (no_args(a, "tolist", err) < 0)
         return NULL;
-    return tl_create_tolist(t, err);
+    return tl_convert_tolist(t, err);
 }
 
 static tl_value *m_data_ptr(tl_value *self, const tl_args *a, tl_error *err)
@@ -1001,7 +1002,7 @@ static tl_value *m_untyped_storage(tl_value *self, const tl_args *a,
     SELF("untyped_storage");
     if (no_args(a, "untyped_storage", err) < 0)
         return NULL;
-    return tl_storage_value(t->storage);
+    return tl_value_storage(t->storage);
 }
 
 static tl_value *m_storage(tl_value *self, const tl_args *a, tl_error *err)
@@ -1009,7 +1010,7 @@ static tl_value *m_storage(tl_value *self, const tl_args *a, tl_error *err)
     SELF("storage");
     if (no_args(a, "storage", err) < 0)
         return NULL;
-    return tl_storage_value(t->storage);
+    return tl_value_storage(t->storage);
 }
 
 static tl_value *m_requires_grad_(tl_value *self, const tl_args *a, tl_error *err)
@@ -1107,7 +1108,10 @@ static tl_value *m_pin_memory(tl_value *self, const tl_args *a, tl_error *err)
                                          t->sizes, t->strides, err);
     if (!p)
         return NULL;
-    p->storage->pinned = true;
+    if (tl_storage_pin(p->storage, err) < 0) { /* cudaHostAlloc on a GPU */
+        tl_tensor_release(p);
+        return NULL;
+    }
     /* PyTorch copies with copy_ (same overlap check); the fresh tensor's
      * version counter then reads 0 again, as pin_memory's result does */
     if (tl_ops_copy_(p, t, err) < 0) {
@@ -1115,7 +1119,7 @@ static tl_value *m_pin_memory(tl_value *self, const tl_args *a, tl_error *err)
         return NULL;
     }
     p->version->value = 0;
-    return tl_tensor_value(p);
+    return tl_value_tensor(p);
 }
 
 /* torch.Tensor(...), the legacy constructor (reference sheet 9):
@@ -1130,7 +1134,7 @@ static tl_value *call_torch(const char *name, const tl_args *a, bool f32,
     if (!f32)
         return b->fn(NULL, a, err);
     const char *kn[] = {"dtype"};
-    tl_value *dv = tl_dtype_value(TL_FLOAT32);
+    tl_value *dv = tl_value_dtype(TL_FLOAT32);
     tl_args na = {.npos = a->npos, .pos = a->pos, .nkw = 1, .kwnames = kn,
                   .kwvals = &dv};
     tl_value *r = b->fn(NULL, &na, err);
@@ -1150,7 +1154,7 @@ static tl_value *b_Tensor(tl_value *self, const tl_args *a, tl_error *err)
         return tl_args_type_error(a, "Tensor", sig, err), NULL;
     tl_value *v = a->npos ? a->pos[0] : NULL;
     if (v && a->npos == 1 && v->kind == TL_V_TENSOR)
-        return tl_tensor_value(tl_tensor_alias(v->u.tensor));
+        return tl_value_tensor(tl_tensor_alias(v->u.tensor));
     if (v && a->npos == 1 && v->kind == TL_V_NDARRAY) {
         if (v->u.tensor->dtype == TL_FLOAT32)
             return call_torch("from_numpy", a, false, err);
@@ -1164,7 +1168,7 @@ static tl_value *b_Tensor(tl_value *self, const tl_args *a, tl_error *err)
     if (a->npos == 0) { /* Tensor(): an empty float32 tensor */
         int64_t zero = 0;
         tl_tensor *e = tl_tensor_new(tl_backend_cpu(), TL_FLOAT32, 1, &zero, err);
-        return e ? tl_tensor_value(e) : NULL;
+        return e ? tl_value_tensor(e) : NULL;
     }
     return call_torch("empty", a, true, err);
 }
@@ -1188,14 +1192,14 @@ static tl_value *a_dtype(tl_value *self, const tl_args *a, tl_error *err)
 {
     SELF("dtype");
     (void)a;
-    return tl_dtype_value(t->dtype);
+    return tl_value_dtype(t->dtype);
 }
 
 static tl_value *a_device(tl_value *self, const tl_args *a, tl_error *err)
 {
     SELF("device");
     (void)a;
-    return tl_device_value(tl_tensor_device(t));
+    return tl_value_device(tl_tensor_device(t));
 }
 
 static tl_value *a_is_cuda(tl_value *self, const tl_args *a, tl_error *err)
@@ -1345,9 +1349,9 @@ const tl_bind_table tl_bind_create_tables[] = {
     {TL_BIND_TORCH, torch_entries},
     {TL_BIND_METHOD, method_entries},
     {TL_BIND_ATTR, attr_entries},
-    {TL_BIND_TORCH, tl_numpy_torch_bindings},
-    {TL_BIND_METHOD, tl_numpy_method_bindings},
-    {TL_BIND_NUMPY, tl_numpy_np_bindings},
-    {TL_BIND_NDARRAY, tl_numpy_ndarray_bindings},
+    {TL_BIND_TORCH, tl_bind_numpy_torch_bindings},
+    {TL_BIND_METHOD, tl_bind_numpy_method_bindings},
+    {TL_BIND_NUMPY, tl_bind_numpy_np_bindings},
+    {TL_BIND_NDARRAY, tl_bind_numpy_ndarray_bindings},
     {TL_BIND_METHOD, NULL},
 };

@@ -23,7 +23,7 @@ static int missing(const char *fname, const char *argname, tl_error *err)
 
 static tl_value *ret(tl_tensor *t)
 {
-    return t ? tl_tensor_value(t) : NULL;
+    return t ? tl_value_tensor(t) : NULL;
 }
 
 /* (dim, index) with PyTorch's overload messages */
@@ -47,7 +47,7 @@ static tl_value *m_index_select(tl_value *self, const tl_args *a,
                                 tl_error *err)
 {
     int64_t dim;
-    tl_tensor *idx = NULL, *t = tl_self_tensor(self, "index_select", err);
+    tl_tensor *idx = NULL, *t = tl_bind_self_tensor(self, "index_select", err);
     if (!t || dim_index(a, "index_select", "(int dim, Tensor index)\n"
                         "(name dim, Tensor index)", &dim, &idx, err))
         return NULL;
@@ -57,7 +57,7 @@ static tl_value *m_index_select(tl_value *self, const tl_args *a,
 static tl_value *m_gather(tl_value *self, const tl_args *a, tl_error *err)
 {
     int64_t dim;
-    tl_tensor *idx, *t = tl_self_tensor(self, "gather", err);
+    tl_tensor *idx, *t = tl_bind_self_tensor(self, "gather", err);
     if (!t)
         return NULL;
     /* sparse_grad= is accepted and ignored */
@@ -78,7 +78,7 @@ static tl_value *m_gather(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *m_take(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"index", NULL};
-    tl_tensor *t = tl_self_tensor(self, "take", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "take", err);
     if (!t || tl_args_check(a, "take", 1, kw, "(Tensor index)", err))
         return NULL;
     tl_value *i = tl_arg(a, 0, "index");
@@ -95,7 +95,7 @@ static tl_value *m_masked_select(tl_value *self, const tl_args *a,
                                  tl_error *err)
 {
     static const char *const kw[] = {"mask", NULL};
-    tl_tensor *t = tl_self_tensor(self, "masked_select", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "masked_select", err);
     if (!t || tl_args_check(a, "masked_select", 1, kw, "(Tensor mask)", err))
         return NULL;
     tl_value *m = tl_arg(a, 0, "mask");
@@ -113,7 +113,7 @@ static tl_value *nonzero_impl(tl_value *self, const tl_args *a,
                               tl_error *err)
 {
     static const char *const kw[] = {"as_tuple", NULL};
-    tl_tensor *t = tl_self_tensor(self, fname, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fname, err);
     if (!t || tl_args_check(a, fname, 0, allow_tuple ? kw : NULL,
                             allow_tuple ? "(*, bool as_tuple = False)" : "()",
                             err))
@@ -145,7 +145,7 @@ static tl_value *nonzero_impl(tl_value *self, const tl_args *a,
         r->requires_grad = false;
         r->is_leaf = true;
         r->is_view_of_grad_leaf = false;
-        tl_seq_set(tup, (size_t)i, tl_tensor_value(r));
+        tl_seq_set(tup, (size_t)i, tl_value_tensor(r));
     }
     free(l.items);
     return tup;
@@ -168,7 +168,7 @@ static tl_value *index_put_impl(tl_value *self, const tl_args *a,
     static const char *const kw[] = {"indices", "values", "accumulate", NULL};
     static const char sig[] = "(tuple of Tensors indices, Tensor values, "
                               "bool accumulate = False)";
-    tl_tensor *t = tl_self_tensor(self, fname, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fname, err);
     if (!t || tl_args_check(a, fname, 3, kw, sig, err))
         return NULL;
     tl_value *iv = tl_arg(a, 0, "indices"), *vv = tl_arg(a, 1, "values"),
@@ -196,7 +196,7 @@ static tl_value *index_put_impl(tl_value *self, const tl_args *a,
     tl_tensor *c = tl_ops_clone(t, TL_MEMFMT_PRESERVE, err);
     if (!c)
         return NULL;
-    tl_value *cv = tl_tensor_value(c);
+    tl_value *cv = tl_value_tensor(c);
     if (tl_index_put_(cv, iv, vv->u.tensor, acc, err)) {
         tl_value_release(cv);
         return NULL;

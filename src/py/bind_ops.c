@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "bind.h"
+#include "convert.h"
 #include "ops.h"
+#include "pyops.h"
 #include "util.h"
 
 /* ===================================================================== */
@@ -23,7 +25,7 @@
 
 static tl_value *ret_t(tl_tensor *t)
 {
-    return t ? tl_tensor_value(t) : NULL;
+    return t ? tl_value_tensor(t) : NULL;
 }
 
 static tl_value *ret_self(tl_value *self, int rc)
@@ -55,6 +57,72 @@ static tl_value *missing(const char *fn, const char *arg, tl_error *err)
 static bool absent(const tl_value *v)
 {
     return !v || v->kind == TL_V_NONE;
+}
+
+/* ---- Python values -> the runtime's C operands (ops.h) ---- */
+
+static int need_opnd(const tl_value *v, const char *what, tl_operand *o,
+                     tl_error *err)
+{
+    if (tl_pyops_operand(v, o))
+        return 0;
+    return tl_error_set(err, TL_ERR_TYPE, "%s must be Tensor or Number, not %s",
+                        what, tl_value_type_name(v));
+}
+
+/* An optional operand (min=, max=): *p is NULL when absent, else o. */
+static int opt_opnd(const tl_value *v, const char *what, tl_operand *o,
+                    const tl_operand **p, tl_error *err)
+{
+    *p = NULL;
+    if (absent(v))
+        return 0;
+    if (need_opnd(v, what, o, err) < 0)
+        return -1;
+    *p = o;
+    return 0;
+}
+
+/* alpha=: a Python number (*p NULL when absent) */
+static int alpha_arg(const tl_value *v, tl_operand *o, const tl_operand **p,
+                     tl_error *err)
+{
+    *p = NULL;
+    if (absent(v))
+        return 0;
+    if (v->kind == TL_V_FLOAT)
+        *o = tl_ops_operand_float(v->u.f);
+    else if (v->kind == TL_V_INT)
+        *o = tl_ops_operand_int(v->u.i);
+    else if (v->kind == TL_V_BOOL)
+        *o = tl_ops_operand_bool(v->u.b);
+    else
+        return tl_error_set(err, TL_ERR_TYPE, "alpha must be a number, not %s",
+                            tl_value_type_name(v));
+    *p = o;
+    return 0;
+}
+
+/* A dim list (None: *n = -1; an int or a tuple/list of ints) */
+static int dims_arg(const tl_value *v, const char *what, int64_t *out, int *n,
+                    tl_error *err)
+{
+    *n = -1;
+    if (absent(v))
+        return 0;
+    *n = tl_to_int_list(v, what, true, out, TL_MAX_DIMS, err);
+    return *n < 0 ? -1 : 0;
+}
+
+/* (values, indices) as a tuple, or NULL when rc failed */
+static tl_value *ret_pair(int rc, tl_tensor *v, tl_tensor *i)
+{
+    if (rc < 0)
+        return NULL;
+    tl_value *tup = tl_tuple_new(2);
+    tl_seq_set(tup, 0, tl_value_tensor(v));
+    tl_seq_set(tup, 1, tl_value_tensor(i));
+    return tup;
 }
 
 static int opt_bool(const tl_args *a, size_t i, const char *kw, bool dflt,
@@ -138,7 +206,7 @@ static tl_tensor **tensor_list(const tl_value *v, const char *fn, size_t *n,
 static tl_value *b_clone(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"memory_format", NULL};
-    tl_tensor *t = tl_self_tensor(self, "clone", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "clone", err);
     tl_memfmt f;
     if (!t || tl_args_check(a, "clone", 0, kw, "(*, torch.memory_format memory_format)", err) < 0 ||
         opt_memfmt(a, 99, TL_MEMFMT_PRESERVE, &f, err) < 0)
@@ -149,7 +217,7 @@ static tl_value *b_clone(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_contiguous(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"memory_format", NULL};
-    tl_tensor *t = tl_self_tensor(self, "contiguous", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "contiguous", err);
     tl_memfmt f;
     if (!t || tl_args_check(a, "contiguous", 1, kw, "(*, torch.memory_format memory_format)", err) < 0 ||
         opt_memfmt(a, 0, TL_MEMFMT_CONTIGUOUS, &f, err) < 0)
@@ -184,7 +252,7 @@ static bool is_device_like(const tl_value *v)
 
 static tl_value *b_to(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "to", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "to", err);
     if (!t)
         return NULL;
     const tl_value *dev = NULL, *dtype = NULL, *nb = NULL, *cp = NULL;
@@ -251,7 +319,7 @@ static tl_value *b_to(tl_value *self, const tl_args *a, tl_error *err)
     }
     if (!absent(dev)) {
         tl_device d;
-        if (!tl_ops_parse_device(dev, &d, err))
+        if (!tl_convert_to_device(dev, &d, err))
             return NULL;
         be = tl_ops_device_backend(t, d, err);
         if (!be)
@@ -267,7 +335,7 @@ static tl_value *dtype_method(const char *fn, tl_dtype dt, tl_value *self,
                               const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"memory_format", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     tl_memfmt f;
     if (!t || tl_args_check(a, fn, 0, kw, "(*, torch.memory_format memory_format)", err) < 0 ||
         opt_memfmt(a, 99, TL_MEMFMT_PRESERVE, &f, err) < 0)
@@ -312,7 +380,7 @@ static bool parse_type_string(const char *s, tl_dtype *dt, bool *cuda)
 static tl_value *b_type(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"dtype", "non_blocking", NULL};
-    tl_tensor *t = tl_self_tensor(self, "type", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "type", err);
     if (!t || tl_args_check(a, "type", 2, kw,
                             "(torch.dtype dtype, bool non_blocking=False)\n"
                             "(str dtype, bool non_blocking=False)", err) < 0)
@@ -356,7 +424,7 @@ static tl_value *b_type(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_type_as(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"other", NULL};
-    tl_tensor *t = tl_self_tensor(self, "type_as", err), *o;
+    tl_tensor *t = tl_bind_self_tensor(self, "type_as", err), *o;
     if (!t || tl_args_check(a, "type_as", 1, kw, "(Tensor other)", err) < 0)
         return NULL;
     tl_value *v = tl_arg(a, 0, "other");
@@ -371,7 +439,7 @@ static tl_value *b_type_as(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_cpu(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"memory_format", NULL};
-    tl_tensor *t = tl_self_tensor(self, "cpu", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "cpu", err);
     tl_memfmt f;
     if (!t || tl_args_check(a, "cpu", 0, kw, "(*, torch.memory_format memory_format)", err) < 0 ||
         opt_memfmt(a, 99, TL_MEMFMT_PRESERVE, &f, err) < 0)
@@ -383,7 +451,7 @@ static tl_value *b_cpu(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_cuda(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"device", "non_blocking", "memory_format", NULL};
-    tl_tensor *t = tl_self_tensor(self, "cuda", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "cuda", err);
     tl_memfmt f;
     if (!t || tl_args_check(a, "cuda", 2, kw,
                             "(torch.device device=None, bool non_blocking=False, *, torch.memory_format memory_format)",
@@ -393,7 +461,7 @@ static tl_value *b_cuda(tl_value *self, const tl_args *a, tl_error *err)
     tl_device d = {TL_DEV_CUDA, 0};
     tl_value *dv = tl_arg(a, 0, "device");
     if (!absent(dv)) {
-        if (!tl_ops_parse_device(dv, &d, err))
+        if (!tl_convert_to_device(dv, &d, err))
             return NULL;
         if (d.kind != TL_DEV_CUDA) {
             tl_error_set(err, TL_ERR_RUNTIME, "Invalid device, must be cuda device");
@@ -416,7 +484,7 @@ static tl_value *binary_method(const char *fn, tl_binop op, bool inplace,
 {
     static const char *const kw_plain[] = {"other", NULL};
     static const char *const kw_alpha[] = {"other", "alpha", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 1, alpha ? kw_alpha : kw_plain,
                             alpha ? "(Tensor other, *, Number alpha)" : "(Tensor other)\n(Number other)",
                             err) < 0)
@@ -425,9 +493,14 @@ static tl_value *binary_method(const char *fn, tl_binop op, bool inplace,
     if (!o)
         return missing(fn, "other", err);
     tl_value *al = alpha ? tl_arg(a, 99, "alpha") : NULL;
+    tl_operand x, y, av;
+    const tl_operand *ap;
+    if ((!inplace && need_opnd(self, "input", &x, err) < 0) ||
+        need_opnd(o, "other", &y, err) < 0 || alpha_arg(al, &av, &ap, err) < 0)
+        return NULL;
     if (inplace)
-        return ret_self(self, tl_ops_binop_alpha_(op, t, o, al, err));
-    return ret_t(tl_ops_binop_alpha(op, self, o, al, err));
+        return ret_self(self, tl_ops_binop_alpha_(op, t, &y, ap, err));
+    return ret_t(tl_ops_binop_alpha(op, &x, &y, ap, err));
 }
 
 #define BIN_METHOD(NAME, OP, ALPHA)                                            \
@@ -502,7 +575,7 @@ static tl_value *div_method(const char *fn, bool inplace, tl_value *self,
                             const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"other", "rounding_mode", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     int mode;
     if (!t || tl_args_check(a, fn, 1, kw,
                             "(Tensor other, *, str rounding_mode)\n(Number other, *, str rounding_mode)",
@@ -512,9 +585,13 @@ static tl_value *div_method(const char *fn, bool inplace, tl_value *self,
     tl_value *o = tl_arg(a, 0, "other");
     if (!o)
         return missing(fn, "other", err);
+    tl_operand x, y;
+    if ((!inplace && need_opnd(self, "input", &x, err) < 0) ||
+        need_opnd(o, "other", &y, err) < 0)
+        return NULL;
     if (inplace)
-        return ret_self(self, tl_ops_div_mode_(t, o, mode, err));
-    return ret_t(tl_ops_div_mode(self, o, mode, err));
+        return ret_self(self, tl_ops_div_mode_(t, &y, mode, err));
+    return ret_t(tl_ops_div_mode(&x, &y, mode, err));
 }
 
 VIA_METHOD(div, div_method, false)
@@ -525,7 +602,7 @@ VIA_METHOD(divide_, div_method, true)
 static tl_value *unary_method(const char *fn, tl_unop op, bool inplace,
                               tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 0, NULL, "()", err) < 0)
         return NULL;
     if (inplace)
@@ -592,7 +669,7 @@ TEST_METHOD(isfinite, TL_UN_ISFINITE)
 
 static tl_value *b_positive(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "positive", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "positive", err);
     if (!t || tl_args_check(a, "positive", 0, NULL, "()", err) < 0)
         return NULL;
     if (t->dtype == TL_BOOL) {
@@ -607,15 +684,20 @@ static tl_value *clamp_method(const char *fn, bool inplace, tl_value *self,
                               const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"min", "max", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 2, kw,
                             "(Tensor min=None, Tensor max=None)\n(Number min=None, Number max=None)",
                             err) < 0)
         return NULL;
     tl_value *lo = tl_arg(a, 0, "min"), *hi = tl_arg(a, 1, "max");
+    tl_operand l, h;
+    const tl_operand *lp, *hp;
+    if (opt_opnd(lo, "min", &l, &lp, err) < 0 ||
+        opt_opnd(hi, "max", &h, &hp, err) < 0)
+        return NULL;
     if (inplace)
-        return ret_self(self, tl_ops_clamp_(t, lo, hi, err));
-    return ret_t(tl_ops_clamp(t, lo, hi, err));
+        return ret_self(self, tl_ops_clamp_(t, lp, hp, err));
+    return ret_t(tl_ops_clamp(t, lp, hp, err));
 }
 
 VIA_METHOD(clamp, clamp_method, false)
@@ -628,16 +710,20 @@ static tl_value *clamp_bound(const char *fn, bool is_min, bool inplace,
 {
     static const char *const kw_min[] = {"min", NULL};
     static const char *const kw_max[] = {"max", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 1, is_min ? kw_min : kw_max, "(Tensor bound)\n(Number bound)", err) < 0)
         return NULL;
     tl_value *v = tl_arg(a, 0, is_min ? "min" : "max");
     if (!v)
         return missing(fn, is_min ? "min" : "max", err);
+    tl_operand b;
+    const tl_operand *bp;
+    if (opt_opnd(v, is_min ? "min" : "max", &b, &bp, err) < 0)
+        return NULL;
     if (inplace)
-        return ret_self(self, is_min ? tl_ops_clamp_(t, v, NULL, err)
-                                     : tl_ops_clamp_(t, NULL, v, err));
-    return ret_t(is_min ? tl_ops_clamp(t, v, NULL, err) : tl_ops_clamp(t, NULL, v, err));
+        return ret_self(self, is_min ? tl_ops_clamp_(t, bp, NULL, err)
+                                     : tl_ops_clamp_(t, NULL, bp, err));
+    return ret_t(is_min ? tl_ops_clamp(t, bp, NULL, err) : tl_ops_clamp(t, NULL, bp, err));
 }
 VIA_METHOD(clamp_min, clamp_bound, true, false)
 VIA_METHOD(clamp_max, clamp_bound, false, false)
@@ -648,7 +734,7 @@ VIA_METHOD(clamp_max_, clamp_bound, false, true)
 static tl_value *b_where_method(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"condition", "other", NULL};
-    tl_tensor *t = tl_self_tensor(self, "where", err), *c;
+    tl_tensor *t = tl_bind_self_tensor(self, "where", err), *c;
     if (!t || tl_args_check(a, "where", 2, kw, "(Tensor condition, Tensor other)", err) < 0)
         return NULL;
     tl_value *cv = tl_arg(a, 0, "condition"), *o = tl_arg(a, 1, "other");
@@ -658,7 +744,11 @@ static tl_value *b_where_method(tl_value *self, const tl_args *a, tl_error *err)
         return missing("where", "other", err);
     if (tl_to_tensor(cv, "condition", &c, err) < 0)
         return NULL;
-    return ret_t(tl_ops_where(c, self, o, err));
+    tl_operand x, y;
+    if (need_opnd(self, "input", &x, err) < 0 ||
+        need_opnd(o, "other", &y, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_where(c, &x, &y, err));
 }
 
 static tl_value *t_where(tl_value *self, const tl_args *a, tl_error *err)
@@ -692,7 +782,11 @@ static tl_value *t_where(tl_value *self, const tl_args *a, tl_error *err)
     }
     if (tl_to_tensor(cv, "condition", &c, err) < 0)
         return NULL;
-    return ret_t(tl_ops_where(c, x, y, err));
+    tl_operand xo, yo;
+    if (need_opnd(x, "input", &xo, err) < 0 ||
+        need_opnd(y, "other", &yo, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_where(c, &xo, &yo, err));
 }
 
 static tl_value *masked_fill_method(const char *fn, bool inplace,
@@ -700,7 +794,7 @@ static tl_value *masked_fill_method(const char *fn, bool inplace,
                                     tl_error *err)
 {
     static const char *const kw[] = {"mask", "value", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err), *m;
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err), *m;
     if (!t || tl_args_check(a, fn, 2, kw, "(Tensor mask, Tensor value)\n(Tensor mask, Number value)", err) < 0)
         return NULL;
     tl_value *mv = tl_arg(a, 0, "mask"), *v = tl_arg(a, 1, "value");
@@ -710,9 +804,16 @@ static tl_value *masked_fill_method(const char *fn, bool inplace,
         return missing(fn, "value", err);
     if (tl_to_tensor(mv, "mask", &m, err) < 0)
         return NULL;
+    tl_operand vo;
+    if (v->kind == TL_V_NDARRAY || !tl_pyops_operand(v, &vo)) {
+        tl_error_set(err, TL_ERR_TYPE,
+                     "masked_fill() received an invalid combination of arguments - got (Tensor, %s), but expected one of:\n * (Tensor mask, Tensor value)\n * (Tensor mask, Number value)",
+                     tl_value_type_name(v));
+        return NULL;
+    }
     if (inplace)
-        return ret_self(self, tl_ops_masked_fill_(t, m, v, err));
-    return ret_t(tl_ops_masked_fill(t, m, v, err));
+        return ret_self(self, tl_ops_masked_fill_(t, m, &vo, err));
+    return ret_t(tl_ops_masked_fill(t, m, &vo, err));
 }
 
 VIA_METHOD(masked_fill, masked_fill_method, false)
@@ -722,7 +823,7 @@ static tl_value *matmul_method(const char *fn, bool mm, tl_value *self,
                                const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"other", "mat2", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err), *o;
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err), *o;
     if (!t || tl_args_check(a, fn, 1, kw, mm ? "(Tensor mat2)" : "(Tensor other)", err) < 0)
         return NULL;
     tl_value *ov = tl_arg(a, 0, mm ? "mat2" : "other");
@@ -741,7 +842,7 @@ VIA_METHOD(mm, matmul_method, true)
 
 static tl_value *b_zero_(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "zero_", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "zero_", err);
     if (!t || tl_args_check(a, "zero_", 0, NULL, "()", err) < 0)
         return NULL;
     tl_scalar z = {0};
@@ -751,7 +852,7 @@ static tl_value *b_zero_(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_fill_(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"value", NULL};
-    tl_tensor *t = tl_self_tensor(self, "fill_", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "fill_", err);
     if (!t || tl_args_check(a, "fill_", 1, kw, "(Tensor value)\n(Number value)", err) < 0)
         return NULL;
     tl_value *v = tl_arg(a, 0, "value");
@@ -792,7 +893,7 @@ static tl_value *b_fill_(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_copy_(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"src", "non_blocking", NULL};
-    tl_tensor *t = tl_self_tensor(self, "copy_", err), *s;
+    tl_tensor *t = tl_bind_self_tensor(self, "copy_", err), *s;
     if (!t || tl_args_check(a, "copy_", 2, kw, "(Tensor src, bool non_blocking=False)", err) < 0)
         return NULL;
     tl_value *v = tl_arg(a, 0, "src");
@@ -815,7 +916,7 @@ static tl_value *reduce_method(const char *fn, tl_redop op, bool with_dtype,
 {
     static const char *const kw_d[] = {"dim", "keepdim", "dtype", NULL};
     static const char *const kw[] = {"dim", "keepdim", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     bool keep, has_dt;
     tl_dtype dt;
     if (!t || tl_args_check(a, fn, 2, with_dtype ? kw_d : kw,
@@ -827,8 +928,12 @@ static tl_value *reduce_method(const char *fn, tl_redop op, bool with_dtype,
         return NULL;
     if (!with_dtype)
         has_dt = false;
-    tl_value *dim = tl_arg(a, 0, "dim");
-    return ret_t(tl_ops_reduce(op, fn, t, dim, keep, has_dt ? &dt : NULL, err));
+    int64_t dims[TL_MAX_DIMS];
+    int nd;
+    if (dims_arg(tl_arg(a, 0, "dim"), "dim", dims, &nd, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_reduce(op, fn, t, nd, dims, keep, has_dt ? &dt : NULL,
+                               err));
 }
 
 #define RED_METHOD(NAME, OP, DT)                                               \
@@ -851,7 +956,7 @@ static tl_value *minmax_method(const char *fn, bool is_max, tl_value *self,
 {
     static const char *const kw[] = {"dim", "keepdim", "other", NULL};
     static const char *sig = "()\n(Tensor other)\n(int dim, bool keepdim=False)";
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 2, kw, sig, err) < 0)
         return NULL;
     tl_value *d = tl_arg(a, 0, "dim"), *o = tl_arg(a, 99, "other");
@@ -860,8 +965,8 @@ static tl_value *minmax_method(const char *fn, bool is_max, tl_value *self,
             tl_args_type_error(a, fn, sig, err);
             return NULL;
         }
-        return ret_t(tl_ops_reduce(is_max ? TL_RED_MAX : TL_RED_MIN, fn, t, NULL,
-                                   false, NULL, err));
+        return ret_t(tl_ops_reduce(is_max ? TL_RED_MAX : TL_RED_MIN, fn, t, -1,
+                                   NULL, false, NULL, err));
     }
     if (d && d->kind == TL_V_TENSOR && a->npos == 1 && a->nkw == 0)
         o = d, d = NULL;
@@ -870,8 +975,12 @@ static tl_value *minmax_method(const char *fn, bool is_max, tl_value *self,
             tl_args_type_error(a, fn, sig, err);
             return NULL;
         }
+        tl_operand x, y;
+        if (need_opnd(self, "input", &x, err) < 0 ||
+            need_opnd(o, "other", &y, err) < 0)
+            return NULL;
         return ret_t(tl_ops_binop(is_max ? TL_BIN_MAXIMUM : TL_BIN_MINIMUM,
-                                  self, o, err));
+                                  &x, &y, err));
     }
     int64_t dim;
     bool keep;
@@ -882,7 +991,9 @@ static tl_value *minmax_method(const char *fn, bool is_max, tl_value *self,
     if (tl_to_int(d, "dim", &dim, err) < 0 ||
         opt_bool(a, 1, "keepdim", false, &keep, err) < 0)
         return NULL;
-    return tl_ops_minmax_dim(is_max, t, dim, keep, err);
+    tl_tensor *vals = NULL, *idx = NULL;
+    int rc = tl_ops_minmax_dim(is_max, t, dim, keep, &vals, &idx, err);
+    return ret_pair(rc, vals, idx);
 }
 
 VIA_METHOD(max, minmax_method, true)
@@ -892,7 +1003,7 @@ static tl_value *var_method(const char *fn, bool is_std, tl_value *self,
                             const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"dim", "unbiased", "keepdim", "correction", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, 3, kw,
                             "(bool unbiased=True)\n(tuple of ints dim, bool unbiased=True, bool keepdim=False)\n(tuple of ints dim=None, *, int correction=None, bool keepdim=False)",
                             err) < 0)
@@ -914,7 +1025,11 @@ static tl_value *var_method(const char *fn, bool is_std, tl_value *self,
     tl_value *cv = tl_arg(a, 99, "correction");
     if (!absent(cv) && tl_to_int(cv, "correction", &corr, err) < 0)
         return NULL;
-    return ret_t(tl_ops_var(t, dim, corr, keep, is_std, err));
+    int64_t dims[TL_MAX_DIMS];
+    int nd;
+    if (dims_arg(dim, "dim", dims, &nd, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_var(t, nd, dims, corr, keep, is_std, err));
 }
 VIA_METHOD(std, var_method, true)
 VIA_METHOD(var, var_method, false)
@@ -994,13 +1109,15 @@ static tl_value *dims_value(const tl_args *a, const char *kw, tl_value **tmp)
 static tl_value *b_flip(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"dims", NULL};
-    tl_tensor *t = tl_self_tensor(self, "flip", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "flip", err);
     if (!t || tl_args_check(a, "flip", TL_MAX_DIMS, kw, "(tuple of ints dims)\n(int ... dims)", err) < 0)
         return NULL;
     tl_value *tmp, *dv = dims_value(a, "dims", &tmp);
     if (!dv)
         return missing("flip", "dims", err);
-    tl_tensor *r = tl_ops_flip(t, dv, err);
+    int64_t dims[TL_MAX_DIMS];
+    int nd = tl_to_int_list(dv, "dims", true, dims, TL_MAX_DIMS, err);
+    tl_tensor *r = nd < 0 ? NULL : tl_ops_flip(t, nd, dims, err);
     if (tmp)
         tl_value_release(tmp);
     return ret_t(r);
@@ -1008,7 +1125,7 @@ static tl_value *b_flip(tl_value *self, const tl_args *a, tl_error *err)
 
 static tl_value *b_fliplr(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "fliplr", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "fliplr", err);
     if (!t || tl_args_check(a, "fliplr", 0, NULL, "()", err) < 0)
         return NULL;
     return ret_t(tl_ops_fliplr(t, false, err));
@@ -1016,7 +1133,7 @@ static tl_value *b_fliplr(tl_value *self, const tl_args *a, tl_error *err)
 
 static tl_value *b_flipud(tl_value *self, const tl_args *a, tl_error *err)
 {
-    tl_tensor *t = tl_self_tensor(self, "flipud", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "flipud", err);
     if (!t || tl_args_check(a, "flipud", 0, NULL, "()", err) < 0)
         return NULL;
     return ret_t(tl_ops_fliplr(t, true, err));
@@ -1025,13 +1142,22 @@ static tl_value *b_flipud(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_roll(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"shifts", "dims", NULL};
-    tl_tensor *t = tl_self_tensor(self, "roll", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "roll", err);
     if (!t || tl_args_check(a, "roll", 2, kw, "(tuple of ints shifts, tuple of ints dims=None)", err) < 0)
         return NULL;
     tl_value *sh = tl_arg(a, 0, "shifts");
     if (!sh)
         return missing("roll", "shifts", err);
-    return ret_t(tl_ops_roll(t, sh, tl_arg(a, 1, "dims"), err));
+    int64_t shifts[TL_MAX_DIMS], dims[TL_MAX_DIMS];
+    int nsh = tl_to_int_list(sh, "shifts", true, shifts, TL_MAX_DIMS, err);
+    if (nsh < 0)
+        return NULL;
+    tl_value *dv = tl_arg(a, 1, "dims");
+    int nd = 0;
+    if (!absent(dv) &&
+        (nd = tl_to_int_list(dv, "dims", true, dims, TL_MAX_DIMS, err)) < 0)
+        return NULL;
+    return ret_t(tl_ops_roll(t, nsh, shifts, nd, dims, err));
 }
 
 static tl_value *repeat_method(const char *fn, bool tile, tl_value *self,
@@ -1039,7 +1165,7 @@ static tl_value *repeat_method(const char *fn, bool tile, tl_value *self,
 {
     static const char *const kw_r[] = {"repeats", NULL};
     static const char *const kw_t[] = {"dims", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     if (!t || tl_args_check(a, fn, TL_MAX_DIMS, tile ? kw_t : kw_r,
                             tile ? "(tuple of ints dims)" : "(tuple of ints repeats)",
                             err) < 0)
@@ -1062,7 +1188,7 @@ static tl_value *b_repeat_interleave(tl_value *self, const tl_args *a,
                                      tl_error *err)
 {
     static const char *const kw[] = {"repeats", "dim", "output_size", NULL};
-    tl_tensor *t = tl_self_tensor(self, "repeat_interleave", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "repeat_interleave", err);
     if (!t || tl_args_check(a, "repeat_interleave", 2, kw,
                             "(Tensor repeats, int dim=None, *, int output_size=None)\n(int repeats, int dim=None, *, int output_size=None)",
                             err) < 0)
@@ -1070,14 +1196,27 @@ static tl_value *b_repeat_interleave(tl_value *self, const tl_args *a,
     tl_value *r = tl_arg(a, 0, "repeats");
     if (!r)
         return missing("repeat_interleave", "repeats", err);
-    return ret_t(tl_ops_repeat_interleave(t, r, tl_arg(a, 1, "dim"), err));
+    tl_value *dv = tl_arg(a, 1, "dim");
+    int d = 0;
+    bool has_dim = !absent(dv);
+    if (has_dim) {
+        int64_t raw;
+        if (tl_to_int(dv, "dim", &raw, err) < 0 ||
+            tl_shape_wrap_dim(raw, t->ndim, &d, err) < 0)
+            return NULL;
+    }
+    int64_t n = 0;
+    if (r->kind != TL_V_TENSOR && tl_to_int(r, "repeats", &n, err) < 0)
+        return NULL;
+    return ret_t(tl_ops_repeat_interleave(
+        t, r->kind == TL_V_TENSOR ? r->u.tensor : NULL, n, has_dim, d, err));
 }
 
 static tl_value *tri_method(const char *fn, bool upper, tl_value *self,
                             const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"diagonal", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     int64_t k;
     if (!t || tl_args_check(a, fn, 1, kw, "(int diagonal=0)", err) < 0 ||
         opt_int(a, 0, "diagonal", 0, &k, err) < 0)
@@ -1091,7 +1230,7 @@ static tl_value *tri_inplace(const char *fn, bool upper, tl_value *self,
                              const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"diagonal", NULL};
-    tl_tensor *t = tl_self_tensor(self, fn, err);
+    tl_tensor *t = tl_bind_self_tensor(self, fn, err);
     int64_t k;
     if (!t || tl_args_check(a, fn, 1, kw, "(int diagonal=0)", err) < 0 ||
         opt_int(a, 0, "diagonal", 0, &k, err) < 0)
@@ -1106,7 +1245,7 @@ static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
     static const char *const kw[] = {"dim", "descending", "stable", NULL};
     static const char sig[] = "(*, bool stable, int dim, bool descending)\n"
                               "(int dim, bool descending)";
-    tl_tensor *t = tl_self_tensor(self, "sort", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "sort", err);
     if (!t || tl_args_check(a, "sort", 2, kw, sig, err) < 0)
         return NULL;
     int64_t dim;
@@ -1128,13 +1267,15 @@ static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
         (sv && tl_to_bool(sv, "stable", &stable, err) < 0))
         return NULL;
     /* tlab's sort is always stable: stable=False may order ties either way */
-    return tl_ops_sort(t, dim, desc, err);
+    tl_tensor *vals = NULL, *idx = NULL;
+    int rc = tl_ops_sort(t, dim, desc, &vals, &idx, err);
+    return ret_pair(rc, vals, idx);
 }
 
 static tl_value *b_topk(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"k", "dim", "largest", "sorted", NULL};
-    tl_tensor *t = tl_self_tensor(self, "topk", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "topk", err);
     if (!t || tl_args_check(a, "topk", 4, kw,
                             "(int k, int dim=-1, bool largest=True, bool sorted=True)",
                             err) < 0)
@@ -1149,13 +1290,15 @@ static tl_value *b_topk(tl_value *self, const tl_args *a, tl_error *err)
         opt_bool(a, 3, "sorted", true, &sorted, err) < 0)
         return NULL;
     /* sorted=False leaves the order unspecified: the sorted order is one */
-    return tl_ops_topk(t, k, dim, largest, err);
+    tl_tensor *vals = NULL, *idx = NULL;
+    int rc = tl_ops_topk(t, k, dim, largest, &vals, &idx, err);
+    return ret_pair(rc, vals, idx);
 }
 
 static tl_value *b_diag_embed(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"offset", "dim1", "dim2", NULL};
-    tl_tensor *t = tl_self_tensor(self, "diag_embed", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "diag_embed", err);
     int64_t o, d1, d2;
     if (!t || tl_args_check(a, "diag_embed", 3, kw,
                             "(int offset=0, int dim1=-2, int dim2=-1)", err) < 0 ||
@@ -1169,7 +1312,7 @@ static tl_value *b_diag_embed(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_diagflat(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"offset", NULL};
-    tl_tensor *t = tl_self_tensor(self, "diagflat", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "diagflat", err);
     int64_t o;
     if (!t || tl_args_check(a, "diagflat", 1, kw, "(int offset=0)", err) < 0 ||
         opt_int(a, 0, "offset", 0, &o, err) < 0)
@@ -1180,7 +1323,7 @@ static tl_value *b_diagflat(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_diag(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"diagonal", NULL};
-    tl_tensor *t = tl_self_tensor(self, "diag", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "diag", err);
     int64_t k;
     if (!t || tl_args_check(a, "diag", 1, kw, "(int diagonal=0)", err) < 0 ||
         opt_int(a, 0, "diagonal", 0, &k, err) < 0)
@@ -1191,7 +1334,7 @@ static tl_value *b_diag(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *b_narrow_copy(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"dim", "start", "length", NULL};
-    tl_tensor *t = tl_self_tensor(self, "narrow_copy", err);
+    tl_tensor *t = tl_bind_self_tensor(self, "narrow_copy", err);
     if (!t || tl_args_check(a, "narrow_copy", 3, kw, "(int dim, int start, int length)", err) < 0)
         return NULL;
     tl_value *d = tl_arg(a, 0, "dim"), *s = tl_arg(a, 1, "start"), *l = tl_arg(a, 2, "length");

@@ -82,7 +82,7 @@ static int kw_only(const tl_args *a, const char *fname,
 
 static tl_tensor *self_t(tl_value *self, const char *fname, tl_error *err)
 {
-    return tl_self_tensor(self, fname, err);
+    return tl_bind_self_tensor(self, fname, err);
 }
 
 /* Wrap a result; the receiver itself when r is its tensor. */
@@ -94,7 +94,7 @@ static tl_value *wrap_result(tl_value *self, tl_tensor *r)
         tl_tensor_release(r);
         return tl_value_retain(self);
     }
-    return tl_tensor_value(r);
+    return tl_value_tensor(r);
 }
 
 /* The end of an in-place view op (t.t_(), t.squeeze_() ...): t takes the
@@ -106,7 +106,7 @@ static tl_value *apply_inplace(tl_value *self, tl_tensor *t, tl_tensor *r)
         return NULL;
     tl_view_set_meta(t, r);
     tl_tensor_release(r);
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return tl_value_retain(self);
 }
 
@@ -115,7 +115,7 @@ static tl_value *list_to_tuple(tl_tensor_list *l)
 {
     tl_value *tup = tl_tuple_new((size_t)l->n);
     for (int64_t i = 0; i < l->n; i++)
-        tl_seq_set(tup, (size_t)i, tl_tensor_value(l->items[i]));
+        tl_seq_set(tup, (size_t)i, tl_value_tensor(l->items[i]));
     free(l->items);
     l->items = NULL;
     l->n = 0;
@@ -571,7 +571,7 @@ static tl_value *f_broadcast_tensors(tl_value *self, const tl_args *a,
             memcpy(shape, ts[0]->sizes, sizeof(int64_t) * (size_t)nd);
         } else {
             int64_t tmp[TL_MAX_DIMS];
-            nd = tl_view_broadcast_shapes(nd, shape, ts[i]->ndim, ts[i]->sizes,
+            nd = tl_shape_broadcast(nd, shape, ts[i]->ndim, ts[i]->sizes,
                                           tmp, err);
             if (nd < 0)
                 return NULL;
@@ -589,7 +589,7 @@ static tl_value *f_broadcast_tensors(tl_value *self, const tl_args *a,
             tl_value_release(tup);
             return NULL;
         }
-        tl_seq_set(tup, i, tl_tensor_value(r));
+        tl_seq_set(tup, i, tl_value_tensor(r));
     }
     return tup;
 }
@@ -641,7 +641,7 @@ static tl_value *f_meshgrid(tl_value *self, const tl_args *a, tl_error *err)
     for (int i = 0; i < n; i++) {
         if (ts[i]->ndim > 1) {
             tl_buf b = {0};
-            tl_value *tv = tl_tensor_value(tl_tensor_retain(ts[i]));
+            tl_value *tv = tl_value_tensor(tl_tensor_retain(ts[i]));
             tl_value_repr(tv, &b);
             tl_value_release(tv);
             tl_error_set(err, TL_ERR_RUNTIME, "torch.meshgrid: Expected 0D or "
@@ -665,7 +665,7 @@ static tl_value *f_meshgrid(tl_value *self, const tl_args *a, tl_error *err)
             return NULL;
         }
         int slot = swap && i < 2 ? 1 - i : i;
-        tl_seq_set(tup, (size_t)slot, tl_tensor_value(r));
+        tl_seq_set(tup, (size_t)slot, tl_value_tensor(r));
     }
     return tup;
 }
@@ -1073,13 +1073,13 @@ static tl_value *m_detach(tl_value *self, const tl_args *a, tl_error *err)
 {
     SELF("detach");
     NOARGS("detach");
-    return tl_tensor_value(tl_view_detach(t));
+    return tl_value_tensor(tl_view_detach(t));
 }
 
 static tl_value *a_data(tl_value *self, const tl_args *a, tl_error *err)
 {
     SELF("data");
-    return tl_tensor_value(tl_view_data(t));
+    return tl_value_tensor(tl_view_data(t));
 }
 
 /* conj(), resolve_conj(), resolve_neg(): self on real dtypes */
@@ -1286,7 +1286,7 @@ static tl_value *m_slice(tl_value *self, const tl_args *a, tl_error *err)
         (he && arg_int(a, 2, "end", false, 0, &end, "slice_copy", sig, err)) ||
         arg_int(a, 3, "step", false, 1, &step, "slice_copy", sig, err))
         return NULL;
-    if (tl_wrap_dim(dim, t->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
     if (step <= 0)
         return tl_error_set(err, TL_ERR_RUNTIME,
@@ -1300,7 +1300,7 @@ static tl_value *copy_of(tl_value *v, tl_error *err)
 {
     if (v->kind == TL_V_TENSOR) {
         tl_tensor *c = tl_ops_clone(v->u.tensor, TL_MEMFMT_CONTIGUOUS, err);
-        return c ? tl_tensor_value(c) : NULL;
+        return c ? tl_value_tensor(c) : NULL;
     }
     if (v->kind == TL_V_TUPLE) {
         tl_value *tup = tl_tuple_new(v->u.seq.n);

@@ -15,6 +15,8 @@
  * Everything returns new references; failing calls fill err (no span: the
  * evaluator attaches the call's span).
  */
+#include "builtins.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -24,9 +26,11 @@
 #include <string.h>
 
 #include "bind.h"
-#include "builtins.h"
+#include "context.h"
+#include "convert.h"
 #include "create.h"
-#include "interp.h"
+#include "ops.h"
+#include "pyops.h"
 #include "repr.h"
 #include "util.h"
 
@@ -56,7 +60,7 @@ static int one_iterable(const tl_args *a, const char *name, tl_value ***items,
 {
     if (exactly_one(a, name, err) < 0)
         return -1;
-    return tl_interp_iterate(a->pos[0], items, n, err);
+    return tl_pyops_iterate(a->pos[0], items, n, err);
 }
 
 static int at_most_one(const tl_args *a, const char *name, tl_error *err)
@@ -175,18 +179,18 @@ static tl_value *bi_range(tl_value *self, const tl_args *a, tl_error *err)
         n = ((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step + 1;
     else if (step < 0 && start > stop)
         n = ((uint64_t)start - (uint64_t)stop - 1) / ((uint64_t)0 - (uint64_t)step) + 1;
-    if (n > (uint64_t)tl_interp_max_seq()) {
+    if (n > (uint64_t)tl_pyops_max_seq()) {
         tl_error_set(err, TL_ERR_LIMIT,
                      "range of %" PRIu64 " elements is longer than the limit (%" PRId64 ")",
-                     n, tl_interp_max_seq());
+                     n, tl_pyops_max_seq());
         return NULL;
     }
-    if (tl_interp_charge_seq((size_t)n, err) < 0)
+    if (tl_pyops_charge_seq((size_t)n, err) < 0)
         return NULL;
     tl_value *r = tl_list_new(0);
     int64_t v = start;
     for (uint64_t i = 0; i < n; i++) {
-        if ((i & 4095) == 4095 && tl_interp_check_deadline(err) < 0) {
+        if (tl_context_deadline_tick((int64_t)i, err) < 0) {
             tl_value_release(r);
             return NULL;
         }
@@ -200,7 +204,7 @@ static tl_value *make_seq(tl_value *src, bool list, tl_error *err)
 {
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(src, &items, &n, err) < 0)
+    if (tl_pyops_iterate(src, &items, &n, err) < 0)
         return NULL;
     tl_value *r;
     if (list) {
@@ -257,7 +261,7 @@ static tl_value *bi_reversed(tl_value *self, const tl_args *a, tl_error *err)
     }
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(v, &items, &n, err) < 0)
+    if (tl_pyops_iterate(v, &items, &n, err) < 0)
         return NULL;
     tl_value *r = tl_list_new(0);
     for (size_t i = n; i-- > 0;)
@@ -427,7 +431,7 @@ static tl_value *bi_bool(tl_value *self, const tl_args *a, tl_error *err)
     if (a->npos == 0)
         return tl_bool(false);
     bool t;
-    if (tl_interp_truthy(a->pos[0], &t, err) < 0)
+    if (tl_pyops_truthy(a->pos[0], &t, err) < 0)
         return NULL;
     return tl_bool(t);
 }
@@ -437,7 +441,7 @@ static tl_value *bi_bool(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *repr_value(const tl_value *v, const char *fn, tl_error *err)
 {
     tl_buf b = {0};
-    size_t max = (size_t)tl_interp_max_seq();
+    size_t max = (size_t)tl_pyops_max_seq();
     if (!tl_value_repr_bounded(v, &b, max) || b.len > max) {
         tl_buf_free(&b);
         tl_error_set(err, TL_ERR_LIMIT,
@@ -541,7 +545,7 @@ static tl_value *minmax(const tl_args *a, bool is_max, tl_error *err)
     size_t n;
     bool owned = false;
     if (a->npos == 1) {
-        if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+        if (tl_pyops_iterate(a->pos[0], &items, &n, err) < 0)
             return NULL;
         owned = true;
     } else {
@@ -563,9 +567,9 @@ static tl_value *minmax(const tl_args *a, bool is_max, tl_error *err)
     } else {
         best = tl_value_retain(items[0]);
         for (size_t i = 1; i < n; i++) {
-            tl_value *c = tl_interp_compare(is_max ? TL_CMP_GT : TL_CMP_LT, items[i], best, err);
+            tl_value *c = tl_pyops_compare(is_max ? TL_CMP_GT : TL_CMP_LT, items[i], best, err);
             bool t = false;
-            int rc = c ? tl_interp_truthy(c, &t, err) : -1;
+            int rc = c ? tl_pyops_truthy(c, &t, err) : -1;
             tl_value_release(c);
             if (rc < 0) {
                 tl_value_release(best);
@@ -579,7 +583,7 @@ static tl_value *minmax(const tl_args *a, bool is_max, tl_error *err)
         }
     }
     if (owned)
-        tl_interp_items_free(items, n);
+        tl_pyops_items_free(items, n);
     return best;
 }
 
@@ -618,19 +622,19 @@ static tl_value *bi_sum(tl_value *self, const tl_args *a, tl_error *err)
     }
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+    if (tl_pyops_iterate(a->pos[0], &items, &n, err) < 0)
         return NULL;
     tl_value *acc = start ? tl_value_retain(start) : tl_int(0);
     for (size_t i = 0; i < n && acc; i++) {
-        tl_value *r = tl_interp_binop(TL_PY_ADD, acc, items[i], err);
+        tl_value *r = tl_pyops_binary(TL_PY_ADD, acc, items[i], err);
         tl_value_release(acc);
         acc = r;
-        if (acc && (i & 1023) == 1023 && tl_interp_check_deadline(err) < 0) {
+        if (acc && tl_context_deadline_tick((int64_t)i, err) < 0) {
             tl_value_release(acc);
             acc = NULL;
         }
     }
-    tl_interp_items_free(items, n);
+    tl_pyops_items_free(items, n);
     return acc;
 }
 
@@ -643,8 +647,8 @@ static tl_value *allany(const tl_args *a, bool all, tl_error *err)
     bool res = all;
     for (size_t i = 0; i < n; i++) {
         bool t;
-        if (tl_interp_truthy(items[i], &t, err) < 0) {
-            tl_interp_items_free(items, n);
+        if (tl_pyops_truthy(items[i], &t, err) < 0) {
+            tl_pyops_items_free(items, n);
             return NULL;
         }
         if (t != all) {
@@ -652,7 +656,7 @@ static tl_value *allany(const tl_args *a, bool all, tl_error *err)
             break;
         }
     }
-    tl_interp_items_free(items, n);
+    tl_pyops_items_free(items, n);
     return tl_bool(res);
 }
 
@@ -678,7 +682,7 @@ static tl_value *bi_enumerate(tl_value *self, const tl_args *a, tl_error *err)
         return NULL;
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+    if (tl_pyops_iterate(a->pos[0], &items, &n, err) < 0)
         return NULL;
     tl_value *r = tl_list_new(0);
     for (size_t i = 0; i < n; i++) {
@@ -700,7 +704,7 @@ static tl_value *bi_zip(tl_value *self, const tl_args *a, tl_error *err)
     size_t *lens = tl_xcalloc(k ? k : 1, sizeof *lens);
     tl_value *r = NULL;
     for (size_t j = 0; j < k; j++) {
-        if (tl_interp_iterate(a->pos[j], &lists[j], &lens[j], err) < 0)
+        if (tl_pyops_iterate(a->pos[j], &lists[j], &lens[j], err) < 0)
             goto done;
         if (lens[j] < shortest)
             shortest = lens[j];
@@ -717,7 +721,7 @@ static tl_value *bi_zip(tl_value *self, const tl_args *a, tl_error *err)
 done:
     for (size_t j = 0; j < k; j++)
         if (lists[j])
-            tl_interp_items_free(lists[j], lens[j]);
+            tl_pyops_items_free(lists[j], lens[j]);
     free(lists);
     free(lens);
     return r;
@@ -790,7 +794,7 @@ static tl_value *bi_print(tl_value *self, const tl_args *a, tl_error *err)
         }
     }
     tl_buf b = {0};
-    size_t max = (size_t)tl_interp_max_seq();
+    size_t max = (size_t)tl_pyops_max_seq();
     for (size_t i = 0; i < a->npos; i++) {
         if (i)
             tl_buf_append(&b, sep, nsep);
@@ -857,7 +861,7 @@ static tl_value *exc_ctor(tl_value *self, const tl_args *a, tl_error *err)
     }
     if (b.len >= TL_ERRMSG_MAX)
         b.data[TL_ERRMSG_MAX - 1] = 0;
-    tl_value *e = tl_exc_value(self->u.type.errkind, tl_buf_str(&b));
+    tl_value *e = tl_value_exc(self->u.type.errkind, tl_buf_str(&b));
     tl_buf_free(&b);
     return e;
 }
@@ -880,8 +884,8 @@ tl_value *tl_builtins_exc_type(int kind)
 {
     for (size_t i = 0; i < TL_ARRAY_LEN(exc_classes); i++)
         if (exc_classes[i].kind == kind && kind != TL_ERR_EXCEPTION)
-            return tl_type_value(exc_classes[i].name, kind, TL_V_EXC, exc_ctor);
-    return tl_type_value("Exception", TL_ERR_EXCEPTION, TL_V_EXC, exc_ctor);
+            return tl_value_type(exc_classes[i].name, kind, TL_V_EXC, exc_ctor);
+    return tl_value_type("Exception", TL_ERR_EXCEPTION, TL_V_EXC, exc_ctor);
 }
 
 static tl_value *bi_type(tl_value *self, const tl_args *a, tl_error *err);
@@ -903,7 +907,7 @@ static tl_value *class_of(const tl_value *v)
 {
     for (size_t i = 0; i < TL_ARRAY_LEN(class_table); i++)
         if (class_table[i].kind == v->kind)
-            return tl_type_value(class_table[i].name, TL_OK, (int)v->kind, class_table[i].ctor);
+            return tl_value_type(class_table[i].name, TL_OK, (int)v->kind, class_table[i].ctor);
     const char *name;
     tl_cfunc ctor = NULL;
     switch (v->kind) {
@@ -920,7 +924,7 @@ static tl_value *class_of(const tl_value *v)
     case TL_V_NONE: name = "NoneType"; break;
     default: name = tl_value_type_name(v); break;
     }
-    return tl_type_value(name, TL_OK, (int)v->kind, ctor);
+    return tl_value_type(name, TL_OK, (int)v->kind, ctor);
 }
 
 static tl_value *bi_type(tl_value *self, const tl_args *a, tl_error *err)
@@ -990,14 +994,14 @@ tl_value *tl_builtins_lookup(const char *name)
 {
     for (size_t i = 0; i < TL_ARRAY_LEN(class_table); i++)
         if (strcmp(class_table[i].name, name) == 0)
-            return tl_type_value(class_table[i].name, TL_OK, (int)class_table[i].kind,
+            return tl_value_type(class_table[i].name, TL_OK, (int)class_table[i].kind,
                                  class_table[i].ctor);
     for (size_t i = 0; i < TL_ARRAY_LEN(exc_classes); i++)
         if (strcmp(exc_classes[i].name, name) == 0)
-            return tl_type_value(exc_classes[i].name, exc_classes[i].kind, TL_V_EXC, exc_ctor);
+            return tl_value_type(exc_classes[i].name, exc_classes[i].kind, TL_V_EXC, exc_ctor);
     for (size_t i = 0; i < TL_ARRAY_LEN(builtin_table); i++)
         if (strcmp(builtin_table[i].name, name) == 0)
-            return tl_func_value(builtin_table[i].name, builtin_table[i].fn, NULL);
+            return tl_value_func(builtin_table[i].name, builtin_table[i].fn, NULL);
     return NULL;
 }
 
@@ -1038,116 +1042,6 @@ static void unsupported_name(const char *prefix, const char *name, cands *c,
 /* ---------------------------------------------------------------------- */
 /* torch.* extras implemented here */
 
-static const char *const device_types =
-    "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, "
-    "xla, lazy, vulkan, mps, meta, hpu, privateuseone";
-
-static int parse_device(const char *s, int64_t index, bool has_index, tl_device *out,
-                        tl_error *err)
-{
-    const char *colon = strchr(s, ':');
-    size_t tlen = colon ? (size_t)(colon - s) : strlen(s);
-    char type[32];
-    if (tlen >= sizeof type)
-        tlen = sizeof type - 1;
-    memcpy(type, s, tlen);
-    type[tlen] = 0;
-    bool known = false;
-    {
-        char list[256], *save = NULL; /* strtok_r: ops run in threads */
-        snprintf(list, sizeof list, "%s", device_types);
-        for (char *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
-            if (strcmp(tok, type) == 0)
-                known = true;
-    }
-    if (!known || tlen == 0)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "Expected one of %s device type at start of device string: %s",
-                            device_types, s);
-    int64_t idx = 0;
-    bool got_index = false;
-    if (colon) {
-        const char *p = colon + 1;
-        if (!*p)
-            return tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
-        for (const char *q = p; *q; q++)
-            if (!isdigit((unsigned char)*q) || q - p > 6)
-                return tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
-        if (p[0] == '0' && p[1])
-            return tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
-        idx = atoll(p);
-        got_index = true;
-        if (has_index)
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "type (string) must not include an index because index "
-                                "was passed explicitly: %s", s);
-    }
-    if (has_index) {
-        if (index < 0)
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "Device index must not be negative");
-        idx = index;
-        got_index = true;
-    }
-    if (strcmp(type, "cpu") == 0) {
-        if (got_index && idx != 0)
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "CPU device index must be -1 or zero, got %" PRId64, idx);
-        out->kind = TL_DEV_CPU;
-        out->index = 0;
-        return 0;
-    }
-    if (strcmp(type, "cuda") == 0) {
-        out->kind = TL_DEV_CUDA;
-        out->index = (int)idx;
-        return 0;
-    }
-    return tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support device type '%s'",
-                        type);
-}
-
-static tl_value *torch_device(tl_value *self, const tl_args *a, tl_error *err)
-{
-    static const char *const kws[] = {"type", "index", NULL};
-    if (tl_args_check(a, "device", 2, kws,
-                      "(torch.device device)\n * (str type, int index = -1)", err) < 0)
-        return NULL;
-    tl_value *t = tl_arg(a, 0, "type");
-    tl_value *ix = tl_arg(a, 1, "index");
-    if (!t)
-        return tl_args_type_error(a, "device",
-                                  "(torch.device device)\n * (str type, int index = -1)",
-                                  err), NULL;
-    if (t->kind == TL_V_DEVICE && !ix)
-        return tl_value_retain(t);
-    int64_t index = 0;
-    bool has_index = false;
-    if (t->kind == TL_V_INT && !ix) {
-        /* torch.device(0) is cuda:0 */
-        tl_device d = {TL_DEV_CUDA, (int)t->u.i};
-        if (t->u.i < 0) {
-            tl_error_set(err, TL_ERR_RUNTIME, "Device index must not be negative");
-            return NULL;
-        }
-        return tl_device_value(d);
-    }
-    if (t->kind != TL_V_STR)
-        return tl_args_type_error(a, "device",
-                                  "(torch.device device)\n * (str type, int index = -1)",
-                                  err), NULL;
-    if (ix && ix->kind != TL_V_NONE) {
-        if (!tl_value_as_index(ix, &index))
-            return tl_args_type_error(a, "device",
-                                      "(torch.device device)\n * (str type, int index = -1)",
-                                      err), NULL;
-        has_index = index != -1;
-    }
-    tl_device d;
-    if (parse_device(t->u.str.s, index, has_index, &d, err) < 0)
-        return NULL;
-    return tl_device_value(d);
-}
-
 static tl_value *torch_size(tl_value *self, const tl_args *a, tl_error *err)
 {
     if (no_kwargs(a, "Size", err) < 0)
@@ -1160,10 +1054,10 @@ static tl_value *torch_size(tl_value *self, const tl_args *a, tl_error *err)
         return tl_size_new(0, NULL);
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(a->pos[0], &items, &n, err) < 0)
+    if (tl_pyops_iterate(a->pos[0], &items, &n, err) < 0)
         return NULL;
     if (n > TL_MAX_DIMS) {
-        tl_interp_items_free(items, n);
+        tl_pyops_items_free(items, n);
         tl_error_set(err, TL_ERR_LIMIT, "torch.Size of %zu dims (tlab supports up to %d)",
                      n, TL_MAX_DIMS);
         return NULL;
@@ -1174,25 +1068,12 @@ static tl_value *torch_size(tl_value *self, const tl_args *a, tl_error *err)
             tl_error_set(err, TL_ERR_TYPE,
                          "torch.Size() takes an iterable of 'int' (item %zu is '%s')", i,
                          tl_value_type_name(items[i]));
-            tl_interp_items_free(items, n);
+            tl_pyops_items_free(items, n);
             return NULL;
         }
     }
-    tl_interp_items_free(items, n);
+    tl_pyops_items_free(items, n);
     return tl_size_new((int)n, sizes);
-}
-
-static tl_value *torch_manual_seed(tl_value *self, const tl_args *a, tl_error *err)
-{
-    int64_t s;
-    tl_value *v = tl_arg(a, 0, "seed");
-    if (!v || a->npos > 1 || !tl_value_as_index(v, &s)) {
-        tl_error_set(err, TL_ERR_TYPE, "manual_seed expected an int seed");
-        return NULL;
-    }
-    tl_interp_set_seed((unsigned long)s);
-    tl_create_manual_seed((uint64_t)s);
-    return tl_none();
 }
 
 static tl_value *torch_get_default_dtype(tl_value *self, const tl_args *a, tl_error *err)
@@ -1201,7 +1082,7 @@ static tl_value *torch_get_default_dtype(tl_value *self, const tl_args *a, tl_er
         tl_error_set(err, TL_ERR_TYPE, "get_default_dtype() takes no arguments");
         return NULL;
     }
-    return tl_dtype_value(tl_repr_default_dtype());
+    return tl_value_dtype(tl_repr_default_dtype());
 }
 
 static tl_value *torch_is_tensor(tl_value *self, const tl_args *a, tl_error *err)
@@ -1218,12 +1099,12 @@ static tl_value *cuda_is_available(tl_value *self, const tl_args *a, tl_error *e
                      a->npos);
         return NULL;
     }
-    return tl_bool(tl_interp_current_opts()->cuda_available);
+    return tl_bool(tl_context_get()->cuda_backend != NULL);
 }
 
 static tl_value *cuda_device_count(tl_value *self, const tl_args *a, tl_error *err)
 {
-    return tl_int(tl_interp_current_opts()->cuda_available ? 1 : 0);
+    return tl_int(tl_context_get()->cuda_backend != NULL ? 1 : 0);
 }
 
 static tl_value *cuda_current_device(tl_value *self, const tl_args *a, tl_error *err)
@@ -1340,7 +1221,7 @@ static tl_value *torch_equal(tl_value *self, const tl_args *a, tl_error *err)
             return NULL;
         if (!(p == q))
             return tl_bool(false);
-        if ((i & 4095) == 4095 && tl_interp_check_deadline(err) < 0)
+        if (tl_context_deadline_tick(i, err) < 0)
             return NULL;
     }
     return tl_bool(true);
@@ -1360,10 +1241,16 @@ static tl_value *torch_allclose(tl_value *self, const tl_args *a, tl_error *err)
     double rtol = 1e-05, atol = 1e-08;
     bool eqnan = false;
     tl_value *v;
-    if ((v = tl_arg(a, 2, "rtol")) && tl_to_double(v, "rtol", &rtol, err) < 0)
+    if ((v = tl_arg(a, 2, "rtol")) && !tl_value_as_double(v, &rtol)) {
+        tl_error_set(err, TL_ERR_TYPE, "allclose(): argument 'rtol' must be float, not %s",
+                     tl_value_type_name(v));
         return NULL;
-    if ((v = tl_arg(a, 3, "atol")) && tl_to_double(v, "atol", &atol, err) < 0)
+    }
+    if ((v = tl_arg(a, 3, "atol")) && !tl_value_as_double(v, &atol)) {
+        tl_error_set(err, TL_ERR_TYPE, "allclose(): argument 'atol' must be float, not %s",
+                     tl_value_type_name(v));
         return NULL;
+    }
     if ((v = tl_arg(a, 4, "equal_nan")) && tl_to_bool(v, "equal_nan", &eqnan, err) < 0)
         return NULL;
     if (x->dtype != y->dtype) {
@@ -1416,7 +1303,7 @@ static tl_value *torch_allclose(tl_value *self, const tl_args *a, tl_error *err)
                 break;
             idx[d] = 0;
         }
-        if ((k & 4095) == 4095 && tl_interp_check_deadline(err) < 0)
+        if (tl_context_deadline_tick(k, err) < 0)
             return NULL;
     }
     return tl_bool(true);
@@ -1462,7 +1349,7 @@ static tl_value *torch_finfo(tl_value *self, const tl_args *a, tl_error *err)
     snprintf(buf, sizeof buf,
              "finfo(resolution=%g, min=%g, max=%g, eps=%g, smallest_normal=%g, tiny=%g, "
              "dtype=%s)", res, -mx, mx, eps, tiny, tiny, tl_dtype_name(dt));
-    return tl_module_value(buf);
+    return tl_value_module(buf);
 }
 
 static bool iinfo_range(tl_dtype dt, int64_t *lo, int64_t *hi)
@@ -1494,7 +1381,7 @@ static tl_value *torch_iinfo(tl_value *self, const tl_args *a, tl_error *err)
     char buf[256];
     snprintf(buf, sizeof buf, "iinfo(min=%g, max=%g, dtype=%s)", (double)lo, (double)hi,
              tl_dtype_name(dt));
-    return tl_module_value(buf);
+    return tl_value_module(buf);
 }
 
 /* attributes of finfo(...)/iinfo(...) objects, read back from their repr */
@@ -1667,53 +1554,49 @@ static tl_value *torch_attr(const char *name, tl_error *err)
 {
     tl_dtype dt;
     if (tl_dtype_from_name(name, &dt))
-        return tl_dtype_value(dt);
+        return tl_value_dtype(dt);
     /* the factory module's bindings (torch.device, torch.manual_seed, ...)
      * take precedence over the fallbacks below */
     const tl_binding *b = tl_bind_find(TL_BIND_TORCH, name);
     if (b && strcmp(name, "Tensor") == 0)
-        return tl_type_value("torch.Tensor", TL_OK, TL_V_TENSOR, b->fn);
+        return tl_value_type("torch.Tensor", TL_OK, TL_V_TENSOR, b->fn);
     if (b)
-        return tl_func_value(b->name, b->fn, NULL);
-    if (strcmp(name, "device") == 0)
-        return tl_func_value("device", torch_device, NULL);
+        return tl_value_func(b->name, b->fn, NULL);
     if (strcmp(name, "Size") == 0)
-        return tl_func_value("Size", torch_size, NULL);
+        return tl_value_func("Size", torch_size, NULL);
     if (strcmp(name, "contiguous_format") == 0)
-        return tl_memfmt_value(TL_MEMFMT_CONTIGUOUS);
+        return tl_value_memfmt(TL_MEMFMT_CONTIGUOUS);
     if (strcmp(name, "channels_last") == 0)
-        return tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST);
+        return tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST);
     if (strcmp(name, "channels_last_3d") == 0)
-        return tl_memfmt_value(TL_MEMFMT_CHANNELS_LAST_3D);
+        return tl_value_memfmt(TL_MEMFMT_CHANNELS_LAST_3D);
     if (strcmp(name, "preserve_format") == 0)
-        return tl_memfmt_value(TL_MEMFMT_PRESERVE);
+        return tl_value_memfmt(TL_MEMFMT_PRESERVE);
     if (strcmp(name, "cuda") == 0)
-        return tl_module_value("torch.cuda");
+        return tl_value_module("torch.cuda");
     tl_value *c = math_const(name);
     if (c)
         return c;
-    if (strcmp(name, "manual_seed") == 0)
-        return tl_func_value("manual_seed", torch_manual_seed, NULL);
     if (strcmp(name, "get_default_dtype") == 0)
-        return tl_func_value("get_default_dtype", torch_get_default_dtype, NULL);
+        return tl_value_func("get_default_dtype", torch_get_default_dtype, NULL);
     if (strcmp(name, "set_default_dtype") == 0)
-        return tl_func_value("set_default_dtype", torch_set_default_dtype, NULL);
+        return tl_value_func("set_default_dtype", torch_set_default_dtype, NULL);
     if (strcmp(name, "equal") == 0)
-        return tl_func_value("equal", torch_equal, NULL);
+        return tl_value_func("equal", torch_equal, NULL);
     if (strcmp(name, "allclose") == 0)
-        return tl_func_value("allclose", torch_allclose, NULL);
+        return tl_value_func("allclose", torch_allclose, NULL);
     if (strcmp(name, "finfo") == 0)
-        return tl_func_value("finfo", torch_finfo, NULL);
+        return tl_value_func("finfo", torch_finfo, NULL);
     if (strcmp(name, "iinfo") == 0)
-        return tl_func_value("iinfo", torch_iinfo, NULL);
+        return tl_value_func("iinfo", torch_iinfo, NULL);
     if (strcmp(name, "broadcast_shapes") == 0)
-        return tl_func_value("broadcast_shapes", torch_broadcast_shapes, NULL);
+        return tl_value_func("broadcast_shapes", torch_broadcast_shapes, NULL);
     if (strcmp(name, "is_tensor") == 0)
-        return tl_func_value("is_tensor", torch_is_tensor, NULL);
+        return tl_value_func("is_tensor", torch_is_tensor, NULL);
     b = tl_bind_find(TL_BIND_METHOD, name);
     if (b) {
         tl_value *holder = tl_str(b->name);
-        tl_value *f = tl_func_value(b->name, functional, holder);
+        tl_value *f = tl_value_func(b->name, functional, holder);
         tl_value_release(holder);
         return f;
     }
@@ -1731,13 +1614,13 @@ static tl_value *numpy_attr(const char *name, tl_error *err)
 {
     for (size_t i = 0; i < TL_ARRAY_LEN(numpy_dtypes); i++)
         if (strcmp(numpy_dtypes[i].name, name) == 0)
-            return tl_dtype_value(numpy_dtypes[i].dt);
+            return tl_value_dtype(numpy_dtypes[i].dt);
     tl_value *c = math_const(name);
     if (c)
         return c;
     const tl_binding *b = tl_bind_find(TL_BIND_NUMPY, name);
     if (b)
-        return tl_func_value(b->name, b->fn, NULL);
+        return tl_value_func(b->name, b->fn, NULL);
     cands *c2 = tl_xmalloc(sizeof *c2);
     c2->n = 0;
     add_bind_names(c2, TL_BIND_NUMPY);
@@ -1753,15 +1636,15 @@ static tl_value *cuda_attr(const char *name, tl_error *err)
     static const char *const names[] = {"is_available", "device_count", "current_device",
                                         "synchronize", "empty_cache"};
     if (strcmp(name, "is_available") == 0)
-        return tl_func_value("is_available", cuda_is_available, NULL);
+        return tl_value_func("is_available", cuda_is_available, NULL);
     if (strcmp(name, "device_count") == 0)
-        return tl_func_value("device_count", cuda_device_count, NULL);
+        return tl_value_func("device_count", cuda_device_count, NULL);
     if (strcmp(name, "current_device") == 0)
-        return tl_func_value("current_device", cuda_current_device, NULL);
+        return tl_value_func("current_device", cuda_current_device, NULL);
     if (strcmp(name, "synchronize") == 0)
-        return tl_func_value("synchronize", cuda_synchronize, NULL);
+        return tl_value_func("synchronize", cuda_synchronize, NULL);
     if (strcmp(name, "empty_cache") == 0)
-        return tl_func_value("empty_cache", cuda_synchronize, NULL);
+        return tl_value_func("empty_cache", cuda_synchronize, NULL);
     cands c = {{0}, 0};
     add_names(&c, names, TL_ARRAY_LEN(names));
     unsupported_name("torch.cuda.", name, &c, err);
@@ -1783,62 +1666,11 @@ tl_value *tl_builtins_module_attr(tl_value *mod, const char *name, tl_error *err
     return NULL;
 }
 
-/* ---------------------------------------------------------------------- */
-/* storages (torch.UntypedStorage: bytes) */
-
-static int storage_byte(tl_storage *s, int64_t i, uint8_t *out, bool write, uint8_t in,
-                        tl_error *err)
-{
-    if (i < 0 || (uint64_t)i >= s->nbytes)
-        return tl_error_set(err, TL_ERR_INDEX, "index %" PRId64 " out of range for storage of size %zu",
-                            i, s->nbytes);
-    const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
-    unsigned char *p = (unsigned char *)s->data + i;
-    if (write)
-        return be->from_host(p, &in, 1, err);
-    return be->to_host(out, p, 1, err);
-}
-
-tl_value *tl_builtins_storage_get(tl_value *st, tl_value *idx, tl_error *err)
-{
-    int64_t i;
-    if (!tl_value_as_index(idx, &i)) {
-        tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
-                     tl_value_type_name(idx));
-        return NULL;
-    }
-    tl_storage *s = st->u.storage;
-    if (i < 0)
-        i += (int64_t)s->nbytes;
-    uint8_t b;
-    if (storage_byte(s, i, &b, false, 0, err) < 0)
-        return NULL;
-    return tl_int(b);
-}
-
-int tl_builtins_storage_set(tl_value *st, tl_value *idx, tl_value *v, tl_error *err)
-{
-    int64_t i, x;
-    if (!tl_value_as_index(idx, &i))
-        return tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
-                            tl_value_type_name(idx));
-    if (!tl_value_as_index(v, &x))
-        return tl_error_set(err, TL_ERR_TYPE, "storage values must be ints, not %s",
-                            tl_value_type_name(v));
-    if (x < 0 || x > 255)
-        return tl_error_set(err, TL_ERR_RUNTIME, "value %" PRId64 " is out of range for a byte", x);
-    tl_storage *s = st->u.storage;
-    if (i < 0)
-        i += (int64_t)s->nbytes;
-    uint8_t dummy;
-    return storage_byte(s, i, &dummy, true, (uint8_t)x, err);
-}
-
 static tl_value *st_tolist(tl_value *self, const tl_args *a, tl_error *err)
 {
     tl_value **items;
     size_t n;
-    if (tl_interp_iterate(self, &items, &n, err) < 0)
+    if (tl_pyops_iterate(self, &items, &n, err) < 0)
         return NULL;
     tl_value *r = tl_list_new(0);
     for (size_t i = 0; i < n; i++)
@@ -1855,8 +1687,8 @@ static tl_value *storage_attr(tl_value *obj, const char *name, tl_error *err)
     } m[] = {{"tolist", st_tolist}}; /* the rest: create.c */
     for (size_t i = 0; i < TL_ARRAY_LEN(m); i++)
         if (strcmp(m[i].name, name) == 0)
-            return tl_func_value(m[i].name, m[i].fn, obj);
-    return tl_create_storage_attr(obj, name, err);
+            return tl_value_func(m[i].name, m[i].fn, obj);
+    return tl_convert_storage_attr(obj, name, err);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1909,7 +1741,7 @@ static tl_value *list_append(tl_value *self, const tl_args *a, tl_error *err)
 {
     if (exactly_one(a, "append", err) < 0)
         return NULL;
-    if (tl_interp_charge_seq(self->u.seq.n + 1, err) < 0)
+    if (tl_pyops_charge_seq(self->u.seq.n + 1, err) < 0)
         return NULL;
     tl_list_append(self, tl_value_retain(a->pos[0]));
     return tl_none();
@@ -1921,8 +1753,8 @@ static tl_value *list_extend(tl_value *self, const tl_args *a, tl_error *err)
     size_t n;
     if (one_iterable(a, "extend", &items, &n, err) < 0)
         return NULL;
-    if (tl_interp_charge_seq(self->u.seq.n + n, err) < 0) {
-        tl_interp_items_free(items, n);
+    if (tl_pyops_charge_seq(self->u.seq.n + n, err) < 0) {
+        tl_pyops_items_free(items, n);
         return NULL;
     }
     for (size_t i = 0; i < n; i++)
@@ -1962,18 +1794,18 @@ static tl_value *list_pop(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *seq_attr(tl_value *obj, const char *name, tl_error *err)
 {
     if (strcmp(name, "count") == 0)
-        return tl_func_value("count", seq_count, obj);
+        return tl_value_func("count", seq_count, obj);
     if (strcmp(name, "index") == 0)
-        return tl_func_value("index", seq_index, obj);
+        return tl_value_func("index", seq_index, obj);
     if (obj->kind == TL_V_SIZE && strcmp(name, "numel") == 0)
-        return tl_func_value("numel", size_numel, obj);
+        return tl_value_func("numel", size_numel, obj);
     if (obj->kind == TL_V_LIST) {
         if (strcmp(name, "append") == 0)
-            return tl_func_value("append", list_append, obj);
+            return tl_value_func("append", list_append, obj);
         if (strcmp(name, "extend") == 0)
-            return tl_func_value("extend", list_extend, obj);
+            return tl_value_func("extend", list_extend, obj);
         if (strcmp(name, "pop") == 0)
-            return tl_func_value("pop", list_pop, obj);
+            return tl_value_func("pop", list_pop, obj);
     }
     tl_error_set(err, TL_ERR_ATTRIBUTE, "'%s' object has no attribute '%s'",
                  obj->kind == TL_V_SIZE ? "torch.Size" : tl_value_type_name(obj), name);
@@ -1992,7 +1824,7 @@ static tl_value *tensor_attr(tl_value *obj, const char *name, tl_error *err)
     }
     b = tl_bind_find(TL_BIND_METHOD, name);
     if (b)
-        return tl_func_value(b->name, b->fn, obj);
+        return tl_value_func(b->name, b->fn, obj);
     cands *c = tl_xmalloc(sizeof *c);
     c->n = 0;
     add_bind_names(c, TL_BIND_ATTR);
@@ -2010,7 +1842,7 @@ static tl_value *ndarray_attr(tl_value *obj, const char *name, tl_error *err)
             tl_args empty = {0, NULL, 0, NULL, NULL};
             return b->fn(obj, &empty, err);
         }
-        return tl_func_value(b->name, b->fn, obj);
+        return tl_value_func(b->name, b->fn, obj);
     }
     cands *c = tl_xmalloc(sizeof *c);
     c->n = 0;

@@ -1,10 +1,7 @@
 /* builtins.h - Python builtins (len, range, ...) and the attributes of the
  * `torch`, `numpy` and `torch.cuda` modules and of non-tensor values, for
  * the op-language interpreter.
- *
- * The second half declares the evaluator primitives interp.c exports to
- * builtins.c (iteration, operators, comparisons with Python semantics);
- * they are not meant for other modules.
+ * (Operators, iteration and comparisons with Python semantics: pyops.h.)
  *
  * Ownership: every function returning tl_value * returns a new reference,
  * or NULL with err filled.
@@ -16,9 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ast.h"
 #include "err.h"
-#include "ops.h"
 #include "value.h"
 
 #ifdef __cplusplus
@@ -49,29 +44,6 @@ tl_value *tl_builtins_module_attr(tl_value *mod, const char *name, tl_error *err
  * devices, sequences; AttributeError / TL_ERR_UNSUPPORTED otherwise. */
 tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err);
 
-/* storage[i] and storage[i] = v (bytes, as torch.UntypedStorage). */
-tl_value *tl_builtins_storage_get(tl_value *st, tl_value *idx, tl_error *err);
-int tl_builtins_storage_set(tl_value *st, tl_value *idx, tl_value *v, tl_error *err);
-
-/* ---- evaluator primitives (implemented in interp.c) ---- */
-
-/* Materialise an iterable: *items gets n new references (free the array
- * and release the items with tl_interp_items_free). */
-int tl_interp_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err);
-void tl_interp_items_free(tl_value **items, size_t n);
-/* a OP b with Python semantics, dispatching to ops.h for tensors. */
-tl_value *tl_interp_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *err);
-/* a CMP b (tl_cmpop, ast.h) with Python semantics. */
-tl_value *tl_interp_compare(tl_cmpop op, tl_value *a, tl_value *b, tl_error *err);
-/* Python truth value (tensors through tl_value_truthy). */
-int tl_interp_truthy(tl_value *v, bool *out, tl_error *err);
-/* Limits of the running interpreter (or defaults). */
-int64_t tl_interp_max_seq(void);
-/* Count n new sequence elements against the per-call budget; -1 with
- * TL_ERR_LIMIT when a sequence or the budget is exceeded. */
-int tl_interp_charge_seq(size_t n, tl_error *err);
-/* torch.manual_seed support: set the seed of the running interpreter. */
-void tl_interp_set_seed(unsigned long seed);
 
 #ifdef __cplusplus
 }

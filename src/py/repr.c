@@ -549,13 +549,13 @@ void tl_repr_storage(const tl_storage *st, tl_buf *b, size_t max_bytes)
 {
     const tl_backend *be = st->backend ? st->backend : tl_backend_cpu();
     size_t n = st->nbytes < max_bytes ? st->nbytes : max_bytes;
+    unsigned char *host = tl_xmalloc(n ? n : 1);
+    if (n && tl_backend_to_host(be, host, st->data, n, NULL) < 0)
+        memset(host, 0, n); /* printing is best effort */
     tl_buf_putc(b, ' ');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = 0;
-        if (be->to_host(&c, (const unsigned char *)st->data + i, 1, NULL) < 0)
-            c = 0;
-        tl_buf_printf(b, i ? "\n %u" : "%u", c);
-    }
+    for (size_t i = 0; i < n; i++)
+        tl_buf_printf(b, i ? "\n %u" : "%u", host[i]);
+    free(host);
     if (n < st->nbytes)
         tl_buf_puts(b, "\n ...");
     char dev[32];

@@ -116,49 +116,49 @@ tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step)
     return v;
 }
 
-tl_value *tl_dtype_value(tl_dtype dt)
+tl_value *tl_value_dtype(tl_dtype dt)
 {
     tl_value *v = alloc_value(TL_V_DTYPE);
     v->u.dtype = dt;
     return v;
 }
 
-tl_value *tl_device_value(tl_device dev)
+tl_value *tl_value_device(tl_device dev)
 {
     tl_value *v = alloc_value(TL_V_DEVICE);
     v->u.device = dev;
     return v;
 }
 
-tl_value *tl_memfmt_value(tl_memfmt f)
+tl_value *tl_value_memfmt(tl_memfmt f)
 {
     tl_value *v = alloc_value(TL_V_MEMFMT);
     v->u.memfmt = f;
     return v;
 }
 
-tl_value *tl_tensor_value(tl_tensor *t)
+tl_value *tl_value_tensor(tl_tensor *t)
 {
     tl_value *v = alloc_value(TL_V_TENSOR);
     v->u.tensor = t;
     return v;
 }
 
-tl_value *tl_ndarray_value(tl_tensor *t)
+tl_value *tl_value_ndarray(tl_tensor *t)
 {
     tl_value *v = alloc_value(TL_V_NDARRAY);
     v->u.tensor = t;
     return v;
 }
 
-tl_value *tl_storage_value(tl_storage *s)
+tl_value *tl_value_storage(tl_storage *s)
 {
     tl_value *v = alloc_value(TL_V_STORAGE);
     v->u.storage = tl_storage_retain(s);
     return v;
 }
 
-tl_value *tl_module_value(const char *name)
+tl_value *tl_value_module(const char *name)
 {
     tl_value *v = alloc_value(TL_V_MODULE);
     v->u.str.s = tl_xstrdup(name);
@@ -166,7 +166,7 @@ tl_value *tl_module_value(const char *name)
     return v;
 }
 
-tl_value *tl_func_value(const char *name, tl_cfunc fn, tl_value *self)
+tl_value *tl_value_func(const char *name, tl_cfunc fn, tl_value *self)
 {
     tl_value *v = alloc_value(TL_V_FUNC);
     v->u.func.name = name;
@@ -175,7 +175,7 @@ tl_value *tl_func_value(const char *name, tl_cfunc fn, tl_value *self)
     return v;
 }
 
-tl_value *tl_type_value(const char *name, int errkind, int vkind, tl_cfunc ctor)
+tl_value *tl_value_type(const char *name, int errkind, int vkind, tl_cfunc ctor)
 {
     tl_value *v = alloc_value(TL_V_TYPE);
     v->u.type.name = name;
@@ -185,7 +185,7 @@ tl_value *tl_type_value(const char *name, int errkind, int vkind, tl_cfunc ctor)
     return v;
 }
 
-tl_value *tl_exc_value(int errkind, const char *msg)
+tl_value *tl_value_exc(int errkind, const char *msg)
 {
     tl_value *v = alloc_value(TL_V_EXC);
     v->u.exc.errkind = errkind;
@@ -193,7 +193,7 @@ tl_value *tl_exc_value(int errkind, const char *msg)
     return v;
 }
 
-tl_value *tl_closure_value(const char *name, void *data,
+tl_value *tl_value_closure(const char *name, void *data,
                            tl_value *(*call)(void *, const struct tl_args *, tl_error *),
                            void (*drop)(void *))
 {

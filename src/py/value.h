@@ -54,13 +54,6 @@ typedef enum tl_vkind {
     TL_V_NKINDS
 } tl_vkind;
 
-typedef enum tl_memfmt {
-    TL_MEMFMT_PRESERVE,
-    TL_MEMFMT_CONTIGUOUS,
-    TL_MEMFMT_CHANNELS_LAST,
-    TL_MEMFMT_CHANNELS_LAST_3D
-} tl_memfmt;
-
 /* A callable implemented in C. `self` is the bound receiver (NULL for a
  * plain function). Returns a new reference, or NULL with err set. */
 typedef struct tl_value *(*tl_cfunc)(struct tl_value *self,
@@ -130,18 +123,18 @@ tl_value *tl_size_new(int ndim, const int64_t *sizes);
 void tl_seq_set(tl_value *seq, size_t i, tl_value *item); /* steals item */
 void tl_list_append(tl_value *list, tl_value *item);      /* steals item */
 tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step); /* steal */
-tl_value *tl_dtype_value(tl_dtype dt);
-tl_value *tl_device_value(tl_device dev);
-tl_value *tl_memfmt_value(tl_memfmt f);
-tl_value *tl_tensor_value(tl_tensor *t);  /* steals the tensor reference */
-tl_value *tl_ndarray_value(tl_tensor *t); /* steals */
-tl_value *tl_storage_value(tl_storage *s); /* retains s */
-tl_value *tl_module_value(const char *name);
-tl_value *tl_func_value(const char *name, tl_cfunc fn, tl_value *self); /* retains self */
-tl_value *tl_type_value(const char *name, int errkind, int vkind, tl_cfunc ctor);
-tl_value *tl_exc_value(int errkind, const char *msg);
+tl_value *tl_value_dtype(tl_dtype dt);
+tl_value *tl_value_device(tl_device dev);
+tl_value *tl_value_memfmt(tl_memfmt f);
+tl_value *tl_value_tensor(tl_tensor *t);  /* steals the tensor reference */
+tl_value *tl_value_ndarray(tl_tensor *t); /* steals */
+tl_value *tl_value_storage(tl_storage *s); /* retains s */
+tl_value *tl_value_module(const char *name);
+tl_value *tl_value_func(const char *name, tl_cfunc fn, tl_value *self); /* retains self */
+tl_value *tl_value_type(const char *name, int errkind, int vkind, tl_cfunc ctor);
+tl_value *tl_value_exc(int errkind, const char *msg);
 /* data is owned by the value: drop(data) runs when it is released. */
-tl_value *tl_closure_value(const char *name, void *data,
+tl_value *tl_value_closure(const char *name, void *data,
                            tl_value *(*call)(void *, const struct tl_args *, tl_error *),
                            void (*drop)(void *));
 /* Call any callable (builtin, closure, class); TypeError for others. */

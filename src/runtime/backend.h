@@ -1,26 +1,63 @@
-/* backend.h - the small vtable every device backend implements.
+/* backend.h - the device backend interface (v2): what the runtime asks of a
+ * device, in ggml's shape. Backends implement backend_impl.h; everything
+ * else calls the tl_backend_* functions below and never sees the vtable.
  *
- * View ops never call a backend: they only write tensor metadata. Copy ops
- * (ops.c, index.c) describe their operands as tl_strided descriptors, already
- * broadcast to the output shape (broadcast dims carry stride 0), and call one
- * of these entry points. Strides are in elements, PyTorch dimension order
- * (dim 0 outermost). `data` already includes the storage offset.
+ * The handle. A tl_backend is opaque: {name, device, capability flags, ops
+ * table, instance data}. Handles are long-lived (process-wide, never freed
+ * by callers) and may be shared by threads: per-thread state (counters, the
+ * ledger) lives in the thread's context (context.h), not in the handle.
+ *   name    "cpu", "cuda", "cuda-emulated"
+ *   device  {TL_DEV_CPU, 0} or {TL_DEV_CUDA, ordinal}
+ *   caps    TL_BACKEND_CAP_* below. Callers test capabilities, never the
+ *           name: "may host code dereference this device's pointers?" is
+ *           TL_BACKEND_CAP_HOST_MEMORY, not "is it the emulated device?".
  *
- * The CPU backend (backend_cpu.c) is always present. The CUDA backend lives in
- * cuda/ and is reached only through tl_cuda_backend() (cuda/tl_cuda.h); a build
- * without nvcc links a stub that returns NULL. "cuda-emulated" is the CPU
- * kernels with device semantics (SPEC 8): tl_backend_cuda_emulated().
+ * Memory. Device pointers come from tl_backend_alloc (zeroed) and go back
+ * through tl_backend_free of the same backend. Only a backend with
+ * TL_BACKEND_CAP_HOST_MEMORY hands out pointers the host may read or
+ * write; for any other, host code moves bytes with tl_backend_to_host /
+ * tl_backend_from_host only. Storages own device memory (storage.h).
  *
- * All entry points return 0 or -1 (err filled, TL_ERR_INTERNAL for device
- * failures). Kernels compute in double for floating outputs and int64 for
- * integral/bool outputs; inputs are converted on load.
+ * Kernels. Operands are tl_strided descriptors: a device address of the
+ * logical element [0,...,0] (the storage offset already applied), a dtype,
+ * sizes and strides IN ELEMENTS (not bytes, unlike ggml), in PyTorch's dim
+ * order (dim 0 outermost, the last dim fastest for a contiguous tensor),
+ * already broadcast to the output's shape (broadcast dims carry stride 0).
+ * Descriptors, index arrays and the scalar are host memory owned by the
+ * caller for the duration of the call; the data they point at is device
+ * memory of the backend called. Kernels compute in double for floating
+ * compute dtypes and int64 for integral/bool ones; inputs are converted on
+ * load, results rounded to the compute dtype, then to the output's dtype.
+ *
+ * Errors. Every entry returns 0 or -1 with err filled: PyTorch's error
+ * (TL_ERR_RUNTIME, e.g. "ZeroDivisionError", "\"lshift_cuda\" not
+ * implemented for 'Float'"; kernel names follow the device) or
+ * TL_ERR_INTERNAL for a device failure or a malformed descriptor. A
+ * device may report an asynchronous error at a later entry or at
+ * tl_backend_sync.
+ *
+ * Optional entries (marked in backend_impl.h) have a host fallback here:
+ * a backend that lacks them still works, at the cost of host round trips
+ * (counted below, so tests see them).
+ *
+ * Counters. Every call through this interface is counted per thread and per
+ * device kind: kernel launches, and bytes host->device, device->host and
+ * device->device. Tests assert e.g. that x.t().contiguous() on the cuda
+ * device moved no byte through the host.
+ *
+ * The CPU backend (backend_cpu.c) is always present. "cuda-emulated" is the
+ * same kernels with CUDA device semantics (SPEC 8), used when no GPU runs.
+ * The real CUDA backend lives in cuda/ and is reached only through
+ * tl_backend_cuda() below (cuda/cuda_stub.c in a build without nvcc).
  */
 #ifndef TL_BACKEND_H
 #define TL_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "context.h"
 #include "dtype.h"
 #include "err.h"
 #include "storage.h"
@@ -32,7 +69,7 @@ extern "C" {
 #define TL_MAX_DIMS 64
 
 typedef struct tl_strided {
-    void *data;             /* address of logical element [0,...,0] */
+    void *data;             /* device address of logical element [0,...,0] */
     tl_dtype dtype;
     int ndim;
     const int64_t *sizes;   /* ndim entries */
@@ -65,6 +102,9 @@ typedef enum tl_redop {
     TL_RED_ARGMAX, TL_RED_ARGMIN, TL_RED_ALL, TL_RED_ANY, TL_NREDOPS
 } tl_redop;
 
+/* scatter: dst[idx] = src, or dst[idx] += src */
+typedef enum tl_scatter_mode { TL_SCATTER_SET, TL_SCATTER_ADD } tl_scatter_mode;
+
 /* A scalar operand: exact int64 or double, as chosen by the op layer. */
 typedef struct tl_scalar {
     bool is_float;
@@ -72,48 +112,153 @@ typedef struct tl_scalar {
     int64_t i;
 } tl_scalar;
 
-typedef struct tl_backend {
-    const char *name;   /* "cpu", "cuda", "cuda-emulated" */
-    tl_device device;
-    bool emulated;      /* host memory with device semantics */
+/* The opaque handle. */
+typedef struct tl_backend tl_backend;
 
-    /* memory management: zeroed allocation; NULL if it fails (no abort) */
-    void *(*alloc)(size_t nbytes);
-    void (*free)(void *p);
-    /* raw byte copies between this device and the host */
-    int (*to_host)(void *host_dst, const void *dev_src, size_t n, tl_error *err);
-    int (*from_host)(void *dev_dst, const void *host_src, size_t n, tl_error *err);
+/* Capability flags (tl_backend_caps). */
+enum {
+    /* device pointers are host addresses: host code may read and write
+     * them directly (the CPU; today's emulated device) */
+    TL_BACKEND_CAP_HOST_MEMORY = 1u << 0,
+    /* tl_backend_host_alloc returns page-locked memory (cudaHostAlloc);
+     * without it, it returns ordinary host memory */
+    TL_BACKEND_CAP_PINNED = 1u << 1,
+};
 
-    /* dst[i] = (dst.dtype) src[i]; src already broadcast to dst's shape */
-    int (*copy_strided)(const tl_strided *dst, const tl_strided *src,
-                        tl_error *err);
-    /* dst[i] = v */
-    int (*fill)(const tl_strided *dst, tl_scalar v, tl_error *err);
-    /* dst[i] = a[i] OP b[i]; computes in `compute` dtype, stores in dst's */
-    int (*binary)(tl_binop op, tl_dtype compute, const tl_strided *dst,
-                  const tl_strided *a, const tl_strided *b, tl_error *err);
-    /* dst[i] = OP(src[i]) computed in `compute` dtype */
-    int (*unary)(tl_unop op, tl_dtype compute, const tl_strided *dst,
-                 const tl_strided *src, tl_error *err);
-    /* dst[i] = cond[i] ? a[i] : b[i] */
-    int (*where)(const tl_strided *dst, const tl_strided *cond,
-                 const tl_strided *a, const tl_strided *b, tl_error *err);
-    /* Gather along dim: dst has src's shape except dst.sizes[dim] ==
-     * n_index; dst[..., k, ...] = src[..., index[k], ...]. index is host
-     * memory, already bounds-checked and wrapped. */
-    int (*index_select)(const tl_strided *dst, const tl_strided *src, int dim,
-                        const int64_t *index, int64_t n_index, tl_error *err);
-    /* Reduce src over the dims flagged in `reduce_mask` (bit d) into dst,
-     * whose shape is src's with reduced dims set to 1 (keepdim layout). */
-    int (*reduce)(tl_redop op, tl_dtype compute, const tl_strided *dst,
-                  const tl_strided *src, uint64_t reduce_mask, tl_error *err);
-} tl_backend;
+const char *tl_backend_name(const tl_backend *be);
+tl_device tl_backend_device(const tl_backend *be);
+unsigned tl_backend_caps(const tl_backend *be);
+bool tl_backend_host_accessible(const tl_backend *be); /* CAP_HOST_MEMORY */
+
+/* ---- memory ----------------------------------------------------------- */
+
+/* *out = nbytes of zeroed device memory (NULL when nbytes == 0). -1 with a
+ * RuntimeError (PyTorch's allocator wording for the device) when the
+ * device cannot supply it; nothing is charged to the ledger here
+ * (storage.c does that). */
+int tl_backend_alloc(const tl_backend *be, size_t nbytes, void **out,
+                     tl_error *err);
+void tl_backend_free(const tl_backend *be, void *p); /* NULL is a no-op */
+/* Raw byte transfers. host_dst/host_src are host memory. */
+int tl_backend_to_host(const tl_backend *be, void *host_dst,
+                       const void *dev_src, size_t n, tl_error *err);
+int tl_backend_from_host(const tl_backend *be, void *dev_dst,
+                         const void *host_src, size_t n, tl_error *err);
+/* Raw bytes within this device (may overlap: memmove semantics). */
+int tl_backend_copy_d2d(const tl_backend *be, void *dev_dst,
+                        const void *dev_src, size_t n, tl_error *err);
+/* Wait for the device's queued work; surfaces asynchronous errors. */
+int tl_backend_sync(const tl_backend *be, tl_error *err);
+/* Host memory for staging transfers: pinned when the backend has
+ * TL_BACKEND_CAP_PINNED, ordinary (calloc) otherwise. Zeroed. */
+int tl_backend_host_alloc(const tl_backend *be, size_t nbytes, void **out,
+                          tl_error *err);
+void tl_backend_host_free(const tl_backend *be, void *p);
+
+/* ---- kernels ---------------------------------------------------------- */
+
+/* dst[i] = (dst.dtype) src[i]; any dtype pair; src already broadcast to
+ * dst's shape. dst must not overlap src except exactly (same address and
+ * strides). */
+int tl_backend_copy_strided(const tl_backend *be, const tl_strided *dst,
+                            const tl_strided *src, tl_error *err);
+/* dst[i] = v (converted to dst.dtype). */
+int tl_backend_fill(const tl_backend *be, const tl_strided *dst, tl_scalar v,
+                    tl_error *err);
+/* dst[i] = a[i] OP b[i], computed in `compute`, stored in dst's dtype.
+ * Integer division/remainder by zero: -1, RuntimeError "ZeroDivisionError". */
+int tl_backend_binary(const tl_backend *be, tl_binop op, tl_dtype compute,
+                      const tl_strided *dst, const tl_strided *a,
+                      const tl_strided *b, tl_error *err);
+/* dst[i] = OP(src[i]) computed in `compute`. */
+int tl_backend_unary(const tl_backend *be, tl_unop op, tl_dtype compute,
+                     const tl_strided *dst, const tl_strided *src,
+                     tl_error *err);
+/* dst[i] = cond[i] ? a[i] : b[i] (cond read as bool). */
+int tl_backend_where(const tl_backend *be, const tl_strided *dst,
+                     const tl_strided *cond, const tl_strided *a,
+                     const tl_strided *b, tl_error *err);
+/* Gather along dim: dst has src's shape except dst.sizes[dim] == n_index;
+ * dst[..., k, ...] = src[..., index[k], ...]. index is HOST memory, already
+ * bounds-checked and wrapped (0 <= index[k] < src.sizes[dim]). */
+int tl_backend_gather(const tl_backend *be, const tl_strided *dst,
+                      const tl_strided *src, int dim, const int64_t *index,
+                      int64_t n_index, tl_error *err);
+/* Scatter along dim, the inverse: src has dst's shape except
+ * src.sizes[dim] == n_index; dst[..., index[k], ...] = (or +=)
+ * src[..., k, ...]. index is HOST memory, checked and wrapped. Duplicates
+ * are deterministic and in the CPU's order: k ascending, so with SET the
+ * last k wins and with ADD the sums accumulate in k order. */
+int tl_backend_scatter(const tl_backend *be, tl_scatter_mode mode,
+                       const tl_strided *dst, const tl_strided *src, int dim,
+                       const int64_t *index, int64_t n_index, tl_error *err);
+/* Reduce src over the dims flagged in reduce_mask (bit d) into dst, whose
+ * shape is src's with the reduced dims set to 1 (keepdim layout). ARGMAX/
+ * ARGMIN store the flat row-major index within the reduced sub-shape;
+ * ties and NaN resolve to the first occurrence. */
+int tl_backend_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
+                      const tl_strided *dst, const tl_strided *src,
+                      uint64_t reduce_mask, tl_error *err);
+/* Sort every row of src along dim (stable: equal keys keep their order in
+ * either direction; NaN is the largest value) and write the first k of
+ * each row: vals (src's dtype) and idx (int64 positions along dim), both
+ * of src's shape with size k at dim (any strides). topk is k < n. A 0-d
+ * src is one row of one element (dim 0). */
+int tl_backend_sort(const tl_backend *be, const tl_strided *vals,
+                    const tl_strided *idx, const tl_strided *src, int dim,
+                    bool descending, int64_t k, tl_error *err);
+
+/* ---- per-thread counters ---------------------------------------------- */
+
+/* tl_backend_counters is defined in context.h (the thread owns them):
+ * launches, h2d_bytes, d2h_bytes, d2d_bytes. */
+
+/* This thread's counters for devices of `kind` since the last reset. */
+tl_backend_counters tl_backend_counters_get(tl_devkind kind);
+void tl_backend_counters_reset(void);
+
+/* ---- the backends ----------------------------------------------------- */
 
 const tl_backend *tl_backend_cpu(void);
 /* Host memory, CUDA device semantics; used when no GPU is present. */
 const tl_backend *tl_backend_cuda_emulated(void);
-/* The real CUDA backend is declared in cuda/tl_cuda.h (plain C, no CUDA
- * types): tl_cuda_backend() returns it, or NULL when not built / no GPU. */
+
+/* The registered backends, for tests that run once per backend: the CPU,
+ * the emulated CUDA device, then the real CUDA backend when one opened.
+ * Returns how many (at most cap stored). */
+int tl_backend_registry(const tl_backend **out, int cap);
+
+/* Implemented in cuda/ (cuda/cuda_stub.c in a build without nvcc). The
+ * first call opens the device; not thread-safe until it returned once
+ * (tlab calls it before starting workers).
+ *   tl_backend_cuda()        the real CUDA backend, or NULL: not built, no
+ *                            usable GPU, or its kernels not written yet.
+ *   tl_backend_cuda_probe()  the number of usable GPUs (0 when none), and
+ *                            one line saying what was found or why not
+ *                            ("not built", "built, no device (no CUDA
+ *                            driver)", "built, 1 device (NAME, sm_90, ...)"),
+ *                            the text of `tlab --version`. The string is
+ *                            static; why may be NULL. */
+const tl_backend *tl_backend_cuda(void);
+int tl_backend_cuda_probe(const char **why);
+
+/* ---- devices ---------------------------------------------------------- */
+
+/* THE resolver: the backend that runs device `dev` in this thread (CPU:
+ * the CPU backend; cuda:N: the context's CUDA backend). Factories, .to(),
+ * .cuda(), .cpu(), indexing and copies all ask here. Without one:
+ * AssertionError "Torch not compiled with CUDA enabled"; a wrong ordinal:
+ * RuntimeError "CUDA error: invalid device ordinal". */
+const tl_backend *tl_backend_for(tl_device dev, tl_error *err);
+
+/* Copy src (already broadcast to dst's shape through src.strides) into
+ * dst, each on its own backend: on one backend one kernel; across
+ * devices one kernel on the source side into a dense staging block, one
+ * transfer, one kernel on the destination side (dtype converted there).
+ * The one cross-device copy of the runtime. */
+int tl_backend_copy_between(const tl_backend *dbe, const tl_strided *dst,
+                            const tl_backend *sbe, const tl_strided *src,
+                            tl_error *err);
 
 #ifdef __cplusplus
 }

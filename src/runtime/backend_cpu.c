@@ -25,7 +25,9 @@
  *   - Nothing here trusts the descriptors blindly: mismatched shapes or
  *     out-of-range gather indices return TL_ERR_INTERNAL instead of crashing.
  */
-#include "backend.h"
+#include "context.h"
+#include "backend_impl.h"
+#include "cpu_loops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -237,15 +239,12 @@ static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
     for (;;) {
         if (fn(ctx, it->sizes[last], ptrs, inner, err) < 0)
             return -1;
-        /* poll the op's deadline about every million elements */
+        /* poll the op's deadline every TL_DEADLINE_POLL elements */
         since_check += it->sizes[last];
-        if (since_check >= (1 << 20)) {
+        if (since_check >= TL_DEADLINE_POLL) {
             since_check = 0;
-            if (tl_deadline_passed())
-                return tl_error_set(err, TL_ERR_LIMIT,
-                                    "time limit exceeded (%g s per op; see "
-                                    "--timeout)",
-                                    tl_deadline_budget());
+            if (tl_context_deadline_check(err) < 0)
+                return -1;
         }
         int d = last - 1;
         for (; d >= 0; d--) {
@@ -266,20 +265,33 @@ static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
  * Memory
  * ---------------------------------------------------------------------- */
 
-static void *cpu_alloc(size_t nbytes)
+static int cpu_alloc(const tl_backend *be, size_t nbytes, void **out,
+                     tl_error *err)
 {
+    (void)be;
+    *out = NULL;
     if (nbytes == 0)
-        return NULL;
-    return calloc(1, nbytes);
+        return 0;
+    *out = calloc(1, nbytes);
+    if (!*out)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "[enforce fail at alloc_cpu.cpp:75] data. "
+                            "DefaultCPUAllocator: not enough memory: you tried "
+                            "to allocate %zu bytes.",
+                            nbytes);
+    return 0;
 }
 
-static void cpu_free(void *p)
+static void cpu_free(const tl_backend *be, void *p)
 {
+    (void)be;
     free(p);
 }
 
-static int cpu_memcpy(void *dst, const void *src, size_t n, tl_error *err)
+static int cpu_memcpy(const tl_backend *be, void *dst, const void *src,
+                      size_t n, tl_error *err)
 {
+    (void)be;
     (void)err;
     if (n)
         memmove(dst, src, n);
@@ -349,9 +361,13 @@ static int copy_conv(void *vctx, int64_t n, char *const *p, const int64_t *s,
     return 0;
 }
 
-static int cpu_copy_strided(const tl_strided *dst, const tl_strided *src,
-                            tl_error *err)
+static int cpu_copy_strided(const tl_backend *be, const tl_strided *dst,
+                            const tl_strided *src, tl_error *err)
 {
+    (void)be;
+    int fast = tl_cpu_loops_enabled() ? tl_cpu_loops_copy(dst, src, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     const tl_strided *ops[2] = {dst, src};
     nd_iter it;
     if (nd_init(&it, 2, ops, err) < 0)
@@ -382,8 +398,10 @@ static int fill_strip(void *vctx, int64_t n, char *const *p, const int64_t *s,
     return 0;
 }
 
-static int cpu_fill(const tl_strided *dst, tl_scalar v, tl_error *err)
+static int cpu_fill(const tl_backend *be, const tl_strided *dst, tl_scalar v,
+                    tl_error *err)
 {
+    (void)be;
     const tl_strided *ops[1] = {dst};
     nd_iter it;
     if (nd_init(&it, 1, ops, err) < 0)
@@ -728,6 +746,10 @@ static int binary_impl(const char *devname, tl_binop op, tl_dtype compute,
                             "\"%s_%s\" not implemented for '%s'",
                             binop_kernel_name(op), devname,
                             tl_dtype_scalar_name(compute));
+    int fast = tl_cpu_loops_enabled()
+        ? tl_cpu_loops_binary(op, compute, dst, a, b, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     const tl_strided *ops[3] = {dst, a, b};
     nd_iter it;
     if (nd_init(&it, 3, ops, err) < 0)
@@ -743,17 +765,12 @@ static int binary_impl(const char *devname, tl_binop op, tl_dtype compute,
     return nd_run(&it, fl ? bin_float : bin_int, &c, err);
 }
 
-static int cpu_binary(tl_binop op, tl_dtype compute, const tl_strided *dst,
-                      const tl_strided *a, const tl_strided *b, tl_error *err)
+static int cpu_binary(const tl_backend *be, tl_binop op, tl_dtype compute,
+                      const tl_strided *dst, const tl_strided *a,
+                      const tl_strided *b, tl_error *err)
 {
-    return binary_impl("cpu", op, compute, dst, a, b, err);
-}
-
-static int cuda_emu_binary(tl_binop op, tl_dtype compute, const tl_strided *dst,
-                           const tl_strided *a, const tl_strided *b,
-                           tl_error *err)
-{
-    return binary_impl("cuda", op, compute, dst, a, b, err);
+    return binary_impl(tl_backend_kernel_suffix(be), op, compute, dst, a, b,
+                       err);
 }
 
 /* ------------------------------------------------------------------------
@@ -918,9 +935,11 @@ static int un_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
     return 0;
 }
 
-static int cpu_unary(tl_unop op, tl_dtype compute, const tl_strided *dst,
-                     const tl_strided *src, tl_error *err)
+static int cpu_unary(const tl_backend *be, tl_unop op, tl_dtype compute,
+                     const tl_strided *dst, const tl_strided *src,
+                     tl_error *err)
 {
+    (void)be;
     if ((unsigned)op >= (unsigned)TL_NUNOPS || !dtype_ok(compute))
         return bad_desc(err, "unop/compute");
     if (op == TL_UN_BITWISE_NOT && tl_dtype_is_floating(compute))
@@ -968,9 +987,11 @@ static int where_strip(void *vctx, int64_t n, char *const *p, const int64_t *s,
     return 0;
 }
 
-static int cpu_where(const tl_strided *dst, const tl_strided *cond,
-                     const tl_strided *a, const tl_strided *b, tl_error *err)
+static int cpu_where(const tl_backend *be, const tl_strided *dst,
+                     const tl_strided *cond, const tl_strided *a,
+                     const tl_strided *b, tl_error *err)
 {
+    (void)be;
     const tl_strided *ops[4] = {dst, cond, a, b};
     nd_iter it;
     if (nd_init(&it, 4, ops, err) < 0)
@@ -982,7 +1003,7 @@ static int cpu_where(const tl_strided *dst, const tl_strided *cond,
 }
 
 /* ------------------------------------------------------------------------
- * index_select
+ * gather and scatter
  * ---------------------------------------------------------------------- */
 
 static void copy_elem(tl_dtype dd, char *d, tl_dtype sd, const char *s)
@@ -995,10 +1016,11 @@ static void copy_elem(tl_dtype dd, char *d, tl_dtype sd, const char *s)
         sti[dd](d, ldi[sd](s));
 }
 
-static int cpu_index_select(const tl_strided *dst, const tl_strided *src,
-                            int dim, const int64_t *index, int64_t n_index,
-                            tl_error *err)
+static int cpu_gather(const tl_backend *be, const tl_strided *dst,
+                      const tl_strided *src, int dim, const int64_t *index,
+                      int64_t n_index, tl_error *err)
 {
+    (void)be;
     int nd = src->ndim;
     if (nd < 1 || nd > TL_MAX_DIMS || dst->ndim != nd || dim < 0 || dim >= nd ||
         !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n_index < 0 ||
@@ -1022,6 +1044,10 @@ static int cpu_index_select(const tl_strided *dst, const tl_strided *src,
     }
     if (empty)
         return 0;
+    int fast = tl_cpu_loops_enabled()
+        ? tl_cpu_loops_index_select(dst, src, dim, index, n_index, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     for (int64_t k = 0; k < n_index; k++)
         if (index[k] < 0 || index[k] >= src->sizes[dim])
             return tl_error_set(err, TL_ERR_INTERNAL,
@@ -1037,6 +1063,70 @@ static int cpu_index_select(const tl_strided *dst, const tl_strided *src,
     for (;;) {
         for (int64_t k = 0; k < n_index; k++)
             copy_elem(dst->dtype, dp + k * dk, src->dtype, sp + index[k] * sk);
+        if (!step2(no, idx, osizes, &dp, dstr, &sp, sstr))
+            return 0;
+    }
+}
+
+/* dst[..., index[k], ...] (op)= src[..., k, ...] for k ascending: with
+ * SET the last duplicate wins, with ADD the sums accumulate in k order
+ * (computed in dst's dtype: double for floating, wrapping int64 else). */
+static int cpu_scatter(const tl_backend *be, tl_scatter_mode mode,
+                       const tl_strided *dst, const tl_strided *src, int dim,
+                       const int64_t *index, int64_t n_index, tl_error *err)
+{
+    (void)be;
+    int nd = dst->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || src->ndim != nd || dim < 0 || dim >= nd ||
+        !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n_index < 0 ||
+        src->sizes[dim] != n_index ||
+        (mode != TL_SCATTER_SET && mode != TL_SCATTER_ADD))
+        return bad_desc(err, "scatter shape");
+    int64_t osizes[TL_MAX_DIMS], dstr[TL_MAX_DIMS], sstr[TL_MAX_DIMS];
+    size_t disz = tl_dtype_size(dst->dtype), sisz = tl_dtype_size(src->dtype);
+    int no = 0;
+    bool empty = n_index == 0;
+    for (int d = 0; d < nd; d++) {
+        if (d == dim)
+            continue;
+        if (dst->sizes[d] != src->sizes[d] || src->sizes[d] < 0)
+            return bad_desc(err, "scatter sizes");
+        if (src->sizes[d] == 0)
+            empty = true;
+        osizes[no] = src->sizes[d];
+        dstr[no] = bstride(dst->strides[d], disz);
+        sstr[no] = bstride(src->strides[d], sisz);
+        no++;
+    }
+    if (empty)
+        return 0;
+    for (int64_t k = 0; k < n_index; k++)
+        if (index[k] < 0 || index[k] >= dst->sizes[dim])
+            return tl_error_set(err, TL_ERR_INTERNAL,
+                                "backend: index %lld out of range",
+                                (long long)index[k]);
+    if (!dst->data || !src->data)
+        return bad_desc(err, "null data");
+    int64_t dk = dst->strides[dim] * (int64_t)disz;
+    int64_t sk = src->strides[dim] * (int64_t)sisz;
+    int64_t idx[TL_MAX_DIMS] = {0};
+    char *dp = dst->data;
+    const char *sp = src->data;
+    tl_dtype dd = dst->dtype, sd = src->dtype;
+    bool fl = tl_dtype_is_floating(dd);
+    for (;;) {
+        for (int64_t k = 0; k < n_index; k++) {
+            char *d = dp + index[k] * dk;
+            const char *e = sp + k * sk;
+            if (mode == TL_SCATTER_SET)
+                copy_elem(dd, d, sd, e);
+            else if (dd == TL_BOOL)
+                sti[dd](d, (ldi[dd](d) != 0) | (ldi[sd](e) != 0));
+            else if (fl)
+                stf[dd](d, round_to(dd, ldf[dd](d) + ldf[sd](e)));
+            else
+                sti[dd](d, (int64_t)((uint64_t)ldi[dd](d) + (uint64_t)ldi[sd](e)));
+        }
         if (!step2(no, idx, osizes, &dp, dstr, &sp, sstr))
             return 0;
     }
@@ -1162,24 +1252,22 @@ static int64_t count_mul(int64_t a, int64_t b)
     return tl_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-/* Count n more elements done; about every million, poll the op's deadline
- * (-1 with a limit error once it has passed). */
+/* Count n more elements done; every TL_DEADLINE_POLL, poll the op's
+ * deadline (-1 with a limit error once it has passed). */
 static int poll_deadline(int64_t *since_check, int64_t n, tl_error *err)
 {
     *since_check += n;
-    if (*since_check < (1 << 20))
+    if (*since_check < TL_DEADLINE_POLL)
         return 0;
     *since_check = 0;
-    if (tl_deadline_passed())
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "time limit exceeded (%g s per op; see --timeout)",
-                            tl_deadline_budget());
-    return 0;
+    return tl_context_deadline_check(err);
 }
 
-static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
-                      const tl_strided *src, uint64_t reduce_mask, tl_error *err)
+static int cpu_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
+                      const tl_strided *dst, const tl_strided *src,
+                      uint64_t reduce_mask, tl_error *err)
 {
+    (void)be;
     int nd = src->ndim;
     if ((unsigned)op >= TL_NREDOPS || !dtype_ok(compute) || nd < 0 ||
         nd > TL_MAX_DIMS || dst->ndim != nd || !dtype_ok(dst->dtype) ||
@@ -1229,6 +1317,10 @@ static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
                             redop_name(op));
     if (!dst->data || (nred > 0 && !src->data))
         return bad_desc(err, "null data");
+    int fast = tl_cpu_loops_enabled()
+        ? tl_cpu_loops_reduce(op, compute, dst, src, reduce_mask, err) : 0;
+    if (fast)
+        return fast < 0 ? -1 : 0;
     /* all/any test each element for truth (v != 0, NaN true) in the
      * source dtype: a float must never be narrowed to an integer first
      * (0.5 is true). Every other op folds in `compute`. */
@@ -1279,41 +1371,167 @@ static int cpu_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
 }
 
 /* ------------------------------------------------------------------------
+ * sort / topk
+ * ---------------------------------------------------------------------- */
+
+/* One element of a row being sorted: its key and its position. NaN is
+ * the largest value, as PyTorch's sort and topk order it. */
+typedef struct sort_item {
+    double f;
+    int64_t i;
+    int64_t pos;
+    bool nan;
+} sort_item;
+
+/* a before b? Stable in either direction: ties keep their positions. */
+static bool sort_before(const sort_item *a, const sort_item *b, bool fl,
+                        bool desc)
+{
+    int c;
+    if (fl && (a->nan || b->nan))
+        c = a->nan == b->nan ? 0 : a->nan ? 1 : -1;
+    else if (fl)
+        c = a->f < b->f ? -1 : a->f > b->f ? 1 : 0;
+    else
+        c = a->i < b->i ? -1 : a->i > b->i ? 1 : 0;
+    if (desc)
+        c = -c;
+    return c ? c < 0 : a->pos < b->pos;
+}
+
+/* merge sort of v[0..n) using tmp[0..n) */
+static void sort_merge(sort_item *v, sort_item *tmp, int64_t n, bool fl,
+                       bool desc)
+{
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n;
+            int64_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                tmp[o++] = sort_before(&v[j], &v[i], fl, desc) ? v[j++] : v[i++];
+            while (i < mid)
+                tmp[o++] = v[i++];
+            while (j < hi)
+                tmp[o++] = v[j++];
+        }
+        memcpy(v, tmp, sizeof *v * (size_t)n);
+    }
+}
+
+static int cpu_sort(const tl_backend *be, const tl_strided *vals,
+                    const tl_strided *idx, const tl_strided *src, int dim,
+                    bool descending, int64_t k, tl_error *err)
+{
+    (void)be;
+    int nd = src->ndim;
+    if (nd < 0 || nd > TL_MAX_DIMS || vals->ndim != nd || idx->ndim != nd ||
+        (nd > 0 && (dim < 0 || dim >= nd)) || !dtype_ok(src->dtype) ||
+        vals->dtype != src->dtype || !dtype_ok(idx->dtype))
+        return bad_desc(err, "sort shape");
+    int64_t n = nd ? src->sizes[dim] : 1;
+    if (k < 0 || k > n || (nd && (vals->sizes[dim] != k || idx->sizes[dim] != k)))
+        return bad_desc(err, "sort k");
+    int64_t rows = 1;
+    for (int d = 0; d < nd; d++) {
+        if (d != dim && (vals->sizes[d] != src->sizes[d] ||
+                         idx->sizes[d] != src->sizes[d]))
+            return bad_desc(err, "sort sizes");
+        if (d != dim)
+            rows *= src->sizes[d];
+    }
+    if (n == 0 || rows == 0 || k == 0)
+        return 0;
+    size_t isz = tl_dtype_size(src->dtype);
+    bool fl = tl_dtype_is_floating(src->dtype);
+    int64_t ss = nd ? src->strides[dim] : 0, vs = nd ? vals->strides[dim] : 0;
+    int64_t is = nd ? idx->strides[dim] : 0;
+    sort_item *row = malloc(sizeof *row * (size_t)n * 2);
+    if (!row)
+        return tl_error_set(err, TL_ERR_RUNTIME, "out of host memory");
+    int64_t since_check = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        /* the row's base offsets: r in row-major order over dims != dim */
+        int64_t rem = r, so = 0, vo = 0, io = 0;
+        for (int d = nd - 1; d >= 0; d--) {
+            if (d == dim)
+                continue;
+            int64_t i = rem % src->sizes[d];
+            rem /= src->sizes[d];
+            so += i * src->strides[d];
+            vo += i * vals->strides[d];
+            io += i * idx->strides[d];
+        }
+        const char *sp = (const char *)src->data + so * (int64_t)isz;
+        for (int64_t j = 0; j < n; j++) {
+            const char *e = sp + j * ss * (int64_t)isz;
+            row[j].pos = j;
+            if (fl) {
+                row[j].f = ldf[src->dtype](e);
+                row[j].nan = isnan(row[j].f);
+            } else {
+                row[j].i = ldi[src->dtype](e);
+                row[j].nan = false;
+            }
+        }
+        sort_merge(row, row + n, n, fl, descending);
+        char *vp = (char *)vals->data + vo * (int64_t)isz;
+        char *ip = (char *)idx->data + io * (int64_t)tl_dtype_size(idx->dtype);
+        for (int64_t j = 0; j < k; j++) {
+            memcpy(vp + j * vs * (int64_t)isz, sp + row[j].pos * ss * (int64_t)isz,
+                   isz);
+            sti[idx->dtype](ip + j * is * (int64_t)tl_dtype_size(idx->dtype),
+                            row[j].pos);
+        }
+        if (poll_deadline(&since_check, n, err) < 0) {
+            free(row);
+            return -1;
+        }
+    }
+    free(row);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
  * The two backends
  * ---------------------------------------------------------------------- */
 
-static const tl_backend cpu_backend = {
-    .name = "cpu",
-    .device = {TL_DEV_CPU, 0},
-    .emulated = false,
+static const tl_backend_ops cpu_ops = {
     .alloc = cpu_alloc,
     .free = cpu_free,
     .to_host = cpu_memcpy,
     .from_host = cpu_memcpy,
+    .copy_d2d = cpu_memcpy,
+    .sync = NULL,       /* nothing is ever queued */
+    .host_alloc = NULL, /* host memory is host memory: calloc */
+    .host_free = NULL,
     .copy_strided = cpu_copy_strided,
     .fill = cpu_fill,
     .binary = cpu_binary,
     .unary = cpu_unary,
     .where = cpu_where,
-    .index_select = cpu_index_select,
+    .gather = cpu_gather,
+    .scatter = cpu_scatter,
     .reduce = cpu_reduce,
+    .sort = cpu_sort,
+};
+
+/* Both share the kernels; the device (and so PyTorch's kernel names, e.g.
+ * "lshift_cuda") comes from the handle. */
+static const tl_backend cpu_backend = {
+    .name = "cpu",
+    .device = {TL_DEV_CPU, 0},
+    .caps = TL_BACKEND_CAP_HOST_MEMORY,
+    .ops = &cpu_ops,
+    .ctx = NULL,
 };
 
 static const tl_backend cuda_emulated_backend = {
     .name = "cuda-emulated",
     .device = {TL_DEV_CUDA, 0},
-    .emulated = true,
-    .alloc = cpu_alloc,
-    .free = cpu_free,
-    .to_host = cpu_memcpy,
-    .from_host = cpu_memcpy,
-    .copy_strided = cpu_copy_strided,
-    .fill = cpu_fill,
-    .binary = cuda_emu_binary,
-    .unary = cpu_unary,
-    .where = cpu_where,
-    .index_select = cpu_index_select,
-    .reduce = cpu_reduce,
+    .caps = TL_BACKEND_CAP_HOST_MEMORY,
+    .ops = &cpu_ops,
+    .ctx = NULL,
 };
 
 const tl_backend *tl_backend_cpu(void)

@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "bind.h"
-#include "interp.h"
 #include "ops.h"
 #include "util.h"
 #include "view.h"
@@ -130,11 +130,6 @@ static int limit_error(tl_error *err)
                         (long long)MAX_INDEX_ELEMS);
 }
 
-static bool host_backend(const tl_backend *be)
-{
-    return be->device.kind == TL_DEV_CPU || be->emulated;
-}
-
 /* ------------------------------------------------------------------ */
 /* host reads and list -> tensor conversion                            */
 /* ------------------------------------------------------------------ */
@@ -147,15 +142,11 @@ static int64_t *read_all_i64(const tl_tensor *t, int64_t *n, tl_error *err)
         limit_error(err);
         return NULL;
     }
-    tl_tensor *h = NULL;
-    const tl_tensor *src = t;
-    if (!host_backend(tl_tensor_backend(t))) {
-        h = tl_ops_to((tl_tensor *)t, tl_backend_cpu(), t->dtype, true,
-                      TL_MEMFMT_CONTIGUOUS, err);
-        if (!h)
-            return NULL;
-        src = h;
-    }
+    /* one host read (a device tensor: one copy, one transfer) */
+    tl_tensor *h = tl_tensor_read_host(t, err);
+    if (!h)
+        return NULL;
+    const tl_tensor *src = h;
     int64_t *out = tl_xmalloc(sizeof(int64_t) * (size_t)(numel > 0 ? numel : 1));
     /* walk the strided layout directly (host memory) */
     const char *base = (const char *)src->storage->data;
@@ -164,14 +155,7 @@ static int64_t *read_all_i64(const tl_tensor *t, int64_t *n, tl_error *err)
     int64_t off = src->offset;
     for (int64_t k = 0; k < numel; k++) {
         out[k] = tl_dtype_load_i64(src->dtype, base + (size_t)off * isz);
-        for (int d = src->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < src->sizes[d]) {
-                off += src->strides[d];
-                break;
-            }
-            off -= (idx[d] - 1) * src->strides[d];
-            idx[d] = 0;
-        }
+        tl_shape_next(src->ndim, src->sizes, idx, src->strides, &off);
     }
     tl_tensor_release(h);
     *n = numel;
@@ -408,7 +392,7 @@ static bool is_bool_scalar_tensor(const tl_tensor *t)
 static int geom_unsqueeze(ctx *c, int64_t dim, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, c->ndim + 1, &d, err))
+    if (tl_shape_wrap_dim(dim, c->ndim + 1, &d, err))
         return -1;
     if (c->ndim >= TL_MAX_DIMS)
         return tl_error_set(err, TL_ERR_LIMIT, "tensors with more than %d "
@@ -537,7 +521,7 @@ static int geom_slice(ctx *c, int dim, const tl_value *sl, tl_error *err)
         return tl_error_set(err, TL_ERR_INDEX, "slice() cannot be applied to "
                             "a 0-dim tensor.");
     int d;
-    if (tl_wrap_dim(dim, c->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, c->ndim, &d, err))
         return -1;
     int64_t size = c->sizes[d];
     /* applySlice's no-op shortcut (raw start 0, explicit stop == size) */
@@ -785,7 +769,7 @@ static int expand_indices(ctx *c, tl_error *err)
         if (r->is_mask) {
             for (int j = 0; j < t->ndim; j++) {
                 int src = rsize + j, dd;
-                if (!c->np && tl_wrap_dim(src, c->ndim, &dd, err))
+                if (!c->np && tl_shape_wrap_dim(src, c->ndim, &dd, err))
                     return -1;
                 if (src >= c->ndim || t->sizes[j] != c->sizes[src]) {
                     tl_buf m = {0}, s = {0};
@@ -1135,7 +1119,7 @@ static void adv_layout(const ctx *c, const plan *p, int64_t *out)
         itop *o = &ops[j + 1];
         for (int i = 0; i < nd; i++)
             o->sizes[i] = i >= before && i < before + nb ? p->bsizes[i - before] : 1;
-        bool ok = tl_view_compute_stride(nb, p->bsizes, est, nd, o->sizes,
+        bool ok = tl_shape_compute_stride(nb, p->bsizes, est, nd, o->sizes,
                                          o->strides);
         TL_ASSERT(ok); /* inserting size-1 dims always has a view */
     }
@@ -1166,7 +1150,7 @@ static int walk_offsets(const ctx *c, const plan *p, chunk_fn fn, void *arg,
         if (fill == GATHER_CHUNK || e == p->rnumel - 1) {
             rc = fn(buf, fill, start, arg, err);
             if (rc == 0)
-                rc = tl_interp_check_deadline(err);
+                rc = tl_context_deadline_check(err);
             if (rc)
                 break;
             start += fill;
@@ -1199,39 +1183,33 @@ static int gather_chunk(const int64_t *offs, int64_t n, int64_t start,
     tl_strided s = {g->src->storage->data, g->src->dtype, 1, &nelem, &one};
     tl_strided d = {(char *)tl_tensor_addr(g->dst) + (size_t)start * isz,
                     g->dst->dtype, 1, &dsz, &one};
-    return be->index_select(&d, &s, 0, offs, n, err);
+    return tl_backend_gather(be, &d, &s, 0, offs, n, err);
 }
 
 typedef struct scatter_arg {
-    char *base;               /* host image of the destination storage */
-    const char *vals;         /* host values, row-major, dst dtype */
-    size_t isz;
-    tl_dtype dtype;
+    tl_tensor *dst;           /* the indexed tensor (its whole storage) */
+    const tl_tensor *vals;    /* the values, contiguous, dst's dtype */
     bool accumulate;          /* index_put_(accumulate=True): add */
 } scatter_arg;
 
+/* dst's storage[offs[i]] (+)= vals[start + i]: one scatter kernel on the
+ * device per chunk, duplicates resolved in order (the last write wins, or
+ * the sums accumulate in order), as the CPU does. */
 static int scatter_chunk(const int64_t *offs, int64_t n, int64_t start,
                          void *arg, tl_error *err)
 {
     scatter_arg *s = arg;
-    for (int64_t i = 0; i < n; i++) {
-        char *d = s->base + (size_t)offs[i] * s->isz;
-        const char *v = s->vals + (size_t)(start + i) * s->isz;
-        if (!s->accumulate) {
-            memcpy(d, v, s->isz);
-        } else if (tl_dtype_is_floating(s->dtype)) {
-            tl_dtype_store_f64(s->dtype, d, tl_dtype_load_f64(s->dtype, d) +
-                                                tl_dtype_load_f64(s->dtype, v));
-        } else if (s->dtype == TL_BOOL) {
-            tl_dtype_store_i64(s->dtype, d, tl_dtype_load_i64(s->dtype, d) |
-                                                tl_dtype_load_i64(s->dtype, v));
-        } else {
-            tl_dtype_store_i64(s->dtype, d,
-                               (int64_t)((uint64_t)tl_dtype_load_i64(s->dtype, d) +
-                                         (uint64_t)tl_dtype_load_i64(s->dtype, v)));
-        }
-    }
-    return 0;
+    tl_tensor *x = s->dst;
+    size_t isz = tl_dtype_size(x->dtype);
+    int64_t one = 1;
+    int64_t nelem = (int64_t)(x->storage->nbytes / isz);
+    int64_t vsz = n;
+    tl_strided d = {x->storage->data, x->dtype, 1, &nelem, &one};
+    tl_strided v = {(char *)tl_tensor_addr(s->vals) + (size_t)start * isz,
+                    s->vals->dtype, 1, &vsz, &one};
+    return tl_backend_scatter(tl_tensor_backend(x),
+                              s->accumulate ? TL_SCATTER_ADD : TL_SCATTER_SET,
+                              &d, &v, 0, offs, n, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1257,7 +1235,7 @@ static tl_tensor *sliced_view(const ctx *c)
 
 static tl_value *wrap_out(bool np, tl_tensor *t)
 {
-    return np ? tl_ndarray_value(t) : tl_tensor_value(t);
+    return np ? tl_value_ndarray(t) : tl_value_tensor(t);
 }
 
 /* numpy scalar: a[i, j] with only integers */
@@ -1343,7 +1321,7 @@ tl_value *tl_index_get(tl_value *obj, tl_value *index, tl_error *err)
             tl_strided d = tl_tensor_strided(r2 ? r2 : r),
                        s = tl_tensor_strided(r);
             if (!r2 || (p.rnumel > 0 &&
-                        tl_tensor_backend(x)->copy_strided(&d, &s, err) < 0)) {
+                        tl_backend_copy_strided(tl_tensor_backend(x), &d, &s, err) < 0)) {
                 if (r2)
                     tl_tensor_release(r2);
                 tl_tensor_release(r);
@@ -1550,7 +1528,6 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
     memset(&p, 0, sizeof p);
     int rc = -1;
     tl_tensor *src = NULL, *vs = NULL;
-    char *host = NULL, *vals = NULL;
     if (!c->np) {
         /* VariableType's check_inplace on the sliced tensor */
         tl_tensor *probe = c->same ? tl_tensor_retain(x) : sliced_view(c);
@@ -1636,43 +1613,14 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
         rc = -1;
     }
     if (p.rnumel > 0) {
-        const tl_backend *be = tl_tensor_backend(x);
-        size_t isz = tl_dtype_size(x->dtype);
-        size_t nbytes = x->storage->nbytes;
-        size_t vbytes = (size_t)p.rnumel * isz;
-        scatter_arg s;
-        s.isz = isz;
-        s.dtype = x->dtype;
-        s.accumulate = accumulate;
-        if (host_backend(be)) {
-            s.base = x->storage->data;
-            s.vals = tl_tensor_addr(src);
-            if (walk_offsets(c, &p, scatter_chunk, &s, err))
-                goto out;
-        } else {
-            host = malloc(nbytes > 0 ? nbytes : 1);
-            vals = malloc(vbytes > 0 ? vbytes : 1);
-            if (!host || !vals) {
-                tl_error_set(err, TL_ERR_RUNTIME, "out of host memory for an "
-                             "index assignment");
-                goto out;
-            }
-            if (be->to_host(host, x->storage->data, nbytes, err) ||
-                be->to_host(vals, tl_tensor_addr(src), vbytes, err))
-                goto out;
-            s.base = host;
-            s.vals = vals;
-            if (walk_offsets(c, &p, scatter_chunk, &s, err) ||
-                be->from_host(x->storage->data, host, nbytes, err))
-                goto out;
-        }
+        scatter_arg s = {x, src, accumulate};
+        if (walk_offsets(c, &p, scatter_chunk, &s, err))
+            goto out;
     }
     if (!c->np)
-        tl_bump_version(x);
+        tl_tensor_bump_version(x);
     rc = 0;
 out:
-    free(host);
-    free(vals);
     free(p.adv_off);
     tl_tensor_release(src);
     tl_tensor_release(vs);
@@ -1788,7 +1736,7 @@ static tl_tensor *gather_offsets(const tl_tensor *x, int ndim,
     for (int64_t s = 0; s < n; s += GATHER_CHUNK) {
         int64_t k = n - s < GATHER_CHUNK ? n - s : GATHER_CHUNK;
         if (gather_chunk(offs + s, k, s, &g, err) ||
-            tl_interp_check_deadline(err)) {
+            tl_context_deadline_check(err)) {
             tl_tensor_release(r);
             return NULL;
         }
@@ -1808,14 +1756,7 @@ static int64_t *all_offsets(const tl_tensor *t, int64_t *n, tl_error *err)
     int64_t idx[TL_MAX_DIMS] = {0}, off = t->offset;
     for (int64_t k = 0; k < numel; k++) {
         o[k] = off;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < t->sizes[d]) {
-                off += t->strides[d];
-                break;
-            }
-            off -= (idx[d] - 1) * t->strides[d];
-            idx[d] = 0;
-        }
+        tl_shape_next(t->ndim, t->sizes, idx, t->strides, &off);
     }
     *n = numel;
     return o;
@@ -1825,7 +1766,7 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
                            const tl_tensor *index, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
     if (index->ndim > 1) {
         tl_error_set(err, TL_ERR_INDEX, "index_select(): Index is supposed "
@@ -1867,11 +1808,7 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
         for (int q = 0; q < t->ndim; q++)
             off += (q == d ? iv[idx[q]] : idx[q]) * t->strides[q];
         offs[k] = off;
-        for (int q = t->ndim - 1; q >= 0; q--) {
-            if (++idx[q] < rs[q])
-                break;
-            idx[q] = 0;
-        }
+        tl_shape_next(t->ndim, rs, idx, NULL, NULL);
     }
     tl_tensor *r = gather_offsets(t, t->ndim, rs, offs, rn, err);
     free(offs);
@@ -1883,7 +1820,7 @@ tl_tensor *tl_index_gather(const tl_tensor *t, int64_t dim,
                            const tl_tensor *index, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err))
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
     int64_t n = tl_tensor_numel(index);
     if (n > 0 && index->dtype != TL_INT64) {
@@ -1933,11 +1870,7 @@ tl_tensor *tl_index_gather(const tl_tensor *t, int64_t dim,
         for (int q = 0; q < t->ndim; q++)
             off += (q == d ? iv[k] : idx[q]) * t->strides[q];
         offs[k] = off;
-        for (int q = index->ndim - 1; q >= 0; q--) {
-            if (++idx[q] < index->sizes[q])
-                break;
-            idx[q] = 0;
-        }
+        tl_shape_next(index->ndim, index->sizes, idx, NULL, NULL);
     }
     tl_tensor *r = gather_offsets(t, index->ndim, index->sizes, offs, n, err);
     free(offs);
@@ -1989,7 +1922,7 @@ tl_tensor *tl_index_masked_select(const tl_tensor *t, const tl_tensor *mask,
         return NULL;
     }
     int64_t shape[TL_MAX_DIMS];
-    int nd = tl_view_broadcast_shapes(mask->ndim, mask->sizes, t->ndim,
+    int nd = tl_shape_broadcast(mask->ndim, mask->sizes, t->ndim,
                                       t->sizes, shape, err);
     if (nd < 0)
         return NULL;
@@ -2021,15 +1954,23 @@ tl_tensor *tl_index_nonzero(const tl_tensor *t, tl_error *err)
     if (!v)
         return NULL;
     if (tl_dtype_is_floating(t->dtype)) {
-        /* nonzero of floats: re-read as doubles (0.5 is non-zero) */
-        for (int64_t k = 0; k < n; k++) {
+        /* nonzero of floats: re-read as doubles (0.5 is non-zero), from
+         * one host read */
+        tl_tensor *h = tl_tensor_read_host(t, err);
+        for (int64_t k = 0; h && k < n; k++) {
             double d;
-            if (tl_tensor_get_f64(t, k, &d, err)) {
-                free(v);
-                return NULL;
+            if (tl_tensor_get_f64(h, k, &d, err)) {
+                tl_tensor_release(h);
+                h = NULL;
+                break;
             }
             v[k] = d != 0;
         }
+        if (!h) {
+            free(v);
+            return NULL;
+        }
+        tl_tensor_release(h);
     }
     int64_t cnt = 0;
     for (int64_t k = 0; k < n; k++)
@@ -2055,7 +1996,7 @@ tl_tensor *tl_index_nonzero(const tl_tensor *t, tl_error *err)
     const tl_backend *be = tl_tensor_backend(t);
     tl_tensor *r = tl_tensor_new_strided(be, TL_INT64, 2, sizes, strides, err);
     if (r && total > 0 &&
-        be->from_host(r->storage->data, data, sizeof(int64_t) * (size_t)total,
+        tl_backend_from_host(be, r->storage->data, data, sizeof(int64_t) * (size_t)total,
                       err)) {
         tl_tensor_release(r);
         r = NULL;

@@ -1,8 +1,9 @@
-/* numpy.h - the NumPy side of the op language: ndarray values, x.numpy(),
- * torch.from_numpy / as_tensor / asarray, np.array / asarray / arange /
- * zeros / ones / shares_memory / may_share_memory, and ndarray attributes.
+/* numpy.h - NumPy buffer interop on tensor headers: x.numpy(),
+ * torch.from_numpy, NumPy's memory orders and contiguity, and overlap
+ * (np.shares_memory). The Python side (ndarray values, np.* functions,
+ * ndarray attributes) is py/bind_numpy.h.
  *
- * An ndarray is a TL_V_NDARRAY value whose tl_tensor header holds sizes,
+ * An ndarray is a tl_tensor header (in a TL_V_NDARRAY value) holding sizes,
  * strides (in ELEMENTS internally, like tensors) and offset over a storage;
  * `a.strides` reports bytes. x.numpy() shares x's storage object; a tensor
  * made by torch.from_numpy(a) gets a NEW storage object that borrows the
@@ -15,10 +16,8 @@
 
 #include <stdbool.h>
 
-#include "bind.h"
 #include "err.h"
 #include "tensor.h"
-#include "value.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,7 +26,11 @@ extern "C" {
 /* x.numpy(): TypeError for non-CPU tensors and bfloat16, RuntimeError for
  * tensors that require grad (reference sheet 12). force=true copies to
  * the CPU and drops grad instead of failing. */
-tl_value *tl_numpy_from_tensor(const tl_tensor *t, bool force, tl_error *err);
+tl_tensor *tl_numpy_from_tensor(const tl_tensor *t, bool force, tl_error *err);
+/* Those checks alone (np.asarray(tensor) applies them too). */
+int tl_numpy_check(const tl_tensor *t, bool force, tl_error *err);
+/* An array's header flags: no grad, a leaf, not a view of a grad leaf. */
+void tl_numpy_plain_header(tl_tensor *a);
 /* torch.from_numpy(a): a tensor on a new storage object borrowing the
  * bytes of a's memory from its first to its last reachable element (same
  * sizes and strides, offset 0, fresh version counter); a numel-0 array
@@ -39,11 +42,18 @@ tl_tensor *tl_numpy_to_tensor(const tl_tensor *arr, tl_error *err);
  * numel-0 operands share nothing. */
 bool tl_numpy_overlap(const tl_tensor *a, const tl_tensor *b, bool exact);
 
-/* Binding tables (listed by bind_create.c). */
-extern const tl_binding tl_numpy_np_bindings[];      /* TL_BIND_NUMPY */
-extern const tl_binding tl_numpy_ndarray_bindings[]; /* TL_BIND_NDARRAY */
-extern const tl_binding tl_numpy_torch_bindings[];   /* TL_BIND_TORCH */
-extern const tl_binding tl_numpy_method_bindings[];  /* TL_BIND_METHOD */
+/* NumPy's contiguity flags (relaxed strides: size-1 axes are ignored, an
+ * empty array is both C- and F-contiguous). Strides in elements. */
+bool tl_numpy_contig(const tl_tensor *t, bool fortran);
+/* Strides (elements) for a dense array of t's shape whose axes, from the
+ * outermost, are perm[0..ndim). */
+void tl_numpy_strides_in_order(const tl_tensor *t, const int *perm,
+                               int64_t *strides);
+/* The strides of a new array made like t in numpy order 'C', 'F', 'A' or
+ * 'K' (PyArray_NewLikeArray; all zeros for an empty array). */
+void tl_numpy_order_strides(const tl_tensor *t, char order, int64_t *strides);
+/* A new empty array: NumPy zeroes the strides of what it allocates. */
+void tl_numpy_fresh_strides(tl_tensor *t);
 
 #ifdef __cplusplus
 }

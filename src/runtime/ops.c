@@ -33,31 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind.h"
 #include "ops.h"
-#include "view.h"
-
-/* ===================================================================== */
-/* CUDA backend used for device 'cuda'                                    */
-/* ===================================================================== */
-
-/* Process-wide, set only before any thread starts (unit tests); read-only
- * while `tlab grade --jobs` runs interpreters in threads. */
-static const tl_backend *cuda_backend_override;
-static bool cuda_backend_set;
-
-void tl_ops_set_cuda_backend(const tl_backend *be)
-{
-    cuda_backend_override = be;
-    cuda_backend_set = true;
-}
-
-const tl_backend *tl_ops_cuda_backend(void)
-{
-    if (cuda_backend_set)
-        return cuda_backend_override;
-    return NULL;
-}
+#include "shape.h"
 
 /* ===================================================================== */
 /* small helpers                                                          */
@@ -65,7 +42,7 @@ const tl_backend *tl_ops_cuda_backend(void)
 
 static bool same_device(tl_device a, tl_device b)
 {
-    return a.kind == b.kind && a.index == b.index;
+    return tl_device_same(a, b);
 }
 
 /* PyTorch's "Expected all tensors to be on the same device" RuntimeError
@@ -292,18 +269,15 @@ static void *scratch_alloc(scratch *s, const tl_backend *be, size_t n,
                            tl_error *err)
 {
     s->be = be;
-    s->p = be->alloc(n ? n : 1);
-    if (!s->p)
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "DefaultCPUAllocator: not enough memory: you tried to allocate %zu bytes.",
-                     n);
+    s->p = NULL;
+    if (tl_backend_alloc(be, n ? n : 1, &s->p, err) < 0)
+        s->p = NULL;
     return s->p;
 }
 
 static void scratch_free(scratch *s)
 {
-    if (s->p)
-        s->be->free(s->p);
+    tl_backend_free(s->be, s->p);
     s->p = NULL;
 }
 
@@ -320,7 +294,7 @@ static void *scratch_scalar(scratch *s, const tl_backend *be, tl_dtype dt,
     void *p = scratch_alloc(s, be, tl_dtype_size(dt), err);
     if (!p)
         return NULL;
-    if (be->from_host(p, host, tl_dtype_size(dt), err) < 0) {
+    if (tl_backend_from_host(be, p, host, tl_dtype_size(dt), err) < 0) {
         scratch_free(s);
         return NULL;
     }
@@ -352,11 +326,7 @@ static const int64_t zero_strides[TL_MAX_DIMS];
 
 /* One input of an elementwise op: a tensor, or a Python number (a
  * "wrapped number": int -> Long, float -> Double (weak), bool -> Bool). */
-typedef struct opnd {
-    const tl_tensor *t; /* NULL for a Python number */
-    tl_scalar s;
-    tl_dtype sdt;       /* the number's own dtype (Long/Double/Bool) */
-} opnd;
+typedef tl_operand opnd; /* ops.h */
 
 static opnd opnd_tensor(const tl_tensor *t)
 {
@@ -392,6 +362,11 @@ static opnd opnd_bool(bool b)
     o.sdt = TL_BOOL;
     return o;
 }
+
+tl_operand tl_ops_operand_tensor(const tl_tensor *t) { return opnd_tensor(t); }
+tl_operand tl_ops_operand_int(int64_t i) { return opnd_int(i); }
+tl_operand tl_ops_operand_float(double f) { return opnd_float(f); }
+tl_operand tl_ops_operand_bool(bool b) { return opnd_bool(b); }
 
 static tl_dtype opnd_dtype(const opnd *o)
 {
@@ -544,7 +519,7 @@ static int opnd_strided(const opnd *o, const tl_backend *be, int nd,
                         tl_strided *out, tl_error *err)
 {
     sc->p = NULL;
-    if (o->t && same_device(tl_tensor_device(o->t), be->device)) {
+    if (o->t && same_device(tl_tensor_device(o->t), tl_backend_device(be))) {
         broadcast_strides(o->t, nd, shape, stbuf);
         *out = strided_make(tl_tensor_addr(o->t), o->t->dtype, nd, shape, stbuf);
         return 0;
@@ -619,41 +594,7 @@ static int copy_into(const tl_tensor *dst, const tl_tensor *src,
     tl_strided d = strided_of(dst);
     tl_strided s = strided_make(tl_tensor_addr(src), src->dtype, dst->ndim,
                                 dst->sizes, sst);
-    if (same_device(tl_tensor_device(dst), tl_tensor_device(src)) && dbe == sbe)
-        return dbe->copy_strided(&d, &s, err);
-
-    /* cross-device: src -> dense (src device) -> host -> dense (dst device)
-     * -> dst, converting the dtype on the destination device */
-    size_t isz = tl_dtype_size(src->dtype);
-    size_t bytes = (size_t)n * isz;
-    int64_t cst[TL_MAX_DIMS];
-    tl_contiguous_strides(dst->ndim, dst->sizes, cst);
-    scratch s1 = {0}, s2 = {0};
-    void *host = NULL;
-    int rc = -1;
-    if (!scratch_alloc(&s1, sbe, bytes, err))
-        goto out;
-    tl_strided c1 = strided_make(s1.p, src->dtype, dst->ndim, dst->sizes, cst);
-    if (sbe->copy_strided(&c1, &s, err) < 0)
-        goto out;
-    host = malloc(bytes);
-    if (!host) {
-        tl_error_set(err, TL_ERR_RUNTIME, "out of host memory (%zu bytes)", bytes);
-        goto out;
-    }
-    if (sbe->to_host(host, s1.p, bytes, err) < 0)
-        goto out;
-    if (!scratch_alloc(&s2, dbe, bytes, err))
-        goto out;
-    if (dbe->from_host(s2.p, host, bytes, err) < 0)
-        goto out;
-    tl_strided c2 = strided_make(s2.p, src->dtype, dst->ndim, dst->sizes, cst);
-    rc = dbe->copy_strided(&d, &c2, err);
-out:
-    free(host);
-    scratch_free(&s1);
-    scratch_free(&s2);
-    return rc;
+    return tl_backend_copy_between(dbe, &d, sbe, &s, err);
 }
 
 /* A fresh tensor on `be` with t's shape, dtype dt and strides st, holding
@@ -709,7 +650,7 @@ tl_tensor *tl_ops_to(tl_tensor *t, const tl_backend *be, tl_dtype dt,
 {
     if (!be)
         be = tl_tensor_backend(t);
-    bool same_dev = same_device(be->device, tl_tensor_device(t));
+    bool same_dev = same_device(tl_backend_device(be), tl_tensor_device(t));
     if (same_dev)
         be = tl_tensor_backend(t);
     if (same_dev && dt == t->dtype && !copy &&
@@ -757,7 +698,7 @@ int tl_ops_copy_(tl_tensor *dst, const tl_tensor *src, tl_error *err)
         return -1;
     if (copy_checked(dst, src, err) < 0)
         return -1;
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -767,10 +708,10 @@ int tl_ops_fill_(tl_tensor *dst, tl_scalar v, tl_error *err)
         return -1;
     if (tl_tensor_numel(dst) > 0) {
         tl_strided d = strided_of(dst);
-        if (tl_tensor_backend(dst)->fill(&d, v, err) < 0)
+        if (tl_backend_fill(tl_tensor_backend(dst), &d, v, err) < 0)
             return -1;
     }
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -891,7 +832,7 @@ static int run_binary(tl_binop op, tl_dtype compute, const tl_tensor *dst,
         goto out;
     if (opnd_strided(b, be, nd, dst->sizes, sb, &cb, &xb, err) < 0)
         goto out;
-    rc = be->binary(op, compute, &d, &xa, &xb, err);
+    rc = tl_backend_binary(be, op, compute, &d, &xa, &xb, err);
 out:
     scratch_free(&ca);
     scratch_free(&cb);
@@ -900,26 +841,18 @@ out:
 
 /* Fold alpha into b for add/sub: b*alpha (a Python number stays a number;
  * a tensor becomes a temporary). *tmp receives the temporary to release. */
-static int apply_alpha(const opnd *a, opnd *b, const tl_value *alpha,
+static int apply_alpha(const opnd *a, opnd *b, const opnd *alpha,
                        tl_tensor **tmp, tl_error *err)
 {
     *tmp = NULL;
     if (!alpha)
         return 0;
+    TL_ASSERT(!alpha->t); /* a number (the py layer checks) */
     opnd ops[2] = {*a, *b};
     tl_dtype common = result_type(ops, 2);
-    bool af = alpha->kind == TL_V_FLOAT;
-    double fa = 0;
-    int64_t ia = 0;
-    if (alpha->kind == TL_V_FLOAT)
-        fa = alpha->u.f;
-    else if (alpha->kind == TL_V_INT)
-        ia = alpha->u.i, fa = (double)ia;
-    else if (alpha->kind == TL_V_BOOL)
-        ia = alpha->u.b, fa = (double)ia;
-    else
-        return tl_error_set(err, TL_ERR_TYPE, "alpha must be a number, not %s",
-                            tl_value_type_name(alpha));
+    bool af = alpha->s.is_float;
+    double fa = alpha->s.f;
+    int64_t ia = alpha->s.i;
     if (af && !tl_dtype_is_floating(common))
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "For integral input tensors, argument alpha must not be a floating point number.");
@@ -1039,7 +972,7 @@ static int binary_inplace(tl_binop op, tl_tensor *dst, const opnd *b,
         return -1;
     if (binary_inplace_checked(op, dst, b, err) < 0)
         return -1;
-    tl_bump_version(dst);
+    tl_tensor_bump_version(dst);
     return 0;
 }
 
@@ -1140,7 +1073,7 @@ static int run_unary(tl_unop op, tl_dtype compute, const tl_tensor *dst,
     tl_strided d = strided_of(dst);
     tl_strided s = strided_make(tl_tensor_addr(src), src->dtype, dst->ndim,
                                 dst->sizes, sst);
-    return tl_tensor_backend(dst)->unary(op, compute, &d, &s, err);
+    return tl_backend_unary(tl_tensor_backend(dst), op, compute, &d, &s, err);
 }
 
 static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
@@ -1176,7 +1109,7 @@ static int unary_inplace(tl_unop op, tl_tensor *t, tl_error *err)
         return cast_error(outdt, t->dtype, err);
     if (run_unary(op, compute, t, t, err) < 0)
         return -1;
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
@@ -1219,7 +1152,7 @@ static tl_tensor *where_new(const tl_tensor *cond, const opnd *a,
         if (opnd_strided(&ops[0], be, nd, shape, s0, &c0, &x0, err) == 0 &&
             opnd_strided(&ops[1], be, nd, shape, s1, &c1, &x1, err) == 0 &&
             opnd_strided(&ops[2], be, nd, shape, s2, &c2, &x2, err) == 0)
-            rc = be->where(&d, &x0, &x1, &x2, err);
+            rc = tl_backend_where(be, &d, &x0, &x1, &x2, err);
         scratch_free(&c0);
         scratch_free(&c1);
         scratch_free(&c2);
@@ -1337,31 +1270,23 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
     if (rc < 0)
         return -1;
     grad_inplace(t, opnds_grad(ops + 1, n - 1));
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
 /* value of masked_fill: a number or a 0-d tensor */
-static int masked_value(const tl_value *v, opnd *o, bool *grad, tl_error *err)
+static int masked_value(const opnd *v, opnd *o, bool *grad, tl_error *err)
 {
     *grad = false;
-    switch (v->kind) {
-    case TL_V_INT: *o = opnd_int(v->u.i); return 0;
-    case TL_V_BOOL: *o = opnd_bool(v->u.b); return 0;
-    case TL_V_FLOAT: *o = opnd_float(v->u.f); return 0;
-    case TL_V_TENSOR:
-        if (v->u.tensor->ndim != 0)
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
-                                v->u.tensor->ndim);
-        *grad = v->u.tensor->requires_grad;
-        *o = opnd_tensor(v->u.tensor);
+    *o = *v;
+    if (!v->t)
         return 0;
-    default:
-        return tl_error_set(err, TL_ERR_TYPE,
-                            "masked_fill() received an invalid combination of arguments - got (Tensor, %s), but expected one of:\n * (Tensor mask, Tensor value)\n * (Tensor mask, Number value)",
-                            tl_value_type_name(v));
-    }
+    if (v->t->ndim != 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
+                            v->t->ndim);
+    *grad = v->t->requires_grad;
+    return 0;
 }
 
 static int check_mask(const tl_tensor *mask, tl_error *err)
@@ -1388,14 +1313,14 @@ static int masked_fill_run(tl_tensor *dst, const tl_tensor *mask,
     int rc = -1;
     if (opnd_strided(&mo, be, nd, dst->sizes, ms, &cm, &xm, err) == 0 &&
         opnd_strided(val, be, nd, dst->sizes, vs, &cv, &xv, err) == 0)
-        rc = be->where(&d, &xm, &xv, &d, err);
+        rc = tl_backend_where(be, &d, &xm, &xv, &d, err);
     scratch_free(&cm);
     scratch_free(&cv);
     return rc;
 }
 
 static int masked_fill_inplace(tl_tensor *t, const tl_tensor *mask,
-                               const tl_value *value, tl_error *err)
+                               const opnd *value, tl_error *err)
 {
     opnd val;
     bool vgrad;
@@ -1420,12 +1345,12 @@ static int masked_fill_inplace(tl_tensor *t, const tl_tensor *mask,
     if (masked_fill_run(t, mask, &val, err) < 0)
         return -1;
     grad_inplace(t, vgrad);
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }
 
 static tl_tensor *masked_fill_new(const tl_tensor *t, const tl_tensor *mask,
-                                  const tl_value *value, tl_error *err)
+                                  const opnd *value, tl_error *err)
 {
     opnd val;
     bool vgrad;
@@ -1468,21 +1393,18 @@ typedef struct redspec {
     int64_t user[TL_MAX_DIMS];
 } redspec;
 
-/* Parse dim (None / int / tuple-or-list of ints) into a mask. */
-static int parse_dims(const tl_value *dim, int ndim, redspec *rs, tl_error *err)
+/* dims[0..n) as the user wrote them (n < 0: None) into a mask. */
+static int parse_dims(int n, const int64_t *dims, int ndim, redspec *rs,
+                      tl_error *err)
 {
     rs->mask = 0;
     rs->all = false;
     rs->nuser = 0;
-    if (!dim || dim->kind == TL_V_NONE) {
+    if (n < 0) {
         rs->all = true;
         rs->mask = ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << ndim) - 1);
         return 0;
     }
-    int64_t dims[TL_MAX_DIMS];
-    int n = tl_to_int_list(dim, "dim", true, dims, TL_MAX_DIMS, err);
-    if (n < 0)
-        return -1;
     if (n == 0) { /* dim=() reduces everything (1.13) */
         rs->all = true;
         rs->mask = ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << ndim) - 1);
@@ -1490,7 +1412,7 @@ static int parse_dims(const tl_value *dim, int ndim, redspec *rs, tl_error *err)
     }
     for (int i = 0; i < n; i++) {
         int d;
-        if (tl_wrap_dim(dims[i], ndim, &d, err) < 0)
+        if (tl_shape_wrap_dim(dims[i], ndim, &d, err) < 0)
             return -1;
         if (ndim == 0)
             continue;
@@ -1538,7 +1460,7 @@ static int red_run(tl_redop op, tl_dtype compute, const tl_tensor *out,
         return 0;
     tl_strided d = strided_make(tl_tensor_addr(out), out->dtype, t->ndim, dsz, dst_);
     tl_strided s = strided_of(t);
-    return tl_tensor_backend(t)->reduce(op, compute, &d, &s, rs->mask, err);
+    return tl_backend_reduce(tl_tensor_backend(t), op, compute, &d, &s, rs->mask, err);
 }
 
 static tl_tensor *red_alloc(const tl_tensor *t, const redspec *rs, tl_dtype dt,
@@ -1656,8 +1578,8 @@ static tl_tensor *reduce_one(tl_redop op, const char *name, const tl_tensor *t,
 }
 
 /* max(dim)/min(dim): (values, indices) */
-static tl_value *reduce_pair(bool is_max, const tl_tensor *t, int dim,
-                             bool keepdim, tl_error *err)
+static int reduce_pair(bool is_max, const tl_tensor *t, int dim, bool keepdim,
+                       tl_tensor **values, tl_tensor **indices, tl_error *err)
 {
     redspec rs;
     rs.all = false;
@@ -1666,23 +1588,22 @@ static tl_value *reduce_pair(bool is_max, const tl_tensor *t, int dim,
     rs.mask = t->ndim == 0 ? 0 : (uint64_t)1 << dim;
     const char *name = is_max ? "max" : "min";
     if (red_check_nonempty(name, false, t, &rs, err) < 0)
-        return NULL;
+        return -1;
     tl_tensor *v = reduce_one(is_max ? TL_RED_MAX : TL_RED_MIN, name, t, &rs,
                               false, t->dtype, err);
     if (!v)
-        return NULL;
+        return -1;
     tl_tensor *ix = red_alloc(t, &rs, TL_INT64, err);
     if (!ix || red_run(is_max ? TL_RED_ARGMAX : TL_RED_ARGMIN, t->dtype, ix, t,
                        &rs, err) < 0) {
         tl_tensor_release(v);
         if (ix)
             tl_tensor_release(ix);
-        return NULL;
+        return -1;
     }
-    tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_tensor_value(v));
-    tl_seq_set(tup, 1, tl_tensor_value(ix));
-    return tup;
+    *values = v;
+    *indices = ix;
+    return 0;
 }
 
 /* var/std: mean of squared deviations with a correction. */
@@ -1747,7 +1668,7 @@ static int copy_region(const tl_tensor *out, int64_t elem_off, int nd,
     char *sp = (char *)tl_tensor_addr(src) + src_elem_off * (int64_t)tl_dtype_size(src->dtype);
     tl_strided d = strided_make(dp, out->dtype, nd, sizes, dstrides);
     tl_strided s = strided_make(sp, src->dtype, nd, sizes, sstrides);
-    return tl_tensor_backend(out)->copy_strided(&d, &s, err);
+    return tl_backend_copy_strided(tl_tensor_backend(out), &d, &s, err);
 }
 
 static bool cat_skipped(const tl_tensor *t)
@@ -1775,7 +1696,7 @@ tl_tensor *tl_ops_cat(tl_tensor *const *ts, size_t n, int64_t dim,
         if (!cat_skipped(ts[i]))
             ref = ts[i];
     int d;
-    if (tl_wrap_dim(dim, ref ? ref->ndim : ts[0]->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, ref ? ref->ndim : ts[0]->ndim, &d, err) < 0)
         return NULL;
     /* dtype, device, shape checks */
     tl_dtype dt = ts[0]->dtype;
@@ -1900,7 +1821,7 @@ tl_tensor *tl_ops_stack(tl_tensor *const *ts, size_t n, int64_t dim,
         return NULL;
     }
     int d;
-    if (tl_wrap_dim(dim, ts[0]->ndim + 1, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, ts[0]->ndim + 1, &d, err) < 0)
         return NULL;
     for (size_t i = 1; i < n; i++)
         if (!tl_shape_equal(ts[0]->ndim, ts[0]->sizes, ts[i]->ndim, ts[i]->sizes)) {
@@ -1936,7 +1857,7 @@ tl_tensor *tl_ops_stack(tl_tensor *const *ts, size_t n, int64_t dim,
     tl_tensor *out = tl_ops_cat(ts, n, d, err);
     if (!out)
         return NULL;
-    bool ok = tl_view_compute_stride(out->ndim, out->sizes, out->strides, nd,
+    bool ok = tl_shape_compute_stride(out->ndim, out->sizes, out->strides, nd,
                                      rsz, rst);
     TL_ASSERT(ok); /* splitting one dim always has a view */
     /* out is fresh and ours alone: reshape its header in place */
@@ -1980,17 +1901,13 @@ static tl_tensor *stack_kd(tl_tensor *const *ts, size_t n, int k, int dim_for_1d
     return out;
 }
 
-static int parse_dim_list(const tl_value *v, int ndim, uint64_t *mask,
+static int parse_dim_list(int n, const int64_t *raw, int ndim, uint64_t *mask,
                           int *dims, int *ndims, tl_error *err)
 {
-    int64_t raw[TL_MAX_DIMS];
-    int n = tl_to_int_list(v, "dims", true, raw, TL_MAX_DIMS, err);
-    if (n < 0)
-        return -1;
     *mask = 0;
     for (int i = 0; i < n; i++) {
         int d;
-        if (tl_wrap_dim(raw[i], ndim, &d, err) < 0)
+        if (tl_shape_wrap_dim(raw[i], ndim, &d, err) < 0)
             return -1;
         if (*mask & ((uint64_t)1 << d))
             return tl_error_set(err, TL_ERR_RUNTIME,
@@ -2336,7 +2253,7 @@ static tl_tensor *repeat_interleave_tensor(const tl_tensor *t,
                                    shape, err);
     if (out && tl_tensor_numel(out) > 0) {
         tl_strided d = strided_of(out), s = strided_of(src);
-        if (tl_tensor_backend(src)->index_select(&d, &s, dim, index, total, err) < 0) {
+        if (tl_backend_gather(tl_tensor_backend(src), &d, &s, dim, index, total, err) < 0) {
             tl_tensor_release(out);
             out = NULL;
         }
@@ -2419,7 +2336,7 @@ static tl_tensor *tri_impl(const tl_tensor *t, int64_t k, bool upper,
                       (r0 * out->strides[nd - 2] + c0 * out->strides[nd - 1]) *
                           (int64_t)tl_dtype_size(out->dtype);
             tl_strided d = strided_make(p, out->dtype, nd, sz, out->strides);
-            if (be->fill(&d, zero, err) < 0) {
+            if (tl_backend_fill(be, &d, zero, err) < 0) {
                 tl_tensor_release(out);
                 return NULL;
             }
@@ -2554,7 +2471,7 @@ static tl_tensor *matmul_impl(const tl_tensor *a, const tl_tensor *b,
             if (tl_tensor_numel(out) > 0) {
                 tl_strided d = strided_make(tl_tensor_addr(out), out->dtype, 3, dsz, dst_);
                 tl_strided s = strided_of(prod);
-                if (tl_tensor_backend(a)->reduce(TL_RED_SUM, a->dtype, &d, &s,
+                if (tl_backend_reduce(tl_tensor_backend(a), TL_RED_SUM, a->dtype, &d, &s,
                                                  (uint64_t)1 << 1, err) < 0) {
                     tl_tensor_release(out);
                     out = NULL;
@@ -2572,46 +2489,26 @@ static tl_tensor *matmul_impl(const tl_tensor *a, const tl_tensor *b,
 /* public entry points used by the bindings and the interpreter          */
 /* ===================================================================== */
 
-static const char *pyop_symbol(tl_pyop op)
-{
-    static const char *const sym[TL_NPYOPS] = {
-        "+", "-", "*", "/", "//", "%", "** or pow()", "@", "==", "!=", "<",
-        "<=", ">", ">=", "&", "|", "^", "<<", ">>"};
-    return (unsigned)op < TL_NPYOPS ? sym[op] : "?";
-}
-
-/* Value -> operand; false if the value is not a number or tensor. */
-static bool value_opnd(const tl_value *v, opnd *o)
-{
-    switch (v->kind) {
-    case TL_V_INT: *o = opnd_int(v->u.i); return true;
-    case TL_V_FLOAT: *o = opnd_float(v->u.f); return true;
-    case TL_V_BOOL: *o = opnd_bool(v->u.b); return true;
-    case TL_V_TENSOR:
-    case TL_V_NDARRAY: *o = opnd_tensor(v->u.tensor); return true;
-    default: return false;
-    }
-}
-
-tl_tensor *tl_ops_binop(tl_binop op, const tl_value *a, const tl_value *b,
+tl_tensor *tl_ops_binop(tl_binop op, const tl_operand *a, const tl_operand *b,
                         tl_error *err)
 {
-    opnd x, y;
-    if (!value_opnd(a, &x) || !value_opnd(b, &y)) {
-        tl_error_set(err, TL_ERR_TYPE, "unsupported operand types: '%s' and '%s'",
-                     tl_value_type_name(a), tl_value_type_name(b));
-        return NULL;
-    }
-    return binary_new(op, &x, &y, err);
+    return binary_new(op, a, b, err);
 }
 
-int tl_ops_binop_(tl_binop op, tl_tensor *self, const tl_value *b, tl_error *err)
+int tl_ops_binop_(tl_binop op, tl_tensor *self, const tl_operand *b,
+                  tl_error *err)
 {
-    opnd y;
-    if (!value_opnd(b, &y))
-        return tl_error_set(err, TL_ERR_TYPE, "unsupported operand type: '%s'",
-                            tl_value_type_name(b));
-    return binary_inplace(op, self, &y, err);
+    return binary_inplace(op, self, b, err);
+}
+
+tl_dtype tl_ops_result_type(const tl_operand *ops, int n)
+{
+    return result_type(ops, n);
+}
+
+bool tl_ops_binop_is_comparison(tl_binop op)
+{
+    return binop_kind(op) == BK_CMP;
 }
 
 tl_tensor *tl_ops_unop(tl_unop op, const tl_tensor *t, tl_error *err)
@@ -2624,175 +2521,13 @@ int tl_ops_unop_(tl_unop op, tl_tensor *t, tl_error *err)
     return unary_inplace(op, t, err);
 }
 
-static bool pyop_binop(tl_pyop op, tl_binop *out)
+tl_tensor *tl_ops_binop_alpha(tl_binop op, const tl_operand *a,
+                              const tl_operand *b, const tl_operand *alpha,
+                              tl_error *err)
 {
-    static const int map[TL_NPYOPS] = {
-        TL_BIN_ADD, TL_BIN_SUB, TL_BIN_MUL, TL_BIN_DIV, TL_BIN_FLOORDIV,
-        TL_BIN_REMAINDER, TL_BIN_POW, -1, TL_BIN_EQ, TL_BIN_NE, TL_BIN_LT,
-        TL_BIN_LE, TL_BIN_GT, TL_BIN_GE, TL_BIN_BITAND, TL_BIN_BITOR,
-        TL_BIN_BITXOR, TL_BIN_LSHIFT, TL_BIN_RSHIFT};
-    if ((unsigned)op >= TL_NPYOPS || map[op] < 0)
-        return false;
-    *out = (tl_binop)map[op];
-    return true;
-}
-
-/* ndarray-only arithmetic: NumPy's default float is float64. */
-static bool numpy_mode(const tl_value *a, const tl_value *b)
-{
-    bool any_nd = a->kind == TL_V_NDARRAY || b->kind == TL_V_NDARRAY;
-    bool any_t = a->kind == TL_V_TENSOR || b->kind == TL_V_TENSOR;
-    return any_nd && !any_t;
-}
-
-static tl_value *wrap_result(tl_tensor *t, bool ndarray)
-{
-    return ndarray ? tl_ndarray_value(t) : tl_tensor_value(t);
-}
-
-tl_value *tl_ops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
-{
-    opnd x, y;
-    bool ok = value_opnd(a, &x) && value_opnd(b, &y);
-    if (!ok) {
-        if (op == TL_PY_EQ || op == TL_PY_NE)
-            return tl_bool(op == TL_PY_NE);
-        tl_error_set(err, TL_ERR_TYPE,
-                     "unsupported operand type(s) for %s: '%s' and '%s'",
-                     pyop_symbol(op), tl_value_type_name(a),
-                     tl_value_type_name(b));
-        return NULL;
-    }
-    bool nd = numpy_mode(a, b);
-    tl_tensor *r;
-    if (op == TL_PY_MATMUL) {
-        if (!x.t || !y.t) {
-            tl_error_set(err, TL_ERR_TYPE,
-                         "unsupported operand type(s) for @: '%s' and '%s'",
-                         tl_value_type_name(a), tl_value_type_name(b));
-            return NULL;
-        }
-        r = matmul_impl(x.t, y.t, false, err);
-    } else {
-        tl_binop bop;
-        if (!pyop_binop(op, &bop)) {
-            tl_error_set(err, TL_ERR_UNSUPPORTED, "unsupported operator");
-            return NULL;
-        }
-        if (nd) {
-            /* NumPy promotes integers to float64, not float32 */
-            opnd ops[2] = {x, y};
-            tl_dtype rt = result_type(ops, 2);
-            bool has_f32 = (x.t && x.t->dtype == TL_FLOAT32) ||
-                           (y.t && y.t->dtype == TL_FLOAT32);
-            if (!has_f32 && (rt == TL_FLOAT32 ||
-                             (bop == TL_BIN_DIV && !tl_dtype_is_floating(rt)))) {
-                tl_tensor *cx = NULL;
-                const tl_tensor *base = x.t ? x.t : y.t;
-                cx = tl_ops_to((tl_tensor *)base, NULL, TL_FLOAT64, true,
-                               TL_MEMFMT_PRESERVE, err);
-                if (!cx)
-                    return NULL;
-                if (x.t)
-                    x.t = cx;
-                else
-                    y.t = cx;
-                r = binary_new(bop, &x, &y, err);
-                tl_tensor_release(cx);
-                return r ? wrap_result(r, true) : NULL;
-            }
-        }
-        r = binary_new(bop, &x, &y, err);
-    }
-    return r ? wrap_result(r, nd) : NULL;
-}
-
-tl_value *tl_ops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b,
-                                tl_error *err)
-{
-    if (a->kind != TL_V_TENSOR && a->kind != TL_V_NDARRAY)
-        return tl_ops_binary(op, a, b, err);
-    opnd y;
-    if (!value_opnd(b, &y)) {
-        tl_error_set(err, TL_ERR_TYPE,
-                     "unsupported operand type(s) for %s=: '%s' and '%s'",
-                     pyop_symbol(op), tl_value_type_name(a),
-                     tl_value_type_name(b));
-        return NULL;
-    }
-    if (op == TL_PY_MATMUL) {
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "In-place matrix multiplication is not (yet) supported. Please use 'a = a @ b' instead.");
-        return NULL;
-    }
-    tl_binop bop;
-    if (!pyop_binop(op, &bop) || binop_kind(bop) == BK_CMP) {
-        tl_error_set(err, TL_ERR_UNSUPPORTED, "unsupported augmented operator");
-        return NULL;
-    }
-    if (binary_inplace(bop, a->u.tensor, &y, err) < 0)
-        return NULL;
-    return tl_value_retain(a);
-}
-
-tl_value *tl_ops_unary(tl_pyunop op, tl_value *a, tl_error *err)
-{
-    if (a->kind != TL_V_TENSOR && a->kind != TL_V_NDARRAY) {
-        tl_error_set(err, TL_ERR_TYPE, "bad operand type for unary operator: '%s'",
-                     tl_value_type_name(a));
-        return NULL;
-    }
-    tl_tensor *t = a->u.tensor;
-    bool nd = a->kind == TL_V_NDARRAY;
-    tl_tensor *r = NULL;
-    switch (op) {
-    case TL_PY_POS:
-        if (t->dtype == TL_BOOL && !nd) {
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "The `+` operator, on a bool tensor is not supported.");
-            return NULL;
-        }
-        if (!nd)
-            return tl_value_retain(a); /* positive() returns self */
-        r = tl_ops_clone(t, TL_MEMFMT_PRESERVE, err);
-        break;
-    case TL_PY_NEG:
-        r = unary_new(TL_UN_NEG, t, err);
-        break;
-    case TL_PY_INVERT:
-        if (tl_dtype_is_floating(t->dtype)) {
-            tl_error_set(err, TL_ERR_TYPE,
-                         "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
-            return NULL;
-        }
-        r = unary_new(TL_UN_BITWISE_NOT, t, err);
-        break;
-    }
-    return r ? wrap_result(r, nd) : NULL;
-}
-
-static bool absent(const tl_value *v)
-{
-    return !v || v->kind == TL_V_NONE;
-}
-
-static int need_opnd(const tl_value *v, const char *what, opnd *o,
-                     tl_error *err)
-{
-    if (value_opnd(v, o))
-        return 0;
-    return tl_error_set(err, TL_ERR_TYPE, "%s must be Tensor or Number, not %s",
-                        what, tl_value_type_name(v));
-}
-
-tl_tensor *tl_ops_binop_alpha(tl_binop op, const tl_value *a, const tl_value *b,
-                              const tl_value *alpha, tl_error *err)
-{
-    opnd x, y;
-    if (need_opnd(a, "input", &x, err) < 0 || need_opnd(b, "other", &y, err) < 0)
-        return NULL;
+    opnd x = *a, y = *b;
     tl_tensor *tmp = NULL;
-    if (!absent(alpha) && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
+    if (alpha && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
         return NULL;
     tl_tensor *r = binary_new(op, &x, &y, err);
     if (tmp)
@@ -2800,74 +2535,59 @@ tl_tensor *tl_ops_binop_alpha(tl_binop op, const tl_value *a, const tl_value *b,
     return r;
 }
 
-int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_value *b,
-                        const tl_value *alpha, tl_error *err)
+int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_operand *b,
+                        const tl_operand *alpha, tl_error *err)
 {
-    opnd x = opnd_tensor(self), y;
-    if (need_opnd(b, "other", &y, err) < 0)
-        return -1;
+    opnd x = opnd_tensor(self), y = *b;
     if (check_inplace_grad(self, err) < 0)
         return -1;
     tl_tensor *tmp = NULL;
-    if (!absent(alpha) && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
+    if (alpha && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
         return -1;
     int rc = binary_inplace_checked(op, self, &y, err);
     if (tmp)
         tl_tensor_release(tmp);
     if (rc == 0)
-        tl_bump_version(self);
+        tl_tensor_bump_version(self);
     return rc;
 }
 
-tl_tensor *tl_ops_where(const tl_tensor *cond, const tl_value *a,
-                        const tl_value *b, tl_error *err)
+tl_tensor *tl_ops_where(const tl_tensor *cond, const tl_operand *a,
+                        const tl_operand *b, tl_error *err)
 {
-    opnd x, y;
-    if (need_opnd(a, "input", &x, err) < 0 || need_opnd(b, "other", &y, err) < 0)
-        return NULL;
-    return where_new(cond, &x, &y, err);
+    return where_new(cond, a, b, err);
 }
 
-tl_tensor *tl_ops_clamp(const tl_tensor *t, const tl_value *lo,
-                        const tl_value *hi, tl_error *err)
+tl_tensor *tl_ops_clamp(const tl_tensor *t, const tl_operand *lo,
+                        const tl_operand *hi, tl_error *err)
 {
-    opnd l, h;
-    if (!absent(lo) && need_opnd(lo, "min", &l, err) < 0)
-        return NULL;
-    if (!absent(hi) && need_opnd(hi, "max", &h, err) < 0)
-        return NULL;
-    return clamp_new(t, absent(lo) ? NULL : &l, absent(hi) ? NULL : &h, err);
+    return clamp_new(t, lo, hi, err);
 }
 
-int tl_ops_clamp_(tl_tensor *t, const tl_value *lo, const tl_value *hi,
+int tl_ops_clamp_(tl_tensor *t, const tl_operand *lo, const tl_operand *hi,
                   tl_error *err)
 {
-    opnd l, h;
-    if (!absent(lo) && need_opnd(lo, "min", &l, err) < 0)
-        return -1;
-    if (!absent(hi) && need_opnd(hi, "max", &h, err) < 0)
-        return -1;
-    return clamp_inplace(t, absent(lo) ? NULL : &l, absent(hi) ? NULL : &h, err);
+    return clamp_inplace(t, lo, hi, err);
 }
 
 tl_tensor *tl_ops_masked_fill(const tl_tensor *t, const tl_tensor *mask,
-                              const tl_value *v, tl_error *err)
+                              const tl_operand *v, tl_error *err)
 {
     return masked_fill_new(t, mask, v, err);
 }
 
-int tl_ops_masked_fill_(tl_tensor *t, const tl_tensor *mask, const tl_value *v,
-                        tl_error *err)
+int tl_ops_masked_fill_(tl_tensor *t, const tl_tensor *mask,
+                        const tl_operand *v, tl_error *err)
 {
     return masked_fill_inplace(t, mask, v, err);
 }
 
 tl_tensor *tl_ops_reduce(tl_redop op, const char *name, const tl_tensor *t,
-                         const tl_value *dim, bool keepdim,
+                         int ndims, const int64_t *dims, bool keepdim,
                          const tl_dtype *dtype, tl_error *err)
 {
     redspec rs;
-    if (parse_dims(dim, t->ndim, &rs, err) < 0)
+    if (parse_dims(ndims, dims, t->ndim, &rs, err) < 0)
         return NULL;
     rs.keepdim = keepdim;
     tl_dtype dt = dtype ? *dtype : t->dtype;
@@ -2886,21 +2606,22 @@ tl_tensor *tl_ops_reduce(tl_redop op, const char *name, const tl_tensor *t,
     return r;
 }
 
-tl_value *tl_ops_minmax_dim(bool is_max, const tl_tensor *t, int64_t dim,
-                            bool keepdim, tl_error *err)
+int tl_ops_minmax_dim(bool is_max, const tl_tensor *t, int64_t dim,
+                      bool keepdim, tl_tensor **values, tl_tensor **indices,
+                      tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
-        return NULL;
-    return reduce_pair(is_max, t, d, keepdim, err);
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
+        return -1;
+    return reduce_pair(is_max, t, d, keepdim, values, indices, err);
 }
 
-tl_tensor *tl_ops_var(const tl_tensor *t, const tl_value *dim,
+tl_tensor *tl_ops_var(const tl_tensor *t, int ndims, const int64_t *dims,
                       int64_t correction, bool keepdim, bool is_std,
                       tl_error *err)
 {
     redspec rs;
-    if (parse_dims(dim, t->ndim, &rs, err) < 0)
+    if (parse_dims(ndims, dims, t->ndim, &rs, err) < 0)
         return NULL;
     rs.keepdim = keepdim;
     return var_std(t, &rs, correction, is_std, err);
@@ -2916,10 +2637,11 @@ tl_tensor *tl_ops_vstack(tl_tensor *const *ts, size_t n, tl_error *err)
     return stack_kd(ts, n, 2, 0, 0, "vstack", err);
 }
 
-tl_tensor *tl_ops_flip(const tl_tensor *t, const tl_value *dims, tl_error *err)
+tl_tensor *tl_ops_flip(const tl_tensor *t, int ndims, const int64_t *dims,
+                       tl_error *err)
 {
     uint64_t mask;
-    if (parse_dim_list(dims, t->ndim, &mask, NULL, NULL, err) < 0)
+    if (parse_dim_list(ndims, dims, t->ndim, &mask, NULL, NULL, err) < 0)
         return NULL;
     if (t->ndim == 0)
         mask = 0;
@@ -2935,20 +2657,10 @@ tl_tensor *tl_ops_fliplr(const tl_tensor *t, bool ud, tl_error *err)
     return flip_mask(t, ud ? 1 : 2, err);
 }
 
-tl_tensor *tl_ops_roll(const tl_tensor *t, const tl_value *shifts,
-                       const tl_value *dims, tl_error *err)
+tl_tensor *tl_ops_roll(const tl_tensor *t, int nsh, const int64_t *sh, int nd,
+                       const int64_t *raw, tl_error *err)
 {
-    int64_t sh[TL_MAX_DIMS];
-    int nsh = tl_to_int_list(shifts, "shifts", true, sh, TL_MAX_DIMS, err);
-    if (nsh < 0)
-        return NULL;
-    int dl[TL_MAX_DIMS], nd = 0;
-    int64_t raw[TL_MAX_DIMS];
-    if (!absent(dims)) {
-        nd = tl_to_int_list(dims, "dims", true, raw, TL_MAX_DIMS, err);
-        if (nd < 0)
-            return NULL;
-    }
+    int dl[TL_MAX_DIMS];
     /* roll_common's order: shifts required, dims=() flattens, then align */
     if (nsh == 0) {
         tl_error_set(err, TL_ERR_RUNTIME, "`shifts` required");
@@ -2970,7 +2682,7 @@ tl_tensor *tl_ops_roll(const tl_tensor *t, const tl_value *shifts,
                          (long long)raw[i]);
             return NULL;
         }
-        if (tl_wrap_dim(raw[i], t->ndim, &dl[i], err) < 0)
+        if (tl_shape_wrap_dim(raw[i], t->ndim, &dl[i], err) < 0)
             return NULL;
     }
     return roll_impl(t, nsh, sh, nd, dl, err);
@@ -2999,22 +2711,12 @@ tl_tensor *tl_ops_tile(const tl_tensor *t, int n, const int64_t *reps,
     return repeat_impl(t, nr, r, err);
 }
 
-tl_tensor *tl_ops_repeat_interleave(const tl_tensor *t, const tl_value *repeats,
-                                    const tl_value *dim, tl_error *err)
+tl_tensor *tl_ops_repeat_interleave(const tl_tensor *t, const tl_tensor *rt,
+                                    int64_t r, bool has_dim, int d,
+                                    tl_error *err)
 {
-    int d = 0;
-    bool has_dim = !absent(dim);
-    if (has_dim) {
-        int64_t raw;
-        if (tl_to_int(dim, "dim", &raw, err) < 0 ||
-            tl_wrap_dim(raw, t->ndim, &d, err) < 0)
-            return NULL;
-    }
-    if (repeats->kind == TL_V_TENSOR)
-        return repeat_interleave_tensor(t, repeats->u.tensor, has_dim, d, err);
-    int64_t r;
-    if (tl_to_int(repeats, "repeats", &r, err) < 0)
-        return NULL;
+    if (rt)
+        return repeat_interleave_tensor(t, rt, has_dim, d, err);
     return repeat_interleave_int(t, r, has_dim, d, err);
 }
 
@@ -3043,7 +2745,7 @@ tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,
                      "narrow() cannot be applied to a 0-dim tensor.");
         return NULL;
     }
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
         return NULL;
     int64_t size = t->sizes[d];
     if (start < -size || start > size) {
@@ -3107,12 +2809,10 @@ static tl_tensor *div_trunc_new(const opnd *x, const opnd *y, tl_error *err)
     return out;
 }
 
-tl_tensor *tl_ops_div_mode(const tl_value *a, const tl_value *b, int mode,
+tl_tensor *tl_ops_div_mode(const tl_operand *a, const tl_operand *b, int mode,
                            tl_error *err)
 {
-    opnd x, y;
-    if (need_opnd(a, "input", &x, err) < 0 || need_opnd(b, "other", &y, err) < 0)
-        return NULL;
+    opnd x = *a, y = *b;
     if (mode == 2)
         return binary_new(TL_BIN_FLOORDIV, &x, &y, err);
     if (mode == 1)
@@ -3120,12 +2820,10 @@ tl_tensor *tl_ops_div_mode(const tl_value *a, const tl_value *b, int mode,
     return binary_new(TL_BIN_DIV, &x, &y, err);
 }
 
-int tl_ops_div_mode_(tl_tensor *self, const tl_value *b, int mode,
+int tl_ops_div_mode_(tl_tensor *self, const tl_operand *b, int mode,
                      tl_error *err)
 {
-    opnd y;
-    if (need_opnd(b, "other", &y, err) < 0)
-        return -1;
+    opnd y = *b;
     if (mode == 2)
         return binary_inplace(TL_BIN_FLOORDIV, self, &y, err);
     if (mode == 0)
@@ -3145,221 +2843,72 @@ int tl_ops_div_mode_(tl_tensor *self, const tl_value *b, int mode,
         rc = copy_checked(self, r, err);
     tl_tensor_release(r);
     if (rc == 0)
-        tl_bump_version(self);
+        tl_tensor_bump_version(self);
     return rc;
-}
-
-bool tl_ops_parse_device(const tl_value *v, tl_device *out, tl_error *err)
-{
-    if (v->kind == TL_V_DEVICE) {
-        *out = v->u.device;
-        return true;
-    }
-    if (v->kind == TL_V_INT) {
-        if (v->u.i < 0) {
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "Device index must not be negative");
-            return false;
-        }
-        out->kind = TL_DEV_CUDA;
-        out->index = (int)v->u.i;
-        return true;
-    }
-    if (v->kind != TL_V_STR) {
-        tl_error_set(err, TL_ERR_TYPE, "expected a device, not %s",
-                     tl_value_type_name(v));
-        return false;
-    }
-    const char *s = v->u.str.s;
-    if (strcmp(s, "cpu") == 0) {
-        out->kind = TL_DEV_CPU;
-        out->index = 0;
-        return true;
-    }
-    if (strncmp(s, "cuda", 4) == 0 && (s[4] == '\0' || s[4] == ':')) {
-        out->kind = TL_DEV_CUDA;
-        out->index = 0;
-        if (s[4] == ':') {
-            char *end;
-            long ix = strtol(s + 5, &end, 10);
-            if (s[5] < '0' || s[5] > '9' || *end || ix > 1000000) {
-                tl_error_set(err, TL_ERR_RUNTIME, "Invalid device string: '%s'", s);
-                return false;
-            }
-            out->index = (int)ix;
-        }
-        return true;
-    }
-    if (strncmp(s, "cpu:", 4) == 0) {
-        out->kind = TL_DEV_CPU;
-        out->index = 0;
-        return true;
-    }
-    tl_error_set(err, TL_ERR_RUNTIME,
-                 "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, xla, lazy, vulkan, mps, meta, hpu, privateuseone device type at start of device string: %s",
-                 s);
-    return false;
 }
 
 const tl_backend *tl_ops_device_backend(const tl_tensor *like, tl_device dev,
                                         tl_error *err)
 {
-    if (dev.kind == TL_DEV_CPU)
-        return tl_backend_cpu();
     if (like && same_device(tl_tensor_device(like), dev))
         return tl_tensor_backend(like);
-    const tl_backend *be = tl_ops_cuda_backend();
-    if (!be) {
-        tl_error_set(err, TL_ERR_ASSERTION, "Torch not compiled with CUDA enabled");
-        return NULL;
-    }
-    if (dev.index != be->device.index) {
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "CUDA error: invalid device ordinal");
-        return NULL;
-    }
-    return be;
+    return tl_backend_for(dev, err);
 }
 
 /* ===================================================================== */
 /* sort / topk, diag_embed / diagflat, in-place triu_ / tril_            */
 /* ===================================================================== */
 
-/* One element of a row being sorted: its key and its position. NaN is
- * the largest value, as PyTorch's sort and topk order it. */
-typedef struct sort_item {
-    double f;
-    int64_t i;
-    int64_t pos;
-    bool nan;
-} sort_item;
-
-static _Thread_local bool sort_desc; /* qsort has no context argument */
-
-static int sort_cmp_asc(const sort_item *a, const sort_item *b, bool fl)
-{
-    if (fl) {
-        if (a->nan || b->nan)
-            return a->nan == b->nan ? 0 : a->nan ? 1 : -1;
-        return a->f < b->f ? -1 : a->f > b->f ? 1 : 0;
-    }
-    return a->i < b->i ? -1 : a->i > b->i ? 1 : 0;
-}
-
-static _Thread_local bool sort_fl;
-
-/* stable: ties keep their original order, whatever the direction */
-static int sort_cmp(const void *pa, const void *pb)
-{
-    const sort_item *a = pa, *b = pb;
-    int c = sort_cmp_asc(a, b, sort_fl);
-    if (sort_desc)
-        c = -c;
-    if (c)
-        return c;
-    return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
 /* Sort every row of t along dim d; write the first k items of each row
- * to vals/idx (shape of t with size k at d; any strides). */
+ * to vals/idx (shape of t with size k at d; any strides): one kernel on
+ * t's device (stable, NaN largest). */
 static int sort_rows(const tl_tensor *t, int d, bool desc, int64_t k,
                      tl_tensor *vals, tl_tensor *idx, tl_error *err)
 {
-    int64_t n = t->ndim ? t->sizes[d] : 1, outer = 1, inner = 1;
-    for (int i = 0; i < t->ndim; i++) {
-        if (i < d)
-            outer *= t->sizes[i];
-        else if (i > d)
-            inner *= t->sizes[i];
-    }
-    if (n == 0 || outer == 0 || inner == 0 || k == 0)
-        return 0;
-    tl_tensor *src = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
-    if (!src)
-        return -1;
-    bool fl = tl_dtype_is_floating(t->dtype);
-    sort_item *row = tl_xmalloc(sizeof *row * (size_t)n);
-    unsigned char raw[16];
-    int rc = 0;
-    for (int64_t o = 0; o < outer && rc == 0; o++)
-        for (int64_t in = 0; in < inner && rc == 0; in++) {
-            for (int64_t j = 0; j < n && rc == 0; j++) {
-                int64_t flat = (o * n + j) * inner + in;
-                row[j].pos = j;
-                if (fl) {
-                    rc = tl_tensor_get_f64(src, flat, &row[j].f, err);
-                    row[j].nan = isnan(row[j].f);
-                } else {
-                    rc = tl_tensor_get_i64(src, flat, &row[j].i, err);
-                    row[j].nan = false;
-                }
-            }
-            if (rc)
-                break;
-            sort_fl = fl;
-            sort_desc = desc;
-            qsort(row, (size_t)n, sizeof *row, sort_cmp);
-            for (int64_t j = 0; j < k && rc == 0; j++) {
-                int64_t from = (o * n + row[j].pos) * inner + in;
-                int64_t to = (o * k + j) * inner + in;
-                rc = tl_tensor_get_raw(src, from, raw, err);
-                if (rc == 0)
-                    rc = tl_tensor_set_raw(vals, to, raw, err);
-                if (rc == 0)
-                    rc = tl_tensor_set_i64(idx, to, row[j].pos, err);
-            }
-        }
-    free(row);
-    tl_tensor_release(src);
-    return rc;
+    tl_strided s = strided_of(t), v = strided_of(vals), i = strided_of(idx);
+    return tl_backend_sort(tl_tensor_backend(t), &v, &i, &s, d, desc, k, err);
 }
 
-static tl_value *pair_value(tl_tensor *v, tl_tensor *i)
-{
-    tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_tensor_value(v));
-    tl_seq_set(tup, 1, tl_tensor_value(i));
-    return tup;
-}
-
-tl_value *tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
-                      tl_error *err)
+int tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
+                tl_tensor **values, tl_tensor **indices, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
-        return NULL;
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
+        return -1;
     /* both outputs take self's layout by the preserve_format rule */
     int64_t st[TL_MAX_DIMS];
     tl_preserve_strides(t, st);
     const tl_backend *be = tl_tensor_backend(t);
     tl_tensor *v = tl_tensor_new_strided(be, t->dtype, t->ndim, t->sizes, st, err);
     if (!v)
-        return NULL;
+        return -1;
     tl_tensor *ix = tl_tensor_new_strided(be, TL_INT64, t->ndim, t->sizes, st, err);
     if (!ix) {
         tl_tensor_release(v);
-        return NULL;
+        return -1;
     }
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (sort_rows(t, d, descending, n, v, ix, err) < 0) {
         tl_tensor_release(v);
         tl_tensor_release(ix);
-        return NULL;
+        return -1;
     }
     grad_result(v, t->requires_grad);
-    return pair_value(v, ix);
+    *values = v;
+    *indices = ix;
+    return 0;
 }
 
-tl_value *tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim,
-                      bool largest, tl_error *err)
+int tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim, bool largest,
+                tl_tensor **values, tl_tensor **indices, tl_error *err)
 {
     int d;
-    if (tl_wrap_dim(dim, t->ndim, &d, err) < 0)
-        return NULL;
+    if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
+        return -1;
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (k < 0 || k > n) {
         tl_error_set(err, TL_ERR_RUNTIME, "selected index k out of range");
-        return NULL;
+        return -1;
     }
     int64_t sz[TL_MAX_DIMS];
     memcpy(sz, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
@@ -3368,19 +2917,21 @@ tl_value *tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim,
     const tl_backend *be = tl_tensor_backend(t);
     tl_tensor *v = tl_tensor_new(be, t->dtype, t->ndim, sz, err);
     if (!v)
-        return NULL;
+        return -1;
     tl_tensor *ix = tl_tensor_new(be, TL_INT64, t->ndim, sz, err);
     if (!ix) {
         tl_tensor_release(v);
-        return NULL;
+        return -1;
     }
     if (sort_rows(t, d, largest, k, v, ix, err) < 0) {
         tl_tensor_release(v);
         tl_tensor_release(ix);
-        return NULL;
+        return -1;
     }
     grad_result(v, t->requires_grad);
-    return pair_value(v, ix);
+    *values = v;
+    *indices = ix;
+    return 0;
 }
 
 tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
@@ -3392,7 +2943,7 @@ tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
                      "(tlab limit)", TL_MAX_DIMS);
         return NULL;
     }
-    if (tl_wrap_dim(dim1, nd, &d1, err) < 0 || tl_wrap_dim(dim2, nd, &d2, err) < 0)
+    if (tl_shape_wrap_dim(dim1, nd, &d1, err) < 0 || tl_shape_wrap_dim(dim2, nd, &d2, err) < 0)
         return NULL;
     if (d1 == d2) {
         tl_error_set(err, TL_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
@@ -3416,7 +2967,12 @@ tl_tensor *tl_ops_diag_embed(const tl_tensor *t, int64_t offset, int64_t dim1,
     /* a 0-d input has one output dim, so d1 == d2 was refused above */
     TL_ASSERT(t->ndim >= 1);
     /* the diagonal view of out has t's shape: copy t into it */
-    tl_tensor *dv = tl_view_diagonal(out, offset, d1, d2, err);
+    tl_geom g = {.ndim = out->ndim, .offset = out->offset};
+    memcpy(g.sizes, out->sizes, sizeof(int64_t) * (size_t)out->ndim);
+    memcpy(g.strides, out->strides, sizeof(int64_t) * (size_t)out->ndim);
+    tl_tensor *dv = NULL;
+    if (tl_shape_diagonal(&g, offset, d1, d2, err) == 0)
+        dv = tl_tensor_view(out, g.ndim, g.sizes, g.strides, g.offset);
     if (!dv || copy_into(dv, t, t->strides, err) < 0) {
         if (dv)
             tl_tensor_release(dv);
@@ -3452,6 +3008,6 @@ int tl_ops_tri_(tl_tensor *t, int64_t k, bool upper, tl_error *err)
     tl_tensor_release(r);
     if (rc < 0)
         return -1;
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }

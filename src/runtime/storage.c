@@ -5,52 +5,53 @@
  *     a borrowing storage (mem_owner != NULL) is charged nothing.
  *   - an allocation that would take live bytes past the limit is refused
  *     with PyTorch's allocator wording (a RuntimeError), never an abort.
- *   - storage ids are unique and never reused in a process, so identity
- *     survives address reuse by malloc.
+ *   - storage ids are unique and never reused in a thread (they name
+ *     storages in reports), so identity survives address reuse by malloc.
  *   - a borrowing storage points at the root owner (mem_owner never has a
  *     mem_owner itself), so "same storage" is one pointer comparison.
- * The ledger is thread-local: `tlab grade --jobs N` may grade in threads.
+ * The ledger is the thread's context (context.h): `tlab grade --jobs N`
+ * grades in threads.
  */
 #include "storage.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "util.h"
 
-static _Thread_local size_t ledger_limit = TL_DEFAULT_MAX_BYTES;
-static _Thread_local size_t ledger_live;
-static _Thread_local size_t ledger_peak;
-static _Thread_local uint64_t ledger_total;
-static _Thread_local uint64_t next_id = 1;
+/* the thread's ledger (context.h) */
+#define L (tl_context_get())
 
-void tl_alloc_set_limit(size_t max_live_bytes) { ledger_limit = max_live_bytes; }
-size_t tl_alloc_limit(void) { return ledger_limit; }
-size_t tl_alloc_live(void) { return ledger_live; }
-uint64_t tl_alloc_total(void) { return ledger_total; }
-size_t tl_alloc_peak(void) { return ledger_peak; }
-void tl_alloc_reset_peak(void) { ledger_peak = ledger_live; }
+void tl_alloc_set_limit(size_t max_live_bytes) { L->ledger_limit = max_live_bytes; }
+size_t tl_alloc_limit(void) { return L->ledger_limit; }
+size_t tl_alloc_live(void) { return L->ledger_live; }
+uint64_t tl_alloc_total(void) { return L->ledger_total; }
+size_t tl_alloc_peak(void) { return L->ledger_peak; }
+void tl_alloc_reset_peak(void) { L->ledger_peak = L->ledger_live; }
 
-void tl_device_str(tl_device d, char *buf, size_t cap)
+static void charge(size_t nbytes)
 {
-    if (d.kind == TL_DEV_CPU)
-        snprintf(buf, cap, "cpu");
-    else
-        snprintf(buf, cap, "cuda:%d", d.index);
+    tl_context *c = L;
+    c->ledger_live += nbytes;
+    c->ledger_total += nbytes;
+    if (c->ledger_live > c->ledger_peak)
+        c->ledger_peak = c->ledger_live;
 }
 
 static tl_storage *storage_object(void)
 {
     tl_storage *s = tl_xcalloc(1, sizeof *s);
     s->refcount = 1;
-    s->id = next_id++;
+    s->id = L->next_storage_id++;
     return s;
 }
 
 tl_storage *tl_storage_new(const tl_backend *be, size_t nbytes, tl_error *err)
 {
     TL_ASSERT(be != NULL);
+    size_t ledger_limit = L->ledger_limit, ledger_live = L->ledger_live;
     if (nbytes > ledger_limit || ledger_live > ledger_limit - nbytes) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "[enforce fail at alloc_cpu.cpp:75] data. "
@@ -61,26 +62,14 @@ tl_storage *tl_storage_new(const tl_backend *be, size_t nbytes, tl_error *err)
         return NULL;
     }
     void *data = NULL;
-    if (nbytes > 0) {
-        data = be->alloc(nbytes);
-        if (!data) {
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "[enforce fail at alloc_cpu.cpp:75] data. "
-                         "DefaultCPUAllocator: not enough memory: you tried "
-                         "to allocate %zu bytes.",
-                         nbytes);
-            return NULL;
-        }
-    }
+    if (tl_backend_alloc(be, nbytes, &data, err) < 0)
+        return NULL;
     tl_storage *s = storage_object();
     s->data = data;
     s->nbytes = nbytes;
-    s->device = be->device;
+    s->device = tl_backend_device(be);
     s->backend = be;
-    ledger_live += nbytes;
-    ledger_total += nbytes;
-    if (ledger_live > ledger_peak)
-        ledger_peak = ledger_live;
+    charge(nbytes);
     return s;
 }
 
@@ -101,6 +90,15 @@ tl_storage *tl_storage_borrow(tl_storage *owner, size_t byte_offset,
     return s;
 }
 
+/* free s's own block through whoever allocated it */
+static void free_block(const tl_storage *s, void *data)
+{
+    if (s->host_owner)
+        tl_backend_host_free(s->host_owner, data);
+    else
+        tl_backend_free(s->backend, data);
+}
+
 int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
 {
     if (nbytes <= s->nbytes)
@@ -109,6 +107,7 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "Trying to resize storage that is not resizable");
     size_t grow = nbytes - s->nbytes;
+    size_t ledger_limit = L->ledger_limit, ledger_live = L->ledger_live;
     if (grow > ledger_limit || ledger_live > ledger_limit - grow)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "[enforce fail at alloc_cpu.cpp:75] data. "
@@ -117,13 +116,11 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
                             "live tensor storage; see --max-bytes)",
                             nbytes, ledger_limit);
     const tl_backend *be = s->backend;
-    void *data = be->alloc(nbytes);
-    if (!data)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "[enforce fail at alloc_cpu.cpp:75] data. "
-                            "DefaultCPUAllocator: not enough memory: you tried "
-                            "to allocate %zu bytes.",
-                            nbytes);
+    void *data;
+    int rc = s->host_owner ? tl_backend_host_alloc(s->host_owner, nbytes, &data, err)
+                           : tl_backend_alloc(be, nbytes, &data, err);
+    if (rc < 0)
+        return -1;
     /* the new block comes zeroed: copy the old bytes in, as bytes */
     int64_t old = (int64_t)s->nbytes, one = 1;
     if (old > 0) {
@@ -131,19 +128,34 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
                          .sizes = &old, .strides = &one};
         tl_strided sd = {.data = s->data, .dtype = TL_UINT8, .ndim = 1,
                          .sizes = &old, .strides = &one};
-        if (be->copy_strided(&dd, &sd, err) < 0) {
-            be->free(data);
+        if (tl_backend_copy_strided(be, &dd, &sd, err) < 0) {
+            free_block(s, data);
             return -1;
         }
     }
-    if (s->data)
-        be->free(s->data);
+    free_block(s, s->data);
     s->data = data;
     s->nbytes = nbytes;
-    ledger_live += grow;
-    ledger_total += grow;
-    if (ledger_live > ledger_peak)
-        ledger_peak = ledger_live;
+    charge(grow);
+    return 0;
+}
+
+int tl_storage_pin(tl_storage *s, tl_error *err)
+{
+    TL_ASSERT(!s->mem_owner && s->device.kind == TL_DEV_CPU);
+    if (s->pinned)
+        return 0;
+    const tl_backend *pinner = L->cuda_backend ? L->cuda_backend : tl_backend_cpu();
+    void *data = NULL;
+    if (s->nbytes) {
+        if (tl_backend_host_alloc(pinner, s->nbytes, &data, err) < 0)
+            return -1;
+        memcpy(data, s->data, s->nbytes); /* both are host memory */
+        free_block(s, s->data);
+    }
+    s->data = data;
+    s->host_owner = pinner;
+    s->pinned = true;
     return 0;
 }
 
@@ -162,9 +174,8 @@ void tl_storage_release(tl_storage *s)
         s->mem_owner->borrowers--;
         tl_storage_release(s->mem_owner);
     } else {
-        if (s->data)
-            s->backend->free(s->data);
-        ledger_live -= s->nbytes;
+        free_block(s, s->data);
+        L->ledger_live -= s->nbytes;
     }
     free(s);
 }

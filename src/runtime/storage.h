@@ -8,7 +8,7 @@
  * the memory of another storage (torch.from_numpy(t.numpy())): it then holds
  * a reference on `mem_owner` and frees nothing itself.
  *
- * Accounting: every allocation is charged to a per-thread ledger that knows
+ * Accounting: every allocation is charged to the thread's ledger (context.h) that knows
  * the live bytes and refuses (TL_ERR_RUNTIME, PyTorch's allocator wording)
  * past the limit set by tl_alloc_set_limit (default 1 GiB). `allocated` only
  * grows, so "bytes allocated by an op" is the difference of two readings.
@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "context.h"
+#include "device.h"
 #include "err.h"
 
 #ifdef __cplusplus
@@ -28,18 +30,6 @@ extern "C" {
 
 struct tl_backend;
 
-typedef enum tl_devkind { TL_DEV_CPU = 0, TL_DEV_CUDA = 1 } tl_devkind;
-
-typedef struct tl_device {
-    tl_devkind kind;
-    int index; /* CUDA ordinal; 0 for CPU */
-} tl_device;
-
-/* PyTorch's name of a device in messages: "cpu", "cuda:0". */
-void tl_device_str(tl_device d, char *buf, size_t cap);
-
-#define TL_DEFAULT_MAX_BYTES ((size_t)1 << 30)
-
 typedef struct tl_storage {
     int refcount;
     void *data;    /* base pointer; NULL only when nbytes == 0 */
@@ -47,8 +37,11 @@ typedef struct tl_storage {
     tl_device device;
     const struct tl_backend *backend; /* who allocated (and frees) data */
     struct tl_storage *mem_owner;     /* non-NULL: data is borrowed from it */
-    uint64_t id;                      /* unique per process, never reused */
-    bool pinned;
+    uint64_t id;                      /* unique per thread, never reused */
+    bool pinned;                      /* page-locked host memory */
+    /* non-NULL: data came from tl_backend_host_alloc of this backend (a
+     * pinned block) and goes back through its tl_backend_host_free */
+    const struct tl_backend *host_owner;
     int borrowers; /* live storages borrowing this one's memory */
 } tl_storage;
 
@@ -69,6 +62,13 @@ tl_storage *tl_storage_borrow(tl_storage *owner, size_t byte_offset,
  * memory, and on one whose memory others borrow (their pointers would
  * dangle). Returns 0 or -1 with err set. */
 int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err);
+/* Move a CPU storage that owns its memory into pinned host memory
+ * (pin_memory): a block from the thread's CUDA backend's host allocator
+ * (cudaHostAlloc on a GPU; ordinary memory where it has no
+ * TL_BACKEND_CAP_PINNED, or when the run has no CUDA backend), the bytes
+ * copied over, the old block freed; s->pinned set. The ledger is unchanged
+ * (same size). Returns 0 or -1 with err set (s unchanged). */
+int tl_storage_pin(tl_storage *s, tl_error *err);
 tl_storage *tl_storage_retain(tl_storage *s);
 void tl_storage_release(tl_storage *s);
 
@@ -77,7 +77,7 @@ void tl_storage_release(tl_storage *s);
  * zero-byte storages (NULL data) and offset borrows are classified right. */
 bool tl_storage_same(const tl_storage *a, const tl_storage *b);
 
-/* ---- accounting ledger (per thread) ---- */
+/* ---- accounting ledger (per thread: the context's) ---- */
 void tl_alloc_set_limit(size_t max_live_bytes);
 size_t tl_alloc_limit(void);
 size_t tl_alloc_live(void);      /* bytes currently held by storages */

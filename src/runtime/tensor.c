@@ -23,7 +23,7 @@
 
 /* ---- construction ---- */
 
-static _Thread_local int64_t live_headers; /* see tl_tensor_live */
+/* live headers: the thread's count (context.h), see tl_tensor_live */
 
 /* A new header (one reference, a leaf) with the given geometry; storage
  * and version are the caller's to set. */
@@ -31,7 +31,7 @@ static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
                          int64_t offset, tl_dtype dt)
 {
     tl_tensor *t = tl_xcalloc(1, sizeof *t);
-    live_headers++;
+    tl_context_get()->live_headers++;
     t->refcount = 1;
     t->is_leaf = true;
     t->ndim = ndim;
@@ -42,33 +42,6 @@ static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
     t->offset = offset;
     t->dtype = dt;
     return t;
-}
-
-bool tl_shape_numel(int ndim, const int64_t *sizes, int64_t *numel)
-{
-    /* PyTorch's rule: the product in dim order must not overflow, even when
-     * a later zero would make it 0 -- (2**62, 0) is a legal empty tensor,
-     * (2**31, 2**31, 2**31, 0) is refused -- so every stride product of a
-     * tensor fits in int64 */
-    int64_t n = 1;
-    for (int d = 0; d < ndim; d++) {
-        if (sizes[d] < 0 || tl_mul_overflow(n, sizes[d], &n))
-            return false;
-    }
-    if (n > TL_MAX_NUMEL)
-        return false;
-    *numel = n;
-    return true;
-}
-
-bool tl_shape_equal(int na, const int64_t *a, int nb, const int64_t *b)
-{
-    if (na != nb)
-        return false;
-    for (int i = 0; i < na; i++)
-        if (a[i] != b[i])
-            return false;
-    return true;
 }
 
 int tl_tensor_check_shape(int ndim, const int64_t *sizes, int64_t *numel,
@@ -174,10 +147,12 @@ void tl_tensor_release(tl_tensor *t)
     tl_storage_release(t->storage);
     tl_version_release(t->version);
     free(t);
-    live_headers--;
+    tl_context_get()->live_headers--;
 }
 
-int64_t tl_tensor_live(void) { return live_headers; }
+int64_t tl_tensor_live(void) { return tl_context_get()->live_headers; }
+
+void tl_tensor_bump_version(tl_tensor *t) { t->version->value++; }
 
 /* ---- queries ---- */
 
@@ -526,8 +501,8 @@ int tl_tensor_get_raw(const tl_tensor *t, int64_t i, void *out, tl_error *err)
         return -1;
     size_t isz = tl_dtype_size(t->dtype);
     const tl_backend *be = tl_tensor_backend(t);
-    return be->to_host(out, (char *)t->storage->data + (size_t)e * isz, isz,
-                       err);
+    return tl_backend_to_host(be, out, (char *)t->storage->data + (size_t)e * isz,
+                              isz, err);
 }
 
 int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err)
@@ -537,8 +512,8 @@ int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err)
         return -1;
     size_t isz = tl_dtype_size(t->dtype);
     const tl_backend *be = tl_tensor_backend(t);
-    return be->from_host((char *)t->storage->data + (size_t)e * isz, in, isz,
-                         err);
+    return tl_backend_from_host(be, (char *)t->storage->data + (size_t)e * isz,
+                                in, isz, err);
 }
 
 int tl_tensor_get_f64(const tl_tensor *t, int64_t i, double *out, tl_error *err)
@@ -584,4 +559,51 @@ void tl_format_shape(char *buf, size_t cap, int ndim, const int64_t *sizes)
                               sizes[d]);
     if (n < cap)
         snprintf(buf + n, cap - n, "]");
+}
+
+/* ------------------------------------------------------------------------
+ * The one host read
+ * ---------------------------------------------------------------------- */
+
+int tl_tensor_read_host_bytes(const tl_tensor *t, void *dst, tl_error *err)
+{
+    int64_t n = tl_tensor_numel(t);
+    if (n == 0)
+        return 0;
+    const tl_backend *be = tl_tensor_backend(t);
+    size_t bytes = (size_t)n * tl_dtype_size(t->dtype);
+    int64_t cst[TL_MAX_DIMS];
+    tl_contiguous_strides(t->ndim, t->sizes, cst);
+    tl_strided src = tl_tensor_strided(t);
+    if (tl_backend_host_accessible(be)) {
+        /* host memory already: one strided copy by the host kernels */
+        tl_strided d = {dst, t->dtype, t->ndim, t->sizes, cst};
+        return tl_backend_copy_strided(tl_backend_cpu(), &d, &src, err);
+    }
+    if (tl_tensor_is_contiguous(t))
+        return tl_backend_to_host(be, dst, tl_tensor_addr(t), bytes, err);
+    void *dense;
+    if (tl_backend_alloc(be, bytes, &dense, err) < 0)
+        return -1;
+    tl_strided d = {dense, t->dtype, t->ndim, t->sizes, cst};
+    int rc = tl_backend_copy_strided(be, &d, &src, err);
+    if (rc == 0)
+        rc = tl_backend_to_host(be, dst, dense, bytes, err);
+    tl_backend_free(be, dense);
+    return rc;
+}
+
+tl_tensor *tl_tensor_read_host(const tl_tensor *t, tl_error *err)
+{
+    if (tl_backend_host_accessible(tl_tensor_backend(t)))
+        return tl_tensor_retain((tl_tensor *)t);
+    tl_tensor *h = tl_tensor_new(tl_backend_cpu(), t->dtype, t->ndim, t->sizes,
+                                 err);
+    if (!h)
+        return NULL;
+    if (tl_tensor_read_host_bytes(t, h->storage->data, err) < 0) {
+        tl_tensor_release(h);
+        return NULL;
+    }
+    return h;
 }

@@ -23,14 +23,12 @@
 #include "backend.h"
 #include "dtype.h"
 #include "err.h"
+#include "shape.h"
 #include "storage.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Largest numel of one tensor (SPEC 7). */
-#define TL_MAX_NUMEL ((int64_t)1 << 31)
 
 typedef struct tl_tensor {
     int refcount;
@@ -64,6 +62,8 @@ tl_tensor *tl_tensor_alias(const tl_tensor *src);
 
 tl_tensor *tl_tensor_retain(tl_tensor *t);
 void tl_tensor_release(tl_tensor *t);
+/* Bump t's version counter (_version): in-place ops call it once a write. */
+void tl_tensor_bump_version(tl_tensor *t);
 /* Tensor headers alive on this thread. A header is about 1 KiB (sizes and
  * strides for TL_MAX_DIMS dims) that the storage ledger does not see, so
  * the interpreter refuses to go past TL_MAX_LIVE_TENSORS (a comprehension
@@ -98,6 +98,14 @@ int64_t tl_tensor_required_bytes(int ndim, const int64_t *sizes,
                                  const int64_t *strides, int64_t offset,
                                  size_t itemsize);
 
+/* A memory_format= argument: the stride order a copy gets. */
+typedef enum tl_memfmt {
+    TL_MEMFMT_PRESERVE,        /* torch.preserve_format (tl_preserve_strides) */
+    TL_MEMFMT_CONTIGUOUS,      /* torch.contiguous_format (row-major) */
+    TL_MEMFMT_CHANNELS_LAST,   /* 4-D NHWC */
+    TL_MEMFMT_CHANNELS_LAST_3D /* 5-D NDHWC */
+} tl_memfmt;
+
 /* ---- stride helpers (pure functions) ---- */
 /* Row-major strides with the max(size, 1) rule. */
 void tl_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
@@ -119,10 +127,6 @@ void tl_iter_strides(int nd, const int64_t *shape, int n,
                      const int64_t *const *sizes,
                      const int64_t *const *strides, bool same_shape,
                      int64_t *out);
-/* numel of a shape, false on overflow or > TL_MAX_NUMEL */
-bool tl_shape_numel(int ndim, const int64_t *sizes, int64_t *numel);
-/* Equal int64 arrays (shapes, strides) of na and nb entries. */
-bool tl_shape_equal(int na, const int64_t *a, int nb, const int64_t *b);
 /* The checks of a new tensor's shape, with PyTorch's texts: ndim within
  * TL_MAX_DIMS (TL_ERR_LIMIT), no negative size (RuntimeError "Trying to
  * create tensor with negative dimension -1: [2, -1]"), numel within
@@ -141,6 +145,20 @@ int tl_tensor_set_i64(tl_tensor *t, int64_t i, int64_t v, tl_error *err);
 /* Raw bytes of element i (itemsize bytes). */
 int tl_tensor_get_raw(const tl_tensor *t, int64_t i, void *out, tl_error *err);
 int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err);
+
+/* ---- the one host read ----
+ * Reading many elements of a tensor on the host goes through these, never
+ * through a loop of tl_tensor_get_* on a device tensor (one transfer per
+ * element). Both make at most one contiguous copy on t's device and one
+ * device->host transfer.
+ * tl_tensor_read_host_bytes: t's numel * itemsize bytes, row-major, into
+ *   host memory dst (the caller's).
+ * tl_tensor_read_host: a tensor whose memory the host may read: t itself
+ *   (a new reference) when its backend is host-accessible
+ *   (TL_BACKEND_CAP_HOST_MEMORY), else a new contiguous CPU tensor of t's
+ *   shape and dtype holding t's values. NULL with err set on failure. */
+int tl_tensor_read_host_bytes(const tl_tensor *t, void *dst, tl_error *err);
+tl_tensor *tl_tensor_read_host(const tl_tensor *t, tl_error *err);
 
 /* "[2, 3]" style shape text for messages; buf must hold 32*ndim+3 bytes */
 void tl_format_shape(char *buf, size_t cap, int ndim, const int64_t *sizes);

@@ -10,7 +10,7 @@
  * ExpandUtils.cpp inferExpandGeometry), 2.x where 1.13 differs.
  *
  * Invariants: results are new references; "self" results are the input
- * retained; dims are always wrapped with tl_wrap_dim (PyTorch's IndexError).
+ * retained; dims are always wrapped with tl_shape_wrap_dim (PyTorch's IndexError).
  */
 #include "view.h"
 
@@ -18,16 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind.h"
-#include "ops.h"
+#include "ops.h" /* the declared copy fallback of reshape/flatten/ravel */
+#include "shape.h"
 #include "util.h"
 
-typedef struct geom {
-    int ndim;
-    int64_t sizes[TL_MAX_DIMS];
-    int64_t strides[TL_MAX_DIMS];
-    int64_t offset;
-} geom;
+typedef tl_geom geom;
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
@@ -143,21 +138,7 @@ static tl_tensor *mkview(const tl_tensor *t, const geom *g, tl_error *err)
 
 static int wrap(int64_t dim, int ndim, int *out, tl_error *err)
 {
-    return tl_wrap_dim(dim, ndim, out, err);
-}
-
-static int64_t shape_numel_sat(int n, const int64_t *s)
-{
-    int64_t p = 1;
-    for (int i = 0; i < n; i++) {
-        if (s[i] == 0)
-            return 0;
-    }
-    for (int i = 0; i < n; i++) {
-        if (tl_mul_overflow(p, s[i], &p))
-            return INT64_MAX;
-    }
-    return p;
+    return tl_shape_wrap_dim(dim, ndim, out, err);
 }
 
 void tl_tensor_list_free(tl_tensor_list *l)
@@ -186,142 +167,6 @@ static int list_init(tl_tensor_list *l, int64_t n, tl_error *err)
 /* ------------------------------------------------------------------ */
 /* shape arithmetic                                                    */
 /* ------------------------------------------------------------------ */
-
-enum { INFER_OK, INFER_TWO, INFER_NEG, INFER_AMBIG, INFER_BAD };
-
-static int infer_size_code(int n, const int64_t *shape, int64_t numel,
-                           int64_t *out, int64_t *bad)
-{
-    int infer = -1;
-    int64_t newsize = 1;
-    bool zero = false, overflow = false;
-    for (int i = 0; i < n; i++) {
-        if (shape[i] == -1) {
-            if (infer >= 0)
-                return INFER_TWO;
-            infer = i;
-        } else if (shape[i] >= 0) {
-            if (shape[i] == 0)
-                zero = true;
-            else if (!overflow && tl_mul_overflow(newsize, shape[i], &newsize))
-                overflow = true;
-        } else {
-            *bad = shape[i];
-            return INFER_NEG;
-        }
-    }
-    if (zero)
-        newsize = 0;
-    else if (overflow)
-        return INFER_BAD; /* can never match a representable numel */
-    if (numel == newsize ||
-        (infer >= 0 && newsize > 0 && numel % newsize == 0)) {
-        memmove(out, shape, sizeof(int64_t) * (size_t)n);
-        if (infer >= 0) {
-            if (newsize == 0)
-                return INFER_AMBIG;
-            out[infer] = numel / newsize;
-        }
-        return INFER_OK;
-    }
-    return INFER_BAD;
-}
-
-static int infer_size_raise(int code, int n, const int64_t *shape,
-                            int64_t numel, int64_t bad, tl_error *err)
-{
-    switch (code) {
-    case INFER_TWO:
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "only one dimension can be inferred");
-    case INFER_NEG:
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "invalid shape dimension %lld", (long long)bad);
-    case INFER_AMBIG: {
-        tl_buf b = {0};
-        fmt_list(&b, n, shape);
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "cannot reshape tensor of 0 elements into shape %s "
-                     "because the unspecified dimension size -1 can be any "
-                     "value and is ambiguous", tl_buf_str(&b));
-        tl_buf_free(&b);
-        return -1;
-    }
-    default: {
-        tl_buf b = {0};
-        fmt_list(&b, n, shape);
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "shape '%s' is invalid for input of size %lld",
-                     tl_buf_str(&b), (long long)numel);
-        tl_buf_free(&b);
-        return -1;
-    }
-    }
-}
-
-int tl_view_infer_size(int n, const int64_t *shape, int64_t numel,
-                       int64_t *out, tl_error *err)
-{
-    int64_t tmp[TL_MAX_DIMS], bad = 0;
-    TL_ASSERT(n >= 0 && n <= TL_MAX_DIMS);
-    int code = infer_size_code(n, shape, numel, tmp, &bad);
-    if (code != INFER_OK)
-        return infer_size_raise(code, n, shape, numel, bad, err);
-    memcpy(out, tmp, sizeof(int64_t) * (size_t)n);
-    return 0;
-}
-
-bool tl_view_compute_stride(int old_ndim, const int64_t *old_sizes,
-                            const int64_t *old_strides, int new_ndim,
-                            const int64_t *new_sizes, int64_t *new_strides)
-{
-    if (old_ndim == 0) {
-        for (int i = 0; i < new_ndim; i++)
-            new_strides[i] = 1;
-        return true;
-    }
-    int64_t numel = shape_numel_sat(old_ndim, old_sizes);
-    if (numel == 0) {
-        bool same = tl_shape_equal(old_ndim, old_sizes, new_ndim, new_sizes);
-        if (same) {
-            memcpy(new_strides, old_strides,
-                   sizeof(int64_t) * (size_t)old_ndim);
-            return true;
-        }
-        for (int d = new_ndim - 1; d >= 0; d--) {
-            if (d == new_ndim - 1)
-                new_strides[d] = 1;
-            else
-                new_strides[d] = (new_sizes[d + 1] > 1 ? new_sizes[d + 1] : 1)
-                                 * new_strides[d + 1];
-        }
-        return true;
-    }
-    int view_d = new_ndim - 1;
-    int64_t chunk_base = old_strides[old_ndim - 1];
-    int64_t tensor_numel = 1, view_numel = 1;
-    for (int td = old_ndim - 1; td >= 0; td--) {
-        tensor_numel *= old_sizes[td];
-        if (td == 0 ||
-            (old_sizes[td - 1] != 1 &&
-             old_strides[td - 1] != tensor_numel * chunk_base)) {
-            while (view_d >= 0 &&
-                   (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
-                new_strides[view_d] = view_numel * chunk_base;
-                view_numel *= new_sizes[view_d];
-                view_d--;
-            }
-            if (view_numel != tensor_numel)
-                return false;
-            if (td > 0) {
-                chunk_base = old_strides[td - 1];
-                tensor_numel = 1;
-                view_numel = 1;
-            }
-        }
-    }
-    return view_d == -1;
-}
 
 static void tensor_type_name(const tl_tensor *t, tl_buf *b)
 {
@@ -407,25 +252,6 @@ int tl_view_expand_geometry(const tl_tensor *t, int n, const int64_t *target,
     return 0;
 }
 
-int tl_view_broadcast_shapes(int na, const int64_t *a, int nb,
-                             const int64_t *b, int64_t *out, tl_error *err)
-{
-    int n = na > nb ? na : nb;
-    for (int i = n - 1; i >= 0; i--) {
-        int off = n - 1 - i;
-        int da = na - 1 - off, db = nb - 1 - off;
-        int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
-        if (!(sa == sb || sa == 1 || sb == 1))
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "The size of tensor a (%lld) must match the "
-                                "size of tensor b (%lld) at non-singleton "
-                                "dimension %d", (long long)sa, (long long)sb,
-                                i);
-        out[i] = sa == 1 ? sb : sa;
-    }
-    return n;
-}
-
 /* ------------------------------------------------------------------ */
 /* reshaping                                                           */
 /* ------------------------------------------------------------------ */
@@ -442,11 +268,11 @@ static int view_geom(const tl_tensor *t, int n, const int64_t *shape, geom *g,
 {
     if (n > TL_MAX_DIMS)
         return too_many_dims(err);
-    if (tl_view_infer_size(n, shape, tl_tensor_numel(t), g->sizes, err))
+    if (tl_shape_infer_size(n, shape, tl_tensor_numel(t), g->sizes, err))
         return -1;
     g->ndim = n;
     g->offset = t->offset;
-    return tl_view_compute_stride(t->ndim, t->sizes, t->strides, n, g->sizes,
+    return tl_shape_compute_stride(t->ndim, t->sizes, t->strides, n, g->sizes,
                                   g->strides);
 }
 
@@ -615,13 +441,13 @@ tl_tensor *tl_view_unflatten(const tl_tensor *t, int64_t dim, int n,
         return NULL;
     }
     int64_t inferred[TL_MAX_DIMS], bad = 0;
-    int code = infer_size_code(n, sizes, t->sizes[d], inferred, &bad);
-    if (code == INFER_TWO) {
+    int code = tl_shape_infer_code(n, sizes, t->sizes[d], inferred, &bad);
+    if (code == TL_INFER_TWO) {
         tl_error_set(err, TL_ERR_RUNTIME, "unflatten got an unexpected "
                      "error:\nonly one dimension can be inferred");
         return NULL;
     }
-    if (code == INFER_BAD) {
+    if (code == TL_INFER_BAD) {
         tl_buf b = {0};
         fmt_list(&b, n, sizes);
         tl_error_set(err, TL_ERR_RUNTIME,
@@ -631,8 +457,8 @@ tl_tensor *tl_view_unflatten(const tl_tensor *t, int64_t dim, int n,
         tl_buf_free(&b);
         return NULL;
     }
-    if (code != INFER_OK) {
-        infer_size_raise(code, n, sizes, t->sizes[d], bad, err);
+    if (code != TL_INFER_OK) {
+        tl_shape_infer_raise(code, n, sizes, t->sizes[d], bad, err);
         return NULL;
     }
     int64_t shape[TL_MAX_DIMS];
@@ -942,26 +768,13 @@ tl_tensor *tl_view_slice(const tl_tensor *t, int dim, bool has_start,
                          int64_t step)
 {
     TL_ASSERT(dim >= 0 && dim < t->ndim && step > 0);
-    int64_t size = t->sizes[dim];
-    int64_t s = has_start ? start : 0;
-    int64_t e = has_stop ? stop : INT64_MAX;
-    if (s < 0)
-        s += size;
-    if (e < 0)
-        e += size;
-    if (s < 0)
-        s = 0;
-    else if (s >= size)
-        s = size;
-    if (e < s)
-        e = s;
-    else if (e >= size)
-        e = size;
+    int64_t s, len;
+    tl_shape_slice(t->sizes[dim], has_start, start, has_stop, stop, step, &s,
+                   &len);
     geom g;
     geom_of(&g, t);
     g.offset += s * t->strides[dim];
-    int64_t len = e - s;
-    g.sizes[dim] = len == 0 ? 0 : (len - 1) / step + 1;
+    g.sizes[dim] = len;
     if (tl_mul_overflow(g.strides[dim], step, &g.strides[dim]))
         g.strides[dim] = INT64_MAX; /* only reachable with size <= 1 */
     return tl_tensor_view(t, g.ndim, g.sizes, g.strides, g.offset);
@@ -1047,36 +860,10 @@ tl_tensor *tl_view_unfold(const tl_tensor *t, int64_t dim, int64_t size,
 tl_tensor *tl_view_diagonal(const tl_tensor *t, int64_t offset, int64_t d1,
                             int64_t d2, tl_error *err)
 {
-    int a, b;
-    if (wrap(d1, t->ndim, &a, err) || wrap(d2, t->ndim, &b, err))
-        return NULL;
-    if (a == b) {
-        tl_error_set(err, TL_ERR_RUNTIME, "diagonal dimensions cannot be "
-                     "identical %lld, %lld", (long long)d1, (long long)d2);
-        return NULL;
-    }
-    /* a != b implies ndim >= 2 */
-    int64_t sa = t->sizes[a], sb = t->sizes[b], len;
-    if (offset >= 0)
-        len = sb - offset < sa ? sb - offset : sa;
-    else
-        len = sa + offset < sb ? sa + offset : sb;
-    if (len < 0)
-        len = 0;
     geom g;
     geom_of(&g, t);
-    if (len > 0) {
-        if (offset >= 0)
-            g.offset += offset * t->strides[b];
-        else
-            g.offset -= offset * t->strides[a];
-    }
-    int hi = a > b ? a : b, lo = a > b ? b : a;
-    geom_remove(&g, hi);
-    geom_remove(&g, lo);
-    g.sizes[g.ndim] = len;
-    g.strides[g.ndim] = t->strides[a] + t->strides[b];
-    g.ndim++;
+    if (tl_shape_diagonal(&g, offset, d1, d2, err) < 0)
+        return NULL;
     return mkview(t, &g, err);
 }
 
@@ -1462,6 +1249,6 @@ int tl_view_set_(tl_tensor *t, tl_storage *s, int64_t offset, int n,
     memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)n);
     memcpy(t->strides, strides, sizeof(int64_t) * (size_t)n);
     t->offset = offset;
-    tl_bump_version(t);
+    tl_tensor_bump_version(t);
     return 0;
 }

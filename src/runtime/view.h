@@ -19,7 +19,6 @@
 
 #include "err.h"
 #include "tensor.h"
-#include "value.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,24 +36,11 @@ typedef struct tl_tensor_list {
 
 void tl_tensor_list_free(tl_tensor_list *l); /* releases items, frees array */
 
-/* ---- shape arithmetic (pure) ---- */
+/* ---- shape arithmetic (pure): shape.h; expand's needs the tensor ---- */
 
-/* infer_size: resolve one -1 in shape[0..n) against numel (§2a). Writes the
- * resolved shape into out (may alias shape). */
-int tl_view_infer_size(int n, const int64_t *shape, int64_t numel,
-                       int64_t *out, tl_error *err);
-/* computeStride (§2b): strides for viewing (old sizes/strides) as new_sizes,
- * or false if impossible. numel is the tensor's element count. */
-bool tl_view_compute_stride(int old_ndim, const int64_t *old_sizes,
-                            const int64_t *old_strides, int new_ndim,
-                            const int64_t *new_sizes, int64_t *new_strides);
 /* inferExpandGeometry (§6): sizes/strides of t expanded to target[0..n). */
 int tl_view_expand_geometry(const tl_tensor *t, int n, const int64_t *target,
                             int64_t *sizes, int64_t *strides, tl_error *err);
-/* Broadcast two shapes (the "size of tensor a" message); out holds
- * max(na, nb) entries; returns its length or -1. */
-int tl_view_broadcast_shapes(int na, const int64_t *a, int nb,
-                             const int64_t *b, int64_t *out, tl_error *err);
 
 /* ---- reshaping ---- */
 tl_tensor *tl_view_view(const tl_tensor *t, int n, const int64_t *shape,

@@ -1,0 +1,65 @@
+/* context.c - the per-thread runtime context (context.h).
+ *
+ * The only _Thread_local of the runtime: one tl_context per thread,
+ * filled with its defaults (1 GiB ledger limit, storage ids from 1) on the
+ * first tl_context_get() of the thread.
+ */
+#include "context.h"
+
+#include <string.h>
+
+#include "util.h"
+
+static _Thread_local tl_context ctx;
+static _Thread_local bool ctx_ready;
+
+tl_context *tl_context_get(void)
+{
+    if (!ctx_ready) {
+        memset(&ctx, 0, sizeof ctx);
+        ctx.ledger_limit = TL_DEFAULT_MAX_BYTES;
+        ctx.next_storage_id = 1;
+        ctx_ready = true;
+    }
+    return &ctx;
+}
+
+void tl_context_set_backends(const struct tl_backend *default_be,
+                             const struct tl_backend *cuda_be)
+{
+    tl_context *c = tl_context_get();
+    c->default_backend = default_be;
+    c->cuda_backend = cuda_be;
+}
+
+void tl_context_deadline_set(double when, double budget)
+{
+    tl_context *c = tl_context_get();
+    c->deadline_when = when;
+    c->deadline_budget = budget;
+}
+
+bool tl_context_deadline_passed(void)
+{
+    tl_context *c = tl_context_get();
+    return c->deadline_when > 0 && tl_time_past(c->deadline_when);
+}
+
+double tl_context_deadline_budget(void)
+{
+    return tl_context_get()->deadline_budget;
+}
+
+double tl_context_deadline_when(void)
+{
+    return tl_context_get()->deadline_when;
+}
+
+int tl_context_deadline_check(tl_error *err)
+{
+    if (tl_context_deadline_passed())
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "time limit exceeded (%g s per op; see --timeout)",
+                            tl_context_deadline_budget());
+    return 0;
+}
