@@ -21,8 +21,10 @@ sheet() {
 
 sheet good 4 <<'PY'
 def classify(op_result, parent):
-    same = op_result.untyped_storage().data_ptr() == parent.untyped_storage().data_ptr()
-    return 'view' if same else 'copy'
+    def base(t):
+        return t.untyped_storage().data_ptr()
+    same = lambda a, b: base(a) == base(b)
+    return 'view' if same(op_result, parent) else 'copy'
 PY
 expect 0 check --color never "$work/good.yaml"
 stdout_has "Stretch: classify()  pass (4/4 points, not counted toward the threshold)"

@@ -5,6 +5,21 @@
  *   - Environment: globals are a small name -> value table owned by the
  *     interpreter; comprehension targets live on a local stack searched
  *     first and popped when the comprehension ends (Python 3 scoping).
+ *     A def/lambda call gets a refcounted scope (env) whose local names are
+ *     decided statically as CPython does (assigned in the body, minus
+ *     `global`); free names are looked up through the defining scopes
+ *     (closures), then globals, then builtins. Functions keep their tree
+ *     alive (tl_ast refcount); scope cycles (a nested recursive def) are
+ *     broken when the interpreter is freed.
+ *   - Statements return a completion: OK, error, break, continue, return
+ *     (the value waits in I->retval). try/except catches only Python
+ *     exceptions: limits (time, recursion, size) always propagate, so a
+ *     sheet cannot catch its way past them; finally runs with the pending
+ *     completion saved and its own abrupt exit wins, as in Python.
+ *   - Recursion: at most MAX_CALLS nested calls, and a C-stack budget
+ *     measured from the run's entry frame (ASan's frames are larger), both
+ *     a located RecursionError-like limit; each call has its own
+ *     expression-depth budget.
  *   - Operators, truth, comparisons, iteration and subscripts are the py
  *     layer's (pyops.h: plain values there, tensors on to the runtime);
  *     this file only walks the tree, binds names and runs statements.
@@ -1067,6 +1082,8 @@ static tl_value *closure_call(void *data, const tl_args *a, tl_error *err)
         env *saved_frame = I->frame;
         size_t saved_base = I->local_base;
         int saved_depth = I->depth;
+        tl_ast *saved_ast = I->ast;
+        I->ast = c->ast; /* a def inside the body belongs to this tree */
         I->frame = e;
         I->local_base = I->nlocals;
         I->depth = 0;
@@ -1088,6 +1105,7 @@ static tl_value *closure_call(void *data, const tl_args *a, tl_error *err)
         I->frame = saved_frame;
         I->local_base = saved_base;
         I->depth = saved_depth;
+        I->ast = saved_ast;
     }
     env_release(e);
     /* spans inside a function defined by another source text mean nothing
