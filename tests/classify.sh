@@ -111,4 +111,13 @@ expect 0 check --color never "$work/blank.yaml"
 stdout_has "Stretch: classify()  not answered (0/1 points"
 run_tlab check --format json "$work/blank.yaml"
 tr -d ' \n' < "$work/stdout" | grep -q '"classify":{"answered":false,"passed":false' || fail "blank classify json"
+# lab01 offers the stretch; its answer key holds a correct classifier, which
+# `tlab new` blanks like every other answer
+expect 0 check --color never "$answers"
+stdout_has "Stretch: classify()  pass (4/4 points, not counted toward the threshold)"
+expect 0 new "$top_srcdir/labs/lab01.yaml"
+stdout_has "classify: ~"
+expect 0 new "$answers"
+stdout_has "classify: ~"
+stdout_lacks "def classify"
 echo "ok: classify stretch test"
