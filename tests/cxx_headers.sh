@@ -43,7 +43,7 @@ int main() {
 CC
 } > "$tu"
 inc=""
-for d in base runtime py lang lab report cli; do inc="$inc -I$top_srcdir/src/$d"; done
+for d in base runtime autograd py lang lab report cli; do inc="$inc -I$top_srcdir/src/$d"; done
 # shellcheck disable=SC2086  # word splitting of the flag lists is intended
 if ! $CXX -std=c++17 -Wall -Wno-unused-parameter -I"$top_builddir" $inc -I"$top_srcdir/cuda" \
         ${TL_CXX_CPPFLAGS:-} -o "$tmp/all_headers" "$tu" "$top_builddir/libtlab.a" ${TL_CXX_LIBS:-} -lm -lpthread; then

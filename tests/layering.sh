@@ -2,7 +2,7 @@
 # tests/layering.sh - the include order of the source tree, enforced.
 #
 # The layers, in the one order that includes may follow (README "Layout"):
-#   base -> runtime -> py -> lang -> lab -> report -> cli
+#   base -> runtime -> autograd -> py -> lang -> lab -> report -> cli
 # cuda/ implements the runtime's backend interface: it sits at the runtime's
 # rank and may include base and runtime headers only.
 #
@@ -68,10 +68,10 @@ check_tree() {
         state[m] = 2
     }
     BEGIN {
-        rank["base"] = 0; rank["runtime"] = 1; rank["py"] = 2; rank["lang"] = 3
-        rank["lab"] = 4; rank["report"] = 5; rank["cli"] = 6
-        name[0] = "base"; name[1] = "runtime"; name[2] = "py"; name[3] = "lang"
-        name[4] = "lab"; name[5] = "report"; name[6] = "cli"
+        rank["base"] = 0; rank["runtime"] = 1; rank["autograd"] = 2; rank["py"] = 3
+        rank["lang"] = 4; rank["lab"] = 5; rank["report"] = 6; rank["cli"] = 7
+        name[0] = "base"; name[1] = "runtime"; name[2] = "autograd"; name[3] = "py"
+        name[4] = "lang"; name[5] = "lab"; name[6] = "report"; name[7] = "cli"
         while ((getline line < filesfile) > 0) {
             n = split(line, p, "/"); base = p[n]
             if (base in byname) dup[base] = 1
@@ -111,7 +111,7 @@ check_tree() {
             printf "%s:%s: src/ includes %s: the runtime reaches cuda/ only through its backend interface\n", file, lineno, target; bad = 1; next }
         lf = layer(file); lt = layer(target)
         if (lt > lf) {
-            printf "%s:%s: %s (layer %s) includes %s (layer %s): against the order base -> runtime -> py -> lang -> lab -> report -> cli\n", \
+            printf "%s:%s: %s (layer %s) includes %s (layer %s): against the order base -> runtime -> autograd -> py -> lang -> lab -> report -> cli\n", \
                 file, lineno, file, name[lf] (file ~ /^cuda/ ? "(cuda)" : ""), target, name[lt]; bad = 1 }
         if (file ~ /^src\/lang\/(lex|ast|parse)\./ && target !~ /^src\/base\// && target !~ /^src\/lang\/(lex|ast|parse)\./) {
             printf "%s:%s: the lexer, AST and parser depend on base only, not on %s\n", file, lineno, target; bad = 1 }

@@ -45,9 +45,7 @@
 #include "context.h"
 #include "create.h"
 #include "format.h"
-#include "index.h"
 #include "interp.h"
-#include "ops.h"
 #include "parse.h"
 #include "pyops.h"
 #include "util.h"
@@ -151,6 +149,8 @@ const tl_interp_opts *tl_interp_current_opts(void)
 tl_interp *tl_interp_new(const tl_interp_opts *opts)
 {
     tl_interp *I = tl_xcalloc(1, sizeof *I);
+    tl_tensor_set_grad_mode(true); /* a program starts with grad mode on:
+                                      a no_grad() never leaks into the next */
     if (opts)
         I->opts = *opts;
     else

@@ -21,8 +21,13 @@ extern const tl_bind_table tl_bind_create_tables[];
 extern const tl_bind_table tl_bind_ops_tables[];
 extern const tl_bind_table tl_bind_view_tables[];
 extern const tl_bind_table tl_bind_index_tables[];
+/* bind_grad.c (declared here, not included: bind_grad.h includes bind.h) */
+extern const tl_bind_table tl_bind_grad_tables[];
+const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw);
 
+/* autograd's tables first: its `grad` attribute replaces create's */
 static const tl_bind_table *const registry[] = {
+    tl_bind_grad_tables,
     tl_bind_create_tables,
     tl_bind_ops_tables,
     tl_bind_view_tables,
@@ -30,6 +35,12 @@ static const tl_bind_table *const registry[] = {
 };
 
 const tl_binding *tl_bind_find(tl_bind_kind kind, const char *name)
+{
+    const tl_binding *b = tl_bind_find_raw(kind, name);
+    return b ? tl_bind_grad_wrap(kind, b) : NULL;
+}
+
+const tl_binding *tl_bind_find_raw(tl_bind_kind kind, const char *name)
 {
     for (size_t r = 0; r < TL_ARRAY_LEN(registry); r++) {
         for (const tl_bind_table *t = registry[r]; t->entries; t++) {
@@ -155,6 +166,17 @@ int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
         if (strcmp(kwnames[j], "*") == 0)
             npositional = j;
     for (size_t k = 0; k < a->nkw; k++) {
+        /* PyTorch features outside tlab's subset (SPEC 6): reported as
+         * unsupported, never as a TypeError PyTorch would not raise, and
+         * never silently dropped */
+        if (a->kwvals[k]->kind != TL_V_NONE && strcmp(a->kwnames[k], "out") == 0)
+            return tl_error_set(err, TL_ERR_UNSUPPORTED,
+                                "tlab does not support out= (%s() writing into a given "
+                                "tensor); assign the result instead", fname);
+        if (a->kwvals[k]->kind != TL_V_NONE && strcmp(a->kwnames[k], "names") == 0)
+            return tl_error_set(err, TL_ERR_UNSUPPORTED,
+                                "tlab does not support named tensors (names= of %s())",
+                                fname);
         bool known = false;
         size_t pos = 0;
         for (size_t j = 0; kwnames && kwnames[j]; j++) {
@@ -219,6 +241,8 @@ int tl_to_dtype(const tl_value *v, const char *what, tl_dtype *out,
         *out = v->u.dtype;
         return 0;
     }
+    if (tl_value_python_dtype(v, out)) /* dtype=float / int / bool */
+        return 0;
     return wrong_type(v, what, "torch.dtype", err);
 }
 

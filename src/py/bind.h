@@ -60,8 +60,10 @@ typedef struct tl_bind_table {
     const tl_binding *entries; /* terminated by {NULL} */
 } tl_bind_table;
 
-/* Find a binding; NULL if none. */
+/* Find a binding; NULL if none. A differentiable op comes back as its
+ * autograd wrapper (bind_grad.h); tl_bind_find_raw skips that. */
 const tl_binding *tl_bind_find(tl_bind_kind kind, const char *name);
+const tl_binding *tl_bind_find_raw(tl_bind_kind kind, const char *name);
 /* Every registered name of a kind (for "did you mean" and docs). */
 size_t tl_bind_names(tl_bind_kind kind, const char **out, size_t cap);
 

@@ -21,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind_grad.h"
 #include "context.h"
 #include "convert.h"
-#include "index.h"
+#include "index_parse.h"
 #include "ops.h"
 #include "util.h"
 
@@ -549,7 +550,7 @@ static tl_value *str_repeat(const tl_value *a, int64_t k, tl_error *err)
 tl_value *tl_pyops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b))
-        return tensor_binary(op, a, b, err);
+        return tl_grad_binop(op, a, b, tensor_binary, err);
     if (is_num(a) && is_num(b))
         return num_binop(op, a, b, err);
     bool sa = tl_value_is_seq(a), sb = tl_value_is_seq(b);
@@ -609,7 +610,7 @@ tl_value *tl_pyops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 tl_value *tl_pyops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
     if (tl_value_is_tensorlike(a))
-        return tensor_binary_inplace(op, a, b, err);
+        return tl_grad_binop_inplace(op, a, b, tensor_binary_inplace, err);
     if (a->kind == TL_V_LIST && op == TL_PY_ADD && !tl_value_is_tensorlike(b)) {
         tl_value **items;
         size_t n;
@@ -643,7 +644,7 @@ tl_value *tl_pyops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error
 tl_value *tl_pyops_unary(tl_pyunop op, tl_value *a, tl_error *err)
 {
     if (tl_value_is_tensorlike(a))
-        return tensor_unary(op, a, err);
+        return tl_grad_unop(op, a, tensor_unary, err);
     const char *sym = op == TL_PY_NEG ? "-" : op == TL_PY_POS ? "+" : "~";
     if (is_intlike(a)) {
         int64_t x = ival(a);
@@ -876,7 +877,7 @@ int tl_pyops_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err)
         tl_value **out = tl_xmalloc((k ? (size_t)k : 1) * sizeof *out);
         for (int64_t i = 0; i < k; i++) {
             tl_value *idx = tl_int(i);
-            out[i] = tl_index_get(v, idx, err);
+            out[i] = tl_grad_index_get(v, idx, err);
             tl_value_release(idx);
             if (!out[i] || tl_context_deadline_tick((int64_t)i, err) < 0) {
                 if (out[i])
@@ -890,7 +891,7 @@ int tl_pyops_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err)
         return 0;
     }
     case TL_V_STORAGE: {
-        size_t k = v->u.storage->nbytes;
+        size_t k = v->u.storage->nbytes / (v->typed ? tl_dtype_size(v->sdtype) : 1);
         if (tl_pyops_charge_seq(k, err) < 0)
             return -1;
         tl_value **out = tl_xmalloc((k ? k : 1) * sizeof *out);
@@ -1025,7 +1026,7 @@ tl_value *tl_pyops_getitem(tl_value *obj, tl_value *idx, tl_error *err)
     switch (obj->kind) {
     case TL_V_TENSOR:
     case TL_V_NDARRAY:
-        return tl_index_get(obj, idx, err);
+        return tl_grad_index_get(obj, idx, err);
     case TL_V_LIST:
     case TL_V_TUPLE:
     case TL_V_SIZE:
@@ -1045,7 +1046,7 @@ int tl_pyops_setitem(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err)
     switch (obj->kind) {
     case TL_V_TENSOR:
     case TL_V_NDARRAY:
-        return tl_index_set(obj, idx, v, err);
+        return tl_grad_index_set(obj, idx, v, err);
     case TL_V_LIST: {
         if (idx->kind == TL_V_SLICE)
             return tl_error_set(err, TL_ERR_UNSUPPORTED,

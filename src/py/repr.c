@@ -9,7 +9,7 @@
  *     "...", edge items 3 when numel > 1000, lines of
  *     floor((80 - indent) / (width + 2)) elements.
  *   - suffixes (device, dtype unless default/int64/bool, size= for empty
- *     tensors, requires_grad) wrapped at 80 columns by _add_suffixes, whose
+ *     tensors, grad_fn=<Node> or requires_grad) wrapped at 80 columns by _add_suffixes, whose
  *     last-line arithmetic (rfind of "\n" giving -1) is kept as is.
  * Element values come as doubles (float16/bfloat16 print through float32
  * exactly as .float() would) and are formatted with C's printf, which
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autograd.h"
 #include "backend.h"
 #include "repr.h"
 #include "storage.h"
@@ -302,7 +303,18 @@ static void add_suffix(tl_buf *b, size_t start, const char *suffix, int indent, 
     }
 }
 
+static void repr_tensor_elems(const tl_tensor *t, const tl_tensor *elems, tl_buf *b);
+
 void tl_repr_tensor(const tl_tensor *t, tl_buf *b)
+{
+    /* one host read of a device tensor (printing is best effort: without
+     * it, elements are read one by one) */
+    tl_tensor *h = tl_tensor_read_host(t, NULL);
+    repr_tensor_elems(t, h ? h : t, b);
+    tl_tensor_release(h);
+}
+
+static void repr_tensor_elems(const tl_tensor *t, const tl_tensor *elems, tl_buf *b)
 {
     size_t start = b->len;
     tl_buf_puts(b, "tensor(");
@@ -310,7 +322,7 @@ void tl_repr_tensor(const tl_tensor *t, tl_buf *b)
     int64_t numel = tl_tensor_numel(t);
     tview v;
     memset(&v, 0, sizeof v);
-    v.t = t;
+    v.t = elems;
     int64_t s = 1;
     for (int d = t->ndim - 1; d >= 0; d--) {
         v.cstride[d] = s;
@@ -357,8 +369,12 @@ void tl_repr_tensor(const tl_tensor *t, tl_buf *b)
         formatter_init(&f, &v);
         tensor_rec(&f, &v, 0, 0, indent, b);
     }
-    if (t->requires_grad)
+    tl_ag_node *gf = tl_ag_grad_fn((tl_tensor *)t, NULL);
+    if (gf)
+        snprintf(suffixes[ns++], sizeof suffixes[0], "grad_fn=<%s>", tl_ag_node_name(gf));
+    else if (t->requires_grad)
         snprintf(suffixes[ns++], sizeof suffixes[0], "requires_grad=True");
+    tl_ag_node_release(gf);
     /* _add_suffixes: len(s) - s.rfind("\n") + 1 */
     const char *body = tl_buf_str(b) + start;
     const char *nl = strrchr(body, '\n');
@@ -503,7 +519,7 @@ void tl_repr_ndarray(const tl_tensor *t, bool as_repr, tl_buf *b)
 {
     tview v;
     memset(&v, 0, sizeof v);
-    v.t = t;
+    v.t = t; /* arrays live in host memory */
     int64_t s = 1;
     for (int d = t->ndim - 1; d >= 0; d--) {
         v.cstride[d] = s;

@@ -158,6 +158,34 @@ tl_value *tl_value_storage(tl_storage *s)
     return v;
 }
 
+bool tl_value_python_dtype(const tl_value *v, tl_dtype *dt)
+{
+    const char *n;
+    if (v && v->kind == TL_V_TYPE && v->u.type.errkind == TL_OK)
+        n = v->u.type.name; /* the classes int, float, bool */
+    else if (v && v->kind == TL_V_FUNC && !v->u.func.self && v->u.func.name)
+        n = v->u.func.name;
+    else
+        return false;
+    if (strcmp(n, "float") == 0)
+        *dt = TL_FLOAT64;
+    else if (strcmp(n, "int") == 0)
+        *dt = TL_INT64;
+    else if (strcmp(n, "bool") == 0)
+        *dt = TL_BOOL;
+    else
+        return false;
+    return true;
+}
+
+tl_value *tl_value_typed_storage(tl_storage *s, tl_dtype dt)
+{
+    tl_value *v = tl_value_storage(s);
+    v->typed = true;
+    v->sdtype = dt;
+    return v;
+}
+
 tl_value *tl_value_module(const char *name)
 {
     tl_value *v = alloc_value(TL_V_MODULE);
@@ -324,7 +352,7 @@ const char *tl_value_type_name(const tl_value *v)
     case TL_V_MEMFMT: return "torch.memory_format";
     case TL_V_TENSOR: return "Tensor";
     case TL_V_NDARRAY: return "numpy.ndarray";
-    case TL_V_STORAGE: return "torch.UntypedStorage";
+    case TL_V_STORAGE: return v->typed ? "torch.TypedStorage" : "torch.UntypedStorage";
     case TL_V_MODULE: return "module";
     case TL_V_FUNC: return "builtin_function_or_method";
     case TL_V_TYPE: return "type";

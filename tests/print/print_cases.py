@@ -80,3 +80,7 @@ print(d, d.dtype, torch.zeros(2), torch.arange(3.0), torch.get_default_dtype(),
       torch.tensor([1.0], dtype=torch.float32), torch.empty(0))
 torch.set_default_dtype(torch.float32)
 print(torch.tensor([1.0], dtype=torch.float64), torch.get_default_dtype())
+g = torch.ones(2, requires_grad=True)
+print(g * 2, g[0], g.t(), g.sum(), (g + 1).relu(), g.detach())
+with torch.no_grad():
+    print(g * 2)

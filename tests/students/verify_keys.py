@@ -46,6 +46,9 @@ def variants(p):
     other = torch.float32 if p.dtype == torch.float64 else torch.float64
     out.append(("float64" if other == torch.float64 else "float32",
                 p.to(other)))
+    if p.requires_grad:  # a leaf that requires grad stays one (lab06)
+        out = [(n, q if q is p else q.detach().requires_grad_())
+               for n, q in out]
     return out
 
 

@@ -1,0 +1,160 @@
+/* autograd.h - a small reverse-mode autograd over runtime tensors.
+ *
+ * The layer between the runtime (tensors, storages, version counters) and
+ * the Python values: src/py records each differentiable op here after the
+ * runtime ran it (tl_ag_record / tl_ag_record_inplace), and asks here for
+ * backward(), .grad, grad_fn, retain_grad() and torch.no_grad().
+ *
+ * Model (PyTorch's): a tensor that requires grad and is not a leaf has a
+ * grad_fn, a graph node whose edges lead to the grad_fns of the op's inputs
+ * (a leaf's edge is its AccumulateGrad). A node saves what PyTorch's formula
+ * saves (an input, the output, or nothing) together with the version of
+ * the saved tensor it saw; backward() compares and raises PyTorch's
+ * "modified by an inplace operation" error on a mismatch. A view remembers
+ * its base: an in-place op on it rebases the base's history (CopySlices)
+ * and the view's grad_fn becomes AsStridedBackward0 when the shared version
+ * counter moved since the view got its grad_fn.
+ *
+ * Ownership: tensors passed in are borrowed; the layer keeps its own
+ * references (saved tensors are aliases without autograd records, so no
+ * reference cycle runs through a saved output). Nodes are refcounted and
+ * released iteratively (a chain of 10^6 nodes frees without recursion);
+ * backward() is iterative too. Node and gradient memory is charged against
+ * the --max-bytes ledger (gradient buffers are storages; node headers are
+ * counted here and checked against the same limit).
+ *
+ * Threads: all state is per thread (tlab grade --jobs).
+ */
+#ifndef TL_AUTOGRAD_H
+#define TL_AUTOGRAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tl_ag_node tl_ag_node;
+
+typedef enum tl_ag_op {
+    /* elementwise, one tensor input */
+    TL_AG_NEG, TL_AG_EXP, TL_AG_LOG, TL_AG_SQRT, TL_AG_SIN, TL_AG_COS,
+    TL_AG_TANH, TL_AG_SIGMOID, TL_AG_RELU, TL_AG_ABS,
+    TL_AG_CLAMP,      /* s0 = min (has0), s1 = max (has1) */
+    TL_AG_CLAMP_MIN,  /* s0 */
+    TL_AG_CLAMP_MAX,  /* s0 */
+    TL_AG_POW,        /* self ** s0 (scalar exponent) */
+    /* binary: in[1] NULL means the other operand is the scalar s0 */
+    TL_AG_ADD,        /* self + alpha * other, alpha = s1 */
+    TL_AG_SUB,        /* self - alpha * other */
+    TL_AG_RSUB,       /* other - alpha * self (other: in[1] or s0) */
+    TL_AG_MUL, TL_AG_DIV,
+    TL_AG_POW_T,      /* self ** other (tensors) */
+    TL_AG_POW_BASE,   /* s0 ** in[0] */
+    TL_AG_RDIV,       /* s0 / in[0] (PyTorch: reciprocal, then mul) */
+    /* reductions: nd dims (all_dims: every dim), keepdim */
+    TL_AG_SUM, TL_AG_MEAN,
+    TL_AG_MATMUL,     /* mm, mv, dot, matmul (broadcast batches) */
+    /* shape */
+    TL_AG_VIEW,       /* outputs are views of in[0] (storage geometry) */
+    TL_AG_IDENTITY,   /* clone, contiguous copy, reshape copy, to(dtype) */
+    TL_AG_CAT,        /* dim; nin inputs */
+    TL_AG_STACK,      /* dim; nin inputs */
+    TL_AG_INDEX,      /* map: int64, out's shape, in[0]'s flat index */
+    /* in-place only */
+    TL_AG_ZERO,       /* zero_, fill_(scalar) */
+    TL_AG_COPY,       /* self.copy_(in[1]) */
+    TL_AG_SETITEM,    /* self[map] = in[1] (or the scalar s0) */
+    TL_AG_NOPS
+} tl_ag_op;
+
+/* One recorded call. in[i] NULL: a Python number took that operand. */
+typedef struct tl_ag_call {
+    tl_ag_op op;
+    const char *name;      /* PyTorch's node name, e.g. "MulBackward0" */
+    int nin;
+    tl_tensor *const *in;  /* borrowed */
+    int nout;
+    tl_tensor *const *out; /* borrowed; an in-place op's out[0] is in[0] */
+    double s0, s1;
+    bool has0, has1;
+    int nd;                /* SUM/MEAN dims (wrapped), or all_dims */
+    int64_t dims[TL_MAX_DIMS];
+    bool all_dims, keepdim;
+    int64_t dim;           /* CAT/STACK */
+    const tl_tensor *map;  /* INDEX/SETITEM: borrowed */
+    bool multi_output;     /* VIEW: split/chunk/unbind (no in-place on them) */
+} tl_ag_call;
+
+/* ---- grad mode (torch.no_grad()) ---- */
+bool tl_ag_grad_enabled(void);
+void tl_ag_set_grad_enabled(bool on);
+
+/* ---- recording (called by src/py after the runtime op succeeded) ---- */
+/* Out-of-place op: with grad mode on and an input requiring grad, the
+ * outputs get a grad_fn; otherwise outputs that are not inputs lose
+ * requires_grad (views made under no_grad keep it, as PyTorch's do). An
+ * output that is the very same object as an input is left alone. Returns
+ * 0, or -1 with err set (the graph would pass --max-bytes). */
+int tl_ag_record(const tl_ag_call *c, tl_error *err);
+
+/* Before an in-place op on self (others: its tensor operands): PyTorch's
+ * check_inplace (split/unbind output views, views made under no_grad,
+ * leaves and views of leaves that require grad). When the op's formula
+ * needs self's old value, *orig receives a private copy of it (new
+ * reference, or NULL) to pass to tl_ag_record_inplace. */
+int tl_ag_inplace_begin(tl_ag_op op, tl_tensor *self, int nothers,
+                        tl_tensor *const *others, tl_tensor **orig,
+                        tl_error *err);
+/* After it: c->in[0] is self (already written, version bumped). orig
+ * (may be NULL) is consumed. */
+int tl_ag_record_inplace(const tl_ag_call *c, tl_tensor *orig, tl_error *err);
+
+/* An in-place view op (t_, transpose_, unsqueeze_, ...) changed self's
+ * geometry from before's (a header saved just before it): self's grad_fn
+ * becomes a view node from the old geometry to the new one. */
+int tl_ag_record_view_inplace(tl_tensor *self, const tl_tensor *before,
+                              const char *name, tl_error *err);
+
+/* A view op whose result needs no grad_fn still records the view's base
+ * (so a later in-place op with a grad operand rebases it). tl_ag_record
+ * does this itself for TL_AG_VIEW. */
+
+/* ---- queries ---- */
+/* The grad_fn (new reference) or NULL: a view whose shared version moved
+ * since it got one is given AsStridedBackward0 first, as PyTorch does. */
+tl_ag_node *tl_ag_grad_fn(tl_tensor *t, tl_error *err);
+const char *tl_ag_node_name(const tl_ag_node *n);
+tl_ag_node *tl_ag_node_retain(tl_ag_node *n);
+void tl_ag_node_release(tl_ag_node *n);
+/* .grad (borrowed, NULL for None) and .grad = g (g retained, NULL: None) */
+tl_tensor *tl_ag_grad(const tl_tensor *t);
+int tl_ag_set_grad(tl_tensor *t, tl_tensor *g, tl_error *err);
+/* retain_grad() / retains_grad */
+int tl_ag_retain_grad(tl_tensor *t, tl_error *err);
+bool tl_ag_retains_grad(const tl_tensor *t);
+/* x._base for a differentiable view (borrowed) or NULL */
+tl_tensor *tl_ag_base(const tl_tensor *t);
+
+/* ---- backward ---- */
+/* t.backward(gradient=g, retain_graph=r). g NULL: t must have one element
+ * (ones). Errors in PyTorch's words; a saved tensor's version mismatch is
+ * "one of the variables needed for gradient computation has been modified
+ * by an inplace operation: ...". */
+int tl_ag_backward(tl_tensor *t, const tl_tensor *gradient, bool retain_graph,
+                   tl_error *err);
+
+/* Bytes of node headers held on this thread (the part of autograd's memory
+ * that is not storages) and the number of live nodes. */
+int64_t tl_ag_live_bytes(void);
+int64_t tl_ag_live_nodes(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1155 @@
+/* bind_grad.c - where Python calls meet autograd.
+ *
+ * The table GRAD_SPECS lists every differentiable binding: its name and
+ * kind, how its arguments become a tl_ag_call (H_*), the formula (TL_AG_*)
+ * and PyTorch's node name. tl_bind_find returns the generated wrapper
+ * w_NAME of a listed binding; the wrapper (grad_call) reads the operands,
+ * runs PyTorch's in-place checks before an in-place op, calls the real
+ * binding, and records the node after it. Operators, subscripts and
+ * subscript assignment come through tl_grad_* (the interpreter's entry
+ * points) and record the same way.
+ *
+ * Invariants: a wrapper never changes what the binding computes or raises
+ * (only autograd's own errors are added, in PyTorch's order: the in-place
+ * checks come before the op runs). An op on tensors none of which requires
+ * grad records nothing, except that views always note their base (so an
+ * in-place write with a grad operand can rebase it later).
+ *
+ * Objects handed out: a grad_fn is a function value named after the node
+ * (its .name() is PyTorch's); torch.no_grad() is a function value with
+ * __enter__/__exit__ (the `with` statement calls those).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autograd.h"
+#include "bind_grad.h"
+#include "create.h"
+#include "index_parse.h"
+#include "util.h"
+
+typedef enum how {
+    H_UNARY, H_BINARY, H_POW, H_CLAMP, H_CLAMP_MIN, H_CLAMP_MAX, H_RED,
+    H_MATMUL, H_VIEW, H_RESHAPE, H_SQUEEZE, H_SPLIT, H_MULTI, H_SEP,
+    H_IDENTITY, H_GATHER, H_CAT, H_ZERO, H_FILL, H_COPY, H_VIEW_INPLACE
+} how;
+
+#define METHOD TL_BIND_METHOD
+#define ATTR TL_BIND_ATTR
+#define TORCH TL_BIND_TORCH
+
+/* name, kind, how, op, node, in-place */
+#define GRAD_SPECS(X)                                                          \
+    X(neg, METHOD, H_UNARY, TL_AG_NEG, "NegBackward0", 0)                      \
+    X(negative, METHOD, H_UNARY, TL_AG_NEG, "NegBackward0", 0)                 \
+    X(exp, METHOD, H_UNARY, TL_AG_EXP, "ExpBackward0", 0)                      \
+    X(log, METHOD, H_UNARY, TL_AG_LOG, "LogBackward0", 0)                      \
+    X(sqrt, METHOD, H_UNARY, TL_AG_SQRT, "SqrtBackward0", 0)                   \
+    X(sin, METHOD, H_UNARY, TL_AG_SIN, "SinBackward0", 0)                      \
+    X(cos, METHOD, H_UNARY, TL_AG_COS, "CosBackward0", 0)                      \
+    X(tanh, METHOD, H_UNARY, TL_AG_TANH, "TanhBackward0", 0)                   \
+    X(sigmoid, METHOD, H_UNARY, TL_AG_SIGMOID, "SigmoidBackward0", 0)          \
+    X(relu, METHOD, H_UNARY, TL_AG_RELU, "ReluBackward0", 0)                   \
+    X(abs, METHOD, H_UNARY, TL_AG_ABS, "AbsBackward0", 0)                      \
+    X(absolute, METHOD, H_UNARY, TL_AG_ABS, "AbsBackward0", 0)                 \
+    X(neg_, METHOD, H_UNARY, TL_AG_NEG, "NegBackward0", 1)                     \
+    X(negative_, METHOD, H_UNARY, TL_AG_NEG, "NegBackward0", 1)                \
+    X(exp_, METHOD, H_UNARY, TL_AG_EXP, "ExpBackward0", 1)                     \
+    X(log_, METHOD, H_UNARY, TL_AG_LOG, "LogBackward0", 1)                     \
+    X(sqrt_, METHOD, H_UNARY, TL_AG_SQRT, "SqrtBackward0", 1)                  \
+    X(sin_, METHOD, H_UNARY, TL_AG_SIN, "SinBackward0", 1)                     \
+    X(cos_, METHOD, H_UNARY, TL_AG_COS, "CosBackward0", 1)                     \
+    X(tanh_, METHOD, H_UNARY, TL_AG_TANH, "TanhBackward0", 1)                  \
+    X(sigmoid_, METHOD, H_UNARY, TL_AG_SIGMOID, "SigmoidBackward0", 1)         \
+    X(relu_, METHOD, H_UNARY, TL_AG_RELU, "ReluBackward0", 1)                  \
+    X(abs_, METHOD, H_UNARY, TL_AG_ABS, "AbsBackward0", 1)                     \
+    X(absolute_, METHOD, H_UNARY, TL_AG_ABS, "AbsBackward0", 1)                \
+    X(add, METHOD, H_BINARY, TL_AG_ADD, "AddBackward0", 0)                     \
+    X(sub, METHOD, H_BINARY, TL_AG_SUB, "SubBackward0", 0)                     \
+    X(subtract, METHOD, H_BINARY, TL_AG_SUB, "SubBackward0", 0)                \
+    X(mul, METHOD, H_BINARY, TL_AG_MUL, "MulBackward0", 0)                     \
+    X(multiply, METHOD, H_BINARY, TL_AG_MUL, "MulBackward0", 0)                \
+    X(div, METHOD, H_BINARY, TL_AG_DIV, "DivBackward0", 0)                     \
+    X(divide, METHOD, H_BINARY, TL_AG_DIV, "DivBackward0", 0)                  \
+    X(true_divide, METHOD, H_BINARY, TL_AG_DIV, "DivBackward0", 0)             \
+    X(add_, METHOD, H_BINARY, TL_AG_ADD, "AddBackward0", 1)                    \
+    X(sub_, METHOD, H_BINARY, TL_AG_SUB, "SubBackward0", 1)                    \
+    X(subtract_, METHOD, H_BINARY, TL_AG_SUB, "SubBackward0", 1)               \
+    X(mul_, METHOD, H_BINARY, TL_AG_MUL, "MulBackward0", 1)                    \
+    X(multiply_, METHOD, H_BINARY, TL_AG_MUL, "MulBackward0", 1)               \
+    X(div_, METHOD, H_BINARY, TL_AG_DIV, "DivBackward0", 1)                    \
+    X(divide_, METHOD, H_BINARY, TL_AG_DIV, "DivBackward0", 1)                 \
+    X(true_divide_, METHOD, H_BINARY, TL_AG_DIV, "DivBackward0", 1)            \
+    X(pow, METHOD, H_POW, TL_AG_POW, "PowBackward0", 0)                        \
+    X(pow_, METHOD, H_POW, TL_AG_POW, "PowBackward0", 1)                       \
+    X(clamp, METHOD, H_CLAMP, TL_AG_CLAMP, "ClampBackward1", 0)                \
+    X(clip, METHOD, H_CLAMP, TL_AG_CLAMP, "ClampBackward1", 0)                 \
+    X(clamp_, METHOD, H_CLAMP, TL_AG_CLAMP, "ClampBackward1", 1)               \
+    X(clip_, METHOD, H_CLAMP, TL_AG_CLAMP, "ClampBackward1", 1)                \
+    X(clamp_min, METHOD, H_CLAMP_MIN, TL_AG_CLAMP_MIN, "ClampMinBackward0", 0) \
+    X(clamp_max, METHOD, H_CLAMP_MAX, TL_AG_CLAMP_MAX, "ClampMaxBackward0", 0) \
+    X(clamp_min_, METHOD, H_CLAMP_MIN, TL_AG_CLAMP_MIN, "ClampMinBackward0", 1) \
+    X(clamp_max_, METHOD, H_CLAMP_MAX, TL_AG_CLAMP_MAX, "ClampMaxBackward0", 1) \
+    X(sum, METHOD, H_RED, TL_AG_SUM, "SumBackward0", 0)                        \
+    X(mean, METHOD, H_RED, TL_AG_MEAN, "MeanBackward0", 0)                     \
+    X(matmul, METHOD, H_MATMUL, TL_AG_MATMUL, NULL, 0)                         \
+    X(mm, METHOD, H_MATMUL, TL_AG_MATMUL, "MmBackward0", 0)                    \
+    X(mv, METHOD, H_MATMUL, TL_AG_MATMUL, "MvBackward0", 0)                    \
+    X(dot, METHOD, H_MATMUL, TL_AG_MATMUL, "DotBackward0", 0)                  \
+    X(bmm, METHOD, H_MATMUL, TL_AG_MATMUL, "BmmBackward0", 0)                  \
+    X(view, METHOD, H_VIEW, TL_AG_VIEW, "ViewBackward0", 0)                    \
+    X(view_as, METHOD, H_VIEW, TL_AG_VIEW, "ViewBackward0", 0)                 \
+    X(unflatten, METHOD, H_VIEW, TL_AG_VIEW, "ViewBackward0", 0)               \
+    X(reshape, METHOD, H_RESHAPE, TL_AG_VIEW, "ViewBackward0", 0)              \
+    X(reshape_as, METHOD, H_RESHAPE, TL_AG_VIEW, "ViewBackward0", 0)           \
+    X(flatten, METHOD, H_RESHAPE, TL_AG_VIEW, "ViewBackward0", 0)              \
+    X(ravel, METHOD, H_RESHAPE, TL_AG_VIEW, "ViewBackward0", 0)                \
+    X(t, METHOD, H_VIEW, TL_AG_VIEW, "TBackward0", 0)                          \
+    X(transpose, METHOD, H_VIEW, TL_AG_VIEW, "TransposeBackward0", 0)          \
+    X(swapaxes, METHOD, H_VIEW, TL_AG_VIEW, "TransposeBackward0", 0)           \
+    X(swapdims, METHOD, H_VIEW, TL_AG_VIEW, "TransposeBackward0", 0)           \
+    X(adjoint, METHOD, H_VIEW, TL_AG_VIEW, "TransposeBackward0", 0)            \
+    X(mT, ATTR, H_VIEW, TL_AG_VIEW, "TransposeBackward0", 0)                   \
+    X(permute, METHOD, H_VIEW, TL_AG_VIEW, "PermuteBackward0", 0)              \
+    X(movedim, METHOD, H_VIEW, TL_AG_VIEW, "PermuteBackward0", 0)              \
+    X(moveaxis, METHOD, H_VIEW, TL_AG_VIEW, "PermuteBackward0", 0)             \
+    X(T, ATTR, H_VIEW, TL_AG_VIEW, "PermuteBackward0", 0)                      \
+    X(expand, METHOD, H_VIEW, TL_AG_VIEW, "ExpandBackward0", 0)                \
+    X(expand_as, METHOD, H_VIEW, TL_AG_VIEW, "ExpandBackward0", 0)             \
+    X(broadcast_to, METHOD, H_VIEW, TL_AG_VIEW, "ExpandBackward0", 0)          \
+    X(squeeze, METHOD, H_SQUEEZE, TL_AG_VIEW, "SqueezeBackward0", 0)           \
+    X(unsqueeze, METHOD, H_VIEW, TL_AG_VIEW, "UnsqueezeBackward0", 0)          \
+    X(select, METHOD, H_VIEW, TL_AG_VIEW, "SelectBackward0", 0)                \
+    X(narrow, METHOD, H_VIEW, TL_AG_VIEW, "SliceBackward0", 0)                 \
+    X(unfold, METHOD, H_VIEW, TL_AG_VIEW, "UnfoldBackward0", 0)                \
+    X(diagonal, METHOD, H_VIEW, TL_AG_VIEW, "DiagonalBackward0", 0)            \
+    X(as_strided, METHOD, H_VIEW, TL_AG_VIEW, "AsStridedBackward0", 0)         \
+    X(split, METHOD, H_SPLIT, TL_AG_VIEW, "SplitBackward0", 0)                 \
+    X(split_with_sizes, METHOD, H_MULTI, TL_AG_VIEW, "SplitWithSizesBackward0", 0) \
+    X(chunk, METHOD, H_MULTI, TL_AG_VIEW, "SplitBackward0", 0)                 \
+    X(unbind, METHOD, H_MULTI, TL_AG_VIEW, "UnbindBackward0", 0)               \
+    X(tensor_split, METHOD, H_SEP, TL_AG_VIEW, "SliceBackward0", 0)            \
+    X(hsplit, METHOD, H_SEP, TL_AG_VIEW, "SliceBackward0", 0)                  \
+    X(vsplit, METHOD, H_SEP, TL_AG_VIEW, "SliceBackward0", 0)                  \
+    X(dsplit, METHOD, H_SEP, TL_AG_VIEW, "SliceBackward0", 0)                  \
+    X(clone, METHOD, H_IDENTITY, TL_AG_IDENTITY, "CloneBackward0", 0)          \
+    X(contiguous, METHOD, H_IDENTITY, TL_AG_IDENTITY, "CloneBackward0", 0)     \
+    X(to, METHOD, H_IDENTITY, TL_AG_IDENTITY, "ToCopyBackward0", 0)            \
+    X(type, METHOD, H_IDENTITY, TL_AG_IDENTITY, "ToCopyBackward0", 0)          \
+    X(float, METHOD, H_IDENTITY, TL_AG_IDENTITY, "ToCopyBackward0", 0)         \
+    X(double, METHOD, H_IDENTITY, TL_AG_IDENTITY, "ToCopyBackward0", 0)        \
+    X(half, METHOD, H_IDENTITY, TL_AG_IDENTITY, "ToCopyBackward0", 0)          \
+    X(bfloat16, METHOD, H_IDENTITY, TL_AG_IDENTITY, "ToCopyBackward0", 0)      \
+    X(cpu, METHOD, H_IDENTITY, TL_AG_IDENTITY, "ToCopyBackward0", 0)           \
+    X(cuda, METHOD, H_IDENTITY, TL_AG_IDENTITY, "ToCopyBackward0", 0)          \
+    X(flip, METHOD, H_GATHER, TL_AG_INDEX, "FlipBackward0", 0)                 \
+    X(roll, METHOD, H_GATHER, TL_AG_INDEX, "RollBackward0", 0)                 \
+    X(repeat, METHOD, H_GATHER, TL_AG_INDEX, "RepeatBackward0", 0)             \
+    X(index_select, METHOD, H_GATHER, TL_AG_INDEX, "IndexSelectBackward0", 0)  \
+    X(gather, METHOD, H_GATHER, TL_AG_INDEX, "GatherBackward0", 0)             \
+    X(take, METHOD, H_GATHER, TL_AG_INDEX, "TakeBackward0", 0)                 \
+    X(masked_select, METHOD, H_GATHER, TL_AG_INDEX, "MaskedSelectBackward0", 0) \
+    X(cat, TORCH, H_CAT, TL_AG_CAT, "CatBackward0", 0)                         \
+    X(concat, TORCH, H_CAT, TL_AG_CAT, "CatBackward0", 0)                      \
+    X(concatenate, TORCH, H_CAT, TL_AG_CAT, "CatBackward0", 0)                 \
+    X(stack, TORCH, H_CAT, TL_AG_STACK, "StackBackward0", 0)                   \
+    X(zero_, METHOD, H_ZERO, TL_AG_ZERO, "ZeroBackward0", 1)                   \
+    X(fill_, METHOD, H_FILL, TL_AG_ZERO, "FillBackward2", 1)                   \
+    X(copy_, METHOD, H_COPY, TL_AG_COPY, "CopyBackwards", 1)                  \
+    X(t_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "TBackward1", 0)                 \
+    X(transpose_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "TransposeBackward1", 0) \
+    X(swapaxes_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "TransposeBackward1", 0)  \
+    X(swapdims_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "TransposeBackward1", 0)  \
+    X(squeeze_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "SqueezeBackward2", 0)     \
+    X(unsqueeze_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "UnsqueezeBackward1", 0) \
+    X(as_strided_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "AsStridedBackward1", 0)
+
+typedef struct spec {
+    const char *name;
+    tl_bind_kind kind;
+    how h;
+    tl_ag_op op;
+    const char *node;
+    bool inplace;
+} spec;
+
+enum {
+#define X(n, k, h, o, nd, ip) S_##n,
+    GRAD_SPECS(X)
+#undef X
+    S_N
+};
+
+static const spec specs[S_N] = {
+#define X(n, k, h, o, nd, ip) {#n, k, h, o, nd, ip},
+    GRAD_SPECS(X)
+#undef X
+};
+
+static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *err);
+
+#define X(n, k, h, o, nd, ip)                                                  \
+    static tl_value *w_##n(tl_value *self, const tl_args *a, tl_error *err)    \
+    {                                                                          \
+        return grad_call(S_##n, self, a, err);                                 \
+    }
+GRAD_SPECS(X)
+#undef X
+
+static const tl_binding wrappers[S_N] = {
+#define X(n, k, h, o, nd, ip) {#n, w_##n, k == ATTR, ip},
+    GRAD_SPECS(X)
+#undef X
+};
+
+static const tl_binding *raw_cache[S_N];
+
+const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw)
+{
+    for (int i = 0; i < S_N; i++)
+        if (specs[i].kind == kind && strcmp(specs[i].name, raw->name) == 0) {
+            raw_cache[i] = raw;
+            return &wrappers[i];
+        }
+    return raw;
+}
+
+static const tl_binding *raw_of(int idx)
+{
+    if (!raw_cache[idx])
+        raw_cache[idx] = tl_bind_find_raw(specs[idx].kind, specs[idx].name);
+    return raw_cache[idx];
+}
+
+/* ===================================================================== */
+/* operands                                                               */
+
+static tl_tensor *tensor_of(const tl_value *v)
+{
+    return v && v->kind == TL_V_TENSOR ? v->u.tensor : NULL;
+}
+
+static bool value_rg(const tl_value *v)
+{
+    if (!v)
+        return false;
+    if (v->kind == TL_V_TENSOR)
+        return v->u.tensor->requires_grad;
+    if (v->kind == TL_V_LIST || v->kind == TL_V_TUPLE)
+        for (size_t i = 0; i < v->u.seq.n; i++)
+            if (v->u.seq.items[i]->kind == TL_V_TENSOR &&
+                v->u.seq.items[i]->u.tensor->requires_grad)
+                return true;
+    return false;
+}
+
+static bool args_rg(const tl_value *self, const tl_args *a)
+{
+    if (value_rg(self))
+        return true;
+    for (size_t i = 0; i < a->npos; i++)
+        if (value_rg(a->pos[i]))
+            return true;
+    for (size_t i = 0; i < a->nkw; i++)
+        if (value_rg(a->kwvals[i]))
+            return true;
+    return false;
+}
+
+/* the first argument, positional or keyword */
+static tl_value *first_arg(const tl_args *a)
+{
+    return a->npos ? a->pos[0] : a->nkw ? a->kwvals[0] : NULL;
+}
+
+/* A call under construction: operands and parameters. */
+typedef struct prep {
+    tl_ag_call c;
+    tl_tensor *in[2];
+    tl_tensor **many;   /* cat/stack inputs (owned array) */
+    bool skip;          /* not differentiable as called: record nothing */
+} prep;
+
+/* operand v: a tensor, or a number into *s (has = true) */
+static void operand(const tl_value *v, tl_tensor **t, double *s, bool *has)
+{
+    *t = tensor_of(v);
+    if (!*t && v && tl_value_as_double(v, s))
+        *has = true;
+}
+
+static const char *matmul_name(int da, int db)
+{
+    if (da == 1 && db == 1)
+        return "DotBackward0";
+    if (da == 2 && db == 1)
+        return "MvBackward0";
+    if (da == 2 && db == 2)
+        return "MmBackward0";
+    if (da == 1 && db == 2)
+        return "SqueezeBackward3";
+    return "UnsafeViewBackward0";
+}
+
+/* Read the operands of spec s from self/args (before the op runs). */
+static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
+{
+    memset(p, 0, sizeof *p);
+    tl_ag_call *c = &p->c;
+    c->op = s->op;
+    c->name = s->node;
+    c->in = p->in;
+    p->in[0] = tensor_of(self);
+    c->nin = 1;
+    switch (s->h) {
+    case H_BINARY: {
+        tl_value *o = tl_arg(a, 0, "other");
+        operand(o, &p->in[1], &c->s0, &c->has0);
+        c->nin = 2;
+        tl_value *al = tl_arg(a, (size_t)-1, "alpha");
+        if (al && tl_value_as_double(al, &c->s1))
+            c->has1 = true;
+        tl_value *rm = tl_arg(a, (size_t)-1, "rounding_mode");
+        if (rm && rm->kind != TL_V_NONE)
+            p->skip = true;
+        if (!p->in[1] && !c->has0)
+            p->skip = true;
+        break;
+    }
+    case H_POW: {
+        tl_value *e = tl_arg(a, 0, "exponent");
+        tl_tensor *et = NULL;
+        double ev = 0;
+        bool has = false;
+        operand(e, &et, &ev, &has);
+        if (!p->in[0]) {
+            /* torch.pow(2, x) */
+            double b;
+            if (et && self && tl_value_as_double(self, &b)) {
+                c->op = TL_AG_POW_BASE;
+                c->name = "PowBackward2";
+                c->s0 = b;
+                p->in[0] = et;
+            } else {
+                p->skip = true;
+            }
+        } else if (et) {
+            c->op = TL_AG_POW_T;
+            c->name = "PowBackward1";
+            p->in[1] = et;
+            c->nin = 2;
+        } else if (has) {
+            c->s0 = ev;
+        } else {
+            p->skip = true;
+        }
+        break;
+    }
+    case H_CLAMP: {
+        tl_value *mn = tl_arg(a, 0, "min"), *mx = tl_arg(a, 1, "max");
+        if ((mn && mn->kind == TL_V_TENSOR) || (mx && mx->kind == TL_V_TENSOR))
+            p->skip = true; /* tensor bounds: not differentiated here */
+        if (mn && mn->kind != TL_V_NONE && tl_value_as_double(mn, &c->s0))
+            c->has0 = true;
+        if (mx && mx->kind != TL_V_NONE && tl_value_as_double(mx, &c->s1))
+            c->has1 = true;
+        break;
+    }
+    case H_CLAMP_MIN: case H_CLAMP_MAX: {
+        tl_value *v = first_arg(a);
+        if (!v || v->kind == TL_V_TENSOR || !tl_value_as_double(v, &c->s0))
+            p->skip = true;
+        c->has0 = true;
+        break;
+    }
+    case H_RED: {
+        tl_value *d = tl_arg(a, 0, "dim"), *k = tl_arg(a, 1, "keepdim");
+        int nd = p->in[0] ? p->in[0]->ndim : 0;
+        c->all_dims = true;
+        if (d && d->kind != TL_V_NONE) {
+            int64_t dims[TL_MAX_DIMS];
+            tl_error e2;
+            int n = tl_to_int_list(d, "dim", true, dims, TL_MAX_DIMS, &e2);
+            if (n > 0) {
+                c->all_dims = false;
+                c->nd = n;
+                for (int i = 0; i < n; i++) {
+                    int w = 0;
+                    if (tl_shape_wrap_dim(dims[i], nd, &w, &e2) == 0)
+                        c->dims[i] = w;
+                }
+                c->name = s->op == TL_AG_SUM ? "SumBackward1" : "MeanBackward1";
+            }
+        }
+        bool kd = false;
+        if (k && tl_value_truthy(k, &kd, NULL) == 0)
+            c->keepdim = kd;
+        break;
+    }
+    case H_MATMUL: {
+        p->in[1] = tensor_of(first_arg(a));
+        c->nin = 2;
+        if (!p->in[0] || !p->in[1])
+            p->skip = true;
+        else if (!c->name)
+            c->name = matmul_name(p->in[0]->ndim, p->in[1]->ndim);
+        break;
+    }
+    case H_SQUEEZE:
+        if (a->npos || a->nkw)
+            c->name = "SqueezeBackward1";
+        break;
+    case H_SPLIT: {
+        tl_value *v = first_arg(a);
+        if (v && v->kind != TL_V_INT)
+            c->name = "SplitWithSizesBackward0";
+        c->multi_output = true;
+        break;
+    }
+    case H_MULTI:
+        c->multi_output = true;
+        break;
+    case H_CAT: {
+        tl_value *l = tl_arg(a, 0, "tensors");
+        if (!l || (l->kind != TL_V_LIST && l->kind != TL_V_TUPLE) || !l->u.seq.n) {
+            p->skip = true;
+            break;
+        }
+        size_t n = l->u.seq.n;
+        p->many = tl_xcalloc(n, sizeof *p->many);
+        for (size_t i = 0; i < n; i++) {
+            p->many[i] = tensor_of(l->u.seq.items[i]);
+            if (!p->many[i])
+                p->skip = true;
+        }
+        c->in = p->many;
+        c->nin = (int)n;
+        int64_t dim = 0;
+        tl_value *d = tl_arg(a, 1, "dim");
+        if (d && !tl_value_as_index(d, &dim))
+            p->skip = true;
+        c->dim = dim;
+        break;
+    }
+    case H_FILL: {
+        tl_value *v = tl_arg(a, 0, "value");
+        if (v && v->kind == TL_V_TENSOR)
+            c->name = "FillBackward3"; /* the value's own grad is not kept */
+        break;
+    }
+    case H_COPY:
+        p->in[1] = tensor_of(tl_arg(a, 0, "src"));
+        c->nin = 2;
+        if (!p->in[1])
+            p->skip = true;
+        break;
+    default:
+        break;
+    }
+    if (!c->in[0])
+        p->skip = true;
+}
+
+/* int64 arange(numel) shaped like t: the flat index of every element */
+static tl_value *index_probe(const tl_tensor *t, tl_error *err)
+{
+    int64_t n = tl_tensor_numel(t);
+    tl_tensor *r = tl_create_arange(tl_backend_cpu(), TL_INT64, 0, (double)n, 1, err);
+    if (!r)
+        return NULL;
+    int64_t st[TL_MAX_DIMS];
+    tl_shape_contiguous_strides(t->ndim, t->sizes, st);
+    tl_tensor *v = tl_tensor_view(r, t->ndim, t->sizes, st, 0);
+    tl_tensor_release(r);
+    return tl_value_tensor(v);
+}
+
+/* outputs of a result value: a tensor or a tuple/list of tensors */
+static int outputs_of(tl_value *r, tl_tensor ***outs)
+{
+    if (r->kind == TL_V_TENSOR) {
+        *outs = tl_xmalloc(sizeof **outs);
+        (*outs)[0] = r->u.tensor;
+        return 1;
+    }
+    if (r->kind != TL_V_TUPLE && r->kind != TL_V_LIST)
+        return 0;
+    size_t n = r->u.seq.n;
+    *outs = tl_xcalloc(n ? n : 1, sizeof **outs);
+    for (size_t i = 0; i < n; i++) {
+        (*outs)[i] = tensor_of(r->u.seq.items[i]);
+        if (!(*outs)[i]) {
+            free(*outs);
+            return 0;
+        }
+    }
+    return (int)n;
+}
+
+/* After the op: complete the call with the outputs and record it. */
+static int finish(const spec *s, prep *p, tl_value *self, const tl_args *a,
+                  tl_value *r, tl_tensor *orig, tl_error *err)
+{
+    tl_ag_call *c = &p->c;
+    int rc = 0;
+    if (s->inplace) {
+        tl_tensor *out[1] = {c->in[0]};
+        c->out = out;
+        c->nout = 1;
+        if (p->skip) {
+            tl_tensor_release(orig);
+            return 0;
+        }
+        return tl_ag_record_inplace(c, orig, err);
+    }
+    if (p->skip)
+        return 0;
+    tl_tensor **outs = NULL;
+    int nout = outputs_of(r, &outs);
+    if (nout <= 0)
+        return 0;
+    c->out = outs;
+    c->nout = nout;
+    tl_value *probe = NULL, *map = NULL;
+    switch (s->h) {
+    case H_RESHAPE:
+        if (outs[0]->storage != c->in[0]->storage) {
+            c->op = TL_AG_IDENTITY;
+            c->name = "UnsafeViewBackward0";
+        }
+        break;
+    case H_SEP: {
+        /* each piece is its own slice */
+        c->nout = 1;
+        for (int k = 0; k < nout && rc == 0; k++) {
+            c->out = &outs[k];
+            rc = tl_ag_record(c, err);
+        }
+        free(outs);
+        return rc;
+    }
+    case H_GATHER:
+        if (!tl_ag_grad_enabled() || !c->in[0]->requires_grad)
+            break;
+        probe = index_probe(c->in[0], err);
+        if (!probe)
+            goto out;
+        {
+            tl_error e2;
+            map = raw_of((int)(s - specs))->fn(probe, a, &e2);
+        }
+        if (!map || map->kind != TL_V_TENSOR) {
+            /* the probe did not replay: leave the op without a node */
+            rc = 0;
+            goto out;
+        }
+        c->map = map->u.tensor;
+        break;
+    case H_CAT:
+        if (c->dim < 0)
+            c->dim += outs[0]->ndim;
+        break;
+    default:
+        break;
+    }
+    rc = tl_ag_record(c, err);
+out:
+    if (probe)
+        tl_value_release(probe);
+    if (map)
+        tl_value_release(map);
+    free(outs);
+    (void)self;
+    return probe && !map ? 0 : rc;
+}
+
+static bool viewish(how h)
+{
+    return h == H_VIEW || h == H_RESHAPE || h == H_SQUEEZE || h == H_SPLIT ||
+           h == H_MULTI || h == H_SEP;
+}
+
+static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *err)
+{
+    const spec *s = &specs[idx];
+    const tl_binding *raw = raw_of(idx);
+    if (!raw)
+        return tl_error_set(err, TL_ERR_INTERNAL, "binding %s vanished", s->name), NULL;
+    /* view(dtype) is not differentiable: no node, and the result does not
+     * require grad (the runtime's tl_view_dtype drops the flag) */
+    if (!strcmp(s->name, "view")) {
+        tl_value *d = tl_arg(a, 0, "dtype");
+        if (d && d->kind == TL_V_DTYPE)
+            return raw->fn(self, a, err);
+    }
+    bool any = args_rg(self, a);
+    if (!any && !(viewish(s->h) && self && self->kind == TL_V_TENSOR))
+        return raw->fn(self, a, err);
+    if (s->h == H_VIEW_INPLACE) {
+        /* the header before the op keeps the old geometry */
+        tl_tensor *st = tensor_of(self);
+        tl_tensor *before = st && tl_ag_grad_enabled() ? tl_tensor_alias(st) : NULL;
+        tl_value *r = raw->fn(self, a, err);
+        const char *name = s->node;
+        if (s->op == TL_AG_VIEW && !strcmp(s->name, "squeeze_") && (a->npos || a->nkw))
+            name = "SqueezeBackward3";
+        if (r && before && tl_ag_record_view_inplace(st, before, name, err) < 0) {
+            tl_value_release(r);
+            r = NULL;
+        }
+        tl_tensor_release(before);
+        return r;
+    }
+    prep p;
+    prepare(s, self, a, &p);
+    tl_tensor *orig = NULL;
+    if (s->inplace && !p.skip) {
+        tl_tensor *others[1] = {p.c.nin > 1 ? p.in[1] : NULL};
+        if (tl_ag_inplace_begin(p.c.op, p.in[0], 1, others, &orig, err) < 0) {
+            free(p.many);
+            return NULL;
+        }
+    }
+    tl_value *r = raw->fn(self, a, err);
+    if (!r) {
+        tl_tensor_release(orig);
+        free(p.many);
+        return NULL;
+    }
+    if (finish(s, &p, self, a, r, orig, err) < 0) {
+        tl_value_release(r);
+        r = NULL;
+    }
+    free(p.many);
+    return r;
+}
+
+/* ===================================================================== */
+/* operators and subscripts                                               */
+
+static int record_binop(tl_pyop op, tl_value *a, tl_value *b, tl_tensor *out,
+                        tl_error *err)
+{
+    tl_tensor *ta = tensor_of(a), *tb = tensor_of(b);
+    tl_tensor *in[2] = {NULL, NULL};
+    tl_ag_call c;
+    memset(&c, 0, sizeof c);
+    c.in = in;
+    c.nin = 2;
+    c.out = &out;
+    c.nout = 1;
+    double sa = 0, sb = 0;
+    bool ha = !ta && tl_value_as_double(a, &sa), hb = !tb && tl_value_as_double(b, &sb);
+    if ((!ta && !ha) || (!tb && !hb))
+        return 0;
+    switch (op) {
+    case TL_PY_ADD: case TL_PY_MUL:
+        c.op = op == TL_PY_ADD ? TL_AG_ADD : TL_AG_MUL;
+        c.name = op == TL_PY_ADD ? "AddBackward0" : "MulBackward0";
+        in[0] = ta ? ta : tb;
+        in[1] = ta ? tb : NULL;
+        c.s0 = ta ? sb : sa;
+        break;
+    case TL_PY_SUB:
+        if (ta) {
+            c.op = TL_AG_SUB;
+            c.name = "SubBackward0";
+            in[0] = ta;
+            in[1] = tb;
+            c.s0 = sb;
+        } else {
+            c.op = TL_AG_RSUB;
+            c.name = "RsubBackward1";
+            in[0] = tb;
+            c.s0 = sa;
+        }
+        break;
+    case TL_PY_TRUEDIV:
+        if (ta) {
+            c.op = TL_AG_DIV;
+            c.name = "DivBackward0";
+            in[0] = ta;
+            in[1] = tb;
+            c.s0 = sb;
+        } else {
+            c.op = TL_AG_RDIV;
+            c.name = "MulBackward0";
+            in[0] = tb;
+            c.s0 = sa;
+        }
+        break;
+    case TL_PY_POW:
+        if (ta && tb) {
+            c.op = TL_AG_POW_T;
+            c.name = "PowBackward1";
+            in[0] = ta;
+            in[1] = tb;
+        } else if (ta) {
+            c.op = TL_AG_POW;
+            c.name = "PowBackward0";
+            in[0] = ta;
+            c.s0 = sb;
+            c.nin = 1;
+        } else {
+            c.op = TL_AG_POW_BASE;
+            c.name = "PowBackward1";
+            in[0] = tb;
+            c.s0 = sa;
+            c.nin = 1;
+        }
+        break;
+    case TL_PY_MATMUL:
+        if (!ta || !tb)
+            return 0;
+        c.op = TL_AG_MATMUL;
+        c.name = matmul_name(ta->ndim, tb->ndim);
+        in[0] = ta;
+        in[1] = tb;
+        break;
+    default:
+        return 0;
+    }
+    if (c.nin == 2 && !in[1])
+        c.nin = 2; /* a scalar operand keeps its (empty) slot */
+    return tl_ag_record(&c, err);
+}
+
+tl_value *tl_grad_binop(tl_pyop op, tl_value *a, tl_value *b, tl_grad_binfn run,
+                        tl_error *err)
+{
+    tl_value *r = run(op, a, b, err);
+    if (!r || r->kind != TL_V_TENSOR)
+        return r;
+    if (!value_rg(a) && !value_rg(b))
+        return r;
+    if (record_binop(op, a, b, r->u.tensor, err) < 0) {
+        tl_value_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+tl_value *tl_grad_binop_inplace(tl_pyop op, tl_value *a, tl_value *b,
+                                tl_grad_binfn run, tl_error *err)
+{
+    tl_tensor *ta = tensor_of(a), *tb = tensor_of(b);
+    if (!ta || (!value_rg(a) && !value_rg(b)))
+        return run(op, a, b, err);
+    tl_tensor *in[2] = {ta, tb};
+    tl_ag_call c;
+    memset(&c, 0, sizeof c);
+    c.in = in;
+    c.nin = 2;
+    c.out = in;
+    c.nout = 1;
+    bool skip = false;
+    if (!tb && !tl_value_as_double(b, &c.s0))
+        skip = true;
+    switch (op) {
+    case TL_PY_ADD: c.op = TL_AG_ADD; c.name = "AddBackward0"; break;
+    case TL_PY_SUB: c.op = TL_AG_SUB; c.name = "SubBackward0"; break;
+    case TL_PY_MUL: c.op = TL_AG_MUL; c.name = "MulBackward0"; break;
+    case TL_PY_TRUEDIV: c.op = TL_AG_DIV; c.name = "DivBackward0"; break;
+    case TL_PY_POW:
+        c.op = tb ? TL_AG_POW_T : TL_AG_POW;
+        c.name = tb ? "PowBackward1" : "PowBackward0";
+        if (!tb)
+            c.nin = 1;
+        break;
+    default: skip = true; break;
+    }
+    tl_tensor *orig = NULL;
+    if (!skip && tl_ag_inplace_begin(c.op, ta, 1, &in[1], &orig, err) < 0)
+        return NULL;
+    tl_value *r = run(op, a, b, err);
+    if (!r) {
+        tl_tensor_release(orig);
+        return NULL;
+    }
+    if (skip || r->kind != TL_V_TENSOR || r->u.tensor != ta) {
+        tl_tensor_release(orig);
+        return r;
+    }
+    if (tl_ag_record_inplace(&c, orig, err) < 0) {
+        tl_value_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+tl_value *tl_grad_unop(tl_pyunop op, tl_value *a, tl_grad_unfn run, tl_error *err)
+{
+    tl_value *r = run(op, a, err);
+    if (!r || op != TL_PY_NEG || r->kind != TL_V_TENSOR || !value_rg(a))
+        return r;
+    tl_tensor *in[1] = {a->u.tensor}, *out = r->u.tensor;
+    if (out == in[0])
+        return r;
+    tl_ag_call c;
+    memset(&c, 0, sizeof c);
+    c.op = TL_AG_NEG;
+    c.name = "NegBackward0";
+    c.in = in;
+    c.nin = 1;
+    c.out = &out;
+    c.nout = 1;
+    if (tl_ag_record(&c, err) < 0) {
+        tl_value_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* The node a basic index makes: the last component PyTorch applies. */
+static const char *index_view_name(const tl_value *idx)
+{
+    const tl_value *last = idx;
+    if (idx->kind == TL_V_TUPLE) {
+        last = NULL;
+        for (size_t i = 0; i < idx->u.seq.n; i++)
+            if (idx->u.seq.items[i]->kind != TL_V_ELLIPSIS)
+                last = idx->u.seq.items[i];
+    }
+    if (!last || last->kind == TL_V_ELLIPSIS)
+        return "AliasBackward0";
+    if (last->kind == TL_V_SLICE)
+        return "SliceBackward0";
+    if (last->kind == TL_V_NONE || last->kind == TL_V_BOOL)
+        return "UnsqueezeBackward0";
+    return "SelectBackward0";
+}
+
+/* flat indices (into obj) that obj[idx] reads: NULL with err on failure */
+static tl_value *index_map(tl_tensor *t, tl_value *idx, tl_error *err)
+{
+    tl_value *probe = index_probe(t, err);
+    if (!probe)
+        return NULL;
+    tl_value *m = tl_index_parse_getitem(probe, idx, err);
+    tl_value_release(probe);
+    if (m && m->kind != TL_V_TENSOR) {
+        tl_value_release(m);
+        return tl_error_set(err, TL_ERR_INTERNAL, "index probe"), NULL;
+    }
+    return m;
+}
+
+tl_value *tl_grad_index_get(tl_value *obj, tl_value *idx, tl_error *err)
+{
+    tl_value *r = tl_index_parse_getitem(obj, idx, err);
+    if (!r || obj->kind != TL_V_TENSOR || r->kind != TL_V_TENSOR ||
+        r->u.tensor == obj->u.tensor)
+        return r;
+    tl_tensor *in[1] = {obj->u.tensor}, *out = r->u.tensor;
+    tl_ag_call c;
+    memset(&c, 0, sizeof c);
+    c.in = in;
+    c.nin = 1;
+    c.out = &out;
+    c.nout = 1;
+    tl_value *map = NULL;
+    if (out->storage == in[0]->storage) {
+        c.op = TL_AG_VIEW;
+        c.name = index_view_name(idx);
+    } else {
+        c.op = TL_AG_INDEX;
+        c.name = "IndexBackward0";
+        if (in[0]->requires_grad && tl_ag_grad_enabled()) {
+            map = index_map(in[0], idx, err);
+            if (!map) {
+                tl_value_release(r);
+                return NULL;
+            }
+            c.map = map->u.tensor;
+        }
+    }
+    int rc = tl_ag_record(&c, err);
+    if (map)
+        tl_value_release(map);
+    if (rc < 0) {
+        tl_value_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+int tl_grad_index_set(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err)
+{
+    tl_tensor *t = tensor_of(obj), *tv = tensor_of(v);
+    if (!t || (!value_rg(obj) && !value_rg(v)) || !tl_ag_grad_enabled())
+        return tl_index_parse_setitem(obj, idx, v, err);
+    /* which elements the assignment writes, and whether obj[idx] is a view
+     * (then PyTorch writes through that view: the leaf error is the
+     * view-of-a-leaf one) */
+    tl_error e2;
+    tl_value *map = index_map(t, idx, &e2);
+    if (!map)
+        return tl_index_parse_setitem(obj, idx, v, err); /* the runtime says why */
+    tl_value *view = tl_index_parse_getitem(obj, idx, &e2);
+    bool basic = view && view->kind == TL_V_TENSOR && view->u.tensor->storage == t->storage;
+    if (view)
+        tl_value_release(view);
+    /* x[...] = v is x.copy_(v) itself (no view in between) */
+    bool whole = idx->kind == TL_V_ELLIPSIS ||
+                 (idx->kind == TL_V_TUPLE && idx->u.seq.n == 1 &&
+                  idx->u.seq.items[0]->kind == TL_V_ELLIPSIS);
+    if (whole)
+        basic = false;
+    if (basic && tl_ag_grad_enabled() && t->requires_grad && t->is_leaf) {
+        tl_value_release(map);
+        return tl_error_set(err, TL_ERR_RUNTIME, "a view of a leaf Variable that requires "
+                            "grad is being used in an in-place operation.");
+    }
+    tl_tensor *orig = NULL, *others[1] = {tv};
+    if (tl_ag_inplace_begin(TL_AG_SETITEM, t, 1, others, &orig, err) < 0) {
+        tl_value_release(map);
+        return -1;
+    }
+    if (tl_index_parse_setitem(obj, idx, v, err) < 0) {
+        tl_value_release(map);
+        return -1;
+    }
+    tl_tensor *in[2] = {t, tv};
+    tl_ag_call c;
+    memset(&c, 0, sizeof c);
+    c.op = TL_AG_SETITEM;
+    c.name = whole ? "CopyBackwards" : basic ? "CopySlices" : "IndexPutBackward0";
+    c.in = in;
+    c.nin = 2;
+    c.out = in;
+    c.nout = 1;
+    c.map = map->u.tensor;
+    int rc = tl_ag_record_inplace(&c, orig, err);
+    tl_value_release(map);
+    return rc;
+}
+
+/* ===================================================================== */
+/* backward, .grad, grad_fn, no_grad                                      */
+
+static tl_value *gradfn_call(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support calling a grad_fn");
+    return NULL;
+}
+
+static tl_value *gradfn_name(tl_value *self, const tl_args *a, tl_error *err)
+{
+    const char *n = self->u.func.name;
+    if (strcmp(n, "CopySlices") == 0 || strcmp(n, "CopyBackwards") == 0 ||
+        strcmp(n, "AccumulateGrad") == 0) {
+        tl_buf b = {0};
+        tl_buf_printf(&b, "torch::autograd::%s", n);
+        tl_value *r = tl_str(tl_buf_str(&b));
+        tl_buf_free(&b);
+        return r;
+    }
+    return tl_str(n);
+}
+
+static tl_value *ctx_call(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab supports torch.no_grad() only in a "
+                 "with statement");
+    return NULL;
+}
+
+/* __enter__/__exit__ of a grad-mode context: self is the manager, whose
+ * bound value (u.func.self) holds the mode to set (bool) */
+static _Thread_local bool mode_stack[64];
+static _Thread_local int mode_depth;
+
+static tl_value *ctx_enter(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_value *mgr = self;
+    bool on = mgr->u.func.self && mgr->u.func.self->kind == TL_V_BOOL && mgr->u.func.self->u.b;
+    if (mode_depth < 64)
+        mode_stack[mode_depth] = tl_ag_grad_enabled();
+    mode_depth++;
+    tl_ag_set_grad_enabled(on);
+    return tl_none();
+}
+
+static tl_value *ctx_exit(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (mode_depth > 0) {
+        mode_depth--;
+        if (mode_depth < 64)
+            tl_ag_set_grad_enabled(mode_stack[mode_depth]);
+    }
+    return tl_bool(false);
+}
+
+bool tl_bind_grad_owns(const tl_value *obj)
+{
+    return obj->kind == TL_V_FUNC &&
+           (obj->u.func.fn == gradfn_call || obj->u.func.fn == ctx_call);
+}
+
+tl_value *tl_bind_grad_attr(tl_value *obj, const char *name, tl_error *err)
+{
+    if (obj->u.func.fn == gradfn_call && strcmp(name, "name") == 0)
+        return tl_value_func("name", gradfn_name, obj);
+    if (obj->u.func.fn == ctx_call && strcmp(name, "__enter__") == 0)
+        return tl_value_func("__enter__", ctx_enter, obj);
+    if (obj->u.func.fn == ctx_call && strcmp(name, "__exit__") == 0)
+        return tl_value_func("__exit__", ctx_exit, obj);
+    tl_error_set(err, TL_ERR_ATTRIBUTE, "'%s' object has no attribute '%s'",
+                 obj->u.func.fn == ctx_call ? "no_grad" : obj->u.func.name, name);
+    return NULL;
+}
+
+static tl_value *mode_manager(const char *name, bool on)
+{
+    tl_value *b = tl_bool(on);
+    tl_value *f = tl_value_func(name, ctx_call, b);
+    tl_value_release(b);
+    return f;
+}
+
+static tl_value *t_no_grad(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (tl_args_check(a, "no_grad", 0, NULL, "()", err) < 0)
+        return NULL;
+    return mode_manager("no_grad", false);
+}
+
+static tl_value *t_enable_grad(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (tl_args_check(a, "enable_grad", 0, NULL, "()", err) < 0)
+        return NULL;
+    return mode_manager("enable_grad", true);
+}
+
+static tl_value *t_set_grad_enabled(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"mode", NULL};
+    if (tl_args_check(a, "set_grad_enabled", 1, kw, "(bool mode)", err) < 0)
+        return NULL;
+    tl_value *m = tl_arg(a, 0, "mode");
+    bool on;
+    if (!m)
+        return tl_error_set(err, TL_ERR_TYPE, "__init__() missing 1 required positional "
+                            "argument: 'mode'"), NULL;
+    if (tl_to_bool(m, "mode", &on, err) < 0)
+        return NULL;
+    /* torch.set_grad_enabled(b) takes effect at once (and is also a
+     * context manager restoring the previous mode) */
+    tl_ag_set_grad_enabled(on);
+    return mode_manager("set_grad_enabled", on);
+}
+
+static tl_value *t_is_grad_enabled(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (tl_args_check(a, "is_grad_enabled", 0, NULL, "()", err) < 0)
+        return NULL;
+    return tl_bool(tl_ag_grad_enabled());
+}
+
+static tl_value *m_backward(tl_value *self, const tl_args *a, tl_error *err)
+{
+    static const char *const kw[] = {"gradient", "retain_graph", "create_graph",
+                                     "inputs", NULL};
+    tl_tensor *t = tl_bind_self_tensor(self, "backward", err);
+    if (!t || tl_args_check(a, "backward", 4, kw,
+                            "(Tensor gradient=None, bool retain_graph=None, "
+                            "bool create_graph=False, inputs=None)", err) < 0)
+        return NULL;
+    tl_value *g = tl_arg(a, 0, "gradient"), *rg = tl_arg(a, 1, "retain_graph");
+    tl_value *cg = tl_arg(a, 2, "create_graph"), *inp = tl_arg(a, 3, "inputs");
+    bool retain = false, create = false;
+    if (rg && rg->kind != TL_V_NONE && tl_value_truthy(rg, &retain, err) < 0)
+        return NULL;
+    if (cg && tl_value_truthy(cg, &create, err) < 0)
+        return NULL;
+    if (create || (inp && inp->kind != TL_V_NONE))
+        return tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support "
+                            "backward(create_graph=True) or inputs="), NULL;
+    const tl_tensor *gt = NULL;
+    if (g && g->kind != TL_V_NONE) {
+        if (g->kind != TL_V_TENSOR)
+            return tl_error_set(err, TL_ERR_TYPE, "gradients can be either Tensors or "
+                                "None, but got %s", tl_value_type_name(g)), NULL;
+        gt = g->u.tensor;
+    }
+    if (tl_ag_backward(t, gt, retain, err) < 0)
+        return NULL;
+    return tl_none();
+}
+
+static tl_value *a_grad(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_tensor *t = tl_bind_self_tensor(self, "grad", err);
+    if (!t)
+        return NULL;
+    tl_tensor *g = tl_ag_grad(t);
+    return g ? tl_value_tensor(tl_tensor_retain(g)) : tl_none();
+}
+
+static tl_value *a_grad_fn(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_tensor *t = tl_bind_self_tensor(self, "grad_fn", err);
+    if (!t)
+        return NULL;
+    tl_ag_node *n = tl_ag_grad_fn(t, err);
+    if (!n)
+        return err->kind ? NULL : tl_none();
+    tl_value *f = tl_value_func(tl_ag_node_name(n), gradfn_call, NULL);
+    tl_ag_node_release(n);
+    return f;
+}
+
+static tl_value *a_retains_grad(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_tensor *t = tl_bind_self_tensor(self, "retains_grad", err);
+    return t ? tl_bool(tl_ag_retains_grad(t)) : NULL;
+}
+
+static tl_value *a_base(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_tensor *t = tl_bind_self_tensor(self, "_base", err);
+    if (!t)
+        return NULL;
+    tl_tensor *b = tl_ag_base(t);
+    return b ? tl_value_tensor(tl_tensor_retain(b)) : tl_none();
+}
+
+static tl_value *m_retain_grad(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_tensor *t = tl_bind_self_tensor(self, "retain_grad", err);
+    if (!t || tl_args_check(a, "retain_grad", 0, NULL, "()", err) < 0)
+        return NULL;
+    if (tl_ag_retain_grad(t, err) < 0)
+        return NULL;
+    return tl_none();
+}
+
+static const tl_binding grad_attrs[] = {
+    {"grad", a_grad, false, false},
+    {"grad_fn", a_grad_fn, false, false},
+    {"retains_grad", a_retains_grad, false, false},
+    {"_base", a_base, false, false},
+    {NULL, NULL, false, false},
+};
+
+static const tl_binding grad_methods[] = {
+    {"backward", m_backward, false, false},
+    {"retain_grad", m_retain_grad, false, false},
+    {NULL, NULL, false, false},
+};
+
+static const tl_binding grad_torch[] = {
+    {"no_grad", t_no_grad, false, false},
+    {"enable_grad", t_enable_grad, false, false},
+    {"set_grad_enabled", t_set_grad_enabled, false, false},
+    {"is_grad_enabled", t_is_grad_enabled, false, false},
+    {NULL, NULL, false, false},
+};
+
+const tl_bind_table tl_bind_grad_tables[] = {
+    {TL_BIND_ATTR, grad_attrs},
+    {TL_BIND_METHOD, grad_methods},
+    {TL_BIND_TORCH, grad_torch},
+    {TL_BIND_METHOD, NULL},
+};
