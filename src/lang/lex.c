@@ -488,6 +488,8 @@ static int lex_op(lexer *L)
     int best = -1;
     size_t bestlen = 0;
     for (int k = 0; k < TL_NOPS; k++) {
+        if (op_text[k][0] != s[0])
+            continue; /* the cheap test first: this runs for every operator */
         size_t l = strlen(op_text[k]);
         if (l > bestlen && l <= rem && memcmp(s, op_text[k], l) == 0) {
             best = k;
@@ -633,8 +635,8 @@ static int lex_all(lexer *L)
                 }
             }
             int kw = -1;
-            for (int k = 0; k < TL_NKEYWORDS; k++)
-                if (strlen(keyword_text[k]) == p - start &&
+            for (int k = 0; k < TL_NKEYWORDS && p - start <= 8; k++)
+                if (keyword_text[k][0] == s[start] && strlen(keyword_text[k]) == p - start &&
                     memcmp(keyword_text[k], s + start, p - start) == 0) {
                     kw = k;
                     break;
