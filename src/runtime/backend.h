@@ -46,7 +46,8 @@
  * device moved no byte through the host.
  *
  * The CPU backend (backend_cpu.c) is always present. "cuda-emulated" is the
- * same kernels with CUDA device semantics (SPEC 8), used when no GPU runs.
+ * GPU backend of cuda/ on a host grid simulator (SPEC 8), used when no GPU
+ * runs.
  * The real CUDA backend lives in cuda/ and is reached only through
  * tl_backend_cuda() below (cuda/cuda_stub.c in a build without nvcc).
  */
@@ -219,8 +220,15 @@ void tl_backend_counters_reset(void);
 /* ---- the backends ----------------------------------------------------- */
 
 const tl_backend *tl_backend_cpu(void);
-/* Host memory, CUDA device semantics; used when no GPU is present. */
+/* The emulated CUDA device, used when no GPU is present: the GPU backend
+ * of cuda/ (cuda/backend_gpu.c) on its host grid simulator. Its pointers
+ * are device addresses (no TL_BACKEND_CAP_HOST_MEMORY). Always built. */
 const tl_backend *tl_backend_cuda_emulated(void);
+
+/* Page-locked host memory (pin_memory(), non_blocking device-to-host
+ * copies): a CPU backend whose blocks come from cudaHostAlloc when a GPU
+ * runs (ordinary memory on the emulated device). Implemented in cuda/. */
+const tl_backend *tl_backend_pinned_host(void);
 
 /* The registered backends, for tests that run once per backend: the CPU,
  * the emulated CUDA device, then the real CUDA backend when one opened.

@@ -1,5 +1,5 @@
-/* backend_cpu.c - the host kernels: the CPU backend and the emulated CUDA
- * device (the same kernels with device semantics, SPEC 8).
+/* backend_cpu.c - the host kernels: the CPU backend. (The emulated CUDA
+ * device is the GPU backend of cuda/ on its host grid simulator.)
  *
  * Design:
  *   - Every elementwise kernel goes through one N-d iterator (nd_iter):
@@ -1516,8 +1516,6 @@ static const tl_backend_ops cpu_ops = {
     .sort = cpu_sort,
 };
 
-/* Both share the kernels; the device (and so PyTorch's kernel names, e.g.
- * "lshift_cuda") comes from the handle. */
 static const tl_backend cpu_backend = {
     .name = "cpu",
     .device = {TL_DEV_CPU, 0},
@@ -1526,20 +1524,9 @@ static const tl_backend cpu_backend = {
     .ctx = NULL,
 };
 
-static const tl_backend cuda_emulated_backend = {
-    .name = "cuda-emulated",
-    .device = {TL_DEV_CUDA, 0},
-    .caps = TL_BACKEND_CAP_HOST_MEMORY,
-    .ops = &cpu_ops,
-    .ctx = NULL,
-};
 
 const tl_backend *tl_backend_cpu(void)
 {
     return &cpu_backend;
 }
 
-const tl_backend *tl_backend_cuda_emulated(void)
-{
-    return &cuda_emulated_backend;
-}
