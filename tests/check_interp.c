@@ -308,6 +308,111 @@ START_TEST(test_random_input)
 }
 END_TEST
 
+/* ---- issue 13: blocks, functions, exceptions, f-strings ---- */
+
+START_TEST(test_control_flow)
+{
+    CHECK_EVAL("r = []\nfor i in range(6):\n    if i == 1:\n        continue\n    elif i == 4:\n"
+               "        break\n    r.append(i)\nelse:\n    r.append(99)\nr", "[0, 2, 3]");
+    CHECK_EVAL("n = 0\nwhile n < 5:\n    n += 2\nelse:\n    n = -n\nn", "-6");
+    CHECK_EVAL("a = []\nfor i, (j, k) in [(1, (2, 3))]: a += [i, j, k]\na", "[1, 2, 3]");
+    CHECK_EVAL("x = 0\nif x: y = 1\nelse: y = 2\ny", "2");
+}
+END_TEST
+
+START_TEST(test_functions)
+{
+    CHECK_EVAL("def f(a, b=10):\n    return a + b\nf(1), f(1, 2), f(b=3, a=4)", "(11, 3, 7)");
+    CHECK_EVAL("def f():\n    pass\nf()", "None");
+    CHECK_EVAL("k = 3\ndef f(x):\n    return x * k\nk = 5\nf(2)", "10");
+    CHECK_EVAL("def mk(n):\n    def add(x):\n        return x + n\n    return add\n"
+               "a = mk(1)\nb = mk(100)\na(1), b(1)", "(2, 101)");
+    CHECK_EVAL("def fact(n):\n    return 1 if n <= 1 else n * fact(n - 1)\nfact(20)",
+               "2432902008176640000");
+    CHECK_EVAL("sq = lambda v: v * v\nsq(7), (lambda: 'k')()", "(49, 'k')");
+    CHECK_EVAL("c = 0\ndef inc():\n    global c\n    c += 1\ninc(); inc()\nc", "2");
+    CHECK_EVAL("d = 1\ndef f(d=d):\n    return d\nd = 2\nf()", "1");
+    CHECK_EVAL("[f(2) for f in [lambda q: q + 1, lambda q: q * 10]]", "[3, 20]");
+    CHECK_EVAL("def f(x):\n    return x\ntype(f).__name__, f.__name__", "('function', 'f')");
+    CHECK_ERR("def f(a, b): pass\nf(1)", TL_ERR_TYPE,
+              "f() missing 1 required positional argument: 'b'");
+    CHECK_ERR("def f(a): pass\nf(1, 2)", TL_ERR_TYPE,
+              "f() takes 1 positional argument but 2 were given");
+    CHECK_ERR("def f(a=1): pass\nf(1, 2)", TL_ERR_TYPE,
+              "f() takes from 0 to 1 positional arguments but 2 were given");
+    CHECK_ERR("def f(a): pass\nf(b=1)", TL_ERR_TYPE, "f() got an unexpected keyword argument 'b'");
+    CHECK_ERR("def f(a): pass\nf(1, a=1)", TL_ERR_TYPE, "f() got multiple values for argument 'a'");
+    CHECK_ERR("def f(a, b, c): pass\nf()", TL_ERR_TYPE,
+              "f() missing 3 required positional arguments: 'a', 'b', and 'c'");
+    CHECK_ERR("def f(): return f()\nf()", TL_ERR_LIMIT,
+              "maximum recursion depth exceeded (RecursionError; limit 1000 nested calls)");
+}
+END_TEST
+
+START_TEST(test_exceptions)
+{
+    CHECK_EVAL("try:\n    [][0]\nexcept IndexError as e:\n    m = str(e)\nm",
+               "'list index out of range'");
+    CHECK_EVAL("try:\n    1 / 0\nexcept (KeyError, ArithmeticError) as e:\n    t = type(e).__name__\n"
+               "t", "'ZeroDivisionError'");
+    CHECK_EVAL("r = []\ntry:\n    r.append(1)\nexcept Exception:\n    r.append(2)\nelse:\n"
+               "    r.append(3)\nfinally:\n    r.append(4)\nr", "[1, 3, 4]");
+    CHECK_EVAL("try:\n    raise ValueError('bad', 2)\nexcept ValueError as e:\n    m = str(e)\nm",
+               "\"('bad', 2)\"");
+    CHECK_EVAL("e = RuntimeError('x')\nisinstance(e, RuntimeError), isinstance(e, Exception), "
+               "isinstance(e, ValueError), repr(e)", "(True, True, False, \"RuntimeError('x')\")");
+    CHECK_EVAL("try:\n    try:\n        raise KeyError('k')\n    except KeyError:\n        raise\n"
+               "except LookupError as e:\n    m = str(e)\nm", "'k'");
+    CHECK_EVAL("try:\n    raise NotImplementedError\nexcept RuntimeError:\n    ok = 1\nok", "1");
+    CHECK_EVAL("try:\n    pass\nfinally:\n    z = 5\nz", "5");
+    CHECK_ERR("try:\n    raise ValueError('v')\nexcept TypeError:\n    pass", TL_ERR_VALUE, "v");
+    CHECK_ERR("try:\n    raise ValueError('a')\nfinally:\n    raise IndexError('b')",
+              TL_ERR_INDEX, "b");
+    CHECK_ERR("try:\n    [][0]\nexcept 3:\n    pass", TL_ERR_TYPE,
+              "catching classes that do not inherit from BaseException is not allowed");
+    CHECK_ERR("raise 5", TL_ERR_TYPE, "exceptions must derive from BaseException");
+    CHECK_ERR("try:\n    [][1]\nexcept IndexError as e:\n    pass\ne", TL_ERR_NAME,
+              "name 'e' is not defined");
+}
+END_TEST
+
+START_TEST(test_fstrings)
+{
+    CHECK_EVAL("x = 3.14159\nf'{x:.2f}|{x:10.3e}|{x!r}|{x=}'",
+               "'3.14| 3.142e+00|3.14159|x=3.14159'");
+    CHECK_EVAL("n = 1234567\nf'{n:,}|{n:_}|{n:>12,}|{-n:+}|{n:x}|{255:#b}'",
+               "'1,234,567|1_234_567|   1,234,567|-1234567|12d687|0b11111111'");
+    CHECK_EVAL("f'{\"ab\":*^6}|{\"abc\":.2}|{7:03d}|{-7:05}|{0.25:%}|{0.5:.0%}'",
+               "'**ab**|ab|007|-0007|25.000000%|50%'");
+    CHECK_EVAL("w, p = 8, 3\nf'{2.5:>{w}.{p}f}|{{}}|{True}|{True:d}|{None!s}'",
+               "'   2.500|{}|True|1|None'");
+    CHECK_EVAL("f'{1e100:g}|{1e-5:g}|{123.0:g}|{0.1 + 0.2}|{1.0:.3}|{12345.0:.3}'",
+               "'1e+100|1e-05|123|0.30000000000000004|1.0|1.23e+04'");
+    CHECK_EVAL("f'{[1, \"a\"]}|{(1,)!r}|{\"q\"!r}'", "\"[1, 'a']|(1,)|'q'\"");
+    CHECK_EVAL("f\"\"\"{1 +\n2}\"\"\"", "'3'");
+    CHECK_ERR("f'{3.5:d}'", TL_ERR_VALUE, "Unknown format code 'd' for object of type 'float'");
+    CHECK_ERR("f'{\"s\":d}'", TL_ERR_VALUE, "Unknown format code 'd' for object of type 'str'");
+    CHECK_ERR("f'{3:.2d}'", TL_ERR_VALUE, "Precision not allowed in integer format specifier");
+    CHECK_ERR("f'{[1]:>3}'", TL_ERR_TYPE, "unsupported format string passed to list.__format__");
+    CHECK_ERR("f'{1:99999999999}'", TL_ERR_LIMIT,
+              "format width longer than the limit (10000000 characters)");
+}
+END_TEST
+
+START_TEST(test_types_print)
+{
+    CHECK_EVAL("type(1) is int, type(True) == bool, isinstance(True, int), "
+               "isinstance(1.0, (int, float)), isinstance('s', str)",
+               "(True, True, True, True, True)");
+    CHECK_EVAL("type([]), type(()), type(None), int('7'), str(type(1.5))",
+               "(<class 'list'>, <class 'tuple'>, <class 'NoneType'>, 7, \"<class 'float'>\")");
+    CHECK_EVAL("print('a', 1, sep='-', end='')", "None");
+    CHECK_ERR("print(1, end=3)", TL_ERR_TYPE, "end must be None or a string, not int");
+    CHECK_ERR("isinstance(1, 2)", TL_ERR_TYPE,
+              "isinstance() arg 2 must be a type, a tuple of types, or a union");
+}
+END_TEST
+
 static Suite *interp_suite(void)
 {
     Suite *s = suite_create("interp");
@@ -319,6 +424,11 @@ static Suite *interp_suite(void)
     tcase_add_test(core, test_comprehensions);
     tcase_add_test(core, test_builtins);
     tcase_add_test(core, test_modules);
+    tcase_add_test(core, test_control_flow);
+    tcase_add_test(core, test_functions);
+    tcase_add_test(core, test_exceptions);
+    tcase_add_test(core, test_fstrings);
+    tcase_add_test(core, test_types_print);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, teardown);

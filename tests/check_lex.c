@@ -140,8 +140,10 @@ START_TEST(test_errors)
          "leading zeros in decimal integer literals are not permitted; use an 0o "
          "prefix for octal integers", 4},
         {"0b102", TL_ERR_SYNTAX, "invalid digit '2' in binary literal", 4},
-        {" x = 1", TL_ERR_SYNTAX, "unexpected indent", 1},
-        {"x = 1\n  y = 2", TL_ERR_SYNTAX, "unexpected indent", 8},
+        {"if x:\n    y\n  z", TL_ERR_SYNTAX,
+         "unindent does not match any outer indentation level", 14},
+        {"if a:\n  b\n c", TL_ERR_SYNTAX,
+         "unindent does not match any outer indentation level", 11},
         {"x = $", TL_ERR_SYNTAX, "invalid syntax", 4},
         {"x = \\", TL_ERR_SYNTAX, "unexpected EOF while parsing", 4},
         {"x = \\ y", TL_ERR_SYNTAX,
@@ -149,7 +151,8 @@ START_TEST(test_errors)
         {"x = \xe2\x82\xac", TL_ERR_SYNTAX, "invalid character '\xe2\x82\xac' (U+20AC)", 4},
         {"x = \xff", TL_ERR_SYNTAX, "invalid byte 0xff (source must be UTF-8)", 4},
         {"x = \x01", TL_ERR_SYNTAX, "invalid non-printable character U+0001", 4},
-        {"f'a'", TL_ERR_UNSUPPORTED, "tlab does not support f-strings", 0},
+        {"f'a", TL_ERR_SYNTAX, "unterminated string literal", 0},
+        {"x = f'''a", TL_ERR_SYNTAX, "unterminated triple-quoted string literal", 4},
         {"1j", TL_ERR_UNSUPPORTED, "tlab does not support complex numbers", 0},
         {"99999999999999999999", TL_ERR_UNSUPPORTED,
          "integer literal too large (tlab integers are 64-bit)", 0},
@@ -204,6 +207,53 @@ START_TEST(test_random_bytes)
 }
 END_TEST
 
+/* INDENT/DEDENT around blocks, FSTR bodies left undecoded */
+START_TEST(test_blocks)
+{
+    const char *src = "if a:\n    b\n    if c:\n        d\ne = f'{x}\\n'\n";
+    tl_toklist tl;
+    tl_error err;
+    tl_error_clear(&err);
+    ck_assert_int_eq(tl_lex(src, strlen(src), 64, &tl, &err), 0);
+    static const tl_tokkind want[] = {
+        TL_TOK_KEYWORD, TL_TOK_NAME, TL_TOK_OP, TL_TOK_NEWLINE, TL_TOK_INDENT, TL_TOK_NAME,
+        TL_TOK_NEWLINE, TL_TOK_KEYWORD, TL_TOK_NAME, TL_TOK_OP, TL_TOK_NEWLINE, TL_TOK_INDENT,
+        TL_TOK_NAME, TL_TOK_NEWLINE, TL_TOK_DEDENT, TL_TOK_DEDENT, TL_TOK_NAME, TL_TOK_OP,
+        TL_TOK_FSTR, TL_TOK_NEWLINE, TL_TOK_EOF};
+    ck_assert_uint_eq(tl.n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < tl.n; i++)
+        ck_assert_msg(tl.toks[i].kind == want[i], "token %zu: kind %d", i, (int)tl.toks[i].kind);
+    const tl_token *f = &tl.toks[18];
+    ck_assert_int_eq(f->body_end - f->body_start, 5);
+    ck_assert(memcmp(src + f->body_start, "{x}\\n", 5) == 0);
+    tl_toklist_free(&tl);
+    /* blank and comment lines do not close blocks; EOF closes them all */
+    src = "while x:\n  y\n\n  # c\n  z";
+    ck_assert_int_eq(tl_lex(src, strlen(src), 64, &tl, &err), 0);
+    size_t dedents = 0, indents = 0;
+    for (size_t i = 0; i < tl.n; i++) {
+        dedents += tl.toks[i].kind == TL_TOK_DEDENT;
+        indents += tl.toks[i].kind == TL_TOK_INDENT;
+    }
+    ck_assert_uint_eq(indents, 1);
+    ck_assert_uint_eq(dedents, 1);
+    tl_toklist_free(&tl);
+    /* indentation deeper than max_depth levels is a limit */
+    tl_buf b = {0};
+    for (int d = 0; d < 5; d++) {
+        for (int k = 0; k < d; k++)
+            tl_buf_puts(&b, " ");
+        tl_buf_puts(&b, "if x:\n");
+    }
+    for (int k = 0; k < 5; k++)
+        tl_buf_puts(&b, " ");
+    tl_buf_puts(&b, "y\n");
+    ck_assert_int_eq(tl_lex(tl_buf_str(&b), b.len, 3, &tl, &err), -1);
+    ck_assert_int_eq(err.kind, TL_ERR_LIMIT);
+    tl_buf_free(&b);
+}
+END_TEST
+
 static Suite *lex_suite(void)
 {
     Suite *s = suite_create("lex");
@@ -214,6 +264,7 @@ static Suite *lex_suite(void)
     tcase_add_test(core, test_operators);
     tcase_add_test(core, test_lines);
     tcase_add_test(core, test_keywords);
+    tcase_add_test(core, test_blocks);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_depth_limit);

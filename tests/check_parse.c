@@ -108,6 +108,57 @@ START_TEST(test_statements)
 }
 END_TEST
 
+START_TEST(test_blocks)
+{
+    CHECK_DUMP("if a:\n    b\nelif c:\n    d\nelse:\n    e\n",
+               "(If a (Block (Expr b)) (Block (If c (Block (Expr d)) (Block (Expr e)))))");
+    CHECK_DUMP("while x: x -= 1", "(While x (Block (AugAssign - x 1)) _)");
+    CHECK_DUMP("for i, j in z:\n    break\nelse:\n    pass",
+               "(For (Tuple i j) z (Block (Break)) (Block (Pass)))");
+    CHECK_DUMP("def f(a, b=2):\n    return a + b",
+               "(Def f (Param a _) (Param b 2) (Block (Return (Binary + a b))))");
+    CHECK_DUMP("g = lambda x, y=1: x * y",
+               "(Assign g (Lambda (Param x _) (Param y 1) (Binary * x y)))");
+    CHECK_DUMP("try:\n    a\nexcept (E, F) as e:\n    b\nexcept:\n    c\nelse:\n    d\n"
+               "finally:\n    f",
+               "(Try (Block (Expr a)) (Handler as e (Tuple E F) (Block (Expr b))) "
+               "(Handler _ (Block (Expr c))) (Block (Expr d)) (Block (Expr f)))");
+    CHECK_DUMP("raise E('m') from c", "(Raise (Call E 'm') c)");
+    CHECK_DUMP("raise", "(Raise _ _)");
+    CHECK_DUMP("with torch.no_grad() as g: y = x",
+               "(With (Call (Attr torch no_grad)) g (Block (Assign y x)))");
+    CHECK_DUMP("del a, b[0]", "(Del a (Subscript b 0))");
+    CHECK_DUMP("def f():\n    global g\n    g = 1",
+               "(Def f (Block (Global g) (Assign g 1)))");
+    CHECK_DUMP("if a:\n\n    # c\n    b\n\nc", "(If a (Block (Expr b)) _); (Expr c)");
+}
+END_TEST
+
+START_TEST(test_fstrings)
+{
+    CHECK_DUMP("f'a{x}b'", "(Expr (FString 'a' (Formatted x _) 'b'))");
+    CHECK_DUMP("f'{x!r:>{w}.2f}'",
+               "(Expr (FString (Formatted !r x (FString '>' (Formatted w _) '.2f'))))");
+    CHECK_DUMP("f'{{}}{a[0]:,}'", "(Expr (FString '{}' (Formatted (Subscript a 0) (FString ','))))");
+    CHECK_DUMP("'a' f'{b}' 'c'", "(Expr (FString 'a' (Formatted b _) 'c'))");
+    CHECK_DUMP("f'{x = }'", "(Expr (FString (Formatted !r x _)))");
+    CHECK_DUMP("f'\\t{a, b}'", "(Expr (FString '\t' (Formatted (Tuple a b) _)))");
+    CHECK_DUMP("f\"{d['k']}\"", "(Expr (FString (Formatted (Subscript d 'k') _)))");
+    /* spans of field expressions are offsets in the whole source */
+    tl_ast *ast;
+    tl_error err;
+    const char *src = "y = f'ab{x.t()}'";
+    ck_assert_int_eq(tl_parse(src, strlen(src), 64, &ast, &err), 0);
+    const tl_node *fs = ast->stmts[0]->kids[1];
+    ck_assert_int_eq(fs->kind, TL_N_FSTRING);
+    const tl_node *call = fs->kids[1]->kids[0];
+    ck_assert_int_eq(call->kind, TL_N_CALL);
+    ck_assert_int_eq(call->span.start, 9);
+    ck_assert_int_eq(call->span.end, 14);
+    tl_ast_free(ast);
+}
+END_TEST
+
 START_TEST(test_spans)
 {
     tl_ast *ast;
@@ -139,8 +190,43 @@ START_TEST(test_errors)
         {"x[]", TL_ERR_SYNTAX, "invalid syntax", 2},
         {"(a, b) += 1", TL_ERR_SYNTAX,
          "'tuple' is an illegal expression for augmented assignment", 0},
-        {"def f(): pass", TL_ERR_UNSUPPORTED, "tlab does not support 'def' statements", 0},
-        {"y = lambda: 1", TL_ERR_UNSUPPORTED, "tlab does not support lambda expressions", 4},
+        {"def f(*a): pass", TL_ERR_UNSUPPORTED,
+         "tlab supports only positional parameters with optional defaults (no *args, "
+         "**kwargs, / or *)", 6},
+        {"def f(a=1, b): pass", TL_ERR_SYNTAX, "non-default argument follows default argument",
+         11},
+        {"def f(a, a): pass", TL_ERR_SYNTAX, "duplicate argument 'a' in function definition", 9},
+        {"return 1", TL_ERR_SYNTAX, "'return' outside function", 0},
+        {"break", TL_ERR_SYNTAX, "'break' outside loop", 0},
+        {"def f():\n    for i in x:\n        def g():\n            continue\n", TL_ERR_SYNTAX,
+         "'continue' outside loop", 54},
+        {"if x:\ny", TL_ERR_SYNTAX,
+         "expected an indented block after 'if' statement on line 1", 6},
+        {"def f():\n\nx", TL_ERR_SYNTAX,
+         "expected an indented block after function definition on line 1", 10},
+        {"x = 1\n  y = 2", TL_ERR_SYNTAX, "unexpected indent", 8},
+        {" x = 1", TL_ERR_SYNTAX, "unexpected indent", 1},
+        {"try:\n  x\ny", TL_ERR_SYNTAX, "expected 'except' or 'finally' block", 9},
+        {"try: x\nexcept: y\nexcept E: z", TL_ERR_SYNTAX, "default 'except:' must be last",
+         17},
+        {"if x\n  y", TL_ERR_SYNTAX, "expected ':'", 4},
+        {"else: x", TL_ERR_SYNTAX, "invalid syntax", 0},
+        {"x = f'{}'", TL_ERR_SYNTAX, "f-string: empty expression not allowed", 6},
+        {"x = f'{a'", TL_ERR_SYNTAX, "f-string: expecting '}'", 6},
+        {"x = f'a}'", TL_ERR_SYNTAX, "f-string: single '}' is not allowed", 7},
+        {"x = f'{a!x}'", TL_ERR_SYNTAX,
+         "f-string: invalid conversion character: expected 's', 'r', or 'a'", 8},
+        {"x = f'{a:{b:{c:{d}}}}'", TL_ERR_SYNTAX, "f-string: expressions nested too deeply",
+         14},
+        {"x = f'{a +}'", TL_ERR_SYNTAX, "invalid syntax", 10},
+        {"x = f'{\\n}'", TL_ERR_SYNTAX, "f-string expression part cannot include a backslash",
+         7},
+        {"y = lambda *a: 1", TL_ERR_UNSUPPORTED,
+         "tlab supports only positional parameters with optional defaults (no *args, "
+         "**kwargs, / or *)", 11},
+        {"with a, b: pass", TL_ERR_UNSUPPORTED,
+         "tlab supports one context manager per 'with' statement", 6},
+        {"class A: pass", TL_ERR_UNSUPPORTED, "tlab does not support 'class' statements", 0},
         {"y = {}", TL_ERR_UNSUPPORTED, "tlab does not support dict or set literals", 4},
         {"x.a = 1", TL_ERR_UNSUPPORTED, "tlab does not support assigning to attributes", 0},
         {"import os", TL_ERR_UNSUPPORTED,
@@ -228,6 +314,8 @@ static Suite *parse_suite(void)
     tcase_add_test(core, test_trailers);
     tcase_add_test(core, test_displays);
     tcase_add_test(core, test_statements);
+    tcase_add_test(core, test_blocks);
+    tcase_add_test(core, test_fstrings);
     tcase_add_test(core, test_spans);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

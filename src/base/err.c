@@ -52,6 +52,7 @@ const char *tl_error_kind_name(tl_errkind kind)
     case TL_ERR_KEY: return "KeyError";
     case TL_ERR_NAME: return "NameError";
     case TL_ERR_ATTRIBUTE: return "AttributeError";
+    case TL_ERR_EXCEPTION: return "Exception";
     case TL_ERR_SYNTAX: return "SyntaxError";
     case TL_ERR_UNSUPPORTED: return "UnsupportedError";
     case TL_ERR_LIMIT: return "LimitError";
@@ -62,5 +63,5 @@ const char *tl_error_kind_name(tl_errkind kind)
 
 bool tl_error_is_python(tl_errkind kind)
 {
-    return kind >= TL_ERR_RUNTIME && kind <= TL_ERR_ATTRIBUTE;
+    return kind >= TL_ERR_RUNTIME && kind <= TL_ERR_EXCEPTION;
 }

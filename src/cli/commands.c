@@ -182,15 +182,20 @@ typedef struct lab_run {
     const tl_source *setup;
     tl_op_verdict *v;
     op_slot *slot;
+    tl_classify_stop classify_stop;
 } lab_run;
 
 static void run_op(void *arg, size_t i, tl_pool *p)
 {
     lab_run *lr = arg;
     const tl_lab *lab = lr->lab;
-    tl_source opsrc;
+    tl_source opsrc, clsrc;
     tl_lab_op_source(lab, &lab->ops[i], &opsrc);
+    if (lab->classify && lab->classify[0])
+        tl_lab_classify_source(lab, &clsrc);
     tl_job job = {
+        .classify = lab->classify && lab->classify[0] ? &clsrc : NULL,
+        .classify_stop = &lr->classify_stop,
         .setup = lr->setup,
         .nsetup = lr->setup->len ? 1 : 0,
         .op = &opsrc,

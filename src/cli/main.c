@@ -31,6 +31,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "backend.h"
+#include "exec.h"
 #include "golden.h"
 #include "util.h"
 
@@ -188,6 +189,12 @@ static const command commands[] = {
      "device), from which `sometimes` follows.\n",
      BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS, FMT(TL_FMT_TEXT) | FMT(TL_FMT_JSON), TL_FMT_TEXT,
      "MASTER.yaml", 1, 1},
+    {"exec", "FILE.py", "run a script in the op language; print what Python would print",
+     "Run FILE.py (- for standard input) with the interpreter and limits of lab\n"
+     "setups and print what Python with PyTorch would print. An uncaught exception\n"
+     "prints a traceback-like located message and exits 1; a syntax error, an\n"
+     "unsupported construct or a limit exits 2.\n",
+     BIT(OPT_COLOR) | EXEC_OPTS, 0, TL_FMT_DEFAULT, "FILE.py", 1, 1},
 };
 
 static const command *find_command(const char *name)
@@ -678,7 +685,7 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
         return tl_golden_run(run_tests);
     }
     if (!cmd) {
-        usage_error("missing command (check, run, grade, explain, new or key)");
+        usage_error("missing command (check, run, grade, explain, new, key or exec)");
         return report_usage_error(NULL);
     }
 
@@ -716,7 +723,12 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
     }
 
     fflush(stdout);
-    int rc = tl_commands_run(&cli);
+    int rc;
+    if (strcmp(cmd->name, "exec") == 0) {
+        rc = tl_exec_run(&cli);
+    } else {
+        rc = tl_commands_run(&cli);
+    }
     if (rc < TL_EXIT_OK || rc > TL_EXIT_INTERNAL) {
         fprintf(stderr, "tlab: internal error: '%s' returned status %d\n", cmd->name, rc);
         rc = TL_EXIT_INTERNAL;

@@ -207,6 +207,8 @@ char *tl_lab_blank_text(const tl_lab *lab)
     }
     for (size_t i = 0; i < lab->nquestions; i++)
         add_edit(lab, lab->questions[i].node, "answer", &ed, &ned, &cap);
+    /* the stretch goal's code (classify:) is an answer too */
+    add_edit(lab, lab->root, "classify", &ed, &ned, &cap);
     if (ned)
         qsort(ed, ned, sizeof *ed, cmp_edit);
     const char *nl = file_break(lab);

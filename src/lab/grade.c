@@ -392,6 +392,68 @@ static const tl_lab_question *find_q(const tl_lab *lab, const char *id)
     return NULL;
 }
 
+/* ------------------------------------------------------------ classify */
+
+static void add_problem(tl_classify_grade *c, tl_buf *line)
+{
+    c->problems = tl_xrealloc(c->problems, (c->nproblems + 1) * sizeof *c->problems);
+    c->problems[c->nproblems++] = tl_buf_steal(line);
+}
+
+static void first_error_line(tl_buf *b, const char *rendered)
+{
+    /* "FILE:LINE:COL: error: MSG": the whole first line names the place */
+    const char *nl = strchr(rendered, '\n');
+    tl_buf_append(b, rendered, nl ? (size_t)(nl - rendered) : strlen(rendered));
+}
+
+static void check_answer(tl_classify_grade *c, const tl_lab_op *op, const char *parent,
+                         const tl_classify_out *co, tl_kind verdict, const char *reason)
+{
+    if (!co->ran)
+        return;
+    c->checked++;
+    tl_buf b = {0};
+    if (co->error) {
+        tl_buf_printf(&b, "op %s (%s)%s%s: classify() failed: ", op->id, op->op,
+                      parent ? " on the parent " : "", parent ? parent : "");
+        first_error_line(&b, co->error);
+        add_problem(c, &b);
+        return;
+    }
+    tl_kind truth = tl_classify_truth(verdict);
+    if (co->answer == truth)
+        return;
+    tl_buf_printf(&b, "op %s (%s)%s%s: classify said '%s', the runtime says %s", op->id,
+                  op->op, parent ? " on the parent " : "", parent ? parent : "",
+                  tl_kind_name(co->answer), tl_kind_name(verdict));
+    if (reason && !parent)
+        tl_buf_printf(&b, " (%s)", reason);
+    add_problem(c, &b);
+}
+
+static void grade_classify(const tl_lab *master, const tl_lab *sheet,
+                           const tl_op_verdict *v, tl_classify_grade *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!master->classify)
+        return;
+    c->offered = true;
+    c->points = master->classify_points;
+    /* the classifier ran with the ops only when the sheet is what ran */
+    c->answered = sheet == master && sheet->classify && sheet->classify[0];
+    if (!c->answered)
+        return;
+    for (size_t i = 0; i < master->nops; i++) {
+        check_answer(c, &master->ops[i], NULL, &v[i].cls, v[i].ev.kind, v[i].ev.reason);
+        for (size_t k = 0; k < v[i].nvariants; k++)
+            check_answer(c, &master->ops[i], v[i].variants[k].parent, &v[i].vcls[k],
+                         v[i].variants[k].kind, NULL);
+    }
+    c->passed = c->checked > 0 && c->nproblems == 0;
+    c->score = c->passed ? c->points : 0;
+}
+
 void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
                     const tl_op_verdict *verdicts, tl_grade *g)
 {
@@ -474,12 +536,16 @@ void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
         g->points += g->rules_score;
     }
     g->passed = g->correct >= g->threshold && g->questions_passed && g->rules_passed;
+    grade_classify(master, sheet, verdicts, &g->classify);
 }
 
 void tl_grade_free(tl_grade *g)
 {
     if (!g)
         return;
+    for (size_t i = 0; i < g->classify.nproblems; i++)
+        free(g->classify.problems[i]);
+    free(g->classify.problems);
     for (size_t i = 0; i < g->nops; i++) {
         free(g->ops[i].feedback);
         free(g->ops[i].rule_problem);

@@ -44,6 +44,20 @@ typedef struct tl_question_grade {
     size_t nreasons;
 } tl_question_grade;
 
+/* The classify() stretch test (lab->classify): every tensor result of every
+ * op, on the parent and on each variant, classified by the sheet's code and
+ * compared with the runtime. Its points are its own, outside the threshold
+ * and the ops' points. */
+typedef struct tl_classify_grade {
+    bool offered;              /* the master lab has a classify: block */
+    bool answered;             /* the sheet filled it in (and it was run) */
+    bool passed;
+    int64_t points, score;
+    size_t checked;            /* results the classifier was asked about */
+    char **problems;           /* one line per disagreement or failure */
+    size_t nproblems;
+} tl_classify_grade;
+
 typedef struct tl_grade {
     size_t nops;
     tl_op_grade *ops;          /* parallel to master->ops */
@@ -58,6 +72,7 @@ typedef struct tl_grade {
     bool rules_passed;
     bool questions_passed;
     bool passed;
+    tl_classify_grade classify;
 } tl_grade;
 
 /* Grade `sheet` against `master` with verdicts[i] for master->ops[i]. */

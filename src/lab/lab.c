@@ -988,7 +988,7 @@ static void free_prediction(tl_prediction *p)
 
 static const char *const top_keys[] = {"tlab", "id", "title", "device", "threshold",
                                       "setup", "parent", "ops", "questions", "rules",
-                                      NULL};
+                                      "classify", "classify_points", NULL};
 static const char *const op_keys[] = {"id", "op", "predict", "rule", "points",
                                      "accept", "explanation", NULL};
 static const char *const q_keys[] = {"id", "prompt", "answer", "mention_any",
@@ -1081,6 +1081,19 @@ static void validate(loader *L)
         lab->setup = tl_xstrdup(n->value);
         text_position(L, n, &lab->setup_line, &lab->setup_col, &lab->setup_block_col);
     }
+    lab->classify_points = 1;
+    if ((n = tl_ynode_get(root, "classify"))) {
+        lab->classify = tl_xstrdup("");
+        if (!tl_ynode_is_null(n)) {
+            need_scalar(L, n, "classify");
+            free(lab->classify);
+            lab->classify = tl_xstrdup(n->value);
+            text_position(L, n, &lab->classify_line, &lab->classify_col,
+                          &lab->classify_block_col);
+        }
+    }
+    if ((n = tl_ynode_get(root, "classify_points")) && !tl_ynode_is_null(n))
+        lab->classify_points = get_int(L, n, "classify_points", 0, 1000000);
     lab->parent = tl_xstrdup("x");
     lab->parent_line = root->line;
     lab->parent_col = root->col;
@@ -1293,6 +1306,7 @@ void tl_lab_free(tl_lab *lab)
     free(lab->id);
     free(lab->title);
     free(lab->setup);
+    free(lab->classify);
     free(lab->parent);
     free_node(lab->root);
     free(lab->text);
@@ -1472,6 +1486,12 @@ void tl_lab_setup_source(const tl_lab *lab, tl_source *src)
 void tl_lab_op_source(const tl_lab *lab, const tl_lab_op *op, tl_source *src)
 {
     lab_source(lab, op->op, op->op_line, op->op_col, op->op_block_col, src);
+}
+
+void tl_lab_classify_source(const tl_lab *lab, tl_source *src)
+{
+    lab_source(lab, lab->classify, lab->classify_line, lab->classify_col,
+               lab->classify_block_col, src);
 }
 
 int64_t tl_lab_threshold_count(const tl_lab *lab)

@@ -148,6 +148,13 @@ typedef struct tl_lab {
     int64_t rules_points; /* rules: points: (default 1) for the rules check */
 
     char *warnings;       /* "FILE:LINE:COL: warning: ..." lines, or NULL */
+
+    /* the stretch goal: `classify:` defines classify(op_result, parent);
+     * graded as one test of classify_points (default 1), outside the
+     * threshold. classify is NULL when the key is absent, "" when blank. */
+    char *classify;
+    int classify_line, classify_col, classify_block_col;
+    int64_t classify_points;
 } tl_lab;
 
 /* A loading error: position (1-based; 0 when none) and message, plus the
@@ -174,6 +181,8 @@ void tl_lab_free(tl_lab *lab);
 /* Op-language sources for setup and an op (borrow from lab). */
 void tl_lab_setup_source(const tl_lab *lab, tl_source *src);
 void tl_lab_op_source(const tl_lab *lab, const tl_lab_op *op, tl_source *src);
+/* The classify block's source (lab->classify must not be NULL). */
+void tl_lab_classify_source(const tl_lab *lab, tl_source *src);
 
 /* The threshold as a count of ops for this lab. */
 int64_t tl_lab_threshold_count(const tl_lab *lab);

@@ -88,8 +88,11 @@ void tl_op_verdict_free(tl_op_verdict *v)
     tl_evidence_free(&v->ev);
     free(v->parent_shape);
     free(v->parent_stride);
-    for (size_t i = 0; i < v->nvariants; i++)
+    for (size_t i = 0; i < v->nvariants; i++) {
         free(v->variants[i].signature);
+        tl_classify_out_free(&v->vcls[i]);
+    }
+    tl_classify_out_free(&v->cls);
     if (v->result)
         tl_value_release(v->result);
     if (v->parent)
@@ -696,7 +699,7 @@ static int fail_budget(tl_verdict_fail *fail, const tl_runner *r, const tl_job *
 /* One run: setup, (variant), op, classify. */
 static int run_once(const tl_runner *r, const tl_job *job, int variant,
                     const char **vname, tl_op_verdict *out, tl_evidence *ev,
-                    tl_verdict_fail *fail)
+                    tl_classify_out *cls, tl_verdict_fail *fail)
 {
     tl_error err;
     tl_error_clear(&err);
@@ -803,6 +806,9 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
             goto done;
         }
     }
+    if (res && job->classify && cls && parent && !ev->is_tuple &&
+        (ev->kind == TL_KIND_VIEW || ev->kind == TL_KIND_COPY || ev->kind == TL_KIND_ALIAS))
+        tl_classify_run(I, job->classify, res, parent, job->classify_stop, cls);
     if (out) {
         if (parent) {
             const tl_tensor *p = parent->u.tensor;
@@ -866,7 +872,7 @@ static int verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out
 {
     if (tl_budget_passed())
         return fail_budget(fail, r, job);
-    if (run_once(r, job, -1, NULL, out, &out->ev, fail) < 0) {
+    if (run_once(r, job, -1, NULL, out, &out->ev, &out->cls, fail) < 0) {
         tl_op_verdict_free(out);
         return -1;
     }
@@ -878,8 +884,11 @@ static int verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out
         tl_evidence vev;
         memset(&vev, 0, sizeof vev);
         const char *name = NULL;
-        int rc = run_once(r, job, w, &name, NULL, &vev, fail);
+        tl_classify_out vc;
+        memset(&vc, 0, sizeof vc);
+        int rc = run_once(r, job, w, &name, NULL, &vev, &vc, fail);
         if (rc < 0) {
+            tl_classify_out_free(&vc);
             free(sig);
             tl_op_verdict_free(out);
             return -1;
@@ -890,6 +899,8 @@ static int verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out
             break;
         }
         if (rc == 0 && name) {
+            out->vcls[out->nvariants] = vc;
+            memset(&vc, 0, sizeof vc);
             tl_variant *v = &out->variants[out->nvariants++];
             v->parent = name;
             v->kind = vev.kind;
@@ -897,6 +908,7 @@ static int verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out
             if (strcmp(v->signature, sig) != 0)
                 out->sometimes = true;
         }
+        tl_classify_out_free(&vc);
         tl_evidence_free(&vev);
     }
     free(sig);

@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "backend.h"
+#include "classify.h"
 #include "diag.h"
 #include "err.h"
 #include "interp.h"
@@ -81,6 +82,8 @@ typedef struct tl_op_verdict {
     size_t nvariants;
     tl_variant variants[4];
     bool sometimes;
+    tl_classify_out cls;   /* the sheet's classify() on the result (job->classify) */
+    tl_classify_out vcls[4]; /* ... and on each variant's, parallel to variants */
     tl_value *result;      /* kept only when asked (explain); new reference */
     tl_value *parent;
 } tl_op_verdict;
@@ -117,6 +120,8 @@ typedef struct tl_job {
     bool variants;            /* run the `sometimes` variants */
     bool keep_values;         /* keep result/parent in the verdict */
     const char *id;           /* the op's id (sheet-budget message), or NULL */
+    const tl_source *classify; /* the sheet's classify block, or NULL */
+    tl_classify_stop *classify_stop; /* shared by the lab's jobs (classify.h) */
 } tl_job;
 
 /* A run that could not produce a verdict. */

@@ -70,12 +70,21 @@ tl_node *tl_ast_node(tl_ast *ast, tl_nodekind kind, tl_span span, size_t nkids)
 
 tl_ast *tl_ast_new(void)
 {
-    return tl_xcalloc(1, sizeof(tl_ast));
+    tl_ast *a = tl_xcalloc(1, sizeof(tl_ast));
+    a->refcount = 1;
+    return a;
+}
+
+tl_ast *tl_ast_retain(tl_ast *ast)
+{
+    if (ast)
+        ast->refcount++;
+    return ast;
 }
 
 void tl_ast_free(tl_ast *ast)
 {
-    if (!ast)
+    if (!ast || --ast->refcount > 0)
         return;
     tl_arena_block *b = ast->arena;
     while (b) {
@@ -90,7 +99,10 @@ static const char *const kind_names[] = {
     "Int", "Float", "Str", "Bool", "None", "Ellipsis", "Name", "Tuple",
     "List", "Attr", "Call", "Subscript", "Slice", "Unary", "Binary",
     "Compare", "BoolOp", "IfExp", "ListComp", "Starred", "Keyword",
-    "Import", "Assign", "AugAssign", "Expr", "Assert", "Pass"};
+    "Import", "Assign", "AugAssign", "Expr", "Assert", "Pass",
+    "FString", "Formatted", "Lambda", "Param", "Block", "If", "While", "For",
+    "Break", "Continue", "Return", "Def", "Try", "Handler", "Raise", "With",
+    "Del", "Global"};
 
 const char *tl_ast_kind_name(tl_nodekind k)
 {
@@ -146,6 +158,18 @@ void tl_ast_dump(const tl_node *n, tl_buf *b)
         break;
     case TL_N_IMPORT:
         tl_buf_printf(b, " %s %s", n->str, n->str2);
+        break;
+    case TL_N_DEF:
+    case TL_N_PARAM:
+        tl_buf_printf(b, " %s", n->str);
+        break;
+    case TL_N_HANDLER:
+        if (n->str)
+            tl_buf_printf(b, " as %s", n->str);
+        break;
+    case TL_N_FORMATTED:
+        if (n->op)
+            tl_buf_printf(b, " !%c", n->op);
         break;
     case TL_N_UNARY:
         tl_buf_puts(b, n->op == TL_UNOP_NOT ? " not"

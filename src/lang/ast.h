@@ -29,6 +29,27 @@
  *   EXPR          kids[0]
  *   ASSERT        kids[0] = test, kids[1] = message or NULL
  *   PASS
+ *   FSTRING       kids = pieces: STR literals and FORMATTED fields
+ *   FORMATTED     kids[0] = expression, kids[1] = format spec (FSTRING) or
+ *                 NULL; op = conversion ('r', 's', 'a' or 0); str = the
+ *                 self-documenting text of {expr=} or NULL
+ *   LAMBDA        kids[0..n-2] = PARAM, kids[n-1] = body expression
+ *   PARAM         str = name, kids[0] = default or NULL
+ *   compound statements (bodies are BLOCKs):
+ *   BLOCK         kids = statements
+ *   IF            kids = {cond, body, orelse or NULL} (elif: an IF alone in orelse)
+ *   WHILE         kids = {cond, body, orelse or NULL}
+ *   FOR           kids = {target, iterable, body, orelse or NULL}
+ *   BREAK, CONTINUE
+ *   RETURN        kids[0] = value or NULL
+ *   DEF           str = name, kids[0..n-2] = PARAM, kids[n-1] = body
+ *   TRY           ival = number of handlers h; kids = {body, HANDLER x h,
+ *                 orelse or NULL, finally or NULL}
+ *   HANDLER       kids = {type expression or NULL, body}; str = `as` name or NULL
+ *   RAISE         kids = {exception or NULL, cause or NULL}
+ *   WITH          kids = {context, target or NULL, body}
+ *   DEL           kids = targets
+ *   GLOBAL        kids = NAMEs
  */
 #ifndef TL_AST_H
 #define TL_AST_H
@@ -50,7 +71,13 @@ typedef enum tl_nodekind {
     TL_N_IFEXP, TL_N_LISTCOMP, TL_N_STARRED, TL_N_KEYWORD,
     /* statements */
     TL_N_IMPORT, TL_N_ASSIGN, TL_N_AUGASSIGN, TL_N_EXPR, TL_N_ASSERT,
-    TL_N_PASS
+    TL_N_PASS,
+    /* f-strings, functions */
+    TL_N_FSTRING, TL_N_FORMATTED, TL_N_LAMBDA, TL_N_PARAM,
+    /* compound statements */
+    TL_N_BLOCK, TL_N_IF, TL_N_WHILE, TL_N_FOR, TL_N_BREAK, TL_N_CONTINUE,
+    TL_N_RETURN, TL_N_DEF, TL_N_TRY, TL_N_HANDLER, TL_N_RAISE, TL_N_WITH,
+    TL_N_DEL, TL_N_GLOBAL
 } tl_nodekind;
 
 /* operator codes (op, cmpops): tl_pyop, tl_pyunop, tl_cmpop (pyop.h) */
@@ -74,6 +101,7 @@ typedef struct tl_node {
 } tl_node;
 
 typedef struct tl_ast {
+    int refcount;         /* functions defined in the tree retain it */
     size_t nstmts;
     tl_node **stmts;
     struct tl_arena_block *arena;
@@ -84,7 +112,10 @@ void *tl_ast_alloc(tl_ast *ast, size_t n);
 char *tl_ast_strndup(tl_ast *ast, const char *s, size_t n);
 tl_node *tl_ast_node(tl_ast *ast, tl_nodekind kind, tl_span span, size_t nkids);
 
+/* A new tree holds one reference; tl_ast_free drops one and frees the
+ * arena with the last (function values keep their defining tree alive). */
 tl_ast *tl_ast_new(void);
+tl_ast *tl_ast_retain(tl_ast *ast);
 void tl_ast_free(tl_ast *ast);
 
 /* Name of a node kind, for debugging ("Call", "Name", ...). */

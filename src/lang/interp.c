@@ -5,6 +5,21 @@
  *   - Environment: globals are a small name -> value table owned by the
  *     interpreter; comprehension targets live on a local stack searched
  *     first and popped when the comprehension ends (Python 3 scoping).
+ *     A def/lambda call gets a refcounted scope (env) whose local names are
+ *     decided statically as CPython does (assigned in the body, minus
+ *     `global`); free names are looked up through the defining scopes
+ *     (closures), then globals, then builtins. Functions keep their tree
+ *     alive (tl_ast refcount); scope cycles (a nested recursive def) are
+ *     broken when the interpreter is freed.
+ *   - Statements return a completion: OK, error, break, continue, return
+ *     (the value waits in I->retval). try/except catches only Python
+ *     exceptions: limits (time, recursion, size) always propagate, so a
+ *     sheet cannot catch its way past them; finally runs with the pending
+ *     completion saved and its own abrupt exit wins, as in Python.
+ *   - Recursion: at most MAX_CALLS nested calls, and a C-stack budget
+ *     measured from the run's entry frame (ASan's frames are larger), both
+ *     a located RecursionError-like limit; each call has its own
+ *     expression-depth budget.
  *   - Operators, truth, comparisons, iteration and subscripts are the py
  *     layer's (pyops.h: plain values there, tensors on to the runtime);
  *     this file only walks the tree, binds names and runs statements.
@@ -30,6 +45,7 @@
 #include "builtins.h"
 #include "context.h"
 #include "create.h"
+#include "pyformat.h"
 #include "interp.h"
 #include "parse.h"
 #include "pyops.h"
@@ -45,15 +61,59 @@ typedef struct local {
     tl_value *v;
 } local;
 
+/* A function call's scope. Names are AST strings of the function's tree
+ * (which every closure that can reach this scope keeps alive). */
+typedef struct env {
+    int refcount;
+    struct tl_interp *owner; /* its interpreter's list of live scopes */
+    struct env *prev, *next;
+    struct env *parent;     /* the scope the function was defined in */
+    local *vars;
+    size_t n, cap;
+    const char **names;     /* the function's local names (assigned in it) */
+    size_t nnames;
+} env;
+
+/* A def or lambda value (TL_V_CLOSURE data). */
+typedef struct closure {
+    tl_ast *ast;            /* retained: the tree def points into */
+    const tl_node *def;     /* DEF or LAMBDA */
+    const char *name;
+    size_t nparams;
+    tl_value **defaults;    /* nparams entries, NULL where none */
+    env *scope;             /* retained; NULL at module level */
+    const char **names;     /* local names (params first) */
+    size_t nnames;
+    uint64_t run_id;        /* the run that defined it (spans valid there) */
+} closure;
+
 struct tl_interp {
     tl_interp_opts opts;
     var *vars;
     size_t nvars, capvars;
     local *locals;
     size_t nlocals, caplocals;
+    size_t local_base;    /* comprehension locals visible from here up */
     int depth;
     const tl_source *src; /* running source (assert messages) */
+    /* functions and control flow */
+    tl_ast *ast;          /* the running tree (def captures it) */
+    env *frame;           /* current function scope, NULL at module level */
+    int calls;            /* nested function calls */
+    uint64_t run_id, next_run;
+    tl_value *retval;     /* pending `return` value */
+    tl_value *handling;   /* exception being handled (bare raise) */
+    char *stack_base;     /* C stack at run() entry */
+    unsigned ticks;
+    env *envs;            /* live function scopes (cycles broken at free) */
 };
+
+/* Python's default recursion limit; the C stack is bounded separately
+ * (ASan frames are several times larger), both give RecursionError. */
+#define MAX_CALLS 1000
+#define STACK_BUDGET ((size_t)4 << 20)
+
+static _Thread_local tl_interp *g_cur;
 
 /* ---------------------------------------------------------------------- */
 /* options, deadline */
@@ -94,7 +154,38 @@ tl_interp *tl_interp_new(const tl_interp_opts *opts)
     /* a fresh interpreter is a fresh process: rand/randn start from the
      * seed, whichever thread (and whatever ran there before) */
     tl_create_manual_seed(I->opts.seed);
+    tl_dtype_set_default(TL_FLOAT32); /* and float32 the default dtype */
     return I;
+}
+
+static void env_release(env *e);
+
+/* A closure stored in the scope it closes over (a nested recursive def)
+ * is a reference cycle: empty every live scope, which frees the closures
+ * and, through them, the scopes. */
+static void break_scope_cycles(tl_interp *I)
+{
+    size_t n = 0;
+    for (env *e = I->envs; e; e = e->next)
+        n++;
+    if (!n)
+        return;
+    env **all = tl_xmalloc(n * sizeof *all);
+    size_t k = 0;
+    for (env *e = I->envs; e; e = e->next) {
+        e->refcount++;
+        all[k++] = e;
+    }
+    for (size_t i = 0; i < n; i++) {
+        env *e = all[i];
+        while (e->n > 0) {
+            e->n--;
+            tl_value_release(e->vars[e->n].v);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        env_release(all[i]);
+    free(all);
 }
 
 void tl_interp_free(tl_interp *I)
@@ -109,6 +200,10 @@ void tl_interp_free(tl_interp *I)
     for (size_t i = 0; i < I->nlocals; i++)
         tl_value_release(I->locals[i].v);
     free(I->locals);
+    tl_value_release(I->retval);
+    break_scope_cycles(I);
+    for (env *e = I->envs; e; e = e->next)
+        e->owner = NULL; /* values that outlive I (returned to the caller) */
     free(I);
 }
 
@@ -126,15 +221,61 @@ tl_value *tl_interp_get(tl_interp *I, const char *name)
     return v ? tl_value_retain(v->v) : NULL;
 }
 
-/* steals v */
-static void set_var(tl_interp *I, const char *name, tl_value *v)
+static void env_release(env *e)
 {
-    for (size_t i = I->nlocals; i-- > 0;)
-        if (strcmp(I->locals[i].name, name) == 0) {
-            tl_value_release(I->locals[i].v);
-            I->locals[i].v = v;
-            return;
-        }
+    while (e && --e->refcount == 0) {
+        env *parent = e->parent;
+        if (e->prev)
+            e->prev->next = e->next;
+        else if (e->owner)
+            e->owner->envs = e->next;
+        if (e->next)
+            e->next->prev = e->prev;
+        for (size_t i = 0; i < e->n; i++)
+            tl_value_release(e->vars[i].v);
+        free(e->vars);
+        free(e);
+        e = parent;
+    }
+}
+
+static bool env_has_name(const env *e, const char *name)
+{
+    for (size_t i = 0; i < e->nnames; i++)
+        if (strcmp(e->names[i], name) == 0)
+            return true;
+    return false;
+}
+
+static local *env_find(env *e, const char *name)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (strcmp(e->vars[i].name, name) == 0)
+            return &e->vars[i];
+    return NULL;
+}
+
+/* steals v */
+static void env_set(env *e, const char *name, tl_value *v)
+{
+    local *l = env_find(e, name);
+    if (l) {
+        tl_value_release(l->v);
+        l->v = v;
+        return;
+    }
+    if (e->n == e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 8;
+        e->vars = tl_xrealloc(e->vars, e->cap * sizeof *e->vars);
+    }
+    e->vars[e->n].name = name;
+    e->vars[e->n].v = v;
+    e->n++;
+}
+
+/* steals v */
+static void set_global(tl_interp *I, const char *name, tl_value *v)
+{
     var *x = find_var(I, name);
     if (x) {
         tl_value_release(x->v);
@@ -150,20 +291,90 @@ static void set_var(tl_interp *I, const char *name, tl_value *v)
     I->nvars++;
 }
 
-void tl_interp_set(tl_interp *I, const char *name, tl_value *v)
+/* steals v: a comprehension local, the function's local, or a global */
+static void set_var(tl_interp *I, const char *name, tl_value *v)
 {
-    set_var(I, name, tl_value_retain(v));
+    for (size_t i = I->nlocals; i-- > I->local_base;)
+        if (strcmp(I->locals[i].name, name) == 0) {
+            tl_value_release(I->locals[i].v);
+            I->locals[i].v = v;
+            return;
+        }
+    if (I->frame && env_has_name(I->frame, name)) {
+        env_set(I->frame, name, v);
+        return;
+    }
+    set_global(I, name, v);
 }
 
-static tl_value *lookup(tl_interp *I, const char *name)
+void tl_interp_set(tl_interp *I, const char *name, tl_value *v)
 {
-    for (size_t i = I->nlocals; i-- > 0;)
+    set_global(I, name, tl_value_retain(v));
+}
+
+/* The value of a name (new reference), or NULL with NameError (or the
+ * unsupported-builtin error) set. */
+static tl_value *lookup_err(tl_interp *I, const char *name, tl_error *err);
+
+static bool is_python_builtin(const char *name);
+
+static tl_value *lookup_err(tl_interp *I, const char *name, tl_error *err)
+{
+    for (size_t i = I->nlocals; i-- > I->local_base;)
         if (strcmp(I->locals[i].name, name) == 0)
             return tl_value_retain(I->locals[i].v);
+    for (env *e = I->frame; e; e = e->parent) {
+        if (!env_has_name(e, name))
+            continue;
+        local *l = env_find(e, name);
+        if (l)
+            return tl_value_retain(l->v);
+        if (e == I->frame)
+            tl_error_set(err, TL_ERR_NAME,
+                         "cannot access local variable '%s' where it is not "
+                         "associated with a value", name);
+        else
+            tl_error_set(err, TL_ERR_NAME,
+                         "cannot access free variable '%s' where it is not "
+                         "associated with a value in enclosing scope", name);
+        return NULL;
+    }
     var *x = find_var(I, name);
     if (x)
         return tl_value_retain(x->v);
-    return tl_builtins_lookup(name);
+    tl_value *b = tl_builtins_lookup(name);
+    if (b)
+        return b;
+    if (is_python_builtin(name))
+        tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support the builtin '%s'", name);
+    else
+        tl_error_set(err, TL_ERR_NAME, "name '%s' is not defined", name);
+    return NULL;
+}
+
+/* del NAME */
+static int del_var(tl_interp *I, const char *name, tl_error *err)
+{
+    env *e = I->frame && env_has_name(I->frame, name) ? I->frame : NULL;
+    if (e) {
+        for (size_t i = 0; i < e->n; i++)
+            if (strcmp(e->vars[i].name, name) == 0) {
+                tl_value_release(e->vars[i].v);
+                e->vars[i] = e->vars[--e->n];
+                return 0;
+            }
+        return tl_error_set(err, TL_ERR_NAME,
+                            "cannot access local variable '%s' where it is not "
+                            "associated with a value", name);
+    }
+    for (size_t i = 0; i < I->nvars; i++)
+        if (strcmp(I->vars[i].name, name) == 0) {
+            free(I->vars[i].name);
+            tl_value_release(I->vars[i].v);
+            I->vars[i] = I->vars[--I->nvars];
+            return 0;
+        }
+    return tl_error_set(err, TL_ERR_NAME, "name '%s' is not defined", name);
 }
 
 static void push_local(tl_interp *I, const char *name, tl_value *v)
@@ -482,14 +693,9 @@ static tl_value *eval_call(tl_interp *I, const tl_node *n, tl_error *err)
             pos[npos++] = v;
         }
     }
-    if (fn->kind != TL_V_FUNC) {
-        tl_error_set(err, TL_ERR_TYPE, "'%s' object is not callable", tl_value_type_name(fn));
-        fail_node(n, err);
-        goto done;
-    }
     {
         tl_args args = {npos, pos, nkw, kwn, kwv};
-        result = fn->u.func.fn(fn->u.func.self, &args, err);
+        result = tl_value_call(fn, &args, err);
         if (!result)
             fail_node(n, err);
     }
@@ -562,11 +768,358 @@ static bool is_python_builtin(const char *name)
     return false;
 }
 
+static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err);
+static bool stack_exhausted(const tl_interp *I);
+/* ---------------------------------------------------------------------- */
+/* f-strings */
+
+static tl_value *eval_fstring(tl_interp *I, const tl_node *n, tl_error *err)
+{
+    tl_buf b = {0};
+    tl_buf_puts(&b, "");
+    size_t max = (size_t)I->opts.max_seq;
+    for (size_t i = 0; i < n->n; i++) {
+        const tl_node *k = n->kids[i];
+        if (k->kind == TL_N_STR) {
+            tl_buf_append(&b, k->str, k->len);
+        } else {
+            if (k->str)
+                tl_buf_append(&b, k->str, k->len);
+            tl_value *v = eval(I, k->kids[0], err);
+            if (!v)
+                goto fail;
+            tl_value *spec = NULL;
+            if (k->kids[1] && !(spec = eval_fstring(I, k->kids[1], err))) {
+                tl_value_release(v);
+                goto fail;
+            }
+            if (k->op) {
+                tl_buf t = {0};
+                if (k->op == 's')
+                    tl_value_str(v, &t);
+                else
+                    tl_value_repr(v, &t);
+                tl_value_release(v);
+                v = tl_strn(tl_buf_str(&t), t.len);
+                tl_buf_free(&t);
+            }
+            int rc = tl_format_value(v, spec ? spec->u.str.s : "", spec ? spec->u.str.len : 0,
+                                     max, &b, err);
+            tl_value_release(v);
+            tl_value_release(spec);
+            if (rc < 0) {
+                fail_node(k, err);
+                goto fail;
+            }
+        }
+        if (b.len > max) {
+            tl_error_set(err, TL_ERR_LIMIT,
+                         "f-string longer than the limit (%zu characters)", max);
+            fail_node(n, err);
+            goto fail;
+        }
+    }
+    if (tl_pyops_charge_seq(b.len, err) < 0) {
+        fail_node(n, err);
+        goto fail;
+    }
+    tl_value *r = tl_strn(tl_buf_str(&b), b.len);
+    tl_buf_free(&b);
+    return r;
+fail:
+    tl_buf_free(&b);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* functions */
+
+static int exec_block(tl_interp *I, const tl_node *b, tl_error *err);
+
+typedef struct namevec {
+    const char **v;
+    size_t n, cap;
+} namevec;
+
+static void names_add(namevec *nv, const char *name)
+{
+    for (size_t i = 0; i < nv->n; i++)
+        if (strcmp(nv->v[i], name) == 0)
+            return;
+    if (nv->n == nv->cap) {
+        nv->cap = nv->cap ? nv->cap * 2 : 8;
+        nv->v = tl_xrealloc(nv->v, nv->cap * sizeof *nv->v);
+    }
+    nv->v[nv->n++] = name;
+}
+
+static void target_names(const tl_node *t, namevec *nv)
+{
+    if (!t)
+        return;
+    if (t->kind == TL_N_NAME)
+        names_add(nv, t->str);
+    else if (t->kind == TL_N_TUPLE || t->kind == TL_N_LIST)
+        for (size_t i = 0; i < t->n; i++)
+            target_names(t->kids[i], nv);
+}
+
+/* Names a function body binds (its locals, as CPython decides them
+ * statically), and the names it declares global. Nested def/lambda bodies
+ * are their own scopes; statement nesting is bounded by the parser. */
+static void collect_locals(const tl_node *s, namevec *loc, namevec *glob)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case TL_N_ASSIGN:
+        for (size_t i = 0; i + 1 < s->n; i++)
+            target_names(s->kids[i], loc);
+        break;
+    case TL_N_AUGASSIGN:
+        target_names(s->kids[0], loc);
+        break;
+    case TL_N_FOR:
+        target_names(s->kids[0], loc);
+        collect_locals(s->kids[2], loc, glob);
+        collect_locals(s->kids[3], loc, glob);
+        break;
+    case TL_N_IF:
+    case TL_N_WHILE:
+        collect_locals(s->kids[1], loc, glob);
+        collect_locals(s->kids[2], loc, glob);
+        break;
+    case TL_N_BLOCK:
+    case TL_N_TRY:
+        for (size_t i = 0; i < s->n; i++)
+            collect_locals(s->kids[i], loc, glob);
+        break;
+    case TL_N_HANDLER:
+        if (s->str)
+            names_add(loc, s->str);
+        collect_locals(s->kids[1], loc, glob);
+        break;
+    case TL_N_WITH:
+        target_names(s->kids[1], loc);
+        collect_locals(s->kids[2], loc, glob);
+        break;
+    case TL_N_DEF:
+        names_add(loc, s->str);
+        break;
+    case TL_N_IMPORT:
+        names_add(loc, s->str2);
+        break;
+    case TL_N_DEL:
+        for (size_t i = 0; i < s->n; i++)
+            target_names(s->kids[i], loc);
+        break;
+    case TL_N_GLOBAL:
+        for (size_t i = 0; i < s->n; i++)
+            names_add(glob, s->kids[i]->str);
+        break;
+    default:
+        break;
+    }
+}
+
+static void closure_drop(void *data)
+{
+    closure *c = data;
+    for (size_t i = 0; i < c->nparams; i++)
+        tl_value_release(c->defaults[i]);
+    free(c->defaults);
+    free(c->names);
+    env_release(c->scope);
+    tl_ast_free(c->ast);
+    free(c);
+}
+
+static tl_value *closure_call(void *data, const tl_args *a, tl_error *err);
+
+/* A DEF or LAMBDA node evaluated: defaults now, in the current scope. */
+static tl_value *make_function(tl_interp *I, const tl_node *n, tl_error *err)
+{
+    closure *c = tl_xcalloc(1, sizeof *c);
+    c->def = n;
+    c->name = n->kind == TL_N_DEF ? n->str : "<lambda>";
+    c->nparams = n->n - 1;
+    c->defaults = tl_xcalloc(c->nparams ? c->nparams : 1, sizeof *c->defaults);
+    for (size_t i = 0; i < c->nparams; i++) {
+        const tl_node *d = n->kids[i]->kids[0];
+        if (d && !(c->defaults[i] = eval(I, d, err))) {
+            for (size_t j = 0; j < i; j++)
+                tl_value_release(c->defaults[j]);
+            free(c->defaults);
+            free(c);
+            return NULL;
+        }
+    }
+    c->ast = tl_ast_retain(I->ast);
+    c->scope = I->frame;
+    if (c->scope)
+        c->scope->refcount++;
+    namevec loc = {0}, glob = {0};
+    for (size_t i = 0; i < c->nparams; i++)
+        names_add(&loc, n->kids[i]->str);
+    if (n->kind == TL_N_DEF)
+        collect_locals(n->kids[n->n - 1], &loc, &glob);
+    size_t k = 0;
+    for (size_t i = 0; i < loc.n; i++) {
+        bool g = false;
+        for (size_t j = 0; j < glob.n; j++)
+            g = g || strcmp(loc.v[i], glob.v[j]) == 0;
+        if (!g)
+            loc.v[k++] = loc.v[i];
+    }
+    free(glob.v);
+    c->names = loc.v;
+    c->nnames = k;
+    c->run_id = I->run_id;
+    return tl_value_closure(c->name, c, closure_call, closure_drop);
+}
+
+/* "'a'", "'a' and 'b'", "'a', 'b', and 'c'" */
+static void name_list(tl_buf *b, const char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            tl_buf_puts(b, n == 2 ? " and " : i + 1 == n ? ", and " : ", ");
+        tl_buf_printf(b, "'%s'", names[i]);
+    }
+}
+
+static int bind_args(const closure *c, env *e, const tl_args *a, tl_error *err)
+{
+    const tl_node *n = c->def;
+    size_t np = c->nparams, ndef = 0;
+    for (size_t i = 0; i < np; i++)
+        ndef += c->defaults[i] != NULL;
+    if (a->npos > np) {
+        if (ndef)
+            return tl_error_set(err, TL_ERR_TYPE,
+                                "%s() takes from %zu to %zu positional arguments but %zu "
+                                "were given", c->name, np - ndef, np, a->npos);
+        return tl_error_set(err, TL_ERR_TYPE,
+                            "%s() takes %zu positional argument%s but %zu %s given", c->name,
+                            np, np == 1 ? "" : "s", a->npos, a->npos == 1 ? "was" : "were");
+    }
+    for (size_t i = 0; i < a->npos; i++)
+        env_set(e, n->kids[i]->str, tl_value_retain(a->pos[i]));
+    for (size_t k = 0; k < a->nkw; k++) {
+        size_t i = 0;
+        while (i < np && strcmp(n->kids[i]->str, a->kwnames[k]) != 0)
+            i++;
+        if (i == np)
+            return tl_error_set(err, TL_ERR_TYPE, "%s() got an unexpected keyword argument '%s'",
+                                c->name, a->kwnames[k]);
+        if (env_find(e, n->kids[i]->str))
+            return tl_error_set(err, TL_ERR_TYPE, "%s() got multiple values for argument '%s'",
+                                c->name, a->kwnames[k]);
+        env_set(e, n->kids[i]->str, tl_value_retain(a->kwvals[k]));
+    }
+    const char *missing[256];
+    size_t nmiss = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (env_find(e, n->kids[i]->str))
+            continue;
+        if (c->defaults[i])
+            env_set(e, n->kids[i]->str, tl_value_retain(c->defaults[i]));
+        else if (nmiss < TL_ARRAY_LEN(missing))
+            missing[nmiss++] = n->kids[i]->str;
+    }
+    if (nmiss) {
+        tl_buf b = {0};
+        name_list(&b, missing, nmiss);
+        tl_error_set(err, TL_ERR_TYPE, "%s() missing %zu required positional argument%s: %s",
+                     c->name, nmiss, nmiss == 1 ? "" : "s", tl_buf_str(&b));
+        tl_buf_free(&b);
+        return -1;
+    }
+    return 0;
+}
+
+static tl_value *closure_call(void *data, const tl_args *a, tl_error *err)
+{
+    closure *c = data;
+    tl_interp *I = g_cur;
+    if (!I) {
+        tl_error_set(err, TL_ERR_INTERNAL, "%s() called outside the interpreter", c->name);
+        return NULL;
+    }
+    if (I->calls >= MAX_CALLS || stack_exhausted(I)) {
+        tl_error_set(err, TL_ERR_LIMIT, "maximum recursion depth exceeded (RecursionError; "
+                                        "limit %d nested calls)", MAX_CALLS);
+        return NULL;
+    }
+    if (tl_context_deadline_check(err) < 0)
+        return NULL;
+    env *e = tl_xcalloc(1, sizeof *e);
+    e->refcount = 1;
+    e->owner = I;
+    e->next = I->envs;
+    if (I->envs)
+        I->envs->prev = e;
+    I->envs = e;
+    e->parent = c->scope;
+    if (e->parent)
+        e->parent->refcount++;
+    e->names = c->names;
+    e->nnames = c->nnames;
+    tl_value *r = NULL;
+    if (bind_args(c, e, a, err) == 0) {
+        env *saved_frame = I->frame;
+        size_t saved_base = I->local_base;
+        int saved_depth = I->depth;
+        tl_ast *saved_ast = I->ast;
+        I->ast = c->ast; /* a def inside the body belongs to this tree */
+        I->frame = e;
+        I->local_base = I->nlocals;
+        I->depth = 0;
+        I->calls++;
+        const tl_node *body = c->def->kids[c->def->n - 1];
+        if (c->def->kind == TL_N_LAMBDA) {
+            r = eval(I, body, err);
+        } else {
+            int rc = exec_block(I, body, err);
+            if (rc == 3 /* X_RETURN */) {
+                r = I->retval;
+                I->retval = NULL;
+            } else if (rc == 0) {
+                r = tl_none();
+            }
+        }
+        I->calls--;
+        pop_locals(I, I->local_base);
+        I->frame = saved_frame;
+        I->local_base = saved_base;
+        I->depth = saved_depth;
+        I->ast = saved_ast;
+    }
+    env_release(e);
+    /* spans inside a function defined by another source text mean nothing
+     * here: the caller's call node gets the error instead */
+    if (!r && c->run_id != I->run_id && err)
+        err->span = TL_NO_SPAN;
+    return r;
+}
+
+static bool stack_exhausted(const tl_interp *I)
+{
+    const char *here = __builtin_frame_address(0);
+    return I->stack_base && here < I->stack_base &&
+           (size_t)(I->stack_base - here) > STACK_BUDGET;
+}
+
 static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err)
 {
     if (++I->depth > tl_parse_max_height(I->opts.max_depth) + 8) {
         I->depth--;
         tl_error_set(err, TL_ERR_LIMIT, "expression nested too deeply");
+        return located(NULL, n, err);
+    }
+    if (stack_exhausted(I)) {
+        I->depth--;
+        tl_error_set(err, TL_ERR_LIMIT, "maximum recursion depth exceeded (RecursionError)");
         return located(NULL, n, err);
     }
     tl_value *r = NULL;
@@ -578,13 +1131,10 @@ static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err)
     case TL_N_NONE: r = tl_none(); break;
     case TL_N_ELLIPSIS: r = tl_ellipsis(); break;
     case TL_N_NAME:
-        r = lookup(I, n->str);
-        if (!r && is_python_builtin(n->str))
-            tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support the builtin '%s'",
-                         n->str);
-        else if (!r)
-            tl_error_set(err, TL_ERR_NAME, "name '%s' is not defined", n->str);
+        r = lookup_err(I, n->str, err);
         break;
+    case TL_N_FSTRING: r = eval_fstring(I, n, err); break;
+    case TL_N_LAMBDA: r = make_function(I, n, err); break;
     case TL_N_TUPLE:
     case TL_N_LIST: {
         r = eval_elements(I, n, 0, err);
@@ -686,6 +1236,382 @@ static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err)
     }
     I->depth--;
     return located(r, n, err);
+}
+
+/* ---------------------------------------------------------------------- */
+/* compound statements */
+
+enum { X_ERR = -1, X_OK = 0, X_BREAK = 1, X_CONTINUE = 2, X_RETURN = 3 };
+
+static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err);
+
+static int exec_block(tl_interp *I, const tl_node *b, tl_error *err)
+{
+    if (!b)
+        return X_OK;
+    for (size_t i = 0; i < b->n; i++) {
+        int rc = exec_stmt(I, b->kids[i], err);
+        if (rc != X_OK)
+            return rc;
+    }
+    return X_OK;
+}
+
+static int truth_of(tl_interp *I, const tl_node *cond, bool *t, tl_error *err)
+{
+    tl_value *c = eval(I, cond, err);
+    if (!c)
+        return -1;
+    int rc = tl_value_truthy(c, t, err);
+    tl_value_release(c);
+    if (rc < 0)
+        return fail_node(cond, err);
+    return 0;
+}
+
+/* the per-op deadline, checked on every loop iteration and call */
+static int loop_tick(tl_interp *I, const tl_node *n, tl_error *err)
+{
+    if (tl_context_deadline_check(err) < 0)
+        return fail_node(n, err);
+    (void)I;
+    return 0;
+}
+
+static int exec_while(tl_interp *I, const tl_node *s, tl_error *err)
+{
+    for (;;) {
+        if (loop_tick(I, s, err) < 0)
+            return X_ERR;
+        bool t;
+        if (truth_of(I, s->kids[0], &t, err) < 0)
+            return X_ERR;
+        if (!t)
+            return exec_block(I, s->kids[2], err);
+        int rc = exec_block(I, s->kids[1], err);
+        if (rc == X_BREAK)
+            return X_OK;
+        if (rc == X_ERR || rc == X_RETURN)
+            return rc;
+    }
+}
+
+static int exec_for(tl_interp *I, const tl_node *s, tl_error *err)
+{
+    tl_value *it = eval(I, s->kids[1], err);
+    if (!it)
+        return X_ERR;
+    tl_value **items;
+    size_t n;
+    int rc = tl_pyops_iterate(it, &items, &n, err);
+    tl_value_release(it);
+    if (rc < 0)
+        return fail_node(s->kids[1], err);
+    rc = X_OK;
+    bool broke = false;
+    for (size_t i = 0; i < n; i++) {
+        if (loop_tick(I, s, err) < 0 || assign(I, s->kids[0], items[i], err) < 0) {
+            rc = X_ERR;
+            break;
+        }
+        rc = exec_block(I, s->kids[2], err);
+        if (rc == X_CONTINUE)
+            rc = X_OK;
+        if (rc == X_BREAK) {
+            rc = X_OK;
+            broke = true;
+            break;
+        }
+        if (rc != X_OK)
+            break;
+    }
+    tl_pyops_items_free(items, n);
+    if (rc == X_OK && !broke)
+        rc = exec_block(I, s->kids[3], err);
+    return rc;
+}
+
+/* Does exception kind `kind` match the handler's type expression value? */
+static int handler_matches(tl_value *type, int kind, tl_error *err)
+{
+    if (type->kind == TL_V_TUPLE) {
+        for (size_t i = 0; i < type->u.seq.n; i++) {
+            int m = handler_matches(type->u.seq.items[i], kind, err);
+            if (m != 0)
+                return m;
+        }
+        return 0;
+    }
+    return tl_builtins_exc_matches(type, kind, err);
+}
+
+static int exec_try(tl_interp *I, const tl_node *s, tl_error *err)
+{
+    size_t nh = (size_t)s->ival;
+    const tl_node *orelse = s->kids[nh + 1], *fin = s->kids[nh + 2];
+    int rc = exec_block(I, s->kids[0], err);
+    if (rc == X_ERR && nh > 0 && tl_error_is_python(err->kind)) {
+        tl_error caught = *err;
+        for (size_t h = 1; h <= nh; h++) {
+            const tl_node *hd = s->kids[h];
+            int m = 1;
+            if (hd->kids[0]) {
+                tl_error_clear(err);
+                tl_value *type = eval(I, hd->kids[0], err);
+                if (!type) {
+                    rc = X_ERR;
+                    goto handled; /* the type expression failed */
+                }
+                m = handler_matches(type, caught.kind, err);
+                tl_value_release(type);
+                if (m < 0) {
+                    fail_node(hd->kids[0], err);
+                    rc = X_ERR;
+                    goto handled;
+                }
+                *err = caught;
+            }
+            if (!m)
+                continue;
+            tl_error_clear(err);
+            tl_value *exc = tl_value_exc(caught.kind, caught.msg);
+            if (hd->str)
+                set_var(I, hd->str, tl_value_retain(exc));
+            tl_value *saved = I->handling;
+            I->handling = exc;
+            rc = exec_block(I, hd->kids[1], err);
+            I->handling = saved;
+            tl_value_release(exc);
+            if (hd->str && rc != X_ERR) {
+                tl_error scratch;
+                tl_error_clear(&scratch);
+                (void)del_var(I, hd->str, &scratch); /* Python unbinds `as e` */
+            }
+            goto handled;
+        }
+        /* no handler matched: the exception goes on */
+    } else if (rc == X_OK && orelse) {
+        rc = exec_block(I, orelse, err);
+    }
+handled:
+    if (!fin)
+        return rc;
+    tl_error pending;
+    if (rc == X_ERR)
+        pending = *err;
+    tl_value *retval = I->retval;
+    I->retval = NULL;
+    tl_error_clear(err);
+    int frc = exec_block(I, fin, err);
+    if (frc != X_OK) { /* finally's own exit wins, as in Python */
+        tl_value_release(retval);
+        return frc;
+    }
+    I->retval = retval;
+    if (rc == X_ERR)
+        *err = pending;
+    return rc;
+}
+
+static int exec_raise(tl_interp *I, const tl_node *s, tl_error *err)
+{
+    if (!s->kids[0]) {
+        if (!I->handling) {
+            tl_error_set(err, TL_ERR_RUNTIME, "No active exception to reraise");
+            return fail_node(s, err);
+        }
+        tl_error_set(err, (tl_errkind)I->handling->u.exc.errkind, "%s",
+                     I->handling->u.exc.msg);
+        return fail_node(s, err);
+    }
+    tl_value *v = eval(I, s->kids[0], err);
+    if (!v)
+        return X_ERR;
+    if (s->kids[1]) { /* `from cause`: evaluated, not shown */
+        tl_value *c = eval(I, s->kids[1], err);
+        if (!c) {
+            tl_value_release(v);
+            return X_ERR;
+        }
+        tl_value_release(c);
+    }
+    if (v->kind == TL_V_TYPE && v->u.type.errkind != TL_OK) {
+        tl_error_set(err, (tl_errkind)v->u.type.errkind, "%s", "");
+    } else if (v->kind == TL_V_EXC) {
+        tl_error_set(err, (tl_errkind)v->u.exc.errkind, "%s", v->u.exc.msg);
+    } else {
+        tl_error_set(err, TL_ERR_TYPE, "exceptions must derive from BaseException");
+        tl_value_release(v);
+        return fail_node(s->kids[0], err);
+    }
+    tl_value_release(v);
+    return fail_node(s, err);
+}
+
+/* obj.name(args...) through attribute lookup */
+static tl_value *call_attr(tl_value *obj, const char *name, tl_value **args, size_t n,
+                           tl_error *err)
+{
+    tl_value *m = tl_builtins_attr(obj, name, err);
+    if (!m)
+        return NULL;
+    tl_args a = {n, args, 0, NULL, NULL};
+    tl_value *r = tl_value_call(m, &a, err);
+    tl_value_release(m);
+    return r;
+}
+
+static int exec_with(tl_interp *I, const tl_node *s, tl_error *err)
+{
+    tl_value *ctx = eval(I, s->kids[0], err);
+    if (!ctx)
+        return X_ERR;
+    tl_error probe;
+    tl_error_clear(&probe);
+    tl_value *exitm = tl_builtins_attr(ctx, "__exit__", &probe);
+    if (!exitm) {
+        tl_error_set(err, TL_ERR_TYPE,
+                     "'%s' object does not support the context manager protocol",
+                     tl_value_type_name(ctx));
+        tl_value_release(ctx);
+        return fail_node(s->kids[0], err);
+    }
+    tl_value *entered = call_attr(ctx, "__enter__", NULL, 0, err);
+    tl_value_release(ctx);
+    if (!entered) {
+        tl_value_release(exitm);
+        return fail_node(s->kids[0], err);
+    }
+    int rc = X_OK;
+    if (s->kids[1] && assign(I, s->kids[1], entered, err) < 0)
+        rc = X_ERR;
+    tl_value_release(entered);
+    if (rc == X_OK)
+        rc = exec_block(I, s->kids[2], err);
+    tl_value *args[3];
+    tl_error saved;
+    tl_error_clear(&saved);
+    bool failed = rc == X_ERR;
+    if (failed) {
+        saved = *err;
+        args[0] = tl_builtins_exc_type(err->kind);
+        args[1] = tl_value_exc(err->kind, err->msg);
+    } else {
+        args[0] = tl_none();
+        args[1] = tl_none();
+    }
+    args[2] = tl_none();
+    tl_error xerr;
+    tl_error_clear(&xerr);
+    tl_args a = {3, args, 0, NULL, NULL};
+    tl_value *r = tl_value_call(exitm, &a, &xerr);
+    for (int i = 0; i < 3; i++)
+        tl_value_release(args[i]);
+    tl_value_release(exitm);
+    if (!r) {
+        *err = xerr;
+        return fail_node(s, err);
+    }
+    bool suppress = false;
+    if (failed && tl_error_is_python(saved.kind))
+        (void)tl_value_truthy(r, &suppress, &xerr);
+    tl_value_release(r);
+    if (failed && suppress) {
+        tl_error_clear(err);
+        return X_OK;
+    }
+    return rc;
+}
+
+static int exec_del(tl_interp *I, const tl_node *s, tl_error *err)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const tl_node *t = s->kids[i];
+        if (t->kind == TL_N_NAME) {
+            if (del_var(I, t->str, err) < 0)
+                return fail_node(t, err);
+            continue;
+        }
+        tl_value *obj = eval(I, t->kids[0], err);
+        if (!obj)
+            return X_ERR;
+        tl_value *idx = eval_index(I, t->kids[1], err);
+        if (!idx) {
+            tl_value_release(obj);
+            return X_ERR;
+        }
+        int rc = 0;
+        int64_t k;
+        if (obj->kind != TL_V_LIST) {
+            rc = tl_error_set(err, TL_ERR_TYPE, "'%s' object doesn't support item deletion",
+                              tl_value_type_name(obj));
+        } else if (!tl_value_as_index(idx, &k)) {
+            rc = tl_error_set(err, idx->kind == TL_V_SLICE ? TL_ERR_UNSUPPORTED : TL_ERR_TYPE,
+                              idx->kind == TL_V_SLICE
+                                  ? "tlab does not support deleting list slices"
+                                  : "list indices must be integers or slices, not %s",
+                              tl_value_type_name(idx));
+        } else {
+            int64_t len = (int64_t)obj->u.seq.n;
+            if (k < 0)
+                k += len;
+            if (k < 0 || k >= len) {
+                rc = tl_error_set(err, TL_ERR_INDEX, "list assignment index out of range");
+            } else {
+                tl_value_release(obj->u.seq.items[k]);
+                memmove(obj->u.seq.items + k, obj->u.seq.items + k + 1,
+                        (size_t)(len - k - 1) * sizeof *obj->u.seq.items);
+                obj->u.seq.n--;
+            }
+        }
+        tl_value_release(obj);
+        tl_value_release(idx);
+        if (rc < 0)
+            return fail_node(t, err);
+    }
+    return X_OK;
+}
+
+static int exec_compound(tl_interp *I, const tl_node *s, tl_error *err)
+{
+    switch (s->kind) {
+    case TL_N_BLOCK:
+        return exec_block(I, s, err);
+    case TL_N_IF: {
+        bool t;
+        if (truth_of(I, s->kids[0], &t, err) < 0)
+            return X_ERR;
+        return exec_block(I, s->kids[t ? 1 : 2], err);
+    }
+    case TL_N_WHILE: return exec_while(I, s, err);
+    case TL_N_FOR: return exec_for(I, s, err);
+    case TL_N_BREAK: return X_BREAK;
+    case TL_N_CONTINUE: return X_CONTINUE;
+    case TL_N_RETURN: {
+        tl_value *v = s->kids[0] ? eval(I, s->kids[0], err) : tl_none();
+        if (!v)
+            return X_ERR;
+        tl_value_release(I->retval);
+        I->retval = v;
+        return X_RETURN;
+    }
+    case TL_N_DEF: {
+        tl_value *f = make_function(I, s, err);
+        if (!f)
+            return X_ERR;
+        set_var(I, s->str, f);
+        return X_OK;
+    }
+    case TL_N_TRY: return exec_try(I, s, err);
+    case TL_N_RAISE: return exec_raise(I, s, err);
+    case TL_N_WITH: return exec_with(I, s, err);
+    case TL_N_DEL: return exec_del(I, s, err);
+    case TL_N_GLOBAL: return X_OK;
+    default:
+        tl_error_set(err, TL_ERR_INTERNAL, "cannot execute a %s node",
+                     tl_ast_kind_name(s->kind));
+        return fail_node(s, err);
+    }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -806,9 +1732,7 @@ static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
         return fail_node(s, err);
     }
     default:
-        tl_error_set(err, TL_ERR_INTERNAL, "cannot execute a %s node",
-                     tl_ast_kind_name(s->kind));
-        return fail_node(s, err);
+        return exec_compound(I, s, err);
     }
 }
 
@@ -834,6 +1758,61 @@ int tl_interp_check_syntax(const tl_source *src, const tl_interp_opts *opts,
     return 0;
 }
 
+/* What a run replaces on this thread, restored when it ends (runs nest:
+ * a function of one source called while another runs). */
+typedef struct run_state {
+    tl_interp *cur;
+    double deadline, timeout;
+    tl_pyops_budget budget;
+    const tl_source *src;
+    tl_ast *ast;
+    uint64_t run_id;
+    char *stack_base;
+    bool outermost;
+} run_state;
+
+static void enter_run(tl_interp *I, const tl_source *src, tl_ast *ast, run_state *rs)
+{
+    rs->cur = g_cur;
+    rs->deadline = tl_context_deadline_when();
+    rs->timeout = tl_context_deadline_budget();
+    rs->src = I->src;
+    rs->ast = I->ast;
+    rs->run_id = I->run_id;
+    rs->stack_base = I->stack_base;
+    rs->outermost = g_cur != I;
+    g_cur = I;
+    tl_context_set_backends(I->opts.default_backend, I->opts.cuda_backend);
+    rs->budget.active = false;
+    if (rs->outermost) { /* a nested run shares its caller's deadline and budgets */
+        tl_context_deadline_set(I->opts.timeout > 0 ? tl_now() + I->opts.timeout : 0,
+                                I->opts.timeout); /* kernels poll it too */
+        rs->budget = tl_pyops_budget_enter(I->opts.max_seq);
+        I->depth = 0;
+        I->stack_base = __builtin_frame_address(0);
+    }
+    if (src)
+        I->src = src;
+    I->ast = ast;
+    I->run_id = ++I->next_run;
+}
+
+static void leave_run(tl_interp *I, run_state *rs)
+{
+    if (rs->outermost) {
+        pop_locals(I, 0);
+        I->local_base = 0;
+    }
+    I->src = rs->src;
+    I->ast = rs->ast;
+    I->run_id = rs->run_id;
+    I->stack_base = rs->stack_base;
+    g_cur = rs->cur;
+    if (rs->outermost)
+        tl_pyops_budget_leave(rs->budget);
+    tl_context_deadline_set(rs->deadline, rs->timeout);
+}
+
 static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
                      tl_error *err)
 {
@@ -846,39 +1825,41 @@ static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
     if (tl_parse(src->text, src->len, I->opts.max_depth, &ast, err) < 0)
         return NULL;
 
-    double saved_deadline = tl_context_deadline_when();
-    double saved_timeout = tl_context_deadline_budget();
-    const tl_source *saved_src = I->src;
-    tl_context_set_backends(I->opts.default_backend, I->opts.cuda_backend);
-    tl_context_deadline_set(I->opts.timeout > 0 ? tl_now() + I->opts.timeout : 0,
-                            I->opts.timeout); /* kernels poll it too */
-    I->src = src;
-    tl_pyops_budget saved_budget = tl_pyops_budget_enter(I->opts.max_seq);
-    I->depth = 0;
-
+    run_state rs;
+    enter_run(I, src, ast, &rs);
     tl_value *result = NULL;
     size_t n = ast->nstmts;
     size_t last_expr = want_value && n > 0 && ast->stmts[n - 1]->kind == TL_N_EXPR ? n - 1 : n;
     bool ok = true;
     for (size_t i = 0; i < last_expr; i++)
-        if (exec_stmt(I, ast->stmts[i], err) < 0) {
+        if (exec_stmt(I, ast->stmts[i], err) != X_OK) {
             ok = false;
             break;
         }
     if (ok) {
         if (last_expr < n)
             result = eval(I, ast->stmts[last_expr]->kids[0], err);
-        else if (want_value)
-            result = tl_none();
         else
             result = tl_none();
     }
-    pop_locals(I, 0);
-    I->src = saved_src;
-    tl_pyops_budget_leave(saved_budget);
-    tl_context_deadline_set(saved_deadline, saved_timeout);
+    leave_run(I, &rs);
     tl_ast_free(ast);
     return result;
+}
+
+tl_value *tl_interp_call(tl_interp *I, tl_value *fn, tl_value **args, size_t nargs,
+                         tl_error *err)
+{
+    run_state rs;
+    enter_run(I, NULL, I->ast, &rs);
+    /* a def's errors keep their spans: they point into its own source */
+    if (fn->kind == TL_V_CLOSURE && fn->u.closure.call == closure_call)
+        I->run_id = ((closure *)fn->u.closure.data)->run_id;
+    I->src = NULL;
+    tl_args a = {nargs, args, 0, NULL, NULL};
+    tl_value *r = tl_value_call(fn, &a, err);
+    leave_run(I, &rs);
+    return r;
 }
 
 int tl_interp_exec(tl_interp *I, const tl_source *src, tl_error *err)

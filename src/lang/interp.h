@@ -57,6 +57,13 @@ int tl_interp_exec(tl_interp *I, const tl_source *src, tl_error *err);
  * (None if the last statement is not an expression). */
 tl_value *tl_interp_eval(tl_interp *I, const tl_source *src, tl_error *err);
 
+/* Call fn (a value the program defined, e.g. a def from an earlier exec)
+ * with positional args, under this interpreter's limits (its own timeout
+ * when no run is active). Returns a new reference, or NULL with err set;
+ * err->span points into the source that defined fn. */
+tl_value *tl_interp_call(tl_interp *I, tl_value *fn, tl_value **args, size_t nargs,
+                         tl_error *err);
+
 /* Variables: get returns a new reference or NULL; set retains v. */
 tl_value *tl_interp_get(tl_interp *I, const char *name);
 void tl_interp_set(tl_interp *I, const char *name, tl_value *v);

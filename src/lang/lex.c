@@ -4,13 +4,15 @@
  *   - Logical lines: NEWLINE is emitted at a physical newline only when no
  *     bracket is open and the line produced a token; backslash-newline
  *     joins lines. Comments run to the end of the line.
- *   - Indentation: there are no blocks, so a statement line that starts
- *     with whitespace is Python's "unexpected indent".
+ *   - Indentation: a stack of open block columns (tabs to multiples of 8);
+ *     INDENT when a line goes deeper, one DEDENT per block it leaves; blank
+ *     and comment lines do not count. The stack is bounded by max_depth.
  *   - Brackets are tracked on a stack bounded by max_depth, which gives
  *     Python's messages for unmatched / mismatched / unclosed brackets.
  *   - Literals are decoded here: ints (dec/hex/oct/bin, underscores) into
  *     int64 (too large: unsupported), floats with strtod, strings with
- *     Python's escapes (raw prefix honoured; f/b prefixes unsupported).
+ *     Python's escapes (raw prefix honoured; b prefix unsupported); an
+ *     f-string stays undecoded (FSTR) for the parser to split.
  * Invariant: every token's span lies inside [0, len], and the list always
  * ends with EOF; a non-empty list of statements ends with NEWLINE first.
  */
@@ -56,6 +58,10 @@ typedef struct lexer {
     int depth;
     char *brk;        /* opening chars */
     int32_t *brkpos;  /* their offsets */
+    /* indentation stack: columns of the open blocks, ind[0] = 0 */
+    int *ind;
+    int nind;
+    bool expr_mode;   /* an f-string field: no lines, no indentation */
 } lexer;
 
 static int fail(lexer *L, tl_errkind kind, int32_t start, int32_t end,
@@ -352,92 +358,118 @@ static int hexval(char c)
     return -1;
 }
 
-/* pos is at the opening quote; prefix_start is where the prefix began. */
-static int lex_string(lexer *L, size_t prefix_start, bool raw)
+int tl_lex_decode(const char *s, size_t n, bool raw, int32_t base, tl_buf *b,
+                  tl_error *err)
+{
+    size_t p = 0;
+    tl_buf_puts(b, "");
+    while (p < n) {
+        char c = s[p];
+        if (c != '\\' || raw || p + 1 >= n) {
+            tl_buf_putc(b, c);
+            p++;
+            continue;
+        }
+        char e = s[p + 1];
+        p += 2;
+        switch (e) {
+        case '\n': break;
+        case '\\': tl_buf_putc(b, '\\'); break;
+        case '\'': tl_buf_putc(b, '\''); break;
+        case '"': tl_buf_putc(b, '"'); break;
+        case 'a': tl_buf_putc(b, '\a'); break;
+        case 'b': tl_buf_putc(b, '\b'); break;
+        case 'f': tl_buf_putc(b, '\f'); break;
+        case 'n': tl_buf_putc(b, '\n'); break;
+        case 'r': tl_buf_putc(b, '\r'); break;
+        case 't': tl_buf_putc(b, '\t'); break;
+        case 'v': tl_buf_putc(b, '\v'); break;
+        case 'x': case 'u': case 'U': {
+            int nd = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+            uint32_t cp = 0;
+            for (int i = 0; i < nd; i++) {
+                int h = p + (size_t)i < n ? hexval(s[p + (size_t)i]) : -1;
+                if (h < 0) {
+                    tl_error_set(err, TL_ERR_SYNTAX, "(unicode error) truncated \\%c escape", e);
+                    tl_error_locate(err, (tl_span){base + (int32_t)p - 2,
+                                                   base + (int32_t)(p + (size_t)i) + 1});
+                    return -1;
+                }
+                cp = cp * 16 + (uint32_t)h;
+            }
+            p += (size_t)nd;
+            if (cp > 0x10ffff) {
+                tl_error_set(err, TL_ERR_SYNTAX, "(unicode error) illegal Unicode character");
+                tl_error_locate(err, (tl_span){base + (int32_t)p - nd - 2, base + (int32_t)p});
+                return -1;
+            }
+            utf8_encode(b, cp);
+            break;
+        }
+        default:
+            if (e >= '0' && e <= '7') {
+                uint32_t cp = (uint32_t)(e - '0');
+                for (int i = 0; i < 2 && p < n && s[p] >= '0' && s[p] <= '7'; i++)
+                    cp = cp * 8 + (uint32_t)(s[p++] - '0');
+                utf8_encode(b, cp);
+            } else {
+                /* unknown escape: kept verbatim, as Python does */
+                tl_buf_putc(b, '\\');
+                p--;
+            }
+        }
+    }
+    return 0;
+}
+
+/* pos is at the opening quote; prefix_start is where the prefix began.
+ * The body is found first (a backslash always protects the next byte, raw
+ * or not), then decoded, or kept undecoded for an f-string. */
+static int lex_string(lexer *L, size_t prefix_start, bool raw, bool fstr)
 {
     const char *s = L->s;
     size_t n = L->len, p = L->pos;
     char q = s[p];
     bool triple = p + 2 < n && s[p + 1] == q && s[p + 2] == q;
     p += triple ? 3 : 1;
-    tl_buf b = {0};
+    size_t body = p, body_end;
     for (;;) {
-        if (p >= n || (!triple && s[p] == '\n')) {
-            tl_buf_free(&b);
+        if (p >= n || (!triple && s[p] == '\n'))
             return fail(L, TL_ERR_SYNTAX, (int32_t)prefix_start,
                         (int32_t)prefix_start + 1,
                         triple ? "unterminated triple-quoted string literal"
                                : "unterminated string literal");
-        }
         char c = s[p];
         if (c == q) {
             if (!triple) {
+                body_end = p;
                 p++;
                 break;
             }
             if (p + 2 < n && s[p + 1] == q && s[p + 2] == q) {
+                body_end = p;
                 p += 3;
                 break;
             }
         }
         if (c == '\\' && p + 1 < n) {
-            char e = s[p + 1];
-            if (raw) {
-                tl_buf_putc(&b, '\\');
-                tl_buf_putc(&b, e);
-                p += 2;
-                continue;
-            }
             p += 2;
-            switch (e) {
-            case '\n': break;
-            case '\\': tl_buf_putc(&b, '\\'); break;
-            case '\'': tl_buf_putc(&b, '\''); break;
-            case '"': tl_buf_putc(&b, '"'); break;
-            case 'a': tl_buf_putc(&b, '\a'); break;
-            case 'b': tl_buf_putc(&b, '\b'); break;
-            case 'f': tl_buf_putc(&b, '\f'); break;
-            case 'n': tl_buf_putc(&b, '\n'); break;
-            case 'r': tl_buf_putc(&b, '\r'); break;
-            case 't': tl_buf_putc(&b, '\t'); break;
-            case 'v': tl_buf_putc(&b, '\v'); break;
-            case 'x': case 'u': case 'U': {
-                int nd = e == 'x' ? 2 : e == 'u' ? 4 : 8;
-                uint32_t cp = 0;
-                for (int i = 0; i < nd; i++) {
-                    int h = p + (size_t)i < n ? hexval(s[p + (size_t)i]) : -1;
-                    if (h < 0) {
-                        tl_buf_free(&b);
-                        return fail(L, TL_ERR_SYNTAX, (int32_t)p - 2, (int32_t)(p + (size_t)i),
-                                    "(unicode error) truncated \\%c escape", e);
-                    }
-                    cp = cp * 16 + (uint32_t)h;
-                }
-                p += (size_t)nd;
-                if (cp > 0x10ffff) {
-                    tl_buf_free(&b);
-                    return fail(L, TL_ERR_SYNTAX, (int32_t)p - nd - 2, (int32_t)p,
-                                "(unicode error) illegal Unicode character");
-                }
-                utf8_encode(&b, cp);
-                break;
-            }
-            default:
-                if (e >= '0' && e <= '7') {
-                    uint32_t cp = (uint32_t)(e - '0');
-                    for (int i = 0; i < 2 && p < n && s[p] >= '0' && s[p] <= '7'; i++)
-                        cp = cp * 8 + (uint32_t)(s[p++] - '0');
-                    utf8_encode(&b, cp);
-                } else {
-                    /* unknown escape: kept verbatim, as Python does */
-                    tl_buf_putc(&b, '\\');
-                    p--;
-                }
-            }
             continue;
         }
-        tl_buf_putc(&b, c);
         p++;
+    }
+    if (fstr) {
+        tl_token *t = push(L, TL_TOK_FSTR, prefix_start, p);
+        t->body_start = (int32_t)body;
+        t->body_end = (int32_t)body_end;
+        t->raw = raw;
+        L->pos = p;
+        return 0;
+    }
+    tl_buf b = {0};
+    if (tl_lex_decode(s + body, body_end - body, raw, (int32_t)body, &b, L->err) < 0) {
+        tl_buf_free(&b);
+        return -1;
     }
     tl_token *t = push(L, TL_TOK_STR, prefix_start, p);
     t->len = b.len;
@@ -456,6 +488,8 @@ static int lex_op(lexer *L)
     int best = -1;
     size_t bestlen = 0;
     for (int k = 0; k < TL_NOPS; k++) {
+        if (op_text[k][0] != s[0])
+            continue; /* the cheap test first: this runs for every operator */
         size_t l = strlen(op_text[k]);
         if (l > bestlen && l <= rem && memcmp(s, op_text[k], l) == 0) {
             best = k;
@@ -500,17 +534,42 @@ static int lex_all(lexer *L)
 
     while (L->pos < n) {
         char c = s[L->pos];
-        if (line_start && L->depth == 0) {
-            /* indentation check on the first token of a logical line */
+        if (line_start && L->depth == 0 && !L->expr_mode) {
+            /* indentation of the first token of a logical line */
             size_t p = L->pos;
-            while (p < n && (s[p] == ' ' || s[p] == '\t' || s[p] == '\f' || s[p] == '\r'))
+            int col = 0;
+            while (p < n && (s[p] == ' ' || s[p] == '\t' || s[p] == '\f' || s[p] == '\r')) {
+                if (s[p] == ' ')
+                    col++;
+                else if (s[p] == '\t')
+                    col = (col / 8 + 1) * 8;
+                else if (s[p] == '\f')
+                    col = 0;
                 p++;
-            if (p < n && s[p] != '\n' && s[p] != '#' && p > L->pos &&
-                !(s[p] == '\\' && p + 1 < n && s[p + 1] == '\n'))
-                return fail(L, TL_ERR_SYNTAX, (int32_t)p, (int32_t)p + 1,
-                            "unexpected indent");
+                if (col > 1 << 20)
+                    return fail(L, TL_ERR_LIMIT, (int32_t)L->pos, (int32_t)p,
+                                "indentation too deep");
+            }
             L->pos = p;
             line_start = false;
+            if (p >= n || s[p] == '\n' || s[p] == '#' ||
+                (s[p] == '\\' && p + 1 < n && s[p + 1] == '\n'))
+                continue; /* blank or comment line: no block change */
+            if (col > L->ind[L->nind - 1]) {
+                if (L->nind > L->max_depth)
+                    return fail(L, TL_ERR_LIMIT, (int32_t)p, (int32_t)p + 1,
+                                "too many levels of indentation (limit %d)", L->max_depth);
+                L->ind[L->nind++] = col;
+                push(L, TL_TOK_INDENT, p, p + 1);
+            } else if (col < L->ind[L->nind - 1]) {
+                while (L->nind > 1 && col < L->ind[L->nind - 1]) {
+                    L->nind--;
+                    push(L, TL_TOK_DEDENT, p, p + 1);
+                }
+                if (col != L->ind[L->nind - 1])
+                    return fail(L, TL_ERR_SYNTAX, (int32_t)p, (int32_t)p + 1,
+                                "unindent does not match any outer indentation level");
+            }
             continue;
         }
         if (c == ' ' || c == '\t' || c == '\f' || c == '\r') {
@@ -523,7 +582,7 @@ static int lex_all(lexer *L)
             continue;
         }
         if (c == '\n') {
-            if (L->depth == 0) {
+            if (L->depth == 0 && !L->expr_mode) {
                 if (!last_is_newline_or_empty(L))
                     push(L, TL_TOK_NEWLINE, L->pos, L->pos + 1);
                 line_start = true;
@@ -566,21 +625,18 @@ static int lex_all(lexer *L)
                     else ok = false;
                 }
                 if (ok) {
-                    if (fstr)
-                        return fail(L, TL_ERR_UNSUPPORTED, (int32_t)start, (int32_t)p + 1,
-                                    "tlab does not support f-strings");
                     if (bytes)
                         return fail(L, TL_ERR_UNSUPPORTED, (int32_t)start, (int32_t)p + 1,
                                     "tlab does not support bytes literals");
                     L->pos = p;
-                    if (lex_string(L, start, raw) < 0)
+                    if (lex_string(L, start, raw, fstr) < 0)
                         return -1;
                     continue;
                 }
             }
             int kw = -1;
-            for (int k = 0; k < TL_NKEYWORDS; k++)
-                if (strlen(keyword_text[k]) == p - start &&
+            for (int k = 0; k < TL_NKEYWORDS && p - start <= 8; k++)
+                if (keyword_text[k][0] == s[start] && strlen(keyword_text[k]) == p - start &&
                     memcmp(keyword_text[k], s + start, p - start) == 0) {
                     kw = k;
                     break;
@@ -597,7 +653,7 @@ static int lex_all(lexer *L)
             continue;
         }
         if (c == '\'' || c == '"') {
-            if (lex_string(L, L->pos, false) < 0)
+            if (lex_string(L, L->pos, false, false) < 0)
                 return -1;
             continue;
         }
@@ -609,14 +665,22 @@ static int lex_all(lexer *L)
         return fail(L, TL_ERR_SYNTAX, at, at + 1, "'%c' was never closed",
                     L->brk[L->depth - 1]);
     }
+    if (L->expr_mode) {
+        push(L, TL_TOK_EOF, n, n);
+        return 0;
+    }
     if (!last_is_newline_or_empty(L))
         push(L, TL_TOK_NEWLINE, n, n);
+    while (L->nind > 1) {
+        L->nind--;
+        push(L, TL_TOK_DEDENT, n, n);
+    }
     push(L, TL_TOK_EOF, n, n);
     return 0;
 }
 
-int tl_lex(const char *text, size_t len, int max_depth, tl_toklist *out,
-           tl_error *err)
+static int lex_run(const char *text, size_t len, int max_depth, bool expr_mode,
+                   tl_toklist *out, tl_error *err)
 {
     lexer L;
     memset(&L, 0, sizeof L);
@@ -625,15 +689,47 @@ int tl_lex(const char *text, size_t len, int max_depth, tl_toklist *out,
     L.len = len;
     L.out = out;
     L.err = err;
+    L.expr_mode = expr_mode;
     L.max_depth = max_depth > 0 ? max_depth : 1;
     L.brk = tl_xmalloc((size_t)L.max_depth);
     L.brkpos = tl_xmalloc((size_t)L.max_depth * sizeof *L.brkpos);
+    L.ind = tl_xmalloc(((size_t)L.max_depth + 1) * sizeof *L.ind);
+    L.ind[0] = 0;
+    L.nind = 1;
     int rc = lex_all(&L);
     free(L.brk);
     free(L.brkpos);
+    free(L.ind);
     if (rc < 0)
         tl_toklist_free(out);
     return rc;
+}
+
+int tl_lex(const char *text, size_t len, int max_depth, tl_toklist *out,
+           tl_error *err)
+{
+    return lex_run(text, len, max_depth, false, out, err);
+}
+
+int tl_lex_expr(const char *text, size_t len, int32_t base, int max_depth,
+                tl_toklist *out, tl_error *err)
+{
+    if (lex_run(text, len, max_depth, true, out, err) < 0) {
+        if (err && err->span.start >= 0) {
+            err->span.start += base;
+            err->span.end += base;
+        }
+        return -1;
+    }
+    for (size_t i = 0; i < out->n; i++) {
+        out->toks[i].span.start += base;
+        out->toks[i].span.end += base;
+        if (out->toks[i].kind == TL_TOK_FSTR) {
+            out->toks[i].body_start += base;
+            out->toks[i].body_end += base;
+        }
+    }
+    return 0;
 }
 
 void tl_toklist_free(tl_toklist *tl)

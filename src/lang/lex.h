@@ -4,9 +4,12 @@
  * the byte span it came from (tl_span, err.h), so that every later error can
  * underline the text it is about. Statements are one per logical line:
  * NEWLINE tokens end them (`;` is a token of its own), lines inside brackets
- * and after a backslash continue, comments and blank lines vanish. There are
- * no blocks, so indentation is only checked: an indented statement line is
- * the SyntaxError "unexpected indent".
+ * and after a backslash continue, comments and blank lines vanish. Blocks
+ * are Python's: a deeper-indented line opens one with INDENT, a shallower
+ * one closes blocks with DEDENT (IndentationError when it matches no open
+ * level); the parser decides where an INDENT is allowed. f-strings come as
+ * one FSTR token whose body the parser splits (tl_lex_expr lexes the
+ * expressions inside).
  *
  * Ownership: tl_lex fills a tl_toklist the caller frees with
  * tl_toklist_free; token strings (names, decoded string literals) are owned
@@ -15,6 +18,7 @@
 #ifndef TL_LEX_H
 #define TL_LEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,7 +36,10 @@ typedef enum tl_tokkind {
     TL_TOK_FLOAT,
     TL_TOK_STR,
     TL_TOK_KEYWORD, /* kw holds which */
-    TL_TOK_OP       /* op holds which (punctuation and operators) */
+    TL_TOK_OP,      /* op holds which (punctuation and operators) */
+    TL_TOK_INDENT,  /* a line indented deeper than the enclosing block */
+    TL_TOK_DEDENT,  /* one block closed (several may follow one another) */
+    TL_TOK_FSTR     /* f-string: body_start..body_end is its undecoded body */
 } tl_tokkind;
 
 typedef enum tl_keyword {
@@ -76,6 +83,9 @@ typedef struct tl_token {
     char *str;           /* NAME: the name; STR: decoded bytes (owned) */
     size_t len;          /* length of str */
     int int_overflow;    /* INT literal did not fit in int64 */
+    int32_t body_start;  /* FSTR: the text between the quotes */
+    int32_t body_end;
+    int raw;             /* FSTR: r prefix (no escapes) */
 } tl_token;
 
 typedef struct tl_toklist {
@@ -91,6 +101,17 @@ typedef struct tl_toklist {
 int tl_lex(const char *text, size_t len, int max_depth, tl_toklist *out,
            tl_error *err);
 void tl_toklist_free(tl_toklist *tl);
+
+/* Tokenize text[0..len) as one expression inside an f-string field: no
+ * NEWLINE/INDENT tokens, spans shifted by `base` (the field's offset in the
+ * whole source). Same errors as tl_lex. */
+int tl_lex_expr(const char *text, size_t len, int32_t base, int max_depth,
+                tl_toklist *out, tl_error *err);
+
+/* Decode Python string escapes of s[0..n) (raw: none) into out. Returns
+ * -1 with a SyntaxError spanning the bad escape (offsets from base). */
+int tl_lex_decode(const char *s, size_t n, bool raw, int32_t base, tl_buf *out,
+                  tl_error *err);
 
 /* "if", "lambda", ... for messages. */
 const char *tl_lex_keyword_text(tl_keyword kw);

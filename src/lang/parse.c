@@ -4,9 +4,17 @@
  * (conditional expressions) down to atoms with trailers. Design notes:
  *   - Spans: a node's span runs from its first to its last token, so a
  *     call `x.t().view(24)` underlines the whole call.
- *   - Unsupported Python is recognised where it starts (a `def` keyword,
- *     a `lambda`, a `{`) and reported as TL_ERR_UNSUPPORTED with that span,
- *     before any generic "invalid syntax".
+ *   - Unsupported Python is recognised where it starts (a `class`, a
+ *     `{`, a `*args` parameter) and reported as TL_ERR_UNSUPPORTED with that
+ *     span, before any generic "invalid syntax".
+ *   - Blocks: compound statements take an INDENT..DEDENT body or simple
+ *     statements on the same line; block nesting counts toward max_depth.
+ *     `return` outside a def and `break`/`continue` outside a loop are
+ *     CPython's SyntaxErrors.
+ *   - f-strings: the FSTR token's body is split here; each field's
+ *     expression is lexed (tl_lex_expr, spans in whole-source offsets) and
+ *     parsed by a sub-parser sharing the tree, its spec recursively (two
+ *     levels, as CPython).
  *   - Bounds: `depth` counts nested test/unary/bracket recursion (limit
  *     max_depth); every node's height is checked against max_height so
  *     that left-deep operator chains cannot exhaust the evaluator's stack.
@@ -27,8 +35,12 @@ typedef struct parser {
     size_t n, i;
     tl_ast *ast;
     tl_error *err;
+    const char *text;   /* the whole source (f-string bodies, line numbers) */
     size_t srclen;
     int depth, max_depth, max_height;
+    int in_func;        /* inside a def or lambda body */
+    int loops;          /* enclosing loops of the current function */
+    int fdepth;         /* f-string nesting */
 } parser;
 
 int tl_parse_max_height(int max_depth)
@@ -115,8 +127,6 @@ static void *syntax_error(parser *P)
     tl_span sp = span_of(t);
     if (t->kind == TL_TOK_KEYWORD) {
         switch (t->u.kw) {
-        case TL_KW_LAMBDA:
-            return fail_at(P, TL_ERR_UNSUPPORTED, sp, "tlab does not support lambda expressions");
         case TL_KW_YIELD:
         case TL_KW_AWAIT:
             return fail_at(P, TL_ERR_UNSUPPORTED, sp, "tlab does not support '%s'",
@@ -386,6 +396,8 @@ static tl_node *parse_list(parser *P, const tl_token *open)
     return parse_display(P, first, open, TL_OP_RSQB, TL_N_LIST);
 }
 
+static tl_node *parse_strings(parser *P);
+
 static tl_node *parse_atom(parser *P)
 {
     const tl_token *t = peek(P);
@@ -410,9 +422,14 @@ static tl_node *parse_atom(parser *P)
         nd = new_node(P, TL_N_FLOAT, t->span, 0);
         nd->fval = t->u.f;
         return nd;
+    case TL_TOK_FSTR:
+        return parse_strings(P);
     case TL_TOK_STR: {
         tl_buf b = {0};
         tl_span sp = t->span;
+        for (size_t k = P->i; P->t[k].kind == TL_TOK_STR || P->t[k].kind == TL_TOK_FSTR; k++)
+            if (P->t[k].kind == TL_TOK_FSTR)
+                return parse_strings(P);
         while (peek(P)->kind == TL_TOK_STR) {
             const tl_token *s = next(P);
             tl_buf_append(&b, s->str ? s->str : "", s->len);
@@ -851,10 +868,12 @@ static tl_node *parse_or_test(parser *P)
     return parse_bool(P, true);
 }
 
+static tl_node *parse_lambda(parser *P);
+
 static tl_node *parse_test(parser *P)
 {
     if (is_kw(peek(P), TL_KW_LAMBDA))
-        return syntax_error(P);
+        return parse_lambda(P);
     if (!enter(P))
         return NULL;
     tl_node *body = parse_or_test(P);
@@ -904,7 +923,7 @@ static tl_node *parse_testlist(parser *P)
     while (accept_op(P, TL_OP_COMMA)) {
         const tl_token *t = peek(P);
         if (t->kind == TL_TOK_NEWLINE || t->kind == TL_TOK_EOF || is_op(t, TL_OP_SEMI) ||
-            is_op(t, TL_OP_ASSIGN) || (t->kind == TL_TOK_OP && t->u.op >= TL_OP_PLUSEQ))
+            is_op(t, TL_OP_ASSIGN) || is_op(t, TL_OP_COLON) || (t->kind == TL_TOK_OP && t->u.op >= TL_OP_PLUSEQ))
             break;
         tl_node *e = parse_star_or_test(P);
         if (!e) {
@@ -915,6 +934,340 @@ static tl_node *parse_testlist(parser *P)
         sp = join(sp, e->span);
     }
     return vec_to_node(P, &v, TL_N_TUPLE, sp);
+}
+
+/* ---------------------------------------------------------------------- */
+/* f-strings */
+
+/* line number (1-based) of a byte offset */
+static int line_of(const parser *P, int32_t off)
+{
+    int line = 1;
+    for (int32_t i = 0; i < off && (size_t)i < P->srclen; i++)
+        if (P->text[i] == '\n')
+            line++;
+    return line;
+}
+
+/* literal text s[a..b) (escapes undecoded) appended to lit */
+static bool fstr_literal(parser *P, int32_t a, int32_t b, bool raw, tl_buf *lit)
+{
+    if (b <= a)
+        return true;
+    return tl_lex_decode(P->text + a, (size_t)(b - a), raw, a, lit, P->err) == 0;
+}
+
+static void flush_literal(parser *P, tl_buf *lit, nodevec *pieces, tl_span sp)
+{
+    if (lit->len == 0)
+        return;
+    tl_node *nd = new_node(P, TL_N_STR, sp, 0);
+    nd->str = tl_ast_strndup(P->ast, tl_buf_str(lit), lit->len);
+    nd->len = lit->len;
+    vec_push(pieces, nd);
+    lit->len = 0;
+}
+
+/* The expression text[a..b) of a replacement field, parsed as a testlist. */
+static tl_node *fstr_expr(parser *P, int32_t a, int32_t b)
+{
+    tl_toklist toks;
+    if (tl_lex_expr(P->text + a, (size_t)(b - a), a, P->max_depth, &toks, P->err) < 0)
+        return NULL;
+    parser sub = *P;
+    sub.t = toks.toks;
+    sub.n = toks.n;
+    sub.i = 0;
+    tl_node *e = NULL;
+    if (peek(&sub)->kind == TL_TOK_EOF)
+        fail_at(P, TL_ERR_SYNTAX, (tl_span){a - 1, b + 1},
+                "f-string: empty expression not allowed");
+    else
+        e = parse_testlist(&sub);
+    if (e && peek(&sub)->kind != TL_TOK_EOF) {
+        syntax_error(&sub);
+        e = NULL;
+    }
+    P->depth = sub.depth;
+    tl_toklist_free(&toks);
+    return e;
+}
+
+static int fstr_body(parser *P, int32_t a, int32_t b, bool raw, nodevec *pieces);
+
+/* One replacement field starting at text[i] == '{'; *end is set past its
+ * closing '}'. */
+static tl_node *fstr_field(parser *P, int32_t i, int32_t b, bool raw, int32_t *end)
+{
+    const char *s = P->text;
+    int32_t j = i + 1;
+    int depth = 0;
+    char quote = 0;
+    bool selfdoc = false;
+    for (; j < b; j++) {
+        char c = s[j];
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+            continue;
+        }
+        if (c == '\\')
+            return fail_at(P, TL_ERR_SYNTAX, (tl_span){j, j + 1},
+                           "f-string expression part cannot include a backslash");
+        if (c == '#')
+            return fail_at(P, TL_ERR_SYNTAX, (tl_span){j, j + 1},
+                           "f-string expression part cannot include '#'");
+        if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '(' || c == '[' || c == '{') {
+            depth++;
+        } else if (c == ')' || c == ']' || c == '}') {
+            if (depth == 0) {
+                if (c == '}')
+                    break;
+                return fail_at(P, TL_ERR_SYNTAX, (tl_span){j, j + 1},
+                               "f-string: unmatched '%c'", c);
+            }
+            depth--;
+        } else if (depth == 0 && c == '!' && !(j + 1 < b && s[j + 1] == '=')) {
+            break;
+        } else if (depth == 0 && c == ':') {
+            break;
+        } else if (depth == 0 && c == '=' && !(j + 1 < b && s[j + 1] == '=') &&
+                   !strchr("=!<>", s[j - 1])) {
+            selfdoc = true;
+            break;
+        }
+    }
+    if (j >= b)
+        return fail_at(P, TL_ERR_SYNTAX, (tl_span){i, i + 1}, "f-string: expecting '}'");
+    tl_node *e = fstr_expr(P, i + 1, j);
+    if (!e)
+        return NULL;
+    const char *doc = NULL;
+    if (selfdoc) {
+        int32_t k = j + 1;
+        while (k < b && (s[k] == ' ' || s[k] == '\t'))
+            k++;
+        doc = tl_ast_strndup(P->ast, s + i + 1, (size_t)(k - i - 1));
+        j = k;
+    }
+    int conv = 0;
+    if (j < b && s[j] == '!') {
+        if (j + 1 >= b || !strchr("rsa", s[j + 1]) || s[j + 1] == 0)
+            return fail_at(P, TL_ERR_SYNTAX, (tl_span){j, j + 2},
+                           "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+        conv = s[j + 1];
+        j += 2;
+    }
+    tl_node *spec = NULL;
+    if (j < b && s[j] == ':') {
+        int32_t k = j + 1;
+        int d = 0;
+        for (; k < b; k++) {
+            if (s[k] == '{')
+                d++;
+            else if (s[k] == '}') {
+                if (d == 0)
+                    break;
+                d--;
+            }
+        }
+        if (k >= b)
+            return fail_at(P, TL_ERR_SYNTAX, (tl_span){i, i + 1}, "f-string: expecting '}'");
+        if (P->fdepth >= 2)
+            return fail_at(P, TL_ERR_SYNTAX, (tl_span){j, k},
+                           "f-string: expressions nested too deeply");
+        nodevec sp = {0};
+        P->fdepth++;
+        int rc = fstr_body(P, j + 1, k, raw, &sp);
+        P->fdepth--;
+        if (rc < 0) {
+            free(sp.v);
+            return NULL;
+        }
+        spec = vec_to_node(P, &sp, TL_N_FSTRING, (tl_span){j, k});
+        if (!spec)
+            return NULL;
+        j = k;
+    }
+    if (j >= b || s[j] != '}')
+        return fail_at(P, TL_ERR_SYNTAX, (tl_span){i, j < b ? j + 1 : i + 1},
+                       "f-string: expecting '}'");
+    if (doc && !conv && !spec)
+        conv = 'r';
+    tl_node *nd = new_node(P, TL_N_FORMATTED, (tl_span){i, j + 1}, 2);
+    nd->kids[0] = e;
+    nd->kids[1] = spec;
+    nd->op = conv;
+    if (doc) {
+        nd->str = doc;
+        nd->len = strlen(doc);
+    }
+    *end = j + 1;
+    return finish(P, nd);
+}
+
+/* Split an f-string body text[a..b) into pieces. */
+static int fstr_body(parser *P, int32_t a, int32_t b, bool raw, nodevec *pieces)
+{
+    const char *s = P->text;
+    tl_buf lit = {0};
+    int32_t chunk = a, lit_start = a;
+    int32_t i = a;
+    while (i < b) {
+        char c = s[i];
+        if (c == '\\' && !raw && i + 1 < b) {
+            i += 2;
+            continue;
+        }
+        if ((c == '{' || c == '}') && i + 1 < b && s[i + 1] == c) {
+            if (!fstr_literal(P, chunk, i, raw, &lit))
+                goto fail;
+            tl_buf_putc(&lit, c);
+            i += 2;
+            chunk = i;
+            continue;
+        }
+        if (c == '}') {
+            fail_at(P, TL_ERR_SYNTAX, (tl_span){i, i + 1}, "f-string: single '}' is not allowed");
+            goto fail;
+        }
+        if (c == '{') {
+            if (!fstr_literal(P, chunk, i, raw, &lit))
+                goto fail;
+            flush_literal(P, &lit, pieces, (tl_span){lit_start, i});
+            int32_t end = b;
+            tl_node *f = fstr_field(P, i, b, raw, &end);
+            if (!f)
+                goto fail;
+            vec_push(pieces, f);
+            i = chunk = lit_start = end;
+            continue;
+        }
+        i++;
+    }
+    if (!fstr_literal(P, chunk, b, raw, &lit))
+        goto fail;
+    flush_literal(P, &lit, pieces, (tl_span){lit_start, b > lit_start ? b : lit_start + 1});
+    tl_buf_free(&lit);
+    return 0;
+fail:
+    tl_buf_free(&lit);
+    return -1;
+}
+
+/* Adjacent string literals, at least one an f-string: one FSTRING. */
+static tl_node *parse_strings(parser *P)
+{
+    nodevec pieces = {0};
+    tl_span sp = span_of(peek(P));
+    while (peek(P)->kind == TL_TOK_STR || peek(P)->kind == TL_TOK_FSTR) {
+        const tl_token *t = next(P);
+        sp = join(sp, t->span);
+        if (t->kind == TL_TOK_STR) {
+            if (t->len == 0)
+                continue;
+            tl_node *nd = new_node(P, TL_N_STR, t->span, 0);
+            nd->str = tl_ast_strndup(P->ast, t->str, t->len);
+            nd->len = t->len;
+            vec_push(&pieces, nd);
+        } else if (fstr_body(P, t->body_start, t->body_end, t->raw, &pieces) < 0) {
+            free(pieces.v);
+            return NULL;
+        }
+    }
+    return vec_to_node(P, &pieces, TL_N_FSTRING, sp);
+}
+
+/* ---------------------------------------------------------------------- */
+/* functions: parameters, lambda */
+
+/* Parameters up to `close` (')' for def, ':' for lambda) into v. */
+static bool parse_params(parser *P, nodevec *v, tl_opkind close)
+{
+    bool seen_default = false;
+    while (!is_op(peek(P), close)) {
+        const tl_token *t = peek(P);
+        if (is_op(t, TL_OP_STAR) || is_op(t, TL_OP_DSTAR) || is_op(t, TL_OP_SLASH)) {
+            fail_at(P, TL_ERR_UNSUPPORTED, span_of(t),
+                    "tlab supports only positional parameters with optional defaults "
+                    "(no *args, **kwargs, / or *)");
+            return false;
+        }
+        if (t->kind != TL_TOK_NAME) {
+            syntax_error(P);
+            return false;
+        }
+        next(P);
+        for (size_t k = 0; k < v->n; k++)
+            if (strcmp(v->v[k]->str, t->str) == 0) {
+                fail_at(P, TL_ERR_SYNTAX, span_of(t),
+                        "duplicate argument '%s' in function definition", t->str);
+                return false;
+            }
+        if (is_op(peek(P), TL_OP_COLON) && close == TL_OP_RPAR) {
+            fail_at(P, TL_ERR_UNSUPPORTED, span_of(peek(P)),
+                    "tlab does not support annotations");
+            return false;
+        }
+        tl_node *def = NULL;
+        if (accept_op(P, TL_OP_ASSIGN)) {
+            def = parse_test(P);
+            if (!def)
+                return false;
+            seen_default = true;
+        } else if (seen_default) {
+            fail_at(P, TL_ERR_SYNTAX, span_of(t),
+                    "non-default argument follows default argument");
+            return false;
+        }
+        tl_node *pn = new_node(P, TL_N_PARAM, def ? join(t->span, def->span) : t->span, 1);
+        pn->str = tl_ast_strndup(P->ast, t->str, t->len);
+        pn->len = t->len;
+        pn->kids[0] = def;
+        if (!finish(P, pn))
+            return false;
+        vec_push(v, pn);
+        if (v->n > 255) {
+            fail_at(P, TL_ERR_LIMIT, span_of(t), "more than 255 parameters");
+            return false;
+        }
+        if (!accept_op(P, TL_OP_COMMA))
+            break;
+    }
+    if (!is_op(peek(P), close)) {
+        syntax_error(P);
+        return false;
+    }
+    next(P);
+    return true;
+}
+
+static tl_node *parse_lambda(parser *P)
+{
+    const tl_token *kw = next(P);
+    if (!enter(P))
+        return NULL;
+    nodevec v = {0};
+    if (!parse_params(P, &v, TL_OP_COLON)) {
+        free(v.v);
+        leave(P);
+        return NULL;
+    }
+    int saved_loops = P->loops;
+    P->in_func++;
+    P->loops = 0;
+    tl_node *body = parse_test(P);
+    P->in_func--;
+    P->loops = saved_loops;
+    leave(P);
+    if (!body) {
+        free(v.v);
+        return NULL;
+    }
+    vec_push(&v, body);
+    return vec_to_node(P, &v, TL_N_LAMBDA, join(kw->span, body->span));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1062,6 +1415,8 @@ static tl_node *unsupported_stmt(parser *P, const tl_token *t)
                    "tlab does not support '%s' statements", tl_lex_keyword_text(t->u.kw));
 }
 
+static tl_node *parse_flow_stmt(parser *P);
+
 static tl_node *parse_simple_stmt(parser *P)
 {
     const tl_token *t = peek(P);
@@ -1093,11 +1448,14 @@ static tl_node *parse_simple_stmt(parser *P)
             nd->kids[1] = msg;
             return finish(P, nd);
         }
+        case TL_KW_RETURN: case TL_KW_RAISE: case TL_KW_BREAK:
+        case TL_KW_CONTINUE: case TL_KW_DEL: case TL_KW_GLOBAL:
+            return parse_flow_stmt(P);
         case TL_KW_DEF: case TL_KW_CLASS: case TL_KW_IF: case TL_KW_ELIF:
         case TL_KW_ELSE: case TL_KW_WHILE: case TL_KW_FOR: case TL_KW_WITH:
         case TL_KW_TRY: case TL_KW_EXCEPT: case TL_KW_FINALLY:
-        case TL_KW_RETURN: case TL_KW_RAISE: case TL_KW_BREAK:
-        case TL_KW_CONTINUE: case TL_KW_DEL: case TL_KW_GLOBAL:
+            /* a compound statement after ';' or in a one-line body */
+            return syntax_error(P);
         case TL_KW_NONLOCAL: case TL_KW_ASYNC:
             return unsupported_stmt(P, t);
         default:
@@ -1168,35 +1526,493 @@ static tl_node *parse_simple_stmt(parser *P)
     return vec_to_node(P, &v, TL_N_ASSIGN, join(first->span, value->span));
 }
 
+/* ---------------------------------------------------------------------- */
+/* simple statements new with blocks: return, raise, break, continue, del,
+ * global */
+
+static tl_node *finish_stmt(tl_node *nd)
+{
+    int h = 0;
+    for (size_t i = 0; i < nd->n; i++)
+        if (nd->kids[i] && nd->kids[i]->height > h)
+            h = nd->kids[i]->height;
+    nd->height = h + 1;
+    return nd;
+}
+
+static bool at_stmt_end(const parser *P)
+{
+    const tl_token *t = peek(P);
+    return t->kind == TL_TOK_NEWLINE || t->kind == TL_TOK_EOF || is_op(t, TL_OP_SEMI);
+}
+
+static tl_node *parse_flow_stmt(parser *P)
+{
+    const tl_token *t = next(P);
+    switch (t->u.kw) {
+    case TL_KW_BREAK:
+    case TL_KW_CONTINUE:
+        if (P->loops == 0)
+            return fail_at(P, TL_ERR_SYNTAX, span_of(t), "'%s' outside loop",
+                           tl_lex_keyword_text(t->u.kw));
+        return new_node(P, t->u.kw == TL_KW_BREAK ? TL_N_BREAK : TL_N_CONTINUE, t->span, 0);
+    case TL_KW_RETURN: {
+        if (!P->in_func)
+            return fail_at(P, TL_ERR_SYNTAX, span_of(t), "'return' outside function");
+        tl_node *v = NULL;
+        if (!at_stmt_end(P) && !(v = parse_testlist(P)))
+            return NULL;
+        tl_node *nd = new_node(P, TL_N_RETURN, v ? join(t->span, v->span) : t->span, 1);
+        nd->kids[0] = v;
+        return finish(P, nd);
+    }
+    case TL_KW_RAISE: {
+        tl_node *e = NULL, *cause = NULL;
+        if (!at_stmt_end(P)) {
+            if (!(e = parse_test(P)))
+                return NULL;
+            if (is_kw(peek(P), TL_KW_FROM)) {
+                next(P);
+                if (!(cause = parse_test(P)))
+                    return NULL;
+            }
+        }
+        tl_node *nd = new_node(P, TL_N_RAISE,
+                               join(t->span, (cause ? cause : e ? e : NULL) ?
+                                    (cause ? cause : e)->span : t->span), 2);
+        nd->kids[0] = e;
+        nd->kids[1] = cause;
+        return finish(P, nd);
+    }
+    case TL_KW_DEL: {
+        tl_node *targets = parse_testlist(P);
+        if (!targets)
+            return NULL;
+        size_t n = targets->kind == TL_N_TUPLE ? targets->n : 1;
+        tl_node *nd = new_node(P, TL_N_DEL, join(t->span, targets->span), n);
+        for (size_t k = 0; k < n; k++) {
+            tl_node *x = targets->kind == TL_N_TUPLE ? targets->kids[k] : targets;
+            if (x->kind != TL_N_NAME && x->kind != TL_N_SUBSCRIPT)
+                return fail_at(P, x->kind == TL_N_ATTR ? TL_ERR_UNSUPPORTED : TL_ERR_SYNTAX,
+                               x->span, x->kind == TL_N_ATTR
+                                   ? "tlab does not support deleting attributes"
+                                   : "cannot delete expression");
+            nd->kids[k] = x;
+        }
+        return finish(P, nd);
+    }
+    case TL_KW_GLOBAL: {
+        nodevec v = {0};
+        tl_span sp = t->span;
+        do {
+            const tl_token *nm = peek(P);
+            if (nm->kind != TL_TOK_NAME) {
+                free(v.v);
+                return syntax_error(P);
+            }
+            next(P);
+            tl_node *x = new_node(P, TL_N_NAME, nm->span, 0);
+            x->str = tl_ast_strndup(P->ast, nm->str, nm->len);
+            x->len = nm->len;
+            vec_push(&v, x);
+            sp = join(sp, nm->span);
+        } while (accept_op(P, TL_OP_COMMA));
+        return vec_to_node(P, &v, TL_N_GLOBAL, sp);
+    }
+    default:
+        return unsupported_stmt(P, t);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* blocks and compound statements */
+
+static int parse_statement(parser *P, nodevec *out);
+
+/* Simple statements of one line (`a = 1; b = 2`) into out, through its
+ * NEWLINE. */
+static int parse_simple_line(parser *P, nodevec *out)
+{
+    for (;;) {
+        tl_node *s = parse_simple_stmt(P);
+        if (!s)
+            return -1;
+        if (s->kind == TL_N_TUPLE) { /* import a, b */
+            for (size_t k = 0; k < s->n; k++)
+                vec_push(out, s->kids[k]);
+        } else {
+            vec_push(out, s);
+        }
+        if (!accept_op(P, TL_OP_SEMI))
+            break;
+        if (peek(P)->kind == TL_TOK_NEWLINE || peek(P)->kind == TL_TOK_EOF)
+            break;
+    }
+    const tl_token *t = peek(P);
+    if (t->kind == TL_TOK_NEWLINE) {
+        next(P);
+        return 0;
+    }
+    if (t->kind == TL_TOK_EOF)
+        return 0;
+    syntax_error(P);
+    return -1;
+}
+
+/* The body after `kw ... :` (the colon consumed): an indented block or
+ * simple statements on the same line. */
+static tl_node *parse_block(parser *P, const tl_token *kw, const char *what)
+{
+    nodevec v = {0};
+    tl_span sp = span_of(peek(P));
+    if (peek(P)->kind == TL_TOK_NEWLINE) {
+        next(P);
+        if (peek(P)->kind != TL_TOK_INDENT)
+            return fail_at(P, TL_ERR_SYNTAX, span_of(peek(P)),
+                           "expected an indented block after %s on line %d", what,
+                           line_of(P, kw->span.start));
+        next(P);
+        if (!enter(P))
+            return NULL;
+        while (peek(P)->kind != TL_TOK_DEDENT && peek(P)->kind != TL_TOK_EOF) {
+            if (parse_statement(P, &v) < 0) {
+                free(v.v);
+                leave(P);
+                return NULL;
+            }
+        }
+        leave(P);
+        if (peek(P)->kind == TL_TOK_DEDENT)
+            next(P);
+    } else if (parse_simple_line(P, &v) < 0) {
+        free(v.v);
+        return NULL;
+    }
+    if (v.n)
+        sp = join(v.v[0]->span, v.v[v.n - 1]->span);
+    tl_node *nd = new_node(P, TL_N_BLOCK, sp, v.n);
+    if (v.n)
+        memcpy(nd->kids, v.v, v.n * sizeof *v.v);
+    free(v.v);
+    return finish_stmt(nd);
+}
+
+static bool expect_colon(parser *P)
+{
+    if (accept_op(P, TL_OP_COLON))
+        return true;
+    if (peek(P)->kind == TL_TOK_NEWLINE)
+        fail_at(P, TL_ERR_SYNTAX, span_of(peek(P)), "expected ':'");
+    else
+        syntax_error(P);
+    return false;
+}
+
+static tl_node *block_of_one(parser *P, tl_node *s)
+{
+    tl_node *b = new_node(P, TL_N_BLOCK, s->span, 1);
+    b->kids[0] = s;
+    return finish_stmt(b);
+}
+
+static tl_node *parse_if(parser *P)
+{
+    const tl_token *kw = next(P); /* if / elif */
+    tl_node *cond = parse_test(P);
+    if (!cond || !expect_colon(P))
+        return NULL;
+    tl_node *body = parse_block(P, kw, kw->u.kw == TL_KW_IF ? "'if' statement"
+                                                            : "'elif' statement");
+    if (!body)
+        return NULL;
+    tl_node *orelse = NULL;
+    if (is_kw(peek(P), TL_KW_ELIF)) {
+        tl_node *e = parse_if(P);
+        if (!e)
+            return NULL;
+        orelse = block_of_one(P, e);
+    } else if (is_kw(peek(P), TL_KW_ELSE)) {
+        const tl_token *ekw = next(P);
+        if (!expect_colon(P) || !(orelse = parse_block(P, ekw, "'else' statement")))
+            return NULL;
+    }
+    tl_node *nd = new_node(P, TL_N_IF, join(kw->span, cond->span), 3);
+    nd->kids[0] = cond;
+    nd->kids[1] = body;
+    nd->kids[2] = orelse;
+    return finish_stmt(nd);
+}
+
+/* loop body and optional else clause */
+static bool loop_body(parser *P, const tl_token *kw, const char *what, tl_node **body,
+                      tl_node **orelse)
+{
+    P->loops++;
+    *body = parse_block(P, kw, what);
+    P->loops--;
+    if (!*body)
+        return false;
+    *orelse = NULL;
+    if (is_kw(peek(P), TL_KW_ELSE)) {
+        const tl_token *ekw = next(P);
+        if (!expect_colon(P) || !(*orelse = parse_block(P, ekw, "'else' statement")))
+            return false;
+    }
+    return true;
+}
+
+static tl_node *parse_while(parser *P)
+{
+    const tl_token *kw = next(P);
+    tl_node *cond = parse_test(P), *body, *orelse;
+    if (!cond || !expect_colon(P) || !loop_body(P, kw, "'while' statement", &body, &orelse))
+        return NULL;
+    tl_node *nd = new_node(P, TL_N_WHILE, join(kw->span, cond->span), 3);
+    nd->kids[0] = cond;
+    nd->kids[1] = body;
+    nd->kids[2] = orelse;
+    return finish_stmt(nd);
+}
+
+static tl_node *parse_for(parser *P)
+{
+    const tl_token *kw = next(P);
+    nodevec tv = {0};
+    tl_span tsp = span_of(peek(P));
+    bool tuple = false;
+    for (;;) {
+        tl_node *t = parse_bitor(P);
+        if (!t) {
+            free(tv.v);
+            return NULL;
+        }
+        vec_push(&tv, t);
+        tsp = join(tsp, t->span);
+        if (!accept_op(P, TL_OP_COMMA))
+            break;
+        tuple = true;
+        if (is_kw(peek(P), TL_KW_IN))
+            break;
+    }
+    tl_node *target = item_or_tuple(P, &tv, tuple, tsp);
+    if (!target || !check_target(P, target, true))
+        return NULL;
+    if (!is_kw(peek(P), TL_KW_IN))
+        return syntax_error(P);
+    next(P);
+    tl_node *iter = parse_testlist(P), *body, *orelse;
+    if (!iter || !expect_colon(P) || !loop_body(P, kw, "'for' statement", &body, &orelse))
+        return NULL;
+    tl_node *nd = new_node(P, TL_N_FOR, join(kw->span, iter->span), 4);
+    nd->kids[0] = target;
+    nd->kids[1] = iter;
+    nd->kids[2] = body;
+    nd->kids[3] = orelse;
+    return finish_stmt(nd);
+}
+
+static tl_node *parse_def(parser *P)
+{
+    const tl_token *kw = next(P);
+    const tl_token *name = peek(P);
+    if (name->kind != TL_TOK_NAME)
+        return syntax_error(P);
+    next(P);
+    if (!expect_op(P, TL_OP_LPAR))
+        return NULL;
+    nodevec v = {0};
+    if (!parse_params(P, &v, TL_OP_RPAR)) {
+        free(v.v);
+        return NULL;
+    }
+    if (is_op(peek(P), TL_OP_ARROW)) {
+        free(v.v);
+        return fail_at(P, TL_ERR_UNSUPPORTED, span_of(peek(P)),
+                       "tlab does not support annotations");
+    }
+    if (!expect_colon(P)) {
+        free(v.v);
+        return NULL;
+    }
+    int saved_loops = P->loops;
+    P->in_func++;
+    P->loops = 0;
+    char what[96];
+    snprintf(what, sizeof what, "function definition");
+    tl_node *body = parse_block(P, kw, what);
+    P->in_func--;
+    P->loops = saved_loops;
+    if (!body) {
+        free(v.v);
+        return NULL;
+    }
+    vec_push(&v, body);
+    tl_node *nd = new_node(P, TL_N_DEF, join(kw->span, name->span), v.n);
+    memcpy(nd->kids, v.v, v.n * sizeof *v.v);
+    free(v.v);
+    nd->str = tl_ast_strndup(P->ast, name->str, name->len);
+    nd->len = name->len;
+    return finish_stmt(nd);
+}
+
+static tl_node *parse_try(parser *P)
+{
+    const tl_token *kw = next(P);
+    if (!expect_colon(P))
+        return NULL;
+    tl_node *body = parse_block(P, kw, "'try' statement");
+    if (!body)
+        return NULL;
+    nodevec v = {0};
+    vec_push(&v, body);
+    size_t nh = 0;
+    bool bare = false;
+    while (is_kw(peek(P), TL_KW_EXCEPT)) {
+        const tl_token *ekw = next(P);
+        if (bare) {
+            free(v.v);
+            return fail_at(P, TL_ERR_SYNTAX, span_of(ekw), "default 'except:' must be last");
+        }
+        if (is_op(peek(P), TL_OP_STAR)) {
+            free(v.v);
+            return fail_at(P, TL_ERR_UNSUPPORTED, span_of(peek(P)),
+                           "tlab does not support except*");
+        }
+        tl_node *type = NULL;
+        const char *name = NULL;
+        tl_span hsp = ekw->span;
+        if (!is_op(peek(P), TL_OP_COLON)) {
+            if (!(type = parse_test(P))) {
+                free(v.v);
+                return NULL;
+            }
+            hsp = join(hsp, type->span);
+            if (is_kw(peek(P), TL_KW_AS)) {
+                next(P);
+                const tl_token *nm = peek(P);
+                if (nm->kind != TL_TOK_NAME) {
+                    free(v.v);
+                    return syntax_error(P);
+                }
+                next(P);
+                name = tl_ast_strndup(P->ast, nm->str, nm->len);
+                hsp = join(hsp, nm->span);
+            }
+        } else {
+            bare = true;
+        }
+        tl_node *hb;
+        if (!expect_colon(P) || !(hb = parse_block(P, ekw, "'except' statement"))) {
+            free(v.v);
+            return NULL;
+        }
+        tl_node *h = new_node(P, TL_N_HANDLER, hsp, 2);
+        h->kids[0] = type;
+        h->kids[1] = hb;
+        h->str = name;
+        vec_push(&v, finish_stmt(h));
+        nh++;
+    }
+    tl_node *orelse = NULL, *fin = NULL;
+    if (is_kw(peek(P), TL_KW_ELSE)) {
+        const tl_token *ekw = next(P);
+        if (nh == 0) {
+            free(v.v);
+            return fail_at(P, TL_ERR_SYNTAX, span_of(ekw), "expected 'except' or 'finally' block");
+        }
+        if (!expect_colon(P) || !(orelse = parse_block(P, ekw, "'else' statement"))) {
+            free(v.v);
+            return NULL;
+        }
+    }
+    if (is_kw(peek(P), TL_KW_FINALLY)) {
+        const tl_token *fkw = next(P);
+        if (!expect_colon(P) || !(fin = parse_block(P, fkw, "'finally' statement"))) {
+            free(v.v);
+            return NULL;
+        }
+    }
+    if (nh == 0 && !fin) {
+        free(v.v);
+        return fail_at(P, TL_ERR_SYNTAX, span_of(peek(P)), "expected 'except' or 'finally' block");
+    }
+    vec_push(&v, orelse);
+    vec_push(&v, fin);
+    tl_node *nd = new_node(P, TL_N_TRY, kw->span, v.n);
+    memcpy(nd->kids, v.v, v.n * sizeof *v.v);
+    free(v.v);
+    nd->ival = (int64_t)nh;
+    return finish_stmt(nd);
+}
+
+static tl_node *parse_with(parser *P)
+{
+    const tl_token *kw = next(P);
+    tl_node *ctx = parse_test(P);
+    if (!ctx)
+        return NULL;
+    tl_node *target = NULL;
+    if (is_kw(peek(P), TL_KW_AS)) {
+        next(P);
+        if (!(target = parse_bitor(P)) || !check_target(P, target, true))
+            return NULL;
+    }
+    if (is_op(peek(P), TL_OP_COMMA))
+        return fail_at(P, TL_ERR_UNSUPPORTED, span_of(peek(P)),
+                       "tlab supports one context manager per 'with' statement");
+    tl_node *body;
+    if (!expect_colon(P) || !(body = parse_block(P, kw, "'with' statement")))
+        return NULL;
+    tl_node *nd = new_node(P, TL_N_WITH, join(kw->span, ctx->span), 3);
+    nd->kids[0] = ctx;
+    nd->kids[1] = target;
+    nd->kids[2] = body;
+    return finish_stmt(nd);
+}
+
+static int parse_statement(parser *P, nodevec *out)
+{
+    const tl_token *t = peek(P);
+    if (t->kind == TL_TOK_NEWLINE) {
+        next(P);
+        return 0;
+    }
+    if (t->kind == TL_TOK_INDENT) {
+        fail_at(P, TL_ERR_SYNTAX, span_of(t), "unexpected indent");
+        return -1;
+    }
+    tl_node *s = NULL;
+    if (t->kind == TL_TOK_KEYWORD) {
+        switch (t->u.kw) {
+        case TL_KW_IF: s = parse_if(P); break;
+        case TL_KW_WHILE: s = parse_while(P); break;
+        case TL_KW_FOR: s = parse_for(P); break;
+        case TL_KW_DEF: s = parse_def(P); break;
+        case TL_KW_TRY: s = parse_try(P); break;
+        case TL_KW_WITH: s = parse_with(P); break;
+        case TL_KW_CLASS: case TL_KW_ASYNC:
+            unsupported_stmt(P, t);
+            return -1;
+        case TL_KW_ELIF: case TL_KW_ELSE: case TL_KW_EXCEPT: case TL_KW_FINALLY:
+            syntax_error(P);
+            return -1;
+        default:
+            return parse_simple_line(P, out);
+        }
+        if (!s)
+            return -1;
+        vec_push(out, s);
+        return 0;
+    }
+    return parse_simple_line(P, out);
+}
+
 static int parse_program(parser *P)
 {
     nodevec stmts = {0};
     while (peek(P)->kind != TL_TOK_EOF) {
-        if (peek(P)->kind == TL_TOK_NEWLINE) {
-            next(P);
-            continue;
-        }
-        for (;;) {
-            tl_node *s = parse_simple_stmt(P);
-            if (!s) {
-                free(stmts.v);
-                return -1;
-            }
-            if (s->kind == TL_N_TUPLE) { /* import a, b */
-                for (size_t k = 0; k < s->n; k++)
-                    vec_push(&stmts, s->kids[k]);
-            } else {
-                vec_push(&stmts, s);
-            }
-            if (!accept_op(P, TL_OP_SEMI))
-                break;
-            if (peek(P)->kind == TL_TOK_NEWLINE || peek(P)->kind == TL_TOK_EOF)
-                break;
-        }
-        const tl_token *t = peek(P);
-        if (t->kind != TL_TOK_NEWLINE && t->kind != TL_TOK_EOF) {
+        if (parse_statement(P, &stmts) < 0) {
             free(stmts.v);
-            syntax_error(P);
             return -1;
         }
     }
@@ -1222,6 +2038,7 @@ int tl_parse(const char *text, size_t len, int max_depth, tl_ast **out,
     P.t = toks.toks;
     P.n = toks.n;
     P.err = err;
+    P.text = text;
     P.srclen = len;
     P.max_depth = max_depth + 1; /* the statement's own expression level */
     P.max_height = tl_parse_max_height(max_depth);

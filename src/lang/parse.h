@@ -1,8 +1,8 @@
 /* parse.h - recursive-descent parser for the op language (SPEC 6).
  *
  * tl_parse tokenizes and parses a whole source text into a tl_ast of
- * statements (ast.h). Python constructs outside the subset (def, lambda,
- * while, dict literals, f-strings, ...) fail with TL_ERR_UNSUPPORTED, invalid
+ * statements (ast.h). Python constructs outside the subset (class, dict
+ * literals, *args, generators, ...) fail with TL_ERR_UNSUPPORTED, invalid
  * Python with TL_ERR_SYNTAX using CPython's wording where it has one;
  * both carry the span of the offending text. Nesting is bounded by
  * max_depth (brackets, unary operators, conditional expressions) and the

@@ -133,7 +133,7 @@ static int number_arg(const tl_value *v, const char *fname, const char *what,
     switch (v ? v->kind : TL_V_NONE) {
     case TL_V_BOOL: s->i = v->u.b; *dt = TL_BOOL; return 0;
     case TL_V_INT: s->i = v->u.i; *dt = TL_INT64; return 0;
-    case TL_V_FLOAT: s->is_float = true; s->f = v->u.f; *dt = TL_FLOAT32; return 0;
+    case TL_V_FLOAT: s->is_float = true; s->f = v->u.f; *dt = tl_dtype_default(); return 0;
     case TL_V_TENSOR:
         if (tl_tensor_numel(v->u.tensor) == 1) {
             const tl_tensor *t = v->u.tensor;
@@ -210,7 +210,7 @@ static tl_value *const_factory(const tl_args *a, const char *fname, int64_t v,
                                  true, sizes, &o, err);
     if (n < 0)
         return NULL;
-    tl_dtype dt = o.has_dtype ? o.dtype : TL_FLOAT32;
+    tl_dtype dt = o.has_dtype ? o.dtype : tl_dtype_default();
     tl_scalar s = {.is_float = false, .i = v};
     if (empty && o.memfmt != TL_MEMFMT_PRESERVE && o.memfmt != TL_MEMFMT_CONTIGUOUS) {
         int64_t strides[TL_MAX_DIMS];
@@ -291,7 +291,7 @@ static tl_value *random_factory(const tl_args *a, const char *fname, bool normal
     int n = varargs_factory_head(a, fname, kw, sig, false, sizes, &o, err);
     if (n < 0)
         return NULL;
-    tl_dtype dt = o.has_dtype ? o.dtype : TL_FLOAT32;
+    tl_dtype dt = o.has_dtype ? o.dtype : tl_dtype_default();
     return finish(tl_create_random(pick_be(&o), dt, n, sizes, normal, err), &o,
                   err);
 }
@@ -417,7 +417,7 @@ static tl_value *b_eye(tl_value *self, const tl_args *a, tl_error *err)
     fopts o;
     if (parse_opts(a, &o, err) < 0)
         return NULL;
-    return finish(tl_create_eye(pick_be(&o), o.has_dtype ? o.dtype : TL_FLOAT32,
+    return finish(tl_create_eye(pick_be(&o), o.has_dtype ? o.dtype : tl_dtype_default(),
                                 n, m, err),
                   &o, err);
 }
@@ -455,7 +455,7 @@ static tl_value *b_empty_strided(tl_value *self, const tl_args *a, tl_error *err
     if (parse_opts(a, &o, err) < 0)
         return NULL;
     return finish(tl_tensor_new_strided(pick_be(&o),
-                                        o.has_dtype ? o.dtype : TL_FLOAT32, n,
+                                        o.has_dtype ? o.dtype : tl_dtype_default(), n,
                                         sizes, strides, err),
                   &o, err);
 }
@@ -506,7 +506,7 @@ static tl_value *b_arange(tl_value *self, const tl_args *a, tl_error *err)
     fopts o;
     if (parse_opts(a, &o, err) < 0)
         return NULL;
-    tl_dtype dt = o.has_dtype ? o.dtype : (any_float ? TL_FLOAT32 : TL_INT64);
+    tl_dtype dt = o.has_dtype ? o.dtype : (any_float ? tl_dtype_default() : TL_INT64);
     return finish(tl_create_arange(pick_be(&o), dt, d[0], d[1], d[2], err), &o,
                   err);
 }
@@ -549,7 +549,7 @@ static tl_value *b_linspace(tl_value *self, const tl_args *a, tl_error *err)
     if (parse_opts(a, &o, err) < 0)
         return NULL;
     return finish(tl_create_linspace(pick_be(&o),
-                                     o.has_dtype ? o.dtype : TL_FLOAT32,
+                                     o.has_dtype ? o.dtype : tl_dtype_default(),
                                      s.is_float ? s.f : (double)s.i,
                                      e.is_float ? e.f : (double)e.i, steps, err),
                   &o, err);

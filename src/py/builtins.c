@@ -34,6 +34,7 @@
 #include "create.h"
 #include "ops.h"
 #include "pyops.h"
+#include "repr.h"
 #include "util.h"
 
 /* ---------------------------------------------------------------------- */
@@ -75,11 +76,6 @@ static int at_most_one(const tl_args *a, const char *name, tl_error *err)
     return 0;
 }
 
-static tl_value *none_result(void)
-{
-    return tl_none();
-}
-
 /* Call a Tensor method binding by name on self. */
 static tl_value *call_method(tl_value *self, const char *name, const tl_args *args,
                              tl_error *err)
@@ -112,11 +108,6 @@ static int scalar_of(tl_value *v, bool *is_float, double *f, int64_t *i, tl_erro
 
 /* ---------------------------------------------------------------------- */
 /* builtin functions */
-
-static tl_value *bi_print(tl_value *self, const tl_args *a, tl_error *err)
-{
-    return none_result();
-}
 
 static tl_value *bi_len(tl_value *self, const tl_args *a, tl_error *err)
 {
@@ -473,9 +464,17 @@ static tl_value *bi_str(tl_value *self, const tl_args *a, tl_error *err)
         return NULL;
     if (a->npos == 0)
         return tl_str("");
-    if (a->pos[0]->kind == TL_V_STR)
+    const tl_value *v = a->pos[0];
+    if (v->kind == TL_V_STR)
         return tl_value_retain(a->pos[0]);
-    return repr_value(a->pos[0], "str", err);
+    if (v->kind == TL_V_EXC || v->kind == TL_V_DEVICE || v->kind == TL_V_NDARRAY) {
+        tl_buf b = {0};
+        tl_value_str(v, &b); /* short: messages, device names, NumPy's str */
+        tl_value *r = tl_strn(tl_buf_str(&b), b.len);
+        tl_buf_free(&b);
+        return r;
+    }
+    return repr_value(v, "str", err);
 }
 
 static tl_value *bi_repr(tl_value *self, const tl_args *a, tl_error *err)
@@ -748,6 +747,238 @@ static tl_value *bi_slice(tl_value *self, const tl_args *a, tl_error *err)
                         a->npos == 3 ? tl_value_retain(a->pos[2]) : NULL);
 }
 
+/* ---------------------------------------------------------------------- */
+/* print, classes, exceptions (the language's object model) */
+
+static _Thread_local FILE *g_stdout;
+
+void tl_builtins_set_stdout(FILE *f)
+{
+    g_stdout = f;
+}
+
+static int str_kwarg(const tl_value *v, const char *name, const char **s, size_t *n,
+                     tl_error *err)
+{
+    if (v->kind == TL_V_NONE)
+        return 0;
+    if (v->kind != TL_V_STR)
+        return tl_error_set(err, TL_ERR_TYPE, "%s must be None or a string, not %s", name,
+                            tl_value_type_name(v));
+    *s = v->u.str.s;
+    *n = v->u.str.len;
+    return 0;
+}
+
+static tl_value *bi_print(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self;
+    const char *sep = " ", *end = "\n";
+    size_t nsep = 1, nend = 1;
+    for (size_t k = 0; k < a->nkw; k++) {
+        const char *kn = a->kwnames[k];
+        if (strcmp(kn, "sep") == 0) {
+            if (str_kwarg(a->kwvals[k], "sep", &sep, &nsep, err) < 0)
+                return NULL;
+        } else if (strcmp(kn, "end") == 0) {
+            if (str_kwarg(a->kwvals[k], "end", &end, &nend, err) < 0)
+                return NULL;
+        } else if (strcmp(kn, "flush") == 0) {
+            continue;
+        } else if (strcmp(kn, "file") == 0) {
+            if (a->kwvals[k]->kind != TL_V_NONE) {
+                tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab's print() writes to standard "
+                                                      "output only (no file=)");
+                return NULL;
+            }
+        } else {
+            tl_error_set(err, TL_ERR_TYPE, "'%s' is an invalid keyword argument for print()",
+                         kn);
+            return NULL;
+        }
+    }
+    tl_buf b = {0};
+    size_t max = (size_t)tl_pyops_max_seq();
+    for (size_t i = 0; i < a->npos; i++) {
+        if (i)
+            tl_buf_append(&b, sep, nsep);
+        tl_value_str(a->pos[i], &b);
+        if (b.len > max) {
+            tl_buf_free(&b);
+            tl_error_set(err, TL_ERR_LIMIT, "print() of more than %zu characters", max);
+            return NULL;
+        }
+    }
+    tl_buf_append(&b, end, nend);
+    if (g_stdout) {
+        fwrite(b.data ? b.data : "", 1, b.len, g_stdout);
+        fflush(g_stdout);
+    }
+    tl_buf_free(&b);
+    return tl_none();
+}
+
+/* the exception hierarchy, by class name */
+static bool kind_under(const char *cls, int kind)
+{
+    if (strcmp(cls, "BaseException") == 0 || strcmp(cls, "Exception") == 0)
+        return tl_error_is_python((tl_errkind)kind);
+    if (strcmp(cls, "LookupError") == 0)
+        return kind == TL_ERR_INDEX || kind == TL_ERR_KEY;
+    if (strcmp(cls, "ArithmeticError") == 0)
+        return kind == TL_ERR_ZERODIV || kind == TL_ERR_OVERFLOW;
+    if (strcmp(cls, "RuntimeError") == 0)
+        return kind == TL_ERR_RUNTIME || kind == TL_ERR_NOTIMPL;
+    return strcmp(cls, tl_error_kind_name((tl_errkind)kind)) == 0;
+}
+
+static bool is_exc_class(const tl_value *t)
+{
+    return t->kind == TL_V_TYPE && t->u.type.errkind != TL_OK;
+}
+
+int tl_builtins_exc_matches(const tl_value *type, int kind, tl_error *err)
+{
+    if (!is_exc_class(type))
+        return tl_error_set(err, TL_ERR_TYPE, "catching classes that do not inherit from "
+                                              "BaseException is not allowed");
+    return kind_under(type->u.type.name, kind);
+}
+
+/* RuntimeError("msg"): str(e) is the argument's str (a tuple's for more) */
+static tl_value *exc_ctor(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (a->nkw) {
+        tl_error_set(err, TL_ERR_TYPE, "%s() takes no keyword arguments", self->u.type.name);
+        return NULL;
+    }
+    tl_buf b = {0};
+    tl_buf_puts(&b, "");
+    if (a->npos == 1) {
+        tl_value_str(a->pos[0], &b);
+    } else if (a->npos > 1) {
+        tl_value *t = tl_tuple_new(a->npos);
+        for (size_t i = 0; i < a->npos; i++)
+            tl_seq_set(t, i, tl_value_retain(a->pos[i]));
+        tl_value_repr(t, &b);
+        tl_value_release(t);
+    }
+    if (b.len >= TL_ERRMSG_MAX)
+        b.data[TL_ERRMSG_MAX - 1] = 0;
+    tl_value *e = tl_value_exc(self->u.type.errkind, tl_buf_str(&b));
+    tl_buf_free(&b);
+    return e;
+}
+
+static const struct {
+    const char *name;
+    int kind;
+} exc_classes[] = {
+    {"BaseException", TL_ERR_EXCEPTION},  {"Exception", TL_ERR_EXCEPTION},
+    {"ArithmeticError", TL_ERR_EXCEPTION}, {"LookupError", TL_ERR_EXCEPTION},
+    {"RuntimeError", TL_ERR_RUNTIME},     {"IndexError", TL_ERR_INDEX},
+    {"ValueError", TL_ERR_VALUE},         {"TypeError", TL_ERR_TYPE},
+    {"AssertionError", TL_ERR_ASSERTION}, {"ZeroDivisionError", TL_ERR_ZERODIV},
+    {"OverflowError", TL_ERR_OVERFLOW},   {"NotImplementedError", TL_ERR_NOTIMPL},
+    {"KeyError", TL_ERR_KEY},             {"NameError", TL_ERR_NAME},
+    {"AttributeError", TL_ERR_ATTRIBUTE},
+};
+
+tl_value *tl_builtins_exc_type(int kind)
+{
+    for (size_t i = 0; i < TL_ARRAY_LEN(exc_classes); i++)
+        if (exc_classes[i].kind == kind && kind != TL_ERR_EXCEPTION)
+            return tl_value_type(exc_classes[i].name, kind, TL_V_EXC, exc_ctor);
+    return tl_value_type("Exception", TL_ERR_EXCEPTION, TL_V_EXC, exc_ctor);
+}
+
+static tl_value *bi_type(tl_value *self, const tl_args *a, tl_error *err);
+static tl_value *bi_isinstance(tl_value *self, const tl_args *a, tl_error *err);
+
+/* builtin classes: calling one is the conversion builtin */
+static const struct {
+    const char *name;
+    tl_vkind kind;
+    tl_cfunc ctor;
+} class_table[] = {
+    {"int", TL_V_INT, bi_int},       {"float", TL_V_FLOAT, bi_float},
+    {"str", TL_V_STR, bi_str},       {"bool", TL_V_BOOL, bi_bool},
+    {"list", TL_V_LIST, bi_list},    {"tuple", TL_V_TUPLE, bi_tuple},
+};
+
+/* the class of a value: type(v) */
+static tl_value *class_of(const tl_value *v)
+{
+    for (size_t i = 0; i < TL_ARRAY_LEN(class_table); i++)
+        if (class_table[i].kind == v->kind)
+            return tl_value_type(class_table[i].name, TL_OK, (int)v->kind, class_table[i].ctor);
+    const char *name;
+    tl_cfunc ctor = NULL;
+    switch (v->kind) {
+    case TL_V_EXC: return tl_builtins_exc_type(v->u.exc.errkind);
+    case TL_V_TENSOR: {
+        name = "torch.Tensor";
+        const tl_binding *b = tl_bind_find(TL_BIND_TORCH, "Tensor");
+        ctor = b ? b->fn : NULL;
+        break;
+    }
+    case TL_V_NDARRAY: name = "numpy.ndarray"; break;
+    case TL_V_STORAGE: name = "torch.storage.UntypedStorage"; break;
+    case TL_V_CLOSURE: name = "function"; break;
+    case TL_V_NONE: name = "NoneType"; break;
+    default: name = tl_value_type_name(v); break;
+    }
+    return tl_value_type(name, TL_OK, (int)v->kind, ctor);
+}
+
+static tl_value *bi_type(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self;
+    if (a->npos != 1 || a->nkw) {
+        tl_error_set(err, a->npos == 3 ? TL_ERR_UNSUPPORTED : TL_ERR_TYPE,
+                     a->npos == 3 ? "tlab does not support creating classes with type()"
+                                  : "type() takes 1 or 3 arguments");
+        return NULL;
+    }
+    return class_of(a->pos[0]);
+}
+
+static int instance_of(const tl_value *v, const tl_value *cls, tl_error *err)
+{
+    if (cls->kind == TL_V_TUPLE) {
+        for (size_t i = 0; i < cls->u.seq.n; i++) {
+            int m = instance_of(v, cls->u.seq.items[i], err);
+            if (m != 0)
+                return m;
+        }
+        return 0;
+    }
+    if (cls->kind != TL_V_TYPE)
+        return tl_error_set(err, TL_ERR_TYPE, "isinstance() arg 2 must be a type, a tuple of "
+                                              "types, or a union");
+    if (is_exc_class(cls))
+        return v->kind == TL_V_EXC && kind_under(cls->u.type.name, v->u.exc.errkind);
+    int want = cls->u.type.vkind;
+    if (want == (int)v->kind)
+        return 1;
+    if (want == TL_V_INT && v->kind == TL_V_BOOL)
+        return 1; /* bool is a subclass of int */
+    if (want == TL_V_TUPLE && v->kind == TL_V_SIZE)
+        return 1; /* torch.Size is a tuple */
+    return 0;
+}
+
+static tl_value *bi_isinstance(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self;
+    if (a->npos != 2 || a->nkw) {
+        tl_error_set(err, TL_ERR_TYPE, "isinstance expected 2 arguments, got %zu", a->npos);
+        return NULL;
+    }
+    int m = instance_of(a->pos[0], a->pos[1], err);
+    return m < 0 ? NULL : tl_bool(m);
+}
+
 static const struct {
     const char *name;
     tl_cfunc fn;
@@ -760,11 +991,18 @@ static const struct {
     {"min", bi_min},       {"print", bi_print}, {"range", bi_range},
     {"repr", bi_repr},     {"reversed", bi_reversed},
     {"str", bi_str},       {"sum", bi_sum},     {"tuple", bi_tuple},
-    {"zip", bi_zip},
+    {"zip", bi_zip},       {"type", bi_type},   {"isinstance", bi_isinstance},
 };
 
 tl_value *tl_builtins_lookup(const char *name)
 {
+    for (size_t i = 0; i < TL_ARRAY_LEN(class_table); i++)
+        if (strcmp(class_table[i].name, name) == 0)
+            return tl_value_type(class_table[i].name, TL_OK, (int)class_table[i].kind,
+                                 class_table[i].ctor);
+    for (size_t i = 0; i < TL_ARRAY_LEN(exc_classes); i++)
+        if (strcmp(exc_classes[i].name, name) == 0)
+            return tl_value_type(exc_classes[i].name, exc_classes[i].kind, TL_V_EXC, exc_ctor);
     for (size_t i = 0; i < TL_ARRAY_LEN(builtin_table); i++)
         if (strcmp(builtin_table[i].name, name) == 0)
             return tl_value_func(builtin_table[i].name, builtin_table[i].fn, NULL);
@@ -848,7 +1086,7 @@ static tl_value *torch_get_default_dtype(tl_value *self, const tl_args *a, tl_er
         tl_error_set(err, TL_ERR_TYPE, "get_default_dtype() takes no arguments");
         return NULL;
     }
-    return tl_value_dtype(TL_FLOAT32);
+    return tl_value_dtype(tl_repr_default_dtype());
 }
 
 static tl_value *torch_is_tensor(tl_value *self, const tl_args *a, tl_error *err)
@@ -921,12 +1159,377 @@ static tl_value *functional(tl_value *self, const tl_args *a, tl_error *err)
 /* ---------------------------------------------------------------------- */
 /* module attributes */
 
+/* ---------------------------------------------------------------------- */
+/* torch.equal, allclose, finfo, iinfo, broadcast_shapes, default dtype */
+
+static const char *scalar_type_name(tl_dtype dt)
+{
+    static const char *const names[TL_NDTYPES] = {
+        "Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+    return (unsigned)dt < TL_NDTYPES ? names[dt] : "?";
+}
+
+static int two_tensors(const tl_args *a, const char *fname, tl_tensor **x, tl_tensor **y,
+                       tl_error *err)
+{
+    tl_value *va = tl_arg(a, 0, "input"), *vb = tl_arg(a, 1, "other");
+    if (!va || !vb || va->kind != TL_V_TENSOR || vb->kind != TL_V_TENSOR)
+        return tl_error_set(err, TL_ERR_TYPE, "%s(): argument 'input' and 'other' must be "
+                                              "Tensor", fname);
+    *x = va->u.tensor;
+    *y = vb->u.tensor;
+    return 0;
+}
+
+/* out = broadcast(a, b); false on mismatch */
+static bool broadcast2(const tl_tensor *a, const tl_tensor *b, int *nd, int64_t *out)
+{
+    int n = a->ndim > b->ndim ? a->ndim : b->ndim;
+    for (int i = 0; i < n; i++) {
+        int ia = a->ndim - n + i, ib = b->ndim - n + i;
+        int64_t sa = ia >= 0 ? a->sizes[ia] : 1, sb = ib >= 0 ? b->sizes[ib] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return false;
+        out[i] = sa == 1 ? sb : sa;
+    }
+    *nd = n;
+    return true;
+}
+
+/* logical linear index in t of the broadcast multi-index idx[0..n) */
+static int64_t bcast_index(const tl_tensor *t, int n, const int64_t *idx)
+{
+    int64_t lin = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        int64_t i = t->sizes[d] == 1 ? 0 : idx[n - t->ndim + d];
+        lin = lin * t->sizes[d] + i;
+    }
+    return lin;
+}
+
+static tl_value *torch_equal(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self;
+    tl_tensor *x, *y;
+    if (two_tensors(a, "equal", &x, &y, err) < 0)
+        return NULL;
+    if (x->ndim != y->ndim)
+        return tl_bool(false);
+    for (int d = 0; d < x->ndim; d++)
+        if (x->sizes[d] != y->sizes[d])
+            return tl_bool(false);
+    int64_t n = tl_tensor_numel(x);
+    for (int64_t i = 0; i < n; i++) {
+        double p, q;
+        if (tl_tensor_get_f64(x, i, &p, err) < 0 || tl_tensor_get_f64(y, i, &q, err) < 0)
+            return NULL;
+        if (!(p == q))
+            return tl_bool(false);
+        if (tl_context_deadline_tick(i, err) < 0)
+            return NULL;
+    }
+    return tl_bool(true);
+}
+
+static tl_value *torch_allclose(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self;
+    static const char *const kws[] = {"input", "other", "rtol", "atol", "equal_nan", NULL};
+    if (tl_args_check(a, "allclose", 5, kws,
+                      "(Tensor input, Tensor other, float rtol, float atol, bool equal_nan)",
+                      err) < 0)
+        return NULL;
+    tl_tensor *x, *y;
+    if (two_tensors(a, "allclose", &x, &y, err) < 0)
+        return NULL;
+    double rtol = 1e-05, atol = 1e-08;
+    bool eqnan = false;
+    tl_value *v;
+    if ((v = tl_arg(a, 2, "rtol")) && !tl_value_as_double(v, &rtol)) {
+        tl_error_set(err, TL_ERR_TYPE, "allclose(): argument 'rtol' must be float, not %s",
+                     tl_value_type_name(v));
+        return NULL;
+    }
+    if ((v = tl_arg(a, 3, "atol")) && !tl_value_as_double(v, &atol)) {
+        tl_error_set(err, TL_ERR_TYPE, "allclose(): argument 'atol' must be float, not %s",
+                     tl_value_type_name(v));
+        return NULL;
+    }
+    if ((v = tl_arg(a, 4, "equal_nan")) && tl_to_bool(v, "equal_nan", &eqnan, err) < 0)
+        return NULL;
+    if (x->dtype != y->dtype) {
+        tl_error_set(err, TL_ERR_RUNTIME, "%s did not match %s", scalar_type_name(y->dtype),
+                     scalar_type_name(x->dtype));
+        return NULL;
+    }
+    int nd;
+    int64_t shape[TL_MAX_DIMS], idx[TL_MAX_DIMS] = {0};
+    if (!broadcast2(x, y, &nd, shape)) {
+        for (int d = 0; d < TL_MAX_DIMS; d++)
+            idx[d] = 0;
+        int64_t sa = 0, sb = 0;
+        int bad = 0;
+        for (int i = 0; i < (x->ndim > y->ndim ? x->ndim : y->ndim); i++) {
+            int n = x->ndim > y->ndim ? x->ndim : y->ndim;
+            int ia = x->ndim - n + i, ib = y->ndim - n + i;
+            int64_t p = ia >= 0 ? x->sizes[ia] : 1, q = ib >= 0 ? y->sizes[ib] : 1;
+            if (p != q && p != 1 && q != 1) {
+                sa = p;
+                sb = q;
+                bad = i;
+                break;
+            }
+        }
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "The size of tensor a (%" PRId64 ") must match the size of tensor b (%" PRId64
+                     ") at non-singleton dimension %d", sa, sb, bad);
+        return NULL;
+    }
+    int64_t total = 1;
+    for (int d = 0; d < nd; d++)
+        total *= shape[d];
+    for (int64_t k = 0; k < total; k++) {
+        double p, q;
+        if (tl_tensor_get_f64(x, bcast_index(x, nd, idx), &p, err) < 0 ||
+            tl_tensor_get_f64(y, bcast_index(y, nd, idx), &q, err) < 0)
+            return NULL;
+        bool ok;
+        if (isnan(p) || isnan(q))
+            ok = eqnan && isnan(p) && isnan(q);
+        else if (p == q)
+            ok = true;
+        else
+            ok = isfinite(p) && isfinite(q) && fabs(p - q) <= atol + rtol * fabs(q);
+        if (!ok)
+            return tl_bool(false);
+        for (int d = nd - 1; d >= 0; d--) {
+            if (++idx[d] < shape[d])
+                break;
+            idx[d] = 0;
+        }
+        if (tl_context_deadline_tick(k, err) < 0)
+            return NULL;
+    }
+    return tl_bool(true);
+}
+
+static int dtype_arg(const tl_args *a, const char *fname, tl_dtype *dt, bool *given,
+                     tl_error *err)
+{
+    tl_value *v = tl_arg(a, 0, "type");
+    *given = v != NULL;
+    if (!v)
+        return 0;
+    if (v->kind != TL_V_DTYPE)
+        return tl_error_set(err, TL_ERR_TYPE, "%s(): argument 'type' must be torch.dtype, not %s",
+                            fname, tl_value_type_name(v));
+    *dt = v->u.dtype;
+    return 0;
+}
+
+static tl_value *torch_finfo(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self;
+    tl_dtype dt = tl_repr_default_dtype();
+    bool given;
+    if (dtype_arg(a, "finfo", &dt, &given, err) < 0)
+        return NULL;
+    if (!tl_dtype_is_floating(dt)) {
+        tl_error_set(err, TL_ERR_TYPE, "torch.finfo() requires a floating point input type. "
+                                       "Use torch.iinfo to handle 'torch.finfo'");
+        return NULL;
+    }
+    double res, mx, eps, tiny;
+    switch (dt) {
+    case TL_FLOAT16: res = 1e-3; mx = 65504; eps = 0.0009765625; tiny = 6.103515625e-05; break;
+    case TL_BFLOAT16: res = 1e-2; mx = 3.3895313892515355e38; eps = 0.0078125;
+        tiny = 1.1754943508222875e-38; break;
+    case TL_FLOAT64: res = 1e-15; mx = 1.7976931348623157e308; eps = 2.220446049250313e-16;
+        tiny = 2.2250738585072014e-308; break;
+    default: res = 1e-06; mx = 3.4028234663852886e38; eps = 1.1920928955078125e-07;
+        tiny = 1.1754943508222875e-38; break;
+    }
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "finfo(resolution=%g, min=%g, max=%g, eps=%g, smallest_normal=%g, tiny=%g, "
+             "dtype=%s)", res, -mx, mx, eps, tiny, tiny, tl_dtype_name(dt));
+    return tl_value_module(buf);
+}
+
+static bool iinfo_range(tl_dtype dt, int64_t *lo, int64_t *hi)
+{
+    switch (dt) {
+    case TL_UINT8: *lo = 0; *hi = 255; return true;
+    case TL_INT8: *lo = -128; *hi = 127; return true;
+    case TL_INT16: *lo = -32768; *hi = 32767; return true;
+    case TL_INT32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
+    case TL_INT64: *lo = INT64_MIN; *hi = INT64_MAX; return true;
+    case TL_BOOL: *lo = 0; *hi = 1; return true;
+    default: return false;
+    }
+}
+
+static tl_value *torch_iinfo(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self;
+    tl_dtype dt = TL_INT64;
+    bool given;
+    int64_t lo, hi;
+    if (dtype_arg(a, "iinfo", &dt, &given, err) < 0)
+        return NULL;
+    if (!given || !iinfo_range(dt, &lo, &hi) || dt == TL_BOOL) {
+        tl_error_set(err, TL_ERR_TYPE, "torch.iinfo() requires an integer input type. Use "
+                                       "torch.finfo to handle 'torch.iinfo'");
+        return NULL;
+    }
+    char buf[256];
+    snprintf(buf, sizeof buf, "iinfo(min=%g, max=%g, dtype=%s)", (double)lo, (double)hi,
+             tl_dtype_name(dt));
+    return tl_value_module(buf);
+}
+
+/* attributes of finfo(...)/iinfo(...) objects, read back from their repr */
+static tl_value *info_attr(const char *repr, const char *name, tl_error *err)
+{
+    const char *d = strstr(repr, "dtype=");
+    char dname[32] = {0};
+    if (d)
+        sscanf(d + 6, "%31[a-z0-9]", dname);
+    tl_dtype dt;
+    if (!tl_dtype_from_name(dname, &dt)) {
+        tl_error_set(err, TL_ERR_INTERNAL, "bad info object");
+        return NULL;
+    }
+    if (strcmp(name, "bits") == 0)
+        return tl_int((int64_t)tl_dtype_size(dt) * 8);
+    if (strcmp(name, "dtype") == 0)
+        return tl_str(dname);
+    if (repr[0] == 'i') {
+        int64_t lo, hi;
+        iinfo_range(dt, &lo, &hi);
+        if (strcmp(name, "min") == 0)
+            return tl_int(lo);
+        if (strcmp(name, "max") == 0)
+            return tl_int(hi);
+    } else {
+        static const struct { tl_dtype dt; double v[5]; } f[] = {
+            {TL_FLOAT16, {65504, 0.0009765625, 6.103515625e-05, 1e-3, 0}},
+            {TL_BFLOAT16, {3.3895313892515355e38, 0.0078125, 1.1754943508222875e-38, 1e-2, 0}},
+            {TL_FLOAT32, {3.4028234663852886e38, 1.1920928955078125e-07, 1.1754943508222875e-38,
+                          1e-06, 0}},
+            {TL_FLOAT64, {1.7976931348623157e308, 2.220446049250313e-16,
+                          2.2250738585072014e-308, 1e-15, 0}},
+        };
+        for (size_t i = 0; i < TL_ARRAY_LEN(f); i++) {
+            if (f[i].dt != dt)
+                continue;
+            if (strcmp(name, "max") == 0)
+                return tl_float(f[i].v[0]);
+            if (strcmp(name, "min") == 0)
+                return tl_float(-f[i].v[0]);
+            if (strcmp(name, "eps") == 0)
+                return tl_float(f[i].v[1]);
+            if (strcmp(name, "tiny") == 0 || strcmp(name, "smallest_normal") == 0)
+                return tl_float(f[i].v[2]);
+            if (strcmp(name, "resolution") == 0)
+                return tl_float(f[i].v[3]);
+        }
+    }
+    tl_error_set(err, TL_ERR_ATTRIBUTE, "'torch.%cinfo' object has no attribute '%s'", repr[0],
+                 name);
+    return NULL;
+}
+
+static tl_value *torch_broadcast_shapes(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self;
+    int64_t out[TL_MAX_DIMS];
+    int n = 0;
+    for (size_t k = 0; k < a->npos; k++) {
+        const tl_value *s = a->pos[k];
+        int64_t one;
+        const tl_value *const *items = NULL;
+        size_t m = 0;
+        tl_value *tmp = NULL;
+        if (s->kind == TL_V_INT) {
+            one = s->u.i;
+            tmp = tl_int(one);
+            items = (const tl_value *const *)&tmp;
+            m = 1;
+        } else if (tl_value_is_seq(s)) {
+            items = (const tl_value *const *)s->u.seq.items;
+            m = s->u.seq.n;
+        } else {
+            tl_buf b = {0};
+            tl_value_repr(s, &b);
+            tl_error_set(err, TL_ERR_RUNTIME, "Input shapes should be of type ints, a tuple of "
+                                              "ints, or a list of ints, got %s", tl_buf_str(&b));
+            tl_buf_free(&b);
+            return NULL;
+        }
+        if (m > TL_MAX_DIMS) {
+            tl_value_release(tmp);
+            tl_error_set(err, TL_ERR_LIMIT, "more than %d dimensions", TL_MAX_DIMS);
+            return NULL;
+        }
+        while ((size_t)n < m) {
+            memmove(out + 1, out, (size_t)n * sizeof *out);
+            out[0] = 1;
+            n++;
+        }
+        for (size_t i = 0; i < m; i++) {
+            int64_t d;
+            if (!tl_value_as_index(items[m - 1 - i], &d)) {
+                tl_value_release(tmp);
+                tl_error_set(err, TL_ERR_TYPE, "broadcast_shapes(): shapes must hold ints");
+                return NULL;
+            }
+            int64_t *r = &out[n - 1 - (int)i];
+            if (d < 0) {
+                tl_value_release(tmp);
+                tl_error_set(err, TL_ERR_RUNTIME, "Trying to create tensor with negative "
+                                                  "dimension (%" PRId64 "): (%" PRId64 ")", d, d);
+                return NULL;
+            }
+            if (d == 1 || d == *r)
+                continue;
+            if (*r != 1) {
+                tl_value_release(tmp);
+                tl_error_set(err, TL_ERR_RUNTIME,
+                             "Shape mismatch: objects cannot be broadcast to a single shape");
+                return NULL;
+            }
+            *r = d;
+        }
+        tl_value_release(tmp);
+    }
+    return tl_size_new(n, out);
+}
+
+static tl_value *torch_set_default_dtype(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self;
+    tl_value *v = tl_arg(a, 0, "d");
+    if (!v || v->kind != TL_V_DTYPE || a->npos + a->nkw != 1) {
+        tl_error_set(err, TL_ERR_TYPE, "set_default_dtype(): argument 'd' must be torch.dtype");
+        return NULL;
+    }
+    if (!tl_dtype_is_floating(v->u.dtype)) {
+        tl_error_set(err, TL_ERR_TYPE, "only floating-point types are supported as the default "
+                                       "type");
+        return NULL;
+    }
+    tl_repr_set_default_dtype(v->u.dtype);
+    return tl_none();
+}
+
 static const char *const torch_extra_names[] = {
     "float32", "float", "float64", "double", "float16", "half", "bfloat16",
     "int64", "long", "int32", "int", "int16", "short", "int8", "uint8", "bool",
     "device", "Size", "contiguous_format", "channels_last", "channels_last_3d",
     "preserve_format", "cuda", "manual_seed", "get_default_dtype", "is_tensor",
-    "inf", "nan", "pi", "e"};
+    "inf", "nan", "pi", "e", "equal", "allclose", "finfo", "iinfo", "broadcast_shapes",
+    "set_default_dtype", "Tensor"};
 
 static const struct {
     const char *name;
@@ -959,6 +1562,8 @@ static tl_value *torch_attr(const char *name, tl_error *err)
     /* the factory module's bindings (torch.device, torch.manual_seed, ...)
      * take precedence over the fallbacks below */
     const tl_binding *b = tl_bind_find(TL_BIND_TORCH, name);
+    if (b && strcmp(name, "Tensor") == 0)
+        return tl_value_type("torch.Tensor", TL_OK, TL_V_TENSOR, b->fn);
     if (b)
         return tl_value_func(b->name, b->fn, NULL);
     if (strcmp(name, "Size") == 0)
@@ -978,6 +1583,18 @@ static tl_value *torch_attr(const char *name, tl_error *err)
         return c;
     if (strcmp(name, "get_default_dtype") == 0)
         return tl_value_func("get_default_dtype", torch_get_default_dtype, NULL);
+    if (strcmp(name, "set_default_dtype") == 0)
+        return tl_value_func("set_default_dtype", torch_set_default_dtype, NULL);
+    if (strcmp(name, "equal") == 0)
+        return tl_value_func("equal", torch_equal, NULL);
+    if (strcmp(name, "allclose") == 0)
+        return tl_value_func("allclose", torch_allclose, NULL);
+    if (strcmp(name, "finfo") == 0)
+        return tl_value_func("finfo", torch_finfo, NULL);
+    if (strcmp(name, "iinfo") == 0)
+        return tl_value_func("iinfo", torch_iinfo, NULL);
+    if (strcmp(name, "broadcast_shapes") == 0)
+        return tl_value_func("broadcast_shapes", torch_broadcast_shapes, NULL);
     if (strcmp(name, "is_tensor") == 0)
         return tl_value_func("is_tensor", torch_is_tensor, NULL);
     b = tl_bind_find(TL_BIND_METHOD, name);
@@ -1041,6 +1658,8 @@ static tl_value *cuda_attr(const char *name, tl_error *err)
 tl_value *tl_builtins_module_attr(tl_value *mod, const char *name, tl_error *err)
 {
     const char *m = mod->u.str.s;
+    if (strncmp(m, "finfo(", 6) == 0 || strncmp(m, "iinfo(", 6) == 0)
+        return info_attr(m, name, err);
     if (strcmp(m, "torch") == 0)
         return torch_attr(name, err);
     if (strcmp(m, "numpy") == 0)
@@ -1250,6 +1869,32 @@ tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
         return storage_attr(obj, name, err);
     case TL_V_MODULE:
         return tl_builtins_module_attr(obj, name, err);
+    case TL_V_TYPE:
+        if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) {
+            const char *dot = strrchr(obj->u.type.name, '.');
+            return tl_str(dot ? dot + 1 : obj->u.type.name);
+        }
+        if (strcmp(name, "__module__") == 0) {
+            const char *dot = strrchr(obj->u.type.name, '.');
+            if (!dot)
+                return tl_str("builtins");
+            return tl_strn(obj->u.type.name, (size_t)(dot - obj->u.type.name));
+        }
+        break;
+    case TL_V_EXC:
+        if (strcmp(name, "args") == 0) {
+            tl_value *t = tl_tuple_new(obj->u.exc.msg[0] ? 1 : 0);
+            if (obj->u.exc.msg[0])
+                tl_seq_set(t, 0, tl_str(obj->u.exc.msg));
+            return t;
+        }
+        if (strcmp(name, "__class__") == 0)
+            return tl_builtins_exc_type(obj->u.exc.errkind);
+        break;
+    case TL_V_CLOSURE:
+        if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0)
+            return tl_str(obj->u.closure.name);
+        break;
     case TL_V_TUPLE:
     case TL_V_LIST:
     case TL_V_SIZE:

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 #include "value.h"
@@ -19,7 +20,19 @@
 extern "C" {
 #endif
 
-/* A builtin function (len, range, print, ...) by name, or NULL. */
+/* print() writes to f (NULL, the default: output is discarded, as in lab
+ * setups). Per thread. */
+void tl_builtins_set_stdout(FILE *f);
+
+/* Does exception kind (tl_errkind) fall under class `type` (`except
+ * LookupError:` catches IndexError)? 1/0, or -1 with TypeError when type is
+ * not an exception class. */
+int tl_builtins_exc_matches(const tl_value *type, int kind, tl_error *err);
+/* The class of exception kind `kind` (type(e)); a new reference. */
+tl_value *tl_builtins_exc_type(int kind);
+
+/* A builtin function (len, range, print, ...) or class (int, RuntimeError,
+ * ...) by name, or NULL. */
 tl_value *tl_builtins_lookup(const char *name);
 
 /* mod.NAME for a TL_V_MODULE value ("torch", "numpy", "torch.cuda").

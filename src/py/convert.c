@@ -178,7 +178,7 @@ static int leaf_dtype(const tl_value *v, tl_dtype *out, tl_error *err)
     switch (v->kind) {
     case TL_V_BOOL: *out = TL_BOOL; return 0;
     case TL_V_INT: *out = TL_INT64; return 0;
-    case TL_V_FLOAT: *out = TL_FLOAT32; return 0;
+    case TL_V_FLOAT: *out = tl_dtype_default(); return 0;
     case TL_V_TENSOR: *out = v->u.tensor->dtype; return 0;
     case TL_V_NONE:
         return tl_error_set(err, TL_ERR_RUNTIME,
@@ -204,7 +204,7 @@ static int walk_dtype(data_walk *w, const tl_value *v, int depth, tl_error *err)
                                 "data nests deeper than %d dimensions",
                                 TL_MAX_DIMS);
         if (v->u.seq.n == 0) {
-            note_dtype(w, TL_FLOAT32);
+            note_dtype(w, w->numpy ? TL_FLOAT64 : tl_dtype_default());
             return 0;
         }
         for (size_t i = 0; i < v->u.seq.n; i++)
@@ -390,7 +390,7 @@ static tl_tensor *from_data_impl(const tl_value *data, bool dt_given,
     } else {
         if (walk_dtype(&w, data, 0, err) < 0)
             return NULL;
-        w.target = w.have_dtype ? w.dtype : (numpy ? TL_FLOAT64 : TL_FLOAT32);
+        w.target = w.have_dtype ? w.dtype : (numpy ? TL_FLOAT64 : tl_dtype_default());
     }
     int64_t numel;
     if (tl_tensor_check_shape(w.ndim, w.sizes, &numel, err) < 0)

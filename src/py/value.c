@@ -10,6 +10,7 @@
  * allocator cost, recorded in v->charged and given back when the value is
  * destroyed, so --max-bytes bounds lists and strings as it bounds tensors.
  */
+#include "repr.h"
 #include "value.h"
 
 #include <inttypes.h>
@@ -184,9 +185,13 @@ tl_value *tl_value_storage(tl_storage *s)
 
 bool tl_value_python_dtype(const tl_value *v, tl_dtype *dt)
 {
-    if (!v || v->kind != TL_V_FUNC || v->u.func.self || !v->u.func.name)
+    const char *n;
+    if (v && v->kind == TL_V_TYPE && v->u.type.errkind == TL_OK)
+        n = v->u.type.name; /* the classes int, float, bool */
+    else if (v && v->kind == TL_V_FUNC && !v->u.func.self && v->u.func.name)
+        n = v->u.func.name;
+    else
         return false;
-    const char *n = v->u.func.name;
     if (strcmp(n, "float") == 0)
         *dt = TL_FLOAT64;
     else if (strcmp(n, "int") == 0)
@@ -222,6 +227,56 @@ tl_value *tl_value_func(const char *name, tl_cfunc fn, tl_value *self)
     v->u.func.fn = fn;
     v->u.func.self = self ? tl_value_retain(self) : NULL;
     return v;
+}
+
+tl_value *tl_value_type(const char *name, int errkind, int vkind, tl_cfunc ctor)
+{
+    tl_value *v = alloc_value(TL_V_TYPE);
+    v->u.type.name = name;
+    v->u.type.errkind = errkind;
+    v->u.type.vkind = vkind;
+    v->u.type.ctor = ctor;
+    return v;
+}
+
+tl_value *tl_value_exc(int errkind, const char *msg)
+{
+    tl_value *v = alloc_value(TL_V_EXC);
+    v->u.exc.errkind = errkind;
+    v->u.exc.msg = tl_xstrdup(msg ? msg : "");
+    return v;
+}
+
+tl_value *tl_value_closure(const char *name, void *data,
+                           tl_value *(*call)(void *, const struct tl_args *, tl_error *),
+                           void (*drop)(void *))
+{
+    tl_value *v = alloc_value(TL_V_CLOSURE);
+    v->u.closure.name = name;
+    v->u.closure.data = data;
+    v->u.closure.call = call;
+    v->u.closure.drop = drop;
+    return v;
+}
+
+tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err)
+{
+    switch (fn->kind) {
+    case TL_V_FUNC:
+        return fn->u.func.fn(fn->u.func.self, args, err);
+    case TL_V_CLOSURE:
+        return fn->u.closure.call(fn->u.closure.data, args, err);
+    case TL_V_TYPE:
+        /* the class itself is the constructor's self (exception classes
+         * build an exception of their kind) */
+        if (fn->u.type.ctor)
+            return fn->u.type.ctor(fn->u.type.errkind != TL_OK ? fn : NULL, args, err);
+        break;
+    default:
+        break;
+    }
+    tl_error_set(err, TL_ERR_TYPE, "'%s' object is not callable", tl_value_type_name(fn));
+    return NULL;
 }
 
 tl_value *tl_value_retain(tl_value *v)
@@ -279,6 +334,13 @@ static void destroy(dying *d, tl_value *v)
     case TL_V_FUNC:
         drop(d, v->u.func.self);
         break;
+    case TL_V_EXC:
+        free(v->u.exc.msg);
+        break;
+    case TL_V_CLOSURE:
+        if (v->u.closure.drop)
+            v->u.closure.drop(v->u.closure.data);
+        break;
     default:
         break;
     }
@@ -320,6 +382,9 @@ const char *tl_value_type_name(const tl_value *v)
     case TL_V_STORAGE: return v->typed ? "torch.TypedStorage" : "torch.UntypedStorage";
     case TL_V_MODULE: return "module";
     case TL_V_FUNC: return "builtin_function_or_method";
+    case TL_V_TYPE: return "type";
+    case TL_V_EXC: return tl_error_kind_name((tl_errkind)v->u.exc.errkind);
+    case TL_V_CLOSURE: return "function";
     case TL_V_NKINDS: break;
     }
     return "object";
@@ -434,6 +499,8 @@ static bool equal_rec(const tl_value *a, const tl_value *b, int depth)
     case TL_V_MODULE: return strcmp(a->u.str.s, b->u.str.s) == 0;
     case TL_V_FUNC:
         return a->u.func.fn == b->u.func.fn && a->u.func.self == b->u.func.self;
+    case TL_V_TYPE: return strcmp(a->u.type.name, b->u.type.name) == 0;
+    case TL_V_CLOSURE: return a->u.closure.data == b->u.closure.data;
     default: return a == b;
     }
 }
@@ -459,6 +526,8 @@ bool tl_value_is(const tl_value *a, const tl_value *b)
     case TL_V_MEMFMT: return a->u.memfmt == b->u.memfmt;
     case TL_V_STORAGE: return a->u.storage == b->u.storage;
     case TL_V_MODULE: return strcmp(a->u.str.s, b->u.str.s) == 0;
+    case TL_V_TYPE: return strcmp(a->u.type.name, b->u.type.name) == 0;
+    case TL_V_CLOSURE: return a->u.closure.data == b->u.closure.data;
     default: return false;
     }
 }
@@ -550,63 +619,6 @@ static void str_repr(const char *s, size_t n, tl_buf *b)
     tl_buf_putc(b, q);
 }
 
-static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
-{
-    /* compact: tensor([0., 1., ...]) for small tensors, else a summary */
-    int64_t n = tl_tensor_numel(t);
-    tl_buf_printf(b, "%s(", prefix);
-    /* the elements come from one host read (printing is best effort) */
-    tl_tensor *h = t->ndim == 0 || n <= 64 ? tl_tensor_read_host(t, NULL) : NULL;
-    const tl_tensor *e = h ? h : t;
-    if (t->ndim == 0 || n <= 64) {
-        int64_t idx[TL_MAX_DIMS] = {0};
-        for (int d = 0; d < t->ndim; d++)
-            tl_buf_putc(b, '[');
-        for (int64_t i = 0; i < n; i++) {
-            if (i > 0) {
-                int closed = 0;
-                for (int d = t->ndim - 1; d >= 0; d--) {
-                    if (++idx[d] < t->sizes[d])
-                        break;
-                    idx[d] = 0;
-                    closed++;
-                }
-                for (int k = 0; k < closed; k++)
-                    tl_buf_putc(b, ']');
-                tl_buf_puts(b, ", ");
-                for (int k = 0; k < closed; k++)
-                    tl_buf_putc(b, '[');
-            }
-            if (tl_dtype_is_floating(t->dtype)) {
-                double d = 0;
-                tl_tensor_get_f64(e, i, &d, NULL);
-                if (d == floor(d) && fabs(d) < 1e16)
-                    tl_buf_printf(b, "%.0f.", d);
-                else
-                    tl_buf_printf(b, "%.4f", d);
-            } else if (t->dtype == TL_BOOL) {
-                int64_t v = 0;
-                tl_tensor_get_i64(e, i, &v, NULL);
-                tl_buf_puts(b, v ? "True" : "False");
-            } else {
-                int64_t v = 0;
-                tl_tensor_get_i64(e, i, &v, NULL);
-                tl_buf_printf(b, "%" PRId64, v);
-            }
-        }
-        for (int d = 0; d < t->ndim; d++)
-            tl_buf_putc(b, ']');
-    } else {
-        char shape[64 * 24];
-        tl_shape_format(shape, sizeof shape, t->ndim, t->sizes);
-        tl_buf_printf(b, "<%s elements of shape %s>", "...", shape);
-    }
-    tl_tensor_release(h);
-    if (t->dtype != TL_FLOAT32 && t->dtype != TL_INT64 && t->dtype != TL_BOOL)
-        tl_buf_printf(b, ", dtype=torch.%s", tl_dtype_name(t->dtype));
-    tl_buf_putc(b, ')');
-}
-
 /* repr of v into b, giving up once b->len passes `limit` (an absolute
  * length) or nesting passes TL_VALUE_MAX_DEPTH: the function that gives up
  * appends "..." and returns false, its callers just return false. */
@@ -686,13 +698,29 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth)
         tl_buf_puts(b, names[v->u.memfmt]);
         break;
     }
-    case TL_V_TENSOR: tensor_repr(v->u.tensor, "tensor", b); break;
-    case TL_V_NDARRAY: tensor_repr(v->u.tensor, "array", b); break;
+    case TL_V_TENSOR: tl_repr_tensor(v->u.tensor, b); break;
+    case TL_V_NDARRAY: tl_repr_ndarray(v->u.tensor, true, b); break;
     case TL_V_STORAGE:
-        tl_buf_printf(b, "<storage of %zu bytes>", v->u.storage->nbytes);
+        tl_repr_storage(v->u.storage, b, (limit - b->len) / 4 + 1);
         break;
-    case TL_V_MODULE: tl_buf_printf(b, "<module '%s'>", v->u.str.s); break;
+    case TL_V_MODULE:
+        /* torch.finfo / torch.iinfo objects carry their repr as the name */
+        if (strncmp(v->u.str.s, "finfo(", 6) == 0 || strncmp(v->u.str.s, "iinfo(", 6) == 0)
+            tl_buf_puts(b, v->u.str.s);
+        else
+            tl_buf_printf(b, "<module '%s'>", v->u.str.s);
+        break;
     case TL_V_FUNC: tl_buf_printf(b, "<built-in method %s>", v->u.func.name); break;
+    case TL_V_TYPE: tl_buf_printf(b, "<class '%s'>", v->u.type.name); break;
+    case TL_V_EXC:
+        tl_buf_printf(b, "%s(", tl_error_kind_name((tl_errkind)v->u.exc.errkind));
+        if (v->u.exc.msg[0])
+            str_repr(v->u.exc.msg, strlen(v->u.exc.msg), b);
+        tl_buf_putc(b, ')');
+        break;
+    case TL_V_CLOSURE:
+        tl_buf_printf(b, "<function %s at %p>", v->u.closure.name, (void *)v);
+        break;
     case TL_V_NKINDS: break;
     }
     return true;
@@ -709,6 +737,30 @@ bool tl_value_repr_bounded(const tl_value *v, tl_buf *b, size_t max_bytes)
 void tl_value_repr(const tl_value *v, tl_buf *b)
 {
     tl_value_repr_bounded(v, b, TL_VALUE_REPR_MAX);
+}
+
+void tl_value_str(const tl_value *v, tl_buf *b)
+{
+    switch (v->kind) {
+    case TL_V_STR:
+        tl_buf_append(b, v->u.str.s, v->u.str.len);
+        return;
+    case TL_V_DEVICE: {
+        char dev[32];
+        tl_device_str(v->u.device, dev, sizeof dev);
+        tl_buf_puts(b, dev);
+        return;
+    }
+    case TL_V_EXC:
+        tl_buf_puts(b, v->u.exc.msg);
+        return;
+    case TL_V_NDARRAY:
+        tl_repr_ndarray(v->u.tensor, false, b);
+        return;
+    default:
+        tl_value_repr(v, b);
+        return;
+    }
 }
 
 /* ---- conversions ---- */

@@ -48,6 +48,9 @@ typedef enum tl_vkind {
     TL_V_STORAGE,  /* x.untyped_storage() (u.storage) */
     TL_V_MODULE,   /* torch, np, torch.cuda ... (u.str holds the name) */
     TL_V_FUNC,     /* builtin function or bound method (u.func) */
+    TL_V_TYPE,     /* a class: int, torch.Tensor, RuntimeError ... (u.type) */
+    TL_V_EXC,      /* an exception object (u.exc) */
+    TL_V_CLOSURE,  /* a function written in the program (u.closure) */
     TL_V_NKINDS
 } tl_vkind;
 
@@ -90,6 +93,23 @@ typedef struct tl_value {
             tl_cfunc fn;
             struct tl_value *self; /* owned; NULL if unbound */
         } func;
+        struct {
+            const char *name;      /* static: "int", "torch.Tensor", "RuntimeError" */
+            int errkind;           /* exception classes: tl_errkind, else TL_OK */
+            int vkind;             /* instances' tl_vkind, or -1 */
+            tl_cfunc ctor;         /* calling the class (NULL: exceptions) */
+        } type;
+        struct {
+            int errkind;           /* tl_errkind */
+            char *msg;             /* owned; str(e) */
+        } exc;
+        struct {
+            const char *name;      /* owned by data; the def's name or "<lambda>" */
+            void *data;            /* owned (the language layer's function) */
+            struct tl_value *(*call)(void *data, const struct tl_args *args,
+                                     tl_error *err);
+            void (*drop)(void *data);
+        } closure;
     } u;
 } tl_value;
 
@@ -121,6 +141,14 @@ bool tl_value_python_dtype(const tl_value *v, tl_dtype *dt);
 tl_value *tl_value_typed_storage(tl_storage *s, tl_dtype dt);
 tl_value *tl_value_module(const char *name);
 tl_value *tl_value_func(const char *name, tl_cfunc fn, tl_value *self); /* retains self */
+tl_value *tl_value_type(const char *name, int errkind, int vkind, tl_cfunc ctor);
+tl_value *tl_value_exc(int errkind, const char *msg);
+/* data is owned by the value: drop(data) runs when it is released. */
+tl_value *tl_value_closure(const char *name, void *data,
+                           tl_value *(*call)(void *, const struct tl_args *, tl_error *),
+                           void (*drop)(void *));
+/* Call any callable (builtin, closure, class); TypeError for others. */
+tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err);
 
 tl_value *tl_value_retain(tl_value *v);
 void tl_value_release(tl_value *v);
@@ -144,6 +172,9 @@ bool tl_value_is(const tl_value *a, const tl_value *b);
  * Bounded: at most about TL_VALUE_REPR_MAX bytes and TL_VALUE_MAX_DEPTH
  * levels of nesting; a longer or deeper value is cut with "...". */
 void tl_value_repr(const tl_value *v, tl_buf *b);
+/* str(v) into b: strings unquoted, devices "cpu", exceptions their
+ * message, arrays NumPy's str; everything else its repr. */
+void tl_value_str(const tl_value *v, tl_buf *b);
 /* The same with an explicit cap of about max_bytes bytes (a cut adds "...").
  * false when the value was cut (too long or nested too deep). */
 bool tl_value_repr_bounded(const tl_value *v, tl_buf *b, size_t max_bytes);

@@ -153,6 +153,38 @@ static void build_checks(const tl_report *r, tl_items *it)
         }
         x->detail = tl_buf_steal(&d);
     }
+    if (g->classify.offered && g->classify.answered) {
+        /* the stretch goal, when the sheet answers it: its own pass/fail
+         * test in every format, worth 0 here (its points are reported
+         * apart, outside the threshold); an optional stretch left blank is
+         * no failed test */
+        const tl_classify_grade *cg = &g->classify;
+        tl_buf nb = {0};
+        tl_buf_printf(&nb, "classify() (stretch, %" PRId64 "/%" PRId64 " points)", cg->score,
+                      cg->points);
+        tl_item *x = add(it, TL_ITEM_CLASSIFY, tl_buf_steal(&nb), "classify");
+        x->passed = cg->passed;
+        x->score = 0;
+        x->max_score = 0;
+        tl_buf m = {0};
+        if (!cg->answered)
+            tl_buf_puts(&m, "not answered");
+        else if (cg->passed)
+            tl_buf_printf(&m, "%zu results classified, all right (%" PRId64 "/%" PRId64
+                          " stretch points)", cg->checked, cg->score, cg->points);
+        else
+            tl_buf_printf(&m, "%zu of %zu results wrong or failed (%" PRId64 "/%" PRId64
+                          " stretch points)", cg->nproblems, cg->checked, cg->score, cg->points);
+        x->message = tl_buf_steal(&m);
+        tl_buf d = {0};
+        for (size_t k = 0; k < cg->nproblems; k++) {
+            tl_buf_puts(&d, k ? "\n" : "");
+            tl_escape_line(&d, cg->problems[k]);
+        }
+        x->detail = tl_buf_steal(&d);
+        x->line = r->lab->classify_line;
+        x->col = r->lab->classify_col;
+    }
     if (r->sheet_file) {
         tl_item *x = add(it, TL_ITEM_TAMPER, tl_xstrdup("tamper check"), "tamper");
         x->passed = r->nchanges == 0;

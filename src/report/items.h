@@ -29,6 +29,7 @@ typedef enum tl_item_kind {
     TL_ITEM_OP,
     TL_ITEM_QUESTION,
     TL_ITEM_RULES,
+    TL_ITEM_CLASSIFY,
     TL_ITEM_TAMPER,
     TL_ITEM_VERDICT,
     TL_ITEM_ERROR

@@ -46,6 +46,7 @@ static const char *failure_type(const tl_item *x)
     case TL_ITEM_OP: return x->unanswered ? "unanswered" : "wrong_prediction";
     case TL_ITEM_QUESTION: return "question";
     case TL_ITEM_RULES: return "rules";
+    case TL_ITEM_CLASSIFY: return "classify";
     case TL_ITEM_TAMPER: return "tampered";
     case TL_ITEM_VERDICT: return "below_threshold";
     case TL_ITEM_ERROR: return "unreadable";

@@ -309,6 +309,23 @@ cJSON *tl_scorecard_build(const tl_report *r)
         CK(cJSON_AddNumberToObject(sc, "max_points", (double)g->max_points));
         CK(cJSON_AddNumberToObject(sc, "threshold", (double)g->threshold));
         CK(cJSON_AddNumberToObject(sc, "unanswered", (double)g->unanswered));
+        if (g->classify.offered) {
+            const tl_classify_grade *cg = &g->classify;
+            cJSON *c = cJSON_AddObjectToObject(root, "classify");
+            CK(c);
+            CK(cJSON_AddBoolToObject(c, "answered", cg->answered));
+            CK(cJSON_AddBoolToObject(c, "passed", cg->passed));
+            CK(cJSON_AddNumberToObject(c, "points", (double)cg->points));
+            CK(cJSON_AddNumberToObject(c, "score", (double)cg->score));
+            CK(cJSON_AddNumberToObject(c, "checked", (double)cg->checked));
+            cJSON *ps = cJSON_AddArrayToObject(c, "problems");
+            CK(ps);
+            for (size_t k = 0; k < cg->nproblems; k++) {
+                cJSON *s = cJSON_CreateString(cg->problems[k]);
+                CK(s);
+                cJSON_AddItemToArray(ps, s);
+            }
+        }
         CK(cJSON_AddBoolToObject(root, "passed", g->passed && !r->error));
         if (r->sheet_file) {
             /* graded against a master (grade, check --lab) */

@@ -156,6 +156,22 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
                     tl_buf_free(&t);
                 }
         }
+        if (g->classify.offered) {
+            const tl_classify_grade *cg = &g->classify;
+            tl_buf_printf(b, "\n%sStretch: classify()%s  %s%s%s (%" PRId64 "/%" PRId64
+                          " points, not counted toward the threshold)\n",
+                          tl_layout_color(o, C_BOLD), tl_layout_color(o, C_OFF),
+                          cg->passed ? tl_layout_color(o, C_GREEN) : tl_layout_color(o, C_RED),
+                          !cg->answered ? "not answered" : cg->passed ? "pass" : "FAIL",
+                          tl_layout_color(o, C_OFF), cg->score, cg->points);
+            if (cg->answered)
+                tl_buf_printf(b, "  %zu results classified, %zu wrong or failed\n", cg->checked,
+                              cg->nproblems);
+            for (size_t k = 0; k < cg->nproblems; k++) {
+                tl_buf_puts(b, "  ");
+                tl_layout_wrap(b, cg->problems[k], 2, 4, TL_REPORT_WIDTH);
+            }
+        }
         if (lab->nquestions) {
             tl_buf_printf(b, "\n%sQuestions%s\n", tl_layout_color(o, C_BOLD), tl_layout_color(o, C_OFF));
             for (size_t i = 0; i < lab->nquestions; i++) {

@@ -322,3 +322,15 @@ void tl_dtype_store_f64(tl_dtype dt, void *p, double v)
     default: break;
     }
 }
+
+static _Thread_local int g_default_dtype = -1;
+
+tl_dtype tl_dtype_default(void)
+{
+    return g_default_dtype < 0 ? TL_FLOAT32 : (tl_dtype)g_default_dtype;
+}
+
+void tl_dtype_set_default(tl_dtype dt)
+{
+    g_default_dtype = (int)dt;
+}

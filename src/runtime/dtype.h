@@ -42,6 +42,12 @@ const char *tl_dtype_tensor_type(tl_dtype dt);
  * (the attribute names of the torch module). Returns false if unknown. */
 bool tl_dtype_from_name(const char *name, tl_dtype *out);
 
+/* torch.get_default_dtype() of this thread (float32 unless
+ * torch.set_default_dtype changed it): what factories and torch.tensor give
+ * Python floats, and what tensor printing leaves out. */
+tl_dtype tl_dtype_default(void);
+void tl_dtype_set_default(tl_dtype dt);
+
 bool tl_dtype_is_floating(tl_dtype dt);
 bool tl_dtype_is_integral(tl_dtype dt); /* excludes bool */
 

@@ -1,0 +1,237 @@
+#!/bin/sh
+# tests/hostile_lang.sh - hostile scripts and sheets for the language
+# constructs of issue 13: every one ends with one located message and its
+# exit status (1: an uncaught Python exception, 2: a limit or unsupported
+# construct), never a crash, a hang or a C stack overflow (the suite also
+# runs under ASan, whose frames are several times larger).
+
+. "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
+
+# script NAME: stdin to $work/NAME.py
+script() { cat > "$work/$1.py"; }
+
+# deep recursion: Python's RecursionError, as a located limit
+script rec <<'PY'
+def f(n):
+    return f(n + 1) + 1
+f(0)
+PY
+expect 2 exec "$work/rec.py"
+stderr_has "rec.py:2:12: error: limit exceeded: maximum recursion depth exceeded"
+stderr_lines 3
+
+# mutual recursion through lambdas, each frame a deep expression
+script mutual <<'PY'
+a = lambda n: [[[[[[[[b(n + 1)]]]]]]]]
+b = lambda n: [[[[[[[[a(n + 1)]]]]]]]]
+a(0)
+PY
+expect 2 exec "$work/mutual.py"
+stderr_has "error: limit exceeded: maximum recursion depth exceeded"
+
+# a RecursionError or a timeout cannot be caught away
+script catchall <<'PY'
+def f():
+    return f()
+try:
+    f()
+except Exception:
+    print("caught")
+except:
+    print("caught bare")
+PY
+expect 2 exec "$work/catchall.py"
+stdout_empty
+script spin <<'PY'
+try:
+    while True:
+        pass
+except Exception:
+    print("caught")
+PY
+expect 2 exec --timeout 0.2 "$work/spin.py"
+stdout_empty
+stderr_has "spin.py:2:5: error: limit exceeded: time limit exceeded (0.2 s per op"
+
+# loops: time and size limits, located at the loop
+script forever <<'PY'
+i = 0
+while True:
+    i += 1
+    if i < 0:
+        break
+PY
+expect 2 exec --timeout 0.2 "$work/forever.py"
+stderr_has "forever.py:2:1: error: limit exceeded: time limit exceeded"
+script bigrange <<'PY'
+for i in range(10 ** 12):
+    pass
+PY
+expect 2 exec "$work/bigrange.py"
+stderr_has "bigrange.py:1:10: error: limit exceeded"
+
+# huge f-string widths and precisions, and f-strings that double
+script width <<'PY'
+s = f"{1:1000000000}"
+PY
+expect 2 exec "$work/width.py"
+stderr_has "width.py:1:7: error: limit exceeded: format width longer than the limit"
+script nestedwidth <<'PY'
+w = 10 ** 9
+s = f"{'x':>{w}}"
+PY
+expect 2 exec "$work/nestedwidth.py"
+stderr_has "nestedwidth.py:2:7: error: limit exceeded: format width longer than the limit"
+script prec <<'PY'
+s = f"{1.5:.99999999999999999f}"
+PY
+expect 2 exec "$work/prec.py"
+stderr_has "error: limit exceeded: format precision too large"
+script doubling <<'PY'
+s = "x"
+while True:
+    s = f"{s}{s}"
+PY
+expect 2 exec "$work/doubling.py"
+stderr_has "doubling.py:3:9: error: limit exceeded"
+script deepspec <<'PY'
+s = f"{1:{2:{3:{4}}}}"
+PY
+expect 2 exec "$work/deepspec.py"
+stderr_has "deepspec.py:1:15: error: syntax error: f-string: expressions nested too deeply"
+
+# exceptions escaping finally: the finally's own exception wins
+script fin <<'PY'
+def f():
+    try:
+        raise ValueError("first")
+    finally:
+        raise RuntimeError("second")
+try:
+    f()
+except ValueError:
+    print("wrong handler")
+PY
+expect 1 exec "$work/fin.py"
+stdout_empty
+stderr_has "fin.py:5:9: error: RuntimeError: second"
+stderr_has "Traceback (most recent call last):"
+# ... and a return in finally swallows the exception, as in Python
+script finret <<'PY'
+def g():
+    try:
+        raise ValueError("gone")
+    finally:
+        return "kept"
+print(g())
+for i in range(3):
+    try:
+        raise KeyError(i)
+    finally:
+        break
+print("after", i)
+PY
+expect 0 exec "$work/finret.py"
+stdout_has "kept"
+stdout_has "after 0"
+# an exception raised while handling another
+script inhandler <<'PY'
+try:
+    [][1]
+except IndexError as e:
+    raise TypeError(f"while handling: {e}")
+PY
+expect 1 exec "$work/inhandler.py"
+stderr_has "inhandler.py:4:5: error: TypeError: while handling: list index out of range"
+
+# closures over deleted names
+script delglobal <<'PY'
+y = 1
+f = lambda: y
+del y
+f()
+PY
+expect 1 exec "$work/delglobal.py"
+stderr_has "delglobal.py:2:13: error: NameError: name 'y' is not defined"
+script delfree <<'PY'
+def outer():
+    v = 1
+    def inner():
+        return v
+    del v
+    return inner()
+outer()
+PY
+expect 1 exec "$work/delfree.py"
+stderr_has "error: NameError: cannot access free variable 'v' where it is not associated with a value in enclosing scope"
+script unbound <<'PY'
+x = 1
+def f():
+    print(x)
+    x = 2
+f()
+PY
+expect 1 exec "$work/unbound.py"
+stderr_has "unbound.py:3:11: error: NameError: cannot access local variable 'x' where it is not associated with a value"
+
+# a nested recursive def is a reference cycle; many closures in a loop
+script cycles <<'PY'
+def outer():
+    def inner(n):
+        return inner(n - 1) if n else 0
+    return inner
+fs = [outer() for _ in range(2000)]
+print(fs[0](3) + fs[-1](2))
+PY
+expect 0 exec "$work/cycles.py"
+stdout_has "0"
+
+# indentation deeper than the nesting limit
+{
+    i=0
+    pad=""
+    while [ $i -lt 70 ]; do
+        printf '%sif True:\n' "$pad"
+        pad="$pad "
+        i=$((i + 1))
+    done
+    printf '%spass\n' "$pad"
+} > "$work/deep.py"
+expect 2 exec "$work/deep.py"
+stderr_has "error: limit exceeded: too many levels of indentation (limit 64)"
+
+# raise of a non-exception, and raise with nothing to re-raise
+script raisejunk <<'PY'
+raise 42
+PY
+expect 1 exec "$work/raisejunk.py"
+stderr_has "raisejunk.py:1:7: error: TypeError: exceptions must derive from BaseException"
+script reraise <<'PY'
+raise
+PY
+expect 1 exec "$work/reraise.py"
+stderr_has "reraise.py:1:1: error: RuntimeError: No active exception to reraise"
+
+# the same constructs inside a lab sheet: a located op error, not a crash
+cat > "$work/lab.yaml" <<'EOF2'
+tlab: 1
+id: hostile
+title: hostile
+threshold: 1
+setup: |
+  import torch
+  x = torch.arange(6.0)
+  def f(n):
+      return f(n + 1)
+ops:
+  - id: "1"
+    op: f(0)
+    predict: error
+  - id: "2"
+    op: "[1 for _ in iter(int, 1)] if False else f'{x.sum():>{10**9}}'"
+    predict: error
+EOF2
+expect 0 run --format json "$work/lab.yaml"
+stdout_has "maximum recursion depth exceeded"
+stdout_has "format width longer than the limit"
+echo "ok: hostile language scripts"

@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""gen_seed_goldens.py - extract the code blocks of the lesson seeds and
+record what real PyTorch prints for them (tests/seeds_exec.sh compares
+`tlab exec` with these files).
+
+Run with the Python that has torch: /usr/bin/python3 gen_seed_goldens.py
+[SEEDS_DIR]. For every seed listed below it writes, per code block k that
+stays within SPEC section 6,
+    SEED_kk.py    the block, verbatim
+    SEED_kk.out   what Python prints for it, run after blocks 1..k-1 of the
+                  same seed (blocks build on the names earlier ones define)
+    SEED_syntax_ii.py  block i as printed when CPython itself rejects it
+and SKIPPED.txt, the blocks left out and why. A code block is a run of
+paragraphs (blank-line separated) that each compile as Python and contain
+code punctuation; prose and diagrams do not compile.
+"""
+import contextlib
+import io
+import os
+import re
+import sys
+
+SEEDS = {"001": "001_2976f5f8899cbca7.txt",
+         "003": "003_1ec72f17314db6ff.txt",
+         "004": "004_8128713de3ee2feb.txt"}
+
+# outside SPEC 6 (no einops, h5py, sparse, quantized, named tensors, files)
+OUTSIDE = [(r"\beinops\b|rearrange", "einops"), (r"\bh5py\b", "h5py"),
+           (r"sparse", "sparse tensors"), (r"names=|align_to", "named tensors"),
+           (r"torch\.save|torch\.load|import os", "files (torch.save, os)")]
+
+
+def is_code(par):
+    try:
+        compile(par, "<block>", "exec")
+    except SyntaxError:
+        # a block printed with an unterminated f-string is still a block
+        # (Python rejects it too); prose never holds one
+        return 'print(f"' in par
+    return bool(re.search(r"[(=#]|^import ", par, re.M)) and not par.startswith("flowchart")
+
+
+def blocks_of(text):
+    pars = re.split(r"\n\s*\n", text)
+    blocks, cur = [], []
+    for p in pars:
+        p = p.strip("\n")
+        if p and is_code(p):
+            cur.append(p)
+        elif cur:
+            blocks.append("\n\n".join(cur) + "\n")
+            cur = []
+    if cur:
+        blocks.append("\n\n".join(cur) + "\n")
+    return blocks
+
+
+def shim_torch_2x():
+    """torch 1.13 (the one installed here) lacks Tensor.untyped_storage();
+    2.x's is the tensor's whole storage as bytes: storage().untyped()."""
+    import torch
+    if not hasattr(torch.Tensor, "untyped_storage"):
+        torch.Tensor.untyped_storage = lambda self: self.storage().untyped()
+
+
+def run(src, env):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(src, "<block>", "exec"), env)
+    return out.getvalue()
+
+
+def main():
+    seeds_dir = sys.argv[1] if len(sys.argv) > 1 else "../../../../shared/seeds"
+    here = os.path.dirname(os.path.abspath(__file__))
+    skipped = []
+    shim_torch_2x()
+    for seed, fname in SEEDS.items():
+        text = open(os.path.join(seeds_dir, fname), encoding="utf-8").read()
+        env = {}
+        k = 0
+        for i, b in enumerate(blocks_of(text), 1):
+            why = next((w for pat, w in OUTSIDE if re.search(pat, b)), None)
+            if why is None:
+                try:
+                    compile(b, "<block>", "exec")
+                except SyntaxError as e:
+                    why = "not valid Python as printed (%s)" % e.msg
+            if why and why.startswith("not valid Python"):
+                # kept: tlab must refuse it as CPython does (exit 2)
+                name = "%s_syntax_%02d" % (seed, i)
+                with open(os.path.join(here, name + ".py"), "w") as f:
+                    f.write(b)
+            if why:
+                skipped.append("%s block %d: %s: %s" % (seed, i, why, b.splitlines()[0]))
+                continue
+            k += 1
+            name = "%s_%02d" % (seed, k)
+            with open(os.path.join(here, name + ".py"), "w") as f:
+                f.write(b)
+            with open(os.path.join(here, name + ".out"), "w") as f:
+                f.write(run(b, env))
+    with open(os.path.join(here, "SKIPPED.txt"), "w") as f:
+        f.write("# code blocks of the seeds not run by tests/seeds_exec.sh, and why\n")
+        f.write("\n".join(skipped) + "\n")
+
+
+if __name__ == "__main__":
+    main()
