@@ -33,9 +33,14 @@
 #include "tensor.h"
 #include "value.h"
 
-enum { OP_COPY, OP_TRANSPOSE, OP_TO_F16, OP_ADD, OP_SUM, OP_GATHER, NOPS };
+enum { OP_COPY, OP_TRANSPOSE, OP_TO_F16, OP_ADD, OP_SUM, OP_GATHER, OP_MATMUL,
+       OP_MEMCPY, NOPS };
+/* matmul runs only for 2^k <= 2^MATMUL_MAX_K elements (x is square for even
+ * k: 2^18 is 512 x 512); memcpy is the machine's bandwidth baseline (libc
+ * memcpy into a fresh malloc block, the result of no tensor op). */
+#define MATMUL_MAX_K 20
 static const char *const op_names[NOPS] = {"copy", "transpose", "to_f16",
-                                           "add_bcast", "sum_dim", "gather"};
+                                           "add_bcast", "sum_dim", "gather", "matmul", "memcpy"};
 
 typedef struct fixture {
     int64_t n, rows, cols;
@@ -153,6 +158,17 @@ static tl_tensor *run_op(fixture *f, int op)
         }
         break;
     }
+    case OP_MATMUL:
+        r = tl_ops_matmul(f->x, f->xt, false, &err);
+        break;
+    case OP_MEMCPY: {
+        /* a tensor-shaped block of malloc'd bytes: the bandwidth line */
+        r = tl_tensor_new_for_write(tl_backend_cpu(), TL_FLOAT32, 2, f->x->sizes,
+                                    f->x->strides, &err);
+        if (r)
+            memcpy(tl_tensor_addr(r), tl_tensor_addr(f->x), (size_t)f->n * 4);
+        break;
+    }
     default:
         break;
     }
@@ -176,6 +192,8 @@ static double bytes_moved(const fixture *f, int op)
     case OP_ADD: return 8 * n + 4 * (double)f->cols;
     case OP_SUM: return 4 * n + 4 * (double)f->rows;
     case OP_GATHER: return 16 * n; /* 8 index + 4 read + 4 write */
+    case OP_MATMUL: return 8 * n + 4 * (double)f->rows * (double)f->rows;
+    case OP_MEMCPY: return 8 * n;
     default: return 0;
     }
 }
@@ -186,7 +204,7 @@ static void usage(void)
           "[--ops NAME,...]\n"
           "Times tlab's CPU kernels on float32 tensors of 2^K elements and "
           "prints\none tab-separated line per op and size.\nOps: copy "
-          "transpose to_f16 add_bcast sum_dim gather\n",
+          "transpose to_f16 add_bcast sum_dim gather matmul memcpy\n",
           stderr);
 }
 
@@ -244,7 +262,7 @@ int main(int argc, char **argv)
         fixture f;
         setup(&f, sizes[si]);
         for (int op = 0; op < NOPS; op++) {
-            if (!want[op])
+            if (!want[op] || (op == OP_MATMUL && sizes[si] > MATMUL_MAX_K))
                 continue;
             /* warm-up call, measuring the ledger */
             size_t live0 = tl_alloc_live();

@@ -10,6 +10,7 @@
 #   PYTHON       the Python with torch (default /usr/bin/python3)
 #   BENCH_QUICK  set to 1 for a smoke run (smaller sizes, fewer repeats)
 #   BENCH_SHEETS number of student sheets for `tlab grade` (default 200)
+#   BENCH_FIGURE write the scaling figure (SVG, needs gnuplot) to this path
 #   GNU_TIME, HYPERFINE  the tools used when present (default /usr/bin/time,
 #                hyperfine); point them at a missing path to test the fallbacks
 #
@@ -232,6 +233,7 @@ echo "== Kernel microbenchmarks (float32 x of 2^k elements as 2^(k/2) rows; fast
 echo "   call, allocation of the result included; one thread on both sides)"
 echo "   copy=x.clone() transpose=x.t().contiguous() to_f16=x.to(float16)"
 echo "   add_bcast=x+b[cols] sum_dim=x.sum(1) gather=x.flatten()[randperm]"
+echo "   matmul=x@x.t() (2^k <= 2^20 only) memcpy=a fresh buffer memcpy'd (the bandwidth line)"
 if [ ! -x "$kernels" ]; then
     echo "  skipped: no $kernels (make bench/bench_kernels)"
 else
@@ -273,6 +275,73 @@ else
     [ -s "$tmp/k_torch.err" ] && sed 's/^/  torch: /' "$tmp/k_torch.err" | tail -n 3
 fi
 
+# ---- scaling --------------------------------------------------------------
+# How time grows: grade over 100/1,000/10,000 sheets (per-sheet time should
+# stay flat), check of sheets with 10/100/1,000 ops, and the copy kernel from
+# 2^10 to 2^26 elements for tlab, torch and memcpy (a figure with gnuplot).
+
+echo
+echo "== Scaling"
+if [ "$quick" = 1 ]; then gcounts="100"; ocounts="10 100"; ssizes=10,14,18,22
+else gcounts="100 1000 10000"; ocounts="10 100 1000"; ssizes=10,12,14,16,18,20,22,24,26; fi
+mkdir -p "$tmp/scale"
+for n in $gcounts; do
+    i=0
+    while [ "$i" -lt "$n" ]; do
+        for s in "$top"/tests/students/lab01-*.yaml; do
+            cp "$s" "$tmp/scale/s$i.yaml"; i=$((i + 1)); [ "$i" -lt "$n" ] || break
+        done
+    done
+    t0=$(now)
+    "$TLAB" grade --lab "$top/labs/lab01.yaml" --jobs 2 "$tmp"/scale/s*.yaml >/dev/null 2>&1
+    t1=$(now)
+    echo "$n $t0 $t1" | awk '{ d = $3 - $2; printf "  grade lab01 x %-6d %8.3f s  %7.1f us/sheet  %8.0f sheets/s (--jobs 2)\n", $1, d, 1e6 * d / $1, $1 / d }'
+    rm -f "$tmp"/scale/s*.yaml
+done
+for n in $ocounts; do
+    { printf 'tlab: 1\nid: scale\nthreshold: 1\nsetup: |\n  import torch\n  x = torch.arange(24.).reshape(4, 6)\nops:\n'
+      i=0
+      while [ "$i" -lt "$n" ]; do
+          case $((i % 4)) in
+              0) op="x.t()" ;; 1) op="x.t().contiguous()" ;; 2) op="x[1:, ::2]" ;; *) op="x.reshape(6, 4)" ;;
+          esac
+          printf '  - {id: "%d", op: "%s", predict: view}\n' "$i" "$op"; i=$((i + 1))
+      done; } > "$tmp/ops$n.yaml"
+    w=$(best_wall 5 "$TLAB" check "$tmp/ops$n.yaml")
+    echo "$n $w" | awk '{ printf "  check of %-5d ops   %8.3f ms  %7.1f us/op\n", $1, 1e3 * $2, 1e6 * $2 / $1 }'
+done
+if [ -x "$kernels" ]; then
+    "$kernels" --min-time "$mintime" --sizes "$ssizes" --ops copy,memcpy >"$tmp/s_tlab.tsv" 2>/dev/null
+    if [ "$torch_ok" = 1 ]; then
+        "$PYTHON" "$here/torch_kernels.py" --min-time "$mintime" --sizes "$ssizes" --ops copy \
+            >"$tmp/s_torch.tsv" 2>/dev/null || : >"$tmp/s_torch.tsv"
+    else
+        : >"$tmp/s_torch.tsv"
+    fi
+    awk -F'\t' 'FNR == 1 { next } FILENAME == ARGV[1] { t[$1 "/" $2] = $4 * 1e9 / $3; k[$2] = 1 }
+        FILENAME == ARGV[2] { p[$2] = $4 * 1e9 / $3 }
+        END { printf "  %4s %14s %14s %14s\n", "k", "tlab copy ns/e", "torch ns/e", "memcpy ns/e"
+              for (i = 0; i <= 30; i++) if (i in k)
+                  printf "  %4d %14.3f %14s %14.3f\n", i, t["copy/" i], (i in p) ? sprintf("%.3f", p[i]) : "n/a", t["memcpy/" i] }' \
+        "$tmp/s_tlab.tsv" "$tmp/s_torch.tsv" | tee "$tmp/scaling.txt"
+    if command -v gnuplot >/dev/null 2>&1 && [ -n "${BENCH_FIGURE:-}" ]; then
+        awk 'NR > 1 { print $1, $2, ($3 == "n/a" ? "NaN" : $3), $4 }' "$tmp/scaling.txt" > "$tmp/scaling.dat"
+        gnuplot <<GP 2>/dev/null && echo "  figure: $BENCH_FIGURE"
+set terminal svg size 800,480 font "sans,12"
+set output "$BENCH_FIGURE"
+set title "x.clone() of float32 x: time per element against size (one thread)"
+set xlabel "log2(elements)"
+set ylabel "ns per element"
+set logscale y
+set key top left
+set grid
+plot "$tmp/scaling.dat" using 1:2 with linespoints title "tlab", \
+     "$tmp/scaling.dat" using 1:3 with linespoints title "torch 1.13", \
+     "$tmp/scaling.dat" using 1:4 with linespoints title "memcpy"
+GP
+    fi
+fi
+
 # ---- summary --------------------------------------------------------------
 
 echo
@@ -281,10 +350,16 @@ gm() { echo "$*" | tr '\n' ' ' | awk '{ for (i = 1; i <= NF; i++) { s += log($i)
     END { if (n) printf "%.2f (%d rows)", exp(s / n), n; else printf "n/a" }'; }
 echo "  end-to-end (check + grade rows): $(gm "$e2e_ratios")"
 if [ -s "$tmp/k_ratios.txt" ]; then
-    for op in copy transpose to_f16 add_bcast sum_dim gather; do
+    for op in copy transpose to_f16 add_bcast sum_dim gather matmul; do
         echo "  kernel $(printf '%-10s' "$op"): $(gm "$(awk -v o="$op" '$1 == o {print $2}' "$tmp/k_ratios.txt")")"
     done
-    echo "  kernels, all rows:         $(gm "$(awk '{print $2}' "$tmp/k_ratios.txt")")"
+    echo "  kernels, all rows:         $(gm "$(awk '$1 != "memcpy" {print $2}' "$tmp/k_ratios.txt")")"
+    # transpose at 4096^2 against this machine's memcpy bandwidth
+    awk -F'\t' '$2 == 24 && ($1 == "transpose" || $1 == "memcpy") { t[$1] = $4 }
+        END { if (("transpose" in t) && ("memcpy" in t))
+                printf "  transpose at 4096^2: %.0f %% of memcpy bandwidth (%.2f vs %.2f ms)\n",
+                       100 * t["memcpy"] / t["transpose"], t["transpose"] * 1e3, t["memcpy"] * 1e3 }' \
+        "$tmp/k_tlab.tsv"
 fi
 echo "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 exit 0

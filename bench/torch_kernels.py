@@ -21,7 +21,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--min-time", type=float, default=0.1)
     ap.add_argument("--sizes", default="16,18,20,22,24")
-    ap.add_argument("--ops", default="copy,transpose,to_f16,add_bcast,sum_dim,gather")
+    ap.add_argument("--ops", default="copy,transpose,to_f16,add_bcast,sum_dim,gather,matmul,memcpy")
     a = ap.parse_args()
     import torch
     torch.set_num_threads(1)
@@ -44,8 +44,14 @@ def main():
             "add_bcast": (lambda: x + b, 8 * n + 4 * cols, 4 * n + 4 * cols),
             "sum_dim": (lambda: x.sum(1), 4 * n + 4 * rows, 4 * n),
             "gather": (lambda: flat[idx], 16 * n, 12 * n),
+            # x @ x.t(): (rows, cols) @ (cols, rows); only up to 2^20 elements
+            "matmul": (lambda: x @ xt, 8 * n + 4 * rows * rows, 4 * n),
+            # the bandwidth line: a fresh buffer filled by one memcpy-speed copy
+            "memcpy": (lambda: torch.empty_like(x).copy_(x), 8 * n, 4 * n),
         }
         for op in ops:
+            if op == "matmul" and k > 20:
+                continue
             fn, moved, inb = fns[op]
             r = fn()
             rbytes = (r.untyped_storage() if hasattr(r, "untyped_storage") else r.storage()).nbytes()

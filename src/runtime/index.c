@@ -157,6 +157,13 @@ static int64_t *read_all_i64(const tl_tensor *t, int64_t *n, tl_error *err)
     /* walk the strided layout directly (host memory) */
     const char *base = (const char *)src->storage->data;
     size_t isz = tl_dtype_size(src->dtype);
+    if (src->dtype == TL_INT64 && tl_tensor_is_contiguous(src)) {
+        if (numel > 0)
+            memcpy(out, base + (size_t)src->offset * isz, (size_t)numel * sizeof *out);
+        tl_tensor_release(h);
+        *n = numel;
+        return out;
+    }
     int64_t idx[TL_MAX_DIMS] = {0};
     int64_t off = src->offset;
     for (int64_t k = 0; k < numel; k++) {
@@ -787,6 +794,24 @@ static int plan_offsets(ctx *c, plan *p, tl_error *err)
                 run *= a->sizes[da];
         }
     }
+    if (c->nadv == 1 && p->nb == 1 && bst[0][0] == 1) {
+        /* one 1-d index (x[idx]): the same checks, one tight loop */
+        const advidx *a = &c->adv[0];
+        int d = a->dim;
+        int64_t size = d < c->ndim ? c->sizes[d] : 0, st = c->strides[d];
+        for (int64_t e = 0; e < p->bnumel; e++) {
+            int64_t v = a->vals[e];
+            if (v < -size || v >= size)
+                return c->np ? tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds "
+                                            "for axis %d with size %lld", (long long)v, d,
+                                            (long long)size)
+                             : tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds "
+                                            "for dimension %d with size %lld", (long long)v, 0,
+                                            (long long)size);
+            p->adv_off[e] = (v < 0 ? v + size : v) * st;
+        }
+        return 0;
+    }
     int64_t bi[TL_MAX_DIMS] = {0};
     int64_t pos[TL_MAX_DIMS] = {0};
     for (int64_t e = 0; e < p->bnumel; e++) {
@@ -939,6 +964,19 @@ static int walk_offsets(const ctx *c, const plan *p, chunk_fn fn, void *arg,
     int64_t idx[TL_MAX_DIMS + 1] = {0};
     int64_t fill = 0, start = 0;
     int rc = 0;
+    if (p->nvd == 1 && p->vblock == 0) {
+        /* the result is the index block alone (x[idx] of a 1-d x) */
+        for (int64_t e0 = 0; e0 < p->rnumel && !rc; e0 += GATHER_CHUNK) {
+            int64_t n = p->rnumel - e0 < GATHER_CHUNK ? p->rnumel - e0 : GATHER_CHUNK;
+            for (int64_t i = 0; i < n; i++)
+                buf[i] = c->offset + p->adv_off[e0 + i];
+            rc = fn(buf, n, e0, arg, err);
+            if (rc == 0)
+                rc = tl_context_deadline_check(err);
+        }
+        free(buf);
+        return rc;
+    }
     for (int64_t e = 0; e < p->rnumel; e++) {
         int64_t off = c->offset;
         for (int v = 0; v < p->nvd; v++)

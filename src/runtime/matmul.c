@@ -14,6 +14,11 @@
  * of the kernel the path dispatches to (dot, addmv_impl_cpu,
  * addmm_impl_cpu_, bmm), after the shape checks, as the kernels do.
  *
+ * float32/float64 operands on a backend with a gemm entry (the CPU's
+ * blocked, vectorised kernel in cpu_loops.c) skip the scratch: each batch
+ * element is multiplied from the operands' own strided memory into the
+ * result; float32 then accumulates in float32, as PyTorch's BLAS does.
+ *
  * Invariant: the only tensor storage allocated is the result (host scratch
  * is malloc'd and bounded by the live-storage limit).
  */
@@ -291,6 +296,40 @@ static tl_tensor *compute(const tl_tensor *a, const tl_tensor *b, int nb, const 
     }
     int64_t bi[TL_MAX_DIMS] = {0};
     int64_t q = 0;
+    /* float32/float64 on a backend with a gemm (the CPU's blocked kernel,
+     * cpu_loops.c): each batch element straight from the operands' memory
+     * into the result, no scratch; the loop below is the general path */
+    if (isf && ohost && tl_backend_host_accessible(tl_tensor_backend(a)) &&
+        tl_backend_host_accessible(tl_tensor_backend(b)) &&
+        a->dtype == b->dtype && (a->dtype == TL_FLOAT32 || a->dtype == TL_FLOAT64)) {
+        int served = 1;
+        for (int64_t e = 0; e < nbatch && served == 1; e++) {
+            int64_t aoff = A.offset, boff = B.offset;
+            for (int i = 0; i < nb; i++) {
+                aoff += bi[i] * A.bst[i];
+                boff += bi[i] * B.bst[i];
+            }
+            int64_t asz[2] = {n, k}, ast[2] = {A.rst, A.cst};
+            int64_t bsz[2] = {k, m}, bst[2] = {B.rst, B.cst};
+            int64_t csz[2] = {n, m}, cst[2] = {m, 1};
+            tl_strided sa_ = {(char *)A.base + (size_t)aoff * isz, a->dtype, 2, asz, ast};
+            tl_strided sb_ = {(char *)B.base + (size_t)boff * isz, b->dtype, 2, bsz, bst};
+            tl_strided sc_ = {obuf + (size_t)(e * n * m) * isz, out->dtype, 2, csz, cst};
+            served = tl_backend_gemm(obe, &sc_, &sa_, &sb_, err);
+            for (int i = nb - 1; i >= 0; i--) {
+                if (++bi[i] < batch[i])
+                    break;
+                bi[i] = 0;
+            }
+        }
+        if (served < 0)
+            goto done;
+        if (served == 1) {
+            rc = 0;
+            goto done;
+        }
+        memset(bi, 0, sizeof bi); /* not served: start over below */
+    }
     for (int64_t e = 0; e < nbatch; e++) {
         int64_t aoff = A.offset, boff = B.offset;
         for (int i = 0; i < nb; i++) {
