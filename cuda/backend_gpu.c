@@ -938,6 +938,9 @@ static const tl_backend_ops gpu_ops = {
     g_alloc, g_free, g_to_host, g_from_host, g_copy_d2d, g_sync,
     g_host_alloc, g_host_free, g_copy_strided, g_fill, g_binary, g_unary,
     g_where, g_gather, g_scatter, g_reduce, g_sort,
+    NULL, /* alloc_uninit: alloc (zeroed) serves; the simulator's visit
+           * check already proves every output element is written */
+    NULL, /* gemm: matmul takes the runtime's generic path */
 };
 
 static const gpu_ctx sim_ctx = {tl_dev_sim};
@@ -978,114 +981,4 @@ const tl_dev *tl_gpu_backend_dev(const tl_backend *be)
     if (be == &real_backend)
         return tl_dev_cuda();
     return NULL;
-}
-
-/* ------------------------------------------------------------------------
- * Pinned host memory: a CPU backend whose blocks are page-locked
- * (cudaHostAlloc through the device API; plain host memory when only the
- * simulator runs). Its kernels are the CPU backend's.
- * ---------------------------------------------------------------------- */
-
-static const tl_dev *pinned_dev(void)
-{
-    return tl_gpu_backend_cuda() ? tl_dev_cuda() : tl_dev_sim();
-}
-
-static int p_alloc(const tl_backend *be, size_t n, void **out, tl_error *err)
-{
-    (void)be;
-    *out = NULL;
-    if (n == 0)
-        return 0;
-    *out = pinned_dev()->host_alloc(n);
-    if (!*out)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "CUDA error: out of memory (pinned host memory, %zu bytes)", n);
-    return 0;
-}
-
-static void p_free(const tl_backend *be, void *p)
-{
-    (void)be;
-    if (p)
-        pinned_dev()->host_free(p);
-}
-
-static int p_memcpy(const tl_backend *be, void *d, const void *s, size_t n, tl_error *err)
-{
-    (void)be;
-    (void)err;
-    if (n)
-        memmove(d, s, n);
-    return 0;
-}
-
-#define CPU tl_backend_cpu()
-static int p_copy(const tl_backend *be, const tl_strided *d, const tl_strided *s, tl_error *e)
-{
-    (void)be;
-    return tl_backend_copy_strided(CPU, d, s, e);
-}
-static int p_fill(const tl_backend *be, const tl_strided *d, tl_scalar v, tl_error *e)
-{
-    (void)be;
-    return tl_backend_fill(CPU, d, v, e);
-}
-static int p_binary(const tl_backend *be, tl_binop op, tl_dtype c, const tl_strided *d,
-                    const tl_strided *a, const tl_strided *b, tl_error *e)
-{
-    (void)be;
-    return tl_backend_binary(CPU, op, c, d, a, b, e);
-}
-static int p_unary(const tl_backend *be, tl_unop op, tl_dtype c, const tl_strided *d,
-                   const tl_strided *s, tl_error *e)
-{
-    (void)be;
-    return tl_backend_unary(CPU, op, c, d, s, e);
-}
-static int p_where(const tl_backend *be, const tl_strided *d, const tl_strided *c,
-                   const tl_strided *a, const tl_strided *b, tl_error *e)
-{
-    (void)be;
-    return tl_backend_where(CPU, d, c, a, b, e);
-}
-static int p_gather(const tl_backend *be, const tl_strided *d, const tl_strided *s, int dim,
-                    const int64_t *ix, int64_t n, tl_error *e)
-{
-    (void)be;
-    return tl_backend_gather(CPU, d, s, dim, ix, n, e);
-}
-static int p_scatter(const tl_backend *be, tl_scatter_mode m, const tl_strided *d,
-                     const tl_strided *s, int dim, const int64_t *ix, int64_t n, tl_error *e)
-{
-    (void)be;
-    return tl_backend_scatter(CPU, m, d, s, dim, ix, n, e);
-}
-static int p_reduce(const tl_backend *be, tl_redop op, tl_dtype c, const tl_strided *d,
-                    const tl_strided *s, uint64_t mask, tl_error *e)
-{
-    (void)be;
-    return tl_backend_reduce(CPU, op, c, d, s, mask, e);
-}
-static int p_sort(const tl_backend *be, const tl_strided *v, const tl_strided *ix,
-                  const tl_strided *s, int dim, bool desc, int64_t k, tl_error *e)
-{
-    (void)be;
-    return tl_backend_sort(CPU, v, ix, s, dim, desc, k, e);
-}
-#undef CPU
-
-static const tl_backend_ops pinned_ops = {
-    p_alloc, p_free, p_memcpy, p_memcpy, p_memcpy, NULL, NULL, NULL,
-    p_copy, p_fill, p_binary, p_unary, p_where, p_gather, p_scatter, p_reduce, p_sort,
-};
-
-static const tl_backend pinned_backend = {
-    "cpu-pinned", {TL_DEV_CPU, 0}, TL_BACKEND_CAP_HOST_MEMORY | TL_BACKEND_CAP_PINNED,
-    &pinned_ops, NULL,
-};
-
-const tl_backend *tl_backend_pinned_host(void)
-{
-    return &pinned_backend;
 }

@@ -1112,6 +1112,20 @@ START_TEST(test_counters)
     } else {
         ck_assert_uint_eq(c.d2h_bytes, 0); /* read in place */
     }
+    /* the tensor form: host-readable, and never charged to the ledger */
+    uint64_t total = tl_alloc_total();
+    tl_tensor *hr = tl_tensor_read_host(t, &err);
+    ck_assert_ptr_nonnull(hr);
+    ck_assert_uint_eq(tl_alloc_total(), total);
+    ck_assert(tl_backend_host_accessible(tl_tensor_backend(hr)));
+    ck_assert(tl_shape_equal(hr->ndim, hr->sizes, t->ndim, t->sizes));
+    double v0;
+    ck_assert_int_eq(tl_tensor_get_f64(hr, 5, &v0, &err), 0);
+    ck_assert(v0 == 1.5);
+    if (tl_backend_host_accessible(be))
+        ck_assert_ptr_eq(hr, t); /* read in place */
+    tl_tensor_release(hr);
+    ck_assert_uint_eq(tl_alloc_total(), total);
     tl_tensor_release(z);
     tl_tensor_release(y);
     tl_tensor_release(t);

@@ -127,7 +127,7 @@ bad comment.yaml:1:1 check comment.yaml
 printf 'tlab: 1\nid: \377\376abc\n' > latin1.yaml
 bad latin1.yaml:2:5 check latin1.yaml
 stderr_has "invalid UTF-8 byte 0xff"
-stderr_has " 2 | id: ??abc" # shown as '?', not as raw bytes
+stderr_has " 2 | id: ?" # shown as ?, and nothing after the bad byte
 printf 'tlab: 1\nid: \355\240\200\n' > surrogate.yaml
 bad surrogate.yaml:2:5 check surrogate.yaml
 printf 'tlab: 1\nid: a\000b\n' > nul.yaml
@@ -135,7 +135,14 @@ bad nul.yaml:2:6 check nul.yaml
 stderr_has "NUL byte"
 awk 'BEGIN { srand(7); for (i = 0; i < 4096; i++) printf "%c", int(rand() * 256) }' > binary.yaml
 printf '\177ELF\002\001\001\000' | cat - binary.yaml > elf.yaml
-bad elf.yaml:1:8 check elf.yaml
+bad elf.yaml:1:1 check elf.yaml
+stderr_has "control character 0x7f"
+[ "$(wc -c < "$work/stderr")" -lt 300 ] || fail "more than a short excerpt of a binary file"
+# a secret before the bad byte is shown only as the few bytes before it
+printf 'API_TOKEN: ghp_s3cretTOKENvalue0123456789\001\n' > ctl.yaml
+bad ctl.yaml:1:42 check ctl.yaml
+! grep -q 'ghp_s3cret' "$work/stderr" || fail "more than a short excerpt of the line"
+
 
 # ------------------------------------------- wrong types, every key, located
 # wrong LINE TEXT LINE:COL: that line replaced, an error at LINE:COL

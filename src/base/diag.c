@@ -49,6 +49,17 @@ static const char *kind_prefix(tl_errkind k)
     }
 }
 
+size_t tl_diag_break_len(const char *text, size_t len, size_t i)
+{
+    if (i >= len)
+        return 0;
+    if (text[i] == '\n')
+        return 1;
+    if (text[i] == '\r')
+        return i + 1 < len && text[i + 1] == '\n' ? 2 : 1;
+    return 0;
+}
+
 /* Find line `line` (1-based) in text; returns its start and length. */
 static bool find_line(const char *text, size_t len, int line, const char **start,
                       size_t *n)
@@ -56,9 +67,13 @@ static bool find_line(const char *text, size_t len, int line, const char **start
     int cur = 1;
     size_t i = 0;
     while (cur < line && i < len) {
-        if (text[i] == '\n')
+        size_t br = tl_diag_break_len(text, len, i);
+        if (br) {
             cur++;
-        i++;
+            i += br;
+        } else {
+            i++;
+        }
     }
     if (cur != line || i > len)
         return false;
@@ -90,20 +105,21 @@ static size_t u8_len(const unsigned char *s, size_t n)
 #define LINE_SHOW_MAX 160
 #define LINE_SHOW_BEFORE 60
 
-static void put_source_line(tl_buf *out, int line, int col, int width,
-                            const char *ltext, size_t ln, bool color)
+static void put_source_window(tl_buf *out, int line, int col, int width,
+                              const char *ltext, size_t ln, bool color, size_t show_max,
+                              size_t show_before)
 {
     char num[32];
     int w = snprintf(num, sizeof num, "%d", line);
     size_t from = 0, to = ln;
     size_t at = col > 1 ? (size_t)col - 1 : 0;
-    if (ln > LINE_SHOW_MAX) {
-        from = at > LINE_SHOW_BEFORE ? at - LINE_SHOW_BEFORE : 0;
+    if (ln > show_max) {
+        from = at > show_before ? at - show_before : 0;
         if (from > ln)
             from = ln;
         while (from > 0 && ((unsigned char)ltext[from] & 0xC0) == 0x80)
             from--; /* not in the middle of a character */
-        to = from + LINE_SHOW_MAX < ln ? from + LINE_SHOW_MAX : ln;
+        to = from + show_max < ln ? from + show_max : ln;
     }
     tl_buf_printf(out, " %s | ", num);
     int pad = from > 0 ? 3 : 0; /* the leading "..." */
@@ -140,6 +156,13 @@ static void put_source_line(tl_buf *out, int line, int col, int width,
     if (color)
         tl_buf_puts(out, "\033[0m");
     tl_buf_putc(out, '\n');
+}
+
+static void put_source_line(tl_buf *out, int line, int col, int width,
+                            const char *ltext, size_t ln, bool color)
+{
+    put_source_window(out, line, col, width, ltext, ln, color, LINE_SHOW_MAX,
+                      LINE_SHOW_BEFORE);
 }
 
 static void put_header(tl_buf *out, const char *file, int line, int col,
@@ -213,4 +236,22 @@ void tl_diag_render_at(tl_buf *out, const char *file, int line, int col,
     if (line > 0 && file_text &&
         find_line(file_text, file_len, line, &ltext, &ln))
         put_source_line(out, line, col, 1, ltext, ln, color);
+}
+
+void tl_diag_render_excerpt(tl_buf *out, const char *file, int line, int col,
+                            const char *msg, const char *file_text, size_t file_len,
+                            bool color)
+{
+    put_header(out, file, line, col, color);
+    tl_buf_printf(out, "%s\n", msg);
+    const char *ltext;
+    size_t ln;
+    if (line > 0 && file_text && find_line(file_text, file_len, line, &ltext, &ln)) {
+        /* only the bytes just before the bad one: what follows is not text */
+        size_t at = col > 1 ? (size_t)col - 1 : 0;
+        if (ln > at + 1)
+            ln = at + 1;
+        put_source_window(out, line, col, 1, ltext, ln, color, TL_DIAG_EXCERPT,
+                          TL_DIAG_EXCERPT - 1);
+    }
 }

@@ -42,6 +42,13 @@ typedef struct tl_source {
 } tl_source;
 
 /* Map a byte offset in src->text to a file line/column (1-based). */
+/* Length of the line break at text[i]: 2 for CR LF, 1 for LF or a lone
+ * CR, 0 for anything else. Lines are counted this way everywhere (libyaml
+ * counts them so; lab.c refuses the other breaks it knows, NEL, U+2028
+ * and U+2029), so line numbers agree between libyaml's marks, the loader,
+ * `tlab new` and the source lines shown here. */
+size_t tl_diag_break_len(const char *text, size_t len, size_t i);
+
 void tl_diag_position(const tl_source *src, int32_t offset, int *line, int *col);
 
 /* Render err (which carries a span into src, or none) as described above.
@@ -54,6 +61,14 @@ void tl_diag_render(tl_buf *out, const tl_source *src, const tl_error *err,
 void tl_diag_render_at(tl_buf *out, const char *file, int line, int col,
                        const char *msg, const char *file_text, size_t file_len,
                        bool color);
+
+/* The same for a file that is not valid UTF-8 text (a binary, a NUL, a
+ * control byte): the source line is cut to at most TL_DIAG_EXCERPT bytes,
+ * ending at the bad byte, every control shown as '?'. */
+#define TL_DIAG_EXCERPT 24
+void tl_diag_render_excerpt(tl_buf *out, const char *file, int line, int col,
+                            const char *msg, const char *file_text, size_t file_len,
+                            bool color);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+#include <pthread.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void tl_abort(const char *file, int line, const char *fmt, ...)
 {
@@ -29,6 +37,18 @@ static void oom(size_t n)
 {
     fprintf(stderr, "tlab: error: cannot allocate %zu bytes of memory\n", n);
     exit(3);
+}
+
+size_t tl_alloc_cost(const void *p, size_t n)
+{
+    if (!p)
+        return 0;
+#if defined(__GLIBC__)
+    (void)n;
+    return malloc_usable_size((void *)p) + sizeof(size_t);
+#else
+    return n + 2 * sizeof(size_t);
+#endif
 }
 
 void *tl_xmalloc(size_t n)
@@ -174,6 +194,73 @@ bool tl_time_past(double when)
     return tl_now() > when;
 }
 
+static _Thread_local double run_when, run_budget;
+static _Thread_local const tl_budget *sheet;
+static _Thread_local double sheet_checked; /* wall clock of the last look */
+static _Thread_local bool sheet_spent;
+
+double tl_deadline_run_begin(double budget)
+{
+    double saved = run_when;
+    run_when = budget > 0 ? tl_now() + budget : 0;
+    if (budget > 0)
+        run_budget = budget;
+    return saved;
+}
+
+void tl_deadline_run_end(double saved_when) { run_when = saved_when; }
+
+bool tl_deadline_run_passed(void) { return run_when > 0 && tl_time_past(run_when); }
+
+static double budget_clock(bool process)
+{
+    return clock_s(process ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID);
+}
+
+void tl_budget_start(tl_budget *b, double seconds, bool process)
+{
+    b->seconds = seconds > 0 ? seconds : 0;
+    b->process = process;
+    b->start = budget_clock(process);
+}
+
+void tl_budget_enter(const tl_budget *b)
+{
+    sheet = b && b->seconds > 0 ? b : NULL;
+    sheet_spent = false;
+    sheet_checked = 0;
+}
+
+/* The process clock is a system call and may grow faster than the wall
+ * clock (N threads), so it is read at most once per millisecond of wall
+ * time: a sheet overruns its budget by at most that times the threads. */
+bool tl_budget_passed(void)
+{
+    if (!sheet)
+        return false;
+    if (sheet_spent)
+        return true;
+    double w = clock_s(CLOCK_MONOTONIC);
+    if (w - sheet_checked < 1e-3)
+        return false;
+    sheet_checked = w;
+    sheet_spent = budget_clock(sheet->process) - sheet->start > sheet->seconds;
+    return sheet_spent;
+}
+
+double tl_budget_seconds(void) { return sheet ? sheet->seconds : 0; }
+
+bool tl_deadline_passed(void) { return tl_deadline_run_passed() || tl_budget_passed(); }
+
+void tl_deadline_message(char *buf, size_t cap, double op_budget)
+{
+    if (tl_budget_passed())
+        snprintf(buf, cap, "sheet time budget exceeded (%g s of CPU time per sheet; "
+                 "see --sheet-timeout)", sheet->seconds);
+    else
+        snprintf(buf, cap, "time limit exceeded (%g s per op; see --timeout)",
+                 op_budget > 0 ? op_budget : run_budget);
+}
 
 static bool same_char(char a, char b, unsigned flags)
 {
@@ -270,6 +357,149 @@ tl_read_status tl_read_file(const char *path, size_t max, char **text,
     *len = b.len;
     *text = tl_buf_steal(&b);
     return TL_READ_OK;
+}
+
+tl_read_status tl_read_regular_file(const char *path, size_t max, bool follow_links,
+                                    char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    if (!follow_links)
+        flags |= O_NOFOLLOW;
+    int fd = open(path, flags);
+    if (fd < 0) {
+        int saved = errno;
+        struct stat ls;
+        if (!follow_links && (saved == ELOOP || saved == EMLINK) && lstat(path, &ls) == 0 &&
+            S_ISLNK(ls.st_mode))
+            return TL_READ_LINK;
+        errno = saved;
+        return TL_READ_OPEN;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return TL_READ_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        return TL_READ_NOT_REGULAR;
+    }
+    /* a regular file never blocks; clear O_NONBLOCK all the same */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    tl_buf b = {0};
+    char chunk[65536];
+    tl_read_status rs = TL_READ_OK;
+    for (;;) {
+        ssize_t got = read(fd, chunk, sizeof chunk);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            rs = TL_READ_IO;
+            break;
+        }
+        if (got == 0)
+            break;
+        tl_buf_append(&b, chunk, (size_t)got);
+        if (b.len > max) {
+            rs = TL_READ_TOO_BIG;
+            break;
+        }
+    }
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    if (rs != TL_READ_OK) {
+        tl_buf_free(&b);
+        return rs;
+    }
+    *len = b.len;
+    *text = b.data ? tl_buf_steal(&b) : tl_xstrdup("");
+    return TL_READ_OK;
+}
+
+/* ---- the -o temp file, for the signal handler (main.c) */
+
+static char temp_path[4096];
+static volatile sig_atomic_t temp_set;
+
+static void block_stop_signals(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+int tl_tempfile_make(char *tmpl)
+{
+    sigset_t old;
+    block_stop_signals(&old);
+    int fd = mkstemp(tmpl);
+    int saved = errno;
+    if (fd >= 0 && strlen(tmpl) < sizeof temp_path) {
+        memcpy(temp_path, tmpl, strlen(tmpl) + 1);
+        temp_set = 1;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return fd;
+}
+
+int tl_tempfile_rename(const char *tmp, const char *final)
+{
+    sigset_t old;
+    block_stop_signals(&old);
+    int rc = rename(tmp, final);
+    int saved = errno;
+    temp_set = 0;
+    if (rc != 0)
+        unlink(tmp);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return rc;
+}
+
+void tl_tempfile_discard(const char *tmp)
+{
+    sigset_t old;
+    block_stop_signals(&old);
+    unlink(tmp);
+    temp_set = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void tl_tempfile_remove_now(void)
+{
+    if (temp_set)
+        unlink(temp_path);
+    temp_set = 0;
+}
+
+/* SA_RESETHAND restores the default action and SA_NODEFER lets raise()
+ * deliver the signal at once: the process dies of it, as it would have. */
+static void on_stop_signal(int sig)
+{
+    tl_tempfile_remove_now();
+    raise(sig);
+}
+
+void tl_tempfile_install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 /* strerror_r is the XSI one (int) or the GNU one (char *) depending on the

@@ -37,6 +37,10 @@ TL_NORETURN void tl_abort(const char *file, int line, const char *fmt, ...)
     TL_PRINTF(3, 4);
 
 void *tl_xmalloc(size_t n);
+/* What the block p (of n requested bytes) costs the allocator: its usable
+ * size plus the chunk header (glibc), else n plus two words. For the
+ * memory ledger (storage.h). */
+size_t tl_alloc_cost(const void *p, size_t n);
 void *tl_xcalloc(size_t n, size_t size);
 void *tl_xrealloc(void *p, size_t n);
 char *tl_xstrdup(const char *s);
@@ -69,14 +73,51 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 double tl_now(void);
 bool tl_time_past(double when);
 
-/* (The running op's deadline is the runtime context's: context.h.) */
+/* (The running call's deadline is the runtime context's: context.h. It
+ * also honours the two outer limits below, which live here because the
+ * loader and the grader, above the runtime, use them too.) */
 
 /* ---- default limits (SPEC 7), written once; the options override them */
 #define TL_DEFAULT_TIMEOUT 2.0                  /* --timeout: CPU s per op */
+#define TL_DEFAULT_SHEET_TIMEOUT 60.0           /* --sheet-timeout: CPU s per sheet */
 #define TL_DEFAULT_MAX_BYTES ((size_t)1 << 30)  /* --max-bytes: live storage */
 #define TL_DEFAULT_MAX_SEQ ((int64_t)10000000)  /* longest sequence built */
 #define TL_DEFAULT_MAX_SOURCE ((size_t)1 << 20) /* bytes of one op's source */
 #define TL_DEFAULT_MAX_DEPTH 64                 /* nesting of one op */
+
+/* The whole run of an op, per thread: every phase after setup (building
+ * the parent variant, the op, the write-through probes, the evidence)
+ * shares one budget that the interpreter's per-call deadline cannot
+ * extend. tl_deadline_run_begin(budget) starts it (0 = none) and returns
+ * the one it replaces, for tl_deadline_run_end. tl_deadline_passed() is
+ * true once the run's or the sheet's time is up (tl_context_deadline_check
+ * adds the running call's own). */
+double tl_deadline_run_begin(double budget);
+void tl_deadline_run_end(double saved_when);
+bool tl_deadline_run_passed(void);
+bool tl_deadline_passed(void);
+
+/* A per-sheet CPU budget (--sheet-timeout): one sheet of ops, or one
+ * submission, costs at most `seconds` of CPU time. `process` counts the
+ * CPU time of every thread (check --jobs N runs one sheet on N threads);
+ * otherwise the CPU time of the thread that started it. A thread works
+ * under at most one budget (tl_budget_enter; NULL leaves it). The budget
+ * is read-only after tl_budget_start, so threads may share it. */
+typedef struct tl_budget {
+    double seconds;       /* 0 = unlimited */
+    double start;         /* CPU clock at the start */
+    bool process;
+} tl_budget;
+
+void tl_budget_start(tl_budget *b, double seconds, bool process);
+void tl_budget_enter(const tl_budget *b);
+bool tl_budget_passed(void);  /* this thread's sheet budget is spent */
+double tl_budget_seconds(void); /* its size, for messages (0 = none) */
+
+/* The message for a passed deadline: the sheet's budget when it is spent,
+ * else the op's ("time limit exceeded (2 s per op; see --timeout)", with
+ * op_budget, or the run's budget when op_budget is 0). */
+void tl_deadline_message(char *buf, size_t cap, double op_budget);
 
 /* "Did you mean": the candidate nearest to word by optimal-string-alignment
  * distance (insertions, deletions, substitutions, adjacent transpositions),
@@ -104,7 +145,9 @@ typedef enum tl_read_status {
     TL_READ_OK = 0,
     TL_READ_OPEN,    /* cannot open it; errno says why */
     TL_READ_IO,      /* a read failed; errno says why */
-    TL_READ_TOO_BIG  /* longer than max bytes */
+    TL_READ_TOO_BIG, /* longer than max bytes */
+    TL_READ_LINK,    /* a symbolic link, and links are not followed */
+    TL_READ_NOT_REGULAR /* a FIFO, device, socket or directory */
 } tl_read_status;
 /* Read the file at path into *text: NUL-terminated, *len bytes before the
  * NUL (it may hold NULs of its own), owned by the caller (free). Stops
@@ -112,6 +155,26 @@ typedef enum tl_read_status {
  * no more. On failure *text is NULL. */
 tl_read_status tl_read_file(const char *path, size_t max, char **text,
                             size_t *len);
+/* The same for a file from an untrusted source (lab sheets, submissions):
+ * opened with O_NONBLOCK (a FIFO cannot block the open) and, unless
+ * follow_links, O_NOFOLLOW (a link to another file is TL_READ_LINK, never
+ * read); anything but a regular file is TL_READ_NOT_REGULAR, unread. */
+tl_read_status tl_read_regular_file(const char *path, size_t max, bool follow_links,
+                                    char **text, size_t *len);
+
+/* The temporary file of an atomic -o write, removed if a signal (SIGINT,
+ * SIGTERM) stops the process before it is renamed into place. One at a
+ * time, process-wide. tl_tempfile_make: mkstemp(tmpl) with those signals
+ * blocked, then registered (-1 with errno on failure). tl_tempfile_rename:
+ * rename it to final and forget it; tl_tempfile_discard: unlink and
+ * forget. tl_tempfile_remove_now is async-signal-safe (the handler calls
+ * it); tl_tempfile_install_handlers (main) installs that handler, which
+ * then dies of the signal, so the shell sees 128 + signal. */
+void tl_tempfile_install_handlers(void); /* SIGINT, SIGTERM: remove, then die */
+int tl_tempfile_make(char *tmpl);
+int tl_tempfile_rename(const char *tmp, const char *final);
+void tl_tempfile_discard(const char *tmp);
+void tl_tempfile_remove_now(void);
 
 #ifdef __cplusplus
 }

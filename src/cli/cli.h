@@ -40,6 +40,8 @@ typedef struct tl_cli {
     const char *master;     /* grade/check --lab MASTER.yaml */
     size_t max_bytes;       /* --max-bytes, default 1 GiB */
     double timeout;         /* --timeout seconds per op, default 2 */
+    double sheet_timeout;   /* --sheet-timeout CPU seconds per sheet, default 60 */
+    bool follow_links;      /* --follow-links: read lab files through symlinks */
     const char **stmts;     /* explain -s STMT (repeatable) */
     size_t nstmts;
     char **args;            /* operands: files, or the expression for explain */

@@ -52,6 +52,7 @@ typedef struct ctx {
     const char *dev_requested;
     const char *dev_used;
     size_t max_bytes;   /* the ledger limit, set in every worker thread */
+    tl_budget budget;   /* --sheet-timeout for the sheet being run */
 } ctx;
 
 static bool want_color(tl_color c, int fd, bool to_file)
@@ -118,7 +119,7 @@ static void init_ctx(ctx *c, const tl_cli *cli)
 static tl_lab *load(ctx *c, const char *path)
 {
     tl_lab_err err;
-    tl_lab *lab = tl_lab_load(path, c->color_err, &err);
+    tl_lab *lab = tl_lab_open(path, c->color_err, c->cli->follow_links, &err);
     if (!lab)
         fputs(err.rendered, stderr);
     tl_lab_err_free(&err);
@@ -198,7 +199,10 @@ static void run_op(void *arg, size_t i, tl_pool *p)
         .parent_line = lab->parent_line,
         .parent_col = lab->parent_col,
         .variants = true,
+        .id = lab->ops[i].id,
     };
+    /* every worker spends the one sheet budget (--sheet-timeout) */
+    tl_budget_enter(&lr->c->budget);
     lr->slot[i].ran = true;
     if (tl_verdict_run(&lr->c->runner, &job, &lr->v[i], &lr->slot[i].fail) < 0) {
         lr->slot[i].failed = true;
@@ -265,7 +269,10 @@ static int emit(ctx *c, const char *data)
     char eb[512];
     if (tl_output_write(c->cli->output, data, strlen(data), eb, sizeof eb) < 0) {
         fprintf(stderr, "tlab: %s\n", eb);
-        return TL_EXIT_USAGE;
+        /* a bad -o target is the user's (2); standard output failing to
+         * take the report (a full disk, a closed pipe) is an I/O failure */
+        bool to_stdout = !c->cli->output || !strcmp(c->cli->output, "-");
+        return to_stdout ? TL_EXIT_INTERNAL : TL_EXIT_USAGE;
     }
     return TL_EXIT_OK;
 }
@@ -275,6 +282,9 @@ static int emit(ctx *c, const char *data)
 static tl_lab *load_and_run(ctx *c, const char *path, tl_op_verdict **v, int *rc)
 {
     *v = NULL;
+    /* one sheet: loading and every run of every op, on all threads */
+    tl_budget_start(&c->budget, c->cli->sheet_timeout, true);
+    tl_budget_enter(&c->budget);
     tl_lab *lab = load(c, path);
     if (!lab) {
         *rc = TL_EXIT_USAGE;
@@ -347,7 +357,10 @@ static int cmd_lab(const tl_cli *cli, tl_report_mode mode)
         fmt = TL_FMT_TEXT;
     tl_render_opts ro = {.color = c.color_out, .quiet = cli->quiet};
     tl_lab_err err;
-    tl_lab *lab = tl_lab_load(cli->args[0], c.color_err, &err);
+    /* one sheet: loading and every run of every op, on all threads */
+    tl_budget_start(&c.budget, cli->sheet_timeout, true);
+    tl_budget_enter(&c.budget);
+    tl_lab *lab = tl_lab_open(cli->args[0], c.color_err, cli->follow_links, &err);
     tl_op_verdict *v = NULL;
     int rc = TL_EXIT_OK;
     char *fail_msg = NULL;
@@ -504,6 +517,7 @@ typedef struct grade_run {
     const tl_lab *m;
     const tl_op_verdict *v;
     record *recs;
+    const tl_cli *cli;
 } grade_run;
 
 /* Load, tamper-check and grade submission k into recs[k]. */
@@ -513,8 +527,13 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
     const tl_lab *m = gr->m;
     record *r = &gr->recs[k];
     tl_lab_err err;
-    r->lab = tl_lab_load(r->file, false, &err);
+    /* --sheet-timeout per submission, on this thread's CPU clock */
+    tl_budget b;
+    tl_budget_start(&b, gr->cli->sheet_timeout, false);
+    tl_budget_enter(&b);
+    r->lab = tl_lab_open(r->file, false, gr->cli->follow_links, &err);
     if (!r->lab) {
+        tl_budget_enter(NULL);
         r->rendered = tl_xstrdup(err.rendered ? err.rendered : err.msg);
         r->error = error_line(r->rendered, r->file, &r->error_line, &r->error_col);
         if (!r->error_line && err.line > 0) {
@@ -529,6 +548,7 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
     }
     r->nchanges = tl_grade_tamper(m, r->lab, &r->changes);
     tl_grade_sheet(m, r->lab, gr->v, &r->g);
+    tl_budget_enter(NULL);
 }
 
 static void free_record(record *r)
@@ -557,7 +577,7 @@ static int cmd_grade(const tl_cli *cli)
     record *recs = tl_xcalloc(n ? n : 1, sizeof *recs);
     for (size_t k = 0; k < n; k++)
         recs[k].file = cli->args[k];
-    grade_run gr = {.m = m, .v = v, .recs = recs};
+    grade_run gr = {.m = m, .v = v, .recs = recs, .cli = cli};
     tl_pool_run(grade_one, &gr, n, c.max_bytes, cli->jobs);
 
     tl_report *rs = tl_xcalloc(n ? n : 1, sizeof *rs);

@@ -13,6 +13,10 @@
  * Every option belongs to a set of commands (the table below); an option
  * given to a command that does not take it is a usage error, as is a format
  * that the command cannot write.
+ *
+ * SIGINT and SIGTERM remove the temporary file of an atomic -o write before
+ * the process dies of the signal (util.h tl_tempfile_*), so an interrupted
+ * run never leaves a `.tlab-out-XXXXXX` behind.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -44,6 +48,8 @@ enum {
     OPT_STMT,
     OPT_MAX_BYTES,
     OPT_TIMEOUT,
+    OPT_SHEET_TIMEOUT,
+    OPT_FOLLOW_LINKS,
     OPT_HELP,
     OPT_VERSION,
     OPT_RUN_TESTS
@@ -53,7 +59,10 @@ enum {
 #define BIT(o) (1u << ((o) - OPT_FORMAT))
 
 /* Options that execute ops take the runtime knobs. */
-#define EXEC_OPTS (BIT(OPT_DEVICE) | BIT(OPT_REQUIRE_GPU) | BIT(OPT_MAX_BYTES) | BIT(OPT_TIMEOUT))
+#define EXEC_OPTS (BIT(OPT_DEVICE) | BIT(OPT_REQUIRE_GPU) | BIT(OPT_MAX_BYTES) | BIT(OPT_TIMEOUT) | \
+                   BIT(OPT_SHEET_TIMEOUT) | BIT(OPT_FOLLOW_LINKS))
+/* The last option counted in a command's mask. */
+#define OPT_LAST_MASKED OPT_FOLLOW_LINKS
 #define OUT_OPTS (BIT(OPT_OUTPUT) | BIT(OPT_COLOR) | BIT(OPT_QUIET))
 
 static const struct option longopts[] = {
@@ -68,6 +77,8 @@ static const struct option longopts[] = {
     {"stmt", required_argument, NULL, OPT_STMT},
     {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"sheet-timeout", required_argument, NULL, OPT_SHEET_TIMEOUT},
+    {"follow-links", no_argument, NULL, OPT_FOLLOW_LINKS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"run-tests", required_argument, NULL, OPT_RUN_TESTS}, /* hidden */
@@ -94,6 +105,8 @@ static const struct {
     {OPT_STMT, "-s, --stmt STMT", "run the statement STMT before EXPR (repeatable)"},
     {OPT_MAX_BYTES, "    --max-bytes N", "limit on live tensor storage; suffixes K, M, G (default 1G)"},
     {OPT_TIMEOUT, "    --timeout SECONDS", "time limit per op (default 2)"},
+    {OPT_SHEET_TIMEOUT, "    --sheet-timeout S", "CPU seconds for a whole sheet or submission (default 60)"},
+    {OPT_FOLLOW_LINKS, "    --follow-links", "read lab files through symbolic links (default: refuse)"},
 };
 
 /* ---- formats ---------------------------------------------------------- */
@@ -168,7 +181,7 @@ static const command commands[] = {
     {"new", "MASTER.yaml", "a blank sheet for students (predictions and answers emptied)",
      "Print MASTER.yaml as a blank sheet for students: every prediction, rule and\n"
      "answer emptied, everything else kept.\n",
-     OUT_OPTS, 0, TL_FMT_DEFAULT, "MASTER.yaml", 1, 1},
+     OUT_OPTS | BIT(OPT_FOLLOW_LINKS), 0, TL_FMT_DEFAULT, "MASTER.yaml", 1, 1},
     {"key", "MASTER.yaml", "the answer key, computed by executing the ops",
      "Execute every op of MASTER.yaml and print the answer key: the verdict of each\n"
      "op on the parent and on its variants (non-contiguous, other dtype, other\n"
@@ -527,7 +540,7 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
         case 'h': c = OPT_HELP; break;
         default: break;
         }
-        if (c >= OPT_FORMAT && c <= OPT_TIMEOUT) {
+        if (c >= OPT_FORMAT && c <= OPT_LAST_MASKED) {
             given |= BIT(c);
             for (size_t i = 0; longopts[i].name; i++)
                 if (longopts[i].val == c)
@@ -590,6 +603,12 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
                 usage_error("invalid --timeout '%s' (expected seconds, more than 0 and at most 86400, such as 2 or 0.5)",
                             optarg);
             break;
+        case OPT_SHEET_TIMEOUT:
+            if (!parse_seconds(optarg, &cli.sheet_timeout))
+                usage_error("invalid --sheet-timeout '%s' (expected seconds, more than 0 and at most 86400, such as 60)",
+                            optarg);
+            break;
+        case OPT_FOLLOW_LINKS: cli.follow_links = true; break;
         case OPT_HELP: want_help = true; break;
         case OPT_VERSION: want_version = true; break;
         case OPT_RUN_TESTS: run_tests = optarg; break;
@@ -677,7 +696,7 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
     /* Options the command does not take. */
     unsigned extra = given & ~cmd->opts;
     if (extra) {
-        for (int o = OPT_FORMAT; o <= OPT_TIMEOUT; o++)
+        for (int o = OPT_FORMAT; o <= OPT_LAST_MASKED; o++)
             if (extra & BIT(o)) {
                 usage_error("option '--%s' does not apply to this command", given_name[o - OPT_FORMAT]);
                 break;
@@ -723,6 +742,7 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
 
 int main(int argc, char **argv)
 {
+    tl_tempfile_install_handlers();
     tl_cli cli = {
         .format = TL_FMT_DEFAULT,
         .device = TL_DEVREQ_AUTO,
@@ -730,6 +750,7 @@ int main(int argc, char **argv)
         .jobs = 1,
         .max_bytes = TL_DEFAULT_MAX_BYTES,
         .timeout = TL_DEFAULT_TIMEOUT,
+        .sheet_timeout = TL_DEFAULT_SHEET_TIMEOUT,
     };
     /* At most argc statements and operands. */
     cli.stmts = tl_xcalloc((size_t)argc + 1, sizeof *cli.stmts);

@@ -6,7 +6,12 @@
  *
  * Invariants:
  *   - every node carries its 1-based line/col and byte range; libyaml marks
- *     count characters, so byte offsets are recomputed from line/column;
+ *     count characters (mark.index), so a character -> byte table and a
+ *     line-start table, both built once, turn a mark into a byte offset and
+ *     a byte column in O(1): the loader is linear in the file's size;
+ *   - lines are counted as libyaml counts them: LF, CR LF and a lone CR
+ *     each end one line (tl_diag_break_len); NEL, U+2028 and U+2029, which
+ *     libyaml also counts, are refused, so every tool agrees on a line;
  *   - any error stops loading with ONE located message; nothing partial is
  *     returned (the lab is freed);
  *   - strings in the lab are owned copies; nodes are owned by lab->root.
@@ -56,6 +61,8 @@ typedef struct loader {
     size_t len;
     size_t *line_start; /* byte offset of each line */
     size_t nlines;
+    uint32_t *char_byte; /* byte offset of each character (libyaml's index) */
+    size_t nchars;
     size_t nodes;
     tl_lab_err *err;
     tl_ynode *root;     /* owned until handed to the lab */
@@ -63,6 +70,7 @@ typedef struct loader {
     bool have_parser;
     yaml_parser_t parser;
     bool have_event;
+    bool in_scan;       /* in the byte checks: the text may not be text */
     yaml_event_t event;
     void *seen;         /* id table during validation; freed on failure */
     bool lenient_keys;  /* unknown keys are warnings (top level only) */
@@ -85,7 +93,14 @@ static void set_err(tl_lab_err *e, int line, int col, const char *fmt, va_list a
 {
     e->line = line;
     e->col = col;
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    int n = vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    if (n >= (int)sizeof e->msg) {
+        /* a long quote from the sheet: cut on a character boundary */
+        size_t k = sizeof e->msg - 4;
+        while (k > 0 && ((unsigned char)e->msg[k] & 0xC0) == 0x80)
+            k--;
+        memcpy(e->msg + k, "...", 4);
+    }
 }
 
 static TL_NORETURN void failat(loader *L, int line, int col, const char *fmt, ...)
@@ -101,21 +116,12 @@ static void failat(loader *L, int line, int col, const char *fmt, ...)
 
 #define FAILN(L, node, ...) failat((L), (node)->line, (node)->col, __VA_ARGS__)
 
-/* byte offset of (0-based line, 0-based character column) */
-static size_t byte_at(const loader *L, size_t line, size_t column)
+/* byte offset of a libyaml mark: O(1) through the character table */
+static size_t mark_byte(const loader *L, const yaml_mark_t *m)
 {
-    if (line >= L->nlines)
+    if (!L->char_byte || m->index >= L->nchars)
         return L->len;
-    size_t p = L->line_start[line];
-    while (column > 0 && p < L->len && L->text[p] != '\n') {
-        unsigned char c = (unsigned char)L->text[p];
-        p++;
-        if (c >= 0x80)
-            while (p < L->len && ((unsigned char)L->text[p] & 0xC0) == 0x80)
-                p++;
-        column--;
-    }
-    return p;
+    return L->char_byte[m->index];
 }
 
 /* ---------------------------------------------------------- byte checks */
@@ -147,14 +153,27 @@ static void scan_bytes(loader *L)
             if ((w == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
                 (w == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
                 failat(L, (int)line, (int)col, "invalid UTF-8 sequence (a lab file is UTF-8 text)");
+            if (cp == 0x85 || cp == 0x2028 || cp == 0x2029)
+                failat(L, (int)line, (int)col,
+                       "line break U+%04X in the file (end lines with a newline)", cp);
+            if ((cp >= 0x80 && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF ||
+                (cp == 0xFEFF && i > 0))
+                failat(L, (int)line, (int)col, "control character U+%04X in the file", cp);
         }
+        /* what libyaml refuses anyway ("control characters are not
+         * allowed"), here with its position */
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)
+            failat(L, (int)line, (int)col, "control character 0x%02x in the file", c);
         if (c == '\t' && at_indent)
             failat(L, (int)line, (int)col,
                    "tab character in indentation (YAML indents with spaces)");
-        if (c == '\n') {
+        size_t br = tl_diag_break_len(L->text, L->len, i);
+        if (br) {
             line++;
             col = 1;
             at_indent = true;
+            i += br;
+            continue;
         } else {
             if (c != ' ' && c != '\t')
                 at_indent = false;
@@ -169,16 +188,49 @@ static void build_lines(loader *L)
     size_t cap = 64, n = 0;
     size_t *ls = tl_xmalloc(cap * sizeof *ls);
     ls[n++] = 0;
-    for (size_t i = 0; i < L->len; i++)
-        if (L->text[i] == '\n') {
-            if (n == cap) {
-                cap *= 2;
-                ls = tl_xrealloc(ls, cap * sizeof *ls);
-            }
-            ls[n++] = i + 1;
+    for (size_t i = 0; i < L->len;) {
+        size_t br = tl_diag_break_len(L->text, L->len, i);
+        if (!br) {
+            i++;
+            continue;
         }
+        i += br;
+        if (n == cap) {
+            cap *= 2;
+            ls = tl_xrealloc(ls, cap * sizeof *ls);
+        }
+        ls[n++] = i;
+    }
     L->line_start = ls;
     L->nlines = n;
+}
+
+/* A leading UTF-8 BOM: 3, else 0. libyaml is given the text after it. With
+ * the encoding set explicitly (yaml_parser_set_encoding) libyaml does not
+ * strip a BOM itself: it counted it as character 0 and then as column 0,
+ * so `tlab: 1` sat at column 1 and the next key ended the mapping; and
+ * offsets were one byte late (found by tests/fuzz/fuzz_lab: `tlab new`
+ * wrote `predict:: ~` for a sheet with a BOM). */
+static size_t bom_len(const loader *L)
+{
+    const unsigned char *s = (const unsigned char *)L->text;
+    return L->len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF ? 3 : 0;
+}
+
+/* Character index (libyaml's mark.index, from after the BOM; CR LF is two
+ * characters) -> byte offset in the file, once; the text is valid UTF-8. */
+static void build_chars(loader *L)
+{
+    const unsigned char *s = (const unsigned char *)L->text;
+    size_t i = bom_len(L);
+    uint32_t *cb = tl_xmalloc((L->len + 1) * sizeof *cb);
+    size_t n = 0;
+    for (; i < L->len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            cb[n++] = (uint32_t)i;
+    cb[n] = (uint32_t)L->len;
+    L->char_byte = cb;
+    L->nchars = n + 1; /* the end of the text is a valid mark too */
 }
 
 /* ------------------------------------------------------------- event tree */
@@ -186,9 +238,10 @@ static void build_lines(loader *L)
 /* 1-based byte column of a libyaml mark (marks count characters) */
 static int mark_col(const loader *L, const yaml_mark_t *m)
 {
-    if (m->line >= L->nlines)
+    size_t b = mark_byte(L, m);
+    if (m->line >= L->nlines || L->line_start[m->line] > b)
         return (int)m->column + 1;
-    return (int)(byte_at(L, m->line, m->column) - L->line_start[m->line]) + 1;
+    return (int)(b - L->line_start[m->line]) + 1;
 }
 
 static int ev_line(const yaml_event_t *e) { return (int)e->start_mark.line + 1; }
@@ -201,11 +254,9 @@ static int ev_line(const yaml_event_t *e) { return (int)e->start_mark.line + 1; 
 static bool free_text_hint(const loader *L, size_t line0, char *hint, size_t cap)
 {
     static const char *const keys[] = {"rule", "answer", "prompt", "explanation", "title"};
-    const char *p = L->text, *end = L->text + L->len;
-    for (size_t l = 0; l < line0 && p < end; l++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        p = nl ? nl + 1 : end;
-    }
+    /* the line table counts breaks as libyaml does (CR, LF, CR LF) */
+    const char *end = L->text + L->len;
+    const char *p = line0 < L->nlines ? L->text + L->line_start[line0] : end;
     while (p < end && *p == ' ')
         p++;
     if (p + 1 < end && *p == '-' && p[1] == ' ')
@@ -230,6 +281,22 @@ static void next_event(loader *L)
     }
     if (!yaml_parser_parse(&L->parser, &L->event)) {
         const yaml_parser_t *p = &L->parser;
+        if (p->error == YAML_READER_ERROR) {
+            /* the reader reports a byte offset, not a mark */
+            size_t off = p->problem_offset + bom_len(L);
+            if (off > L->len)
+                off = L->len;
+            size_t lo = 0, hi = L->nlines;
+            while (hi - lo > 1) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (L->line_start[mid] <= off)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            failat(L, (int)lo + 1, (int)(off - L->line_start[lo]) + 1, "invalid YAML: %s",
+                   p->problem ? p->problem : "unreadable text");
+        }
         char hint[200];
         if (free_text_hint(L, p->problem_mark.line, hint, sizeof hint))
             failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
@@ -255,8 +322,8 @@ static tl_ynode *new_node(loader *L, tl_ykind kind)
     n->kind = kind;
     n->line = ev_line(e);
     n->col = ev_col(e);
-    n->start = byte_at(L, e->start_mark.line, e->start_mark.column);
-    n->end = byte_at(L, e->end_mark.line, e->end_mark.column);
+    n->start = mark_byte(L, &e->start_mark);
+    n->end = mark_byte(L, &e->end_mark);
     return n;
 }
 
@@ -282,9 +349,16 @@ static void build_tree(loader *L)
     int depth = 0; /* number of open collections */
     int docs = 0;
     bool done = false;
+    size_t events = 0;
     while (!done) {
         next_event(L);
         const yaml_event_t *e = &L->event;
+        /* `tlab grade`: one submission costs at most --sheet-timeout */
+        if ((++events & 255) == 0 && tl_budget_passed()) {
+            char msg[160];
+            tl_deadline_message(msg, sizeof msg, 0);
+            failat(L, ev_line(e), ev_col(e), "%s while loading the file", msg);
+        }
         const yaml_char_t *anchor = NULL;
         tl_ynode *n = NULL;
         switch (e->type) {
@@ -319,7 +393,7 @@ static void build_tree(loader *L)
             /* a block collection's end mark lies at the next token; keep
              * the end of its last child instead */
             if (f->node->flow)
-                f->node->end = byte_at(L, e->end_mark.line, e->end_mark.column);
+                f->node->end = mark_byte(L, &e->end_mark);
             else if (f->used > 0)
                 f->node->end = f->node->items[f->used - 1]->end;
             if (f->node->kind == TL_Y_MAP && f->used % 2)
@@ -656,8 +730,12 @@ static void text_position(loader *L, const tl_ynode *n, int *line, int *col,
         if (n->start < L->len && L->text[n->start] == '>') {
             size_t nl = 0;
             for (size_t i = L->line_start[ln < L->nlines ? ln : L->nlines - 1];
-                 i < n->end && i < L->len; i++)
-                nl += L->text[i] == '\n';
+                 i < n->end && i < L->len; i++) {
+                size_t br = tl_diag_break_len(L->text, L->len, i);
+                nl += br > 0;
+                if (br == 2)
+                    i++;
+            }
             if (nl > 1)
                 *block_col = -1;
         }
@@ -768,7 +846,7 @@ static void parse_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
             p->blank = true;
             return;
         }
-        tl_kind kd;
+        tl_kind kd = TL_KIND_NONE;
         if (strlen(n->value) >= sizeof low || !tl_kind_from_name(low, &kd) ||
             kd == TL_KIND_VALUE || kd == TL_KIND_MIXED)
             fail_prediction(L, n, n->value);
@@ -1222,16 +1300,33 @@ void tl_lab_free(tl_lab *lab)
     free(lab);
 }
 
+/* The one located line (and the source line under it). The message may
+ * quote the sheet (keys, values, block scalars) and the file name comes
+ * from whoever named the submission: both are shown escaped, on one line
+ * (escape.h), so a sheet can never add a line such as `FILE:9:1: error:`
+ * or `::error` of its own. */
+static void render_err_as(tl_lab_err *err, const char *file, const char *text, size_t len,
+                          bool color, bool excerpt)
+{
+    tl_buf b = {0}, m = {0};
+    char *f = tl_escape_line_dup(file);
+    tl_escape_line(&m, err->msg);
+    if (err->line > 0 && excerpt)
+        tl_diag_render_excerpt(&b, f, err->line, err->col, tl_buf_str(&m), text, len, color);
+    else if (err->line > 0)
+        tl_diag_render_at(&b, f, err->line, err->col, tl_buf_str(&m), text, len, color);
+    else
+        tl_buf_printf(&b, "%s: error: %s\n", f, tl_buf_str(&m));
+    free(f);
+    tl_buf_free(&m);
+    free(err->rendered);
+    err->rendered = tl_buf_steal(&b);
+}
+
 static void render_err(tl_lab_err *err, const char *file, const char *text, size_t len,
                        bool color)
 {
-    tl_buf b = {0};
-    if (err->line > 0)
-        tl_diag_render_at(&b, file, err->line, err->col, err->msg, text, len, color);
-    else
-        tl_buf_printf(&b, "%s: error: %s\n", file, err->msg);
-    free(err->rendered);
-    err->rendered = tl_buf_steal(&b);
+    render_err_as(err, file, text, len, color, false);
 }
 
 tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
@@ -1256,6 +1351,7 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
     L->len = len;
     L->err = err;
     build_lines(L);
+    build_chars(L);
     tl_lab *lab = tl_xcalloc(1, sizeof *lab);
     lab->file = tl_xstrdup(file);
     lab->text = copy;
@@ -1271,19 +1367,23 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
         lab->root = L->root; /* freed with the lab */
         free(L->seen);
         tl_buf_free(&L->warnings);
-        render_err(err, file, copy, len, color);
+        render_err_as(err, file, copy, len, color, L->in_scan);
         tl_lab_free(lab);
         free(L->line_start);
+        free(L->char_byte);
         free(L);
         return NULL;
     }
+    L->in_scan = true;
     scan_bytes(L);
+    L->in_scan = false;
     if (len == 0 || copy[strspn(copy, " \t\r\n")] == 0)
         failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
     if (!yaml_parser_initialize(&L->parser))
         failat(L, 1, 1, "cannot initialise the YAML parser (out of memory)");
     L->have_parser = true;
-    yaml_parser_set_input_string(&L->parser, (const unsigned char *)copy, len);
+    size_t bom = bom_len(L);
+    yaml_parser_set_input_string(&L->parser, (const unsigned char *)copy + bom, len - bom);
     yaml_parser_set_encoding(&L->parser, YAML_UTF8_ENCODING);
     build_tree(L);
     if (L->have_event) {
@@ -1296,19 +1396,37 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
     lab->root = L->root;
     lab->warnings = L->warnings.len ? tl_buf_steal(&L->warnings) : NULL;
     free(L->line_start);
+    free(L->char_byte);
     free(L);
     return lab;
 }
 
 tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err)
 {
+    return tl_lab_open(path, color, false, err);
+}
+
+tl_lab *tl_lab_open(const char *path, bool color, bool follow_links, tl_lab_err *err)
+{
     memset(err, 0, sizeof *err);
     char *text;
     size_t len;
-    tl_read_status st = tl_read_file(path, TL_LAB_MAX_BYTES, &text, &len);
+    tl_read_status st =
+        tl_read_regular_file(path, TL_LAB_MAX_BYTES, follow_links, &text, &len);
     switch (st) {
     case TL_READ_OK:
         break;
+    case TL_READ_LINK:
+        snprintf(err->msg, sizeof err->msg,
+                 "is a symbolic link: tlab does not follow links in submissions "
+                 "(--follow-links reads through them)");
+        render_err(err, path, NULL, 0, color);
+        return NULL;
+    case TL_READ_NOT_REGULAR:
+        snprintf(err->msg, sizeof err->msg, "not a regular file%s",
+                 errno == EISDIR ? " (a directory)" : "");
+        render_err(err, path, NULL, 0, color);
+        return NULL;
     case TL_READ_OPEN:
     case TL_READ_IO: {
         char eb[128]; /* grading threads load labs: no strerror() */
@@ -1365,157 +1483,4 @@ int64_t tl_lab_threshold_count(const tl_lab *lab)
     double need = lab->threshold_value * (double)lab->nops / 100.0;
     int64_t c = (int64_t)ceil(need - 1e-9);
     return c < 0 ? 0 : c;
-}
-
-/* -------------------------------------------------------------- tlab new */
-
-typedef struct edit {
-    size_t start, end;
-    const char *with;
-} edit;
-
-static size_t content_end(const tl_ynode *n)
-{
-    if (n->kind != TL_Y_SCALAR && !n->flow && n->n > 0) {
-        size_t cnt = n->kind == TL_Y_MAP ? 2 * n->n : n->n;
-        return content_end(n->items[cnt - 1]);
-    }
-    return n->end;
-}
-
-static void add_edit(const tl_lab *lab, const tl_ynode *map, const char *key,
-                     const char *with, edit **ed, size_t *ned, size_t *cap)
-{
-    for (size_t i = 0; i < map->n; i++) {
-        const tl_ynode *k = map->items[2 * i];
-        const tl_ynode *v = map->items[2 * i + 1];
-        if (strcmp(k->value, key) != 0)
-            continue;
-        if (tl_ynode_is_null(v) || (v->kind == TL_Y_SCALAR && v->len == 0))
-            return;
-        size_t s = k->end, e = content_end(v);
-        while (e > v->start && e > s &&
-               (lab->text[e - 1] == ' ' || lab->text[e - 1] == '\n' ||
-                lab->text[e - 1] == '\r'))
-            e--;
-        if (e <= s || e > lab->len)
-            return;
-        if (*ned == *cap) {
-            *cap = *cap ? 2 * *cap : 16;
-            *ed = tl_xrealloc(*ed, *cap * sizeof **ed);
-        }
-        (*ed)[(*ned)++] = (edit){s, e, with};
-        return;
-    }
-}
-
-static int cmp_edit(const void *a, const void *b)
-{
-    const edit *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-char *tl_lab_blank_text(const tl_lab *lab)
-{
-    edit *ed = NULL;
-    size_t ned = 0, cap = 0;
-    for (size_t i = 0; i < lab->nops; i++) {
-        add_edit(lab, lab->ops[i].node, "predict", ": ~", &ed, &ned, &cap);
-        add_edit(lab, lab->ops[i].node, "rule", ": ~", &ed, &ned, &cap);
-    }
-    for (size_t i = 0; i < lab->nquestions; i++)
-        add_edit(lab, lab->questions[i].node, "answer", ": ~", &ed, &ned, &cap);
-    if (ned)
-        qsort(ed, ned, sizeof *ed, cmp_edit);
-    tl_buf b = {0};
-    size_t pos = 0;
-    for (size_t i = 0; i < ned; i++) {
-        if (ed[i].start < pos)
-            continue; /* overlapping (cannot happen for distinct keys) */
-        tl_buf_append(&b, lab->text + pos, ed[i].start - pos);
-        tl_buf_puts(&b, ed[i].with);
-        pos = ed[i].end;
-    }
-    tl_buf_append(&b, lab->text + pos, lab->len - pos);
-    free(ed);
-    return tl_buf_steal(&b);
-}
-
-/* --------------------------------------------------------------- SHA-256 */
-
-static const uint32_t sha_k[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-    0xc67178f2};
-
-#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
-
-static void sha_block(uint32_t h[8], const unsigned char *p)
-{
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-               (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6],
-             hh = h[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t S1 = ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25);
-        uint32_t ch = (e & f) ^ (~e & g);
-        uint32_t t1 = hh + S1 + ch + sha_k[i] + w[i];
-        uint32_t S0 = ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22);
-        uint32_t mj = (a & b) ^ (a & c) ^ (b & c);
-        uint32_t t2 = S0 + mj;
-        hh = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-    h[5] += f;
-    h[6] += g;
-    h[7] += hh;
-}
-
-void tl_sha256_hex(const void *data, size_t len, char hex[65])
-{
-    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    const unsigned char *p = data;
-    size_t i = 0;
-    for (; i + 64 <= len; i += 64)
-        sha_block(h, p + i);
-    unsigned char tail[128] = {0};
-    size_t rem = len - i;
-    memcpy(tail, p + i, rem);
-    tail[rem] = 0x80;
-    size_t tl = rem + 9 <= 64 ? 64 : 128;
-    uint64_t bits = (uint64_t)len * 8;
-    for (int k = 0; k < 8; k++)
-        tail[tl - 1 - k] = (unsigned char)(bits >> (8 * k));
-    sha_block(h, tail);
-    if (tl == 128)
-        sha_block(h, tail + 64);
-    for (int k = 0; k < 8; k++)
-        snprintf(hex + 8 * k, 9, "%08x", h[k]);
-    hex[64] = 0;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "sha256.h"
 #include "util.h"
 
 #ifdef __cplusplus
@@ -159,7 +160,11 @@ typedef struct tl_lab_err {
 
 void tl_lab_err_free(tl_lab_err *e);
 
-/* Read and validate a lab file. NULL with *err filled on failure. */
+/* Read and validate a lab file. NULL with *err filled on failure. The file
+ * must be a regular file ("not a regular file": FIFOs, devices and
+ * directories are never read, and opening one never blocks); a symbolic
+ * link is refused unless follow_links (tl_lab_load: never followed). */
+tl_lab *tl_lab_open(const char *path, bool color, bool follow_links, tl_lab_err *err);
 tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err);
 /* Validate text already in memory (copied). */
 tl_lab *tl_lab_parse(const char *file, const char *text, size_t len,
@@ -176,9 +181,6 @@ int64_t tl_lab_threshold_count(const tl_lab *lab);
 /* `tlab new`: the text of a blank sheet (predictions, rules and answers
  * emptied; comments and order preserved). Caller frees. */
 char *tl_lab_blank_text(const tl_lab *lab);
-
-/* Lower-case hex SHA-256 of data into hex[65]. */
-void tl_sha256_hex(const void *data, size_t len, char hex[65]);
 
 #ifdef __cplusplus
 }

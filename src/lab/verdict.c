@@ -6,16 +6,30 @@
  * is classified element by element (`mixed` when the elements disagree).
  *
  * The write-through probe is an independent check of that verdict: flip one
- * bit of the result's element 0, compare the parent's element bytes before
- * and after, then restore the element and both version counters. A view
- * whose element 0 lies outside the parent's visible elements (as_strided
- * over a larger storage, a slice of the base outside the parent's window)
- * leaves the parent's elements alone; then the parent's whole storage is
- * compared instead. A view/alias that changes neither, or a copy that
- * changes the parent, is a bug: TL_ERR_INTERNAL (exit 3), never graded.
+ * bit of the result's element 0 and read the byte at that address through
+ * the parent's storage before, after, and once the element is restored
+ * (both version counters restored too). The write shows in the parent's
+ * storage memory, or it does not; write_through says whether that byte
+ * belongs to one of the parent's visible elements (a bitmap of them is
+ * built once per classification, so a list of 10^6 views costs one pass
+ * over the parent, not one per item). A view/alias whose write does not
+ * reach the parent's storage, or a copy whose write does, is a bug:
+ * TL_ERR_INTERNAL (exit 3), never graded.
  *
  * Every run (the op and each `sometimes` variant) starts from a fresh
  * interpreter and runs setup afresh, so ops never see each other's writes.
+ *
+ * Time (SPEC 7): no phase of an op runs without a deadline. Each setup
+ * (rerun for every run) has the per-call limit (--timeout); past it, the
+ * setup is a lab error (exit 2 at the setup). After the setup, everything
+ * in a run (building the parent variant, the op, the probes, the evidence)
+ * shares one run deadline of --timeout (tl_deadline_run_begin; the
+ * interpreter's per-call deadline cannot extend it). An op past it is an
+ * `error` verdict (LimitError, "time limit exceeded"), also when only a
+ * variant ran out: a variant cut short proves nothing about `sometimes`.
+ * The sheet's budget (--sheet-timeout, tl_budget) covers all of it, setups
+ * and freeing included: once it is spent, the run fails with exit 2 at the
+ * op, naming it.
  */
 #include "verdict.h"
 
@@ -25,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "ops.h"
 #include "storage.h"
 #include "tensor.h"
@@ -189,162 +204,135 @@ cJSON *tl_value_to_json(const tl_value *v)
     return cJSON_CreateString(buf);
 }
 
-/* -------------------------------------------------------- element bytes */
+/* ------------------------------------------------------------- probe */
 
-/* All elements of t in row-major order (raw bytes) into *out (malloc'd).
- * Returns 0, 1 when too large to probe, -1 on error. */
-static int read_elems(const tl_tensor *t, unsigned char **out, size_t *outlen,
-                      tl_error *err)
+/* Which storage elements of the parent are visible through it: a bitmap
+ * over its element span [lo, hi], built once per classification (a list
+ * of 10^6 views of one parent costs one pass over the parent, not one per
+ * item). state: 0 not built, 1 built, -1 too large to probe. */
+typedef struct pmap {
+    int state;
+    int64_t lo, hi;       /* storage element span of the parent */
+    unsigned char *bits;  /* (hi - lo + 1) bits */
+} pmap;
+
+static int build_pmap(const tl_tensor *p, pmap *m, tl_error *err)
 {
-    *out = NULL;
-    *outlen = 0;
-    int64_t n = tl_tensor_numel(t);
-    if (n <= 0)
-        return 0;
-    size_t isz = tl_dtype_size(t->dtype);
-    int64_t lo = t->offset, hi = t->offset;
-    for (int d = 0; d < t->ndim; d++) {
-        int64_t ext = (t->sizes[d] - 1) * t->strides[d];
+    m->state = -1;
+    int64_t n = tl_tensor_numel(p);
+    size_t isz = tl_dtype_size(p->dtype);
+    int64_t lo = p->offset, hi = p->offset;
+    for (int d = 0; d < p->ndim; d++) {
+        int64_t ext = (p->sizes[d] - 1) * p->strides[d];
         if (ext < 0)
             lo += ext;
         else
             hi += ext;
     }
-    if ((uint64_t)n * isz > TL_PROBE_MAX_BYTES ||
+    if (n <= 0 || (uint64_t)n * isz > TL_PROBE_MAX_BYTES ||
         (uint64_t)(hi - lo + 1) * isz > TL_PROBE_MAX_BYTES)
-        return 1;
-    if (lo < 0 || (uint64_t)(hi + 1) * isz > t->storage->nbytes)
+        return 0;
+    if (lo < 0 || (uint64_t)(hi + 1) * isz > p->storage->nbytes)
         return tl_error_set(err, TL_ERR_INTERNAL,
                             "tensor elements [%" PRId64 ", %" PRId64 "] lie outside "
-                            "its storage of %zu bytes", lo, hi, t->storage->nbytes);
-    size_t span = (size_t)(hi - lo + 1) * isz;
-    unsigned char *tmp = tl_xmalloc(span);
-    const tl_backend *be = tl_tensor_backend(t);
-    if (tl_backend_to_host(be, tmp, (char *)t->storage->data + (size_t)lo * isz, span, err) < 0) {
-        free(tmp);
-        return -1;
-    }
-    unsigned char *dst = tl_xmalloc((size_t)n * isz);
+                            "its storage of %zu bytes", lo, hi, p->storage->nbytes);
+    m->lo = lo;
+    m->hi = hi;
+    m->bits = tl_xcalloc((size_t)(hi - lo) / 8 + 1, 1);
     int64_t idx[TL_MAX_DIMS] = {0};
     for (int64_t i = 0; i < n; i++) {
-        int64_t e = t->offset - lo;
-        for (int d = 0; d < t->ndim; d++)
-            e += idx[d] * t->strides[d];
-        memcpy(dst + (size_t)i * isz, tmp + (size_t)e * isz, isz);
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < t->sizes[d])
+        if ((i & ((1 << 20) - 1)) == (1 << 20) - 1 && tl_deadline_passed()) {
+            char msg[160];
+            tl_deadline_message(msg, sizeof msg, 0);
+            return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
+        }
+        int64_t e = p->offset - lo;
+        for (int d = 0; d < p->ndim; d++)
+            e += idx[d] * p->strides[d];
+        m->bits[e / 8] |= (unsigned char)(1u << (e % 8));
+        for (int d = p->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < p->sizes[d])
                 break;
             idx[d] = 0;
         }
     }
-    free(tmp);
-    *out = dst;
-    *outlen = (size_t)n * isz;
+    m->state = 1;
     return 0;
 }
 
-static int read_storage(const tl_storage *s, unsigned char **out, size_t *len,
-                        tl_error *err)
+/* One byte of the parent's storage memory, read through its backend. */
+static int read_pbyte(const tl_tensor *p, size_t at, unsigned char *out, tl_error *err)
 {
-    *out = NULL;
-    *len = 0;
-    if (s->nbytes == 0 || !s->data)
-        return 0;
-    if (s->nbytes > TL_PROBE_MAX_BYTES)
-        return 1;
-    unsigned char *buf = tl_xmalloc(s->nbytes);
-    if (tl_backend_to_host(s->backend, buf, s->data, s->nbytes, err) < 0) {
-        free(buf);
-        return -1;
-    }
-    *out = buf;
-    *len = s->nbytes;
-    return 0;
+    const tl_storage *s = p->storage;
+    return tl_backend_to_host(s->backend, out, (const char *)s->data + at, 1, err);
 }
 
-static bool bytes_differ(const unsigned char *a, size_t la, const unsigned char *b,
-                         size_t lb)
-{
-    return la != lb || (la && memcmp(a, b, la) != 0);
-}
-
-/* The probe. Sets *through (1/0, -1 when not applicable or too large). */
-static int probe(tl_tensor *r, tl_tensor *p, tl_kind kind, int *through, tl_error *err)
+/* The probe. Sets *through (1/0, -1 when not applicable or too large).
+ * O(1) per result tensor plus one pass over the parent (map). */
+static int probe(tl_tensor *r, tl_tensor *p, tl_kind kind, pmap *map, int *through,
+                 tl_error *err)
 {
     *through = -1;
     if (tl_tensor_numel(r) <= 0)
         return 0;
-    size_t isz = tl_dtype_size(r->dtype);
+    if (map->state == 0 && build_pmap(p, map, err) < 0)
+        return -1;
+    if (map->state < 0)
+        return 0;
+    size_t isz = tl_dtype_size(r->dtype), psz = tl_dtype_size(p->dtype);
     unsigned char old0[16], sent[16];
     int64_t ver_r = r->version->value, ver_p = p->version->value;
     if (tl_tensor_get_raw(r, 0, old0, err) < 0)
         return -1;
     memcpy(sent, old0, isz);
     sent[0] ^= 1;
-    unsigned char *before = NULL, *after = NULL, *restored = NULL;
-    size_t lb = 0, la = 0, lr = 0;
-    int rc = read_elems(p, &before, &lb, err);
-    if (rc != 0)
-        return rc < 0 ? -1 : 0;
+    /* the flipped byte, as an address in the parent's storage memory */
+    const tl_device dr = tl_tensor_device(r), dp = tl_tensor_device(p);
+    const char *addr = r->storage->data ? (const char *)r->storage->data +
+                                              (size_t)r->offset * isz
+                                        : NULL;
+    const char *base = p->storage->data;
+    bool inside = addr && base && dr.kind == dp.kind && dr.index == dp.index &&
+                  addr >= base && addr < base + p->storage->nbytes;
+    size_t at = inside ? (size_t)(addr - base) : 0;
+    unsigned char before = 0, after = 0, restored = 0;
     int status = -1;
+    if (inside && read_pbyte(p, at, &before, err) < 0)
+        goto out;
     if (tl_tensor_set_raw(r, 0, sent, err) < 0)
         goto out;
-    rc = read_elems(p, &after, &la, err);
+    int rc = inside ? read_pbyte(p, at, &after, err) : 0;
     if (tl_tensor_set_raw(r, 0, old0, err) < 0 || rc < 0)
         goto out;
-    if (read_elems(p, &restored, &lr, err) < 0)
+    if (inside && read_pbyte(p, at, &restored, err) < 0)
         goto out;
-    if (bytes_differ(before, lb, restored, lr)) {
+    if (before != restored) {
         tl_error_set(err, TL_ERR_INTERNAL,
                      "write-through probe could not restore the parent");
         goto out;
     }
-    bool changed = bytes_differ(before, lb, after, la);
-    if (changed && kind == TL_KIND_COPY) {
+    bool schanged = before != after; /* the parent's storage saw the write */
+    int64_t e = (int64_t)(at / psz) - map->lo;
+    bool visible = schanged && e >= 0 && e <= map->hi - map->lo &&
+                   (map->bits[e / 8] >> (e % 8)) & 1;
+    if (schanged && kind == TL_KIND_COPY) {
         tl_error_set(err, TL_ERR_INTERNAL,
                      "write-through probe disagrees with the pointer verdict: the "
                      "result has its own storage but writing it changed the parent");
         goto out;
     }
-    if (!changed && (kind == TL_KIND_VIEW || kind == TL_KIND_ALIAS)) {
-        /* element 0 may lie outside the parent's visible elements: the
-         * write must then show in the shared storage itself */
-        unsigned char *sb = NULL, *sa = NULL;
-        size_t lsb = 0, lsa = 0;
-        rc = read_storage(p->storage, &sb, &lsb, err);
-        if (rc < 0)
-            goto out;
-        if (rc == 0) {
-            if (tl_tensor_set_raw(r, 0, sent, err) < 0) {
-                free(sb);
-                goto out;
-            }
-            int rc2 = read_storage(p->storage, &sa, &lsa, err);
-            if (tl_tensor_set_raw(r, 0, old0, err) < 0 || rc2 < 0) {
-                free(sb);
-                free(sa);
-                goto out;
-            }
-            bool schanged = bytes_differ(sb, lsb, sa, lsa);
-            free(sb);
-            free(sa);
-            if (!schanged) {
-                tl_error_set(err, TL_ERR_INTERNAL,
-                             "write-through probe disagrees with the pointer verdict: "
-                             "the result is a %s of the parent but writing it changed "
-                             "neither the parent nor its storage", tl_kind_name(kind));
-                goto out;
-            }
-        }
+    if (!schanged && (kind == TL_KIND_VIEW || kind == TL_KIND_ALIAS)) {
+        tl_error_set(err, TL_ERR_INTERNAL,
+                     "write-through probe disagrees with the pointer verdict: "
+                     "the result is a %s of the parent but writing it changed "
+                     "neither the parent nor its storage", tl_kind_name(kind));
+        goto out;
     }
-    *through = changed ? 1 : 0;
+    *through = visible ? 1 : 0;
     status = 0;
 out:
     r->version->value = ver_r;
     p->version->value = ver_p;
-    free(before);
-    free(after);
-    free(restored);
     return status;
 }
 
@@ -368,7 +356,8 @@ static void fill_meta(const tl_tensor *t, tl_evidence *ev)
         snprintf(ev->device, sizeof ev->device, "cpu");
 }
 
-static int classify_tensor(tl_tensor *r, tl_tensor *p, tl_evidence *ev, tl_error *err)
+static int classify_tensor(tl_tensor *r, tl_tensor *p, pmap *map, tl_evidence *ev,
+                           tl_error *err)
 {
     fill_meta(r, ev);
     ev->write_through = -1;
@@ -381,20 +370,19 @@ static int classify_tensor(tl_tensor *r, tl_tensor *p, tl_evidence *ev, tl_error
     ev->kind = ev->same_object ? TL_KIND_ALIAS
                : ev->shares_storage ? TL_KIND_VIEW
                                     : TL_KIND_COPY;
-    return probe(r, p, ev->kind, &ev->write_through, err);
+    return probe(r, p, ev->kind, map, &ev->write_through, err);
 }
 
-int tl_verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
-                        tl_error *err)
+static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
+                    tl_error *err)
 {
     memset(ev, 0, sizeof *ev);
     ev->write_through = -1;
-    tl_tensor *p = parent && tl_value_is_tensorlike(parent) ? parent->u.tensor : NULL;
     if (tl_value_is_tensorlike(result))
-        return classify_tensor(result->u.tensor, p, ev, err);
+        return classify_tensor(result->u.tensor, p, map, ev, err);
     bool tuple = false;
     if ((result->kind == TL_V_TUPLE || result->kind == TL_V_LIST) && result->u.seq.n > 0)
-        for (size_t i = 0; i < result->u.seq.n; i++)
+        for (size_t i = 0; i < result->u.seq.n && !tuple; i++)
             if (tl_value_is_tensorlike(result->u.seq.items[i]))
                 tuple = true;
     if (!tuple) {
@@ -412,8 +400,14 @@ int tl_verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
     tl_kind common = TL_KIND_NONE;
     bool mixed = false;
     for (size_t i = 0; i < n; i++) {
+        /* a list of 10^6 items is classified under the op's deadline */
+        if ((i & 1023) == 1023 && tl_deadline_passed()) {
+            char msg[160];
+            tl_deadline_message(msg, sizeof msg, 0);
+            return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
+        }
         tl_evidence tmp, *it = i < ev->nitems ? &ev->items[i] : &tmp;
-        if (tl_verdict_classify(result->u.seq.items[i], parent, it, err) < 0) {
+        if (classify(result->u.seq.items[i], p, map, it, err) < 0) {
             if (it == &tmp)
                 tl_evidence_free(&tmp);
             return -1;
@@ -432,6 +426,16 @@ int tl_verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
     }
     ev->kind = mixed ? TL_KIND_MIXED : common;
     return 0;
+}
+
+int tl_verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
+                        tl_error *err)
+{
+    tl_tensor *p = parent && tl_value_is_tensorlike(parent) ? parent->u.tensor : NULL;
+    pmap map = {0};
+    int rc = classify(result, p, &map, ev, err);
+    free(map.bits);
+    return rc;
 }
 
 void tl_verdict_from_error(const tl_error *err, const char *where, tl_evidence *ev)
@@ -669,6 +673,25 @@ static int fail_at(tl_verdict_fail *fail, const tl_runner *r, const tl_source *s
     return -1;
 }
 
+/* The sheet's budget is spent: exit 2 at the op where it ran out. */
+static int fail_budget(tl_verdict_fail *fail, const tl_runner *r, const tl_job *job)
+{
+    char dm[160];
+    tl_deadline_message(dm, sizeof dm, 0);
+    tl_buf msg = {0};
+    tl_buf_puts(&msg, dm);
+    if (job->id) {
+        tl_buf_puts(&msg, " while running op '");
+        tl_escape_line(&msg, job->id);
+        tl_buf_puts(&msg, "'; the rest of the sheet was not run");
+    }
+    free(fail->rendered);
+    fail->rendered = NULL;
+    int rc = fail_at(fail, r, job->op, job->op->line, job->op->col, 2, tl_buf_str(&msg));
+    tl_buf_free(&msg);
+    return rc;
+}
+
 /* One run: setup, (variant), op, classify. */
 static int run_once(const tl_runner *r, const tl_job *job, int variant,
                     const char **vname, tl_op_verdict *out, tl_evidence *ev,
@@ -683,12 +706,17 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
     }
     int status = -1;
     tl_value *parent = NULL, *res = NULL;
+    double saved_run = 0;
+    bool in_run = false;
     for (size_t i = 0; i < job->nsetup; i++) {
         if (tl_interp_exec(I, &job->setup[i], &err) < 0) {
-            fail_with(fail, r, &job->setup[i], &err);
+            if (!tl_budget_passed())
+                fail_with(fail, r, &job->setup[i], &err);
             goto done;
         }
     }
+    saved_run = tl_deadline_run_begin(r->opts.timeout);
+    in_run = true;
     parent = job->parent ? tl_interp_get(I, job->parent) : NULL;
     if (parent && !tl_value_is_tensorlike(parent)) {
         if (!job->parent_optional) {
@@ -735,6 +763,31 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
     uint64_t before = tl_alloc_total();
     res = tl_interp_eval(I, job->op, &err);
     int64_t bytes = (int64_t)(tl_alloc_total() - before);
+    if (!res && err.kind == TL_ERR_LIMIT && tl_budget_passed())
+        goto done;
+    if (res) {
+        int crc = tl_verdict_classify(res, parent, ev, &err);
+        if (crc < 0 && err.kind == TL_ERR_LIMIT) {
+            /* the run's time ran out while checking the result */
+            tl_evidence_free(ev);
+            tl_value_release(res);
+            res = NULL;
+            if (tl_budget_passed())
+                goto done;
+            err.span = TL_NO_SPAN;
+        } else if (crc < 0) {
+            tl_evidence_free(ev);
+            if (err.kind != TL_ERR_INTERNAL) {
+                tl_error e3;
+                tl_error_set(&e3, TL_ERR_INTERNAL, "%s", err.msg);
+                err = e3;
+            }
+            err.span = TL_NO_SPAN;
+            fail_with(fail, r, job->op, &err);
+            goto done;
+        }
+        ev->bytes_allocated = bytes;
+    }
     if (!res) {
         if (tl_error_is_python(err.kind) || err.kind == TL_ERR_LIMIT) {
             int line, col;
@@ -748,19 +801,6 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
             fail_with(fail, r, job->op, &err);
             goto done;
         }
-    } else {
-        if (tl_verdict_classify(res, parent, ev, &err) < 0) {
-            tl_evidence_free(ev);
-            if (err.kind != TL_ERR_INTERNAL) {
-                tl_error e3;
-                tl_error_set(&e3, TL_ERR_INTERNAL, "%s", err.msg);
-                err = e3;
-            }
-            err.span = TL_NO_SPAN;
-            fail_with(fail, r, job->op, &err);
-            goto done;
-        }
-        ev->bytes_allocated = bytes;
     }
     if (out) {
         if (parent) {
@@ -786,14 +826,45 @@ done:
     if (parent)
         tl_value_release(parent);
     tl_interp_free(I);
+    if (in_run) {
+        /* a variant cut short by the time limit decides nothing */
+        if (variant >= 0 && status >= 0 && tl_deadline_run_passed())
+            status = 2;
+        tl_deadline_run_end(saved_run);
+    }
+    /* freeing counts too: a sheet whose budget is spent stops here */
+    if (status >= 0 || !fail->rendered) {
+        if (tl_budget_passed()) {
+            if (status >= 0 && ev)
+                tl_evidence_free(ev);
+            return fail_budget(fail, r, job);
+        }
+    }
     return status;
 }
 
-int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
-                   tl_verdict_fail *fail)
+/* The op's deadline passed in a variant: the op is a time-limit error. */
+static void op_timed_out(const tl_job *job, tl_op_verdict *out)
 {
-    memset(out, 0, sizeof *out);
-    memset(fail, 0, sizeof *fail);
+    for (size_t i = 0; i < out->nvariants; i++)
+        free(out->variants[i].signature);
+    out->nvariants = 0;
+    out->sometimes = false;
+    tl_evidence_free(&out->ev);
+    char msg[160], where[512];
+    tl_deadline_message(msg, sizeof msg, 0);
+    tl_error err;
+    tl_error_set(&err, TL_ERR_LIMIT, "%s (the op and its parent variants)", msg);
+    snprintf(where, sizeof where, "%s:%d:%d", job->op->file, job->op->line, job->op->col);
+    tl_verdict_from_error(&err, where, &out->ev);
+    out->ev.reason = make_reason(out, job->op->text);
+}
+
+static int verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
+                       tl_verdict_fail *fail)
+{
+    if (tl_budget_passed())
+        return fail_budget(fail, r, job);
     if (run_once(r, job, -1, NULL, out, &out->ev, fail) < 0) {
         tl_op_verdict_free(out);
         return -1;
@@ -812,6 +883,11 @@ int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
             tl_op_verdict_free(out);
             return -1;
         }
+        if (rc == 2) {
+            tl_evidence_free(&vev);
+            op_timed_out(job, out);
+            break;
+        }
         if (rc == 0 && name) {
             tl_variant *v = &out->variants[out->nvariants++];
             v->parent = name;
@@ -824,6 +900,14 @@ int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
     }
     free(sig);
     return 0;
+}
+
+int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
+                   tl_verdict_fail *fail)
+{
+    memset(out, 0, sizeof *out);
+    memset(fail, 0, sizeof *fail);
+    return verdict_run(r, job, out, fail);
 }
 
 /* ------------------------------------------------------ storage map */

@@ -116,6 +116,7 @@ typedef struct tl_job {
     int parent_line, parent_col; /* where `parent:` is, for its error */
     bool variants;            /* run the `sometimes` variants */
     bool keep_values;         /* keep result/parent in the verdict */
+    const char *id;           /* the op's id (sheet-budget message), or NULL */
 } tl_job;
 
 /* A run that could not produce a verdict. */

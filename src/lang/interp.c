@@ -15,8 +15,9 @@
  *     recursion here is bounded by the tree height), a per-call deadline
  *     (context.h's, set around each call and polled by loops here and in
  *     the kernels), and a per-call budget of sequence elements (pyops.h).
- * The running interpreter is thread-local, so tl_interp_current_opts
- * works from the bindings.
+ * No global state of its own: what a run sets for the kernels (backends,
+ * deadline) is the thread context's (context.h), the sequence budget is
+ * pyops.h's.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -54,8 +55,6 @@ struct tl_interp {
     const tl_source *src; /* running source (assert messages) */
 };
 
-static _Thread_local tl_interp *g_cur;
-
 /* ---------------------------------------------------------------------- */
 /* options, deadline */
 
@@ -70,19 +69,6 @@ void tl_interp_opts_default(tl_interp_opts *o)
     o->timeout = TL_DEFAULT_TIMEOUT;
     o->max_seq = TL_DEFAULT_MAX_SEQ;
     o->seed = 0;
-}
-
-const tl_interp_opts *tl_interp_current_opts(void)
-{
-    static _Thread_local tl_interp_opts defaults;
-    static _Thread_local bool init;
-    if (g_cur)
-        return &g_cur->opts;
-    if (!init) {
-        tl_interp_opts_default(&defaults);
-        init = true;
-    }
-    return &defaults;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -860,11 +846,9 @@ static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
     if (tl_parse(src->text, src->len, I->opts.max_depth, &ast, err) < 0)
         return NULL;
 
-    tl_interp *saved_cur = g_cur;
     double saved_deadline = tl_context_deadline_when();
     double saved_timeout = tl_context_deadline_budget();
     const tl_source *saved_src = I->src;
-    g_cur = I;
     tl_context_set_backends(I->opts.default_backend, I->opts.cuda_backend);
     tl_context_deadline_set(I->opts.timeout > 0 ? tl_now() + I->opts.timeout : 0,
                             I->opts.timeout); /* kernels poll it too */
@@ -891,7 +875,6 @@ static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
     }
     pop_locals(I, 0);
     I->src = saved_src;
-    g_cur = saved_cur;
     tl_pyops_budget_leave(saved_budget);
     tl_context_deadline_set(saved_deadline, saved_timeout);
     tl_ast_free(ast);

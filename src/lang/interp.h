@@ -61,12 +61,6 @@ tl_value *tl_interp_eval(tl_interp *I, const tl_source *src, tl_error *err);
 tl_value *tl_interp_get(tl_interp *I, const char *name);
 void tl_interp_set(tl_interp *I, const char *name, tl_value *v);
 
-/* Options of the interpreter running on this thread (inside
- * tl_interp_exec/eval), or the defaults when none runs. Factories read
- * default_backend, cuda_backend, cuda_available and seed (updated by
- * torch.manual_seed) from here. Never NULL. */
-const tl_interp_opts *tl_interp_current_opts(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,11 @@
  * TL_V_TENSOR / TL_V_NDARRAY own one reference on their tl_tensor; a bound
  * method owns its receiver. None/Ellipsis are ordinary heap values (cheap,
  * and it keeps release uniform), so `is` on them compares kinds instead.
+ *
+ * Memory: every value, its string and its item array are charged to the
+ * thread's memory ledger (storage.h tl_alloc_objects_add) at their
+ * allocator cost, recorded in v->charged and given back when the value is
+ * destroyed, so --max-bytes bounds lists and strings as it bounds tensors.
  */
 #include "value.h"
 
@@ -13,13 +18,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "storage.h"
 #include "util.h"
+
+/* charge block p (n bytes asked) to v and the ledger; uncharge when del */
+static void charge(tl_value *v, const void *p, size_t n, bool del)
+{
+    size_t c = tl_alloc_cost(p, n);
+    if (del) {
+        v->charged -= c;
+        tl_alloc_objects_add(-(int64_t)c);
+    } else {
+        v->charged += c;
+        tl_alloc_objects_add((int64_t)c);
+    }
+}
 
 static tl_value *alloc_value(tl_vkind kind)
 {
     tl_value *v = tl_xcalloc(1, sizeof *v);
     v->refcount = 1;
     v->kind = kind;
+    charge(v, v, sizeof *v, false);
     return v;
 }
 
@@ -52,6 +72,7 @@ tl_value *tl_strn(const char *s, size_t n)
     tl_value *v = alloc_value(TL_V_STR);
     v->u.str.s = tl_xstrndup(s, n);
     v->u.str.len = n;
+    charge(v, v->u.str.s, n + 1, false);
     return v;
 }
 
@@ -72,6 +93,7 @@ static tl_value *seq_new(tl_vkind kind, size_t n)
     tl_value *v = alloc_value(kind);
     v->u.seq.n = n;
     v->u.seq.items = tl_xcalloc(seq_capacity(n), sizeof(tl_value *));
+    charge(v, v->u.seq.items, seq_capacity(n) * sizeof(tl_value *), false);
     for (size_t i = 0; i < n; i++)
         v->u.seq.items[i] = tl_none();
     return v;
@@ -99,9 +121,12 @@ void tl_list_append(tl_value *list, tl_value *item)
 {
     TL_ASSERT(list->kind == TL_V_LIST);
     size_t n = list->u.seq.n;
-    if (n > 0 && n == seq_capacity(n))
+    if (n > 0 && n == seq_capacity(n)) {
+        charge(list, list->u.seq.items, sizeof(tl_value *) * n, true);
         list->u.seq.items =
             tl_xrealloc(list->u.seq.items, sizeof(tl_value *) * n * 2);
+        charge(list, list->u.seq.items, sizeof(tl_value *) * n * 2, false);
+    }
     list->u.seq.items[n] = item;
     list->u.seq.n = n + 1;
 }
@@ -185,6 +210,7 @@ tl_value *tl_value_module(const char *name)
 {
     tl_value *v = alloc_value(TL_V_MODULE);
     v->u.str.s = tl_xstrdup(name);
+    charge(v, v->u.str.s, strlen(name) + 1, false);
     v->u.str.len = strlen(name);
     return v;
 }
@@ -256,6 +282,7 @@ static void destroy(dying *d, tl_value *v)
     default:
         break;
     }
+    tl_alloc_objects_add(-(int64_t)v->charged);
     free(v);
 }
 

@@ -60,6 +60,7 @@ typedef struct tl_value *(*tl_cfunc)(struct tl_value *self,
 typedef struct tl_value {
     int refcount;
     tl_vkind kind;
+    size_t charged;    /* bytes charged to the memory ledger (value.c) */
     /* STORAGE only: x.storage() is the typed (legacy TypedStorage) view of
      * the bytes, elements of sdtype; x.untyped_storage() is bytes */
     bool typed;

@@ -47,21 +47,32 @@ char *tl_report_fit(const char *s, size_t cols)
     }
     /* untrusted text: every control left becomes a visible escape */
     char *f = tl_escape_line_dup(tl_buf_str(&flat));
-    tl_buf_free(&flat);
-    if (tl_layout_cols(f) <= cols)
+    if (tl_layout_cols(f) <= cols) {
+        tl_buf_free(&flat);
         return f;
-    tl_buf out = {0};
-    size_t c = 0;
-    for (const char *p = f; *p; p++) {
-        if (((unsigned char)*p & 0xC0) != 0x80) {
-            if (c + 1 >= cols)
-                break;
-            c++;
-        }
-        tl_buf_putc(&out, *p);
     }
-    tl_buf_puts(&out, "\xe2\x80\xa6");
     free(f);
+    /* cut to cols one escaped character at a time, so that the cut never
+     * splits an escape (`\x0` of `\x07`, `\e` of `\e[2J`) */
+    tl_buf out = {0}, unit = {0};
+    size_t c = 0;
+    for (const char *p = tl_buf_str(&flat); *p;) {
+        size_t w = 1;
+        if ((unsigned char)*p >= 0xC0) /* a UTF-8 lead byte and its continuation */
+            while (w < 4 && ((unsigned char)p[w] & 0xC0) == 0x80)
+                w++;
+        tl_buf_free(&unit);
+        tl_escape_line_n(&unit, p, w);
+        size_t uc = tl_layout_cols(tl_buf_str(&unit));
+        if (c + uc + 1 > cols)
+            break;
+        tl_buf_append(&out, tl_buf_str(&unit), unit.len);
+        c += uc;
+        p += w;
+    }
+    tl_buf_free(&unit);
+    tl_buf_free(&flat);
+    tl_buf_puts(&out, "\xe2\x80\xa6");
     return tl_buf_steal(&out);
 }
 

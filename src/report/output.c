@@ -81,7 +81,7 @@ int tl_output_write(const char *path, const char *data, size_t len, char *errbuf
     tl_buf_printf(&tmp, "%s/.tlab-out-XXXXXX", dir);
     free(dup);
     char *tname = tl_buf_steal(&tmp);
-    int fd = mkstemp(tname);
+    int fd = tl_tempfile_make(tname); /* removed if SIGINT/SIGTERM stop us */
     if (fd < 0) {
         snprintf(errbuf, errcap, "cannot write %s: %s", path, strerror(errno));
         free(tname);
@@ -97,10 +97,10 @@ int tl_output_write(const char *path, const char *data, size_t len, char *errbuf
         rc = -1;
         saved = errno;
     }
-    if (rc < 0 || rename(tname, final) != 0) {
+    if (rc < 0 || tl_tempfile_rename(tname, final) != 0) {
         if (rc == 0)
             saved = errno;
-        unlink(tname);
+        tl_tempfile_discard(tname);
         snprintf(errbuf, errcap, "cannot write %s: %s", path, strerror(saved));
         free(tname);
         free(real);

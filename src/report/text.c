@@ -46,7 +46,10 @@ static void line_head(tl_buf *b, const char *fitted)
 /* the first cell of a table row (an op id) */
 static void id_cell(tl_buf *b, const char *id, size_t cols)
 {
-    char *f = tl_report_fit(id, cols);
+    /* an id is one line: a newline in it shows as \n, not joined with "; " */
+    char *e = tl_escape_line_dup(id);
+    char *f = tl_report_fit(e, cols);
+    free(e);
     tl_buf t = {0};
     line_head(&t, f);
     free(f);

@@ -152,7 +152,7 @@ int tl_backend_to_host(const tl_backend *be, void *host_dst,
                        const void *dev_src, size_t n, tl_error *err);
 int tl_backend_from_host(const tl_backend *be, void *dev_dst,
                          const void *host_src, size_t n, tl_error *err);
-/* Raw bytes within this device (may overlap: memmove semantics). */
+/* Raw bytes within this device; the two ranges must not overlap. */
 int tl_backend_copy_d2d(const tl_backend *be, void *dev_dst,
                         const void *dev_src, size_t n, tl_error *err);
 /* Wait for the device's queued work; surfaces asynchronous errors. */
@@ -232,11 +232,6 @@ const tl_backend *tl_backend_cpu(void);
  * of cuda/ (cuda/backend_gpu.c) on its host grid simulator. Its pointers
  * are device addresses (no TL_BACKEND_CAP_HOST_MEMORY). Always built. */
 const tl_backend *tl_backend_cuda_emulated(void);
-
-/* Page-locked host memory (pin_memory(), non_blocking device-to-host
- * copies): a CPU backend whose blocks come from cudaHostAlloc when a GPU
- * runs (ordinary memory on the emulated device). Implemented in cuda/. */
-const tl_backend *tl_backend_pinned_host(void);
 
 /* The registered backends, for tests that run once per backend: the CPU,
  * the emulated CUDA device, then the real CUDA backend when one opened.

@@ -121,8 +121,7 @@ int tl_backend_copy_d2d(const tl_backend *be, void *dev_dst,
     counters(be)->d2d_bytes += n;
     if (be->ops->copy_d2d)
         return be->ops->copy_d2d(be, dev_dst, dev_src, n, err);
-    /* fallback: one byte-wise strided copy (memmove semantics are not
-     * needed by the runtime's callers: they copy between blocks) */
+    /* fallback: one byte-wise strided copy (the ranges do not overlap) */
     int64_t len = (int64_t)n, one = 1;
     tl_strided d = {dev_dst, TL_UINT8, 1, &len, &one};
     tl_strided s = {(void *)dev_src, TL_UINT8, 1, &len, &one};

@@ -41,7 +41,7 @@ typedef struct tl_backend_ops {
     int (*from_host)(const tl_backend *be, void *dev_dst, const void *host_src,
                      size_t n, tl_error *err);
     int (*copy_d2d)(const tl_backend *be, void *dev_dst, const void *dev_src,
-                    size_t n, tl_error *err); /* (optional) memmove semantics */
+                    size_t n, tl_error *err); /* (optional) no overlap */
     int (*sync)(const tl_backend *be, tl_error *err); /* (optional) */
     int (*host_alloc)(const tl_backend *be, size_t nbytes, void **out,
                       tl_error *err);                    /* (optional) */

@@ -39,10 +39,11 @@ void tl_context_deadline_set(double when, double budget)
     c->deadline_budget = budget;
 }
 
+/* the call's own deadline, and the op run's and the sheet's (util.h) */
 bool tl_context_deadline_passed(void)
 {
     tl_context *c = tl_context_get();
-    return c->deadline_when > 0 && tl_time_past(c->deadline_when);
+    return (c->deadline_when > 0 && tl_time_past(c->deadline_when)) || tl_deadline_passed();
 }
 
 double tl_context_deadline_budget(void)
@@ -57,9 +58,31 @@ double tl_context_deadline_when(void)
 
 int tl_context_deadline_check(tl_error *err)
 {
-    if (tl_context_deadline_passed())
-        return tl_error_set(err, TL_ERR_LIMIT,
-                            "time limit exceeded (%g s per op; see --timeout)",
-                            tl_context_deadline_budget());
-    return 0;
+    if (tl_context_deadline_passed()) {
+        char msg[160];
+        tl_deadline_message(msg, sizeof msg, tl_context_deadline_budget());
+        return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
+    }
+    /* the same polls hold the one memory ledger (storage.h) */
+    return tl_context_memory_check(err);
+}
+
+size_t tl_context_ledger_charged(void)
+{
+    tl_context *c = tl_context_get();
+    size_t o = c->ledger_objects > 0 ? (size_t)c->ledger_objects : 0;
+    size_t extra = o > TL_ALLOC_OBJECT_ALLOWANCE ? o - TL_ALLOC_OBJECT_ALLOWANCE : 0;
+    return c->ledger_live > SIZE_MAX - extra ? SIZE_MAX : c->ledger_live + extra;
+}
+
+int tl_context_memory_check(tl_error *err)
+{
+    tl_context *c = tl_context_get();
+    if (tl_context_ledger_charged() <= c->ledger_limit)
+        return 0;
+    return tl_error_set(err, TL_ERR_LIMIT,
+                        "memory limit exceeded: %zu bytes of tensor storage and %lld of "
+                        "interpreter objects (lists, strings, tensor headers) are live; "
+                        "the limit is %zu bytes (see --max-bytes)",
+                        c->ledger_live, (long long)c->ledger_objects, c->ledger_limit);
 }

@@ -53,6 +53,7 @@ typedef struct tl_context {
     size_t ledger_live;
     size_t ledger_peak;
     uint64_t ledger_total; /* monotonic */
+    int64_t ledger_objects; /* interpreter objects and tensor headers (storage.h) */
     uint64_t next_storage_id;
 
     double deadline_when;   /* CPU-time instant (tl_now); 0: none */
@@ -81,8 +82,17 @@ bool tl_context_deadline_passed(void);
 double tl_context_deadline_budget(void);
 double tl_context_deadline_when(void); /* 0 when none is set */
 /* The deadline as an error: -1 with TL_ERR_LIMIT "time limit exceeded (N s
- * per op; see --timeout)" once it has passed. */
+ * per op; see --timeout)" once it has passed, or "memory limit exceeded"
+ * once the memory ledger is past --max-bytes (storage.h tl_alloc_check). Both also honour the op
+ * run's deadline and the sheet's budget of util.h (tl_deadline_passed;
+ * then "sheet time budget exceeded ... see --sheet-timeout"). */
 int tl_context_deadline_check(tl_error *err);
+/* The memory ledger (storage.h): storages plus the interpreter objects
+ * and tensor headers past TL_ALLOC_OBJECT_ALLOWANCE, and the check that
+ * every deadline poll makes too (-1 with a LimitError past --max-bytes). */
+#define TL_ALLOC_OBJECT_ALLOWANCE ((size_t)16 << 20)
+size_t tl_context_ledger_charged(void);
+int tl_context_memory_check(tl_error *err);
 /* How often loops poll it: every TL_DEADLINE_POLL iterations or elements
  * (one period for kernels, factories and the evaluator). */
 #define TL_DEADLINE_POLL ((int64_t)1 << 12)

@@ -1,4 +1,9 @@
-/* ops.h - operations that allocate (copies) or write in place.
+/* ops.h - operations that allocate (copies) or write in place: the public
+ * interface of the ops family, implemented in copy.c (clone, contiguous,
+ * to, copy_, fill_, narrow_copy), elementwise.c (binary, unary, where,
+ * clamp, masked_fill, matmul), reduce.c, assemble.c (cat, stack, flip,
+ * roll, repeat, triu/tril, diag*) and sort.c, over iter.c's operand and
+ * layout rules (ops_impl.h, internal).
  *
  * Every function here that returns a tensor returns a NEW reference with new
  * storage (a copy), except where "may return t itself" is stated (the

@@ -2,7 +2,8 @@
  *
  * Invariants:
  *   - live bytes == sum of nbytes over storages that own their memory;
- *     a borrowing storage (mem_owner != NULL) is charged nothing.
+ *     a borrowing storage (mem_owner != NULL) and a scratch storage (a
+ *     host image of a device tensor) are charged nothing.
  *   - an allocation that would take live bytes past the limit is refused
  *     with PyTorch's allocator wording (a RuntimeError), never an abort.
  *   - storage ids are unique and never reused in a thread (they name
@@ -31,6 +32,22 @@ uint64_t tl_alloc_total(void) { return L->ledger_total; }
 size_t tl_alloc_peak(void) { return L->ledger_peak; }
 void tl_alloc_reset_peak(void) { L->ledger_peak = L->ledger_live; }
 
+void tl_alloc_objects_add(int64_t delta) { L->ledger_objects += delta; }
+
+size_t tl_alloc_objects(void)
+{
+    int64_t o = L->ledger_objects;
+    return o > 0 ? (size_t)o : 0; /* freed on another thread: never below 0 */
+}
+
+bool tl_alloc_over_limit(size_t more)
+{
+    size_t limit = L->ledger_limit, live = tl_context_ledger_charged();
+    return more > limit || live > limit - more;
+}
+
+int tl_alloc_check(tl_error *err) { return tl_context_memory_check(err); }
+
 static void charge(size_t nbytes)
 {
     tl_context *c = L;
@@ -52,8 +69,8 @@ static tl_storage *storage_new(const tl_backend *be, size_t nbytes, bool zero,
                                tl_error *err)
 {
     TL_ASSERT(be != NULL);
-    size_t ledger_limit = L->ledger_limit, ledger_live = L->ledger_live;
-    if (nbytes > ledger_limit || ledger_live > ledger_limit - nbytes) {
+    size_t ledger_limit = L->ledger_limit;
+    if (tl_alloc_over_limit(nbytes)) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "[enforce fail at alloc_cpu.cpp:75] data. "
                      "DefaultCPUAllocator: not enough memory: you tried to "
@@ -72,6 +89,21 @@ static tl_storage *storage_new(const tl_backend *be, size_t nbytes, bool zero,
     s->device = tl_backend_device(be);
     s->backend = be;
     charge(nbytes);
+    return s;
+}
+
+tl_storage *tl_storage_new_scratch(const tl_backend *be, size_t nbytes,
+                                   tl_error *err)
+{
+    void *data = NULL;
+    if (tl_backend_alloc(be, nbytes, &data, err) < 0)
+        return NULL;
+    tl_storage *s = storage_object();
+    s->data = data;
+    s->nbytes = nbytes;
+    s->device = tl_backend_device(be);
+    s->backend = be;
+    s->scratch = true;
     return s;
 }
 
@@ -120,8 +152,8 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "Trying to resize storage that is not resizable");
     size_t grow = nbytes - s->nbytes;
-    size_t ledger_limit = L->ledger_limit, ledger_live = L->ledger_live;
-    if (grow > ledger_limit || ledger_live > ledger_limit - grow)
+    size_t ledger_limit = L->ledger_limit;
+    if (tl_alloc_over_limit(grow))
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "[enforce fail at alloc_cpu.cpp:75] data. "
                             "DefaultCPUAllocator: not enough memory: you tried "
@@ -188,7 +220,8 @@ void tl_storage_release(tl_storage *s)
         tl_storage_release(s->mem_owner);
     } else {
         free_block(s, s->data);
-        L->ledger_live -= s->nbytes;
+        if (!s->scratch)
+            L->ledger_live -= s->nbytes;
     }
     free(s);
 }

@@ -42,12 +42,19 @@ typedef struct tl_storage {
     /* non-NULL: data came from tl_backend_host_alloc of this backend (a
      * pinned block) and goes back through its tl_backend_host_free */
     const struct tl_backend *host_owner;
+    bool scratch; /* not charged to the ledger (tl_storage_new_scratch) */
     int borrowers; /* live storages borrowing this one's memory */
 } tl_storage;
 
 /* Allocate nbytes (zeroed) on the backend's device. Charges the ledger. */
 tl_storage *tl_storage_new(const struct tl_backend *be, size_t nbytes,
                            tl_error *err);
+/* Like tl_storage_new, but NOT charged to the ledger: the host image of a
+ * device tensor that the runtime reads and drops (tl_tensor_read_host), so
+ * an op's "bytes allocated" do not depend on whether its device's memory is
+ * host-accessible. Its size is bounded by a tensor that was charged. */
+tl_storage *tl_storage_new_scratch(const struct tl_backend *be, size_t nbytes,
+                                   tl_error *err);
 /* The same, bytes undefined: only for a block a kernel writes whole. */
 tl_storage *tl_storage_new_uninit(const struct tl_backend *be, size_t nbytes,
                                   tl_error *err);
@@ -87,6 +94,23 @@ size_t tl_alloc_live(void);      /* bytes currently held by storages */
 uint64_t tl_alloc_total(void);   /* bytes ever allocated (monotonic) */
 size_t tl_alloc_peak(void);
 void tl_alloc_reset_peak(void);
+
+/* One ledger for the process's memory: interpreter objects (values, their
+ * strings and item arrays: py/value.c) and tensor headers (tensor.c) are
+ * charged next to the storages, at their allocator cost. Objects up to
+ * TL_ALLOC_OBJECT_ALLOWANCE (context.h) are a fixed overhead, not charged (a small
+ * --max-bytes still runs an ordinary setup); past it they count against
+ * the same limit as storages: a storage that does not fit is refused, and
+ * every deadline poll (context.h) stops the op with a LimitError once the
+ * total is past the limit. So --max-bytes bounds the process: peak RSS is
+ * at most the limit plus the allowance plus the binary's own. */
+void tl_alloc_objects_add(int64_t delta); /* + on allocation, - on free */
+size_t tl_alloc_objects(void);            /* bytes of objects now live */
+/* Would `more` bytes take storages plus charged objects past the limit? */
+bool tl_alloc_over_limit(size_t more);
+/* -1 with a LimitError (memory limit exceeded, see --max-bytes) when the
+ * ledger is already past the limit; 0 otherwise. */
+int tl_alloc_check(tl_error *err);
 
 /* ---- version counter: one per base tensor, shared by its views ---- */
 typedef struct tl_version {

@@ -33,6 +33,8 @@ static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
 {
     tl_tensor *t = tl_xcalloc(1, sizeof *t);
     tl_context_get()->live_headers++;
+    /* headers share the memory ledger with storages (storage.h) */
+    tl_alloc_objects_add((int64_t)tl_alloc_cost(t, sizeof *t));
     t->refcount = 1;
     t->is_leaf = true;
     t->ndim = ndim;
@@ -209,6 +211,7 @@ void tl_tensor_release(tl_tensor *t)
         ag_free(t);
     tl_storage_release(t->storage);
     tl_version_release(t->version);
+    tl_alloc_objects_add(-(int64_t)tl_alloc_cost(t, sizeof *t));
     free(t);
     tl_context_get()->live_headers--;
 }
@@ -428,10 +431,16 @@ tl_tensor *tl_tensor_read_host(const tl_tensor *t, tl_error *err)
 {
     if (tl_backend_host_accessible(tl_tensor_backend(t)))
         return tl_tensor_retain((tl_tensor *)t);
-    tl_tensor *h = tl_tensor_new(tl_backend_cpu(), t->dtype, t->ndim, t->sizes,
-                                 err);
-    if (!h)
+    /* a scratch storage: the host image is not charged to the ledger */
+    int64_t cst[TL_MAX_DIMS];
+    tl_shape_contiguous_strides(t->ndim, t->sizes, cst);
+    size_t bytes = (size_t)tl_tensor_numel(t) * tl_dtype_size(t->dtype);
+    tl_storage *s = tl_storage_new_scratch(tl_backend_cpu(), bytes, err);
+    if (!s)
         return NULL;
+    tl_tensor *h = header(t->ndim, t->sizes, cst, 0, t->dtype);
+    h->storage = s;
+    h->version = tl_version_new();
     if (tl_tensor_read_host_bytes(t, h->storage->data, err) < 0) {
         tl_tensor_release(h);
         return NULL;

@@ -149,7 +149,8 @@ int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err);
  * tl_tensor_read_host: a tensor whose memory the host may read: t itself
  *   (a new reference) when its backend is host-accessible
  *   (TL_BACKEND_CAP_HOST_MEMORY), else a new contiguous CPU tensor of t's
- *   shape and dtype holding t's values. NULL with err set on failure. */
+ *   shape and dtype holding t's values, over a scratch storage that is not
+ *   charged to the ledger. NULL with err set on failure. */
 int tl_tensor_read_host_bytes(const tl_tensor *t, void *dst, tl_error *err);
 tl_tensor *tl_tensor_read_host(const tl_tensor *t, tl_error *err);
 

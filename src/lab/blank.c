@@ -1,0 +1,225 @@
+/* blank.c - `tlab new`: the blank sheet of a lab (SPEC 3).
+ *
+ * The sheet is the lab's own text with the value of every `predict:`,
+ * `rule:` and (question) `answer:` replaced by `~`; every other byte is
+ * kept, so comments, order, quoting and line breaks (LF, CR LF or CR) stay
+ * as the instructor wrote them.
+ *
+ * An edit replaces the bytes from the key's `:` to the end of its value
+ * (the node tree's byte ranges; a block collection ends at its last
+ * child). Invariants, so that the blank sheet loads again with nothing
+ * answered (tests/fuzz/fuzz_lab.c checks this on every input the loader
+ * accepts):
+ *   - `~` is followed by a space when the next byte would glue onto it
+ *     (`predict: {kind: view}# c` becomes `predict: ~ # c`, not the plain
+ *     scalar `~#`);
+ *   - a comment inside the replaced value is kept, each on a line of its
+ *     own below the key (indented deeper than the key's line), and when the
+ *     rest of the key's line follows it (inside a flow collection) that
+ *     rest moves to a new line at the same indentation;
+ *   - the edits of one mapping never overlap (distinct keys).
+ */
+#include "lab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+typedef struct edit {
+    size_t start, end;
+    const tl_ynode *v; /* the value replaced */
+} edit;
+
+typedef struct range {
+    size_t start, end;
+} range;
+
+typedef struct ranges {
+    range *r;
+    size_t n, cap;
+} ranges;
+
+static size_t content_end(const tl_ynode *n)
+{
+    if (n->kind != TL_Y_SCALAR && !n->flow && n->n > 0) {
+        size_t cnt = n->kind == TL_Y_MAP ? 2 * n->n : n->n;
+        return content_end(n->items[cnt - 1]);
+    }
+    return n->end;
+}
+
+static bool is_break(char c) { return c == '\n' || c == '\r'; }
+static bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+/* The scalars of a subtree, in document order: a `#` inside one is text. */
+static void scalar_ranges(const tl_ynode *n, ranges *out)
+{
+    if (n->kind == TL_Y_SCALAR) {
+        if (out->n == out->cap) {
+            out->cap = out->cap ? 2 * out->cap : 16;
+            out->r = tl_xrealloc(out->r, out->cap * sizeof *out->r);
+        }
+        out->r[out->n++] = (range){n->start, n->end};
+        return;
+    }
+    size_t cnt = n->kind == TL_Y_MAP ? 2 * n->n : n->n;
+    for (size_t i = 0; i < cnt; i++)
+        scalar_ranges(n->items[i], out);
+}
+
+/* The `:` after key k (skipping blanks, breaks and comments: the explicit
+ * `? key` form puts it on the next line); k->end when none is found. */
+static size_t colon_after(const tl_lab *lab, const tl_ynode *k, size_t limit)
+{
+    const char *t = lab->text;
+    size_t i = k->end;
+    while (i < limit) {
+        if (t[i] == ':')
+            return i;
+        if (is_space(t[i]) || is_break(t[i])) {
+            i++;
+        } else if (t[i] == '#') {
+            while (i < limit && !is_break(t[i]))
+                i++;
+        } else {
+            break;
+        }
+    }
+    return k->end;
+}
+
+static void add_edit(const tl_lab *lab, const tl_ynode *map, const char *key, edit **ed,
+                     size_t *ned, size_t *cap)
+{
+    for (size_t i = 0; i < map->n; i++) {
+        const tl_ynode *k = map->items[2 * i];
+        const tl_ynode *v = map->items[2 * i + 1];
+        if (k->kind != TL_Y_SCALAR || strcmp(k->value, key) != 0)
+            continue;
+        if (tl_ynode_is_null(v) || (v->kind == TL_Y_SCALAR && v->len == 0))
+            return;
+        size_t s = colon_after(lab, k, v->start), e = content_end(v);
+        while (e > v->start && e > s &&
+               (is_space(lab->text[e - 1]) || is_break(lab->text[e - 1])))
+            e--;
+        if (e <= s || e > lab->len)
+            return;
+        if (*ned == *cap) {
+            *cap = *cap ? 2 * *cap : 16;
+            *ed = tl_xrealloc(*ed, *cap * sizeof **ed);
+        }
+        (*ed)[(*ned)++] = (edit){s, e, v};
+        return;
+    }
+}
+
+static int cmp_edit(const void *a, const void *b)
+{
+    const edit *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Indentation (spaces) of the line holding byte at. */
+static size_t line_indent(const tl_lab *lab, size_t at)
+{
+    size_t ls = at;
+    while (ls > 0 && !is_break(lab->text[ls - 1]))
+        ls--;
+    size_t n = 0;
+    while (ls + n < lab->len && lab->text[ls + n] == ' ')
+        n++;
+    return n;
+}
+
+/* The line break the file uses (first one; LF when none). */
+static const char *file_break(const tl_lab *lab)
+{
+    const char *t = lab->text;
+    for (size_t i = 0; i < lab->len; i++) {
+        if (t[i] == '\n')
+            return "\n";
+        if (t[i] == '\r')
+            return i + 1 < lab->len && t[i + 1] == '\n' ? "\r\n" : "\r";
+    }
+    return "\n";
+}
+
+/* Replace bytes [s, e) (a key's `: value`) by `: ~`, keeping comments. */
+static void blank_one(const tl_lab *lab, const tl_ynode *v, size_t s, size_t e,
+                      const char *nl, tl_buf *b)
+{
+    const char *t = lab->text;
+    ranges sc = {0};
+    scalar_ranges(v, &sc);
+    tl_buf_puts(b, ": ~");
+    size_t ind = line_indent(lab, s) + 2;
+    bool any = false;
+    size_t r = 0;
+    for (size_t i = s + 1; i < e;) {
+        while (r < sc.n && sc.r[r].end <= i)
+            r++;
+        if (r < sc.n && sc.r[r].start <= i) { /* inside a scalar */
+            i = sc.r[r].end;
+            continue;
+        }
+        if (t[i] == '#' && (is_space(t[i - 1]) || is_break(t[i - 1]))) {
+            size_t c0 = i;
+            while (i < lab->len && !is_break(t[i]))
+                i++;
+            tl_buf_puts(b, nl);
+            for (size_t k = 0; k < ind; k++)
+                tl_buf_putc(b, ' ');
+            tl_buf_append(b, t + c0, i - c0);
+            any = true;
+            /* a comment ends its line: nothing of the value follows on it */
+            continue;
+        }
+        i++;
+    }
+    free(sc.r);
+    /* what follows the value on its line */
+    size_t j = e;
+    while (j < lab->len && is_space(t[j]))
+        j++;
+    bool line_ends = j >= lab->len || is_break(t[j]);
+    if (any && !line_ends && t[j] != '#') {
+        tl_buf_puts(b, nl);
+        for (size_t k = 0; k < ind; k++)
+            tl_buf_putc(b, ' ');
+    } else if (!any && e < lab->len && !is_space(t[e]) && !is_break(t[e]) &&
+               t[e] != ',' && t[e] != ']' && t[e] != '}') {
+        tl_buf_putc(b, ' '); /* `~#` or `~x` would be one plain scalar */
+    } else if (any && !line_ends && t[j] == '#') {
+        tl_buf_puts(b, nl);
+        for (size_t k = 0; k < ind; k++)
+            tl_buf_putc(b, ' ');
+    }
+}
+
+char *tl_lab_blank_text(const tl_lab *lab)
+{
+    edit *ed = NULL;
+    size_t ned = 0, cap = 0;
+    for (size_t i = 0; i < lab->nops; i++) {
+        add_edit(lab, lab->ops[i].node, "predict", &ed, &ned, &cap);
+        add_edit(lab, lab->ops[i].node, "rule", &ed, &ned, &cap);
+    }
+    for (size_t i = 0; i < lab->nquestions; i++)
+        add_edit(lab, lab->questions[i].node, "answer", &ed, &ned, &cap);
+    if (ned)
+        qsort(ed, ned, sizeof *ed, cmp_edit);
+    const char *nl = file_break(lab);
+    tl_buf b = {0};
+    size_t pos = 0;
+    for (size_t i = 0; i < ned; i++) {
+        if (ed[i].start < pos)
+            continue; /* overlapping (cannot happen for distinct keys) */
+        tl_buf_append(&b, lab->text + pos, ed[i].start - pos);
+        blank_one(lab, ed[i].v, ed[i].start, ed[i].end, nl, &b);
+        pos = ed[i].end;
+    }
+    tl_buf_append(&b, lab->text + pos, lab->len - pos);
+    free(ed);
+    return tl_buf_steal(&b);
+}
