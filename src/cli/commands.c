@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "autograder.h"
 #include "backend.h"
 #include "classreport.h"
 #include "explain.h"
@@ -660,6 +661,8 @@ int tl_commands_run(const tl_cli *cli)
         return cmd_explain(cli);
     if (!strcmp(cmd, "grade"))
         return cmd_grade(cli);
+    if (!strcmp(cmd, "autograder"))
+        return tl_autograder_run(cli);
     fprintf(stderr, "tlab: unknown command '%s'\n", cmd);
     return TL_EXIT_USAGE;
 }

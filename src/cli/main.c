@@ -195,6 +195,17 @@ static const command commands[] = {
      "prints a traceback-like located message and exits 1; a syntax error, an\n"
      "unsupported construct or a limit exits 2.\n",
      BIT(OPT_COLOR) | EXEC_OPTS, 0, TL_FMT_DEFAULT, "FILE.py", 1, 1},
+    {"autograder", "gradescope|prairielearn|github --lab MASTER.yaml -o OUT",
+     "a ready bundle for a grading platform that grades with the master",
+     "Write what a grading platform needs to grade sheets against MASTER.yaml with\n"
+     "`tlab check --lab` (tamper-proof): gradescope, a zip (setup.sh building tlab\n"
+     "from the bundled source tarball, run_autograder, the master); prairielearn, a\n"
+     "directory for serverFilesCourse/tlab/ (run.sh, the master, the\n"
+     "externalGradingOptions for info.json); github, a directory for the template\n"
+     "repository (the GitHub Classroom workflow, a .gitlab-ci.yml job with a JUnit\n"
+     "report, .tlab/ and the blank sheet). The source tarball is $TLAB_TARBALL, or\n"
+     "the `make dist` tarball next to the tlab binary.\n",
+     BIT(OPT_OUTPUT) | BIT(OPT_LAB), 0, TL_FMT_DEFAULT, "platform", 1, 1},
 };
 
 static const command *find_command(const char *name)
@@ -707,6 +718,11 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
     }
     if (cli.require_gpu && cli.device == TL_DEVREQ_CPU) {
         usage_error("--require-gpu contradicts --device cpu");
+        return report_usage_error(cmd);
+    }
+    if (strcmp(cmd->name, "autograder") == 0 && (!cli.master || !cli.output)) {
+        usage_error("missing %s", !cli.master ? "--lab MASTER.yaml (the master lab to grade against)"
+                                              : "-o OUT (the zip or directory to write)");
         return report_usage_error(cmd);
     }
     if (strcmp(cmd->name, "grade") == 0 && !cli.master) {
