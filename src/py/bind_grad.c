@@ -476,7 +476,9 @@ static int outputs_of(tl_value *r, tl_tensor ***outs)
     if (r->kind != TL_V_TUPLE && r->kind != TL_V_LIST)
         return 0;
     size_t n = r->u.seq.n;
-    *outs = tl_xcalloc(n ? n : 1, sizeof **outs);
+    if (!n)
+        return 0;
+    *outs = tl_xcalloc(n, sizeof **outs);
     for (size_t i = 0; i < n; i++) {
         (*outs)[i] = tensor_of(r->u.seq.items[i]);
         if (!(*outs)[i]) {
