@@ -27,7 +27,7 @@
 #include <time.h>
 
 #include "backend.h"
-#include "index.h"
+#include "index_parse.h"
 #include "ops.h"
 #include "storage.h"
 #include "tensor.h"
@@ -145,7 +145,7 @@ static tl_tensor *run_op(fixture *f, int op)
                           NULL, &err);
         break;
     case OP_GATHER: {
-        tl_value *v = tl_index_get(f->vflat, f->vidx, &err);
+        tl_value *v = tl_index_parse_getitem(f->vflat, f->vidx, &err);
         if (v) {
             if (v->kind == TL_V_TENSOR)
                 r = tl_tensor_retain(v->u.tensor);

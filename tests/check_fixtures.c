@@ -56,7 +56,9 @@
 
 /* The corpus files, in the generator's order. */
 static const char *const fixture_files[] = {
-    "views", "indexing", "copies", "arith", "queries", "numpy", "inplace", "extra", "errors",
+    "views", "indexing", "copies", "arith", "queries", "numpy", "inplace", "extra", "random",
+    "issue12",
+    "errors",
 };
 #define N_FILES ((int)TL_ARRAY_LEN(fixture_files))
 #define N_CORE (N_FILES - 1) /* all but errors.json */
@@ -99,6 +101,62 @@ static const char *jstr(const cJSON *obj, const char *key)
 {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     return cJSON_IsString(j) ? j->valuestring : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Known mismatches: NAME.known lists cases (by hash) that tlab does not  */
+/* agree on yet, each with the issue's bug class. A listed case that     */
+/* agrees now is an error too, so the list can only shrink.              */
+/* ------------------------------------------------------------------ */
+
+/* FNV-1a 64 of setup, a separator and expr: a case's stable name. */
+static unsigned long long case_hash(const cJSON *c)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    const char *parts[3] = {jstr(c, "setup"), "\n--\n", jstr(c, "expr")};
+    for (int i = 0; i < 3; i++)
+        for (const char *s = parts[i] ? parts[i] : ""; *s; s++) {
+            h ^= (unsigned char)*s;
+            h *= 1099511628211ULL;
+        }
+    return h;
+}
+
+typedef struct known_set {
+    unsigned long long *h;
+    int n;
+} known_set;
+
+static void known_load(known_set *k, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.known", fixtures_dir(), name);
+    k->h = NULL;
+    k->n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[1024];
+    int cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long h;
+        if (line[0] == '#' || sscanf(line, "%llx", &h) != 1)
+            continue;
+        if (k->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            k->h = tl_xrealloc(k->h, (size_t)cap * sizeof *k->h);
+        }
+        k->h[k->n++] = h;
+    }
+    fclose(f);
+}
+
+static bool known_has(const known_set *k, unsigned long long h)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->h[i] == h)
+            return true;
+    return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -731,30 +789,51 @@ static void run_file_strict(const char *file)
         ck_abort_msg("%s", report);
         return;
     }
+    /* every case runs (so the summary line gives the agreement of the whole
+     * corpus); the first unexpected mismatch is the one reported */
+    known_set known;
+    known_load(&known, file);
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
-    int idx = 0;
+    int idx = 0, failed = 0, nknown = 0, stale = 0;
     const cJSON *c;
+    static char report[8192];
+    report[0] = '\0';
     cJSON_ArrayForEach(c, cases) {
         mism m = {0};
         set_current_case(file, idx, c);
+        bool listed = known.n && known_has(&known, case_hash(c));
         if (run_case(c, &m)) {
-            tl_buf b = {0};
-            describe(&b, file, idx, c, &m);
-            mism_free(&m);
-            cJSON_Delete(root);
-            /* ck_abort_msg does not return: keep nothing on the heap */
-            static char report[8192];
-            snprintf(report, sizeof report, "%s", tl_buf_str(&b));
-            tl_buf_free(&b);
-            current_case[0] = '\0';
-            ck_abort_msg("%s", report);
-            return;
+            if (listed) {
+                nknown++;
+            } else if (!failed++) {
+                tl_buf b = {0};
+                describe(&b, file, idx, c, &m);
+                snprintf(report, sizeof report, "%s", tl_buf_str(&b));
+                tl_buf_free(&b);
+            }
+        } else if (listed) {
+            if (!failed++ && !stale)
+                snprintf(report, sizeof report,
+                         "%s.json case #%d (%016llx) is listed in %s.known but agrees now: "
+                         "remove it from the list\n", file, idx, case_hash(c), file);
+            stale++;
         }
         mism_free(&m);
         idx++;
     }
+    free(known.h);
     current_case[0] = '\0';
     cJSON_Delete(root);
+    int agree = idx - failed - nknown + stale;
+    printf("fixtures: %-9s %5d / %5d cases agree with PyTorch (%.2f%%)", file, agree, idx,
+           idx ? 100.0 * agree / idx : 100.0);
+    if (nknown)
+        printf("; %d known mismatches listed in %s.known", nknown, file);
+    printf("\n");
+    fflush(stdout);
+    /* ck_abort_msg does not return: nothing is left on the heap */
+    if (failed)
+        ck_abort_msg("%d of %d cases mismatch unexpectedly; the first:\n%s", failed, idx, report);
 }
 
 START_TEST(test_file)
@@ -772,7 +851,7 @@ END_TEST
 /* The corpus itself: big enough, varied enough, well formed. */
 START_TEST(test_corpus_shape)
 {
-    int total = 0, nlayouts = 0;
+    int total = 0, nlayouts = 0, nrandom = 0;
     char layouts[64][32];
     for (int f = 0; f < N_FILES; f++) {
         tl_buf why = {0};
@@ -799,9 +878,12 @@ START_TEST(test_corpus_shape)
         }
         ck_assert_msg(n > 0, "%s.json has no cases", fixture_files[f]);
         total += n;
+        if (!strcmp(fixture_files[f], "random"))
+            nrandom = n;
         cJSON_Delete(root);
     }
     ck_assert_msg(total >= 1500, "only %d fixture cases (issue #3 asks for 1,500)", total);
+    ck_assert_msg(nrandom >= 5000, "only %d random cases (issue #12 asks for 5,000)", nrandom);
     ck_assert_msg(nlayouts >= 10, "only %d parent layouts (issue #3 asks for 10)", nlayouts);
 }
 END_TEST
@@ -995,6 +1077,10 @@ static int run_all(void)
     const char *only_op = getenv("TLAB_FIXTURES_OP");
     bool verbose = env_on("TLAB_FIXTURES_VERBOSE");
     bool nofork = env_on("TLAB_FIXTURES_NOFORK");
+    /* TLAB_FIXTURES_WRITE_KNOWN=PATH: list every mismatch (hash, op, field)
+     * in the NAME.known format */
+    const char *known_out = getenv("TLAB_FIXTURES_WRITE_KNOWN");
+    FILE *kf = known_out && *known_out ? fopen(known_out, "w") : NULL;
     summary S = {0};
     int per_file_fail[N_FILES] = {0}, per_file_total[N_FILES] = {0};
     for (int f = 0; f < N_FILES; f++) {
@@ -1034,6 +1120,8 @@ static int run_all(void)
                 note_mismatch(&S, group_key, tl_buf_str(&d));
                 if (verbose)
                     fputs(tl_buf_str(&d), stdout);
+                if (kf)
+                    fprintf(kf, "%016llx %s %s\n", case_hash(c), op, tl_buf_str(&m.field));
                 tl_buf_free(&d);
                 S.failed++;
                 per_file_fail[f]++;
@@ -1044,13 +1132,16 @@ static int run_all(void)
         current_case[0] = '\0';
         cJSON_Delete(root);
     }
+    if (kf)
+        fclose(kf);
     if (S.n)
         qsort(S.g, (size_t)S.n, sizeof *S.g, by_count);
     printf("\n==== fixture summary: %d of %d cases mismatch ====\n", S.failed, S.total);
     for (int f = 0; f < N_FILES; f++)
         if (per_file_total[f])
-            printf("  %-10s %5d / %5d mismatch\n", fixture_files[f], per_file_fail[f],
-                   per_file_total[f]);
+            printf("  %-10s %5d / %5d mismatch, agreement %.2f%%\n", fixture_files[f],
+                   per_file_fail[f], per_file_total[f],
+                   100.0 * (per_file_total[f] - per_file_fail[f]) / per_file_total[f]);
     printf("---- by op (%d groups), one example each ----\n", S.n);
     for (int i = 0; i < S.n; i++) {
         printf("[%d] %s: %d mismatches\n%s", i + 1, S.g[i].op, S.g[i].count, S.g[i].example);

@@ -1,7 +1,8 @@
 /* check_index.c - unit tests for subscripts and the gather functions
  * (index.c, bind_index.c).
  *
- * Direct calls of tl_index_get / tl_index_set with hand-built index values
+ * Direct calls of tl_index_parse_getitem / _setitem (index_parse.c over
+ * index.c) with hand-built index values
  * (tuple vs list, slices, Ellipsis, None, bool and long tensors), then a
  * table of op-language cases whose expected results and error texts were
  * recorded from PyTorch 1.13.1 with the 2.x rules applied (int32 index
@@ -13,7 +14,7 @@
 
 #include "backend.h"
 #include "check_eval.h"
-#include "index.h"
+#include "index_parse.h"
 #include "tensor.h"
 #include "view.h"
 
@@ -62,7 +63,7 @@ START_TEST(test_tuple_vs_list)
     tl_value *y = make_y();
     /* y[(0, 1)] is basic: a 0-d view at offset 1 */
     tl_value *ix = pair(tl_int(0), tl_int(1), false);
-    tl_value *r = tl_index_get(y, ix, &err);
+    tl_value *r = tl_index_parse_getitem(y, ix, &err);
     ck_assert_ptr_nonnull(r);
     assert_meta(r->u.tensor, 0, NULL, NULL, 1);
     ck_assert(r->u.tensor->storage == y->u.tensor->storage);
@@ -70,7 +71,7 @@ START_TEST(test_tuple_vs_list)
     tl_value_release(ix);
     /* y[[0, 1]] is advanced: rows 0 and 1, a copy */
     ix = pair(tl_int(0), tl_int(1), true);
-    r = tl_index_get(y, ix, &err);
+    r = tl_index_parse_getitem(y, ix, &err);
     ck_assert_ptr_nonnull(r);
     assert_meta(r->u.tensor, 2, L(2, 5), L(5, 1), 0);
     ck_assert(r->u.tensor->storage != y->u.tensor->storage);
@@ -78,7 +79,7 @@ START_TEST(test_tuple_vs_list)
     tl_value_release(ix);
     /* y[[0, slice(None)]]: a list holding a slice is a tuple */
     ix = pair(tl_int(0), slice(NULL, NULL, NULL), true);
-    r = tl_index_get(y, ix, &err);
+    r = tl_index_parse_getitem(y, ix, &err);
     ck_assert_ptr_nonnull(r);
     assert_meta(r->u.tensor, 1, L(5), L(1), 0);
     ck_assert(r->u.tensor->storage == y->u.tensor->storage);
@@ -86,7 +87,7 @@ START_TEST(test_tuple_vs_list)
     tl_value_release(ix);
     /* y[...] is a new view object, never y itself */
     ix = tl_ellipsis();
-    r = tl_index_get(y, ix, &err);
+    r = tl_index_parse_getitem(y, ix, &err);
     ck_assert_ptr_ne(r->u.tensor, y->u.tensor);
     ck_assert(r->u.tensor->storage == y->u.tensor->storage);
     tl_value_release(r);
@@ -103,29 +104,29 @@ START_TEST(test_slices)
     /* y[1:3:2, 4:0] -> (1, 0) strides (10, 1) offset 9 (§7a) */
     tl_value *ix = pair(slice(tl_int(1), tl_int(3), tl_int(2)),
                         slice(tl_int(4), tl_int(0), NULL), false);
-    tl_value *r = tl_index_get(y, ix, &err);
+    tl_value *r = tl_index_parse_getitem(y, ix, &err);
     ck_assert_ptr_nonnull(r);
     assert_meta(r->u.tensor, 2, L(1, 0), L(10, 1), 9);
     tl_value_release(r);
     tl_value_release(ix);
     /* y[:, None] -> (4, 1, 5)/(5, 5, 1) */
     ix = pair(slice(NULL, NULL, NULL), tl_none(), false);
-    r = tl_index_get(y, ix, &err);
+    r = tl_index_parse_getitem(y, ix, &err);
     assert_meta(r->u.tensor, 3, L(4, 1, 5), L(5, 5, 1), 0);
     tl_value_release(r);
     tl_value_release(ix);
     /* negative and zero steps */
     ix = slice(NULL, NULL, tl_int(-1));
-    ck_assert_ptr_null(tl_index_get(y, ix, &err));
+    ck_assert_ptr_null(tl_index_parse_getitem(y, ix, &err));
     ck_assert_int_eq(err.kind, TL_ERR_VALUE);
     ck_assert_str_eq(err.msg, "step must be greater than zero");
     tl_value_release(ix);
     ix = slice(NULL, NULL, tl_int(0));
-    ck_assert_ptr_null(tl_index_get(y, ix, &err));
+    ck_assert_ptr_null(tl_index_parse_getitem(y, ix, &err));
     ck_assert_str_eq(err.msg, "slice step cannot be zero");
     tl_value_release(ix);
     ix = slice(tl_float(1.5), NULL, NULL);
-    ck_assert_ptr_null(tl_index_get(y, ix, &err));
+    ck_assert_ptr_null(tl_index_parse_getitem(y, ix, &err));
     ck_assert_int_eq(err.kind, TL_ERR_TYPE);
     tl_value_release(ix);
     tl_value_release(y);
@@ -140,7 +141,7 @@ START_TEST(test_setitem_version)
     tl_tensor *t = y->u.tensor;
     /* scalar basic assignment: in place, one bump */
     tl_value *ix = tl_int(1), *v = tl_float(9);
-    ck_assert_int_eq(tl_index_set(y, ix, v, &err), 0);
+    ck_assert_int_eq(tl_index_parse_setitem(y, ix, v, &err), 0);
     ck_assert_int_eq(t->version->value, 1);
     double d;
     tl_tensor_get_f64(t, 7, &d, NULL);
@@ -150,19 +151,19 @@ START_TEST(test_setitem_version)
     ix = tl_list_new(2);
     tl_seq_set(ix, 0, tl_int(3));
     tl_seq_set(ix, 1, tl_int(3));
-    ck_assert_int_eq(tl_index_set(y, ix, v, &err), 0);
+    ck_assert_int_eq(tl_index_parse_setitem(y, ix, v, &err), 0);
     ck_assert_int_eq(t->version->value, 2);
     tl_tensor_get_f64(t, 15, &d, NULL);
     ck_assert(d == 9.0);
     tl_value_release(ix);
     /* x[False] = v does nothing (no bump) */
     ix = tl_bool(false);
-    ck_assert_int_eq(tl_index_set(y, ix, v, &err), 0);
+    ck_assert_int_eq(tl_index_parse_setitem(y, ix, v, &err), 0);
     ck_assert_int_eq(t->version->value, 2);
     tl_value_release(ix);
     /* out of range: nothing written, no bump */
     ix = tl_int(4);
-    ck_assert_int_eq(tl_index_set(y, ix, v, &err), -1);
+    ck_assert_int_eq(tl_index_parse_setitem(y, ix, v, &err), -1);
     ck_assert_str_eq(err.msg, "index 4 is out of bounds for dimension 0 with "
                               "size 4");
     ck_assert_int_eq(t->version->value, 2);
@@ -171,7 +172,7 @@ START_TEST(test_setitem_version)
     /* a list value is a TypeError for tensors */
     ix = tl_int(0);
     v = tl_list_new(0);
-    ck_assert_int_eq(tl_index_set(y, ix, v, &err), -1);
+    ck_assert_int_eq(tl_index_parse_setitem(y, ix, v, &err), -1);
     ck_assert_str_eq(err.msg, "can't assign a list to a torch.FloatTensor");
     tl_value_release(v);
     tl_value_release(ix);
@@ -187,20 +188,20 @@ START_TEST(test_ndarray)
     tl_value *a = tl_value_ndarray(tl_tensor_alias(y->u.tensor));
     /* numpy: negative steps are views, integer indices give scalars */
     tl_value *ix = slice(NULL, NULL, tl_int(-1));
-    tl_value *r = tl_index_get(a, ix, &err);
+    tl_value *r = tl_index_parse_getitem(a, ix, &err);
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(r->kind, TL_V_NDARRAY);
     assert_meta(r->u.tensor, 2, L(4, 5), L(-5, 1), 15);
     tl_value_release(r);
     tl_value_release(ix);
     ix = pair(tl_int(1), tl_int(2), false);
-    r = tl_index_get(a, ix, &err);
+    r = tl_index_parse_getitem(a, ix, &err);
     ck_assert_int_eq(r->kind, TL_V_FLOAT);
     ck_assert(r->u.f == 7.0);
     tl_value_release(r);
     /* writes through the ndarray do not bump the tensor's _version */
     tl_value *v = tl_int(42);
-    ck_assert_int_eq(tl_index_set(a, ix, v, &err), 0);
+    ck_assert_int_eq(tl_index_parse_setitem(a, ix, v, &err), 0);
     double d;
     tl_tensor_get_f64(y->u.tensor, 7, &d, NULL);
     ck_assert(d == 42.0);
@@ -332,21 +333,21 @@ START_TEST(test_limits)
     tl_value *y = make_y();
     /* an index with too many entries */
     tl_value *ix = tl_tuple_new(300);
-    ck_assert_ptr_null(tl_index_get(y, ix, &err));
+    ck_assert_ptr_null(tl_index_parse_getitem(y, ix, &err));
     ck_assert_int_eq(err.kind, TL_ERR_LIMIT);
     tl_value_release(ix);
     /* too many None: more than TL_MAX_DIMS dims */
     ix = tl_tuple_new(TL_MAX_DIMS);
-    ck_assert_ptr_null(tl_index_get(y, ix, &err));
+    ck_assert_ptr_null(tl_index_parse_getitem(y, ix, &err));
     ck_assert_int_eq(err.kind, TL_ERR_LIMIT);
     tl_value_release(ix);
     /* huge ints are range-checked, never wrapped */
     ix = tl_int(INT64_MIN);
-    ck_assert_ptr_null(tl_index_get(y, ix, &err));
+    ck_assert_ptr_null(tl_index_parse_getitem(y, ix, &err));
     ck_assert_int_eq(err.kind, TL_ERR_INDEX);
     tl_value_release(ix);
     ix = slice(tl_int(INT64_MIN), tl_int(INT64_MAX), tl_int(INT64_MAX));
-    tl_value *r = tl_index_get(y, ix, &err);
+    tl_value *r = tl_index_parse_getitem(y, ix, &err);
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(r->u.tensor->sizes[0], 1);
     tl_value_release(r);

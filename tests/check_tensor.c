@@ -63,13 +63,13 @@ START_TEST(test_channels_last)
     t = META(3, L(3, 4, 5), L(1, 15, 3));
     ck_assert(!tl_tensor_is_channels_last(&t));  /* 4-D only */
     int64_t st[4];
-    tl_channels_last_strides(4, (int64_t[]){2, 3, 1, 1}, st);
+    tl_shape_channels_last_strides(4, (int64_t[]){2, 3, 1, 1}, st);
     assert_strides(st, 4, (int64_t[]){3, 1, 3, 3});
     /* plain products: torch.zeros(2,3,0,2).contiguous(channels_last) */
-    tl_channels_last_strides(4, (int64_t[]){2, 3, 0, 2}, st);
+    tl_shape_channels_last_strides(4, (int64_t[]){2, 3, 0, 2}, st);
     assert_strides(st, 4, (int64_t[]){0, 1, 6, 3});
     int64_t st5[5];
-    tl_channels_last_strides(5, (int64_t[]){2, 3, 2, 0, 2}, st5);
+    tl_shape_channels_last_strides(5, (int64_t[]){2, 3, 2, 0, 2}, st5);
     assert_strides(st5, 5, (int64_t[]){0, 1, 0, 6, 3});
 }
 END_TEST
@@ -90,9 +90,9 @@ END_TEST
 START_TEST(test_contiguous_strides)
 {
     int64_t st[3];
-    tl_contiguous_strides(3, (int64_t[]){2, 0, 3}, st);
+    tl_shape_contiguous_strides(3, (int64_t[]){2, 0, 3}, st);
     assert_strides(st, 3, (int64_t[]){3, 3, 1});
-    tl_contiguous_strides(2, (int64_t[]){0, 2}, st);
+    tl_shape_contiguous_strides(2, (int64_t[]){0, 2}, st);
     assert_strides(st, 2, (int64_t[]){2, 1});
 }
 END_TEST
@@ -102,22 +102,22 @@ START_TEST(test_preserve_strides)
 {
     int64_t st[3];
     tl_tensor t = META(2, L(6, 2), L(1, 12));    /* zeros(4,6).t()[:, ::2] */
-    tl_preserve_strides(&t, st);
+    tl_tensor_preserve_strides(&t, st);
     assert_strides(st, 2, (int64_t[]){1, 6});
     t = META(3, L(2, 2, 3), L(2, 12, 4));
-    tl_preserve_strides(&t, st);
+    tl_tensor_preserve_strides(&t, st);
     assert_strides(st, 3, (int64_t[]){1, 6, 2});
     t = META(2, L(3, 4), L(0, 1));               /* zeros(4).expand(3,4) */
-    tl_preserve_strides(&t, st);
+    tl_tensor_preserve_strides(&t, st);
     assert_strides(st, 2, (int64_t[]){4, 1});
     t = META(2, L(4, 3), L(1, 0));               /* .expand(3,4).t() */
-    tl_preserve_strides(&t, st);
+    tl_tensor_preserve_strides(&t, st);
     assert_strides(st, 2, (int64_t[]){3, 1});
     t = META(2, L(3, 2), L(4, 2));               /* zeros(3,4)[:, ::2] */
-    tl_preserve_strides(&t, st);
+    tl_tensor_preserve_strides(&t, st);
     assert_strides(st, 2, (int64_t[]){2, 1});
     t = META(2, L(4, 6), L(1, 4));               /* dense t(): kept */
-    tl_preserve_strides(&t, st);
+    tl_tensor_preserve_strides(&t, st);
     assert_strides(st, 2, (int64_t[]){1, 4});
 }
 END_TEST
@@ -226,22 +226,22 @@ START_TEST(test_huge_empty_shapes)
     const int64_t big = (int64_t)1 << 62;
     int64_t sizes[4] = {(int64_t)1 << 31, (int64_t)1 << 31, (int64_t)1 << 31, 0};
     int64_t strides[4];
-    tl_contiguous_strides(4, sizes, strides);
+    tl_shape_contiguous_strides(4, sizes, strides);
     tl_tensor t = meta(4, sizes, strides);
     ck_assert_int_eq(tl_tensor_numel(&t), 0);
     ck_assert(tl_tensor_is_contiguous(&t));
     ck_assert(tl_tensor_is_non_overlapping_and_dense(&t));
     int64_t s3[3] = {0, big, big}, st3[3];
-    tl_contiguous_strides(3, s3, st3);
+    tl_shape_contiguous_strides(3, s3, st3);
     ck_assert_int_eq(st3[0], 0);
     ck_assert_int_eq(st3[1], big);
     ck_assert_int_eq(st3[2], 1);
     tl_tensor u = meta(3, s3, st3);
     ck_assert_int_eq(tl_tensor_numel(&u), 0);
     int64_t pst[3];
-    tl_preserve_strides(&u, pst);
+    tl_tensor_preserve_strides(&u, pst);
     int64_t s4[4] = {big, big, 0, big}, st4[4];
-    tl_channels_last_strides(4, s4, st4);
+    tl_shape_channels_last_strides(4, s4, st4);
     tl_tensor w = meta(4, s4, st4);
     ck_assert(tl_tensor_is_channels_last(&w));
     ck_assert_int_eq(tl_tensor_required_bytes(4, s4, st4, 0, 4), 0);

@@ -302,7 +302,9 @@ ops:
   - {id: zeros-1g, op: "torch.zeros(2**28)", predict: {kind: error, error: RuntimeError}}
   - {id: expand, op: "x.expand(10**6, 10**6)", predict: {kind: error, error: RuntimeError}}
   - {id: expand0, op: "x[:1, :1].expand(10**4, 10**4)", predict: {kind: view, shape: [10000, 10000], stride: [0, 0]}}
-  - {id: expand-big, op: "x[:1, :1].expand(10**6, 10**6)", predict: {kind: error, error: LimitError}}
+  - {id: expand-big, op: "x[:1, :1].expand(10**6, 10**6)", predict: {kind: view, shape: [1000000, 1000000], stride: [0, 0]}}
+  - {id: expand-big-copy, op: "x[:1, :1].expand(10**6, 10**6).contiguous()", predict: {kind: error, error: LimitError}}
+  - {id: expand-ovf, op: "x[:1, :1].expand(2**62, 2**62)", predict: {kind: error, error: RuntimeError}}
   - {id: expand-contig, op: "x[:1, :1].expand(2**15, 2**14).contiguous()", predict: {kind: error, error: RuntimeError}}
   - {id: arange9, op: torch.arange(10**9), predict: {kind: error, error: RuntimeError}}
   - {id: listrep, op: "[0] * 10**9", predict: {kind: error, error: LimitError}}
@@ -321,7 +323,7 @@ ops:
   - {id: expand-neg, op: "x.expand(-2, 6)", predict: {kind: error, error: RuntimeError}}
   - {id: narrow, op: "x.narrow(0, 2**62, 1)", predict: {kind: error, error: IndexError}}
   - {id: narrow-len, op: "x.narrow(0, 0, 2**62)", predict: {kind: error, error: RuntimeError}}
-  - {id: repeat, op: "x.repeat(2**32, 2**32)", predict: {kind: error, error: LimitError}}
+  - {id: repeat, op: "x.repeat(2**32, 2**32)", predict: {kind: error, error: RuntimeError}}
   - {id: repeat-neg, op: "x.repeat(-1, 1)", predict: {kind: error, error: RuntimeError}}
   - {id: permute, op: "x.permute(0, 2**62)", predict: {kind: error, error: IndexError}}
   - {id: unsqueeze, op: "x.unsqueeze(-2**62)", predict: {kind: error, error: IndexError}}
@@ -338,11 +340,11 @@ ops:
   - {id: empty-huge, op: "torch.zeros(2**62, 0)", predict: {kind: copy, stride: [1, 1]}}
   - {id: empty-shape, op: "torch.zeros(2**62, 0).shape", predict: {value: [4611686018427387904, 0]}}
   - {id: empty-sum, op: "torch.zeros(0, 2**31, 2**31, 2**31).sum()", predict: {kind: copy, shape: []}}
-  - {id: empty-overflow, op: "torch.zeros(2**31, 2**31, 2**31, 0)", predict: {kind: error, error: LimitError}}
+  - {id: empty-overflow, op: "torch.zeros(2**31, 2**31, 2**31, 0)", predict: {kind: error, error: RuntimeError}}
   - {id: empty-strides, op: "torch.zeros(0, 2**62, 2**62).stride()", predict: {value: [0, 4611686018427387904, 1]}}
   - {id: empty-flat, op: "torch.zeros(2**62, 0).flatten()", predict: {kind: copy, shape: [0]}}
   - {id: empty-tolist, op: "torch.zeros(2**62, 0).tolist()", predict: {kind: error, error: LimitError}}
-  - {id: empty-view, op: "torch.zeros(2**62, 0).view(2**62, 2**62, 0)", predict: {kind: error, error: LimitError}}
+  - {id: empty-view, op: "torch.zeros(2**62, 0).view(2**62, 2**62, 0)", predict: {kind: error, error: RuntimeError}}
   - {id: tolist, op: "x[:1, :1].expand(10**4, 10**4).tolist()", predict: {kind: error, error: LimitError}}
   - {id: shared, op: "[[0] * 10**4] * 10**4", predict: {kind: value}}
   - {id: str-shared, op: "str([[0] * 10**4] * 10**4)", predict: {kind: error, error: LimitError}}

@@ -166,6 +166,17 @@ int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
         if (strcmp(kwnames[j], "*") == 0)
             npositional = j;
     for (size_t k = 0; k < a->nkw; k++) {
+        /* PyTorch features outside tlab's subset (SPEC 6): reported as
+         * unsupported, never as a TypeError PyTorch would not raise, and
+         * never silently dropped */
+        if (a->kwvals[k]->kind != TL_V_NONE && strcmp(a->kwnames[k], "out") == 0)
+            return tl_error_set(err, TL_ERR_UNSUPPORTED,
+                                "tlab does not support out= (%s() writing into a given "
+                                "tensor); assign the result instead", fname);
+        if (a->kwvals[k]->kind != TL_V_NONE && strcmp(a->kwnames[k], "names") == 0)
+            return tl_error_set(err, TL_ERR_UNSUPPORTED,
+                                "tlab does not support named tensors (names= of %s())",
+                                fname);
         bool known = false;
         size_t pos = 0;
         for (size_t j = 0; kwnames && kwnames[j]; j++) {
@@ -230,6 +241,8 @@ int tl_to_dtype(const tl_value *v, const char *what, tl_dtype *out,
         *out = v->u.dtype;
         return 0;
     }
+    if (tl_value_python_dtype(v, out)) /* dtype=float / int / bool */
+        return 0;
     return wrong_type(v, what, "torch.dtype", err);
 }
 

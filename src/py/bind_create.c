@@ -1,5 +1,6 @@
-/* bind_create.c - the op-language face of create.c and numpy.c: torch.*
- * factories, Tensor queries/attributes, and the numpy tables.
+/* bind_create.c - the op-language face of create.c: torch.* factories,
+ * Tensor queries/attributes, and the registry of the numpy tables
+ * (bind_numpy.c). Python data and values convert through convert.c.
  *
  * Each binding validates its arguments the way PyTorch's argument parser
  * does (unknown keywords and wrong types give "NAME() received an invalid
@@ -163,21 +164,21 @@ static int like_strides(const tl_tensor *t, tl_memfmt f, int64_t *strides,
                         tl_error *err)
 {
     switch (f) {
-    case TL_MEMFMT_PRESERVE: tl_preserve_strides(t, strides); return 0;
-    case TL_MEMFMT_CONTIGUOUS: tl_contiguous_strides(t->ndim, t->sizes, strides); return 0;
+    case TL_MEMFMT_PRESERVE: tl_tensor_preserve_strides(t, strides); return 0;
+    case TL_MEMFMT_CONTIGUOUS: tl_shape_contiguous_strides(t->ndim, t->sizes, strides); return 0;
     case TL_MEMFMT_CHANNELS_LAST:
         if (t->ndim != 4)
             return tl_error_set(err, TL_ERR_RUNTIME,
                                 "required rank 4 tensor to use channels_last "
                                 "format");
-        tl_channels_last_strides(4, t->sizes, strides);
+        tl_shape_channels_last_strides(4, t->sizes, strides);
         return 0;
     case TL_MEMFMT_CHANNELS_LAST_3D:
         if (t->ndim != 5)
             return tl_error_set(err, TL_ERR_RUNTIME,
                                 "required rank 5 tensor to use "
                                 "channels_last_3d format");
-        tl_channels_last_strides(5, t->sizes, strides);
+        tl_shape_channels_last_strides(5, t->sizes, strides);
         return 0;
     }
     return 0;
@@ -222,7 +223,7 @@ static tl_value *const_factory(const tl_args *a, const char *fname, int64_t v,
                                      "channels_last_3d format");
             return NULL;
         }
-        tl_channels_last_strides(n, sizes, strides);
+        tl_shape_channels_last_strides(n, sizes, strides);
         return finish(tl_tensor_new_strided(pick_be(&o), dt, n, sizes, strides,
                                             err),
                       &o, err);
@@ -1010,7 +1011,7 @@ static tl_value *m_storage(tl_value *self, const tl_args *a, tl_error *err)
     SELF("storage");
     if (no_args(a, "storage", err) < 0)
         return NULL;
-    return tl_value_storage(t->storage);
+    return tl_value_typed_storage(t->storage, t->dtype);
 }
 
 static tl_value *m_requires_grad_(tl_value *self, const tl_args *a, tl_error *err)

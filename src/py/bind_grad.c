@@ -26,7 +26,7 @@
 #include "autograd.h"
 #include "bind_grad.h"
 #include "create.h"
-#include "index.h"
+#include "index_parse.h"
 #include "util.h"
 
 typedef enum how {
@@ -459,7 +459,7 @@ static tl_value *index_probe(const tl_tensor *t, tl_error *err)
     if (!r)
         return NULL;
     int64_t st[TL_MAX_DIMS];
-    tl_contiguous_strides(t->ndim, t->sizes, st);
+    tl_shape_contiguous_strides(t->ndim, t->sizes, st);
     tl_tensor *v = tl_tensor_view(r, t->ndim, t->sizes, st, 0);
     tl_tensor_release(r);
     return tl_value_tensor(v);
@@ -578,6 +578,13 @@ static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *
     const tl_binding *raw = raw_of(idx);
     if (!raw)
         return tl_error_set(err, TL_ERR_INTERNAL, "binding %s vanished", s->name), NULL;
+    /* view(dtype) is not differentiable: no node, and the result does not
+     * require grad (the runtime's tl_view_dtype drops the flag) */
+    if (!strcmp(s->name, "view")) {
+        tl_value *d = tl_arg(a, 0, "dtype");
+        if (d && d->kind == TL_V_DTYPE)
+            return raw->fn(self, a, err);
+    }
     bool any = args_rg(self, a);
     if (!any && !(viewish(s->h) && self && self->kind == TL_V_TENSOR))
         return raw->fn(self, a, err);
@@ -821,7 +828,7 @@ static tl_value *index_map(tl_tensor *t, tl_value *idx, tl_error *err)
     tl_value *probe = index_probe(t, err);
     if (!probe)
         return NULL;
-    tl_value *m = tl_index_get(probe, idx, err);
+    tl_value *m = tl_index_parse_getitem(probe, idx, err);
     tl_value_release(probe);
     if (m && m->kind != TL_V_TENSOR) {
         tl_value_release(m);
@@ -832,7 +839,7 @@ static tl_value *index_map(tl_tensor *t, tl_value *idx, tl_error *err)
 
 tl_value *tl_grad_index_get(tl_value *obj, tl_value *idx, tl_error *err)
 {
-    tl_value *r = tl_index_get(obj, idx, err);
+    tl_value *r = tl_index_parse_getitem(obj, idx, err);
     if (!r || obj->kind != TL_V_TENSOR || r->kind != TL_V_TENSOR ||
         r->u.tensor == obj->u.tensor)
         return r;
@@ -873,15 +880,15 @@ int tl_grad_index_set(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err)
 {
     tl_tensor *t = tensor_of(obj), *tv = tensor_of(v);
     if (!t || (!value_rg(obj) && !value_rg(v)) || !tl_ag_grad_enabled())
-        return tl_index_set(obj, idx, v, err);
+        return tl_index_parse_setitem(obj, idx, v, err);
     /* which elements the assignment writes, and whether obj[idx] is a view
      * (then PyTorch writes through that view: the leaf error is the
      * view-of-a-leaf one) */
     tl_error e2;
     tl_value *map = index_map(t, idx, &e2);
     if (!map)
-        return tl_index_set(obj, idx, v, err); /* the runtime says why */
-    tl_value *view = tl_index_get(obj, idx, &e2);
+        return tl_index_parse_setitem(obj, idx, v, err); /* the runtime says why */
+    tl_value *view = tl_index_parse_getitem(obj, idx, &e2);
     bool basic = view && view->kind == TL_V_TENSOR && view->u.tensor->storage == t->storage;
     if (view)
         tl_value_release(view);
@@ -901,7 +908,7 @@ int tl_grad_index_set(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err)
         tl_value_release(map);
         return -1;
     }
-    if (tl_index_set(obj, idx, v, err) < 0) {
+    if (tl_index_parse_setitem(obj, idx, v, err) < 0) {
         tl_value_release(map);
         return -1;
     }

@@ -3,7 +3,8 @@
  * index_put_ / index_put.
  *
  * Argument errors follow PyTorch's python_arg_parser shapes; the ops
- * themselves raise PyTorch's texts from index.c. All results are new
+ * themselves raise PyTorch's texts from index.c. (Subscripts x[i] are
+ * index_parse.c's.) All results are new
  * tensors (copies), except index_put_ which returns self.
  */
 #include <stdlib.h>
@@ -161,6 +162,31 @@ static tl_value *m_argwhere(tl_value *self, const tl_args *a, tl_error *err)
     return nonzero_impl(self, a, "argwhere", false, err);
 }
 
+/* index_put_'s indices as C: tensors, NULL for None (borrowed into ts,
+ * which holds TL_MAX_DIMS + 1). A non-tensor element is a TypeError, but
+ * "too many indices" (index.c's check) wins when both apply. */
+static int put_indices(const tl_value *iv, const tl_tensor *x, tl_tensor **ts,
+                       tl_error *err)
+{
+    size_t m = iv->u.seq.n;
+    bool too_many = m > (size_t)x->ndim && m > 0;
+    for (size_t i = 0; i < m && i <= TL_MAX_DIMS; i++) {
+        const tl_value *it = iv->u.seq.items[i];
+        ts[i] = NULL;
+        if (it->kind == TL_V_NONE)
+            continue;
+        if (it->kind == TL_V_TENSOR) {
+            ts[i] = it->u.tensor;
+            continue;
+        }
+        if (!too_many)
+            return tl_error_set(err, TL_ERR_TYPE, "expected Tensor as element "
+                                "%zu in argument 0, but got %s", i,
+                                tl_value_type_name(it));
+    }
+    return 0;
+}
+
 static tl_value *index_put_impl(tl_value *self, const tl_args *a,
                                 const char *fname, bool inplace,
                                 tl_error *err)
@@ -188,8 +214,12 @@ static tl_value *index_put_impl(tl_value *self, const tl_args *a,
     bool acc = false;
     if (av && tl_to_bool(av, "accumulate", &acc, err))
         return NULL;
+    tl_tensor *ts[TL_MAX_DIMS + 1];
+    size_t m = iv->u.seq.n;
+    if (put_indices(iv, t, ts, err) < 0)
+        return NULL;
     if (inplace) {
-        if (tl_index_put_(self, iv, vv->u.tensor, acc, err))
+        if (tl_index_put_(t, ts, m, vv->u.tensor, acc, err))
             return NULL;
         return tl_value_retain(self);
     }
@@ -197,7 +227,7 @@ static tl_value *index_put_impl(tl_value *self, const tl_args *a,
     if (!c)
         return NULL;
     tl_value *cv = tl_value_tensor(c);
-    if (tl_index_put_(cv, iv, vv->u.tensor, acc, err)) {
+    if (tl_index_put_(c, ts, m, vv->u.tensor, acc, err)) {
         tl_value_release(cv);
         return NULL;
     }

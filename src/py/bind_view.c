@@ -733,6 +733,19 @@ static tl_value *m_narrow(tl_value *self, const tl_args *a, tl_error *err)
     int64_t d, s, l;
     SELF("narrow");
     CHECK("narrow", 3, sig, "dim", "start", "length");
+    const tl_value *sv = tl_arg(a, 1, "start");
+    if (sv && sv->kind == TL_V_TENSOR) {
+        /* narrow.Tensor: a 0-dim integral (not bool) tensor, then item() */
+        const tl_tensor *st = sv->u.tensor;
+        if (st->ndim != 0 || !tl_dtype_is_integral(st->dtype))
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "start must be an 0-dim integral Tensor."), NULL;
+        if (arg_int(a, 0, "dim", true, 0, &d, "narrow", sig, err) ||
+            arg_int(a, 2, "length", true, 0, &l, "narrow", sig, err) ||
+            tl_tensor_get_i64(st, 0, &s, err) < 0)
+            return NULL;
+        return wrap_result(self, tl_view_narrow(t, d, s, l, err));
+    }
     if (arg_int(a, 0, "dim", true, 0, &d, "narrow", sig, err) ||
         arg_int(a, 1, "start", true, 0, &s, "narrow", sig, err) ||
         arg_int(a, 2, "length", true, 0, &l, "narrow", sig, err))
@@ -1255,7 +1268,7 @@ static tl_value *m_set_(tl_value *self, const tl_args *a, tl_error *err)
                     return tl_error_set(err, TL_ERR_RUNTIME, "mismatch in "
                                         "length of strides and shape"), NULL;
             } else {
-                tl_contiguous_strides(n, sz, st);
+                tl_shape_contiguous_strides(n, sz, st);
             }
             rc = tl_view_set_(t, s, off, n, sz, st, err);
         }
@@ -1358,6 +1371,14 @@ static tl_value *view_copy_op(const char *fname, const char *view,
         fn = b->fn;
     }
     tl_value *r = fn(in, &rest, err);
+    if (!r && strcmp(view, "view") == 0 && strncmp(err->msg, "view size is not compatible", 27) == 0) {
+        /* 2.x view_copy: where computeStride finds no view, it is
+         * self.reshape(size), a fresh contiguous copy */
+        const tl_binding *rb = tl_bind_find(TL_BIND_METHOD, "reshape");
+        TL_ASSERT(rb != NULL);
+        tl_error_clear(err);
+        return rb->fn(in, &rest, err);
+    }
     if (!r)
         return NULL;
     tl_value *c = copy_of(r, err);

@@ -12,6 +12,8 @@
  *   - attributes of values: tensors and ndarrays through bind.h, and the
  *     few methods of storages, dtypes, devices, tuples and lists;
  *   - "did you mean" suggestions by edit distance for unknown names.
+ * Python semantics of operators, iteration and comparison are pyops.c's;
+ * nothing here reaches into the interpreter (lang/).
  * Everything returns new references; failing calls fill err (no span: the
  * evaluator attaches the call's span).
  */
@@ -129,7 +131,8 @@ static tl_value *bi_len(tl_value *self, const tl_args *a, tl_error *err)
     case TL_V_STR:
         return tl_int((int64_t)v->u.str.len);
     case TL_V_STORAGE:
-        return tl_int((int64_t)v->u.storage->nbytes);
+        return tl_int((int64_t)(v->u.storage->nbytes /
+                                (v->typed ? tl_dtype_size(v->sdtype) : 1)));
     case TL_V_TENSOR:
         if (v->u.tensor->ndim == 0) {
             tl_error_set(err, TL_ERR_TYPE, "len() of a 0-d tensor");

@@ -81,6 +81,10 @@ int tl_convert_opt_dtype(const tl_value *v, bool *has, tl_dtype *dt,
         *has = false;
         return 0;
     }
+    if (tl_value_python_dtype(v, dt)) {
+        *has = true;
+        return 0;
+    }
     if (v->kind != TL_V_DTYPE)
         return tl_error_set(err, TL_ERR_TYPE,
                             "dtype must be torch.dtype, not %s",
@@ -538,7 +542,8 @@ static tl_value *storage_size(tl_value *self, const tl_args *a, tl_error *err)
     tl_storage *s = self_storage(self, "size", err);
     if (!s || no_args(a, "size", err) < 0)
         return NULL;
-    return tl_int((int64_t)s->nbytes); /* UntypedStorage.size() is bytes */
+    /* UntypedStorage.size() is bytes, TypedStorage.size() elements */
+    return tl_int((int64_t)(s->nbytes / (self->typed ? tl_dtype_size(self->sdtype) : 1)));
 }
 
 static tl_value *storage_element_size(tl_value *self, const tl_args *a,
@@ -547,7 +552,7 @@ static tl_value *storage_element_size(tl_value *self, const tl_args *a,
     tl_storage *s = self_storage(self, "element_size", err);
     if (!s || no_args(a, "element_size", err) < 0)
         return NULL;
-    return tl_int(1);
+    return tl_int(self->typed ? (int64_t)tl_dtype_size(self->sdtype) : 1);
 }
 
 tl_value *tl_convert_storage_attr(tl_value *storage, const char *name,
@@ -569,9 +574,11 @@ tl_value *tl_convert_storage_attr(tl_value *storage, const char *name,
         return tl_value_device(storage->u.storage->device);
     if (strcmp(name, "is_cuda") == 0)
         return tl_bool(storage->u.storage->device.kind == TL_DEV_CUDA);
+    if (storage->typed && strcmp(name, "dtype") == 0)
+        return tl_value_dtype(storage->sdtype);
     tl_error_set(err, TL_ERR_ATTRIBUTE,
-                 "'torch.storage.UntypedStorage' object has no attribute '%s'",
-                 name);
+                 "'torch.storage.%s' object has no attribute '%s'",
+                 storage->typed ? "TypedStorage" : "UntypedStorage", name);
     return NULL;
 }
 
@@ -591,9 +598,68 @@ static int storage_byte(tl_storage *s, int64_t i, uint8_t *out, bool write, uint
     return tl_backend_to_host(be, out, p, 1, err);
 }
 
+/* TypedStorage[i]: element i of the storage's dtype (a Python float, int
+ * or bool); "index N out of range for storage of size M" in elements */
+static int typed_elem(tl_value *st, tl_value *idx, int64_t *at, tl_error *err)
+{
+    int64_t i;
+    if (!tl_value_as_index(idx, &i))
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "can't index a <class 'torch.storage.TypedStorage'> with <class '%s'>",
+                            tl_value_type_name(idx));
+    tl_storage *s = st->u.storage;
+    int64_t n = (int64_t)(s->nbytes / tl_dtype_size(st->sdtype));
+    int64_t j = i < 0 ? i + n : i;
+    if (j < 0 || j >= n)
+        return tl_error_set(err, TL_ERR_INDEX, "index %" PRId64 " out of range for storage of size %" PRId64,
+                            i, n);
+    *at = j;
+    return 0;
+}
+
+static tl_value *typed_get(tl_value *st, tl_value *idx, tl_error *err)
+{
+    int64_t j;
+    if (typed_elem(st, idx, &j, err) < 0)
+        return NULL;
+    tl_storage *s = st->u.storage;
+    size_t isz = tl_dtype_size(st->sdtype);
+    unsigned char buf[16];
+    const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
+    if (tl_backend_to_host(be, buf, (unsigned char *)s->data + (size_t)j * isz, isz, err) < 0)
+        return NULL;
+    if (tl_dtype_is_floating(st->sdtype))
+        return tl_float(tl_dtype_load_f64(st->sdtype, buf));
+    if (st->sdtype == TL_BOOL)
+        return tl_bool(buf[0] != 0);
+    return tl_int(tl_dtype_load_i64(st->sdtype, buf));
+}
+
+static int typed_set(tl_value *st, tl_value *idx, tl_value *v, tl_error *err)
+{
+    int64_t j;
+    if (typed_elem(st, idx, &j, err) < 0)
+        return -1;
+    tl_storage *s = st->u.storage;
+    tl_dtype dt = st->sdtype;
+    size_t isz = tl_dtype_size(dt);
+    unsigned char buf[16];
+    if (v->kind == TL_V_FLOAT)
+        tl_dtype_store_f64(dt, buf, v->u.f);
+    else if (v->kind == TL_V_INT || v->kind == TL_V_BOOL)
+        tl_dtype_store_i64(dt, buf, v->kind == TL_V_INT ? v->u.i : v->u.b);
+    else
+        return tl_error_set(err, TL_ERR_TYPE, "storage values must be numbers, not %s",
+                            tl_value_type_name(v));
+    const tl_backend *be = s->backend ? s->backend : tl_backend_cpu();
+    return tl_backend_from_host(be, (unsigned char *)s->data + (size_t)j * isz, buf, isz, err);
+}
+
 tl_value *tl_convert_storage_get(tl_value *st, tl_value *idx, tl_error *err)
 {
     int64_t i;
+    if (st->typed)
+        return typed_get(st, idx, err);
     if (!tl_value_as_index(idx, &i)) {
         tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
                      tl_value_type_name(idx));
@@ -611,6 +677,8 @@ tl_value *tl_convert_storage_get(tl_value *st, tl_value *idx, tl_error *err)
 int tl_convert_storage_set(tl_value *st, tl_value *idx, tl_value *v, tl_error *err)
 {
     int64_t i, x;
+    if (st->typed)
+        return typed_set(st, idx, v, err);
     if (!tl_value_as_index(idx, &i))
         return tl_error_set(err, TL_ERR_TYPE, "can't index a torch.UntypedStorage with %s",
                             tl_value_type_name(idx));

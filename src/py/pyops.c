@@ -24,7 +24,7 @@
 #include "bind_grad.h"
 #include "context.h"
 #include "convert.h"
-#include "index.h"
+#include "index_parse.h"
 #include "ops.h"
 #include "util.h"
 
@@ -891,7 +891,7 @@ int tl_pyops_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err)
         return 0;
     }
     case TL_V_STORAGE: {
-        size_t k = v->u.storage->nbytes;
+        size_t k = v->u.storage->nbytes / (v->typed ? tl_dtype_size(v->sdtype) : 1);
         if (tl_pyops_charge_seq(k, err) < 0)
             return -1;
         tl_value **out = tl_xmalloc((k ? k : 1) * sizeof *out);

@@ -157,6 +157,30 @@ tl_value *tl_value_storage(tl_storage *s)
     return v;
 }
 
+bool tl_value_python_dtype(const tl_value *v, tl_dtype *dt)
+{
+    if (!v || v->kind != TL_V_FUNC || v->u.func.self || !v->u.func.name)
+        return false;
+    const char *n = v->u.func.name;
+    if (strcmp(n, "float") == 0)
+        *dt = TL_FLOAT64;
+    else if (strcmp(n, "int") == 0)
+        *dt = TL_INT64;
+    else if (strcmp(n, "bool") == 0)
+        *dt = TL_BOOL;
+    else
+        return false;
+    return true;
+}
+
+tl_value *tl_value_typed_storage(tl_storage *s, tl_dtype dt)
+{
+    tl_value *v = tl_value_storage(s);
+    v->typed = true;
+    v->sdtype = dt;
+    return v;
+}
+
 tl_value *tl_value_module(const char *name)
 {
     tl_value *v = alloc_value(TL_V_MODULE);
@@ -266,7 +290,7 @@ const char *tl_value_type_name(const tl_value *v)
     case TL_V_MEMFMT: return "torch.memory_format";
     case TL_V_TENSOR: return "Tensor";
     case TL_V_NDARRAY: return "numpy.ndarray";
-    case TL_V_STORAGE: return "torch.UntypedStorage";
+    case TL_V_STORAGE: return v->typed ? "torch.TypedStorage" : "torch.UntypedStorage";
     case TL_V_MODULE: return "module";
     case TL_V_FUNC: return "builtin_function_or_method";
     case TL_V_NKINDS: break;
@@ -547,7 +571,7 @@ static void tensor_repr(const tl_tensor *t, const char *prefix, tl_buf *b)
             tl_buf_putc(b, ']');
     } else {
         char shape[64 * 24];
-        tl_format_shape(shape, sizeof shape, t->ndim, t->sizes);
+        tl_shape_format(shape, sizeof shape, t->ndim, t->sizes);
         tl_buf_printf(b, "<%s elements of shape %s>", "...", shape);
     }
     tl_tensor_release(h);

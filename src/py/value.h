@@ -60,6 +60,10 @@ typedef struct tl_value *(*tl_cfunc)(struct tl_value *self,
 typedef struct tl_value {
     int refcount;
     tl_vkind kind;
+    /* STORAGE only: x.storage() is the typed (legacy TypedStorage) view of
+     * the bytes, elements of sdtype; x.untyped_storage() is bytes */
+    bool typed;
+    tl_dtype sdtype;
     union {
         bool b;
         int64_t i;
@@ -109,6 +113,11 @@ tl_value *tl_value_memfmt(tl_memfmt f);
 tl_value *tl_value_tensor(tl_tensor *t);  /* steals the tensor reference */
 tl_value *tl_value_ndarray(tl_tensor *t); /* steals */
 tl_value *tl_value_storage(tl_storage *s); /* retains s */
+/* dtype=float / int / bool: the Python types torch accepts as dtypes
+ * (float64, int64, bool); false for anything else. */
+bool tl_value_python_dtype(const tl_value *v, tl_dtype *dt);
+/* x.storage(): the typed storage of s with elements of dt (retains s) */
+tl_value *tl_value_typed_storage(tl_storage *s, tl_dtype dt);
 tl_value *tl_value_module(const char *name);
 tl_value *tl_value_func(const char *name, tl_cfunc fn, tl_value *self); /* retains self */
 

@@ -60,7 +60,6 @@
 #include "context.h"
 #include "dtype.h"
 #include "err.h"
-#include "storage.h"
 
 #ifdef __cplusplus
 extern "C" {

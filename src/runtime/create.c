@@ -1,15 +1,11 @@
-/* create.c - tensor factories and element queries.
+/* create.c - tensor factories, host buffers and the cross-backend copy.
  *
  * Design:
  *   - Factories build their values in a host buffer of the target dtype
  *     and upload it once through the backend (from_host), so the same code
  *     serves the CPU, the emulated device and a real GPU. Constant fills go
- *     through backend->fill instead.
- *   - torch.tensor(data) walks the nested data twice: once to find the
- *     shape (PyTorch's compute_sizes: follow the first element down) and
- *     the dtype (promote_types over every leaf: bool -> bool, int -> int64,
- *     float -> float32, a tensor/ndarray leaf -> its dtype), once to store
- *     every leaf, checking lengths on the way (ragged -> ValueError).
+ *     through backend->fill instead. torch.tensor(data) fills such a buffer
+ *     from Python data in the py layer (py/convert.c) and uploads it here.
  *   - The backends by device and the RNG state are the thread's context
  *     (context.h): `tlab grade --jobs` runs interpreters in threads.
  *     Devices resolve to backends through backend.h's tl_backend_for,
@@ -360,6 +356,50 @@ tl_tensor *tl_create_eye(const tl_backend *be, tl_dtype dt, int64_t n,
     return t;
 }
 
+/* linspace_kernel arithmetic: a value rounded to dt the way scalar_t
+ * arithmetic rounds it (Half/BFloat16 compute in float, then round). */
+static double lin_round(tl_dtype dt, double v)
+{
+    char buf[16];
+    switch (dt) {
+    case TL_FLOAT64:
+        return v;
+    case TL_FLOAT32:
+        return (double)(float)v;
+    case TL_FLOAT16:
+    case TL_BFLOAT16:
+        tl_dtype_store_f64(dt, buf, (double)(float)v);
+        return tl_dtype_load_f64(dt, buf);
+    default: /* integral: static_cast<scalar_t>(double) truncates; wraps */
+        tl_dtype_store_i64(dt, buf, (int64_t)v);
+        return (double)tl_dtype_load_i64(dt, buf);
+    }
+}
+
+typedef struct lin {
+    tl_dtype dt;
+    bool low, isf;
+    double start, end, step;
+    int64_t steps, halfway;
+} lin;
+
+/* step * k in scalar_t arithmetic (Half * int64 rounds k to Half first) */
+static double lin_mul(const lin *l, int64_t k)
+{
+    if (!l->isf)
+        return l->step * (double)k;
+    double kk = l->low ? lin_round(l->dt, (double)k) : (double)k;
+    return lin_round(l->dt, l->step * kk);
+}
+
+/* the serial lambda: from start for the first half, from end after */
+static double lin_scalar(const lin *l, int64_t idx)
+{
+    double v = idx < l->halfway ? l->start + lin_mul(l, idx)
+                                : l->end - lin_mul(l, l->steps - idx - 1);
+    return lin_round(l->dt, v);
+}
+
 tl_tensor *tl_create_linspace(const tl_backend *be, tl_dtype dt, double start,
                               double end, int64_t steps, tl_error *err)
 {
@@ -370,31 +410,57 @@ tl_tensor *tl_create_linspace(const tl_backend *be, tl_dtype dt, double start,
     int64_t sizes[1] = {steps}, numel;
     if (tl_tensor_check_shape(1, sizes, &numel, err) < 0)
         return NULL;
+    /* Scalar::to<scalar_t>() of start and end (an integral value is an int
+     * Scalar, which may wrap into uint8 but must not overflow) */
+    for (int i = 0; i < 2; i++) {
+        double v = i ? end : start;
+        tl_scalar sc = {0};
+        if (v == floor(v) && fabs(v) < 9.2e18) {
+            sc.i = (int64_t)v;
+            sc.f = v;
+        } else {
+            sc.is_float = true;
+            sc.f = v;
+        }
+        if (tl_create_check_scalar(dt, sc, err) < 0)
+            return NULL;
+    }
     void *host = tl_create_host_buffer(numel, dt, err);
     if (!host)
         return NULL;
     size_t isz = tl_dtype_size(dt);
     char *p = host;
+    /* linspace_kernel (RangeFactoriesKernel.cpp, 1.13 and 2.x) as the
+     * AVX2 build runs it: cpu_serial_kernel_vec takes two 32-byte vectors
+     * at a time (each lane k = base + step * k, base from the serial
+     * formula at the vector's first index), then the serial formula for
+     * the tail. Integral dtypes keep step in double. */
+    lin l;
+    l.dt = dt;
+    l.isf = tl_dtype_is_floating(dt);
+    l.low = dt == TL_FLOAT16 || dt == TL_BFLOAT16;
+    l.start = lin_round(dt, start);
+    l.end = lin_round(dt, end);
+    l.steps = steps;
+    l.halfway = steps / 2;
     if (steps == 1) {
-        tl_dtype_store_f64(dt, p, start);
+        tl_dtype_store_f64(dt, p, l.start);
     } else if (steps > 1) {
-        int64_t halfway = steps / 2;
-        if (dt == TL_FLOAT32 || dt == TL_FLOAT16 || dt == TL_BFLOAT16) {
-            float s0 = (float)start, e0 = (float)end;
-            float st = (e0 - s0) / (float)(steps - 1);
-            for (int64_t i = 0; i < steps; i++) {
-                float v = i < halfway ? s0 + st * (float)i
-                                      : e0 - st * (float)(steps - i - 1);
-                tl_dtype_store_f64(dt, p + (size_t)i * isz, v);
-            }
-        } else {
-            double st = (end - start) / (double)(steps - 1);
-            for (int64_t i = 0; i < steps; i++) {
-                double v = i < halfway ? start + st * (double)i
-                                       : end - st * (double)(steps - i - 1);
-                tl_dtype_store_f64(dt, p + (size_t)i * isz, v);
+        if (l.isf)
+            l.step = lin_round(dt, lin_round(dt, l.end - l.start) / (double)(steps - 1));
+        else
+            l.step = (l.end - l.start) / (double)(steps - 1);
+        int64_t lanes = (int64_t)(32 / isz), idx = 0;
+        while (idx + 2 * lanes <= steps) {
+            for (int v = 0; v < 2; v++, idx += lanes) {
+                double base = lin_scalar(&l, idx);
+                for (int64_t k = 0; k < lanes; k++)
+                    tl_dtype_store_f64(dt, p + (size_t)(idx + k) * isz,
+                                       lin_round(dt, base + lin_mul(&l, k)));
             }
         }
+        for (; idx < steps; idx++)
+            tl_dtype_store_f64(dt, p + (size_t)idx * isz, lin_scalar(&l, idx));
     }
     tl_tensor *t = tl_create_upload(be, dt, 1, sizes, host, err);
     free(host);
@@ -458,7 +524,7 @@ tl_tensor *tl_create_copy_to(const tl_tensor *t, const tl_backend *be,
                              tl_dtype dt, tl_error *err)
 {
     int64_t strides[TL_MAX_DIMS];
-    tl_preserve_strides(t, strides);
+    tl_tensor_preserve_strides(t, strides);
     tl_tensor *out = tl_tensor_new_strided(be, dt, t->ndim, t->sizes, strides,
                                            err);
     if (!out)

@@ -1,10 +1,9 @@
 /* index.c - subscripts x[idx] and x[idx] = v for tensors and ndarrays.
  *
- * Design: an index is first normalised into a list of items (int, slice,
- * None, Ellipsis, bool, tensor), mirroring python_variable_indexing.cpp:
- * a tuple is a list of items; a list holding a slice/None/Ellipsis/sequence
- * /tensor is treated as a tuple; any other list becomes an index tensor.
- * The items are then applied left to right to a local geometry (sizes,
+ * Design: the index arrives as a tl_index, an array of items (int, slice,
+ * None, Ellipsis, bool, tensor) that py/index_parse.c normalised from the
+ * Python subscript the way python_variable_indexing.cpp does. The items
+ * are applied left to right to a local geometry (sizes,
  * strides, offset) exactly as ATen's applySlicing does - including its quirk
  * that a k-d mask advances the dim pointer by one - producing the "sliced"
  * view plus a per-dim list of recorded index tensors. With no index tensor
@@ -18,9 +17,8 @@
  * viewed as 1-D, so every device works; a torch result then takes the
  * layout at::index's TensorIterator would give it (adv_layout: it follows
  * the stride order of the restrided source and the index tensors), copied
- * once more only when that differs from row-major. Assignment scatters the same
- * offsets: in place for host-memory backends, through a to_host/from_host
- * round trip of the storage otherwise.
+ * once more only when that differs from row-major. Assignment scatters the
+ * same offsets with the backend's scatter, on the device.
  *
  * NumPy mode (ndarrays) differs where NumPy does: negative steps, ints
  * become advanced indices next to arrays, masks consume their dims, a full
@@ -34,24 +32,21 @@
 #include <string.h>
 
 #include "context.h"
-#include "bind.h"
 #include "ops.h"
 #include "util.h"
 #include "view.h"
 
 /* host-side index material is bounded (it is not charged to the ledger) */
-#define MAX_INDEX_ELEMS ((int64_t)1 << 26)
+#define MAX_INDEX_ELEMS TL_INDEX_MAX_ELEMS
 #define GATHER_CHUNK 65536
 
-typedef enum ixkind { IX_INT, IX_SLICE, IX_NONE, IX_ELLIPSIS, IX_BOOL,
-                      IX_TENSOR } ixkind;
-
-typedef struct ixitem {
-    ixkind kind;
-    int64_t i;                /* IX_INT value, IX_BOOL value */
-    const tl_value *slice;    /* IX_SLICE (borrowed) */
-    tl_tensor *t;             /* IX_TENSOR (owned) */
-} ixitem;
+typedef tl_index_item ixitem; /* index.h */
+#define IX_INT TL_INDEX_INT
+#define IX_SLICE TL_INDEX_SLICE
+#define IX_NONE TL_INDEX_NONE
+#define IX_ELLIPSIS TL_INDEX_ELLIPSIS
+#define IX_BOOL TL_INDEX_BOOL
+#define IX_TENSOR TL_INDEX_TENSOR
 
 /* One index tensor after mask expansion, read to the host. */
 typedef struct advidx {
@@ -97,11 +92,22 @@ static void ctx_free(ctx *c)
     c->nrec = c->nadv = 0;
 }
 
-static void items_free(ixitem *it, int n)
+int tl_index_np_type_error(tl_error *err)
 {
-    for (int i = 0; i < n; i++)
-        tl_tensor_release(it[i].t);
-    free(it);
+    return tl_error_set(err, TL_ERR_INDEX, "only integers, slices (`:`), "
+                        "ellipsis (`...`), numpy.newaxis (`None`) and "
+                        "integer or boolean arrays are valid indices");
+}
+
+void tl_index_free(tl_index *ix)
+{
+    if (!ix)
+        return;
+    for (int i = 0; i < ix->n; i++)
+        tl_tensor_release(ix->items[i].t);
+    free(ix->items);
+    ix->items = NULL;
+    ix->n = 0;
 }
 
 static void fmt_list(tl_buf *b, int n, const int64_t *a)
@@ -123,7 +129,7 @@ static void np_shape(tl_buf *b, int n, const int64_t *a)
     tl_buf_putc(b, ')');
 }
 
-static int limit_error(tl_error *err)
+int tl_index_limit_error(tl_error *err)
 {
     return tl_error_set(err, TL_ERR_LIMIT, "an advanced index with more than "
                         "%lld elements is not supported",
@@ -139,7 +145,7 @@ static int64_t *read_all_i64(const tl_tensor *t, int64_t *n, tl_error *err)
 {
     int64_t numel = tl_tensor_numel(t);
     if (numel > MAX_INDEX_ELEMS) {
-        limit_error(err);
+        tl_index_limit_error(err);
         return NULL;
     }
     /* one host read (a device tensor: one copy, one transfer) */
@@ -160,218 +166,6 @@ static int64_t *read_all_i64(const tl_tensor *t, int64_t *n, tl_error *err)
     tl_tensor_release(h);
     *n = numel;
     return out;
-}
-
-typedef struct shapeinfo {
-    int ndim;
-    int64_t sizes[TL_MAX_DIMS];
-    bool any_float, any_int, any_bool;
-    int64_t count;
-} shapeinfo;
-
-static int list_shape(const tl_value *v, int depth, shapeinfo *si,
-                      tl_error *err)
-{
-    if (v->kind == TL_V_LIST || v->kind == TL_V_TUPLE) {
-        if (depth >= TL_MAX_DIMS)
-            return tl_error_set(err, TL_ERR_LIMIT, "nested sequence too deep");
-        int64_t n = (int64_t)v->u.seq.n;
-        if (depth == si->ndim) {
-            if (si->count > 0 && depth > 0)
-                return tl_error_set(err, TL_ERR_TYPE, "'%s' object cannot be "
-                                    "interpreted as an integer",
-                                    tl_value_type_name(v));
-            si->sizes[si->ndim++] = n;
-        } else if (si->sizes[depth] != n) {
-            return tl_error_set(err, TL_ERR_VALUE, "expected sequence of "
-                                "length %lld at dim %d (got %lld)",
-                                (long long)si->sizes[depth], depth,
-                                (long long)n);
-        }
-        for (size_t i = 0; i < v->u.seq.n; i++)
-            if (list_shape(v->u.seq.items[i], depth + 1, si, err))
-                return -1;
-        return 0;
-    }
-    if (depth < si->ndim)
-        return tl_error_set(err, TL_ERR_TYPE, "not a sequence");
-    switch (v->kind) {
-    case TL_V_BOOL: si->any_bool = true; break;
-    case TL_V_INT: si->any_int = true; break;
-    case TL_V_FLOAT: si->any_float = true; break;
-    case TL_V_TENSOR:
-    case TL_V_NDARRAY:
-        if (v->u.tensor->ndim != 0)
-            return tl_error_set(err, TL_ERR_VALUE, "only one element tensors "
-                                "can be converted to Python scalars");
-        if (tl_dtype_is_floating(v->u.tensor->dtype))
-            si->any_float = true;
-        else if (v->u.tensor->dtype == TL_BOOL)
-            si->any_bool = true;
-        else
-            si->any_int = true;
-        break;
-    default:
-        return tl_error_set(err, TL_ERR_TYPE, "new(): invalid data type '%s'",
-                            tl_value_type_name(v));
-    }
-    if (++si->count > MAX_INDEX_ELEMS)
-        return limit_error(err);
-    return 0;
-}
-
-static int list_fill(const tl_value *v, tl_tensor *t, int64_t *k,
-                     tl_error *err)
-{
-    if (v->kind == TL_V_LIST || v->kind == TL_V_TUPLE) {
-        for (size_t i = 0; i < v->u.seq.n; i++)
-            if (list_fill(v->u.seq.items[i], t, k, err))
-                return -1;
-        return 0;
-    }
-    int rc;
-    if (tl_dtype_is_floating(t->dtype)) {
-        double d = 0;
-        tl_value_as_double(v, &d);
-        rc = tl_tensor_set_f64(t, (*k)++, d, err);
-    } else {
-        int64_t i = 0;
-        double d;
-        if (v->kind == TL_V_FLOAT || ((v->kind == TL_V_TENSOR ||
-                                       v->kind == TL_V_NDARRAY) &&
-                                      tl_dtype_is_floating(v->u.tensor->dtype))) {
-            tl_value_as_double(v, &d);
-            i = (int64_t)d;
-        } else if (v->kind == TL_V_NDARRAY) {
-            tl_tensor_get_i64(v->u.tensor, 0, &i, NULL);
-        } else {
-            tl_value_as_index(v, &i);
-        }
-        rc = tl_tensor_set_i64(t, (*k)++, i, err);
-    }
-    return rc;
-}
-
-/* torch.tensor(list) for indexing (Long unless all-bool, as
- * indexing_tensor_from_data) or for values (Float64/Long/Bool). */
-static tl_tensor *list_to_tensor(const tl_value *v, bool for_index,
-                                 tl_error *err)
-{
-    shapeinfo si;
-    memset(&si, 0, sizeof si);
-    if (list_shape(v, 0, &si, err))
-        return NULL;
-    tl_dtype dt;
-    if (si.any_bool && !si.any_int && !si.any_float)
-        dt = TL_BOOL;
-    else if (for_index || !si.any_float)
-        dt = TL_INT64;
-    else
-        dt = TL_FLOAT64;
-    if (for_index && si.count == 0)
-        dt = TL_INT64;
-    tl_tensor *t = tl_tensor_new(tl_backend_cpu(), dt, si.ndim, si.sizes, err);
-    if (!t)
-        return NULL;
-    int64_t k = 0;
-    if (list_fill(v, t, &k, err)) {
-        tl_tensor_release(t);
-        return NULL;
-    }
-    return t;
-}
-
-/* ------------------------------------------------------------------ */
-/* parsing the index value into items                                  */
-/* ------------------------------------------------------------------ */
-
-static bool treat_as_tuple(const tl_value *v)
-{
-    if (v->kind == TL_V_TUPLE || v->kind == TL_V_SIZE)
-        return true;
-    if (v->kind != TL_V_LIST || v->u.seq.n >= 32)
-        return false;
-    for (size_t i = 0; i < v->u.seq.n; i++) {
-        const tl_value *o = v->u.seq.items[i];
-        if (o->kind == TL_V_TENSOR || o->kind == TL_V_NDARRAY ||
-            tl_value_is_seq(o) || o->kind == TL_V_SLICE ||
-            o->kind == TL_V_ELLIPSIS || o->kind == TL_V_NONE ||
-            o->kind == TL_V_STR)
-            return true;
-    }
-    return false;
-}
-
-static int bad_index_type(bool np, const tl_value *v, tl_error *err)
-{
-    if (np)
-        return tl_error_set(err, TL_ERR_INDEX, "only integers, slices (`:`), "
-                            "ellipsis (`...`), numpy.newaxis (`None`) and "
-                            "integer or boolean arrays are valid indices");
-    if (v->kind == TL_V_STR)
-        return tl_error_set(err, TL_ERR_TYPE, "new(): invalid data type 'str'");
-    return tl_error_set(err, TL_ERR_INDEX, "only integers, slices (`:`), "
-                        "ellipsis (`...`), None and long or byte Variables "
-                        "are valid indices (got %s)", tl_value_type_name(v));
-}
-
-static int parse_item(const tl_value *v, bool np, ixitem *it, tl_error *err)
-{
-    memset(it, 0, sizeof *it);
-    switch (v->kind) {
-    case TL_V_INT: it->kind = IX_INT; it->i = v->u.i; return 0;
-    case TL_V_BOOL: it->kind = IX_BOOL; it->i = v->u.b; return 0;
-    case TL_V_NONE: it->kind = IX_NONE; return 0;
-    case TL_V_ELLIPSIS: it->kind = IX_ELLIPSIS; return 0;
-    case TL_V_SLICE: it->kind = IX_SLICE; it->slice = v; return 0;
-    case TL_V_TENSOR:
-    case TL_V_NDARRAY:
-        it->kind = IX_TENSOR;
-        it->t = tl_tensor_retain(v->u.tensor);
-        return 0;
-    case TL_V_LIST:
-    case TL_V_TUPLE:
-    case TL_V_SIZE: {
-        if (np) {
-            /* NumPy: float entries are refused */
-            shapeinfo si;
-            memset(&si, 0, sizeof si);
-            if (list_shape(v, 0, &si, err))
-                return -1;
-            if (si.any_float)
-                return bad_index_type(true, v, err);
-        }
-        it->kind = IX_TENSOR;
-        it->t = list_to_tensor(v, true, err);
-        return it->t ? 0 : -1;
-    }
-    default:
-        return bad_index_type(np, v, err);
-    }
-}
-
-static int parse_index(const tl_value *index, bool np, ixitem **out, int *n,
-                       tl_error *err)
-{
-    const tl_value *const *src = &index;
-    size_t m = 1;
-    if (treat_as_tuple(index)) {
-        src = (const tl_value *const *)index->u.seq.items;
-        m = index->u.seq.n;
-    }
-    if (m > 4 * TL_MAX_DIMS)
-        return tl_error_set(err, TL_ERR_LIMIT, "an index with more than %d "
-                            "entries is not supported", 4 * TL_MAX_DIMS);
-    ixitem *it = tl_xcalloc(m > 0 ? m : 1, sizeof *it);
-    for (size_t i = 0; i < m; i++) {
-        if (parse_item(src[i], np, &it[i], err)) {
-            items_free(it, (int)i);
-            return -1;
-        }
-    }
-    *out = it;
-    *n = (int)m;
-    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -444,27 +238,13 @@ static int geom_select(ctx *c, int dim, int64_t index, int64_t real_dim,
     return 0;
 }
 
-static int slice_bound(const tl_value *v, bool *has, int64_t *out,
-                       tl_error *err)
+static int geom_slice(ctx *c, int dim, const ixitem *sl, tl_error *err)
 {
-    *has = false;
-    if (!v || v->kind == TL_V_NONE)
-        return 0;
-    if (v->kind == TL_V_BOOL || !tl_value_as_index(v, out))
+    if (sl->bad_slice)
         return tl_error_set(err, TL_ERR_TYPE, "slice indices must be "
                             "integers or None or have an __index__ method");
-    *has = true;
-    return 0;
-}
-
-static int geom_slice(ctx *c, int dim, const tl_value *sl, tl_error *err)
-{
-    bool hs, he, hst;
-    int64_t s = 0, e = 0, st = 1;
-    if (slice_bound(sl->u.slice.start, &hs, &s, err) ||
-        slice_bound(sl->u.slice.stop, &he, &e, err) ||
-        slice_bound(sl->u.slice.step, &hst, &st, err))
-        return -1;
+    bool hs = sl->has_start, he = sl->has_stop, hst = sl->has_step;
+    int64_t s = sl->start, e = sl->stop, st = sl->step;
     if (!hst)
         st = 1;
     if (st == 0)
@@ -647,7 +427,7 @@ static int apply_items(ctx *c, ixitem *it, int n, tl_error *err)
             real_dim++;
             break;
         case IX_SLICE:
-            if (geom_slice(c, (int)dim, x->slice, err))
+            if (geom_slice(c, (int)dim, x, err))
                 return -1;
             dim++;
             real_dim++;
@@ -712,7 +492,7 @@ static int apply_items(ctx *c, ixitem *it, int n, tl_error *err)
                 break;
             }
             if (c->np && !tl_dtype_is_integral(t->dtype))
-                return bad_index_type(true, NULL, err);
+                return tl_index_np_type_error(err);
             if (record(c, (int)dim, tl_tensor_retain(t), mask, err))
                 return -1;
             dim++;
@@ -741,7 +521,7 @@ static int expand_indices(ctx *c, tl_error *err)
         if (dt != TL_INT64 && dt != TL_INT32 && dt != TL_UINT8 &&
             dt != TL_BOOL) {
             if (c->np)
-                return bad_index_type(true, NULL, err);
+                return tl_index_np_type_error(err);
             return tl_error_set(err, TL_ERR_INDEX, "tensors used as indices "
                                 "must be long, int, byte or bool tensors");
         }
@@ -884,7 +664,12 @@ static int broadcast_error(ctx *c, tl_error *err)
     return -1;
 }
 
-static int make_plan(ctx *c, plan *p, tl_error *err)
+static int plan_offsets(ctx *c, plan *p, tl_error *err);
+
+/* The plan's shapes (result and B block), without the index bounds checks
+ * (plan_offsets makes those: index_put_ reports a shape or dtype mismatch
+ * of the value first). */
+static int make_plan_shape(ctx *c, plan *p, tl_error *err)
 {
     memset(p, 0, sizeof *p);
     /* broadcast */
@@ -906,7 +691,7 @@ static int make_plan(ctx *c, plan *p, tl_error *err)
         memcpy(p->bsizes, out, sizeof(int64_t) * (size_t)n);
     }
     if (!tl_shape_numel(p->nb, p->bsizes, &p->bnumel))
-        return limit_error(err);
+        return tl_index_limit_error(err);
     /* adjacency of the indexed dims */
     bool adjacent = true;
     for (int j = 1; j < c->nadv; j++)
@@ -968,10 +753,23 @@ static int make_plan(ctx *c, plan *p, tl_error *err)
                             "elements is not supported",
                             (long long)TL_MAX_NUMEL);
     }
+    return 0;
+}
+
+static int make_plan(ctx *c, plan *p, tl_error *err)
+{
+    if (make_plan_shape(c, p, err))
+        return -1;
+    return plan_offsets(c, p, err);
+}
+
+/* per-element offsets of the B block, with bounds checks */
+static int plan_offsets(ctx *c, plan *p, tl_error *err)
+{
     if (p->rnumel == 0)
         return 0;
     if (p->bnumel > MAX_INDEX_ELEMS)
-        return limit_error(err);
+        return tl_index_limit_error(err);
     /* per-element offsets of the B block, with bounds checks */
     p->adv_off = tl_xmalloc(sizeof(int64_t) * (size_t)(p->bnumel > 0 ? p->bnumel : 1));
     int64_t bst[TL_MAX_DIMS][TL_MAX_DIMS]; /* [j][q] element strides */
@@ -1038,7 +836,7 @@ typedef struct itop {
 } itop;
 
 /* The strides TensorIterator gives its allocated output for inputs ops[]
- * over `shape` (see tl_iter_strides). */
+ * over `shape` (see tl_shape_iter_strides). */
 static void iter_layout(int nd, const int64_t *shape, int nops, const itop *ops,
                         int64_t *out)
 {
@@ -1050,7 +848,7 @@ static void iter_layout(int nd, const int64_t *shape, int nops, const itop *ops,
         st[k] = ops[k].strides;
         same_shape = same_shape && tl_shape_equal(nd, ops[k].sizes, nd, shape);
     }
-    tl_iter_strides(nd, shape, nops, sz, st, same_shape, out);
+    tl_shape_iter_strides(nd, shape, nops, sz, st, same_shape, out);
     free(sz);
 }
 
@@ -1113,7 +911,7 @@ static void adv_layout(const ctx *c, const plan *p, int64_t *out)
             g.ndim = nb;
             memcpy(g.sizes, p->bsizes, sizeof(int64_t) * (size_t)nb);
             memcpy(g.strides, est, sizeof(int64_t) * (size_t)nb);
-            tl_preserve_strides(&g, est);
+            tl_tensor_preserve_strides(&g, est);
         }
         /* reshape_indexer: [1] * before + bshape + [1] * after */
         itop *o = &ops[j + 1];
@@ -1233,64 +1031,36 @@ static tl_tensor *sliced_view(const ctx *c)
     return tl_tensor_view(c->x, c->ndim, c->sizes, c->strides, c->offset);
 }
 
-static tl_value *wrap_out(bool np, tl_tensor *t)
-{
-    return np ? tl_value_ndarray(t) : tl_value_tensor(t);
-}
-
-/* numpy scalar: a[i, j] with only integers */
-static tl_value *np_scalar(const ctx *c, tl_error *err)
-{
-    tl_tensor *v = sliced_view(c);
-    tl_value *r = NULL;
-    if (tl_dtype_is_floating(v->dtype)) {
-        double d;
-        if (tl_tensor_get_f64(v, 0, &d, err) == 0)
-            r = tl_float(d);
-    } else {
-        int64_t i;
-        if (tl_tensor_get_i64(v, 0, &i, err) == 0)
-            r = v->dtype == TL_BOOL ? tl_bool(i != 0) : tl_int(i);
-    }
-    tl_tensor_release(v);
-    return r;
-}
-
 /* Simple top-level forms PyTorch handles before the tuple path. */
-static int prepare(ctx *c, const tl_value *index, ixitem **items, int *n,
-                   tl_error *err)
+static int prepare(ctx *c, const tl_index *ix, tl_error *err)
 {
-    if (parse_index(index, c->np, items, n, err))
-        return -1;
-    if (!c->np && !treat_as_tuple(index) && (index->kind == TL_V_INT ||
-                                             index->kind == TL_V_SLICE)) {
+    if (!c->np && ix->single && ix->n == 1 &&
+        (ix->items[0].kind == IX_INT || ix->items[0].kind == IX_SLICE)) {
         /* no "too many indices" check on these fast paths */
-        if (index->kind == TL_V_INT)
-            return geom_select(c, 0, index->u.i, 0, err);
-        return geom_slice(c, 0, index, err);
+        if (ix->items[0].kind == IX_INT)
+            return geom_select(c, 0, ix->items[0].i, 0, err);
+        return geom_slice(c, 0, &ix->items[0], err);
     }
-    return apply_items(c, *items, *n, err);
+    return apply_items(c, ix->items, ix->n, err);
 }
 
-tl_value *tl_index_get(tl_value *obj, tl_value *index, tl_error *err)
+int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
+                 bool *scalar, tl_error *err)
 {
-    TL_ASSERT(obj->kind == TL_V_TENSOR || obj->kind == TL_V_NDARRAY);
-    bool np = obj->kind == TL_V_NDARRAY;
-    tl_tensor *x = obj->u.tensor;
     ctx *c = tl_xmalloc(sizeof *c);
     ctx_init(c, x, np);
-    ixitem *items = NULL;
-    int n = 0;
-    tl_value *res = NULL;
+    int rc = -1;
+    *out = NULL;
+    *scalar = false;
     plan p;
     memset(&p, 0, sizeof p);
-    if (prepare(c, index, &items, &n, err))
+    if (prepare(c, ix, err))
         goto out;
     if (c->nrec == 0) {
-        if (c->scalar_result)
-            res = np_scalar(c, err);
-        else
-            res = wrap_out(np, sliced_view(c));
+        /* numpy scalar (a[i, j] with only integers): the 0-d view */
+        *scalar = c->scalar_result;
+        *out = sliced_view(c);
+        rc = 0;
         goto out;
     }
     if (!np && c->nrec > c->ndim) {
@@ -1333,82 +1103,18 @@ tl_value *tl_index_get(tl_value *obj, tl_value *index, tl_error *err)
             r = r2;
         }
     }
-    res = wrap_out(np, r);
+    *out = r;
+    rc = 0;
 out:
     free(p.adv_off);
     ctx_free(c);
     free(c);
-    if (items)
-        items_free(items, n);
-    return res;
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
 /* assignment                                                          */
 /* ------------------------------------------------------------------ */
-
-static void tensor_type_name(const tl_tensor *t, tl_buf *b)
-{
-    const char *name = tl_dtype_tensor_type(t->dtype);
-    if (tl_tensor_device(t).kind == TL_DEV_CUDA &&
-        strncmp(name, "torch.", 6) == 0) {
-        tl_buf_puts(b, "torch.cuda.");
-        tl_buf_puts(b, name + 6);
-    } else {
-        tl_buf_puts(b, name);
-    }
-}
-
-/* The value as a scalar or a tensor (new reference in *vt). */
-static int value_operand(const tl_tensor *x, bool np, tl_value *v,
-                         tl_tensor **vt, tl_scalar *sc, bool *is_scalar,
-                         tl_error *err)
-{
-    *vt = NULL;
-    *is_scalar = false;
-    memset(sc, 0, sizeof *sc);
-    switch (v->kind) {
-    case TL_V_BOOL:
-    case TL_V_INT:
-        *is_scalar = true;
-        sc->i = v->kind == TL_V_BOOL ? v->u.b : v->u.i;
-        sc->f = (double)sc->i;
-        return 0;
-    case TL_V_FLOAT:
-        *is_scalar = true;
-        sc->is_float = true;
-        sc->f = v->u.f;
-        return 0;
-    case TL_V_TENSOR:
-        *vt = tl_tensor_retain(v->u.tensor);
-        return 0;
-    case TL_V_NDARRAY:
-        if (np) {
-            *vt = tl_tensor_retain(v->u.tensor);
-            return 0;
-        }
-        break;
-    case TL_V_LIST:
-    case TL_V_TUPLE:
-        if (np) {
-            *vt = list_to_tensor(v, false, err);
-            return *vt ? 0 : -1;
-        }
-        break;
-    default:
-        break;
-    }
-    if (np)
-        return tl_error_set(err, TL_ERR_TYPE, "float() argument must be a "
-                            "string or a number, not '%s'",
-                            tl_value_type_name(v));
-    tl_buf b = {0};
-    tensor_type_name(x, &b);
-    tl_error_set(err, TL_ERR_TYPE, "can't assign a %s to a %s",
-                 tl_value_type_name(v), tl_buf_str(&b));
-    tl_buf_free(&b);
-    return -1;
-}
 
 /* the scalar held by a one-element tensor */
 static int tensor_scalar(const tl_tensor *t, tl_scalar *sc, tl_error *err)
@@ -1505,6 +1211,26 @@ static int set_basic(ctx *c, tl_tensor *vt, const tl_scalar *sc,
     return rc;
 }
 
+/* at::get_overlap_status(a, b) is FULL or PARTIAL: a and b are the same
+ * tensor, or both non-overlapping and dense on one storage with
+ * intersecting byte ranges (TOO_HARD layouts are not checked) */
+static bool overlaps(const tl_tensor *a, const tl_tensor *b)
+{
+    if (a == b)
+        return true;
+    if (tl_tensor_numel(a) == 0 || tl_tensor_numel(b) == 0)
+        return false;
+    if (!tl_tensor_is_non_overlapping_and_dense(a) ||
+        !tl_tensor_is_non_overlapping_and_dense(b))
+        return false;
+    if (!tl_storage_same(a->storage, b->storage))
+        return false;
+    int64_t ia = (int64_t)tl_dtype_size(a->dtype), ib = (int64_t)tl_dtype_size(b->dtype);
+    int64_t a0 = a->offset * ia, a1 = a0 + tl_tensor_numel(a) * ia;
+    int64_t b0 = b->offset * ib, b1 = b0 + tl_tensor_numel(b) * ib;
+    return a0 < b1 && b0 < a1;
+}
+
 static bool single_mask(const ctx *c)
 {
     int masks = 0, others = 0;
@@ -1556,7 +1282,20 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
             fill = true;
         }
     }
-    if (expand_indices(c, err) || make_plan(c, &p, err))
+    if (!fill && !c->np && vt) {
+        /* at::assert_no_overlap(self, value) of _index_put_impl_ */
+        tl_tensor *self = c->same ? tl_tensor_retain(x) : sliced_view(c);
+        bool ov = overlaps(self, vt);
+        tl_tensor_release(self);
+        if (ov) {
+            tl_error_set(err, TL_ERR_RUNTIME, "unsupported operation: some elements of the "
+                         "input tensor and the written-to tensor refer to a single memory "
+                         "location. Please clone() the tensor before performing the "
+                         "operation.");
+            goto out;
+        }
+    }
+    if (expand_indices(c, err) || make_plan_shape(c, &p, err))
         goto out;
     if (!fill) {
         /* make_index_put_iterator checks */
@@ -1594,6 +1333,9 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
             goto out;
         }
     }
+    /* the index bounds, checked by the kernel after those */
+    if (plan_offsets(c, &p, err))
+        goto out;
     /* materialise the values: shape R, x's dtype, contiguous, on x's
      * backend */
     src = tl_tensor_new(tl_tensor_backend(x), x->dtype, p.rndim, p.rsizes, err);
@@ -1627,31 +1369,27 @@ out:
     return rc;
 }
 
-int tl_index_set(tl_value *obj, tl_value *index, tl_value *v, tl_error *err)
+int tl_index_set(tl_tensor *x, bool np, const tl_index *ix, tl_tensor *vt,
+                 const tl_scalar *v, tl_error *err)
 {
-    TL_ASSERT(obj->kind == TL_V_TENSOR || obj->kind == TL_V_NDARRAY);
-    bool np = obj->kind == TL_V_NDARRAY;
-    tl_tensor *x = obj->u.tensor;
-    tl_tensor *vt = NULL;
-    tl_scalar sc;
-    bool is_scalar;
-    if (value_operand(x, np, v, &vt, &sc, &is_scalar, err))
-        return -1;
-    if (!np && index->kind == TL_V_BOOL && !index->u.b) {
-        tl_tensor_release(vt); /* x[False] = v does nothing */
-        return 0;
-    }
+    tl_scalar sc = {0};
+    bool is_scalar = vt == NULL;
+    if (is_scalar)
+        sc = *v;
+    bool top_bool = !np && ix->single && ix->n == 1 &&
+                    ix->items[0].kind == IX_BOOL;
+    if (top_bool && !ix->items[0].i)
+        return 0; /* x[False] = v does nothing */
     ctx *c = tl_xmalloc(sizeof *c);
     ctx_init(c, x, np);
-    ixitem *items = NULL;
-    int n = 0, rc = -1;
-    if (!np && index->kind == TL_V_BOOL) {
+    int rc = -1;
+    if (top_bool) {
         /* x[True] = v: copy_to(x.unsqueeze(0), v) */
         if (geom_unsqueeze(c, 0, err) == 0)
             rc = set_basic(c, vt, &sc, is_scalar, err);
         goto out;
     }
-    if (prepare(c, index, &items, &n, err))
+    if (prepare(c, ix, err))
         goto out;
     if (c->nrec == 0)
         rc = set_basic(c, vt, &sc, is_scalar, err);
@@ -1660,9 +1398,6 @@ int tl_index_set(tl_value *obj, tl_value *index, tl_value *v, tl_error *err)
 out:
     ctx_free(c);
     free(c);
-    if (items)
-        items_free(items, n);
-    tl_tensor_release(vt);
     return rc;
 }
 
@@ -1670,13 +1405,9 @@ out:
 /* index_put_                                                          */
 /* ------------------------------------------------------------------ */
 
-int tl_index_put_(tl_value *obj, const tl_value *indices, tl_tensor *values,
-                  bool accumulate, tl_error *err)
+int tl_index_put_(tl_tensor *x, tl_tensor *const *indices, size_t m,
+                  tl_tensor *values, bool accumulate, tl_error *err)
 {
-    TL_ASSERT(obj->kind == TL_V_TENSOR);
-    TL_ASSERT(tl_value_is_seq(indices));
-    tl_tensor *x = obj->u.tensor;
-    size_t m = indices->u.seq.n;
     if (m > (size_t)x->ndim && m > 0)
         return tl_error_set(err, TL_ERR_INDEX, "too many indices for tensor "
                             "of dimension %d (got %zu)", x->ndim, m);
@@ -1684,17 +1415,11 @@ int tl_index_put_(tl_value *obj, const tl_value *indices, tl_tensor *values,
     ctx_init(c, x, false);
     int rc = -1;
     for (size_t i = 0; i < m; i++) {
-        const tl_value *it = indices->u.seq.items[i];
-        if (it->kind == TL_V_NONE)
+        tl_tensor *it = indices[i];
+        if (!it)
             continue;
-        if (it->kind != TL_V_TENSOR) {
-            tl_error_set(err, TL_ERR_TYPE, "expected Tensor as element %zu in "
-                         "argument 0, but got %s", i, tl_value_type_name(it));
-            goto out;
-        }
-        bool mask = it->u.tensor->dtype == TL_BOOL ||
-                    it->u.tensor->dtype == TL_UINT8;
-        if (record(c, (int)i, tl_tensor_retain(it->u.tensor), mask, err))
+        bool mask = it->dtype == TL_BOOL || it->dtype == TL_UINT8;
+        if (record(c, (int)i, tl_tensor_retain(it), mask, err))
             goto out;
     }
     if (c->nrec == 0) {
@@ -1749,7 +1474,7 @@ static int64_t *all_offsets(const tl_tensor *t, int64_t *n, tl_error *err)
 {
     int64_t numel = tl_tensor_numel(t);
     if (numel > MAX_INDEX_ELEMS) {
-        limit_error(err);
+        tl_index_limit_error(err);
         return NULL;
     }
     int64_t *o = tl_xmalloc(sizeof(int64_t) * (size_t)(numel > 0 ? numel : 1));
@@ -1783,10 +1508,24 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
     if (!iv)
         return NULL;
     int64_t size = t->ndim == 0 ? 1 : t->sizes[d];
+    /* index_select_out_cpu_ (1.13 and 2.x): for more than one dim, an
+     * empty self, and the dim == 1 fast path (check_indexarray_range), give
+     * RuntimeErrors naming the index; the other paths an IndexError */
+    bool indices_msg = t->ndim > 1 && n > 0 && (tl_tensor_numel(t) == 0 || d == 1);
+    if (t->ndim > 1 && n > 0 && tl_tensor_numel(t) == 0 && size == 0) {
+        free(iv);
+        tl_error_set(err, TL_ERR_RUNTIME, "index_select(): self indexing axis dim should be "
+                     "positive");
+        return NULL;
+    }
     for (int64_t k = 0; k < n; k++) {
         if (iv[k] < 0 || iv[k] >= size) {
+            if (indices_msg)
+                tl_error_set(err, TL_ERR_RUNTIME, "INDICES element is out of DATA bounds, "
+                             "id=%lld axis_dim=%lld", (long long)iv[k], (long long)size);
+            else
+                tl_error_set(err, TL_ERR_INDEX, "index out of range in self");
             free(iv);
-            tl_error_set(err, TL_ERR_INDEX, "index out of range in self");
             return NULL;
         }
     }
@@ -1798,7 +1537,7 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
     int64_t rn;
     if (!tl_shape_numel(t->ndim, rs, &rn) || rn > MAX_INDEX_ELEMS) {
         free(iv);
-        limit_error(err);
+        tl_index_limit_error(err);
         return NULL;
     }
     int64_t *offs = tl_xmalloc(sizeof(int64_t) * (size_t)(rn > 0 ? rn : 1));

@@ -24,6 +24,11 @@
  *   - Results of ops on requires_grad inputs require grad (and are not
  *     leaves) when their dtype is floating, as autograd would make them.
  *
+ *   - The interface is C (ops.h): operands are tl_operand (tensor or
+ *     number), dims are int64 arrays, pairs come back through
+ *     out-parameters; Python values never reach this file (py/bind_ops.c
+ *     and py/pyops.c convert them). Shape arithmetic is shape.h's.
+ *
  * Invariants: every returned tensor is a new reference; copies always get a
  * fresh storage (reference sheet section 10), except the documented
  * same-object cases of contiguous() and to().
@@ -33,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "create.h"
+#include "matmul.h"
 #include "ops.h"
 #include "shape.h"
 
@@ -97,22 +104,22 @@ static int format_strides(const tl_tensor *t, tl_memfmt fmt, int64_t *st,
 {
     switch (fmt) {
     case TL_MEMFMT_PRESERVE:
-        tl_preserve_strides(t, st);
+        tl_tensor_preserve_strides(t, st);
         return 0;
     case TL_MEMFMT_CONTIGUOUS:
-        tl_contiguous_strides(t->ndim, t->sizes, st);
+        tl_shape_contiguous_strides(t->ndim, t->sizes, st);
         return 0;
     case TL_MEMFMT_CHANNELS_LAST:
         if (t->ndim != 4)
             return tl_error_set(err, TL_ERR_RUNTIME,
                                 "required rank 4 tensor to use channels_last format");
-        tl_channels_last_strides(t->ndim, t->sizes, st);
+        tl_shape_channels_last_strides(t->ndim, t->sizes, st);
         return 0;
     case TL_MEMFMT_CHANNELS_LAST_3D:
         if (t->ndim != 5)
             return tl_error_set(err, TL_ERR_RUNTIME,
                                 "required rank 5 tensor to use channels_last_3d format");
-        tl_channels_last_strides(5, t->sizes, st);
+        tl_shape_channels_last_strides(5, t->sizes, st);
         return 0;
     }
     return 0;
@@ -229,7 +236,7 @@ static int broadcast_pair(int na, const int64_t *a, int nb, const int64_t *b,
 
 static void shape_text(char *buf, size_t cap, int nd, const int64_t *sz)
 {
-    tl_format_shape(buf, cap, nd, sz);
+    tl_shape_format(buf, cap, nd, sz);
 }
 
 static int check_out_shape(const tl_tensor *out, int nd, const int64_t *shape,
@@ -330,6 +337,15 @@ static const int64_t zero_strides[TL_MAX_DIMS];
 /* One input of an elementwise op: a tensor, or a Python number (a
  * "wrapped number": int -> Long, float -> Double (weak), bool -> Bool). */
 typedef tl_operand opnd; /* ops.h */
+
+/* A Python-number operand converted to dt the way a kernel's
+ * Scalar::to<scalar_t>() does: an error when it overflows dt. */
+static int opnd_fits(const opnd *o, tl_dtype dt, tl_error *err)
+{
+    if (o->t)
+        return 0;
+    return tl_create_check_scalar(dt, o->s, err);
+}
 
 static opnd opnd_tensor(const tl_tensor *t)
 {
@@ -469,7 +485,7 @@ static void iter_out_strides(const opnd *ops, int n, tl_dtype common, int nd,
             int off = nd - t->ndim;
             int64_t eff[TL_MAX_DIMS];
             if (t->dtype != common)
-                tl_preserve_strides(t, eff);
+                tl_tensor_preserve_strides(t, eff);
             else
                 memcpy(eff, t->strides, sizeof(int64_t) * (size_t)t->ndim);
             for (int d = 0; d < nd; d++) {
@@ -481,7 +497,7 @@ static void iter_out_strides(const opnd *ops, int n, tl_dtype common, int nd,
             nt++;
         }
     }
-    tl_iter_strides(nd, shape, nt, szp, stp, all_same_shape, out);
+    tl_shape_iter_strides(nd, shape, nt, szp, stp, all_same_shape, out);
 }
 
 /* Common device of the tensor operands. 0-d CPU tensors may join device
@@ -638,13 +654,15 @@ static bool is_contiguous_fmt(const tl_tensor *t, tl_memfmt fmt)
 
 tl_tensor *tl_ops_contiguous(tl_tensor *t, tl_memfmt fmt, tl_error *err)
 {
+    /* TensorImpl::is_contiguous(Preserve) is the default contiguity: a
+     * contiguous tensor is returned before the Preserve check */
+    if (is_contiguous_fmt(t, fmt))
+        return tl_tensor_retain(t);
     if (fmt == TL_MEMFMT_PRESERVE) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "preserve memory format is unsupported by the contiguous operator");
         return NULL;
     }
-    if (is_contiguous_fmt(t, fmt))
-        return tl_tensor_retain(t);
     return tl_ops_clone(t, fmt, err);
 }
 
@@ -709,6 +727,10 @@ int tl_ops_fill_(tl_tensor *dst, tl_scalar v, tl_error *err)
 {
     if (check_inplace_grad(dst, err) < 0)
         return -1;
+    /* Scalar::to<scalar_t>(): "value cannot be converted to type uint8_t
+     * without overflow", empty or not */
+    if (tl_create_check_scalar(dst->dtype, v, err) < 0)
+        return -1;
     if (tl_tensor_numel(dst) > 0) {
         tl_strided d = strided_of(dst);
         if (tl_backend_fill(tl_tensor_backend(dst), &d, v, err) < 0)
@@ -770,7 +792,7 @@ static bool opnd_is_zero(const opnd *o)
 
 /* Dtype rules of a binary op: compute dtype and output dtype, or an error.
  * `a`, `b` are the two operands in order. */
-static int binop_types(tl_binop op, const opnd *a, const opnd *b,
+static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
                        tl_dtype *compute, tl_dtype *outdt, tl_error *err)
 {
     opnd ops[2] = {*a, *b};
@@ -808,8 +830,18 @@ static int binop_types(tl_binop op, const opnd *a, const opnd *b,
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
     }
+    if (common == TL_BOOL) {
+        /* CPU kernels that dispatch no Bool (1.13 and 2.x) */
+        const char *k = op == TL_BIN_FLOORDIV ? "div_floor_cpu"
+                        : op == TL_BIN_REMAINDER ? "remainder_cpu"
+                        : op == TL_BIN_FMOD ? "fmod_cpu"
+                        : op == TL_BIN_POW ? "pow" : NULL;
+        if (k)
+            return tl_error_set(err, TL_ERR_RUNTIME, "\"%s\" not implemented for 'Bool'", k);
+    }
+    /* the kernel raises on a zero divisor, so an empty result does not */
     if ((op == TL_BIN_FLOORDIV || op == TL_BIN_REMAINDER || op == TL_BIN_FMOD) &&
-        !tl_dtype_is_floating(common) && opnd_is_zero(b))
+        !tl_dtype_is_floating(common) && opnd_is_zero(b) && !empty)
         return tl_error_set(err, TL_ERR_RUNTIME, "ZeroDivisionError");
     if (op == TL_BIN_POW && !tl_dtype_is_floating(common) && !b->t &&
         !b->s.is_float && b->sdt != TL_BOOL && b->s.i < 0)
@@ -902,9 +934,15 @@ static tl_tensor *binary_new(tl_binop op, const opnd *a, const opnd *b,
     if (opnds_shape(ops, 2, &nd, shape, err) < 0)
         return NULL;
     tl_dtype compute, outdt;
-    if (binop_types(op, a, b, &compute, &outdt, err) < 0)
+    int64_t onumel = 1;
+    for (int i = 0; i < nd; i++)
+        onumel *= shape[i] > 0 ? 1 : 0;
+    if (binop_types(op, a, b, onumel == 0, &compute, &outdt, err) < 0)
         return NULL;
-    iter_out_strides(ops, 2, compute, nd, shape, st);
+    /* pow(Tensor, Scalar) is a unary TensorIterator (the exponent is no
+     * operand), so its layout follows sqrt's, not `x + 1`'s */
+    bool unary = op == TL_BIN_POW && a->t && !b->t;
+    iter_out_strides(ops, unary ? 1 : 2, compute, nd, shape, st);
     tl_tensor *out = tl_tensor_new_strided(be, outdt, nd, shape, st, err);
     if (!out)
         return NULL;
@@ -956,7 +994,7 @@ static int binary_inplace_checked(tl_binop op, tl_tensor *dst, const opnd *b,
     if (check_out_shape(dst, nd, shape, err) < 0)
         return -1;
     tl_dtype compute, outdt;
-    if (binop_types(op, &a, b, &compute, &outdt, err) < 0)
+    if (binop_types(op, &a, b, tl_tensor_numel(dst) == 0, &compute, &outdt, err) < 0)
         return -1;
     binkind k = binop_kind(op);
     tl_dtype res = k == BK_CMP || k == BK_LOGICAL ? compute : outdt;
@@ -1086,7 +1124,10 @@ static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
         return NULL;
     opnd o = opnd_tensor(t);
     int64_t st[TL_MAX_DIMS];
-    iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
+    if ((op == TL_UN_ISFINITE || op == TL_UN_ISINF) && !tl_dtype_is_floating(t->dtype))
+        tl_tensor_preserve_strides(t, st); /* ones_like / zeros_like(self, kBool) */
+    else
+        iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), outdt, t->ndim,
                                            t->sizes, st, err);
     if (!out)
@@ -1138,6 +1179,8 @@ static tl_tensor *where_new(const tl_tensor *cond, const opnd *a,
     if (opnds_shape(ops, 3, &nd, shape, err) < 0)
         return NULL;
     tl_dtype dt = result_type(ops + 1, 2);
+    if (opnd_fits(a, dt, err) < 0 || opnd_fits(b, dt, err) < 0)
+        return NULL;
     /* the condition is never converted: give it the common dtype's slot */
     opnd lay[3] = {ops[0], ops[1], ops[2]};
     tl_tensor cview = *cond; /* a stack copy read for its geometry only */
@@ -1201,7 +1244,13 @@ static tl_tensor *clamp_new(const tl_tensor *t, const opnd *lo, const opnd *hi,
     if (opnds_shape(ops, n, &nd, shape, err) < 0)
         return NULL;
     tl_dtype dt = result_type(ops, n);
-    iter_out_strides(ops, n, dt, nd, shape, st);
+    bool scalars = true; /* clamp(Tensor, Scalar, Scalar): a unary iterator */
+    for (int i = 1; i < n; i++) {
+        if (opnd_fits(&ops[i], dt, err) < 0)
+            return NULL;
+        scalars &= !ops[i].t;
+    }
+    iter_out_strides(ops, scalars ? 1 : n, dt, nd, shape, st);
     tl_tensor *out = tl_tensor_new_strided(be, dt, nd, shape, st, err);
     if (!out)
         return NULL;
@@ -1264,6 +1313,9 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "result type %s can't be cast to the desired output type %s",
                             tl_dtype_scalar_name(dt), typemeta_name(t->dtype));
+    for (int i = 1; i < n; i++)
+        if (opnd_fits(&ops[i], dt, err) < 0)
+            return -1;
     opnd self = ops[0];
     int rc = 0;
     if (lo)
@@ -1345,6 +1397,8 @@ static int masked_fill_inplace(tl_tensor *t, const tl_tensor *mask,
         return -1;
     if (check_out_shape(t, nd, shape, err) < 0)
         return -1;
+    if (opnd_fits(&val, t->dtype, err) < 0)
+        return -1;
     if (masked_fill_run(t, mask, &val, err) < 0)
         return -1;
     grad_inplace(t, vgrad);
@@ -1369,7 +1423,9 @@ static tl_tensor *masked_fill_new(const tl_tensor *t, const tl_tensor *mask,
     opnd mo = opnd_tensor(mask);
     if (inplace_device(t, &mo, err) < 0)
         return NULL;
-    tl_contiguous_strides(nd, shape, st);
+    if (opnd_fits(&val, t->dtype, err) < 0)
+        return NULL;
+    tl_shape_contiguous_strides(nd, shape, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), t->dtype, nd,
                                            shape, st, err);
     if (!out)
@@ -1559,6 +1615,11 @@ static tl_tensor *reduce_one(tl_redop op, const char *name, const tl_tensor *t,
     case TL_RED_ARGMIN:
         if (red_check_nonempty(name, true, t, rs, err) < 0)
             return NULL;
+        if (t->dtype == TL_BOOL) {
+            tl_error_set(err, TL_ERR_RUNTIME, "\"%s_cpu\" not implemented for 'Bool'",
+                         op == TL_RED_ARGMAX ? "argmax" : "argmin");
+            return NULL;
+        }
         out_dt = TL_INT64;
         compute = t->dtype;
         break;
@@ -1758,11 +1819,11 @@ tl_tensor *tl_ops_cat(tl_tensor *const *ts, size_t n, int64_t dim,
     }
     int64_t st[TL_MAX_DIMS];
     if (fmt == TL_MEMFMT_CHANNELS_LAST && ref->ndim == 4)
-        tl_channels_last_strides(4, shape, st);
+        tl_shape_channels_last_strides(4, shape, st);
     else if (fmt == TL_MEMFMT_CHANNELS_LAST_3D && ref->ndim == 5)
-        tl_channels_last_strides(5, shape, st);
+        tl_shape_channels_last_strides(5, shape, st);
     else
-        tl_contiguous_strides(ref->ndim, shape, st);
+        tl_shape_contiguous_strides(ref->ndim, shape, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(ref), dt, ref->ndim,
                                            shape, st, err);
     if (!out)
@@ -1928,7 +1989,7 @@ static int parse_dim_list(int n, const int64_t *raw, int ndim, uint64_t *mask,
 static tl_tensor *flip_mask(const tl_tensor *t, uint64_t mask, tl_error *err)
 {
     int64_t st[TL_MAX_DIMS], sst[TL_MAX_DIMS];
-    tl_preserve_strides(t, st);
+    tl_tensor_preserve_strides(t, st);
     tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), t->dtype,
                                            t->ndim, t->sizes, st, err);
     if (!out)
@@ -1962,7 +2023,7 @@ static void roll_strides(const tl_tensor *t, int ndims, const int64_t *shifts,
                          const int *dims, int64_t *st)
 {
     tl_tensor g = *t; /* a stack copy read for its geometry only */
-    tl_contiguous_strides(g.ndim, g.sizes, st);
+    tl_shape_contiguous_strides(g.ndim, g.sizes, st);
     for (int i = 0; i < ndims; i++) {
         int d = dims[i];
         int64_t n = g.sizes[d], v = shifts[i] % n;
@@ -1976,11 +2037,11 @@ static void roll_strides(const tl_tensor *t, int ndims, const int64_t *shifts,
         if (suggest_memory_format(&p1) != f)
             f = TL_MEMFMT_CONTIGUOUS;
         if (f == TL_MEMFMT_CHANNELS_LAST)
-            tl_channels_last_strides(4, g.sizes, st);
+            tl_shape_channels_last_strides(4, g.sizes, st);
         else if (f == TL_MEMFMT_CHANNELS_LAST_3D)
-            tl_channels_last_strides(5, g.sizes, st);
+            tl_shape_channels_last_strides(5, g.sizes, st);
         else
-            tl_contiguous_strides(g.ndim, g.sizes, st);
+            tl_shape_contiguous_strides(g.ndim, g.sizes, st);
         memcpy(g.strides, st, sizeof(int64_t) * (size_t)g.ndim);
     }
 }
@@ -2015,7 +2076,7 @@ static tl_tensor *roll_impl(const tl_tensor *t, int nsh, const int64_t *shifts,
         /* r is a fresh contiguous 1-D tensor: give it t's shape */
         r->ndim = t->ndim;
         memcpy(r->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
-        tl_contiguous_strides(t->ndim, t->sizes, r->strides);
+        tl_shape_contiguous_strides(t->ndim, t->sizes, r->strides);
         return r;
     }
     int64_t st[TL_MAX_DIMS];
@@ -2164,7 +2225,7 @@ static tl_tensor *repeat_interleave_int(const tl_tensor *t, int64_t r,
     int k = 0;
     int after = has_dim && nd > 0 ? dim : nd - 1;
     int64_t cst[TL_MAX_DIMS];
-    tl_contiguous_strides(nd, t->sizes, cst); /* row-major order of t */
+    tl_shape_contiguous_strides(nd, t->sizes, cst); /* row-major order of t */
     for (int d = 0; d < nd; d++) {
         sz2[k] = t->sizes[d];
         ss2[k] = t->strides[d];
@@ -2400,94 +2461,6 @@ static tl_tensor *diag_impl(const tl_tensor *t, int64_t k, tl_error *err)
 }
 
 /* matmul for 1-D/2-D operands: broadcast multiply, then sum over k. */
-static tl_tensor *matmul_impl(const tl_tensor *a, const tl_tensor *b,
-                              bool mm_only, tl_error *err)
-{
-    if (mm_only && (a->ndim != 2 || b->ndim != 2)) {
-        tl_error_set(err, TL_ERR_RUNTIME, "%s must be a matrix",
-                     a->ndim != 2 ? "self" : "mat2");
-        return NULL;
-    }
-    if (a->ndim == 0 || b->ndim == 0 || a->ndim > 2 || b->ndim > 2) {
-        if (a->ndim == 0 || b->ndim == 0)
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "both arguments to matmul need to be at least 1D, but they are %dD and %dD",
-                         a->ndim, b->ndim);
-        else
-            tl_error_set(err, TL_ERR_UNSUPPORTED,
-                         "tlab supports matmul of 1-D and 2-D tensors only");
-        return NULL;
-    }
-    if (a->dtype != b->dtype) {
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "expected scalar type %s but found %s",
-                     tl_dtype_scalar_name(a->dtype), tl_dtype_scalar_name(b->dtype));
-        return NULL;
-    }
-    int64_t n = a->ndim == 2 ? a->sizes[0] : 1, ka = a->sizes[a->ndim - 1];
-    int64_t kb = b->sizes[0], m = b->ndim == 2 ? b->sizes[1] : 1;
-    if (ka != kb) {
-        if (a->ndim == 1 && b->ndim == 1)
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of elements, but got %lld and %lld elements respectively",
-                         (long long)ka, (long long)kb, (long long)ka, (long long)kb);
-        else if (a->ndim == 2 && b->ndim == 1) /* at::mv's check */
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
-                         (long long)n, (long long)n, (long long)ka, (long long)kb);
-        else
-            tl_error_set(err, TL_ERR_RUNTIME,
-                         "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                         (long long)n, (long long)ka, (long long)kb, (long long)m);
-        return NULL;
-    }
-    /* product (n, k, m) */
-    int64_t psz[3] = {n, ka, m}, pst_a[3], pst_b[3];
-    pst_a[0] = a->ndim == 2 ? a->strides[0] : 0;
-    pst_a[1] = a->strides[a->ndim - 1];
-    pst_a[2] = 0;
-    pst_b[0] = 0;
-    pst_b[1] = b->strides[0];
-    pst_b[2] = b->ndim == 2 ? b->strides[1] : 0;
-    tl_tensor *prod = tl_tensor_new(tl_tensor_backend(a), a->dtype, 3, psz, err);
-    if (!prod)
-        return NULL;
-    tl_tensor *va = tmp_view(a, 3, psz, pst_a), *vb = tmp_view(b, 3, psz, pst_b);
-    opnd oa = opnd_tensor(va), ob = opnd_tensor(vb);
-    int rc = run_binary(TL_BIN_MUL, a->dtype, prod, &oa, &ob, err);
-    tl_tensor_release(va);
-    tl_tensor_release(vb);
-    tl_tensor *out = NULL;
-    if (rc == 0) {
-        int64_t osz[2];
-        int ond = 0;
-        if (a->ndim == 2)
-            osz[ond++] = n;
-        if (b->ndim == 2)
-            osz[ond++] = m;
-        out = tl_tensor_new(tl_tensor_backend(a), a->dtype, ond, osz, err);
-        if (out) {
-            int64_t dsz[3] = {n, 1, m}, dst_[3];
-            dst_[0] = a->ndim == 2 ? out->strides[0] : 0;
-            dst_[1] = 0;
-            dst_[2] = b->ndim == 2 ? out->strides[ond - 1] : 0;
-            if (tl_tensor_numel(out) > 0) {
-                tl_strided d = strided_make(tl_tensor_addr(out), out->dtype, 3, dsz, dst_);
-                tl_strided s = strided_of(prod);
-                if (tl_backend_reduce(tl_tensor_backend(a), TL_RED_SUM, a->dtype, &d, &s,
-                                                 (uint64_t)1 << 1, err) < 0) {
-                    tl_tensor_release(out);
-                    out = NULL;
-                }
-            }
-        }
-    }
-    tl_tensor_release(prod);
-    if (out)
-        grad_result(out, a->requires_grad || b->requires_grad);
-    return out;
-}
-
 /* ===================================================================== */
 /* public entry points used by the bindings and the interpreter          */
 /* ===================================================================== */
@@ -2590,10 +2563,17 @@ tl_tensor *tl_ops_reduce(tl_redop op, const char *name, const tl_tensor *t,
                          const tl_dtype *dtype, tl_error *err)
 {
     redspec rs;
+    tl_dtype dt = dtype ? *dtype : t->dtype;
+    if (op == TL_RED_MEAN && !tl_dtype_is_floating(dt)) {
+        /* mean's dtype check comes before the dims are wrapped */
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "mean(): could not infer output dtype. %s dtype must be either a floating point or complex dtype. Got: %s",
+                     dtype ? "Optional" : "Input", tl_dtype_scalar_name(dt));
+        return NULL;
+    }
     if (parse_dims(ndims, dims, t->ndim, &rs, err) < 0)
         return NULL;
     rs.keepdim = keepdim;
-    tl_dtype dt = dtype ? *dtype : t->dtype;
     tl_tensor *src = (tl_tensor *)t, *conv = NULL;
     if (dtype && (op == TL_RED_SUM || op == TL_RED_PROD || op == TL_RED_MEAN) &&
         *dtype != t->dtype) {
@@ -2624,6 +2604,11 @@ tl_tensor *tl_ops_var(const tl_tensor *t, int ndims, const int64_t *dims,
                       tl_error *err)
 {
     redspec rs;
+    if (!tl_dtype_is_floating(t->dtype)) { /* checked before the dims */
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "std and var only support floating point and complex dtypes");
+        return NULL;
+    }
     if (parse_dims(ndims, dims, t->ndim, &rs, err) < 0)
         return NULL;
     rs.keepdim = keepdim;
@@ -2736,7 +2721,18 @@ tl_tensor *tl_ops_diag(const tl_tensor *t, int64_t k, tl_error *err)
 tl_tensor *tl_ops_matmul(const tl_tensor *a, const tl_tensor *b, bool mm_only,
                          tl_error *err)
 {
-    return matmul_impl(a, b, mm_only, err);
+    tl_tensor *out = tl_matmul(a, b, mm_only, false, err);
+    if (out)
+        grad_result(out, a->requires_grad || b->requires_grad);
+    return out;
+}
+
+tl_tensor *tl_ops_bmm(const tl_tensor *a, const tl_tensor *b, tl_error *err)
+{
+    tl_tensor *out = tl_matmul(a, b, false, true, err);
+    if (out)
+        grad_result(out, a->requires_grad || b->requires_grad);
+    return out;
 }
 
 tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,
@@ -2792,7 +2788,14 @@ static tl_tensor *div_trunc_new(const opnd *x, const opnd *y, tl_error *err)
         if (common_device(ops, 2, &be, err) < 0 ||
             opnds_shape(ops, 2, &nd, shape, err) < 0)
             return NULL;
-        if (opnd_is_zero(y)) {
+        if (common == TL_BOOL) {
+            tl_error_set(err, TL_ERR_RUNTIME, "\"div_trunc_cpu\" not implemented for 'Bool'");
+            return NULL;
+        }
+        bool empty = false;
+        for (int i = 0; i < nd; i++)
+            empty |= shape[i] == 0;
+        if (opnd_is_zero(y) && !empty) {
             tl_error_set(err, TL_ERR_RUNTIME, "ZeroDivisionError");
             return NULL;
         }
@@ -2880,7 +2883,7 @@ int tl_ops_sort(const tl_tensor *t, int64_t dim, bool descending,
         return -1;
     /* both outputs take self's layout by the preserve_format rule */
     int64_t st[TL_MAX_DIMS];
-    tl_preserve_strides(t, st);
+    tl_tensor_preserve_strides(t, st);
     const tl_backend *be = tl_tensor_backend(t);
     tl_tensor *v = tl_tensor_new_strided(be, t->dtype, t->ndim, t->sizes, st, err);
     if (!v)
@@ -2911,6 +2914,10 @@ int tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim, bool largest,
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (k < 0 || k > n) {
         tl_error_set(err, TL_ERR_RUNTIME, "selected index k out of range");
+        return -1;
+    }
+    if (t->dtype == TL_BOOL) { /* topk's CPU kernel dispatches no Bool */
+        tl_error_set(err, TL_ERR_RUNTIME, "\"topk_cpu\" not implemented for 'Bool'");
         return -1;
     }
     int64_t sz[TL_MAX_DIMS];

@@ -7,7 +7,7 @@
  * version counter exactly once, as PyTorch does.
  *
  * Result layouts follow PyTorch: clone/to copies use the preserve_format
- * rule (tl_preserve_strides); elementwise results follow TensorIterator's
+ * rule (tl_tensor_preserve_strides); elementwise results follow TensorIterator's
  * dimension order from the first decisive input.
  *
  * The interface speaks C: elementwise operands are tl_operand (a tensor or
@@ -100,6 +100,8 @@ int tl_ops_masked_fill_(tl_tensor *t, const tl_tensor *mask,
                         const tl_operand *v, tl_error *err);
 tl_tensor *tl_ops_matmul(const tl_tensor *a, const tl_tensor *b, bool mm_only,
                          tl_error *err);
+/* a.bmm(b): both 3-D, equal batch (matmul.h) */
+tl_tensor *tl_ops_bmm(const tl_tensor *a, const tl_tensor *b, tl_error *err);
 
 /* ---- reductions: dims[0..ndims) as given (ndims < 0: None, all dims;
  * 0: dim=(), also all) ---- */

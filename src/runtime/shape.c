@@ -9,6 +9,7 @@
 #include "shape.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util.h"
@@ -266,7 +267,7 @@ int tl_shape_diagonal(tl_geom *g, int64_t offset, int64_t d1, int64_t d2,
 {
     int a = 0, b = 0;
     if (tl_shape_wrap_dim(d1, g->ndim, &a, err) ||
-        tl_shape_wrap_dim(d2, g->ndim, &b, err))
+                          tl_shape_wrap_dim(d2, g->ndim, &b, err))
         return -1;
     if (a == b)
         return tl_error_set(err, TL_ERR_RUNTIME, "diagonal dimensions cannot "
@@ -294,4 +295,249 @@ int tl_shape_diagonal(tl_geom *g, int64_t offset, int64_t d1, int64_t d2,
     g->strides[g->ndim] = ta + tb;
     g->ndim++;
     return 0;
+}
+
+/* ---- stride orders (c10 and TensorIterator) ---- */
+
+static bool dense_in_order(const int64_t *sizes, const int64_t *strides,
+                           const int *order, int n)
+{
+    uint64_t expected = 1; /* wrapping, as the strides were made */
+    for (int i = 0; i < n; i++) {
+        int d = order[i];
+        if (sizes[d] == 1)
+            continue;
+        if ((uint64_t)strides[d] != expected)
+            return false;
+        expected *= (uint64_t)sizes[d];
+    }
+    return true;
+}
+
+bool tl_shape_is_contiguous(int ndim, const int64_t *sizes,
+                            const int64_t *strides)
+{
+    int order[TL_MAX_DIMS];
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] == 0)
+            return true;
+        order[i] = ndim - 1 - i;
+    }
+    return dense_in_order(sizes, strides, order, ndim);
+}
+
+bool tl_shape_is_channels_last(int ndim, const int64_t *sizes,
+                               const int64_t *strides)
+{
+    static const int order[4] = {1, 3, 2, 0};
+    return ndim == 4 && dense_in_order(sizes, strides, order, 4);
+}
+
+bool tl_shape_is_channels_last_3d(int ndim, const int64_t *sizes,
+                                  const int64_t *strides)
+{
+    static const int order[5] = {1, 4, 3, 2, 0};
+    return ndim == 5 && dense_in_order(sizes, strides, order, 5);
+}
+
+bool tl_shape_is_non_overlapping_and_dense(int n, const int64_t *sizes,
+                                           const int64_t *strides)
+{
+    static const int order3d[5] = {1, 4, 3, 2, 0};
+    if (tl_shape_is_contiguous(n, sizes, strides) ||
+                               tl_shape_is_channels_last(n, sizes, strides) ||
+                               (n == 5 && dense_in_order(sizes, strides, order3d, 5)))
+        return true;
+    if (n == 1)
+        return sizes[0] < 2 || strides[0] == 1;
+    int perm[TL_MAX_DIMS];
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    /* sort by stride, dims of size < 2 last (stable insertion sort) */
+    for (int i = 1; i < n; i++) {
+        for (int j = i; j > 0; j--) {
+            int a = perm[j - 1], b = perm[j];
+            bool b_before_a;
+            if (sizes[b] < 2)
+                b_before_a = false;
+            else if (sizes[a] < 2)
+                b_before_a = true;
+            else
+                b_before_a = strides[b] < strides[a];
+            if (!b_before_a)
+                break;
+            perm[j - 1] = b;
+            perm[j] = a;
+        }
+    }
+    uint64_t require = 1; /* wrapping, as the strides were made */
+    for (int i = 0; i < n; i++) {
+        int64_t size = sizes[perm[i]];
+        if (size < 2)
+            return true;
+        if ((uint64_t)strides[perm[i]] != require)
+            return false;
+        require *= (uint64_t)size;
+    }
+    return true;
+}
+
+void tl_shape_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
+{
+    /* PyTorch multiplies in wrapping 64-bit arithmetic: a zero-element
+     * tensor of shape (0, 2**62, 2**62) has strides (0, 2**62, 1) */
+    uint64_t run = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[d] = (int64_t)run;
+        run *= sizes[d] > 1 ? (uint64_t)sizes[d] : 1;
+    }
+}
+
+/* c10::get_channels_last_strides_2d/_3d: plain products in the order
+ * C, W, H, N (C, W, H, D, N for 5-D), with no max(size, 1), so a zero size
+ * zeroes the strides outside it: (2,3,0,2) -> (0,1,6,3). Other ranks get
+ * contiguous strides. */
+void tl_shape_channels_last_strides(int ndim, const int64_t *sizes, int64_t *strides)
+{
+    static const int order4[4] = {1, 3, 2, 0};
+    static const int order5[5] = {1, 4, 3, 2, 0};
+    const int *order = ndim == 4 ? order4 : ndim == 5 ? order5 : NULL;
+    if (!order) {
+        tl_shape_contiguous_strides(ndim, sizes, strides);
+        return;
+    }
+    uint64_t run = 1; /* sizes are validated; unsigned keeps overflow defined */
+    for (int i = 0; i < ndim; i++) {
+        int d = order[i];
+        strides[d] = (int64_t)run;
+        run *= (uint64_t)sizes[d];
+    }
+}
+
+/* Operand k's stride along dim d of an iteration over shape: 0 where it
+ * is broadcast (ATen's compute_strides). */
+static int64_t iter_stride(const int64_t *shape, const int64_t *const *sizes,
+                           const int64_t *const *strides, int k, int d)
+{
+    return sizes[k][d] == 1 && shape[d] != 1 ? 0 : strides[k][d];
+}
+
+/* ATen's reorder_dimensions (TensorIterator) and infer_dense_strides: perm
+ * lists the dims innermost first, by the operands' strides (a broadcast
+ * dim of an operand leaves the decision to the next operand; equal strides
+ * put the smaller size first), starting from the reversed order and
+ * moving a dim only past ones it must precede (a stable insertion sort). */
+static void reorder_dims(int nd, const int64_t *shape, int n,
+                         const int64_t *const *sizes,
+                         const int64_t *const *strides, int *perm)
+{
+    for (int i = 0; i < nd; i++)
+        perm[i] = nd - 1 - i;
+    for (int i = 1; i < nd; i++) {
+        int dim1 = i;
+        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
+            int a = perm[dim0], b = perm[dim1], cmp = 0;
+            for (int k = 0; k < n; k++) {
+                int64_t s0 = iter_stride(shape, sizes, strides, k, a);
+                int64_t s1 = iter_stride(shape, sizes, strides, k, b);
+                if (s0 == 0 || s1 == 0)
+                    continue;
+                if (s0 != s1) {
+                    cmp = s0 < s1 ? -1 : 1;
+                    break;
+                }
+                if (shape[a] > shape[b]) {
+                    cmp = 1;
+                    break;
+                }
+            }
+            if (cmp > 0) {
+                perm[dim0] = b;
+                perm[dim1] = a;
+                dim1 = dim0;
+            } else if (cmp < 0) {
+                break;
+            }
+        }
+    }
+}
+
+void tl_shape_preserve_strides(int n, const int64_t *sizes,
+                               const int64_t *strides, int64_t *out)
+{
+    if (tl_shape_is_non_overlapping_and_dense(n, sizes, strides)) {
+        if (n)
+            memcpy(out, strides, sizeof(int64_t) * (size_t)n);
+        return;
+    }
+    /* infer_dense_strides: keep the dimension order, make it dense */
+    const int64_t *sz = sizes, *st = strides;
+    int perm[TL_MAX_DIMS];
+    reorder_dims(n, sizes, 1, &sz, &st, perm);
+    uint64_t cur = 1; /* wrapping, as in tl_shape_contiguous_strides */
+    for (int i = 0; i < n; i++) {
+        int d = perm[i];
+        out[d] = (int64_t)cur;
+        if (sizes[d] > 1)
+            cur *= (uint64_t)sizes[d];
+    }
+}
+
+void tl_shape_iter_strides(int nd, const int64_t *shape, int n,
+                           const int64_t *const *sizes,
+                           const int64_t *const *strides, bool same_shape,
+                           int64_t *out)
+{
+    if (same_shape) {
+        bool c = true, cl = true, nod = true, same = true;
+        for (int k = 0; k < n; k++) {
+            c = c && tl_shape_is_contiguous(nd, sizes[k], strides[k]);
+            cl = cl && tl_shape_is_channels_last(nd, sizes[k], strides[k]);
+            nod = nod && tl_shape_is_non_overlapping_and_dense(nd, sizes[k],
+                                                               strides[k]);
+            same = same && tl_shape_equal(nd, strides[k], nd, strides[0]);
+        }
+        if (c) {
+            tl_shape_contiguous_strides(nd, shape, out);
+            return;
+        }
+        if (cl) {
+            tl_shape_channels_last_strides(nd, shape, out);
+            return;
+        }
+        if (nod && same) {
+            memcpy(out, strides[n - 1], sizeof(int64_t) * (size_t)nd);
+            return;
+        }
+    }
+    int perm[TL_MAX_DIMS];
+    reorder_dims(nd, shape, n, sizes, strides, perm);
+    bool inverted = true;
+    for (int j = 0; j < nd; j++)
+        if (perm[j] != nd - 1 - j)
+            inverted = false;
+    if (inverted) {
+        tl_shape_contiguous_strides(nd, shape, out);
+        return;
+    }
+    int64_t next = 1; /* no max(size, 1) here, as in ATen */
+    for (int j = 0; j < nd; j++) {
+        out[perm[j]] = next;
+        next *= shape[perm[j]];
+    }
+}
+
+/* ---- element access ---- */
+
+void tl_shape_format(char *buf, size_t cap, int ndim, const int64_t *sizes)
+{
+    size_t n = 0;
+    if (cap == 0)
+        return;
+    n += (size_t)snprintf(buf + n, cap - n, "[");
+    for (int d = 0; d < ndim && n < cap; d++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%" PRId64, d ? ", " : "",
+                              sizes[d]);
+    if (n < cap)
+        snprintf(buf + n, cap - n, "]");
 }

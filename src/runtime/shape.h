@@ -83,6 +83,41 @@ void tl_shape_slice(int64_t size, bool has_start, int64_t start,
 int tl_shape_diagonal(tl_geom *g, int64_t offset, int64_t d1, int64_t d2,
                       tl_error *err);
 
+/* ---- stride orders (pure) ---- */
+/* Layout predicates on bare sizes/strides (c10's rules; size-1 dims do
+ * not count, numel 0 is contiguous). */
+bool tl_shape_is_contiguous(int ndim, const int64_t *sizes,
+                            const int64_t *strides);
+bool tl_shape_is_channels_last(int ndim, const int64_t *sizes,
+                               const int64_t *strides); /* 4-D rule */
+bool tl_shape_is_channels_last_3d(int ndim, const int64_t *sizes,
+                                  const int64_t *strides); /* 5-D rule */
+bool tl_shape_is_non_overlapping_and_dense(int ndim, const int64_t *sizes,
+                                           const int64_t *strides);
+/* Row-major strides with the max(size, 1) rule. */
+void tl_shape_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
+/* channels_last (4-D) / channels_last_3d (5-D) strides, c10's products */
+void tl_shape_channels_last_strides(int ndim, const int64_t *sizes, int64_t *strides);
+/* PyTorch's preserve_format rule: keep the strides of a non-overlapping-
+ * and-dense layout, else infer_dense_strides (same dim order, dense). */
+void tl_shape_preserve_strides(int n, const int64_t *sizes,
+                               const int64_t *strides, int64_t *out);
+/* The strides TensorIterator gives an output it allocates over shape (nd
+ * dims), for n >= 0 operands given at the iteration rank (sizes[k] and
+ * strides[k] have nd entries; missing leading dims as size 1, stride 0).
+ * same_shape is ATen's all_ops_same_shape_ (judged by the caller on the
+ * operands' own shapes); it enables the fast setup: all contiguous ->
+ * contiguous, all channels_last -> channels_last, all non-overlapping and
+ * dense with equal strides -> those strides. Else compute_strides (a
+ * broadcast dim has stride 0) and reorder_dimensions give the order of
+ * dense strides; plain contiguous when the order is unchanged. */
+void tl_shape_iter_strides(int nd, const int64_t *shape, int n,
+                           const int64_t *const *sizes,
+                           const int64_t *const *strides, bool same_shape,
+                           int64_t *out);
+/* "[2, 3]" style shape text for messages; buf must hold 32*ndim+3 bytes */
+void tl_shape_format(char *buf, size_t cap, int ndim, const int64_t *sizes);
+
 /* The odometer: advance the row-major multi-index idx[0..n) over sizes by
  * one element and, when strides is not NULL, keep the element offset *off
  * in step. Returns false once every index has wrapped (the walk is over;

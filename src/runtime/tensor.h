@@ -91,14 +91,6 @@ bool tl_tensor_is_contiguous(const tl_tensor *t);
 bool tl_tensor_is_channels_last(const tl_tensor *t);    /* 4-D rule */
 bool tl_tensor_is_channels_last_3d(const tl_tensor *t); /* 5-D rule */
 bool tl_tensor_is_non_overlapping_and_dense(const tl_tensor *t);
-/* The same layout predicates on bare sizes/strides (operands that are not
- * tensors yet: effective strides, iteration-rank views). */
-bool tl_strides_contiguous(int ndim, const int64_t *sizes,
-                           const int64_t *strides);
-bool tl_strides_channels_last(int ndim, const int64_t *sizes,
-                              const int64_t *strides); /* 4-D rule */
-bool tl_strides_non_overlapping_and_dense(int ndim, const int64_t *sizes,
-                                          const int64_t *strides);
 /* data_ptr(): storage base + offset*itemsize, but 0 when numel == 0 */
 uintptr_t tl_tensor_data_ptr(const tl_tensor *t);
 /* host/device address of logical element [0,...,0] */
@@ -112,33 +104,14 @@ int64_t tl_tensor_required_bytes(int ndim, const int64_t *sizes,
 
 /* A memory_format= argument: the stride order a copy gets. */
 typedef enum tl_memfmt {
-    TL_MEMFMT_PRESERVE,        /* torch.preserve_format (tl_preserve_strides) */
+    TL_MEMFMT_PRESERVE,        /* torch.preserve_format (tl_tensor_preserve_strides) */
     TL_MEMFMT_CONTIGUOUS,      /* torch.contiguous_format (row-major) */
     TL_MEMFMT_CHANNELS_LAST,   /* 4-D NHWC */
     TL_MEMFMT_CHANNELS_LAST_3D /* 5-D NDHWC */
 } tl_memfmt;
 
-/* ---- stride helpers (pure functions) ---- */
-/* Row-major strides with the max(size, 1) rule. */
-void tl_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
-/* channels_last (4-D) / channels_last_3d (5-D) strides, c10's products */
-void tl_channels_last_strides(int ndim, const int64_t *sizes, int64_t *strides);
-/* PyTorch's preserve_format rule: keep strides of a non-overlapping-and-
- * dense tensor, else infer_dense_strides (same dim order, dense). */
-void tl_preserve_strides(const tl_tensor *t, int64_t *strides);
-/* The strides TensorIterator gives an output it allocates over shape (nd
- * dims), for n >= 0 operands given at the iteration rank (sizes[k] and
- * strides[k] have nd entries; missing leading dims as size 1, stride 0).
- * same_shape is ATen's all_ops_same_shape_ (judged by the caller on the
- * operands' own shapes); it enables the fast setup: all contiguous ->
- * contiguous, all channels_last -> channels_last, all non-overlapping and
- * dense with equal strides -> those strides. Else compute_strides (a
- * broadcast dim has stride 0) and reorder_dimensions give the order of
- * dense strides; plain contiguous when the order is unchanged. */
-void tl_iter_strides(int nd, const int64_t *shape, int n,
-                     const int64_t *const *sizes,
-                     const int64_t *const *strides, bool same_shape,
-                     int64_t *out);
+/* PyTorch's preserve_format rule on t (tl_shape_preserve_strides). */
+void tl_tensor_preserve_strides(const tl_tensor *t, int64_t *strides);
 /* The checks of a new tensor's shape, with PyTorch's texts: ndim within
  * TL_MAX_DIMS (TL_ERR_LIMIT), no negative size (RuntimeError "Trying to
  * create tensor with negative dimension -1: [2, -1]"), numel within
@@ -172,8 +145,6 @@ int tl_tensor_set_raw(tl_tensor *t, int64_t i, const void *in, tl_error *err);
 int tl_tensor_read_host_bytes(const tl_tensor *t, void *dst, tl_error *err);
 tl_tensor *tl_tensor_read_host(const tl_tensor *t, tl_error *err);
 
-/* "[2, 3]" style shape text for messages; buf must hold 32*ndim+3 bytes */
-void tl_format_shape(char *buf, size_t cap, int ndim, const int64_t *sizes);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,10 @@
  * (TL_MAX_DIMS, TL_MAX_NUMEL, no negative size) and calls tl_tensor_view().
  * Nothing here touches tensor data or calls a backend; the only ops that
  * may copy (reshape / flatten / ravel when no view exists) delegate the copy
- * to ops.c. The algorithms and the error texts are transcriptions of ATen
- * (TensorShape.cpp, InferSize.h, TensorUtils.cpp computeStride,
+ * to ops.c: that is the one declared call from view code into copy code.
+ * Shape arithmetic (infer size, computeStride, broadcast, wrap dim, slice
+ * clamp, diagonal) is shape.c's, shared with the copy code. The algorithms
+ * and the error texts are transcriptions of ATen (TensorShape.cpp,
  * ExpandUtils.cpp inferExpandGeometry), 2.x where 1.13 differs.
  *
  * Invariants: results are new references; "self" results are the input
@@ -127,12 +129,16 @@ static tl_tensor *mkview(const tl_tensor *t, const geom *g, tl_error *err)
             return NULL;
         }
     }
-    if (!tl_shape_numel(g->ndim, g->sizes, &numel)) {
-        tl_error_set(err, TL_ERR_LIMIT,
-                     "a tensor of more than %lld elements is not supported",
-                     (long long)TL_MAX_NUMEL);
-        return NULL;
-    }
+    /* a view allocates nothing, so tlab's element limit does not apply
+     * (x.expand(2**32) of a 1-byte tensor is legal, seed 002 item 23): only
+     * a numel past int64 is refused, in TensorImpl's words */
+    (void)numel;
+    int64_t n = 1;
+    for (int i = 0; i < g->ndim; i++)
+        if (tl_mul_overflow(n, g->sizes[i], &n)) {
+            tl_error_set(err, TL_ERR_RUNTIME, "numel: integer multiplication overflow");
+            return NULL;
+        }
     return tl_tensor_view(t, g->ndim, g->sizes, g->strides, g->offset);
 }
 
@@ -348,8 +354,15 @@ tl_tensor *tl_view_dtype(const tl_tensor *t, tl_dtype dt, tl_error *err)
         }
     }
     tl_tensor *r = mkview(t, &g, err);
-    if (r)
+    if (r) {
         r->dtype = dt;
+        /* view.dtype is not differentiable (derivatives.yaml,
+         * output_differentiability: [False]): the result never requires
+         * grad and is a leaf */
+        r->requires_grad = false;
+        r->is_leaf = true;
+        r->is_view_of_grad_leaf = false; /* not a differentiable view */
+    }
     return r;
 }
 
@@ -364,7 +377,7 @@ static tl_tensor *copy_as_shape(tl_tensor *t, int n, const int64_t *shape,
      * (PyTorch's _unsafe_view of the contiguous clone). */
     c->ndim = n;
     memcpy(c->sizes, shape, sizeof(int64_t) * (size_t)n);
-    tl_contiguous_strides(n, c->sizes, c->strides);
+    tl_shape_contiguous_strides(n, c->sizes, c->strides);
     return c;
 }
 
@@ -1193,6 +1206,13 @@ int tl_view_resize_(tl_tensor *t, int n, const int64_t *sizes, bool has_fmt,
     if (fmt == TL_MEMFMT_CHANNELS_LAST_3D && n != 5)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "required rank 5 tensor to use channels_last_3d format");
+    /* empty_tensor_restride (2.x): the contiguous strides must not
+     * overflow, checked before the storage size */
+    for (int64_t d = n - 2, run = 1; d >= 0; d--) {
+        int64_t sz = sizes[d + 1] > 1 ? sizes[d + 1] : 1;
+        if (tl_mul_overflow(run, sz, &run))
+            return tl_error_set(err, TL_ERR_RUNTIME, "Stride calculation overflowed");
+    }
     if (tl_tensor_check_shape(n, sizes, &numel, err) < 0)
         return -1;
     int64_t st[TL_MAX_DIMS];
@@ -1200,9 +1220,9 @@ int tl_view_resize_(tl_tensor *t, int n, const int64_t *sizes, bool has_fmt,
         (!has_fmt || fmt == TL_MEMFMT_PRESERVE))
         return 0; /* PyTorch returns early: strides stay as they were */
     if (fmt == TL_MEMFMT_CHANNELS_LAST || fmt == TL_MEMFMT_CHANNELS_LAST_3D)
-        tl_channels_last_strides(n, sizes, st);
+        tl_shape_channels_last_strides(n, sizes, st);
     else
-        tl_contiguous_strides(n, sizes, st);
+        tl_shape_contiguous_strides(n, sizes, st);
     int64_t need = tl_tensor_required_bytes(n, sizes, st, t->offset,
                                             tl_dtype_size(t->dtype));
     if (tl_storage_resize(t->storage, (size_t)need, err) < 0)
