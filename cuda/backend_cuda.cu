@@ -10,16 +10,20 @@
  *     no or too old a driver, the case of every CPU-only machine) give 0.
  *     Any other error also gives 0 devices, and the probe's line names it
  *     (the line printed by `tlab --version`).
- *   - tl_backend_cuda() returns NULL: the device kernels (alloc, strided copy,
- *     fill, arithmetic; SPEC 8) are a later issue. Until then `--device cuda`
- *     runs on the emulated device even where a GPU exists.
+ *   - tl_backend_cuda() is the GPU backend (backend_gpu.c) on the CUDA
+ *     device API (dev_cuda.cu), or NULL when there is no device or the
+ *     device's probe launch fails (no kernel image for it, PTX too new:
+ *     209/222); the probe's line then says why.
  * Not thread-safe on first call (tlab queries the device before starting
  * any worker).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cuda_runtime.h>
 
+#include "backend_gpu.h"
 #include "tl_cuda.h"
 
 static bool queried;       /* the query below ran */
@@ -66,12 +70,25 @@ static void query(void)
     snprintf(description, sizeof description, "built, %d device%s (%.160s, sm_%d%d, %.0f MiB)",
              ndevices, ndevices == 1 ? "" : "s", prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1024.0 * 1024.0));
+    /* a device that cannot run our kernels is no device */
+    char why[200];
+    if (tl_dev_cuda()->probe(why, sizeof why) != 0) {
+        snprintf(description, sizeof description,
+                 "built, no usable device (%.60s, sm_%d%d: probe launch: %.100s)", prop.name,
+                 prop.major, prop.minor, why);
+        ndevices = 0;
+    }
 }
 
 extern "C" const tl_backend *tl_backend_cuda(void)
 {
-    /* The CUDA kernels are not written yet (a later issue): no backend. */
-    return NULL;
+    /* TLAB_EMULATE_CUDA=1 hides the GPU, so --device cuda runs the grid
+     * simulator even here (tests/gpu/run.sh compares the two) */
+    const char *emu = getenv("TLAB_EMULATE_CUDA");
+    if (emu && !strcmp(emu, "1"))
+        return NULL;
+    query();
+    return ndevices > 0 ? tl_gpu_backend_cuda() : NULL;
 }
 
 extern "C" int tl_backend_cuda_probe(const char **why)

@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 
+#include "dev.h"
 #include "tl_cuda.h"
 
 const tl_backend *tl_backend_cuda(void)
@@ -18,4 +19,11 @@ int tl_backend_cuda_probe(const char **why)
     if (why)
         *why = "not built";
     return 0;
+}
+
+/* no CUDA device API in this build: the GPU backend runs on the simulator
+ * only (cuda/dev_sim.c) */
+const struct tl_dev *tl_dev_cuda(void)
+{
+    return NULL;
 }

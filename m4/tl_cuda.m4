@@ -9,6 +9,13 @@
 #                                SASS; the last also gets PTX for newer GPUs),
 #                                or "native" (the GPU of the build machine).
 #                                Default: those of 75 80 86 90 that nvcc supports.
+# --with-cudart=static|shared    link the CUDA runtime statically (default:
+#                                the binary then needs only libc, libm,
+#                                libstdc++ and the driver, so a build can be
+#                                carried to a GPU machine) or as libcudart.so.
+#
+# The kernels are compiled with --fmad=false (a*b+c must round twice, as on
+# the CPU) and ptxas warnings for spills and local memory (Makefile.am).
 #
 # The probe is real: nvcc compiles a __global__ function for the chosen
 # architectures, and the C compiler links that object with -lcudart -lstdc++,
@@ -29,6 +36,14 @@ AC_DEFUN([TL_CHECK_CUDA], [
       [compute capabilities to build for, e.g. "80 90", or "native" (default: those of 75 80 86 90 that nvcc supports)])],
     [tl_cuda_arch_given=yes], [with_cuda_arch=""; tl_cuda_arch_given=no])
 
+  AC_ARG_WITH([cudart],
+    [AS_HELP_STRING([--with-cudart=static|shared],
+      [link the CUDA runtime statically or as a shared library (default: static)])],
+    [], [with_cudart=static])
+  case "$with_cudart" in
+    static|shared) ;;
+    *) AC_MSG_ERROR([--with-cudart=$with_cudart: expected static or shared]) ;;
+  esac
   AS_IF([test "x${NVCCFLAGS+set}" != xset], [NVCCFLAGS="-O2 -g"])
 
   tl_cuda_enabled=no
@@ -131,7 +146,9 @@ CUEOF
       test -d "$tl_cuda_libdir" || tl_cuda_libdir="$tl_cuda_prefix/lib"
       CUDA_CPPFLAGS="-I$tl_cuda_prefix/include"
       CUDA_LDFLAGS="-L$tl_cuda_libdir -Wl,-rpath,$tl_cuda_libdir"
-      CUDA_LIBS="-lcudart -lstdc++"
+      AS_IF([test "x$with_cudart" = xstatic],
+        [CUDA_LIBS="-lcudart_static -ldl -lrt -lpthread -lstdc++"],
+        [CUDA_LIBS="-lcudart -lstdc++"])
       AC_MSG_CHECKING([whether $CC links CUDA objects with $CUDA_LIBS])
       tl_save_LDFLAGS="$LDFLAGS"; tl_save_LIBS="$LIBS"
       LDFLAGS="$LDFLAGS $CUDA_LDFLAGS"
@@ -146,7 +163,7 @@ CUEOF
 
     AS_IF([test "x$tl_cuda_ok" = xyes], [
       tl_cuda_enabled=yes
-      tl_cuda_summary="($NVCC; arch: $tl_cuda_arch_list)"
+      tl_cuda_summary="($NVCC; arch: $tl_cuda_arch_list; cudart: $with_cudart)"
       AC_DEFINE([TL_HAVE_CUDA], [1], [the CUDA backend is built])
     ], [
       CUDA_CPPFLAGS=""; CUDA_LDFLAGS=""; CUDA_LIBS=""; NVCC_GENCODE=""

@@ -1,9 +1,23 @@
-/* check_cuda.c - the CUDA backend's device probe (tl_backend_cuda_probe,
- * implemented by cuda/backend_cuda.cu).
+/* check_cuda.c - the CUDA device's semantics (SPEC 8) and the CUDA
+ * backend's device probe (tl_backend_cuda_probe, cuda/backend_cuda.cu).
  *
- * Built only with the CUDA backend (HAVE_CUDA). Without a usable GPU the
- * whole program is skipped (exit 77): there is nothing to check that the
- * stub build does not already show. With a GPU it checks that the device
+ * Suite "device" runs everywhere, on the emulated device (the GPU backend
+ * on the host grid simulator), and again on the GPU when one is usable:
+ *   - copies on the device move no tensor data through the host: after
+ *     x.t().contiguous(), clone, arithmetic, cat, reductions and sort the
+ *     backend counters show no byte crossing (a Python scalar: 8); after
+ *     indexing and index assignment only index metadata (x is 16 KiB);
+ *   - .cpu(), .cuda() and item() are counted transfers;
+ *   - data_ptr() is a device address (the simulator's tagged addresses, or
+ *     cudaPointerGetAttributes' device memory);
+ *   - dtype errors name the device's kernels ("bitwise_and_cuda");
+ *   - (simulator only) device out of memory is PyTorch's "CUDA out of
+ *     memory. Tried to allocate ..."; a sticky device error (700) is an
+ *     internal error and every later call fails fast; --max-bytes (the
+ *     ledger) counts device bytes.
+ * Suite "cuda" (a GPU only) checks the probe: the device
+ * count is stable, that the probe's line agrees with it, and that hiding
+ * the GPUs (CUDA_VISIBLE_DEVICES="", cudaErrorNoDevice) or showing only the
  * count is stable, that the probe's line agrees with it, and that hiding
  * the GPUs (CUDA_VISIBLE_DEVICES="", cudaErrorNoDevice) or showing only the
  * first one is seen by a fresh process as 0 or 1 devices, never as a failure.
@@ -21,6 +35,11 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "backend_gpu.h"
+#include "context.h"
+#include "dev_sim.h"
+#include "interp.h"
+#include "value.h"
 
 /* the runtime's probe (backend.h), split in its two answers */
 static int tl_cuda_device_count(void)
@@ -145,6 +164,265 @@ START_TEST(test_bad_ordinal_is_no_device)
 }
 END_TEST
 
+/* ---- device: semantics on the emulated device and on a GPU */
+
+static const tl_backend *dev_be; /* the device under test */
+static bool on_sim;
+
+static tl_interp *dev_interp(const char *setup)
+{
+    tl_interp_opts opts;
+    tl_interp_opts_default(&opts);
+    opts.default_backend = dev_be;
+    opts.cuda_backend = dev_be;
+    opts.cuda_available = true;
+    opts.timeout = 20;
+    tl_interp *I = tl_interp_new(&opts);
+    tl_source src;
+    memset(&src, 0, sizeof src);
+    src.text = setup;
+    src.len = strlen(setup);
+    src.file = "<setup>";
+    src.line = src.col = 1;
+    tl_error err;
+    memset(&err, 0, sizeof err);
+    ck_assert_msg(tl_interp_exec(I, &src, &err) == 0, "setup failed: %s", err.msg);
+    return I;
+}
+
+static tl_value *dev_eval(tl_interp *I, const char *expr, tl_error *err)
+{
+    tl_source src;
+    memset(&src, 0, sizeof src);
+    src.text = expr;
+    src.len = strlen(expr);
+    src.file = "<expr>";
+    src.line = src.col = 1;
+    memset(err, 0, sizeof *err);
+    return tl_interp_eval(I, &src, err);
+}
+
+#define DEV_SETUP                                                              \
+    "import torch\n"                                                           \
+    "x = torch.arange(4096.).reshape(64, 64)\n"                                \
+    "i = torch.tensor([3, 1, 3])\n"                                            \
+    "m = x > 2000\n"
+
+START_TEST(test_no_host_bytes)
+{
+    static const struct {
+        const char *expr;
+        uint64_t max_host; /* bytes that may cross: index values, a scalar */
+    } cases[] = {
+        {"x.t().contiguous()", 0},
+        {"x.clone()", 0},
+        {"x + x", 0},
+        {"x * x - x", 0},
+        {"x * 2", 8},
+        {"torch.cat([x, x])", 0},
+        {"torch.stack([x, x], 1)", 0},
+        {"x[1:, ::2].contiguous()", 0},
+        {"x.to(torch.float16)", 0},
+        {"x.sum(0)", 0},
+        {"x.max(1)", 0},
+        {"x.argmax()", 0},
+        {"x.sort(1, descending=True)", 0},
+        {"torch.where(x > 100, x, -x)", 8},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tl_interp *I = dev_interp(DEV_SETUP);
+        tl_backend_counters_reset();
+        tl_error err;
+        tl_value *v = dev_eval(I, cases[c].expr, &err);
+        ck_assert_msg(v != NULL, "%s: %s", cases[c].expr, err.msg);
+        tl_backend_counters k = tl_backend_counters_get(TL_DEV_CUDA);
+        ck_assert_msg(k.h2d_bytes + k.d2h_bytes <= cases[c].max_host,
+                      "%s moved %llu bytes up and %llu down through the host", cases[c].expr,
+                      (unsigned long long)k.h2d_bytes, (unsigned long long)k.d2h_bytes);
+        ck_assert_msg(k.launches > 0, "%s launched no kernel", cases[c].expr);
+        tl_value_release(v);
+        tl_interp_free(I);
+    }
+}
+END_TEST
+
+/* Advanced indexing reads the index tensor for its values (as PyTorch
+ * does) and hands the backend one int64 offset per element it reads or
+ * writes (index.c); a scatter uploads its de-duplicated targets with them
+ * (backend_gpu.c): what crosses is index metadata, never the tensor's
+ * data. Bounds: down at most the index values (or a bool mask), up at most
+ * 24 bytes per element touched plus a scalar. */
+START_TEST(test_indexing_moves_no_data)
+{
+    static const struct {
+        const char *stmt;
+        uint64_t touched, down;
+    } cases[] = {
+        {"x[i]", 3 * 64, 24},
+        {"x[:, i]", 3 * 64, 24},
+        {"x.index_select(1, i)", 3 * 64, 24},
+        {"x[i] = 5.0\nx", 3 * 64, 24},
+        {"x[i] += 1\nx", 2 * 3 * 64, 48},
+        {"x[m] = 0\nx", 4096, 4096 + 64},
+        {"x[1:3] = x[5:7]\nx", 0, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tl_interp *I = dev_interp(DEV_SETUP);
+        tl_backend_counters_reset();
+        tl_error err;
+        tl_value *v = dev_eval(I, cases[c].stmt, &err);
+        ck_assert_msg(v != NULL, "%s: %s", cases[c].stmt, err.msg);
+        tl_backend_counters k = tl_backend_counters_get(TL_DEV_CUDA);
+        ck_assert_msg(k.d2h_bytes <= cases[c].down && k.h2d_bytes <= 24 * cases[c].touched + 16,
+                      "%s moved %llu bytes up and %llu down through the host", cases[c].stmt,
+                      (unsigned long long)k.h2d_bytes, (unsigned long long)k.d2h_bytes);
+        ck_assert_msg(k.launches > 0, "%s launched no kernel", cases[c].stmt);
+        tl_value_release(v);
+        tl_interp_free(I);
+    }
+}
+END_TEST
+
+START_TEST(test_transfers_counted)
+{
+    tl_interp *I = dev_interp(DEV_SETUP);
+    tl_error err;
+    tl_backend_counters_reset();
+    tl_value *v = dev_eval(I, "x.cpu()", &err);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    tl_backend_counters k = tl_backend_counters_get(TL_DEV_CUDA);
+    ck_assert_uint_ge(k.d2h_bytes, 4096 * 4);
+    tl_value_release(v);
+    tl_backend_counters_reset();
+    v = dev_eval(I, "torch.ones(8, device='cpu').cuda()", &err);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    k = tl_backend_counters_get(TL_DEV_CUDA);
+    ck_assert_uint_ge(k.h2d_bytes, 32);
+    tl_value_release(v);
+    tl_backend_counters_reset();
+    v = dev_eval(I, "x[2, 3].item()", &err);
+    ck_assert_msg(v != NULL && v->kind == TL_V_FLOAT, "%s", err.msg);
+    k = tl_backend_counters_get(TL_DEV_CUDA);
+    ck_assert_uint_ge(k.d2h_bytes, 4);
+    ck_assert_uint_le(k.d2h_bytes, 64); /* one element, not the tensor */
+    tl_value_release(v);
+    tl_interp_free(I);
+}
+END_TEST
+
+START_TEST(test_data_ptr_is_device_address)
+{
+    tl_interp *I = dev_interp(DEV_SETUP);
+    tl_error err;
+    tl_value *v = dev_eval(I, "x.data_ptr()", &err);
+    ck_assert_msg(v != NULL && v->kind == TL_V_INT, "%s", err.msg);
+    void *p = (void *)(uintptr_t)v->u.i;
+    const tl_dev *dev = tl_gpu_backend_dev(dev_be);
+    ck_assert_ptr_nonnull(dev);
+    ck_assert_int_eq(dev->ptr_kind(p), 1);
+    if (on_sim)
+        ck_assert_msg(tl_dev_sim_is_device(p), "data_ptr %p has no device tag", p);
+    tl_value_release(v);
+    tl_interp_free(I);
+}
+END_TEST
+
+START_TEST(test_kernel_names_follow_device)
+{
+    tl_interp *I = dev_interp(DEV_SETUP);
+    static const char *const cases[][2] = {
+        {"x & 1", "\"bitwise_and_cuda\" not implemented for 'Float'"},
+        {"x << 1", "\"lshift_cuda\" not implemented for 'Float'"},
+        {"x.bitwise_not()", "\"bitwise_not_cuda\" not implemented for 'Float'"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tl_error err;
+        tl_value *v = dev_eval(I, cases[c][0], &err);
+        ck_assert_ptr_null(v);
+        ck_assert_str_eq(err.msg, cases[c][1]);
+    }
+    tl_interp_free(I);
+}
+END_TEST
+
+START_TEST(test_device_oom)
+{
+    if (!on_sim)
+        return;
+    tl_interp *I = dev_interp("import torch\n");
+    tl_dev_sim_set_capacity(1 << 20);
+    tl_error err;
+    tl_value *v = dev_eval(I, "torch.zeros(1 << 20)", &err);
+    tl_dev_sim_set_capacity(0);
+    ck_assert_ptr_null(v);
+    ck_assert_int_eq(err.kind, TL_ERR_RUNTIME);
+    ck_assert_msg(strncmp(err.msg, "CUDA out of memory. Tried to allocate 4.00 MiB", 46) == 0,
+                  "message: %s", err.msg);
+    /* the device still works */
+    v = dev_eval(I, "torch.zeros(4).sum()", &err);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    tl_value_release(v);
+    tl_interp_free(I);
+}
+END_TEST
+
+START_TEST(test_max_bytes_counts_device_bytes)
+{
+    tl_interp *I = dev_interp("import torch\n");
+    tl_alloc_set_limit(64 * 1024);
+    tl_error err;
+    tl_value *v = dev_eval(I, "torch.zeros(100000)", &err);
+    tl_alloc_set_limit(TL_DEFAULT_MAX_BYTES);
+    ck_assert_ptr_null(v);
+    ck_assert_msg(err.kind == TL_ERR_RUNTIME || err.kind == TL_ERR_LIMIT, "%s", err.msg);
+    tl_interp_free(I);
+}
+END_TEST
+
+/* last of its process (fork mode): the poison is process-wide */
+START_TEST(test_sticky_error_fails_fast)
+{
+    if (!on_sim)
+        return;
+    tl_interp *I = dev_interp(DEV_SETUP);
+    tl_dev_sim_inject(700);
+    tl_error err;
+    tl_value *v = dev_eval(I, "x + x", &err);
+    ck_assert_ptr_null(v);
+    ck_assert_int_eq(err.kind, TL_ERR_INTERNAL);
+    ck_assert_msg(strstr(err.msg, "illegal memory access") != NULL, "%s", err.msg);
+    ck_assert(tl_gpu_poisoned());
+    v = dev_eval(I, "x.clone()", &err);
+    ck_assert_ptr_null(v);
+    ck_assert_int_eq(err.kind, TL_ERR_INTERNAL);
+    ck_assert_msg(strstr(err.msg, "failed earlier") != NULL, "%s", err.msg);
+    tl_interp_free(I);
+}
+END_TEST
+
+static Suite *device_suite(void)
+{
+    Suite *s = suite_create(on_sim ? "device (simulator)" : "device (GPU)");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_no_host_bytes);
+    tcase_add_test(tc, test_indexing_moves_no_data);
+    tcase_add_test(tc, test_transfers_counted);
+    tcase_add_test(tc, test_data_ptr_is_device_address);
+    tcase_add_test(tc, test_kernel_names_follow_device);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("limits");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_device_oom);
+    tcase_add_test(tc, test_max_bytes_counts_device_bytes);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("errors");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_sticky_error_fails_fast);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
 static Suite *tl_cuda_suite(void)
 {
     Suite *s = suite_create("cuda");
@@ -174,15 +452,26 @@ int main(int argc, char **argv)
         printf("%d\n%s\n", tl_cuda_device_count(), tl_cuda_describe());
         return 0;
     }
-    int n = tl_cuda_device_count();
-    if (n == 0) {
-        printf("SKIP: no CUDA device (%s)\n", tl_cuda_describe());
-        return 77;
-    }
-    SRunner *sr = srunner_create(tl_cuda_suite());
-    srunner_set_fork_status(sr, CK_NOFORK);
+    /* the emulated device, in forked tests (no CUDA state is touched) */
+    dev_be = tl_backend_cuda_emulated();
+    on_sim = true;
+    SRunner *sr = srunner_create(device_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    int n = tl_cuda_device_count();
+    if (n == 0) {
+        printf("no CUDA device (%s): the GPU suites are skipped\n", tl_cuda_describe());
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    }
+    /* a GPU: the probe suite and the device suite on it, without fork */
+    dev_be = tl_backend_cuda();
+    on_sim = false;
+    sr = srunner_create(tl_cuda_suite());
+    srunner_add_suite(sr, device_suite());
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    failed += srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

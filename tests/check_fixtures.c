@@ -583,6 +583,70 @@ static void put_error(tl_buf *b, const tl_error *err)
         tl_buf_printf(b, "error %s: %s", tl_error_kind_name(err->kind), err->msg);
 }
 
+/* TLAB_FIXTURES_DEVICE=cuda: run on the emulated CUDA device; =gpu: on
+ * the real GPU (tests/gpu/run.sh; the program exits 77 without one) */
+static bool fixture_device_cuda(void)
+{
+    const char *d = getenv("TLAB_FIXTURES_DEVICE");
+    return d && (!strcmp(d, "cuda") || !strcmp(d, "gpu"));
+}
+
+static const tl_backend *fixture_backend(void)
+{
+    const char *d = getenv("TLAB_FIXTURES_DEVICE");
+    return d && !strcmp(d, "gpu") ? tl_backend_cuda() : tl_backend_cuda_emulated();
+}
+
+/* On the device, the cases whose answer depends on the device itself are
+ * skipped: numpy interop (.numpy() on a device tensor raises), .cpu(),
+ * .device, type names, and assignments of a fresh torch.tensor(...) value,
+ * which is a CPU tensor on the CPU but a device tensor here (a 0-d CPU
+ * tensor is filled in, a device one expanded: an expanded destination
+ * refuses the latter). */
+static bool device_dependent(const char *setup, const char *expr)
+{
+    static const char *const words[] = {"numpy", "np.", "cpu", "device", "type("};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strstr(setup, words[i]) || strstr(expr, words[i]))
+            return true;
+    /* index_put_ of a one-element tensor value becomes masked_fill_ only
+     * when the value is on the CPU (canDispatchToMaskedFill); a device
+     * value drawn from the tensor itself meets assert_no_overlap instead,
+     * as it does on a real GPU */
+    return strstr(expr, "] = torch.tensor(") != NULL ||
+           strstr(expr, "] = x[") != NULL;
+}
+
+/* Error texts name the tensor type (torch.cuda.FloatTensor on the device,
+ * torch.FloatTensor on the CPU) and the kernel ("abs_cuda", "abs_cpu").
+ * Compares want (the CPU's) and got with those device words matched. */
+static bool same_message(const char *want, const char *got)
+{
+    if (!fixture_device_cuda())
+        return !strcmp(want, got);
+    while (*want && *got) {
+        /* kernel names follow the device: "abs_cuda" for "abs_cpu" (and
+         * "floor_cuda" for "floor_vml_cpu") */
+        if (!strncmp(got, "_cuda\"", 6) &&
+            (!strncmp(want, "_cpu\"", 5) || !strncmp(want, "_vml_cpu\"", 9))) {
+            got += 6;
+            want += want[1] == 'v' ? 9 : 5;
+            continue;
+        }
+        if (!strncmp(got, "torch.cuda.", 11) && !strncmp(want, "torch.", 6) &&
+            strncmp(want, "torch.cuda.", 11)) {
+            got += 11;
+            want += 6;
+            continue;
+        }
+        if (*want != *got)
+            return false;
+        want++;
+        got++;
+    }
+    return *want == *got;
+}
+
 /* Run one case. Returns 0 when everything matches, else 1 with m filled. */
 static int run_case(const cJSON *c, mism *m)
 {
@@ -598,9 +662,18 @@ static int run_case(const cJSON *c, mism *m)
         return 1;
     }
 
+    if (fixture_device_cuda() && device_dependent(setup, expr))
+        return 0;
     tl_interp_opts opts;
     tl_interp_opts_default(&opts);
     opts.default_backend = tl_backend_cpu();
+    if (fixture_device_cuda()) {
+        /* the corpus on the emulated CUDA device (the GPU backend on the
+         * host grid simulator): setup tensors live in device memory */
+        opts.default_backend = fixture_backend();
+        opts.cuda_backend = opts.default_backend;
+        opts.cuda_available = true;
+    }
     tl_interp *I = tl_interp_new(&opts);
     tl_error err;
     memset(&err, 0, sizeof err);
@@ -634,7 +707,7 @@ static int run_case(const cJSON *c, mism *m)
         } else if (!type || strcmp(type, tl_error_kind_name(err.kind))) {
             bad = diverge(m, "error.type", "%s: %s", type ? type : "?", msg ? msg : "?");
             put_error(&m->got, &err);
-        } else if (!msg || strcmp(msg, err.msg)) {
+        } else if (!msg || !same_message(msg, err.msg)) {
             bad = diverge(m, "error.message", "%s", msg ? msg : "?");
             tl_buf_puts(&m->got, err.msg);
         }
@@ -968,7 +1041,7 @@ typedef struct group {
 typedef struct summary {
     group *g;
     int n, cap;
-    int total, failed;
+    int total, failed, known;
 } summary;
 
 static void note_mismatch(summary *S, const char *op, const char *example)
@@ -1097,6 +1170,10 @@ static int run_all(void)
         }
         int idx = 0;
         const cJSON *c;
+        /* cases listed in NAME.known mismatch on the CPU too: not counted
+         * here either (unless the list is being rewritten) */
+        known_set known;
+        known_load(&known, file);
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "cases")) {
             const char *op = jstr(c, "op") ? jstr(c, "op") : "?";
             if (only_op && *only_op && !strstr(op, only_op)) {
@@ -1108,6 +1185,10 @@ static int run_all(void)
             int bad = nofork ? run_case(c, &m) : run_case_forked(c, &m);
             S.total++;
             per_file_total[f]++;
+            if (bad && !kf && known.n && known_has(&known, case_hash(c))) {
+                S.known++;
+                bad = 0;
+            }
             if (bad) {
                 tl_buf d = {0};
                 describe(&d, file, idx, c, &m);
@@ -1130,13 +1211,15 @@ static int run_all(void)
             idx++;
         }
         current_case[0] = '\0';
+        free(known.h);
         cJSON_Delete(root);
     }
     if (kf)
         fclose(kf);
     if (S.n)
         qsort(S.g, (size_t)S.n, sizeof *S.g, by_count);
-    printf("\n==== fixture summary: %d of %d cases mismatch ====\n", S.failed, S.total);
+    printf("\n==== fixture summary: %d of %d cases mismatch (%d more listed as known) ====\n",
+           S.failed, S.total, S.known);
     for (int f = 0; f < N_FILES; f++)
         if (per_file_total[f])
             printf("  %-10s %5d / %5d mismatch, agreement %.2f%%\n", fixture_files[f],
@@ -1155,6 +1238,10 @@ static int run_all(void)
 int main(void)
 {
     install_crash_reporting();
+    if (fixture_device_cuda() && !fixture_backend()) {
+        printf("SKIP: TLAB_FIXTURES_DEVICE=gpu and no usable GPU\n");
+        return 77;
+    }
     if (env_on("TLAB_FIXTURES_ALL"))
         return run_all() ? EXIT_FAILURE : EXIT_SUCCESS;
     Suite *s = tl_fixtures_suite();

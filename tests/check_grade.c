@@ -179,8 +179,11 @@ START_TEST(test_sheet_threshold_rules)
     tl_grade_sheet(lab, lab, v, &g);
     ck_assert_int_eq(g.correct, 2);
     ck_assert_int_eq(g.total, 4);
+    /* op points 3 of 5, and the rules check (1 point) fails */
     ck_assert_int_eq(g.points, 3);
-    ck_assert_int_eq(g.max_points, 5);
+    ck_assert_int_eq(g.max_points, 6);
+    ck_assert(g.has_rules_test);
+    ck_assert_int_eq(g.rules_score, 0);
     ck_assert_int_eq(g.threshold, 2);
     ck_assert_uint_eq(g.unanswered, 1);
     ck_assert(!g.ops[2].answered);
@@ -234,7 +237,23 @@ START_TEST(test_tamper)
     tl_grade_sheet(m, s, v, &g);
     ck_assert_int_eq(g.correct, 1);
     ck_assert(g.questions_passed);
+    /* the question's default point counts once it passes */
+    ck_assert_int_eq(g.questions[0].points, 1);
+    ck_assert_int_eq(g.questions[0].score, 1);
+    ck_assert_int_eq(g.points, 2);
+    ck_assert_int_eq(g.max_points, 3);
+    ck_assert(!g.has_rules_test);
     tl_grade_free(&g);
+    /* a sheet of another lab: one change that says so, not one per op */
+    tl_lab *m2 = parse("id: lab01\nops:\n  - {id: a, op: x}\n  - {id: b, op: x}\n");
+    tl_lab *o2 = parse("id: \"lab02\\e[2J\"\nops:\n  - {id: c, op: y}\n");
+    n = tl_grade_tamper(m2, o2, &ch);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(ch[0], "wrong lab (id lab02\\e[2J, expected lab01)");
+    free(ch[0]);
+    free(ch);
+    tl_lab_free(m2);
+    tl_lab_free(o2);
     tl_lab_free(m);
     tl_lab_free(s);
     tl_lab_free(t);

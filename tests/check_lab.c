@@ -179,7 +179,37 @@ START_TEST(test_err_unknown_key)
     expect_err("ops:\n  - op: x\n    predcit: view\n", 3, 5,
                "unknown key 'predcit' in an op (did you mean 'predict'?)");
     expect_err("treshold: 3\nops:\n  - op: x\n", 1, 1, "did you mean 'threshold'?");
-    expect_err("ops:\n  - op: x\nzzzzzz: 1\n", 3, 1, "known keys: tlab, id");
+    /* an unknown top-level word is a warning (SPEC 3), not an error */
+    tl_lab_err err;
+    tl_lab *lab = parse("ops:\n  - op: x\nstudent: Alice\n", &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    ck_assert_ptr_nonnull(lab->warnings);
+    ck_assert_str_eq(lab->warnings, "t.yaml:3:1: warning: unknown key 'student' in the lab "
+                                    "ignored\n");
+    tl_lab_free(lab);
+    tl_lab_err_free(&err);
+    /* below the top level, and YAML machinery, stay errors */
+    expect_err("ops:\n  - op: x\n<<: 1\n", 3, 1, "known keys: tlab, id");
+    expect_err("rules: {zzzz: 1}\nops:\n  - op: x\n", 1, 9, "unknown key 'zzzz'");
+}
+END_TEST
+
+START_TEST(test_quote_hint_and_points)
+{
+    /* a colon in an unquoted rule: libyaml's error plus the hint */
+    expect_err("ops:\n  - op: x\n    rule: view: same storage\n", 3, 15, "quote this text");
+    expect_err("questions:\n  - prompt: p\n    answer: it is: a view\n", 3, 18,
+               "answer: \"view: shares x's storage\"");
+    tl_lab_err err;
+    tl_lab *lab = parse("ops:\n  - op: x\nquestions:\n  - {prompt: p, points: 3}\n"
+                        "  - {prompt: q}\nrules: {required: true, points: 2}\n", &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    ck_assert_int_eq(lab->questions[0].points, 3);
+    ck_assert_int_eq(lab->questions[1].points, 1);
+    ck_assert_int_eq(lab->rules_points, 2);
+    ck_assert_ptr_null(lab->warnings);
+    tl_lab_free(lab);
+    tl_lab_err_free(&err);
 }
 END_TEST
 
@@ -327,6 +357,7 @@ static Suite *tl_lab_suite(void)
     suite_add_tcase(s, limits);
     TCase *errors = tcase_create("errors");
     tcase_add_test(errors, test_err_unknown_key);
+    tcase_add_test(errors, test_quote_hint_and_points);
     tcase_add_test(errors, test_err_types);
     tcase_add_test(errors, test_err_ids_and_op);
     tcase_add_test(errors, test_err_threshold);

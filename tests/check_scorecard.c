@@ -75,8 +75,14 @@ START_TEST(test_check_document)
     cJSON *doc = tl_scorecard_build(&r);
     ck_assert_ptr_nonnull(doc);
     static const char *const top[] = {"schema_version", "tool", "lab", "device", "ops",
-                                      "questions", "rules", "score", "passed", NULL};
+                                      "questions", "rules", "score", "passed", "error", NULL};
     assert_keys(doc, top);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(doc, "error")));
+    /* questions carry their points (default 1), the rules check its own */
+    const cJSON *q0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "questions"), 0);
+    ck_assert_int_eq(cJSON_GetObjectItem(q0, "points")->valueint, 1);
+    const cJSON *rl = cJSON_GetObjectItem(doc, "rules");
+    ck_assert_int_eq(cJSON_GetObjectItem(rl, "points")->valueint, 1);
     const cJSON *ops = cJSON_GetObjectItem(doc, "ops");
     ck_assert_int_eq(cJSON_GetArraySize(ops), 9);
     const cJSON *t = cJSON_GetArrayItem(ops, 0);
@@ -164,24 +170,38 @@ START_TEST(test_text_and_formats)
     free(text);
     o.color = false;
     char *tap = tl_report_render(&r, TL_FMT_TAP, &o);
-    ck_assert(strncmp(tap, "TAP version 14\n1..11\n", 21) == 0);
+    /* 9 ops, 2 questions, the rules check, the verdict */
+    ck_assert(strncmp(tap, "TAP version 13\n1..13\n", 21) == 0);
     ck_assert_ptr_nonnull(strstr(tap, "not ok 8 - wrong x.clone(): predicted view\n"));
+    ck_assert_ptr_nonnull(strstr(tap, "not ok 11 - question q2\n"));
+    ck_assert_ptr_nonnull(strstr(tap, "ok 12 - rules\n"));
+    ck_assert_ptr_nonnull(strstr(tap, "not ok 13 - verdict: 7/9 correct (threshold 6) - FAIL"));
     free(tap);
     char *junit = tl_report_render(&r, TL_FMT_JUNIT, &o);
-    ck_assert_ptr_nonnull(strstr(junit, "<testsuites name=\"tlab\" tests=\"11\" failures=\"3\""));
+    /* wrong, blank, q2 and the verdict fail */
+    ck_assert_ptr_nonnull(strstr(junit, "<testsuites name=\"tlab\" tests=\"13\" failures=\"4\" "
+                                        "errors=\"0\""));
     ck_assert_ptr_nonnull(strstr(junit, "type=\"unanswered\""));
+    ck_assert_ptr_null(strstr(junit, "<testcase classname=\"basic\" name=\"t x.t()\" time=\"0\">"
+                                     "\n      <properties>"));
     free(junit);
     char *gs = tl_report_render(&r, TL_FMT_GRADESCOPE, &o);
     cJSON *g = cJSON_Parse(gs);
     ck_assert_ptr_nonnull(g);
-    ck_assert_int_eq(cJSON_GetObjectItem(g, "score")->valueint, 7);
+    /* 7 op points, question q1 and the rules check; q2 fails */
+    ck_assert_int_eq(cJSON_GetObjectItem(g, "score")->valueint, 9);
     const cJSON *t8 = cJSON_GetArrayItem(cJSON_GetObjectItem(g, "tests"), 8);
     ck_assert_str_eq(cJSON_GetObjectItem(t8, "status")->valuestring, "failed");
     ck_assert_ptr_null(strstr(cJSON_GetObjectItem(t8, "output")->valuestring, "alias"));
     cJSON_Delete(g);
     free(gs);
     char *gh = tl_report_render(&r, TL_FMT_GITHUB, &o);
-    ck_assert_ptr_nonnull(strstr(gh, "basic.yaml,line=42,title=tlab op wrong::predicted view, actual copy%0A"));
+    /* the summary first, then the wrong op at its predict: line */
+    ck_assert_ptr_nonnull(strstr(gh, "::error file="));
+    ck_assert_ptr_nonnull(strstr(gh, "title=tlab%3A basic::7/9 correct (threshold 6) - FAIL"));
+    ck_assert(strstr(gh, "title=tlab%3A basic::") < strstr(gh, "title=tlab wrong x.clone()::"));
+    ck_assert_ptr_nonnull(strstr(gh, "basic.yaml,line=43,col=14,title=tlab wrong x.clone()::"
+                                     "predicted view, actual copy%0A"));
     free(gh);
 }
 END_TEST

@@ -124,8 +124,10 @@ stderr_has "unknown format 'xml'"
 usage_error check --format csv lab.yaml
 stderr_has "cannot write format 'csv'"
 usage_error run --format jsonl lab.yaml
-usage_error grade --lab m.yaml --format text s.yaml
-usage_error grade --lab m.yaml --format tap s.yaml
+usage_error run --format gradescope lab.yaml
+stderr_has "cannot write format 'gradescope'"
+usage_error run --format prairielearn lab.yaml
+usage_error grade --lab m.yaml --format html5 s.yaml
 usage_error explain --format junit 'x.t()'
 usage_error key --format csv m.yaml
 usage_error new --format json m.yaml

@@ -70,14 +70,14 @@ cmp -s "$work/stdout" "$work/card.json" || fail "json differs between runs"
 expect 1 check --format tap "$basic"
 stdout_has "not ok 8 - wrong x.clone(): predicted view"
 expect 1 check --format junit "$basic"
-stdout_has '<failure message="unanswered" type="unanswered">'
+stdout_has '<failure message="unanswered: predict this op to see its verdict" type="unanswered">'
 expect 1 check --format gradescope -o "$work/results.json" "$basic"
-grep -q '"max_score": 9' "$work/results.json" || fail "gradescope max_score"
+grep -q '"score": 9,' "$work/results.json" || fail "gradescope score"
 expect 1 check --format prairielearn "$basic"
 stdout_has '"gradable": true'
 : > "$work/summary.md"
 GITHUB_STEP_SUMMARY=$work/summary.md expect 1 check --format github "$basic"
-stdout_has "line=42,title=tlab op wrong::predicted view, actual copy"
+stdout_has "line=43,col=14,title=tlab wrong x.clone()::predicted view, actual copy"
 stdout_has "::warning file="
 grep -qF '| wrong | `x.clone()` | view | copy |' "$work/summary.md" || fail "step summary"
 
@@ -138,16 +138,31 @@ expect 2 explain 'x.t('
 sed -e 's/x = torch.arange(24, dtype=torch.float32).reshape(4, 6)/x = torch.zeros(4, 6)/' \
     -e 's/threshold: 6/threshold: 1/' "$basic" > "$work/tampered.yaml"
 printf 'ops: [\n' > "$work/broken.yaml"
-expect 0 grade --lab "$basic" "$work/pass.yaml" "$work/tampered.yaml" "$work/broken.yaml"
+expect 2 grade --lab "$basic" "$work/pass.yaml" "$work/tampered.yaml" "$work/broken.yaml"
 stdout_has "file,correct,total,points,max_points,passed,tampered,changes,error"
-stdout_has "$work/pass.yaml,7,9,7,9,true,true,op blank removed,"
-stdout_has "$work/tampered.yaml,7,9,7,9,false,true,setup; threshold,"
-stdout_has "$work/broken.yaml,0,9,0,9,false,false,,$work/broken.yaml:2:1: error: invalid YAML"
-stderr_has "class summary: 3 sheets, 2 graded, 1 passed"
-expect 0 grade --lab "$basic" --format jsonl "$basic"
-stdout_has '"file":"'"$basic"'","correct":7,"total":9,"points":7,"max_points":9,"passed":false,"tampered":false,"changes":[],"error":null}'
-expect 0 grade --lab "$basic" --format json -q "$basic" "$work/pass.yaml"
+# points: 7 op points, q1 (1), rules (1); q2 passes in pass.yaml
+stdout_has "$work/pass.yaml,7,9,10,12,true,true,op blank removed,"
+stdout_has "$work/tampered.yaml,7,9,9,12,false,true,setup; threshold,"
+stdout_has "$work/broken.yaml,0,9,0,12,false,false,,$work/broken.yaml:2:1: error: invalid YAML"
+stderr_has "class summary: 3 sheets, 2 graded, 1 passed, 2 tampered, 1 unreadable"
+expect 1 grade --lab "$basic" --format jsonl "$basic"
+stdout_has '"file":"'"$basic"'","correct":7,"total":9,"points":9,"max_points":12,"passed":false,"tampered":false,"changes":[],"error":null}'
+expect 1 grade --lab "$basic" --format json -q "$basic" "$work/pass.yaml"
 stdout_has '"most_common_wrong": "view"'
 expect 2 grade --lab "$work/typo.yaml" "$basic"
+# nothing graded: said so, no 0.0% per op; percentages null in JSON
+expect 2 grade --lab "$basic" "$work/broken.yaml"
+stderr_has "class summary: 1 sheet, 0 graded, 0 passed, 0 tampered, 1 unreadable"
+stderr_has "  nothing graded"
+stderr_lacks "0.0%"
+expect 2 grade --lab "$basic" --format json "$work/broken.yaml"
+stdout_has '"percent_correct": null'
+"$validate" "$top_srcdir/share/tlab-grade.schema.json" "$work/stdout" || fail "grade json schema"
+# the most common wrong prediction is an answered one; unanswered counted apart
+sed 's/^    predict: view$/    predict: ~/' "$basic" > "$work/blanked.yaml"
+expect 1 grade --lab "$basic" "$work/blanked.yaml" "$work/blanked.yaml" "$basic"
+stderr_lacks "(unanswered)"
+stderr_has "  t           33.3%           2  -"
+stderr_has "  wrong        0.0%           2  view (1)"
 
 exit 0

@@ -197,7 +197,7 @@ wrong 11 '  - {id: "1", op: x.t(), accept: [bogus]}' 11:34
 wrong 11 '  - {id: "1", op: x.t(), rule: [a]}' 11:32
 wrong 11 '  - {id: "1", op: x.t(), explanation: {a: b}}' 11:39
 # unknown keys at every level
-wrong 3 'bogus: 1' 3:1
+wrong 3 'titel: 1' 3:1
 wrong 11 '  - {id: "1", op: x.t(), bogus: 1}' 11:26
 wrong 11 '  - {id: "1", op: x.t(), predict: {bogus: 1}}' 11:36
 wrong 9 'questions: [{id: q, prompt: p, bogus: 1}]' 9:32
@@ -456,14 +456,14 @@ if [ -c /dev/full ]; then
     [ "$(grep -c 'error\|cannot' stderr2)" = 1 ] || fail "a full stdout is not reported once"
 fi
 
-# grade: hostile submissions score 0 with their error, the rest is graded
+# grade: hostile submissions score 0 with their error (exit 2), the rest is graded
 cp base.yaml master.yaml
-graded 0 grade --lab master.yaml unclosed.yaml nul.yaml big.yaml laughs.yaml missing.yaml dir.yaml elf.yaml base.yaml
-stdout_has "unclosed.yaml,0,1,0,1,false,false,,unclosed.yaml:3:"
-stdout_has "nul.yaml,0,1,0,1,false,false,,nul.yaml:2:6: error: NUL byte"
-stdout_has "big.yaml,0,1,0,1,false,false,,big.yaml:1:1: error: lab file is larger than 1 MiB"
-stdout_has "missing.yaml,0,1,0,1,false,false,,missing.yaml: error: cannot open lab file"
-stdout_has "base.yaml,1,1,1,1,true,false,,"
+graded 2 grade --lab master.yaml unclosed.yaml nul.yaml big.yaml laughs.yaml missing.yaml dir.yaml elf.yaml base.yaml
+stdout_has "unclosed.yaml,0,1,0,3,false,false,,unclosed.yaml:3:"
+stdout_has "nul.yaml,0,1,0,3,false,false,,nul.yaml:2:6: error: NUL byte"
+stdout_has "big.yaml,0,1,0,3,false,false,,big.yaml:1:1: error: lab file is larger than 1 MiB"
+stdout_has "missing.yaml,0,1,0,3,false,false,,missing.yaml: error: cannot open lab file"
+stdout_has "base.yaml,1,1,3,3,true,false,,"
 
 # explain: the same limits from the command line
 bad '<expr>:1:5' explain "$(printf 'x + \377')"

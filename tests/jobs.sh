@@ -64,7 +64,7 @@ compare() {
 }
 
 for master in "$labs/lab01.yaml" "$labs/lab03.yaml"; do
-    for fmt in csv jsonl json junit; do
+    for fmt in csv jsonl json junit tap gradescope github; do
         compare "$master" 4 "$fmt" "$@"
     done
 done
@@ -77,18 +77,19 @@ compare "$labs/lab03.yaml" 4 jsonl --device cuda "$@"
 
 # the records are real: one per sheet, in the order given, with the verdicts
 run_tlab grade --lab "$labs/lab01.yaml" --jobs 4 "$@"
-[ "$status" = 0 ] || fail "grade exit $status"
+# unreadable sheets among them: exit 2 once every record is written
+[ "$status" = 2 ] || fail "grade exit $status"
 lines=$(wc -l < "$work/stdout")
 [ "$lines" -eq $(($# + 1)) ] || fail "$lines CSV lines for $# sheets"
 [ "$(sed -n 2p "$work/stdout" | cut -d, -f1)" = "$1" ] || fail "first record is not $1"
-tail -n 1 "$work/stdout" | grep -qF "$sub/x-missing.yaml,0,20,0,20,false,false,," ||
+tail -n 1 "$work/stdout" | grep -qF "$sub/x-missing.yaml,0,20,0,26,false,false,," ||
     fail "missing sheet record"
 stdout_has "$sub/s000-lab01-fail.yaml,"
-stdout_has "$sub/x-invalid.yaml,0,20,0,20,false,false,,$sub/x-invalid.yaml:2:1: error: invalid YAML"
+stdout_has "$sub/x-invalid.yaml,0,20,0,26,false,false,,$sub/x-invalid.yaml:2:1: error: invalid YAML"
 stdout_has "$sub/x-threshold.yaml,"
 grep -F "$sub/x-threshold.yaml," "$work/stdout" | grep -q ",true,threshold," ||
     fail "threshold tamper not flagged"
-stdout_has "\"$sub/x-we,ird \"\"quote\"\" <&>.yaml\",17,20,17,20,true,false,,"
+stdout_has "\"$sub/x-we,ird \"\"quote\"\" <&>.yaml\",17,20,23,26,true,false,,"
 stderr_has "class summary: $# sheets"
 # every copy of a sheet got the same record
 for s in "$students"/lab01-*.yaml; do

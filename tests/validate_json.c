@@ -5,7 +5,7 @@
  * 2 unreadable or a schema keyword this validator does not implement).
  *
  * It implements the keywords tlab's schema uses: type, enum, const,
- * minimum, pattern (as a POSIX extended regex: enough for the schema's
+ * minimum, maximum, minItems, maxItems, pattern (as a POSIX extended regex: enough for the schema's
  * simple patterns), required, properties, additionalProperties, items, $ref
  * (local "#/$defs/NAME"), not, oneOf, anyOf, allOf, if/then/else,
  * dependentRequired.
@@ -129,6 +129,15 @@ static bool valid(const cJSON *v, const cJSON *s, const char *path, bool report)
         } else if (!strcmp(k, "minimum")) {
             if (cJSON_IsNumber(v) && v->valuedouble < kw->valuedouble)
                 FAIL("below the minimum %g", kw->valuedouble);
+        } else if (!strcmp(k, "maximum")) {
+            if (cJSON_IsNumber(v) && v->valuedouble > kw->valuedouble)
+                FAIL("above the maximum %g", kw->valuedouble);
+        } else if (!strcmp(k, "minItems") || !strcmp(k, "maxItems")) {
+            int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+            if (n >= 0 && k[1] == 'i' && n < kw->valueint)
+                FAIL("fewer than %d items", kw->valueint);
+            if (n >= 0 && k[1] == 'a' && n > kw->valueint)
+                FAIL("more than %d items", kw->valueint);
         } else if (!strcmp(k, "pattern")) {
             if (cJSON_IsString(v)) {
                 regex_t re;

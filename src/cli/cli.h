@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "format.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,18 +23,6 @@ enum {
     TL_EXIT_INTERNAL = 3  /* bug, out of memory, device failure */
 };
 
-typedef enum tl_format {
-    TL_FMT_DEFAULT = 0, /* text for check/run/explain/key, csv for grade */
-    TL_FMT_TEXT,
-    TL_FMT_JSON,
-    TL_FMT_JUNIT,
-    TL_FMT_TAP,
-    TL_FMT_GRADESCOPE,
-    TL_FMT_PRAIRIELEARN,
-    TL_FMT_GITHUB,
-    TL_FMT_CSV,
-    TL_FMT_JSONL
-} tl_format;
 
 typedef enum tl_devreq { TL_DEVREQ_AUTO = 0, TL_DEVREQ_CPU, TL_DEVREQ_CUDA } tl_devreq;
 typedef enum tl_color { TL_COLOR_AUTO = 0, TL_COLOR_ALWAYS, TL_COLOR_NEVER } tl_color;
@@ -47,7 +37,7 @@ typedef struct tl_cli {
     tl_color color;
     bool quiet;             /* -q */
     int jobs;               /* --jobs N (grade), default 1 */
-    const char *master;     /* grade --lab MASTER.yaml */
+    const char *master;     /* grade/check --lab MASTER.yaml */
     size_t max_bytes;       /* --max-bytes, default 1 GiB */
     double timeout;         /* --timeout seconds per op, default 2 */
     const char **stmts;     /* explain -s STMT (repeatable) */

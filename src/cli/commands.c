@@ -6,28 +6,23 @@
  *
  * Invariants: nothing is written (no -o file, no partial stdout) until the
  * whole document is rendered; every op is syntax-checked before any runs,
- * so a bad op exits 2 without output; each op runs from a fresh setup.
- * `grade` executes the master's ops once and grades every submission's
- * predictions against those verdicts.
+ * so a bad op exits 2; each op runs from a fresh setup.
  *
- * --jobs N (grade): both phases of `grade` run on N threads (the main
- * thread and N-1 workers) that take the next index from a shared atomic
- * counter: first the master's ops (each op from a fresh setup in its own
- * interpreter; the runtime's mutable state - allocation ledger, interpreter
- * and deadline, factory context and generator - is _Thread_local, and every
- * interpreter starts the generator from its seed, so a verdict does not
- * depend on the thread), then the submissions (load, tamper check, grade:
- * each into its own slot). Workers print nothing; the main thread renders
- * the slots in order, so every format is byte-identical to --jobs 1. When
- * ops fail, the first failing op in lab order is reported, as with one job:
- * every op before it has run, and ops after a known failure are skipped.
+ * One grading path: `grade --lab MASTER SUB...` and `check --lab MASTER
+ * SHEET` execute the master's ops once (on --jobs threads, pool.h) and
+ * grade every submission's answers against those verdicts with the
+ * master's setup, ops, accept lists, threshold and checks (grade.h); a
+ * submission that changed any of them is flagged tampered. Workers print
+ * nothing; the main thread renders the slots in order, so every format is
+ * byte-identical to --jobs 1. When ops fail, the first failing op in lab
+ * order is reported, as with one job. An unreadable submission still gets
+ * a complete document in every format (score 0, the located error) and
+ * makes the exit status 2 once the document is written.
  */
 #include "commands.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +30,13 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "classreport.h"
+#include "explain.h"
 #include "grade.h"
 #include "interp.h"
 #include "lab.h"
+#include "pool.h"
+#include "records.h"
 #include "report.h"
 #include "scorecard.h"
 #include "storage.h"
@@ -126,7 +125,7 @@ static tl_lab *load(ctx *c, const char *path)
 }
 
 /* Syntax of setup and every op, before anything runs. */
-static int precheck(ctx *c, const tl_lab *lab)
+static int precheck(ctx *c, const tl_lab *lab, char **msg)
 {
     tl_source src;
     tl_error err;
@@ -150,6 +149,11 @@ bad:;
     tl_buf b = {0};
     tl_diag_render(&b, &src, &err, c->color_err);
     fputs(tl_buf_str(&b), stderr);
+    if (msg) {
+        tl_buf plain = {0};
+        tl_diag_render(&plain, &src, &err, false);
+        *msg = tl_buf_steal(&plain);
+    }
     tl_buf_free(&b);
     return err.kind == TL_ERR_INTERNAL ? TL_EXIT_INTERNAL : TL_EXIT_USAGE;
 }
@@ -161,78 +165,6 @@ static void free_verdicts(tl_op_verdict *v, size_t n)
     for (size_t i = 0; i < n; i++)
         tl_op_verdict_free(&v[i]);
     free(v);
-}
-
-/* ------------------------------------------------------------ workers */
-
-/* A parallel loop: fn(arg, i) for every i < n, each exactly once unless
- * skipped (i >= stop), on `jobs` threads. Items are taken in increasing
- * order from `next`; fn writes only its own slot i. */
-typedef struct pool {
-    void (*fn)(void *arg, size_t i);
-    void *arg;
-    size_t n;
-    atomic_size_t next;
-    atomic_size_t stop; /* items at or past it are skipped (SIZE_MAX: none) */
-    size_t max_bytes;   /* the ledger limit (thread-local) of each worker */
-} pool;
-
-/* Stack of a worker: the parser and interpreter recurse (nesting <= 64,
- * YAML depth bounded), as deep as on the main thread. */
-#define WORKER_STACK ((size_t)8 << 20)
-
-static void drain(pool *p)
-{
-    for (;;) {
-        size_t i = atomic_fetch_add(&p->next, 1);
-        if (i >= p->n || i >= atomic_load(&p->stop))
-            return;
-        p->fn(p->arg, i);
-    }
-}
-
-static void *worker_main(void *arg)
-{
-    pool *p = arg;
-    tl_alloc_set_limit(p->max_bytes);
-    drain(p);
-    return NULL;
-}
-
-/* Lower p->stop to i (skip every item after a failed one). */
-static void pool_stop_after(pool *p, size_t i)
-{
-    size_t cur = atomic_load(&p->stop);
-    while (i + 1 < cur && !atomic_compare_exchange_weak(&p->stop, &cur, i + 1))
-        ;
-}
-
-/* Run the loop: jobs - 1 workers plus the calling thread (which keeps its
- * own ledger limit). A worker that cannot be started only means fewer
- * threads; with one job nothing is started. */
-static void pool_run(pool *p, int jobs)
-{
-    size_t extra = jobs > 1 ? (size_t)jobs - 1 : 0;
-    if (extra > p->n - (p->n > 0))
-        extra = p->n - (p->n > 0);
-    pthread_t *t = extra ? tl_xcalloc(extra, sizeof *t) : NULL;
-    size_t started = 0;
-    if (extra) {
-        pthread_attr_t attr;
-        bool attr_ok = pthread_attr_init(&attr) == 0;
-        size_t cur = 0;
-        if (attr_ok && pthread_attr_getstacksize(&attr, &cur) == 0 && cur < WORKER_STACK)
-            (void)pthread_attr_setstacksize(&attr, WORKER_STACK);
-        for (; started < extra; started++)
-            if (pthread_create(&t[started], attr_ok ? &attr : NULL, worker_main, p) != 0)
-                break;
-        if (attr_ok)
-            pthread_attr_destroy(&attr);
-    }
-    drain(p);
-    for (size_t k = 0; k < started; k++)
-        pthread_join(t[k], NULL);
-    free(t);
 }
 
 /* ------------------------------------------------------------ run a lab */
@@ -249,10 +181,9 @@ typedef struct lab_run {
     const tl_source *setup;
     tl_op_verdict *v;
     op_slot *slot;
-    pool *p;
 } lab_run;
 
-static void run_op(void *arg, size_t i)
+static void run_op(void *arg, size_t i, tl_pool *p)
 {
     lab_run *lr = arg;
     const tl_lab *lab = lr->lab;
@@ -270,27 +201,25 @@ static void run_op(void *arg, size_t i)
     lr->slot[i].ran = true;
     if (tl_verdict_run(&lr->c->runner, &job, &lr->v[i], &lr->slot[i].fail) < 0) {
         lr->slot[i].failed = true;
-        pool_stop_after(lr->p, i);
+        tl_pool_stop_after(p, i);
     }
 }
 
 /* Execute every op of lab (with variants), on c->cli->jobs threads. */
-static int run_lab(ctx *c, const tl_lab *lab, tl_op_verdict **out)
+/* On failure the diagnostic is printed and, when msg is not NULL, kept in
+ * *msg (caller frees). */
+static int run_lab(ctx *c, const tl_lab *lab, tl_op_verdict **out, char **msg)
 {
     *out = NULL;
-    int rc = precheck(c, lab);
+    int rc = precheck(c, lab, msg);
     if (rc)
         return rc;
     tl_op_verdict *v = tl_xcalloc(lab->nops ? lab->nops : 1, sizeof *v);
     op_slot *slot = tl_xcalloc(lab->nops ? lab->nops : 1, sizeof *slot);
     tl_source setup;
     tl_lab_setup_source(lab, &setup);
-    pool p = {.fn = run_op, .n = lab->nops, .max_bytes = c->max_bytes};
-    atomic_init(&p.next, 0);
-    atomic_init(&p.stop, SIZE_MAX);
-    lab_run lr = {.c = c, .lab = lab, .setup = &setup, .v = v, .slot = slot, .p = &p};
-    p.arg = &lr;
-    pool_run(&p, c->cli->jobs);
+    lab_run lr = {.c = c, .lab = lab, .setup = &setup, .v = v, .slot = slot};
+    tl_pool_run(run_op, &lr, lab->nops, c->max_bytes, c->cli->jobs);
     /* the first failure in lab order; every op before it has run */
     size_t first = lab->nops;
     for (size_t i = 0; i < lab->nops && first == lab->nops; i++)
@@ -310,6 +239,8 @@ static int run_lab(ctx *c, const tl_lab *lab, tl_op_verdict **out)
                 fprintf(stderr, "tlab: internal error while running op %s:\n",
                         lab->ops[i].id);
             fputs(fail->rendered ? fail->rendered : "tlab: error\n", stderr);
+            if (msg)
+                *msg = tl_xstrdup(fail->rendered ? fail->rendered : "error");
             rc = fail->exit_code ? fail->exit_code : TL_EXIT_INTERNAL;
         }
         tl_verdict_fail_free(&slot[i].fail);
@@ -350,7 +281,7 @@ static tl_lab *load_and_run(ctx *c, const char *path, tl_op_verdict **v, int *rc
     }
     *rc = setup_device(c, lab->device);
     if (*rc == TL_EXIT_OK)
-        *rc = run_lab(c, lab, v);
+        *rc = run_lab(c, lab, v, NULL);
     if (*rc != TL_EXIT_OK) {
         tl_lab_free(lab);
         return NULL;
@@ -358,12 +289,12 @@ static tl_lab *load_and_run(ctx *c, const char *path, tl_op_verdict **v, int *rc
     return lab;
 }
 
-static void github_summary(const tl_report *r)
+static void github_summary(const tl_report *rs, size_t n)
 {
     const char *path = getenv("GITHUB_STEP_SUMMARY");
     if (!path || !*path)
         return;
-    char *md = tl_report_markdown(r);
+    char *md = tl_report_markdown(rs, n);
     FILE *f = fopen(path, "a");
     bool ok = f != NULL;
     if (f) {
@@ -378,16 +309,79 @@ static void github_summary(const tl_report *r)
     free(md);
 }
 
-/* check / run / key */
+/* The first line of a rendered diagnostic ("FILE:LINE:COL: error: MSG"),
+ * and its position when it starts with `file:`. */
+static char *error_line(const char *rendered, const char *file, int *line, int *col)
+{
+    const char *s = rendered ? rendered : "error";
+    const char *nl = strchr(s, '\n');
+    char *first = nl ? tl_xstrndup(s, (size_t)(nl - s)) : tl_xstrdup(s);
+    *line = *col = 0;
+    size_t fl = strlen(file);
+    if (!strncmp(first, file, fl) && first[fl] == ':') {
+        char *e;
+        long l = strtol(first + fl + 1, &e, 10);
+        if (e > first + fl + 1 && *e == ':' && l > 0 && l < INT32_MAX) {
+            long c = strtol(e + 1, &e, 10);
+            *line = (int)l;
+            *col = *e == ':' && c > 0 && c < INT32_MAX ? (int)c : 1;
+        }
+    }
+    return first;
+}
+
+static void print_warnings(const tl_cli *cli, const tl_lab *lab)
+{
+    if (lab && lab->warnings && !cli->quiet)
+        fputs(lab->warnings, stderr);
+}
+
+/* check (a sheet that grades itself: practice), run, key */
 static int cmd_lab(const tl_cli *cli, tl_report_mode mode)
 {
     ctx c;
     init_ctx(&c, cli);
-    tl_op_verdict *v;
-    int rc;
-    tl_lab *lab = load_and_run(&c, cli->args[0], &v, &rc);
-    if (!lab)
+    tl_format fmt = cli->format == TL_FMT_DEFAULT ? TL_FMT_TEXT : cli->format;
+    if (mode == TL_REPORT_KEY && fmt != TL_FMT_JSON)
+        fmt = TL_FMT_TEXT;
+    tl_render_opts ro = {.color = c.color_out, .quiet = cli->quiet};
+    tl_lab_err err;
+    tl_lab *lab = tl_lab_load(cli->args[0], c.color_err, &err);
+    tl_op_verdict *v = NULL;
+    int rc = TL_EXIT_OK;
+    char *fail_msg = NULL;
+    if (!lab) {
+        fputs(err.rendered, stderr);
+        fail_msg = err.rendered ? tl_xstrdup(err.rendered) : tl_xstrdup(err.msg);
+        rc = TL_EXIT_USAGE;
+    } else {
+        print_warnings(cli, lab);
+        rc = setup_device(&c, lab->device);
+        if (rc == TL_EXIT_OK)
+            rc = run_lab(&c, lab, &v, &fail_msg);
+    }
+    tl_lab_err_free(&err);
+    if (rc != TL_EXIT_OK) {
+        /* check in a machine format: still a complete document, score 0,
+         * with the located error (SPEC 2) */
+        if (mode == TL_REPORT_CHECK && fmt != TL_FMT_TEXT && rc == TL_EXIT_USAGE) {
+            tl_report r = {.mode = mode, .sheet_file = cli->args[0],
+                           .device_requested = c.dev_requested ? c.dev_requested : "auto",
+                           .device_used = c.dev_used};
+            r.error = error_line(fail_msg, cli->args[0], &r.error_line, &r.error_col);
+            char *out = tl_report_render(&r, fmt, &ro);
+            int wrc = emit(&c, out);
+            if (wrc == TL_EXIT_OK && fmt == TL_FMT_GITHUB)
+                github_summary(&r, 1);
+            free(out);
+            free((char *)r.error);
+            if (wrc != TL_EXIT_OK)
+                rc = wrc;
+        }
+        free(fail_msg);
+        tl_lab_free(lab);
         return rc;
+    }
     tl_grade g;
     memset(&g, 0, sizeof g);
     if (mode == TL_REPORT_CHECK)
@@ -400,14 +394,10 @@ static int cmd_lab(const tl_cli *cli, tl_report_mode mode)
         .device_requested = c.dev_requested,
         .device_used = c.dev_used,
     };
-    tl_render_opts ro = {.color = c.color_out, .quiet = cli->quiet};
-    tl_format fmt = cli->format == TL_FMT_DEFAULT ? TL_FMT_TEXT : cli->format;
-    if (mode == TL_REPORT_KEY && fmt != TL_FMT_JSON)
-        fmt = TL_FMT_TEXT;
     char *out = tl_report_render(&r, fmt, &ro);
     rc = emit(&c, out);
     if (rc == TL_EXIT_OK && fmt == TL_FMT_GITHUB)
-        github_summary(&r);
+        github_summary(&r, 1);
     free(out);
     if (rc == TL_EXIT_OK && mode == TL_REPORT_CHECK)
         rc = g.passed ? TL_EXIT_OK : TL_EXIT_FAIL;
@@ -496,304 +486,27 @@ static int cmd_explain(const tl_cli *cli)
 
 /* ---------------------------------------------------------------- grade */
 
+/* One submission graded on the master (a worker fills its own slot). */
 typedef struct record {
     const char *file;
     tl_lab *lab;        /* NULL when unreadable */
-    char *error;        /* one line */
-    tl_grade g;
+    char *error;        /* one line, NULL when readable */
+    char *rendered;     /* the full diagnostic of an unreadable sheet */
+    int error_line, error_col;
+    tl_grade g;         /* an unreadable sheet: graded as blank (scores 0) */
     char **changes;
     size_t nchanges;
 } record;
-
-static void csv_field(tl_buf *b, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        tl_buf_puts(b, s);
-        return;
-    }
-    tl_buf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            tl_buf_putc(b, '"');
-        tl_buf_putc(b, *s);
-    }
-    tl_buf_putc(b, '"');
-}
-
-static char *joined_changes(const record *rc)
-{
-    tl_buf b = {0};
-    for (size_t k = 0; k < rc->nchanges; k++)
-        tl_buf_printf(&b, "%s%s", k ? "; " : "", rc->changes[k]);
-    return tl_buf_steal(&b);
-}
-
-static cJSON *record_json(const record *rc)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    bool ok = rc->lab != NULL;
-    cJSON_AddStringToObject(o, "file", rc->file);
-    cJSON_AddNumberToObject(o, "correct", ok ? (double)rc->g.correct : 0);
-    cJSON_AddNumberToObject(o, "total", (double)rc->g.total);
-    cJSON_AddNumberToObject(o, "points", ok ? (double)rc->g.points : 0);
-    cJSON_AddNumberToObject(o, "max_points", (double)rc->g.max_points);
-    cJSON_AddBoolToObject(o, "passed", ok && rc->g.passed);
-    cJSON_AddBoolToObject(o, "tampered", rc->nchanges > 0);
-    cJSON *ch = cJSON_AddArrayToObject(o, "changes");
-    for (size_t k = 0; ch && k < rc->nchanges; k++)
-        cJSON_AddItemToArray(ch, cJSON_CreateString(rc->changes[k]));
-    if (rc->error)
-        cJSON_AddStringToObject(o, "error", rc->error);
-    else
-        cJSON_AddNullToObject(o, "error");
-    return o;
-}
-
-typedef struct op_stat {
-    size_t correct, graded;
-    const char *wrong_best;
-    size_t wrong_best_n;
-} op_stat;
-
-static void class_summary(const tl_lab *m, const record *recs, size_t n, op_stat *st)
-{
-    for (size_t i = 0; i < m->nops; i++) {
-        op_stat *s = &st[i];
-        memset(s, 0, sizeof *s);
-        const char **wrong = tl_xcalloc(n + 1, sizeof *wrong);
-        size_t nw = 0;
-        for (size_t k = 0; k < n; k++) {
-            if (!recs[k].lab)
-                continue;
-            const tl_op_grade *og = &recs[k].g.ops[i];
-            s->graded++;
-            if (og->correct)
-                s->correct++;
-            else
-                wrong[nw++] = og->answered ? og->pred->text : "(unanswered)";
-        }
-        for (size_t a = 0; a < nw; a++) {
-            size_t cnt = 0;
-            for (size_t b = 0; b < nw; b++)
-                cnt += strcmp(wrong[a], wrong[b]) == 0;
-            if (cnt > s->wrong_best_n ||
-                (cnt == s->wrong_best_n && s->wrong_best && strcmp(wrong[a], s->wrong_best) < 0)) {
-                s->wrong_best_n = cnt;
-                s->wrong_best = wrong[a];
-            }
-        }
-        free(wrong);
-    }
-}
-
-static double pct(size_t a, size_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
-
-static char *summary_text(const tl_lab *m, const op_stat *st, const record *recs, size_t n)
-{
-    tl_buf b = {0};
-    size_t ok = 0, passed = 0;
-    for (size_t k = 0; k < n; k++) {
-        ok += recs[k].lab != NULL;
-        passed += recs[k].lab && recs[k].g.passed;
-    }
-    tl_buf_printf(&b, "class summary: %zu sheet%s, %zu graded, %zu passed\n", n,
-                  n == 1 ? "" : "s", ok, passed);
-    tl_buf_puts(&b, "  op        correct  most common wrong prediction\n");
-    for (size_t i = 0; i < m->nops; i++) {
-        char *id = tl_report_fit(m->ops[i].id, 8);
-        tl_buf_printf(&b, "  %-8s %7.1f%%  ", id, pct(st[i].correct, st[i].graded));
-        free(id);
-        if (st[i].wrong_best) {
-            char *w = tl_report_fit(st[i].wrong_best, 40);
-            tl_buf_printf(&b, "%s (%zu)\n", w, st[i].wrong_best_n);
-            free(w);
-        } else {
-            tl_buf_puts(&b, "-\n");
-        }
-    }
-    return tl_buf_steal(&b);
-}
-
-static cJSON *summary_json(const tl_lab *m, const op_stat *st, const record *recs, size_t n)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    size_t ok = 0, passed = 0;
-    for (size_t k = 0; k < n; k++) {
-        ok += recs[k].lab != NULL;
-        passed += recs[k].lab && recs[k].g.passed;
-    }
-    cJSON_AddNumberToObject(o, "submissions", (double)n);
-    cJSON_AddNumberToObject(o, "graded", (double)ok);
-    cJSON_AddNumberToObject(o, "passed", (double)passed);
-    cJSON *ops = cJSON_AddArrayToObject(o, "ops");
-    for (size_t i = 0; ops && i < m->nops; i++) {
-        cJSON *x = cJSON_CreateObject();
-        if (!x)
-            break;
-        cJSON_AddItemToArray(ops, x);
-        cJSON_AddStringToObject(x, "id", m->ops[i].id);
-        cJSON_AddStringToObject(x, "op", m->ops[i].op);
-        double p = pct(st[i].correct, st[i].graded);
-        cJSON_AddNumberToObject(x, "percent_correct", (double)(long long)(p * 10 + 0.5) / 10);
-        if (st[i].wrong_best) {
-            cJSON_AddStringToObject(x, "most_common_wrong", st[i].wrong_best);
-            cJSON_AddNumberToObject(x, "most_common_wrong_count", (double)st[i].wrong_best_n);
-        } else {
-            cJSON_AddNullToObject(x, "most_common_wrong");
-            cJSON_AddNumberToObject(x, "most_common_wrong_count", 0);
-        }
-    }
-    return o;
-}
-
-static void xml_attr(tl_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': tl_buf_puts(b, "&lt;"); break;
-        case '>': tl_buf_puts(b, "&gt;"); break;
-        case '&': tl_buf_puts(b, "&amp;"); break;
-        case '"': tl_buf_puts(b, "&quot;"); break;
-        case '\n': tl_buf_puts(b, "&#10;"); break;
-        default: tl_buf_putc(b, *s);
-        }
-    }
-}
-
-static char *render_grade(const tl_lab *m, const record *recs, size_t n, tl_format fmt,
-                          const op_stat *st)
-{
-    tl_buf b = {0};
-    if (fmt == TL_FMT_JSON) {
-        cJSON *root = cJSON_CreateObject();
-        if (!root)
-            return NULL;
-        cJSON_AddNumberToObject(root, "schema_version", TL_SCHEMA_VERSION);
-        cJSON *lo = cJSON_AddObjectToObject(root, "lab");
-        if (lo) {
-            if (m->id)
-                cJSON_AddStringToObject(lo, "id", m->id);
-            else
-                cJSON_AddNullToObject(lo, "id");
-            cJSON_AddStringToObject(lo, "file", m->file);
-            cJSON_AddStringToObject(lo, "sha256", m->sha256);
-        }
-        cJSON *subs = cJSON_AddArrayToObject(root, "submissions");
-        for (size_t k = 0; subs && k < n; k++) {
-            cJSON *o = record_json(&recs[k]);
-            if (o)
-                cJSON_AddItemToArray(subs, o);
-        }
-        cJSON *s = summary_json(m, st, recs, n);
-        if (s)
-            cJSON_AddItemToObject(root, "summary", s);
-        char *out = tl_scorecard_print_json(root);
-        cJSON_Delete(root);
-        return out;
-    }
-    if (fmt == TL_FMT_JSONL) {
-        for (size_t k = 0; k < n; k++) {
-            cJSON *o = record_json(&recs[k]);
-            char *s = o ? cJSON_PrintUnformatted(o) : NULL;
-            if (s)
-                tl_buf_printf(&b, "%s\n", s);
-            cJSON_free(s);
-            cJSON_Delete(o);
-        }
-        return tl_buf_steal(&b);
-    }
-    if (fmt == TL_FMT_JUNIT) {
-        size_t fails = 0;
-        for (size_t k = 0; k < n; k++)
-            fails += !(recs[k].lab && recs[k].g.passed);
-        tl_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        tl_buf_printf(&b, "<testsuites name=\"tlab grade\" tests=\"%zu\" failures=\"%zu\" "
-                      "errors=\"0\" skipped=\"0\" time=\"0\">\n", n, fails);
-        tl_buf_puts(&b, "  <testsuite name=\"");
-        xml_attr(&b, m->id ? m->id : m->file);
-        tl_buf_printf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" "
-                      "time=\"0\">\n", n, fails);
-        for (size_t k = 0; k < n; k++) {
-            const record *rc = &recs[k];
-            tl_buf_puts(&b, "    <testcase classname=\"");
-            xml_attr(&b, m->id ? m->id : m->file);
-            tl_buf_puts(&b, "\" name=\"");
-            xml_attr(&b, rc->file);
-            tl_buf_puts(&b, "\" time=\"0\">\n      <properties>\n");
-            tl_buf_printf(&b, "        <property name=\"correct\" value=\"%" PRId64 "\"/>\n",
-                          rc->lab ? rc->g.correct : 0);
-            tl_buf_printf(&b, "        <property name=\"total\" value=\"%" PRId64 "\"/>\n",
-                          rc->g.total);
-            tl_buf_printf(&b, "        <property name=\"points\" value=\"%" PRId64 "\"/>\n",
-                          rc->lab ? rc->g.points : 0);
-            tl_buf_printf(&b, "        <property name=\"max_points\" value=\"%" PRId64 "\"/>\n",
-                          rc->g.max_points);
-            tl_buf_printf(&b, "        <property name=\"tampered\" value=\"%s\"/>\n",
-                          rc->nchanges ? "true" : "false");
-            tl_buf_puts(&b, "      </properties>\n");
-            if (!(rc->lab && rc->g.passed)) {
-                tl_buf t = {0};
-                if (rc->error)
-                    tl_buf_printf(&t, "unreadable: %s", rc->error);
-                else
-                    tl_buf_printf(&t, "%" PRId64 "/%" PRId64 " correct (threshold %" PRId64
-                                  ") - FAIL", rc->g.correct, rc->g.total, rc->g.threshold);
-                if (rc->nchanges) {
-                    char *j = joined_changes(rc);
-                    tl_buf_printf(&t, "; tampered: %s", j);
-                    free(j);
-                }
-                tl_buf_puts(&b, "      <failure message=\"");
-                xml_attr(&b, tl_buf_str(&t));
-                tl_buf_printf(&b, "\" type=\"%s\">", rc->error ? "error" : "below_threshold");
-                xml_attr(&b, tl_buf_str(&t));
-                tl_buf_puts(&b, "</failure>\n");
-                tl_buf_free(&t);
-            }
-            tl_buf_puts(&b, "    </testcase>\n");
-        }
-        tl_buf_puts(&b, "  </testsuite>\n</testsuites>\n");
-        return tl_buf_steal(&b);
-    }
-    /* csv */
-    tl_buf_puts(&b, "file,correct,total,points,max_points,passed,tampered,changes,error\n");
-    for (size_t k = 0; k < n; k++) {
-        const record *rc = &recs[k];
-        csv_field(&b, rc->file);
-        tl_buf_printf(&b, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%s,",
-                      rc->lab ? rc->g.correct : 0, rc->g.total, rc->lab ? rc->g.points : 0,
-                      rc->g.max_points, rc->lab && rc->g.passed ? "true" : "false",
-                      rc->nchanges ? "true" : "false");
-        char *j = joined_changes(rc);
-        csv_field(&b, j);
-        free(j);
-        tl_buf_putc(&b, ',');
-        csv_field(&b, rc->error ? rc->error : "");
-        tl_buf_putc(&b, '\n');
-    }
-    return tl_buf_steal(&b);
-}
-
-static char *first_line(const char *s)
-{
-    const char *nl = strchr(s, '\n');
-    return nl ? tl_xstrndup(s, (size_t)(nl - s)) : tl_xstrdup(s);
-}
 
 /* What the submission workers share (read-only but recs, one slot each). */
 typedef struct grade_run {
     const tl_lab *m;
     const tl_op_verdict *v;
-    int64_t maxp;
     record *recs;
 } grade_run;
 
 /* Load, tamper-check and grade submission k into recs[k]. */
-static void grade_one(void *arg, size_t k)
+static void grade_one(void *arg, size_t k, tl_pool *p)
 {
     const grade_run *gr = arg;
     const tl_lab *m = gr->m;
@@ -801,21 +514,39 @@ static void grade_one(void *arg, size_t k)
     tl_lab_err err;
     r->lab = tl_lab_load(r->file, false, &err);
     if (!r->lab) {
-        r->error = first_line(err.rendered ? err.rendered : err.msg);
+        r->rendered = tl_xstrdup(err.rendered ? err.rendered : err.msg);
+        r->error = error_line(r->rendered, r->file, &r->error_line, &r->error_col);
+        if (!r->error_line && err.line > 0) {
+            r->error_line = err.line;
+            r->error_col = err.col > 0 ? err.col : 1;
+        }
         tl_lab_err_free(&err);
-        r->g.total = (int64_t)m->nops;
-        r->g.max_points = gr->maxp;
-        r->g.threshold = tl_lab_threshold_count(m);
+        /* the master's totals, every answer blank: 0 points of max_points */
+        static const tl_lab blank;
+        tl_grade_sheet(m, &blank, gr->v, &r->g);
         return;
     }
     r->nchanges = tl_grade_tamper(m, r->lab, &r->changes);
     tl_grade_sheet(m, r->lab, gr->v, &r->g);
 }
 
+static void free_record(record *r)
+{
+    tl_grade_free(&r->g);
+    for (size_t j = 0; j < r->nchanges; j++)
+        free(r->changes[j]);
+    free(r->changes);
+    free(r->error);
+    free(r->rendered);
+    tl_lab_free(r->lab);
+}
+
+/* grade --lab MASTER SUB..., and check --lab MASTER SHEET */
 static int cmd_grade(const tl_cli *cli)
 {
     ctx c;
     init_ctx(&c, cli);
+    bool is_check = !strcmp(cli->command, "check");
     tl_op_verdict *v;
     int rc;
     tl_lab *m = load_and_run(&c, cli->master, &v, &rc);
@@ -823,36 +554,66 @@ static int cmd_grade(const tl_cli *cli)
         return rc;
     size_t n = (size_t)cli->nargs;
     record *recs = tl_xcalloc(n ? n : 1, sizeof *recs);
-    int64_t maxp = 0;
-    for (size_t i = 0; i < m->nops; i++)
-        maxp += m->ops[i].points;
     for (size_t k = 0; k < n; k++)
         recs[k].file = cli->args[k];
-    grade_run gr = {.m = m, .v = v, .maxp = maxp, .recs = recs};
-    pool p = {.fn = grade_one, .arg = &gr, .n = n, .max_bytes = c.max_bytes};
-    atomic_init(&p.next, 0);
-    atomic_init(&p.stop, SIZE_MAX);
-    pool_run(&p, cli->jobs);
-    op_stat *st = tl_xcalloc(m->nops, sizeof *st);
-    class_summary(m, recs, n, st);
-    tl_format fmt = cli->format == TL_FMT_DEFAULT ? TL_FMT_CSV : cli->format;
-    char *out = render_grade(m, recs, n, fmt, st);
+    grade_run gr = {.m = m, .v = v, .recs = recs};
+    tl_pool_run(grade_one, &gr, n, c.max_bytes, cli->jobs);
+
+    tl_report *rs = tl_xcalloc(n ? n : 1, sizeof *rs);
+    size_t unreadable = 0, failed = 0;
+    for (size_t k = 0; k < n; k++) {
+        record *r = &recs[k];
+        rs[k] = (tl_report){
+            .mode = TL_REPORT_CHECK,
+            .lab = m,
+            .verdicts = v,
+            .grade = &r->g,
+            .device_requested = c.dev_requested,
+            .device_used = c.dev_used,
+            .sheet_file = r->file,
+            .sheet_sha256 = r->lab ? r->lab->sha256 : NULL,
+            .error = r->error,
+            .error_line = r->error_line,
+            .error_col = r->error_col,
+            .changes = r->changes,
+            .nchanges = r->nchanges,
+        };
+        unreadable += r->error != NULL;
+        failed += !r->error && !r->g.passed;
+        /* check: the located message and warnings on stderr as for a
+         * practice check; grade: in the records and the summary only */
+        if (is_check && r->error)
+            fputs(r->rendered, stderr);
+        if (is_check)
+            print_warnings(cli, r->lab);
+    }
+    tl_format fmt = cli->format;
+    if (fmt == TL_FMT_DEFAULT)
+        fmt = is_check ? TL_FMT_TEXT : TL_FMT_CSV;
+    char *out;
+    if (fmt == TL_FMT_CSV || fmt == TL_FMT_JSONL || (fmt == TL_FMT_JSON && !is_check))
+        out = tl_records_render(m, rs, n, fmt);
+    else {
+        tl_render_opts ro = {.color = c.color_out, .quiet = cli->quiet};
+        out = tl_report_render_many(rs, n, fmt, &ro);
+    }
     rc = emit(&c, out);
     free(out);
-    if (rc == TL_EXIT_OK && fmt != TL_FMT_JSON && !cli->quiet) {
-        char *s = summary_text(m, st, recs, n);
+    if (rc == TL_EXIT_OK && fmt == TL_FMT_GITHUB)
+        github_summary(rs, n);
+    if (rc == TL_EXIT_OK && !is_check && fmt != TL_FMT_JSON && !cli->quiet) {
+        char *s = tl_class_summary_text(m, rs, n);
         fputs(s, stderr);
         free(s);
     }
-    free(st);
-    for (size_t k = 0; k < n; k++) {
-        tl_grade_free(&recs[k].g);
-        for (size_t j = 0; j < recs[k].nchanges; j++)
-            free(recs[k].changes[j]);
-        free(recs[k].changes);
-        free(recs[k].error);
-        tl_lab_free(recs[k].lab);
-    }
+    /* SPEC 2: 2 when a sheet could not be read (its document is written
+     * all the same), else 1 when one is below the threshold or fails a
+     * check, else 0 */
+    if (rc == TL_EXIT_OK)
+        rc = unreadable ? TL_EXIT_USAGE : failed ? TL_EXIT_FAIL : TL_EXIT_OK;
+    free(rs);
+    for (size_t k = 0; k < n; k++)
+        free_record(&recs[k]);
     free(recs);
     free_verdicts(v, m->nops);
     tl_lab_free(m);
@@ -863,7 +624,7 @@ int tl_commands_run(const tl_cli *cli)
 {
     const char *cmd = cli->command;
     if (!strcmp(cmd, "check"))
-        return cmd_lab(cli, TL_REPORT_CHECK);
+        return cli->master ? cmd_grade(cli) : cmd_lab(cli, TL_REPORT_CHECK);
     if (!strcmp(cmd, "run"))
         return cmd_lab(cli, TL_REPORT_RUN);
     if (!strcmp(cmd, "key"))

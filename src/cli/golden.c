@@ -386,6 +386,26 @@ static void report(runner *R, const record *rec, const char *why, const char *ex
     }
 }
 
+/* Interpreter options of a record: the defaults, on the emulated CUDA
+ * device when TLAB_GOLDEN_DEVICE=cuda (tests/device_cuda.sh: the golden
+ * files on the GPU backend's grid simulator), on the GPU for =gpu (when
+ * one is usable; tests/gpu/run.sh). */
+static void golden_opts_default(tl_interp_opts *o)
+{
+    tl_interp_opts_default(o);
+    const char *dev = getenv("TLAB_GOLDEN_DEVICE");
+    const tl_backend *gpu = dev && !strcmp(dev, "gpu") ? tl_backend_cuda() : NULL;
+    if (gpu) { /* tests/gpu/run.sh: the real device */
+        o->default_backend = gpu;
+        o->cuda_backend = gpu;
+        o->cuda_available = true;
+    } else if (dev && !strcmp(dev, "cuda")) {
+        o->default_backend = tl_backend_cuda_emulated();
+        o->cuda_backend = o->default_backend;
+        o->cuda_available = true;
+    }
+}
+
 static void apply_option(tl_interp_opts *o, const char *opt)
 {
     const char *eq = strchr(opt, '=');
@@ -406,7 +426,7 @@ static void apply_option(tl_interp_opts *o, const char *opt)
 static void run_exec(runner *R, const record *rec, size_t from, tl_source *src_override)
 {
     tl_interp_opts o;
-    tl_interp_opts_default(&o);
+    golden_opts_default(&o);
     tl_interp *I = tl_interp_new(&o);
     tl_buf text = {0};
     tl_source src;
@@ -449,7 +469,7 @@ static void run_record(runner *R, const record *rec)
     }
     size_t i = rec->kind == REC_FAIL ? 1 : 0;
     tl_interp_opts o;
-    tl_interp_opts_default(&o);
+    golden_opts_default(&o);
     const char *parent_name = "x";
     char parent_buf[128];
     tl_buf setup = {0};

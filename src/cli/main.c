@@ -113,7 +113,9 @@ static const struct {
 #define REPORT_FORMATS                                                          \
     (FMT(TL_FMT_TEXT) | FMT(TL_FMT_JSON) | FMT(TL_FMT_JUNIT) | FMT(TL_FMT_TAP) |  \
      FMT(TL_FMT_GRADESCOPE) | FMT(TL_FMT_PRAIRIELEARN) | FMT(TL_FMT_GITHUB))
-#define GRADE_FORMATS (FMT(TL_FMT_CSV) | FMT(TL_FMT_JSONL) | FMT(TL_FMT_JSON) | FMT(TL_FMT_JUNIT))
+/* run grades nothing: no grading formats (gradescope, prairielearn) */
+#define RUN_FORMATS (REPORT_FORMATS & ~(FMT(TL_FMT_GRADESCOPE) | FMT(TL_FMT_PRAIRIELEARN)))
+#define GRADE_FORMATS (FMT(TL_FMT_CSV) | FMT(TL_FMT_JSONL) | REPORT_FORMATS)
 
 /* ---- commands --------------------------------------------------------- */
 
@@ -130,23 +132,29 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"check", "LAB.yaml", "grade the predictions in a filled-in sheet; print a report",
+    {"check", "[--lab MASTER.yaml] LAB.yaml",
+     "grade the predictions in a filled-in sheet; print a report",
      "Run every op of the lab sheet LAB.yaml on tlab's tensor runtime, compare what\n"
      "really happened with the predictions in the sheet, and print a scorecard.\n"
      "The sheet passes when enough ops are right (the lab's threshold) and every\n"
-     "question and required rule passes its checks.\n",
-     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS, REPORT_FORMATS, TL_FMT_TEXT, "LAB.yaml", 1, 1},
+     "question and required rule passes its checks. With --lab MASTER.yaml the\n"
+     "sheet is graded exactly as `grade` does: on the master's setup, ops, accept\n"
+     "lists, threshold and checks (use this in autograders).\n",
+     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_LAB), REPORT_FORMATS, TL_FMT_TEXT,
+     "LAB.yaml", 1, 1},
     {"run", "LAB.yaml", "execute every op and report what actually happened (no grading)",
      "Run every op of LAB.yaml and report its verdict (view, copy, alias, error or\n"
      "value) with the evidence: shape, stride, storage offset, shared storage,\n"
      "bytes allocated, write-through probe. Predictions are ignored.\n",
-     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS, REPORT_FORMATS, TL_FMT_TEXT, "LAB.yaml", 1, 1},
+     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS, RUN_FORMATS, TL_FMT_TEXT, "LAB.yaml", 1, 1},
     {"grade", "--lab MASTER.yaml SUBMISSION...",
      "grade submissions against the master lab (tamper-proof)",
      "Grade each SUBMISSION sheet against MASTER.yaml: setup, ops, accept lists,\n"
      "threshold and question checks come from the master only; a submission that\n"
      "changed any of them is flagged tampered. One record per submission, then a\n"
-     "class summary. An unreadable sheet scores 0 and names its error.\n",
+     "class summary. An unreadable sheet scores 0 and names its error; every format\n"
+     "is still written. Exit 0 when every sheet passes, 1 when one fails, 2 when one\n"
+     "could not be read.\n",
      BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_JOBS) | BIT(OPT_LAB), GRADE_FORMATS, TL_FMT_CSV,
      "SUBMISSION", 1, -1},
     {"explain", "[-s STMT]... EXPR",
@@ -387,7 +395,9 @@ static void print_general_help(FILE *f)
     char buf[160];
     fputs("\nFormats:\n", f);
     format_list(REPORT_FORMATS, TL_FMT_TEXT, buf, sizeof buf);
-    fprintf(f, "  check, run:    %s (default text)\n", buf);
+    fprintf(f, "  check:         %s (default text)\n", buf);
+    format_list(RUN_FORMATS, TL_FMT_TEXT, buf, sizeof buf);
+    fprintf(f, "  run:           %s (default text)\n", buf);
     format_list(GRADE_FORMATS, TL_FMT_CSV, buf, sizeof buf);
     fprintf(f, "  grade:         %s (default csv)\n", buf);
     fputs("  explain, key:  text or json (default text)\n", f);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "escape.h"
 #include "util.h"
 
 /* ------------------------------------------------------------- words */
@@ -406,6 +407,7 @@ void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
         tl_op_grade *og = &g->ops[i];
         og->points = mop->points;
         g->max_points += mop->points;
+        og->sheet_op = sop;
         og->pred = sop ? &sop->predict : NULL;
         og->rule = sop ? sop->rule : NULL;
         og->answered = og->pred && !og->pred->blank;
@@ -453,10 +455,23 @@ void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
         const tl_lab_question *mq = &master->questions[i];
         const tl_lab_question *sq = sheet == master ? mq : find_q(sheet, mq->id);
         tl_question_grade *qg = &g->questions[i];
+        qg->sheet_q = sq;
         qg->answer = sq ? sq->answer : NULL;
         qg->passed = tl_grade_question(mq, qg->answer, &qg->reasons, &qg->nreasons);
+        qg->points = mq->points;
+        qg->score = qg->passed ? mq->points : 0;
+        g->max_points += qg->points;
+        g->points += qg->score;
         if (!qg->passed)
             g->questions_passed = false;
+    }
+    /* the lab-wide rules check: one test, worth rules_points */
+    if (master->has_rules) {
+        g->has_rules_test = true;
+        g->rules_max = master->rules_points;
+        g->rules_score = g->rules_passed ? master->rules_points : 0;
+        g->max_points += g->rules_max;
+        g->points += g->rules_score;
     }
     g->passed = g->correct >= g->threshold && g->questions_passed && g->rules_passed;
 }
@@ -501,7 +516,9 @@ static bool strv_eq(char **a, size_t na, char **b, size_t nb)
 static void change(char ***v, size_t *n, const char *fmt, const char *id)
 {
     tl_buf b = {0};
-    tl_buf_printf(&b, fmt, id);
+    char *safe = tl_escape_line_dup(id);
+    tl_buf_printf(&b, fmt, safe);
+    free(safe);
     add_reason(v, n, tl_buf_steal(&b));
 }
 
@@ -509,6 +526,18 @@ size_t tl_grade_tamper(const tl_lab *m, const tl_lab *s, char ***changes)
 {
     char **v = NULL;
     size_t n = 0;
+    if (m->id && s->id && strcmp(m->id, s->id) != 0) {
+        /* another lab altogether: one change, not one per op */
+        tl_buf b = {0};
+        tl_buf_puts(&b, "wrong lab (id ");
+        tl_escape_line(&b, s->id);
+        tl_buf_puts(&b, ", expected ");
+        tl_escape_line(&b, m->id);
+        tl_buf_putc(&b, ')');
+        add_reason(&v, &n, tl_buf_steal(&b));
+        *changes = v;
+        return n;
+    }
     if (!str_eq(m->setup, s->setup))
         change(&v, &n, "setup%s", "");
     if (!str_eq(m->parent, s->parent))

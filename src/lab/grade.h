@@ -24,6 +24,7 @@ extern "C" {
 #endif
 
 typedef struct tl_op_grade {
+    const tl_lab_op *sheet_op; /* the sheet's op of this id (borrowed), NULL if none */
     const tl_prediction *pred; /* the sheet's prediction (borrowed), NULL if none */
     const char *rule;          /* the sheet's rule line (borrowed), NULL if blank */
     bool answered;
@@ -35,8 +36,10 @@ typedef struct tl_op_grade {
 } tl_op_grade;
 
 typedef struct tl_question_grade {
+    const tl_lab_question *sheet_q; /* the sheet's question (borrowed), NULL if none */
     const char *answer;        /* borrowed from the sheet, NULL if blank */
     bool passed;
+    int64_t points, score;     /* the question's points:, and points if passed */
     char **reasons;
     size_t nreasons;
 } tl_question_grade;
@@ -46,7 +49,11 @@ typedef struct tl_grade {
     tl_op_grade *ops;          /* parallel to master->ops */
     size_t nquestions;
     tl_question_grade *questions; /* parallel to master->questions */
+    /* correct/total count ops (the threshold is on ops); points/max_points
+     * add question points and the rules check to the ops' points */
     int64_t correct, total, points, max_points, threshold;
+    bool has_rules_test;       /* the lab has a rules: block: one rules test */
+    int64_t rules_score, rules_max;
     size_t unanswered;
     bool rules_passed;
     bool questions_passed;

@@ -24,6 +24,7 @@
 #include <yaml.h>
 
 #include "dtype.h"
+#include "escape.h"
 
 /* ------------------------------------------------------------------ kinds */
 
@@ -64,6 +65,8 @@ typedef struct loader {
     bool have_event;
     yaml_event_t event;
     void *seen;         /* id table during validation; freed on failure */
+    bool lenient_keys;  /* unknown keys are warnings (top level only) */
+    tl_buf warnings;    /* "FILE:LINE:COL: warning: ..." lines */
     jmp_buf fail;
 } loader;
 
@@ -191,6 +194,34 @@ static int mark_col(const loader *L, const yaml_mark_t *m)
 static int ev_line(const yaml_event_t *e) { return (int)e->start_mark.line + 1; }
 #define ev_col(e) mark_col(L, &(e)->start_mark)
 
+/* A libyaml error on a line of free text (`rule:`, `answer:`, `prompt:`,
+ * `explanation:`, `title:`): most often an unquoted ': ' or ' #' in the
+ * text. Fills hint with advice and returns true. Scans the text itself
+ * (an error path: linear once). */
+static bool free_text_hint(const loader *L, size_t line0, char *hint, size_t cap)
+{
+    static const char *const keys[] = {"rule", "answer", "prompt", "explanation", "title"};
+    const char *p = L->text, *end = L->text + L->len;
+    for (size_t l = 0; l < line0 && p < end; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    while (p < end && *p == ' ')
+        p++;
+    if (p + 1 < end && *p == '-' && p[1] == ' ')
+        for (p++; p < end && *p == ' ';)
+            p++;
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        size_t kl = strlen(keys[k]);
+        if ((size_t)(end - p) > kl && !strncmp(p, keys[k], kl) && p[kl] == ':') {
+            snprintf(hint, cap, "; the '%s:' text needs quotes: quote this text, e.g. "
+                     "%s: \"view: shares x's storage\"", keys[k], keys[k]);
+            return true;
+        }
+    }
+    return false;
+}
+
 static void next_event(loader *L)
 {
     if (L->have_event) {
@@ -199,6 +230,10 @@ static void next_event(loader *L)
     }
     if (!yaml_parser_parse(&L->parser, &L->event)) {
         const yaml_parser_t *p = &L->parser;
+        char hint[200];
+        if (free_text_hint(L, p->problem_mark.line, hint, sizeof hint))
+            failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
+                   "invalid YAML: %s%s", p->problem ? p->problem : "syntax error", hint);
         if (p->context)
             failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
                    "invalid YAML: %s %s at line %zu",
@@ -410,7 +445,31 @@ static void join_words(char *buf, size_t cap, const char *const *words)
     }
 }
 
-/* Keys of a mapping: scalars, no duplicates, all known. */
+/* A key that can be a note of the student's (student: Alice), not YAML
+ * machinery such as the merge key '<<'. */
+static bool plain_word(const char *s)
+{
+    if (!isalpha((unsigned char)*s) && *s != '_')
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+            return false;
+    return true;
+}
+
+/* Keys of a mapping: scalars, no duplicates, all known (at the top level,
+ * an unknown plain word is a warning). */
+/* A key as shown in a message: controls escaped, at most 64 bytes
+ * (thread-local: loaders run in parallel under grade --jobs). */
+static const char *key_text(const tl_ynode *k)
+{
+    static _Thread_local char buf[80];
+    char *e = tl_escape_line_dup(k->value);
+    snprintf(buf, sizeof buf, "%.64s%s", e, strlen(e) > 64 ? "..." : "");
+    free(e);
+    return buf;
+}
+
 static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
                        const char *where)
 {
@@ -420,7 +479,7 @@ static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
             FAILN(L, k, "a key in %s must be a plain word, got %s", where, node_desc(k));
         for (size_t j = 0; j < i; j++)
             if (strcmp(map->items[2 * j]->value, k->value) == 0)
-                FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", k->value,
+                FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", key_text(k),
                       where, map->items[2 * j]->line);
         bool ok = false;
         for (size_t j = 0; known[j]; j++)
@@ -428,12 +487,21 @@ static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
                 ok = true;
         if (!ok) {
             const char *sug = closest(k->value, known);
+            if (L->lenient_keys && !sug && plain_word(k->value)) {
+                /* SPEC 3: an unknown top-level key (student: Alice) is a
+                 * warning unless it looks like a misspelt known key */
+                tl_buf_printf(&L->warnings, "%s:%d:%d: warning: unknown key '", L->file,
+                              k->line, k->col);
+                tl_escape_line(&L->warnings, k->value);
+                tl_buf_printf(&L->warnings, "' in %s ignored\n", where);
+                continue;
+            }
             char list[300];
             join_words(list, sizeof list, known);
             if (sug)
-                FAILN(L, k, "unknown key '%s' in %s (did you mean '%s'?)", k->value,
+                FAILN(L, k, "unknown key '%s' in %s (did you mean '%s'?)", key_text(k),
                       where, sug);
-            FAILN(L, k, "unknown key '%s' in %s (known keys: %s)", k->value, where, list);
+            FAILN(L, k, "unknown key '%s' in %s (known keys: %s)", key_text(k), where, list);
         }
     }
 }
@@ -846,8 +914,8 @@ static const char *const top_keys[] = {"tlab", "id", "title", "device", "thresho
 static const char *const op_keys[] = {"id", "op", "predict", "rule", "points",
                                      "accept", "explanation", NULL};
 static const char *const q_keys[] = {"id", "prompt", "answer", "mention_any",
-                                    "reject", "min_words", NULL};
-static const char *const rules_keys[] = {"required", "reject", NULL};
+                                    "reject", "min_words", "points", NULL};
+static const char *const rules_keys[] = {"required", "reject", "points", NULL};
 
 typedef struct idseen {
     const char *id;
@@ -901,7 +969,9 @@ static void validate(loader *L)
     if (root->kind != TL_Y_MAP)
         FAILN(L, root, "a lab file is a mapping of keys (tlab, id, title, setup, ops, ...), "
               "got %s", node_desc(root));
+    L->lenient_keys = true;
     check_keys(L, root, top_keys, "the lab");
+    L->lenient_keys = false;
 
     const tl_ynode *n;
     lab->version = 1;
@@ -1046,6 +1116,9 @@ static void validate(loader *L)
                 get_str_list(L, n, "reject", &q->reject, &q->n_reject);
             if ((n = tl_ynode_get(qn, "min_words")) && !tl_ynode_is_null(n))
                 q->min_words = get_int(L, n, "min_words", 0, 100000);
+            q->points = 1;
+            if ((n = tl_ynode_get(qn, "points")) && !tl_ynode_is_null(n))
+                q->points = get_int(L, n, "points", 0, 1000000);
         }
     }
     free(seen);
@@ -1063,6 +1136,9 @@ static void validate(loader *L)
             lab->rules_required = get_bool(L, r, "required");
         if ((r = tl_ynode_get(n, "reject")))
             get_str_list(L, r, "reject", &lab->rules_reject, &lab->n_rules_reject);
+        lab->rules_points = 1;
+        if ((r = tl_ynode_get(n, "points")) && !tl_ynode_is_null(r))
+            lab->rules_points = get_int(L, r, "points", 0, 1000000);
     }
 
     /* threshold (after ops: a count is checked against their number) */
@@ -1116,6 +1192,7 @@ void tl_lab_free(tl_lab *lab)
 {
     if (!lab)
         return;
+    free(lab->warnings);
     for (size_t i = 0; i < lab->nops; i++) {
         tl_lab_op *op = &lab->ops[i];
         free(op->id);
@@ -1193,6 +1270,7 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
             yaml_parser_delete(&L->parser);
         lab->root = L->root; /* freed with the lab */
         free(L->seen);
+        tl_buf_free(&L->warnings);
         render_err(err, file, copy, len, color);
         tl_lab_free(lab);
         free(L->line_start);
@@ -1216,6 +1294,7 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
     L->have_parser = false;
     validate(L);
     lab->root = L->root;
+    lab->warnings = L->warnings.len ? tl_buf_steal(&L->warnings) : NULL;
     free(L->line_start);
     free(L);
     return lab;

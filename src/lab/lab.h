@@ -108,6 +108,7 @@ typedef struct tl_lab_question {
     char **reject;
     size_t n_reject;
     int64_t min_words;
+    int64_t points;       /* points: (default 1), scored when it passes */
     int line, col;
     const tl_ynode *node;
 } tl_lab_question;
@@ -143,6 +144,9 @@ typedef struct tl_lab {
     bool rules_required;
     char **rules_reject;
     size_t n_rules_reject;
+    int64_t rules_points; /* rules: points: (default 1) for the rules check */
+
+    char *warnings;       /* "FILE:LINE:COL: warning: ..." lines, or NULL */
 } tl_lab;
 
 /* A loading error: position (1-based; 0 when none) and message, plus the

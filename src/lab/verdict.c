@@ -825,3 +825,54 @@ int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
     free(sig);
     return 0;
 }
+
+/* ------------------------------------------------------ storage map */
+
+bool tl_verdict_storage_map(const tl_op_verdict *v, tl_storage_map *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!v->result || !tl_value_is_tensorlike(v->result))
+        return false;
+    const tl_tensor *t = v->result->u.tensor;
+    size_t isz = tl_dtype_size(t->dtype);
+    out->dtype = t->dtype;
+    out->nslots = (int64_t)(t->storage->nbytes / isz);
+    out->lo = 0;
+    out->hi = out->nslots;
+    if (out->nslots > 256) {
+        /* the window the result covers, capped */
+        out->lo = t->offset;
+        out->hi = out->lo + 256 > out->nslots ? out->nslots : out->lo + 256;
+    }
+    int64_t numel = tl_tensor_numel(t);
+    out->numel = numel;
+    if (numel > 100000) {
+        out->too_large = true;
+        return true;
+    }
+    int64_t n = out->hi - out->lo;
+    int64_t *cell = tl_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *cell);
+    for (int64_t k = 0; k < n; k++)
+        cell[k] = -1;
+    int64_t idx[TL_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < numel; i++) {
+        int64_t e = t->offset;
+        for (int d = 0; d < t->ndim; d++)
+            e += idx[d] * t->strides[d];
+        if (e >= out->lo && e < out->hi)
+            cell[e - out->lo] = cell[e - out->lo] == -1 ? i : -2;
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < t->sizes[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    out->cell = cell;
+    return true;
+}
+
+void tl_storage_map_free(tl_storage_map *m)
+{
+    free(m->cell);
+    m->cell = NULL;
+}

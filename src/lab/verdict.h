@@ -126,6 +126,26 @@ typedef struct tl_verdict_fail {
 
 void tl_verdict_fail_free(tl_verdict_fail *f);
 
+/* Which storage slot holds which element of a kept tensor result
+ * (job.keep_values), for `explain`'s storage picture, so that reports never
+ * walk runtime storages themselves. A window of at most 256 slots
+ * [lo, hi) is mapped, starting at the result's offset when the storage is
+ * larger; cell[k] is the flat index of the result stored in slot lo + k,
+ * -1 when none, -2 when several. cell is NULL (and too_large set) for a
+ * result of more than 100000 elements. Owns cell: tl_storage_map_free. */
+typedef struct tl_storage_map {
+    int64_t nslots;       /* storage elements */
+    int64_t numel;        /* elements of the result */
+    int64_t lo, hi;
+    int64_t *cell;
+    bool too_large;
+    tl_dtype dtype;
+} tl_storage_map;
+
+/* false when the verdict kept no tensor result. */
+bool tl_verdict_storage_map(const tl_op_verdict *v, tl_storage_map *out);
+void tl_storage_map_free(tl_storage_map *m);
+
 /* Run one op (and its variants). 0 with *out filled; -1 with *fail. An op
  * that raises a Python exception or passes a limit is an `error` verdict,
  * not a failure; syntax/unsupported errors in the op, a failing setup or a

@@ -1105,7 +1105,7 @@ static tl_value *m_pin_memory(tl_value *self, const tl_args *a, tl_error *err)
                      strncmp(name, "torch.", 6) == 0 ? name + 6 : name);
         return NULL;
     }
-    tl_tensor *p = tl_tensor_new_strided(tl_tensor_backend(t), t->dtype, t->ndim,
+    tl_tensor *p = tl_tensor_new_strided(tl_backend_pinned_host(), t->dtype, t->ndim,
                                          t->sizes, t->strides, err);
     if (!p)
         return NULL;

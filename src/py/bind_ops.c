@@ -329,15 +329,16 @@ static tl_value *b_to(tl_value *self, const tl_args *a, tl_error *err)
         if (!be)
             return NULL;
     }
-    tl_tensor *r = tl_ops_to(t, be, dt, copy, fmt, err);
-    /* _to_copy's pin_out: a non_blocking cuda -> cpu copy lands in pinned
-     * host memory */
-    if (r && r != t && nbv && tl_tensor_device(t).kind == TL_DEV_CUDA &&
-        tl_tensor_device(r).kind == TL_DEV_CPU && tl_storage_pin(r->storage, err) < 0) {
-        tl_tensor_release(r);
-        return NULL;
+    /* a non_blocking device-to-host copy lands in pinned memory, as
+     * PyTorch's _to_copy does (pin_out) */
+    if (nbv && tl_tensor_device(t).kind == TL_DEV_CUDA &&
+        tl_backend_device(be).kind == TL_DEV_CPU) {
+        tl_tensor *r = tl_ops_to(t, tl_backend_pinned_host(), dt, true, fmt, err);
+        if (r)
+            r->storage->pinned = true;
+        return r ? tl_value_tensor(r) : NULL;
     }
-    return ret_maybe_self(self, t, r);
+    return ret_maybe_self(self, t, tl_ops_to(t, be, dt, copy, fmt, err));
 bad:
     tl_args_type_error(a, "to", to_sig, err);
     return NULL;

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "dtype.h"
+#include "escape.h"
 #include "util.h"
 
 #define CK(x)                                                                  \
@@ -198,9 +199,56 @@ fail:
     return NULL;
 }
 
+/* A sheet that could not be read, with no master to list its ops: the
+ * same top-level keys, empty, scored 0, with the error. */
+static cJSON *unreadable_doc(const tl_report *r)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    CK(cJSON_AddNumberToObject(root, "schema_version", TL_SCHEMA_VERSION));
+    cJSON *tool = cJSON_AddObjectToObject(root, "tool");
+    CK(tool);
+    CK(cJSON_AddStringToObject(tool, "name", "tlab"));
+    CK(cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION));
+    cJSON *lo = cJSON_AddObjectToObject(root, "lab");
+    CK(lo);
+    CK(cJSON_AddNullToObject(lo, "id"));
+    CK(cJSON_AddNullToObject(lo, "title"));
+    CK(cJSON_AddStringToObject(lo, "file", tl_report_sheet(r)));
+    CK(cJSON_AddNullToObject(lo, "sha256"));
+    cJSON *dev = cJSON_AddObjectToObject(root, "device");
+    CK(dev);
+    CK(cJSON_AddStringToObject(dev, "requested", r->device_requested ? r->device_requested
+                                                                     : "auto"));
+    CK(add_str_or_null(dev, "used", r->device_used));
+    CK(cJSON_AddArrayToObject(root, "ops"));
+    CK(cJSON_AddArrayToObject(root, "questions"));
+    cJSON *rules = cJSON_AddObjectToObject(root, "rules");
+    CK(rules);
+    CK(cJSON_AddBoolToObject(rules, "required", false));
+    CK(cJSON_AddBoolToObject(rules, "passed", false));
+    CK(cJSON_AddNumberToObject(rules, "points", 0));
+    CK(cJSON_AddNumberToObject(rules, "score", 0));
+    cJSON *sc = cJSON_AddObjectToObject(root, "score");
+    CK(sc);
+    static const char *const zero[] = {"correct", "total", "points", "max_points", "threshold",
+                                       "unanswered"};
+    for (size_t k = 0; k < sizeof zero / sizeof *zero; k++)
+        CK(cJSON_AddNumberToObject(sc, zero[k], 0));
+    CK(cJSON_AddBoolToObject(root, "passed", false));
+    CK(add_str_or_null(root, "error", r->error ? r->error : "unreadable sheet"));
+    return root;
+fail:
+    cJSON_Delete(root);
+    return NULL;
+}
+
 cJSON *tl_scorecard_build(const tl_report *r)
 {
     const tl_lab *lab = r->lab;
+    if (!lab)
+        return unreadable_doc(r);
     cJSON *root = cJSON_CreateObject();
     if (!root)
         return NULL;
@@ -236,6 +284,8 @@ cJSON *tl_scorecard_build(const tl_report *r)
             cJSON_AddItemToArray(qs, q);
             CK(cJSON_AddStringToObject(q, "id", lab->questions[i].id));
             CK(cJSON_AddBoolToObject(q, "passed", g->questions[i].passed));
+            CK(cJSON_AddNumberToObject(q, "points", (double)g->questions[i].points));
+            CK(cJSON_AddNumberToObject(q, "score", (double)g->questions[i].score));
             cJSON *rs = cJSON_AddArrayToObject(q, "reasons");
             CK(rs);
             for (size_t k = 0; k < g->questions[i].nreasons; k++) {
@@ -248,6 +298,8 @@ cJSON *tl_scorecard_build(const tl_report *r)
         CK(rules);
         CK(cJSON_AddBoolToObject(rules, "required", lab->rules_required));
         CK(cJSON_AddBoolToObject(rules, "passed", g->rules_passed));
+        CK(cJSON_AddNumberToObject(rules, "points", (double)g->rules_max));
+        CK(cJSON_AddNumberToObject(rules, "score", (double)g->rules_score));
         cJSON *sc = cJSON_AddObjectToObject(root, "score");
         CK(sc);
         CK(cJSON_AddNumberToObject(sc, "correct", (double)g->correct));
@@ -256,7 +308,23 @@ cJSON *tl_scorecard_build(const tl_report *r)
         CK(cJSON_AddNumberToObject(sc, "max_points", (double)g->max_points));
         CK(cJSON_AddNumberToObject(sc, "threshold", (double)g->threshold));
         CK(cJSON_AddNumberToObject(sc, "unanswered", (double)g->unanswered));
-        CK(cJSON_AddBoolToObject(root, "passed", g->passed));
+        CK(cJSON_AddBoolToObject(root, "passed", g->passed && !r->error));
+        if (r->sheet_file) {
+            /* graded against a master (grade, check --lab) */
+            cJSON *sub = cJSON_AddObjectToObject(root, "submission");
+            CK(sub);
+            CK(cJSON_AddStringToObject(sub, "file", r->sheet_file));
+            CK(add_str_or_null(sub, "sha256", r->sheet_sha256));
+            CK(cJSON_AddBoolToObject(sub, "tampered", r->nchanges > 0));
+            cJSON *ch = cJSON_AddArrayToObject(sub, "changes");
+            CK(ch);
+            for (size_t k = 0; k < r->nchanges; k++) {
+                cJSON *c = cJSON_CreateString(r->changes[k]);
+                CK(c);
+                cJSON_AddItemToArray(ch, c);
+            }
+        }
+        CK(add_str_or_null(root, "error", r->error));
     }
     return root;
 fail:
@@ -320,7 +388,12 @@ char *tl_scorecard_print_json(cJSON *root)
     tl_buf b = {0};
     pj(&b, root, 0);
     tl_buf_putc(&b, '\n');
-    return tl_buf_steal(&b);
+    return tl_escape_json_controls(tl_buf_steal(&b));
+}
+
+const char *tl_report_sheet(const tl_report *r)
+{
+    return r->sheet_file ? r->sheet_file : r->lab ? r->lab->file : "-";
 }
 
 char *tl_scorecard_print(const tl_report *r)

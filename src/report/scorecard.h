@@ -28,12 +28,28 @@ typedef enum tl_report_mode {
 
 typedef struct tl_report {
     tl_report_mode mode;
-    const tl_lab *lab;
+    const tl_lab *lab;             /* the master (or the sheet itself); NULL only
+                                    * when an unreadable sheet has no master */
     const tl_op_verdict *verdicts; /* lab->nops entries */
-    const tl_grade *grade;         /* CHECK only */
+    const tl_grade *grade;         /* CHECK only; an unreadable sheet's grade
+                                    * scores 0 (every op unanswered) */
     const char *device_requested;  /* "auto", "cpu", "cuda" */
     const char *device_used;       /* "cpu", "cuda", "cuda-emulated" */
+
+    /* the graded sheet when it is not the lab itself (grade, check --lab) */
+    const char *sheet_file;        /* NULL: lab->file */
+    const char *sheet_sha256;      /* NULL when unreadable or the lab itself */
+    /* the sheet could not be graded: one line `FILE:LINE:COL: error: MSG`
+     * (untrusted text, escaped when printed), and where */
+    const char *error;
+    int error_line, error_col;     /* 0 when unknown */
+    /* tampered: what the sheet changed relative to the master */
+    char *const *changes;
+    size_t nchanges;
 } tl_report;
+
+/* The graded sheet's file name (sheet_file, else the lab's). */
+const char *tl_report_sheet(const tl_report *r);
 
 #define TL_SCHEMA_VERSION 1
 

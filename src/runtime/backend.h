@@ -46,7 +46,8 @@
  * device moved no byte through the host.
  *
  * The CPU backend (backend_cpu.c) is always present. "cuda-emulated" is the
- * same kernels with CUDA device semantics (SPEC 8), used when no GPU runs.
+ * GPU backend of cuda/ on a host grid simulator (SPEC 8), used when no GPU
+ * runs.
  * The real CUDA backend lives in cuda/ and is reached only through
  * tl_backend_cuda() below (cuda/cuda_stub.c in a build without nvcc).
  */
@@ -135,6 +136,14 @@ bool tl_backend_host_accessible(const tl_backend *be); /* CAP_HOST_MEMORY */
  * RuntimeError (PyTorch's allocator wording for the device) when the
  * device cannot supply it; nothing is charged to the ledger here
  * (storage.c does that). */
+/* Like tl_backend_alloc, but the bytes are undefined (the CPU's malloc):
+ * only for memory a kernel writes whole before anyone reads it. */
+int tl_backend_alloc_uninit(const tl_backend *be, size_t nbytes, void **out,
+                            tl_error *err);
+/* c = a @ b (2-d, float32/float64, one dtype, any strides): 1 done, 0 not
+ * served by this backend (compute it another way), -1 on failure. */
+int tl_backend_gemm(const tl_backend *be, const tl_strided *c,
+                    const tl_strided *a, const tl_strided *b, tl_error *err);
 int tl_backend_alloc(const tl_backend *be, size_t nbytes, void **out,
                      tl_error *err);
 void tl_backend_free(const tl_backend *be, void *p); /* NULL is a no-op */
@@ -219,8 +228,15 @@ void tl_backend_counters_reset(void);
 /* ---- the backends ----------------------------------------------------- */
 
 const tl_backend *tl_backend_cpu(void);
-/* Host memory, CUDA device semantics; used when no GPU is present. */
+/* The emulated CUDA device, used when no GPU is present: the GPU backend
+ * of cuda/ (cuda/backend_gpu.c) on its host grid simulator. Its pointers
+ * are device addresses (no TL_BACKEND_CAP_HOST_MEMORY). Always built. */
 const tl_backend *tl_backend_cuda_emulated(void);
+
+/* Page-locked host memory (pin_memory(), non_blocking device-to-host
+ * copies): a CPU backend whose blocks come from cudaHostAlloc when a GPU
+ * runs (ordinary memory on the emulated device). Implemented in cuda/. */
+const tl_backend *tl_backend_pinned_host(void);
 
 /* The registered backends, for tests that run once per backend: the CPU,
  * the emulated CUDA device, then the real CUDA backend when one opened.

@@ -1,5 +1,5 @@
-/* backend_cpu.c - the host kernels: the CPU backend and the emulated CUDA
- * device (the same kernels with device semantics, SPEC 8).
+/* backend_cpu.c - the host kernels: the CPU backend. (The emulated CUDA
+ * device is the GPU backend of cuda/ on its host grid simulator.)
  *
  * Design:
  *   - Every elementwise kernel goes through one N-d iterator (nd_iter):
@@ -286,6 +286,31 @@ static void cpu_free(const tl_backend *be, void *p)
 {
     (void)be;
     free(p);
+}
+
+/* contents undefined (tl_backend_alloc_uninit) */
+static int cpu_alloc_uninit(const tl_backend *be, size_t nbytes, void **out,
+                            tl_error *err)
+{
+    (void)be;
+    *out = NULL;
+    if (nbytes == 0)
+        return 0;
+    *out = malloc(nbytes);
+    if (!*out)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "[enforce fail at alloc_cpu.cpp:75] data. "
+                            "DefaultCPUAllocator: not enough memory: you tried "
+                            "to allocate %zu bytes.",
+                            nbytes);
+    return 0;
+}
+
+static int cpu_gemm(const tl_backend *be, const tl_strided *c,
+                    const tl_strided *a, const tl_strided *b, tl_error *err)
+{
+    (void)be;
+    return tl_cpu_loops_enabled() ? tl_cpu_loops_gemm(c, a, b, err) : 0;
 }
 
 static int cpu_memcpy(const tl_backend *be, void *dst, const void *src,
@@ -1497,6 +1522,8 @@ static int cpu_sort(const tl_backend *be, const tl_strided *vals,
  * ---------------------------------------------------------------------- */
 
 static const tl_backend_ops cpu_ops = {
+    .alloc_uninit = cpu_alloc_uninit,
+    .gemm = cpu_gemm,
     .alloc = cpu_alloc,
     .free = cpu_free,
     .to_host = cpu_memcpy,
@@ -1516,8 +1543,6 @@ static const tl_backend_ops cpu_ops = {
     .sort = cpu_sort,
 };
 
-/* Both share the kernels; the device (and so PyTorch's kernel names, e.g.
- * "lshift_cuda") comes from the handle. */
 static const tl_backend cpu_backend = {
     .name = "cpu",
     .device = {TL_DEV_CPU, 0},
@@ -1526,20 +1551,9 @@ static const tl_backend cpu_backend = {
     .ctx = NULL,
 };
 
-static const tl_backend cuda_emulated_backend = {
-    .name = "cuda-emulated",
-    .device = {TL_DEV_CUDA, 0},
-    .caps = TL_BACKEND_CAP_HOST_MEMORY,
-    .ops = &cpu_ops,
-    .ctx = NULL,
-};
 
 const tl_backend *tl_backend_cpu(void)
 {
     return &cpu_backend;
 }
 
-const tl_backend *tl_backend_cuda_emulated(void)
-{
-    return &cuda_emulated_backend;
-}

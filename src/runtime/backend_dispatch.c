@@ -72,6 +72,23 @@ int tl_backend_alloc(const tl_backend *be, size_t nbytes, void **out,
     return be->ops->alloc(be, nbytes, out, err);
 }
 
+int tl_backend_alloc_uninit(const tl_backend *be, size_t nbytes, void **out,
+                            tl_error *err)
+{
+    *out = NULL;
+    if (nbytes == 0)
+        return 0;
+    if (be->ops->alloc_uninit)
+        return be->ops->alloc_uninit(be, nbytes, out, err);
+    return be->ops->alloc(be, nbytes, out, err);
+}
+
+int tl_backend_gemm(const tl_backend *be, const tl_strided *c,
+                    const tl_strided *a, const tl_strided *b, tl_error *err)
+{
+    return be->ops->gemm ? be->ops->gemm(be, c, a, b, err) : 0;
+}
+
 void tl_backend_free(const tl_backend *be, void *p)
 {
     if (p)

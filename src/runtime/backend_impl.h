@@ -72,6 +72,15 @@ typedef struct tl_backend_ops {
     int (*sort)(const tl_backend *be, const tl_strided *vals,
                 const tl_strided *idx, const tl_strided *src, int dim,
                 bool descending, int64_t k, tl_error *err); /* (optional) */
+    /* (optional) like alloc, contents undefined: for results a kernel
+     * writes whole (tl_tensor_new_for_write); falls back to alloc */
+    int (*alloc_uninit)(const tl_backend *be, size_t nbytes, void **out,
+                        tl_error *err);
+    /* (optional) c = a @ b for 2-d float32/float64 operands of one dtype;
+     * returns 1 when done, 0 when the case is not served (the caller then
+     * computes it another way), -1 with err on failure */
+    int (*gemm)(const tl_backend *be, const tl_strided *c, const tl_strided *a,
+                const tl_strided *b, tl_error *err);
 } tl_backend_ops;
 
 struct tl_backend {

@@ -621,7 +621,7 @@ static int copy_into(const tl_tensor *dst, const tl_tensor *src,
 static tl_tensor *copy_new(const tl_tensor *t, const tl_backend *be,
                            tl_dtype dt, const int64_t *st, tl_error *err)
 {
-    tl_tensor *out = tl_tensor_new_strided(be, dt, t->ndim, t->sizes, st, err);
+    tl_tensor *out = tl_tensor_new_for_write(be, dt, t->ndim, t->sizes, st, err);
     if (!out)
         return NULL;
     if (copy_into(out, t, t->strides, err) < 0) {
@@ -783,6 +783,27 @@ static const char *binop_kernel_name(tl_binop op)
     }
 }
 
+/* PyTorch names its kernels after the device: "bitwise_and_cuda", not
+ * "bitwise_and_cpu" (and CUDA has no "_vml" kernels). Rewrites a dtype
+ * error of the rules below for a tensor on `dev`; returns -1. */
+static int device_kernel_names(tl_device dev, tl_error *err)
+{
+    if (dev.kind != TL_DEV_CUDA || !err)
+        return -1;
+    static const char *const from[] = {"_vml_cpu\"", "_cpu\""};
+    for (int k = 0; k < 2; k++) {
+        char *p = strstr(err->msg, from[k]);
+        if (!p)
+            continue;
+        size_t fl = strlen(from[k]);
+        char tail[sizeof err->msg];
+        snprintf(tail, sizeof tail, "%s", p + fl);
+        snprintf(p, sizeof err->msg - (size_t)(p - err->msg), "_cuda\"%s", tail);
+        break;
+    }
+    return -1;
+}
+
 static bool opnd_is_zero(const opnd *o)
 {
     if (o->t)
@@ -937,13 +958,15 @@ static tl_tensor *binary_new(tl_binop op, const opnd *a, const opnd *b,
     int64_t onumel = 1;
     for (int i = 0; i < nd; i++)
         onumel *= shape[i] > 0 ? 1 : 0;
-    if (binop_types(op, a, b, onumel == 0, &compute, &outdt, err) < 0)
+    if (binop_types(op, a, b, onumel == 0, &compute, &outdt, err) < 0) {
+        device_kernel_names(tl_backend_device(be), err);
         return NULL;
+    }
     /* pow(Tensor, Scalar) is a unary TensorIterator (the exponent is no
      * operand), so its layout follows sqrt's, not `x + 1`'s */
     bool unary = op == TL_BIN_POW && a->t && !b->t;
     iter_out_strides(ops, unary ? 1 : 2, compute, nd, shape, st);
-    tl_tensor *out = tl_tensor_new_strided(be, outdt, nd, shape, st, err);
+    tl_tensor *out = tl_tensor_new_for_write(be, outdt, nd, shape, st, err);
     if (!out)
         return NULL;
     if (run_binary(op, compute, out, a, b, err) < 0) {
@@ -995,7 +1018,7 @@ static int binary_inplace_checked(tl_binop op, tl_tensor *dst, const opnd *b,
         return -1;
     tl_dtype compute, outdt;
     if (binop_types(op, &a, b, tl_tensor_numel(dst) == 0, &compute, &outdt, err) < 0)
-        return -1;
+        return device_kernel_names(tl_tensor_device(dst), err);
     binkind k = binop_kind(op);
     tl_dtype res = k == BK_CMP || k == BK_LOGICAL ? compute : outdt;
     if (k != BK_LOGICAL && !tl_dtype_can_cast(res, dst->dtype))
@@ -1120,15 +1143,17 @@ static int run_unary(tl_unop op, tl_dtype compute, const tl_tensor *dst,
 static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
 {
     tl_dtype compute, outdt;
-    if (unop_types(op, t->dtype, &compute, &outdt, err) < 0)
+    if (unop_types(op, t->dtype, &compute, &outdt, err) < 0) {
+        device_kernel_names(tl_tensor_device(t), err);
         return NULL;
+    }
     opnd o = opnd_tensor(t);
     int64_t st[TL_MAX_DIMS];
     if ((op == TL_UN_ISFINITE || op == TL_UN_ISINF) && !tl_dtype_is_floating(t->dtype))
         tl_tensor_preserve_strides(t, st); /* ones_like / zeros_like(self, kBool) */
     else
         iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
-    tl_tensor *out = tl_tensor_new_strided(tl_tensor_backend(t), outdt, t->ndim,
+    tl_tensor *out = tl_tensor_new_for_write(tl_tensor_backend(t), outdt, t->ndim,
                                            t->sizes, st, err);
     if (!out)
         return NULL;
@@ -1148,7 +1173,7 @@ static int unary_inplace(tl_unop op, tl_tensor *t, tl_error *err)
     if (assert_no_internal_overlap(t, err) < 0)
         return -1;
     if (unop_types(op, t->dtype, &compute, &outdt, err) < 0)
-        return -1;
+        return device_kernel_names(tl_tensor_device(t), err);
     if (unop_kind(op) != UK_BOOL && !tl_dtype_can_cast(outdt, t->dtype))
         return cast_error(outdt, t->dtype, err);
     if (run_unary(op, compute, t, t, err) < 0)

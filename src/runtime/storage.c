@@ -48,7 +48,8 @@ static tl_storage *storage_object(void)
     return s;
 }
 
-tl_storage *tl_storage_new(const tl_backend *be, size_t nbytes, tl_error *err)
+static tl_storage *storage_new(const tl_backend *be, size_t nbytes, bool zero,
+                               tl_error *err)
 {
     TL_ASSERT(be != NULL);
     size_t ledger_limit = L->ledger_limit, ledger_live = L->ledger_live;
@@ -62,7 +63,8 @@ tl_storage *tl_storage_new(const tl_backend *be, size_t nbytes, tl_error *err)
         return NULL;
     }
     void *data = NULL;
-    if (tl_backend_alloc(be, nbytes, &data, err) < 0)
+    if ((zero ? tl_backend_alloc(be, nbytes, &data, err)
+              : tl_backend_alloc_uninit(be, nbytes, &data, err)) < 0)
         return NULL;
     tl_storage *s = storage_object();
     s->data = data;
@@ -71,6 +73,17 @@ tl_storage *tl_storage_new(const tl_backend *be, size_t nbytes, tl_error *err)
     s->backend = be;
     charge(nbytes);
     return s;
+}
+
+tl_storage *tl_storage_new(const tl_backend *be, size_t nbytes, tl_error *err)
+{
+    return storage_new(be, nbytes, true, err);
+}
+
+tl_storage *tl_storage_new_uninit(const tl_backend *be, size_t nbytes,
+                                  tl_error *err)
+{
+    return storage_new(be, nbytes, false, err);
 }
 
 tl_storage *tl_storage_borrow(tl_storage *owner, size_t byte_offset,

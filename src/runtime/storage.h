@@ -48,6 +48,9 @@ typedef struct tl_storage {
 /* Allocate nbytes (zeroed) on the backend's device. Charges the ledger. */
 tl_storage *tl_storage_new(const struct tl_backend *be, size_t nbytes,
                            tl_error *err);
+/* The same, bytes undefined: only for a block a kernel writes whole. */
+tl_storage *tl_storage_new_uninit(const struct tl_backend *be, size_t nbytes,
+                                  tl_error *err);
 /* A new storage object over bytes [byte_offset, byte_offset + nbytes) of
  * owner's memory (numpy round trips: torch.from_numpy(x[1:].numpy()) starts
  * its storage at the array's first byte, as PyTorch does). The borrower

@@ -94,9 +94,9 @@ tl_tensor *tl_tensor_new(const tl_backend *be, tl_dtype dt, int ndim,
     return tl_tensor_new_strided(be, dt, ndim, sizes, strides, err);
 }
 
-tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
-                                 const int64_t *sizes, const int64_t *strides,
-                                 tl_error *err)
+static tl_tensor *new_strided(const tl_backend *be, tl_dtype dt, int ndim,
+                              const int64_t *sizes, const int64_t *strides,
+                              bool for_write, tl_error *err)
 {
     int64_t numel;
     int64_t cst[TL_MAX_DIMS];
@@ -140,13 +140,31 @@ tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
         tl_error_set(err, TL_ERR_LIMIT, "tensor storage size overflows");
         return NULL;
     }
-    tl_storage *s = tl_storage_new(be, (size_t)need, err);
+    /* dense: the elements cover every byte of the storage */
+    bool dense = for_write && numel > 0 &&
+        need == numel * (int64_t)tl_dtype_size(dt);
+    tl_storage *s = dense ? tl_storage_new_uninit(be, (size_t)need, err)
+                          : tl_storage_new(be, (size_t)need, err);
     if (!s)
         return NULL;
     tl_tensor *t = header(ndim, sizes, strides, 0, dt);
     t->storage = s;
     t->version = tl_version_new();
     return t;
+}
+
+tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
+                                 const int64_t *sizes, const int64_t *strides,
+                                 tl_error *err)
+{
+    return new_strided(be, dt, ndim, sizes, strides, false, err);
+}
+
+tl_tensor *tl_tensor_new_for_write(const tl_backend *be, tl_dtype dt, int ndim,
+                                   const int64_t *sizes, const int64_t *strides,
+                                   tl_error *err)
+{
+    return new_strided(be, dt, ndim, sizes, strides, true, err);
 }
 
 tl_tensor *tl_tensor_view(const tl_tensor *src, int ndim, const int64_t *sizes,

@@ -65,6 +65,14 @@ tl_tensor *tl_tensor_new(const tl_backend *be, tl_dtype dt, int ndim,
 tl_tensor *tl_tensor_new_strided(const tl_backend *be, tl_dtype dt, int ndim,
                                  const int64_t *sizes, const int64_t *strides,
                                  tl_error *err);
+/* For a result a kernel writes whole right away (clone, contiguous, to,
+ * elementwise results): like tl_tensor_new_strided, but when the layout
+ * is dense (every storage byte an element) the bytes are not zeroed first.
+ * Non-dense layouts (gaps between elements) are zeroed as usual, so no
+ * byte of an earlier allocation can ever be seen. */
+tl_tensor *tl_tensor_new_for_write(const tl_backend *be, tl_dtype dt, int ndim,
+                                   const int64_t *sizes, const int64_t *strides,
+                                   tl_error *err);
 /* The one view constructor: a new header over src's storage, sharing its
  * version counter and grad flags. Metadata is trusted (callers validate). */
 tl_tensor *tl_tensor_view(const tl_tensor *src, int ndim, const int64_t *sizes,

@@ -1,0 +1,1091 @@
+/* backend_gpu.c - the host side of the CUDA backend, written once in C
+ * against the device API (dev.h); the same code drives the real GPU
+ * (dev_cuda.cu) and the host grid simulator (dev_sim.c).
+ *
+ * Design:
+ *   - Each entry point validates its descriptors as the CPU backend does
+ *     (mismatched shapes, bad dtypes, out-of-range gather indices are
+ *     internal errors, never a fault), then builds one launch descriptor
+ *     (tl_kdesc): size-1 dims dropped, adjacent dims merged where every
+ *     operand is contiguous across them (merge_dims), strides in bytes.
+ *   - Fast paths: a same-dtype copy whose operands are both one dense
+ *     strip is a device-to-device memcpy; a fill with an all-zero value of a
+ *     dense strip is a memset.
+ *   - Kernels never need the host's copy of device data: the only host
+ *     round trips are the 4-byte status flag of integer divisions (counted
+ *     as ctl_d2h) and the upload of host-computed index offsets.
+ *   - Reductions: one work item per output folds the reduced elements in
+ *     the CPU's row-major order, so floating sums round exactly as the CPU
+ *     does. Associative reductions (integer sum/prod, max/min and their arg
+ *     forms, all/any) beyond CHUNK elements per output are split into chunks
+ *     (pass 1, partials in device scratch) combined in chunk order (pass 2).
+ *   - Status mapping: out of memory is PyTorch's "CUDA out of memory"
+ *     RuntimeError; sticky errors (illegal address 700, launch failure 719,
+ *     assert 710, ECC 214, and any failure of a copy or sync) poison the
+ *     backend: this and every later call is an internal error (exit 3).
+ *   - Counters (launches, bytes each way) are per thread.
+ */
+#include "backend_gpu.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "util.h"
+
+#define CHUNK 4096
+
+/* a handle's instance data: which device API runs it */
+typedef struct gpu_ctx {
+    const tl_dev *(*get)(void);
+} gpu_ctx;
+
+#define DEV(be) (((const gpu_ctx *)(be)->ctx)->get())
+
+/* ------------------------------------------------------------------------
+ * Counters, poisoning, status mapping
+ * ---------------------------------------------------------------------- */
+
+/* Transfers the host side makes on its own (index offsets up, status
+ * flags down) are counted in the thread's context like the wrappers'. */
+static void count_h2d(size_t n)
+{
+    tl_context_get()->counters[TL_DEV_CUDA].h2d_bytes += n;
+}
+
+static void count_d2h(size_t n)
+{
+    tl_context_get()->counters[TL_DEV_CUDA].d2h_bytes += n;
+}
+
+static void count_d2d(size_t n)
+{
+    tl_context_get()->counters[TL_DEV_CUDA].d2d_bytes += n;
+}
+
+static atomic_int poisoned;
+static char poison_msg[200];
+
+bool tl_gpu_poisoned(void)
+{
+    return atomic_load(&poisoned) != 0;
+}
+
+static bool sticky(int st)
+{
+    return st == 700 || st == 719 || st == 710 || st == 214 || st == 999;
+}
+
+static int fail_poisoned(tl_error *err)
+{
+    return tl_error_set(err, TL_ERR_INTERNAL,
+                        "CUDA error: the device failed earlier (%s); no "
+                        "further device work is possible",
+                        poison_msg);
+}
+
+/* Map a device status to err; returns -1 (or 0 for status 0). */
+static int status_err(const tl_dev *dev, int st, const char *what, tl_error *err)
+{
+    if (st == 0)
+        return 0;
+    if (st == TL_DEV_ETIMEOUT)
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "time limit exceeded (%g s per op; see --timeout)",
+                            tl_context_deadline_budget());
+    if (st == TL_DEV_OOM)
+        return tl_error_set(err, TL_ERR_RUNTIME, "CUDA out of memory (%s)", what);
+    if (sticky(st) && !atomic_exchange(&poisoned, 1))
+        snprintf(poison_msg, sizeof poison_msg, "%s during %s", dev->errname(st), what);
+    return tl_error_set(err, TL_ERR_INTERNAL, "CUDA error: %s (during %s)",
+                        dev->errname(st), what);
+}
+
+static int bad_desc(tl_error *err, const char *what)
+{
+    return tl_error_set(err, TL_ERR_INTERNAL, "backend: invalid operand (%s)", what);
+}
+
+static bool dtype_ok(tl_dtype dt)
+{
+    return (unsigned)dt < (unsigned)TL_NDTYPES;
+}
+
+/* ------------------------------------------------------------------------
+ * Memory
+ * ---------------------------------------------------------------------- */
+
+/* PyTorch's format_size (c10/cuda/CUDACachingAllocator.cpp) */
+static void format_size(char *buf, size_t cap, size_t n)
+{
+    if (n <= 1024)
+        snprintf(buf, cap, "%zu bytes", n);
+    else if (n <= 1048576)
+        snprintf(buf, cap, "%.2f KiB", (double)n / 1024.0);
+    else if (n <= 1073741824)
+        snprintf(buf, cap, "%.2f MiB", (double)n / 1048576.0);
+    else
+        snprintf(buf, cap, "%.2f GiB", (double)n / 1073741824.0);
+}
+
+static int g_alloc(const tl_backend *be, size_t n, void **out, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    *out = NULL;
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    if (n == 0)
+        return 0;
+    void *p = NULL;
+    int st = dev->malloc(&p, n);
+    if (st == TL_DEV_OOM) {
+        char sz[64];
+        format_size(sz, sizeof sz, n);
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "CUDA out of memory. Tried to allocate %s (GPU %d)", sz,
+                            be->device.index);
+    }
+    if (st)
+        return status_err(dev, st, "cudaMalloc", err);
+    st = dev->memset0(p, n);
+    if (st) {
+        dev->free(p);
+        return status_err(dev, st, "cudaMemset", err);
+    }
+    *out = p;
+    return 0;
+}
+
+static void g_free(const tl_backend *be, void *p)
+{
+    if (p)
+        DEV(be)->free(p);
+}
+
+static int g_to_host(const tl_backend *be, void *h, const void *d, size_t n,
+                     tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    if (n == 0)
+        return 0;
+    int st = dev->d2h(h, d, n);
+    if (st && !sticky(st) && st != TL_DEV_OOM)
+        st = 700; /* a failed copy leaves the context unusable */
+    return status_err(dev, st, "a device-to-host copy", err);
+}
+
+static int g_from_host(const tl_backend *be, void *d, const void *h, size_t n,
+                       tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    if (n == 0)
+        return 0;
+    int st = dev->h2d(d, h, n);
+    if (st && !sticky(st) && st != TL_DEV_OOM)
+        st = 700;
+    return status_err(dev, st, "a host-to-device copy", err);
+}
+
+static int g_sync(const tl_backend *be, tl_error *err)
+{
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    const tl_dev *dev = DEV(be);
+    return status_err(dev, dev->sync(), "cudaStreamSynchronize", err);
+}
+
+static int g_host_alloc(const tl_backend *be, size_t n, void **out, tl_error *err)
+{
+    *out = DEV(be)->host_alloc(n);
+    if (!*out)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "CUDA error: out of memory (pinned host memory, %zu bytes)", n);
+    return 0;
+}
+
+static void g_host_free(const tl_backend *be, void *p)
+{
+    if (p)
+        DEV(be)->host_free(p);
+}
+
+/* raw scratch for a launch (index offsets, partials, flags) */
+static void *scratch(const tl_dev *dev, size_t n, tl_error *err)
+{
+    void *p = NULL;
+    int st = dev->malloc(&p, n ? n : 1);
+    if (st) {
+        status_err(dev, st, "a scratch allocation", err);
+        return NULL;
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------------------
+ * Launch descriptors
+ * ---------------------------------------------------------------------- */
+
+/* Fill d's shape and per-operand byte strides from ops (all of ops[0]'s
+ * shape): size-1 dims dropped, then dim i merged into its outer neighbour
+ * when every operand steps across the pair as one dim (outer stride ==
+ * inner stride * inner size). keep >= 0 names an input dim never merged
+ * (gather). Sets d->n; returns 0, 1 when there is nothing to do (an empty
+ * shape), -1 on a bad descriptor. */
+static int merge_dims(tl_kdesc *d, int nops, const tl_strided *const *ops,
+                      int keep, tl_error *err)
+{
+    const tl_strided *o0 = ops[0];
+    if (o0->ndim < 0 || o0->ndim > TL_MAX_DIMS)
+        return bad_desc(err, "ndim");
+    d->nops = nops;
+    d->gdim = -1;
+    int64_t n = 1;
+    bool empty = false;
+    for (int k = 0; k < nops; k++) {
+        if (ops[k]->ndim != o0->ndim || !dtype_ok(ops[k]->dtype))
+            return bad_desc(err, "shape/dtype");
+        d->dtype[k] = (int32_t)ops[k]->dtype;
+        d->ptr[k] = (char *)ops[k]->data;
+        for (int i = 0; i < o0->ndim; i++)
+            if (ops[k]->sizes[i] != o0->sizes[i] || o0->sizes[i] < 0)
+                return bad_desc(err, "sizes");
+    }
+    int m = 0;
+    for (int i = 0; i < o0->ndim; i++) {
+        int64_t sz = o0->sizes[i];
+        if (sz == 0)
+            empty = true;
+        if (sz == 1 && i != keep)
+            continue;
+        bool merge = m > 0 && i != keep && d->gdim != m - 1;
+        for (int k = 0; k < nops && merge; k++) {
+            int64_t bs = (int64_t)((uint64_t)ops[k]->strides[i] *
+                                   (uint64_t)tl_dtype_size(ops[k]->dtype));
+            merge = d->strides[k][m - 1] == (int64_t)((uint64_t)bs * (uint64_t)sz);
+        }
+        if (merge) {
+            d->sizes[m - 1] *= sz;
+            for (int k = 0; k < nops; k++)
+                d->strides[k][m - 1] = (int64_t)((uint64_t)ops[k]->strides[i] *
+                                                 (uint64_t)tl_dtype_size(ops[k]->dtype));
+        } else {
+            d->sizes[m] = sz;
+            for (int k = 0; k < nops; k++)
+                d->strides[k][m] = (int64_t)((uint64_t)ops[k]->strides[i] *
+                                             (uint64_t)tl_dtype_size(ops[k]->dtype));
+            if (i == keep)
+                d->gdim = m;
+            m++;
+        }
+    }
+    d->ndim = m;
+    if (empty) {
+        d->n = 0;
+        return 1;
+    }
+    for (int i = 0; i < m; i++) {
+        if (tl_mul_overflow(n, d->sizes[i], &n))
+            return bad_desc(err, "numel");
+    }
+    d->n = n;
+    for (int k = 0; k < nops; k++)
+        if (!d->ptr[k])
+            return bad_desc(err, "null data");
+    return 0;
+}
+
+/* [lo, hi] byte range of operand k of a merged descriptor */
+static void op_range(const tl_kdesc *d, int k, uintptr_t *lo, uintptr_t *hi)
+{
+    int64_t a = 0, b = 0;
+    for (int i = 0; i < d->ndim; i++) {
+        int64_t ext = (d->sizes[i] - 1) * d->strides[k][i];
+        if (ext < 0)
+            a += ext;
+        else
+            b += ext;
+    }
+    *lo = (uintptr_t)d->ptr[k] + (uintptr_t)a;
+    *hi = (uintptr_t)d->ptr[k] + (uintptr_t)b + (uintptr_t)tl_dtype_size((tl_dtype)d->dtype[k]) - 1;
+}
+
+/* Does the output (operand 0) overlap an input other than itself in the
+ * same layout? Then the launch runs serially, in the CPU's order. */
+static bool output_overlaps(const tl_kdesc *d)
+{
+    if (d->n == 0)
+        return false;
+    uintptr_t lo0, hi0;
+    op_range(d, 0, &lo0, &hi0);
+    for (int k = 1; k < d->nops; k++) {
+        uintptr_t lo, hi;
+        op_range(d, k, &lo, &hi);
+        if (hi < lo0 || lo > hi0)
+            continue;
+        bool same = d->ptr[k] == d->ptr[0] && d->dtype[k] == d->dtype[0];
+        for (int i = 0; i < d->ndim && same; i++)
+            same = d->strides[k][i] == d->strides[0][i];
+        if (!same)
+            return true;
+    }
+    return false;
+}
+
+static void desc_init(tl_kdesc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->gdim = -1;
+    d->gop = 1;
+    d->nchunk = 1;
+}
+
+static int launch(const tl_dev *dev, tl_kkind kind, const tl_kdesc *d,
+                  const char *what, tl_error *err)
+{
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    if (d->n == 0)
+        return 0;
+    tl_kdesc serial;
+    if ((kind == TL_K_COPY || kind == TL_K_BINARY || kind == TL_K_UNARY ||
+         kind == TL_K_WHERE) && output_overlaps(d)) {
+        serial = *d;
+        serial.serial = 1;
+        int last = d->ndim - 1;
+        int64_t isz = (int64_t)tl_dtype_size((tl_dtype)d->dtype[0]);
+        if (kind == TL_K_COPY && d->dtype[0] == d->dtype[1] && last >= 0 &&
+            d->strides[0][last] == isz && d->strides[1][last] == isz)
+            serial.serial = 2;
+        d = &serial;
+    }
+    return status_err(dev, dev->launch(kind, d), what, err);
+}
+
+/* ------------------------------------------------------------------------
+ * copy_strided and fill
+ * ---------------------------------------------------------------------- */
+
+static int g_copy_strided(const tl_backend *be, const tl_strided *dst,
+                          const tl_strided *src, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    const tl_strided *ops[2] = {dst, src};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 2, ops, -1, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    int64_t isz = (int64_t)tl_dtype_size(dst->dtype);
+    if (dst->dtype == src->dtype &&
+        (d.ndim == 0 || (d.ndim == 1 && d.strides[0][0] == isz && d.strides[1][0] == isz))) {
+        size_t bytes = (size_t)d.n * (size_t)isz;
+        count_d2d(bytes);
+        uintptr_t a = (uintptr_t)d.ptr[0], b = (uintptr_t)d.ptr[1];
+        if (a == b)
+            return 0;
+        if (a < b + bytes && b < a + bytes) {
+            /* overlapping strips: memmove semantics (the CPU's), through
+             * a scratch copy, since cudaMemcpy must not overlap */
+            void *tmp = scratch(dev, bytes, err);
+            if (!tmp)
+                return -1;
+            count_d2d(bytes);
+            int st = dev->d2d(tmp, d.ptr[1], bytes);
+            if (st == 0)
+                st = dev->d2d(d.ptr[0], tmp, bytes);
+            dev->free(tmp);
+            return status_err(dev, st, "a device-to-device copy", err);
+        }
+        int st = dev->d2d(d.ptr[0], d.ptr[1], bytes);
+        return status_err(dev, st, "a device-to-device copy", err);
+    }
+    return launch(dev, TL_K_COPY, &d, "copy_", err);
+}
+
+static int g_fill(const tl_backend *be, const tl_strided *dst, tl_scalar v,
+                  tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    const tl_strided *ops[1] = {dst};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 1, ops, -1, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    if (v.is_float)
+        tl_dtype_store_f64(dst->dtype, d.fill, v.f);
+    else
+        tl_dtype_store_i64(dst->dtype, d.fill, v.i);
+    int64_t isz = (int64_t)tl_dtype_size(dst->dtype);
+    bool zero = true;
+    for (int64_t i = 0; i < isz; i++)
+        zero = zero && d.fill[i] == 0;
+    if (zero && (d.ndim == 0 || (d.ndim == 1 && d.strides[0][0] == isz))) {
+        int st = dev->memset0(d.ptr[0], (size_t)d.n * (size_t)isz);
+        return status_err(dev, st, "fill_", err);
+    }
+    return launch(dev, TL_K_FILL, &d, "fill_", err);
+}
+
+/* ------------------------------------------------------------------------
+ * binary, unary, where
+ * ---------------------------------------------------------------------- */
+
+static const char *binop_kernel_name(tl_binop op)
+{
+    switch (op) {
+    case TL_BIN_BITAND: return "bitwise_and";
+    case TL_BIN_BITOR: return "bitwise_or";
+    case TL_BIN_BITXOR: return "bitwise_xor";
+    case TL_BIN_LSHIFT: return "lshift";
+    case TL_BIN_RSHIFT: return "rshift";
+    default: return "binary";
+    }
+}
+
+static bool is_division(tl_binop op)
+{
+    return op == TL_BIN_DIV || op == TL_BIN_FLOORDIV || op == TL_BIN_REMAINDER ||
+           op == TL_BIN_FMOD;
+}
+
+static int g_binary(const tl_backend *be, tl_binop op, tl_dtype compute,
+                    const tl_strided *dst, const tl_strided *a,
+                    const tl_strided *b, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    if ((unsigned)op >= (unsigned)TL_NBINOPS || !dtype_ok(compute))
+        return bad_desc(err, "binop/compute");
+    bool fl = tl_dtype_is_floating(compute);
+    if ((op >= TL_BIN_BITAND && op <= TL_BIN_RSHIFT && fl) ||
+        ((op == TL_BIN_LSHIFT || op == TL_BIN_RSHIFT) && compute == TL_BOOL))
+        return tl_error_set(err, TL_ERR_RUNTIME, "\"%s_cuda\" not implemented for '%s'",
+                            binop_kernel_name(op), tl_dtype_scalar_name(compute));
+    const tl_strided *ops[3] = {dst, a, b};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 3, ops, -1, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    d.op = (int32_t)op;
+    d.compute = (int32_t)compute;
+    d.bits = (int32_t)(8 * tl_dtype_size(compute));
+    bool flag = !fl && is_division(op);
+    if (!flag)
+        return launch(dev, TL_K_BINARY, &d, "a binary op", err);
+    d.flag = scratch(dev, sizeof(int32_t), err);
+    if (!d.flag)
+        return -1;
+    int32_t zero = 0;
+    int st = dev->memset0(d.flag, sizeof zero);
+    rc = st ? status_err(dev, st, "a binary op", err)
+            : launch(dev, TL_K_BINARY, &d, "a binary op", err);
+    if (rc == 0) {
+        count_d2h(sizeof zero);
+        st = dev->d2h(&zero, d.flag, sizeof zero);
+        rc = status_err(dev, st, "a binary op", err);
+        if (rc == 0 && zero)
+            rc = tl_error_set(err, TL_ERR_RUNTIME, "ZeroDivisionError");
+    }
+    dev->free(d.flag);
+    return rc;
+}
+
+static int g_unary(const tl_backend *be, tl_unop op, tl_dtype compute,
+                   const tl_strided *dst, const tl_strided *src, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    if ((unsigned)op >= (unsigned)TL_NUNOPS || !dtype_ok(compute))
+        return bad_desc(err, "unop/compute");
+    if (op == TL_UN_BITWISE_NOT && tl_dtype_is_floating(compute))
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "\"bitwise_not_cuda\" not implemented for '%s'",
+                            tl_dtype_scalar_name(compute));
+    const tl_strided *ops[2] = {dst, src};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 2, ops, -1, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    d.op = (int32_t)op;
+    d.compute = (int32_t)compute;
+    return launch(dev, TL_K_UNARY, &d, "a unary op", err);
+}
+
+static int g_where(const tl_backend *be, const tl_strided *dst,
+                   const tl_strided *cond, const tl_strided *a,
+                   const tl_strided *b, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    const tl_strided *ops[4] = {dst, cond, a, b};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 4, ops, -1, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    return launch(dev, TL_K_WHERE, &d, "where", err);
+}
+
+/* ------------------------------------------------------------------------
+ * gather (index_select)
+ * ---------------------------------------------------------------------- */
+
+static int g_gather(const tl_backend *be, const tl_strided *dst,
+                          const tl_strided *src, int dim, const int64_t *index,
+                          int64_t n_index, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    int nd = src->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || dst->ndim != nd || dim < 0 || dim >= nd ||
+        !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n_index < 0 ||
+        dst->sizes[dim] != n_index)
+        return bad_desc(err, "index_select shape");
+    /* operand 1 gets dst's shape; along dim its stride is replaced by the
+     * offsets table, so any stride of the right shape will do */
+    int64_t ssz[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        if (i != dim && dst->sizes[i] != src->sizes[i])
+            return bad_desc(err, "index_select sizes");
+        ssz[i] = dst->sizes[i];
+    }
+    tl_strided s2 = *src;
+    s2.sizes = ssz;
+    const tl_strided *ops[2] = {dst, &s2};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 2, ops, dim, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    for (int64_t k = 0; k < n_index; k++)
+        if (index[k] < 0 || index[k] >= src->sizes[dim])
+            return tl_error_set(err, TL_ERR_INTERNAL, "backend: index %lld out of range",
+                                (long long)index[k]);
+    size_t bytes = (size_t)n_index * sizeof(int64_t);
+    int64_t *host = malloc(bytes ? bytes : 1);
+    if (!host)
+        return tl_error_set(err, TL_ERR_RUNTIME, "out of host memory (%zu bytes)", bytes);
+    int64_t sk = (int64_t)((uint64_t)src->strides[dim] * (uint64_t)tl_dtype_size(src->dtype));
+    for (int64_t k = 0; k < n_index; k++)
+        host[k] = index[k] * sk;
+    int64_t *goffs = scratch(dev, bytes, err);
+    if (!goffs) {
+        free(host);
+        return -1;
+    }
+    count_h2d(bytes);
+    rc = g_from_host(be, goffs, host, bytes, err);
+    free(host);
+    d.goffs = goffs;
+    if (rc == 0)
+        rc = launch(dev, TL_K_GATHER, &d, "index_select", err);
+    dev->free(goffs);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * reduce
+ * ---------------------------------------------------------------------- */
+
+static const char *redop_name(tl_redop op)
+{
+    static const char *names[TL_NREDOPS] = {"sum", "prod", "mean", "max", "min",
+                                            "argmax", "argmin", "all", "any"};
+    return (unsigned)op < TL_NREDOPS ? names[op] : "reduce";
+}
+
+static int64_t count_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (a == 0 || b == 0)
+        return 0;
+    return tl_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+static bool associative(tl_redop op, bool fl)
+{
+    if (op == TL_RED_MEAN)
+        return false;
+    if (fl && (op == TL_RED_SUM || op == TL_RED_PROD))
+        return false;
+    return true;
+}
+
+static int g_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
+                    const tl_strided *dst, const tl_strided *src,
+                    uint64_t reduce_mask, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    int nd = src->ndim;
+    if ((unsigned)op >= TL_NREDOPS || !dtype_ok(compute) || nd < 0 ||
+        nd > TL_MAX_DIMS || dst->ndim != nd || !dtype_ok(dst->dtype) ||
+        !dtype_ok(src->dtype))
+        return bad_desc(err, "reduce");
+    if (nd < 64 && (reduce_mask >> nd) != 0)
+        return bad_desc(err, "reduce mask");
+    /* kept dims: a 2-operand shape (dst, src) with reduced dims set to 1;
+     * reduced dims: src's, merged on their own */
+    int64_t ksz[TL_MAX_DIMS];
+    int64_t nout = 1, nred = 1;
+    tl_kdesc d;
+    desc_init(&d);
+    int rn = 0;
+    size_t sisz = tl_dtype_size(src->dtype);
+    for (int i = 0; i < nd; i++) {
+        bool red = (reduce_mask >> i) & 1u;
+        if (src->sizes[i] < 0)
+            return bad_desc(err, "reduce sizes");
+        if (red) {
+            if (dst->sizes[i] != 1)
+                return bad_desc(err, "reduce keepdim");
+            ksz[i] = 1;
+            nred = count_mul(nred, src->sizes[i]);
+            if (src->sizes[i] == 1)
+                continue;
+            int64_t bs = (int64_t)((uint64_t)src->strides[i] * (uint64_t)sisz);
+            if (rn > 0 && d.rstrides[rn - 1] == (int64_t)((uint64_t)bs * (uint64_t)src->sizes[i])) {
+                d.rsizes[rn - 1] *= src->sizes[i];
+                d.rstrides[rn - 1] = bs;
+            } else {
+                d.rsizes[rn] = src->sizes[i];
+                d.rstrides[rn] = bs;
+                rn++;
+            }
+        } else {
+            if (dst->sizes[i] != src->sizes[i])
+                return bad_desc(err, "reduce sizes");
+            ksz[i] = src->sizes[i];
+            nout = count_mul(nout, src->sizes[i]);
+        }
+    }
+    if (nout == 0)
+        return 0;
+    if (nred == 0 && (op == TL_RED_MAX || op == TL_RED_MIN ||
+                      op == TL_RED_ARGMAX || op == TL_RED_ARGMIN))
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "%s(): Expected reduction dim to be specified for "
+                            "input.numel() == 0. Specify the reduction dim "
+                            "with the 'dim' argument.",
+                            redop_name(op));
+    tl_strided s2 = *src;
+    s2.sizes = ksz;
+    if (nred == 0)
+        s2.data = dst->data; /* never read; keeps merge_dims' null check */
+    const tl_strided *ops[2] = {dst, &s2};
+    int rc = merge_dims(&d, 2, ops, -1, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    d.rndim = rn;
+    d.nred = nred;
+    bool truth = op == TL_RED_ALL || op == TL_RED_ANY;
+    if (truth)
+        compute = src->dtype;
+    bool fl = tl_dtype_is_floating(compute);
+    d.op = (int32_t)op;
+    d.compute = (int32_t)compute;
+    d.nchunk = 1;
+    d.clen = nred;
+    if (nred > CHUNK && associative(op, fl)) {
+        d.clen = CHUNK / 2;
+        d.nchunk = (nred + d.clen - 1) / d.clen;
+    }
+    if (d.nchunk == 1)
+        return launch(dev, TL_K_REDUCE, &d, redop_name(op), err);
+    int64_t nparts;
+    if (tl_mul_overflow(d.n, d.nchunk, &nparts) ||
+        (uint64_t)nparts > SIZE_MAX / sizeof(tl_kacc))
+        return tl_error_set(err, TL_ERR_RUNTIME, "CUDA out of memory (reduction partials)");
+    d.partials = scratch(dev, (size_t)nparts * sizeof(tl_kacc), err);
+    if (!d.partials)
+        return -1;
+    int64_t nkept = d.n;
+    d.n = nparts;
+    rc = launch(dev, TL_K_REDUCE, &d, redop_name(op), err);
+    d.n = nkept;
+    if (rc == 0)
+        rc = launch(dev, TL_K_REDUCE_COMBINE, &d, redop_name(op), err);
+    dev->free(d.partials);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * scatter
+ * ---------------------------------------------------------------------- */
+
+typedef struct tgt_ent {
+    int64_t t, k;
+} tgt_ent;
+
+static int cmp_tgt(const void *x, const void *y)
+{
+    const tgt_ent *a = x, *b = y;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return a->k < b->k ? -1 : a->k > b->k;
+}
+
+static int g_scatter(const tl_backend *be, tl_scatter_mode mode,
+                     const tl_strided *dst, const tl_strided *src, int dim,
+                     const int64_t *index, int64_t n_index, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    int nd = dst->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || src->ndim != nd || dim < 0 || dim >= nd ||
+        !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n_index < 0 ||
+        src->sizes[dim] != n_index ||
+        (mode != TL_SCATTER_SET && mode != TL_SCATTER_ADD))
+        return bad_desc(err, "scatter shape");
+    for (int i = 0; i < nd; i++)
+        if (i != dim && (dst->sizes[i] != src->sizes[i] || src->sizes[i] < 0))
+            return bad_desc(err, "scatter sizes");
+    for (int64_t k = 0; k < n_index; k++)
+        if (index[k] < 0 || index[k] >= dst->sizes[dim])
+            return tl_error_set(err, TL_ERR_INTERNAL, "backend: index %lld out of range",
+                                (long long)index[k]);
+    if (n_index == 0)
+        return 0;
+    /* duplicates: the distinct targets, each with its k's ascending */
+    tgt_ent *te = malloc((size_t)n_index * sizeof *te);
+    size_t words = (size_t)(2 * n_index + 1 + n_index);
+    int64_t *host = malloc(words * sizeof *host);
+    if (!te || !host) {
+        free(te);
+        free(host);
+        return tl_error_set(err, TL_ERR_RUNTIME, "out of host memory (scatter)");
+    }
+    for (int64_t k = 0; k < n_index; k++) {
+        te[k].t = index[k];
+        te[k].k = k;
+    }
+    qsort(te, (size_t)n_index, sizeof *te, cmp_tgt);
+    int64_t m = 0;
+    int64_t dk = (int64_t)((uint64_t)dst->strides[dim] * tl_dtype_size(dst->dtype));
+    int64_t sk = (int64_t)((uint64_t)src->strides[dim] * tl_dtype_size(src->dtype));
+    int64_t *goffs = host, *start, *pos;
+    for (int64_t k = 0; k < n_index; k++)
+        if (k == 0 || te[k].t != te[k - 1].t)
+            m++;
+    start = host + m;
+    pos = start + m + 1;
+    m = 0;
+    for (int64_t k = 0; k < n_index; k++) {
+        if (k == 0 || te[k].t != te[k - 1].t) {
+            goffs[m] = te[k].t * dk;
+            start[m] = k;
+            m++;
+        }
+        pos[k] = te[k].k * sk;
+    }
+    start[m] = n_index;
+    free(te);
+    /* both operands over dst's shape with dim -> m targets */
+    int64_t shp[TL_MAX_DIMS], sst[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        shp[i] = i == dim ? m : dst->sizes[i];
+        sst[i] = i == dim ? 0 : src->strides[i];
+    }
+    tl_strided d2 = *dst, s2 = *src;
+    d2.sizes = shp;
+    s2.sizes = shp;
+    s2.strides = sst;
+    const tl_strided *ops[2] = {&d2, &s2};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 2, ops, dim, err);
+    if (rc != 0) {
+        free(host);
+        return rc < 0 ? -1 : 0;
+    }
+    size_t bytes = (size_t)(2 * m + 1 + n_index) * sizeof *host;
+    int64_t *dbuf = scratch(dev, bytes, err);
+    if (!dbuf) {
+        free(host);
+        return -1;
+    }
+    count_h2d(bytes);
+    rc = g_from_host(be, dbuf, host, bytes, err);
+    free(host);
+    if (rc == 0) {
+        d.gop = 0;
+        d.goffs = dbuf;
+        d.sstart = dbuf + m;
+        d.spos = dbuf + 2 * m + 1;
+        d.op = mode == TL_SCATTER_ADD ? TL_KS_ADD : TL_KS_ASSIGN;
+        rc = launch(dev, TL_K_SCATTER, &d, mode == TL_SCATTER_ADD ? "index_add_" : "index_copy_", err);
+    }
+    dev->free(dbuf);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * sort / topk
+ * ---------------------------------------------------------------------- */
+
+static int g_sort(const tl_backend *be, const tl_strided *values,
+                  const tl_strided *indices, const tl_strided *src, int dim,
+                  bool descending, int64_t k, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    /* a 0-d source is one row of one element */
+    int64_t one = 1, zero = 0;
+    tl_strided v1, i1, s1;
+    if (src->ndim == 0 && values->ndim == 0 && indices->ndim == 0) {
+        v1 = *values;
+        i1 = *indices;
+        s1 = *src;
+        v1.ndim = i1.ndim = s1.ndim = 1;
+        v1.sizes = i1.sizes = s1.sizes = &one;
+        v1.strides = i1.strides = s1.strides = &zero;
+        if (k == 0) {
+            v1.sizes = i1.sizes = &zero;
+        }
+        values = &v1;
+        indices = &i1;
+        src = &s1;
+        dim = 0;
+    }
+    int nd = src->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || dim < 0 || dim >= nd || values->ndim != nd ||
+        indices->ndim != nd || values->dtype != src->dtype || !dtype_ok(src->dtype) ||
+        !dtype_ok(indices->dtype) || k < 0 || k > src->sizes[dim] ||
+        values->sizes[dim] != k || indices->sizes[dim] != k)
+        return bad_desc(err, "sort");
+    int64_t rsz[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        if (i != dim && (values->sizes[i] != src->sizes[i] || indices->sizes[i] != src->sizes[i]))
+            return bad_desc(err, "sort sizes");
+        rsz[i] = i == dim ? 1 : src->sizes[i];
+    }
+    int64_t len = src->sizes[dim];
+    if (len == 0 || k == 0)
+        return 0;
+    tl_strided v2 = *values, s2 = *src, i2 = *indices;
+    v2.sizes = s2.sizes = i2.sizes = rsz;
+    const tl_strided *ops[3] = {&v2, &s2, &i2};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 3, ops, -1, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1)
+        return 0;
+    d.rstrides[0] = (int64_t)((uint64_t)values->strides[dim] * tl_dtype_size(values->dtype));
+    d.rstrides[1] = (int64_t)((uint64_t)src->strides[dim] * tl_dtype_size(src->dtype));
+    d.rstrides[2] = (int64_t)((uint64_t)indices->strides[dim] * tl_dtype_size(indices->dtype));
+    d.len = len;
+    d.k = k;
+    d.descending = descending;
+    int64_t items;
+    if (tl_mul_overflow(d.n, len, &items))
+        return bad_desc(err, "sort numel");
+    d.n = items;
+    return launch(dev, TL_K_SORT, &d, "sort", err);
+}
+
+/* raw bytes on the device, memmove semantics */
+static int g_copy_d2d(const tl_backend *be, void *dst, const void *src, size_t n,
+                      tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    uintptr_t a = (uintptr_t)dst, b = (uintptr_t)src;
+    if (n == 0 || a == b)
+        return 0;
+    int st;
+    if (a < b + n && b < a + n) {
+        void *tmp = scratch(dev, n, err);
+        if (!tmp)
+            return -1;
+        st = dev->d2d(tmp, src, n);
+        if (st == 0)
+            st = dev->d2d(dst, tmp, n);
+        dev->free(tmp);
+    } else {
+        st = dev->d2d(dst, src, n);
+    }
+    return status_err(dev, st, "a device-to-device copy", err);
+}
+
+/* ------------------------------------------------------------------------
+ * The backends: one ops table, one handle per device API
+ * ---------------------------------------------------------------------- */
+
+static const tl_backend_ops gpu_ops = {
+    g_alloc, g_free, g_to_host, g_from_host, g_copy_d2d, g_sync,
+    g_host_alloc, g_host_free, g_copy_strided, g_fill, g_binary, g_unary,
+    g_where, g_gather, g_scatter, g_reduce, g_sort,
+};
+
+static const gpu_ctx sim_ctx = {tl_dev_sim};
+static const gpu_ctx cuda_ctx = {tl_dev_cuda};
+
+/* The emulated device: no capability (its pointers are tagged device
+ * addresses, never host memory; its host_alloc is plain memory). */
+static const tl_backend sim_backend = {
+    "cuda-emulated", {TL_DEV_CUDA, 0}, 0, &gpu_ops, (void *)&sim_ctx,
+};
+
+static const tl_backend real_backend = {
+    "cuda", {TL_DEV_CUDA, 0}, TL_BACKEND_CAP_PINNED, &gpu_ops, (void *)&cuda_ctx,
+};
+
+const tl_backend *tl_backend_cuda_emulated(void)
+{
+    return &sim_backend;
+}
+
+const tl_backend *tl_gpu_backend_sim(void)
+{
+    return &sim_backend;
+}
+
+const tl_backend *tl_gpu_backend_cuda(void)
+{
+    const tl_dev *dev = tl_dev_cuda();
+    if (!dev || dev->probe(NULL, 0) != 0)
+        return NULL;
+    return &real_backend;
+}
+
+const tl_dev *tl_gpu_backend_dev(const tl_backend *be)
+{
+    if (be == &sim_backend)
+        return tl_dev_sim();
+    if (be == &real_backend)
+        return tl_dev_cuda();
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Pinned host memory: a CPU backend whose blocks are page-locked
+ * (cudaHostAlloc through the device API; plain host memory when only the
+ * simulator runs). Its kernels are the CPU backend's.
+ * ---------------------------------------------------------------------- */
+
+static const tl_dev *pinned_dev(void)
+{
+    return tl_gpu_backend_cuda() ? tl_dev_cuda() : tl_dev_sim();
+}
+
+static int p_alloc(const tl_backend *be, size_t n, void **out, tl_error *err)
+{
+    (void)be;
+    *out = NULL;
+    if (n == 0)
+        return 0;
+    *out = pinned_dev()->host_alloc(n);
+    if (!*out)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "CUDA error: out of memory (pinned host memory, %zu bytes)", n);
+    return 0;
+}
+
+static void p_free(const tl_backend *be, void *p)
+{
+    (void)be;
+    if (p)
+        pinned_dev()->host_free(p);
+}
+
+static int p_memcpy(const tl_backend *be, void *d, const void *s, size_t n, tl_error *err)
+{
+    (void)be;
+    (void)err;
+    if (n)
+        memmove(d, s, n);
+    return 0;
+}
+
+#define CPU tl_backend_cpu()
+static int p_copy(const tl_backend *be, const tl_strided *d, const tl_strided *s, tl_error *e)
+{
+    (void)be;
+    return tl_backend_copy_strided(CPU, d, s, e);
+}
+static int p_fill(const tl_backend *be, const tl_strided *d, tl_scalar v, tl_error *e)
+{
+    (void)be;
+    return tl_backend_fill(CPU, d, v, e);
+}
+static int p_binary(const tl_backend *be, tl_binop op, tl_dtype c, const tl_strided *d,
+                    const tl_strided *a, const tl_strided *b, tl_error *e)
+{
+    (void)be;
+    return tl_backend_binary(CPU, op, c, d, a, b, e);
+}
+static int p_unary(const tl_backend *be, tl_unop op, tl_dtype c, const tl_strided *d,
+                   const tl_strided *s, tl_error *e)
+{
+    (void)be;
+    return tl_backend_unary(CPU, op, c, d, s, e);
+}
+static int p_where(const tl_backend *be, const tl_strided *d, const tl_strided *c,
+                   const tl_strided *a, const tl_strided *b, tl_error *e)
+{
+    (void)be;
+    return tl_backend_where(CPU, d, c, a, b, e);
+}
+static int p_gather(const tl_backend *be, const tl_strided *d, const tl_strided *s, int dim,
+                    const int64_t *ix, int64_t n, tl_error *e)
+{
+    (void)be;
+    return tl_backend_gather(CPU, d, s, dim, ix, n, e);
+}
+static int p_scatter(const tl_backend *be, tl_scatter_mode m, const tl_strided *d,
+                     const tl_strided *s, int dim, const int64_t *ix, int64_t n, tl_error *e)
+{
+    (void)be;
+    return tl_backend_scatter(CPU, m, d, s, dim, ix, n, e);
+}
+static int p_reduce(const tl_backend *be, tl_redop op, tl_dtype c, const tl_strided *d,
+                    const tl_strided *s, uint64_t mask, tl_error *e)
+{
+    (void)be;
+    return tl_backend_reduce(CPU, op, c, d, s, mask, e);
+}
+static int p_sort(const tl_backend *be, const tl_strided *v, const tl_strided *ix,
+                  const tl_strided *s, int dim, bool desc, int64_t k, tl_error *e)
+{
+    (void)be;
+    return tl_backend_sort(CPU, v, ix, s, dim, desc, k, e);
+}
+#undef CPU
+
+static const tl_backend_ops pinned_ops = {
+    p_alloc, p_free, p_memcpy, p_memcpy, p_memcpy, NULL, NULL, NULL,
+    p_copy, p_fill, p_binary, p_unary, p_where, p_gather, p_scatter, p_reduce, p_sort,
+};
+
+static const tl_backend pinned_backend = {
+    "cpu-pinned", {TL_DEV_CPU, 0}, TL_BACKEND_CAP_HOST_MEMORY | TL_BACKEND_CAP_PINNED,
+    &pinned_ops, NULL,
+};
+
+const tl_backend *tl_backend_pinned_host(void)
+{
+    return &pinned_backend;
+}

@@ -1,0 +1,259 @@
+/* dev_cuda.cu - the device API of dev.h on CUDA (compiled by nvcc): memory
+ * from cudaMallocAsync, copies with cudaMemcpyAsync, one __global__ wrapper
+ * per kernel kind around the shared bodies of kernels.h, all on
+ * cudaStreamPerThread (each grading thread has its own stream).
+ *
+ * Invariants:
+ *   - Every call that hands data back to the host synchronises the stream
+ *     first, so errors surface at the call that caused them; a kernel
+ *     launch is checked with cudaPeekAtLastError and, because descriptors
+ *     may point at scratch the host frees right after, the stream is also
+ *     synchronised before launch() returns.
+ *   - probe() runs once: cudaGetDeviceCount, then a one-thread launch. The
+ *     "no usable GPU" answers (35 insufficient driver, 100 no device, 34
+ *     stub library, 803 system driver mismatch, 804 compat not supported,
+ *     209/222 no kernel image / unsupported PTX from the probe launch) make
+ *     the device unusable; the reason is kept for --require-gpu.
+ *   - Descriptors travel by value in the kernel's parameter space (under
+ *     4 KiB, the limit on every supported architecture).
+ * Build: nvcc --fmad=false (see kernels.h), -Xptxas -warn-spills.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "dev.h"
+#include "tl_cuda.h"
+
+#define TL_THREADS 256
+
+#define TL_GLOBAL(NAME, KIND)                                                  \
+    __global__ void __launch_bounds__(TL_THREADS) NAME(tl_kdesc d)             \
+    {                                                                          \
+        tl_kgrid g;                                                            \
+        g.block = blockIdx.x;                                                  \
+        g.thread = threadIdx.x;                                                \
+        g.bdim = blockDim.x;                                                   \
+        g.gdim = gridDim.x;                                                    \
+        tl_k_run(KIND, &d, g);                                                 \
+    }
+
+TL_GLOBAL(k_copy, TL_K_COPY)
+TL_GLOBAL(k_fill, TL_K_FILL)
+TL_GLOBAL(k_binary, TL_K_BINARY)
+TL_GLOBAL(k_unary, TL_K_UNARY)
+TL_GLOBAL(k_where, TL_K_WHERE)
+TL_GLOBAL(k_gather, TL_K_GATHER)
+TL_GLOBAL(k_reduce, TL_K_REDUCE)
+TL_GLOBAL(k_reduce_combine, TL_K_REDUCE_COMBINE)
+TL_GLOBAL(k_scatter, TL_K_SCATTER)
+TL_GLOBAL(k_sort, TL_K_SORT)
+
+__global__ void tl_probe_kernel(int *p)
+{
+    if (p)
+        *p = 1;
+}
+
+static int probed;      /* 0 not yet, 1 usable, -1 not usable */
+static int probe_status;
+static char probe_why[256];
+static int sm_count = 1;
+
+static bool no_gpu_status(cudaError_t rc)
+{
+    return rc == cudaErrorInsufficientDriver || rc == cudaErrorNoDevice ||
+           rc == cudaErrorStubLibrary || rc == cudaErrorSystemDriverMismatch ||
+           rc == cudaErrorCompatNotSupportedOnDevice ||
+           rc == cudaErrorNoKernelImageForDevice ||
+           rc == cudaErrorUnsupportedPtxVersion;
+}
+
+static void do_probe(void)
+{
+    if (probed)
+        return;
+    int n = 0;
+    cudaError_t rc = cudaGetDeviceCount(&n);
+    if (rc == cudaSuccess && n == 0)
+        rc = cudaErrorNoDevice;
+    if (rc == cudaSuccess) {
+        tl_probe_kernel<<<1, 1, 0, cudaStreamPerThread>>>(NULL);
+        rc = cudaGetLastError();
+        if (rc == cudaSuccess)
+            rc = cudaStreamSynchronize(cudaStreamPerThread);
+    }
+    if (rc != cudaSuccess) {
+        (void)cudaGetLastError();
+        probed = -1;
+        probe_status = (int)rc;
+        snprintf(probe_why, sizeof probe_why, "%s (%d: %s)%s", cudaGetErrorName(rc),
+                 (int)rc, cudaGetErrorString(rc),
+                 no_gpu_status(rc) ? "" : " [unexpected]");
+        return;
+    }
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.multiProcessorCount > 0)
+        sm_count = prop.multiProcessorCount;
+    probed = 1;
+}
+
+extern "C" const char *tl_dev_cuda_why(void)
+{
+    do_probe();
+    return probed == 1 ? "" : probe_why;
+}
+
+static int cu_probe(char *why, size_t cap)
+{
+    do_probe();
+    if (probed == 1)
+        return 0;
+    if (why && cap)
+        snprintf(why, cap, "%s", probe_why);
+    return probe_status ? probe_status : 100;
+}
+
+static int st(cudaError_t rc)
+{
+    return (int)rc;
+}
+
+static int cu_malloc(void **p, size_t n)
+{
+    *p = NULL;
+    cudaError_t rc = cudaMallocAsync(p, n ? n : 1, cudaStreamPerThread);
+    if (rc == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        /* trim the pool once and retry (PyTorch frees its cache, too) */
+        cudaStreamSynchronize(cudaStreamPerThread);
+        cudaMemPool_t pool;
+        int dev = 0;
+        cudaGetDevice(&dev);
+        if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+            cudaMemPoolTrimTo(pool, 0);
+        rc = cudaMallocAsync(p, n ? n : 1, cudaStreamPerThread);
+        if (rc == cudaErrorMemoryAllocation)
+            (void)cudaGetLastError();
+    }
+    return st(rc);
+}
+
+static void cu_free(void *p)
+{
+    if (p)
+        (void)cudaFreeAsync(p, cudaStreamPerThread);
+}
+
+static int cu_h2d(void *dst, const void *src, size_t n)
+{
+    cudaError_t rc = cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, cudaStreamPerThread);
+    if (rc == cudaSuccess)
+        rc = cudaStreamSynchronize(cudaStreamPerThread); /* src may be freed next */
+    return st(rc);
+}
+
+static int cu_d2h(void *dst, const void *src, size_t n)
+{
+    cudaError_t rc = cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, cudaStreamPerThread);
+    if (rc == cudaSuccess)
+        rc = cudaStreamSynchronize(cudaStreamPerThread);
+    return st(rc);
+}
+
+static int cu_d2d(void *dst, const void *src, size_t n)
+{
+    return st(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, cudaStreamPerThread));
+}
+
+static int cu_memset0(void *dst, size_t n)
+{
+    return st(cudaMemsetAsync(dst, 0, n, cudaStreamPerThread));
+}
+
+static int cu_launch(tl_kkind kind, const tl_kdesc *d)
+{
+    if (d->n <= 0)
+        return 0;
+    int64_t blocks = (d->n + TL_THREADS - 1) / TL_THREADS;
+    int64_t cap = (int64_t)sm_count * 32; /* grid-stride beyond this */
+    unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+    unsigned threads = TL_THREADS;
+    if (d->serial)
+        grid = threads = 1;
+    cudaStream_t s = cudaStreamPerThread;
+    switch (kind) {
+    case TL_K_COPY: k_copy<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_FILL: k_fill<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_BINARY: k_binary<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_UNARY: k_unary<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_WHERE: k_where<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_GATHER: k_gather<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_REDUCE: k_reduce<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_REDUCE_COMBINE: k_reduce_combine<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_SCATTER: k_scatter<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_SORT: k_sort<<<grid, threads, 0, s>>>(*d); break;
+    default: return (int)cudaErrorInvalidValue;
+    }
+    cudaError_t rc = cudaPeekAtLastError();
+    if (rc == cudaSuccess)
+        rc = cudaStreamSynchronize(s);
+    return st(rc);
+}
+
+static int cu_sync(void)
+{
+    return st(cudaStreamSynchronize(cudaStreamPerThread));
+}
+
+static void *cu_host_alloc(size_t n)
+{
+    void *p = NULL;
+    if (cudaHostAlloc(&p, n ? n : 1, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    memset(p, 0, n ? n : 1);
+    return p;
+}
+
+static void cu_host_free(void *p)
+{
+    if (p)
+        (void)cudaFreeHost(p);
+}
+
+static const char *cu_errname(int status)
+{
+    static __thread char buf[200];
+    if (status == TL_DEV_OOM)
+        return "out of memory";
+    snprintf(buf, sizeof buf, "%s: %s", cudaGetErrorName((cudaError_t)status),
+             cudaGetErrorString((cudaError_t)status));
+    return buf;
+}
+
+static int cu_ptr_kind(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged)
+        return 1;
+    if (a.type == cudaMemoryTypeHost)
+        return 2;
+    return 0;
+}
+
+static const tl_dev cuda_dev = {
+    "cuda", cu_probe, cu_malloc, cu_free, cu_h2d, cu_d2h, cu_d2d, cu_memset0,
+    cu_launch, cu_sync, cu_host_alloc, cu_host_free, cu_errname, cu_ptr_kind,
+};
+
+extern "C" const tl_dev *tl_dev_cuda(void)
+{
+    return &cuda_dev;
+}

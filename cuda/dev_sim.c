@@ -1,0 +1,394 @@
+/* dev_sim.c - the host grid simulator: the device API of dev.h on host
+ * memory, so the CUDA backend's host side and its kernel bodies (kernels.h)
+ * run, and are checked, on every machine without a GPU.
+ *
+ * Invariants:
+ *   - Device addresses are malloc'd host blocks with bit 47 set (x86-64
+ *     user addresses are below 2^47, so the tagged address is non-canonical):
+ *     any host code that dereferences one faults at once, in plain runs and
+ *     under ASan. Only this file strips the tag, right before a kernel body
+ *     or a copy touches the bytes. Each block has a header holding its size
+ *     and a magic word, so a copy outside a block or a free of a non-block
+ *     is caught (status 700, cudaErrorIllegalAddress) instead of corrupting.
+ *   - A launch runs the grid's blocks in a shuffled order, and each block's
+ *     threads in a shuffled order, each thread calling tl_k_run() once with
+ *     its own tl_kgrid: exactly what the __global__ wrappers do on a GPU.
+ *     The default grid (64 threads, at most 8 blocks) is small so the
+ *     grid-stride loop really loops.
+ *   - Every launch counts the writes to each output element (tl_kdesc
+ *     .visits) and fails with TL_DEV_ECHECK unless each was written exactly
+ *     once: a wrong grid stride or thread index shows here even when the
+ *     values come out right.
+ *   - The simulated device has a capacity (default: unlimited) so tests can
+ *     provoke "CUDA out of memory"; tl_dev_sim_inject (or the environment's
+ *     TLAB_SIM_FAULT=N:STATUS for the Nth launch) makes a launch fail with a
+ *     chosen status (sticky-error tests).
+ *   - Launches poll the op's deadline between blocks (TL_DEV_ETIMEOUT).
+ */
+#include "dev_sim.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+
+#define TAG ((uintptr_t)1 << 47)
+#define MAGIC 0x7464657673696dULL /* "tdevsim" */
+
+typedef struct blk_hdr {
+    uint64_t magic;
+    uint64_t size;
+} blk_hdr;
+
+static int64_t cfg_block = 64;
+static int64_t cfg_max_blocks = 8;
+static uint64_t cfg_seed = 0x9e3779b97f4a7c15ULL;
+static atomic_size_t capacity = SIZE_MAX;
+static atomic_size_t live;
+static atomic_int inject;
+
+void tl_dev_sim_configure(int64_t block, int64_t max_blocks, uint64_t seed)
+{
+    if (block > 0)
+        cfg_block = block;
+    if (max_blocks > 0)
+        cfg_max_blocks = max_blocks;
+    cfg_seed = seed ? seed : cfg_seed;
+}
+
+void tl_dev_sim_set_capacity(size_t bytes)
+{
+    atomic_store(&capacity, bytes ? bytes : SIZE_MAX);
+}
+
+size_t tl_dev_sim_live(void)
+{
+    return atomic_load(&live);
+}
+
+void tl_dev_sim_inject(int status)
+{
+    atomic_store(&inject, status);
+}
+
+int tl_dev_sim_is_device(const void *p)
+{
+    return p && ((uintptr_t)p & TAG) != 0;
+}
+
+static void *untag(const void *p)
+{
+    return p ? (void *)((uintptr_t)p & ~TAG) : NULL;
+}
+
+/* ---- memory ---- */
+
+/* Device blocks: one allocation = header + bytes; the address handed out
+ * is the first byte after the header, tagged. A range check needs the
+ * block, so allocations are also kept in a small registry. */
+typedef struct reg_ent {
+    uintptr_t lo, hi; /* untagged [lo, hi) */
+} reg_ent;
+
+static reg_ent *reg;
+static size_t reg_n, reg_cap;
+static atomic_flag reg_lock = ATOMIC_FLAG_INIT;
+
+static void lock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&reg_lock, memory_order_acquire))
+        ;
+}
+
+static void unlock(void)
+{
+    atomic_flag_clear_explicit(&reg_lock, memory_order_release);
+}
+
+static int reg_add(uintptr_t lo, uintptr_t hi)
+{
+    lock();
+    if (reg_n == reg_cap) {
+        size_t nc = reg_cap ? reg_cap * 2 : 256;
+        reg_ent *r = realloc(reg, nc * sizeof *r);
+        if (!r) {
+            unlock();
+            return -1;
+        }
+        reg = r;
+        reg_cap = nc;
+    }
+    reg[reg_n].lo = lo;
+    reg[reg_n].hi = hi;
+    reg_n++;
+    unlock();
+    return 0;
+}
+
+static void reg_del(uintptr_t lo)
+{
+    lock();
+    for (size_t i = reg_n; i-- > 0;) {
+        if (reg[i].lo == lo) {
+            reg[i] = reg[--reg_n];
+            break;
+        }
+    }
+    unlock();
+}
+
+/* Is the untagged range [p, p+n) inside one live block? */
+static int reg_has(uintptr_t p, size_t n)
+{
+    int ok = 0;
+    lock();
+    for (size_t i = 0; i < reg_n && !ok; i++)
+        ok = p >= reg[i].lo && n <= reg[i].hi - reg[i].lo && p - reg[i].lo <= reg[i].hi - reg[i].lo - n;
+    unlock();
+    return ok;
+}
+
+static int sim_malloc(void **out, size_t n)
+{
+    *out = NULL;
+    size_t cap = atomic_load(&capacity);
+    size_t now = atomic_fetch_add(&live, n);
+    if (now > cap || n > cap - now || n > SIZE_MAX - sizeof(blk_hdr) - 16) {
+        atomic_fetch_sub(&live, n);
+        return TL_DEV_OOM;
+    }
+    blk_hdr *h = calloc(1, sizeof *h + (n ? n : 1));
+    if (!h) {
+        atomic_fetch_sub(&live, n);
+        return TL_DEV_OOM;
+    }
+    h->magic = MAGIC;
+    h->size = n;
+    uintptr_t lo = (uintptr_t)(h + 1);
+    if ((lo & TAG) || reg_add(lo, lo + n) < 0) {
+        free(h);
+        atomic_fetch_sub(&live, n);
+        return TL_DEV_OOM;
+    }
+    *out = (void *)(lo | TAG);
+    return 0;
+}
+
+static void sim_free(void *p)
+{
+    if (!p)
+        return;
+    blk_hdr *h = (blk_hdr *)untag(p) - 1;
+    if (!tl_dev_sim_is_device(p) || h->magic != MAGIC)
+        abort(); /* freeing what this device never handed out */
+    reg_del((uintptr_t)(h + 1));
+    atomic_fetch_sub(&live, (size_t)h->size);
+    h->magic = 0;
+    free(h);
+}
+
+/* a device range must be tagged and inside a live block */
+static int dev_range(const void *p, size_t n)
+{
+    if (n == 0)
+        return 1;
+    return tl_dev_sim_is_device(p) && reg_has((uintptr_t)untag(p), n);
+}
+
+#define EILLEGAL 700 /* cudaErrorIllegalAddress */
+
+static int sim_h2d(void *dst, const void *src, size_t n)
+{
+    if (!dev_range(dst, n) || (n && tl_dev_sim_is_device(src)))
+        return EILLEGAL;
+    if (n)
+        memcpy(untag(dst), src, n);
+    return 0;
+}
+
+static int sim_d2h(void *dst, const void *src, size_t n)
+{
+    if (!dev_range(src, n) || (n && tl_dev_sim_is_device(dst)))
+        return EILLEGAL;
+    if (n)
+        memcpy(dst, untag(src), n);
+    return 0;
+}
+
+static int sim_d2d(void *dst, const void *src, size_t n)
+{
+    if (!dev_range(dst, n) || !dev_range(src, n))
+        return EILLEGAL;
+    if (n)
+        memmove(untag(dst), untag(src), n);
+    return 0;
+}
+
+static int sim_memset0(void *dst, size_t n)
+{
+    if (!dev_range(dst, n))
+        return EILLEGAL;
+    if (n)
+        memset(untag(dst), 0, n);
+    return 0;
+}
+
+/* ---- launches ---- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+    /* splitmix64 */
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void shuffle(int64_t *a, int64_t n, uint64_t *s)
+{
+    for (int64_t i = 0; i < n; i++)
+        a[i] = i;
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)(rng_next(s) % (uint64_t)(i + 1));
+        int64_t t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+/* How many output elements a launch writes (what visits counts). */
+static int64_t outputs_of(tl_kkind kind, const tl_kdesc *d)
+{
+    if (kind == TL_K_SORT)
+        return d->len > 0 ? d->n / d->len * d->k : 0;
+    return d->n;
+}
+
+static _Thread_local uint64_t launch_count;
+
+/* TLAB_SIM_FAULT=N:STATUS (tests): the Nth launch of the process fails
+ * with STATUS, e.g. 3:700, as a GPU's illegal address would. */
+static atomic_long launches_seen;
+
+static int env_fault(void)
+{
+    const char *f = getenv("TLAB_SIM_FAULT");
+    if (!f)
+        return 0;
+    long n = 0;
+    int status = 0;
+    if (sscanf(f, "%ld:%d", &n, &status) != 2 || n <= 0)
+        return 0;
+    return atomic_fetch_add(&launches_seen, 1) + 1 == n ? status : 0;
+}
+
+static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
+{
+    int inj = atomic_exchange(&inject, 0);
+    if (!inj)
+        inj = env_fault();
+    if (inj)
+        return inj;
+    if (desc->n <= 0)
+        return 0;
+    tl_kdesc d = *desc;
+    for (int k = 0; k < TL_K_MAXOPS; k++)
+        d.ptr[k] = untag(d.ptr[k]);
+    d.goffs = untag(d.goffs);
+    d.partials = untag(d.partials);
+    d.sstart = untag(d.sstart);
+    d.spos = untag(d.spos);
+    d.flag = untag(d.flag);
+    int64_t nout = outputs_of(kind, &d);
+    int32_t *visits = calloc((size_t)(nout > 0 ? nout : 1), sizeof *visits);
+    int64_t bdim = cfg_block;
+    int64_t nblk = (d.n + bdim - 1) / bdim;
+    int64_t gdim = nblk < cfg_max_blocks ? nblk : cfg_max_blocks;
+    if (d.serial)
+        bdim = gdim = 1;
+    int64_t *border = malloc((size_t)gdim * sizeof *border);
+    int64_t *torder = malloc((size_t)cfg_block * sizeof *torder);
+    if (!visits || !border || !torder) {
+        free(visits);
+        free(border);
+        free(torder);
+        return TL_DEV_OOM;
+    }
+    d.visits = visits;
+    uint64_t s = cfg_seed ^ (++launch_count * 0xd1b54a32d192ed03ULL);
+    shuffle(border, gdim, &s);
+    int rc = 0;
+    for (int64_t b = 0; b < gdim && rc == 0; b++) {
+        shuffle(torder, bdim, &s);
+        tl_kgrid g;
+        g.block = border[b];
+        g.bdim = bdim;
+        g.gdim = gdim;
+        for (int64_t t = 0; t < bdim; t++) {
+            g.thread = torder[t];
+            tl_k_run((int)kind, &d, g);
+        }
+        if (tl_context_deadline_passed())
+            rc = TL_DEV_ETIMEOUT;
+    }
+    for (int64_t i = 0; i < nout && rc == 0; i++)
+        if (visits[i] != 1)
+            rc = TL_DEV_ECHECK;
+    free(visits);
+    free(border);
+    free(torder);
+    return rc;
+}
+
+static int sim_sync(void)
+{
+    return 0;
+}
+
+static int sim_probe(char *why, size_t cap)
+{
+    (void)why;
+    (void)cap;
+    return 0;
+}
+
+static void *sim_host_alloc(size_t n)
+{
+    return calloc(1, n ? n : 1);
+}
+
+static void sim_host_free(void *p)
+{
+    free(p);
+}
+
+static const char *sim_errname(int status)
+{
+    switch (status) {
+    case 0: return "cudaSuccess: no error";
+    case TL_DEV_OOM: return "cudaErrorMemoryAllocation: out of memory";
+    case EILLEGAL: return "cudaErrorIllegalAddress: an illegal memory access was encountered";
+    case 719: return "cudaErrorLaunchFailure: unspecified launch failure";
+    case TL_DEV_ECHECK: return "simulator: an output element was not written exactly once";
+    case TL_DEV_ETIMEOUT: return "simulator: the op's time limit passed";
+    default: return "simulated device error";
+    }
+}
+
+static int sim_ptr_kind(const void *p)
+{
+    return tl_dev_sim_is_device(p) ? 1 : 0;
+}
+
+static const tl_dev sim_dev = {
+    "sim", sim_probe, sim_malloc, sim_free, sim_h2d, sim_d2h, sim_d2d,
+    sim_memset0, sim_launch, sim_sync, sim_host_alloc, sim_host_free,
+    sim_errname, sim_ptr_kind,
+};
+
+const tl_dev *tl_dev_sim(void)
+{
+    return &sim_dev;
+}

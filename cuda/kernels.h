@@ -1,0 +1,991 @@
+/* kernels.h - the CUDA backend's kernel bodies, written once for two
+ * compilers: nvcc compiles them as __host__ __device__ functions called from
+ * the __global__ wrappers in dev_cuda.cu, gcc compiles them as plain C for
+ * the host grid simulator (dev_sim.c). Everything here is in the common
+ * subset of C11 and C++17: no designated initialisers, compound literals,
+ * VLAs, templates or references, no library call beyond <math.h>/<string.h>.
+ *
+ * Design:
+ *   - A launch is one descriptor (tl_kdesc, passed by value to the device)
+ *     plus a grid. Each thread of the grid runs tl_k_run() with its own
+ *     {block, thread, blockDim, gridDim} (tl_kgrid) and walks the work items
+ *     of a grid-stride loop: item i, i + blockDim*gridDim, ...
+ *   - A work item is one output element (or one reduction partial). Its
+ *     operand addresses come from a divide/modulo offset calculator over the
+ *     merged shape (PyTorch's OffsetCalculator): item -> coordinates ->
+ *     byte offset per operand. The host merges and drops dims first.
+ *   - No cooperation between threads: no shared memory, barriers, warp
+ *     intrinsics or atomics. Every output element is written by exactly one
+ *     work item, so running blocks and threads serially in any order (the
+ *     simulator) gives the device's answer. `visits` (simulator only, NULL on
+ *     a GPU) counts the writes per item so the simulator can prove it.
+ *   - Scalar semantics (dtype loads, stores, conversions, the ops) are those
+ *     of src/runtime/dtype.c and backend_cpu.c, bit for bit: float16/bfloat16
+ *     round to nearest-even through float, float -> int stores go through
+ *     int32/int64 with INT_MIN for out-of-range values, arithmetic happens in
+ *     double (floating compute dtypes, results rounded to the compute dtype)
+ *     or on uint64 (integral compute dtypes, wrapped to their width).
+ *   - Integer division by zero writes 0 and raises *flag (device memory):
+ *     the host turns it into PyTorch's error after the launch.
+ * Requires --fmad=false under nvcc (a*b+c must not become an FMA).
+ */
+#ifndef TL_KERNELS_H
+#define TL_KERNELS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__CUDACC__)
+#define TL_KFN static __host__ __device__ inline
+#else
+#define TL_KFN static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TL_K_MAXDIMS 64
+#define TL_K_MAXOPS 4
+
+/* dtype codes: the same numbers as tl_dtype (dtype.h), restated so this
+ * header stands alone in a .cu translation unit */
+enum {
+    TL_K_BOOL = 0, TL_K_U8, TL_K_I8, TL_K_I16, TL_K_I32, TL_K_I64, TL_K_F16,
+    TL_K_BF16, TL_K_F32, TL_K_F64, TL_K_NDTYPES
+};
+
+/* kernel kinds (one __global__ each on the device) */
+typedef enum tl_kkind {
+    TL_K_COPY, TL_K_FILL, TL_K_BINARY, TL_K_UNARY, TL_K_WHERE, TL_K_GATHER,
+    TL_K_REDUCE, TL_K_REDUCE_COMBINE, TL_K_SCATTER, TL_K_SORT, TL_K_NKINDS
+} tl_kkind;
+
+/* One launch. Strides are in bytes over the merged shape (dim 0 outermost).
+ * Operand 0 is the output unless the kernel says otherwise. */
+typedef struct tl_kdesc {
+    int64_t n;                         /* work items */
+    int32_t ndim, nops;
+    int32_t op, compute, bits;         /* op code, compute dtype, its width */
+    int32_t dtype[TL_K_MAXOPS];
+    int64_t sizes[TL_K_MAXDIMS];
+    int64_t strides[TL_K_MAXOPS][TL_K_MAXDIMS];
+    char *ptr[TL_K_MAXOPS];            /* element [0,...,0] of each operand */
+    /* gather/scatter: the coordinate along merged dim gdim of operand gop
+     * (1: gather's source, 0: scatter's destination) is replaced by
+     * goffs[coordinate] (byte offsets); gdim = -1: none */
+    int32_t gdim, gop;
+    const int64_t *goffs;
+    /* reduce: the reduced sub-shape (rsizes/rstrides of operand 1), nred
+     * elements per output, split into nchunk chunks of clen; partials */
+    int32_t rndim;
+    int64_t nred, nchunk, clen;
+    int64_t rsizes[TL_K_MAXDIMS];
+    int64_t rstrides[TL_K_MAXDIMS];
+    void *partials;                    /* tl_kacc[n * nchunk] */
+    /* scatter: the item at gdim coordinate u folds the source elements at
+     * byte offsets spos[sstart[u] .. sstart[u+1]) (duplicates, CPU order) */
+    const int64_t *sstart, *spos;
+    /* sort: row length, descending, k outputs kept per row (topk) */
+    int64_t len, k;
+    int32_t descending;
+    unsigned char fill[8];             /* fill: the value's bytes */
+    /* the output overlaps an input (x[1:].copy_(x[:-1])): run as one
+     * thread, items in order, as the CPU's loop does (1); 2: a same-dtype
+     * copy whose inner strips are dense, which the CPU moves strip by strip
+     * with memmove: each strip is walked backwards when its destination
+     * lies above its source */
+    int32_t serial;
+    int32_t *flag;                     /* integer division by zero */
+    int32_t *visits;                   /* simulator: writes per item */
+} tl_kdesc;
+
+typedef struct tl_kgrid {
+    int64_t block, thread, bdim, gdim;
+} tl_kgrid;
+
+/* reduction accumulator (one per output or per partial) */
+typedef struct tl_kacc {
+    double f;
+    int64_t i;
+    int64_t arg;
+    int32_t seen_nan;
+    int32_t any; /* elements folded (0: empty partial) */
+} tl_kacc;
+
+/* op codes: the same numbers as tl_binop / tl_unop / tl_redop (backend.h) */
+enum {
+    TL_KB_ADD, TL_KB_SUB, TL_KB_MUL, TL_KB_DIV, TL_KB_FLOORDIV,
+    TL_KB_REMAINDER, TL_KB_FMOD, TL_KB_POW, TL_KB_MAXIMUM, TL_KB_MINIMUM,
+    TL_KB_ATAN2, TL_KB_EQ, TL_KB_NE, TL_KB_LT, TL_KB_LE, TL_KB_GT,
+    TL_KB_GE, TL_KB_LOGICAL_AND, TL_KB_LOGICAL_OR, TL_KB_LOGICAL_XOR,
+    TL_KB_BITAND, TL_KB_BITOR, TL_KB_BITXOR, TL_KB_LSHIFT, TL_KB_RSHIFT,
+    TL_KB_COPY_RHS
+};
+enum {
+    TL_KU_NEG, TL_KU_ABS, TL_KU_SQRT, TL_KU_RSQRT, TL_KU_EXP, TL_KU_EXP2,
+    TL_KU_EXPM1, TL_KU_LOG, TL_KU_LOG2, TL_KU_LOG10, TL_KU_LOG1P, TL_KU_SIN,
+    TL_KU_COS, TL_KU_TAN, TL_KU_ASIN, TL_KU_ACOS, TL_KU_ATAN, TL_KU_SINH,
+    TL_KU_COSH, TL_KU_TANH, TL_KU_SIGMOID, TL_KU_RELU, TL_KU_FLOOR, TL_KU_CEIL,
+    TL_KU_ROUND, TL_KU_TRUNC, TL_KU_FRAC, TL_KU_SIGN, TL_KU_RECIPROCAL,
+    TL_KU_SQUARE, TL_KU_LOGICAL_NOT, TL_KU_BITWISE_NOT, TL_KU_ISNAN,
+    TL_KU_ISINF, TL_KU_ISFINITE, TL_KU_ERF, TL_KU_IDENTITY
+};
+enum {
+    TL_KR_SUM, TL_KR_PROD, TL_KR_MEAN, TL_KR_MAX, TL_KR_MIN,
+    TL_KR_ARGMAX, TL_KR_ARGMIN, TL_KR_ALL, TL_KR_ANY
+};
+/* scatter modes (op) */
+enum { TL_KS_ASSIGN, TL_KS_ADD };
+
+/* ------------------------------------------------------------------------
+ * Scalars: float16 / bfloat16, well-defined float -> int, loads, stores
+ * ---------------------------------------------------------------------- */
+
+TL_KFN int tl_k_isnan(double x) { return x != x; }
+TL_KFN int tl_k_isinf(double x) { return x == HUGE_VAL || x == -HUGE_VAL; }
+
+TL_KFN uint32_t tl_k_f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+TL_KFN float tl_k_bits_f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+TL_KFN uint16_t tl_k_f32_to_f16(float f)
+{
+    uint32_t x = tl_k_f32_bits(f);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t exp = (x >> 23) & 0xffu;
+    uint32_t man = x & 0x7fffffu;
+    if (exp == 0xffu)
+        return (uint16_t)(sign | (man ? 0x7e00u : 0x7c00u));
+    if (exp == 0)
+        return (uint16_t)sign;
+    int32_t e = (int32_t)exp - 127 + 15;
+    if (e >= 31)
+        return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) {
+        uint32_t m = man | 0x800000u;
+        int shift = 14 - e;
+        if (shift >= 25)
+            return (uint16_t)sign;
+        uint32_t q = m >> shift;
+        uint32_t rem = m & ((1u << shift) - 1u);
+        uint32_t half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (q & 1u)))
+            q++;
+        return (uint16_t)(sign | q);
+    }
+    uint32_t q = ((uint32_t)e << 10) | (man >> 13);
+    uint32_t rem = man & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (q & 1u)))
+        q++;
+    return (uint16_t)(sign | q);
+}
+
+TL_KFN float tl_k_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    if (exp == 0x1fu)
+        return tl_k_bits_f32(sign | 0x7f800000u | (man << 13));
+    if (exp == 0) {
+        float v = (float)man * 5.9604644775390625e-08f; /* 2^-24, exact */
+        return sign ? -v : v;
+    }
+    return tl_k_bits_f32(sign | ((exp + 112u) << 23) | (man << 13));
+}
+
+TL_KFN uint16_t tl_k_f32_to_bf16(float f)
+{
+    if (f != f)
+        return 0x7fc0u;
+    uint32_t x = tl_k_f32_bits(f);
+    uint32_t bias = ((x >> 16) & 1u) + 0x7fffu;
+    return (uint16_t)((x + bias) >> 16);
+}
+
+TL_KFN float tl_k_bf16_to_f32(uint16_t h)
+{
+    return tl_k_bits_f32((uint32_t)h << 16);
+}
+
+TL_KFN int64_t tl_k_f64_to_i64(double v)
+{
+    if (v >= -9223372036854775808.0 && v < 9223372036854775808.0)
+        return (int64_t)v;
+    return INT64_MIN;
+}
+
+TL_KFN int32_t tl_k_f64_to_i32(double v)
+{
+    if (v > -2147483649.0 && v < 2147483648.0)
+        return (int32_t)v;
+    return INT32_MIN;
+}
+
+TL_KFN int tl_k_is_floating(int dt)
+{
+    return dt == TL_K_F16 || dt == TL_K_BF16 || dt == TL_K_F32 || dt == TL_K_F64;
+}
+
+TL_KFN int tl_k_size(int dt)
+{
+    switch (dt) {
+    case TL_K_BOOL: case TL_K_U8: case TL_K_I8: return 1;
+    case TL_K_I16: case TL_K_F16: case TL_K_BF16: return 2;
+    case TL_K_I32: case TL_K_F32: return 4;
+    default: return 8;
+    }
+}
+
+TL_KFN double tl_k_ldf(int dt, const char *p)
+{
+    switch (dt) {
+    case TL_K_BOOL: return *(const uint8_t *)p ? 1.0 : 0.0;
+    case TL_K_U8: return *(const uint8_t *)p;
+    case TL_K_I8: return *(const int8_t *)p;
+    case TL_K_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case TL_K_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case TL_K_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+    case TL_K_F16: { uint16_t v; memcpy(&v, p, 2); return tl_k_f16_to_f32(v); }
+    case TL_K_BF16: { uint16_t v; memcpy(&v, p, 2); return tl_k_bf16_to_f32(v); }
+    case TL_K_F32: { float v; memcpy(&v, p, 4); return v; }
+    default: { double v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+TL_KFN int64_t tl_k_ldi(int dt, const char *p)
+{
+    switch (dt) {
+    case TL_K_BOOL: return *(const uint8_t *)p ? 1 : 0;
+    case TL_K_U8: return *(const uint8_t *)p;
+    case TL_K_I8: return *(const int8_t *)p;
+    case TL_K_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case TL_K_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case TL_K_I64: { int64_t v; memcpy(&v, p, 8); return v; }
+    default: return tl_k_f64_to_i64(tl_k_ldf(dt, p));
+    }
+}
+
+TL_KFN void tl_k_sti(int dt, char *p, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    switch (dt) {
+    case TL_K_BOOL: *(uint8_t *)p = v != 0; break;
+    case TL_K_U8: *(uint8_t *)p = (uint8_t)u; break;
+    case TL_K_I8: *(int8_t *)p = (int8_t)(uint8_t)u; break;
+    case TL_K_I16: { int16_t w = (int16_t)(uint16_t)u; memcpy(p, &w, 2); break; }
+    case TL_K_I32: { int32_t w = (int32_t)(uint32_t)u; memcpy(p, &w, 4); break; }
+    case TL_K_I64: memcpy(p, &v, 8); break;
+    case TL_K_F16: { uint16_t w = tl_k_f32_to_f16((float)v); memcpy(p, &w, 2); break; }
+    case TL_K_BF16: { uint16_t w = tl_k_f32_to_bf16((float)v); memcpy(p, &w, 2); break; }
+    case TL_K_F32: { float w = (float)v; memcpy(p, &w, 4); break; }
+    default: { double w = (double)v; memcpy(p, &w, 8); break; }
+    }
+}
+
+TL_KFN void tl_k_stf(int dt, char *p, double v)
+{
+    switch (dt) {
+    case TL_K_BOOL: *(uint8_t *)p = v != 0.0; break;
+    case TL_K_U8: case TL_K_I8: case TL_K_I16: case TL_K_I32:
+        tl_k_sti(dt, p, tl_k_f64_to_i32(v)); break;
+    case TL_K_I64: tl_k_sti(dt, p, tl_k_f64_to_i64(v)); break;
+    case TL_K_F16: { uint16_t w = tl_k_f32_to_f16((float)v); memcpy(p, &w, 2); break; }
+    case TL_K_BF16: { uint16_t w = tl_k_f32_to_bf16((float)v); memcpy(p, &w, 2); break; }
+    case TL_K_F32: { float w = (float)v; memcpy(p, &w, 4); break; }
+    default: memcpy(p, &v, 8); break;
+    }
+}
+
+/* a value rounded to what a floating compute dtype holds */
+TL_KFN double tl_k_round(int dt, double v)
+{
+    switch (dt) {
+    case TL_K_F32: return (double)(float)v;
+    case TL_K_F16: return tl_k_f16_to_f32(tl_k_f32_to_f16((float)v));
+    case TL_K_BF16: return tl_k_bf16_to_f32(tl_k_f32_to_bf16((float)v));
+    default: return v;
+    }
+}
+
+/* an int64 wrapped to an integral/bool compute dtype */
+TL_KFN int64_t tl_k_wrap(int dt, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    switch (dt) {
+    case TL_K_BOOL: return v != 0;
+    case TL_K_U8: return (uint8_t)u;
+    case TL_K_I8: return (int8_t)(uint8_t)u;
+    case TL_K_I16: return (int16_t)(uint16_t)u;
+    case TL_K_I32: return (int32_t)(uint32_t)u;
+    default: return v;
+    }
+}
+
+/* dst <- src converted, one element */
+TL_KFN void tl_k_convert(int dd, char *d, int sd, const char *s)
+{
+    if (dd == sd)
+        memcpy(d, s, (size_t)tl_k_size(dd));
+    else if (tl_k_is_floating(sd))
+        tl_k_stf(dd, d, tl_k_ldf(sd, s));
+    else
+        tl_k_sti(dd, d, tl_k_ldi(sd, s));
+}
+
+/* ------------------------------------------------------------------------
+ * The offset calculator and the thread mapping
+ * ---------------------------------------------------------------------- */
+
+/* Byte offsets of work item i in each operand (row-major coordinates over
+ * d->sizes; gather/scatter replace operand gop's term along d->gdim).
+ * Returns the coordinate along gdim (0 without one). */
+TL_KFN int64_t tl_k_offsets(const tl_kdesc *d, int64_t i, int64_t *off)
+{
+    int64_t gc = 0;
+    /* constant trip counts (unused operands have stride 0) keep off[] in
+     * registers on the device */
+    int k;
+    for (k = 0; k < TL_K_MAXOPS; k++)
+        off[k] = 0;
+    /* every item index passed here is below d->n, and so is every size:
+     * below 2^31, 32-bit division (much cheaper on a GPU) is exact */
+    int narrow = d->n <= 2147483647;
+    for (int dim = d->ndim - 1; dim >= 0; dim--) {
+        int64_t sz = d->sizes[dim];
+        int64_t c;
+        if (narrow) {
+            uint32_t u = (uint32_t)i, s32 = (uint32_t)sz;
+            c = (int64_t)(u % s32);
+            i = (int64_t)(u / s32);
+        } else {
+            c = i % sz;
+            i /= sz;
+        }
+        for (k = 0; k < TL_K_MAXOPS; k++)
+            off[k] += c * d->strides[k][dim];
+        if (dim == d->gdim) {
+            /* constant indices only: off[] stays in registers */
+            if (d->gop == 0)
+                off[0] += d->goffs[c] - c * d->strides[0][dim];
+            else
+                off[1] += d->goffs[c] - c * d->strides[1][dim];
+            gc = c;
+        }
+    }
+    return gc;
+}
+
+/* The first work item of this thread and the grid stride. */
+TL_KFN int64_t tl_k_first(tl_kgrid g) { return g.block * g.bdim + g.thread; }
+TL_KFN int64_t tl_k_stride(tl_kgrid g) { return g.bdim * g.gdim; }
+
+TL_KFN void tl_k_visit(const tl_kdesc *d, int64_t i)
+{
+    if (d->visits)
+        d->visits[i]++;
+}
+
+/* ------------------------------------------------------------------------
+ * Scalar op semantics (c10's, as backend_cpu.c)
+ * ---------------------------------------------------------------------- */
+
+TL_KFN double tl_k_floordiv_f(double a, double b)
+{
+    if (b == 0.0)
+        return a / b;
+    double mod = fmod(a, b);
+    double div = (a - mod) / b;
+    if (mod != 0.0 && (b < 0.0) != (mod < 0.0))
+        div -= 1.0;
+    double fl;
+    if (div != 0.0) {
+        fl = floor(div);
+        if (div - fl > 0.5)
+            fl += 1.0;
+    } else {
+        fl = copysign(0.0, a / b);
+    }
+    return fl;
+}
+
+TL_KFN double tl_k_remainder_f(double a, double b)
+{
+    double mod = fmod(a, b);
+    if (mod != 0.0 && (b < 0.0) != (mod < 0.0))
+        mod += b;
+    return mod;
+}
+
+TL_KFN int64_t tl_k_pow_i(int64_t a, int64_t b)
+{
+    if (b < 0) {
+        if (a == 1)
+            return 1;
+        if (a == -1)
+            return (b & 1) ? -1 : 1;
+        return 0;
+    }
+    uint64_t result = 1, base = (uint64_t)a, e = (uint64_t)b;
+    while (e) {
+        if (e & 1)
+            result *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return (int64_t)result;
+}
+
+TL_KFN double tl_k_binary_f(int op, double a, double b)
+{
+    switch (op) {
+    case TL_KB_ADD: return a + b;
+    case TL_KB_SUB: return a - b;
+    case TL_KB_MUL: return a * b;
+    case TL_KB_DIV: return a / b;
+    case TL_KB_FLOORDIV: return tl_k_floordiv_f(a, b);
+    case TL_KB_REMAINDER: return tl_k_remainder_f(a, b);
+    case TL_KB_FMOD: return fmod(a, b);
+    case TL_KB_POW: return pow(a, b);
+    case TL_KB_MAXIMUM:
+        return (tl_k_isnan(a) || tl_k_isnan(b)) ? NAN : (a > b ? a : b);
+    case TL_KB_MINIMUM:
+        return (tl_k_isnan(a) || tl_k_isnan(b)) ? NAN : (a < b ? a : b);
+    case TL_KB_ATAN2: return atan2(a, b);
+    default: return b; /* COPY_RHS */
+    }
+}
+
+/* integer ops; *zero is set for a division by zero */
+TL_KFN int64_t tl_k_binary_i(int op, int64_t a, int64_t b, int bits, int *zero)
+{
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    switch (op) {
+    case TL_KB_ADD: return (int64_t)(ua + ub);
+    case TL_KB_SUB: return (int64_t)(ua - ub);
+    case TL_KB_MUL: return (int64_t)(ua * ub);
+    case TL_KB_DIV: case TL_KB_FLOORDIV: case TL_KB_REMAINDER: case TL_KB_FMOD:
+        if (b == 0) {
+            *zero = 1;
+            return 0;
+        }
+        if (b == -1)
+            return (op == TL_KB_DIV || op == TL_KB_FLOORDIV) ? (int64_t)(0u - ua) : 0;
+        if (op == TL_KB_DIV)
+            return a / b;
+        if (op == TL_KB_FMOD)
+            return a % b;
+        {
+            int64_t q = a / b, r = a % b;
+            int adj = r != 0 && ((r < 0) != (b < 0));
+            if (op == TL_KB_FLOORDIV)
+                return adj ? q - 1 : q;
+            return adj ? r + b : r;
+        }
+    case TL_KB_POW: return tl_k_pow_i(a, b);
+    case TL_KB_MAXIMUM: return a > b ? a : b;
+    case TL_KB_MINIMUM: return a < b ? a : b;
+    case TL_KB_BITAND: return a & b;
+    case TL_KB_BITOR: return a | b;
+    case TL_KB_BITXOR: return a ^ b;
+    case TL_KB_LSHIFT:
+        return (b < 0 || b >= bits) ? 0 : (int64_t)(ua << b);
+    case TL_KB_RSHIFT:
+        return (b < 0 || b >= bits) ? (a < 0 ? -1 : 0) : a >> b;
+    default: return b; /* COPY_RHS */
+    }
+}
+
+/* comparisons and logical ops: 1, 0, or -1 when op is not one of them */
+TL_KFN int tl_k_cmp_f(int op, double a, double b)
+{
+    switch (op) {
+    case TL_KB_EQ: return a == b;
+    case TL_KB_NE: return a != b;
+    case TL_KB_LT: return a < b;
+    case TL_KB_LE: return a <= b;
+    case TL_KB_GT: return a > b;
+    case TL_KB_GE: return a >= b;
+    case TL_KB_LOGICAL_AND: return a != 0 && b != 0;
+    case TL_KB_LOGICAL_OR: return a != 0 || b != 0;
+    case TL_KB_LOGICAL_XOR: return (a != 0) != (b != 0);
+    default: return -1;
+    }
+}
+
+TL_KFN int tl_k_cmp_i(int op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case TL_KB_EQ: return a == b;
+    case TL_KB_NE: return a != b;
+    case TL_KB_LT: return a < b;
+    case TL_KB_LE: return a <= b;
+    case TL_KB_GT: return a > b;
+    case TL_KB_GE: return a >= b;
+    case TL_KB_LOGICAL_AND: return a != 0 && b != 0;
+    case TL_KB_LOGICAL_OR: return a != 0 || b != 0;
+    case TL_KB_LOGICAL_XOR: return (a != 0) != (b != 0);
+    default: return -1;
+    }
+}
+
+TL_KFN double tl_k_unary_f(int op, double x)
+{
+    switch (op) {
+    case TL_KU_NEG: return -x;
+    case TL_KU_ABS: return fabs(x);
+    case TL_KU_SQRT: return sqrt(x);
+    case TL_KU_RSQRT: return 1.0 / sqrt(x);
+    case TL_KU_EXP: return exp(x);
+    case TL_KU_EXP2: return exp2(x);
+    case TL_KU_EXPM1: return expm1(x);
+    case TL_KU_LOG: return log(x);
+    case TL_KU_LOG2: return log2(x);
+    case TL_KU_LOG10: return log10(x);
+    case TL_KU_LOG1P: return log1p(x);
+    case TL_KU_SIN: return sin(x);
+    case TL_KU_COS: return cos(x);
+    case TL_KU_TAN: return tan(x);
+    case TL_KU_ASIN: return asin(x);
+    case TL_KU_ACOS: return acos(x);
+    case TL_KU_ATAN: return atan(x);
+    case TL_KU_SINH: return sinh(x);
+    case TL_KU_COSH: return cosh(x);
+    case TL_KU_TANH: return tanh(x);
+    case TL_KU_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case TL_KU_RELU: return x < 0.0 ? 0.0 : x;
+    case TL_KU_FLOOR: return floor(x);
+    case TL_KU_CEIL: return ceil(x);
+    case TL_KU_ROUND: return nearbyint(x);
+    case TL_KU_TRUNC: return trunc(x);
+    case TL_KU_FRAC: return x - trunc(x);
+    case TL_KU_SIGN: return tl_k_isnan(x) ? 0.0 : (double)((x > 0.0) - (x < 0.0));
+    case TL_KU_RECIPROCAL: return 1.0 / x;
+    case TL_KU_SQUARE: return x * x;
+    case TL_KU_ERF: return erf(x);
+    case TL_KU_IDENTITY: return x;
+    default: return NAN;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Kernel bodies: one work item each
+ * ---------------------------------------------------------------------- */
+
+TL_KFN void tl_k_copy_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, i, off);
+    tl_k_convert(d->dtype[0], d->ptr[0] + off[0], d->dtype[1], d->ptr[1] + off[1]);
+}
+
+/* gather is a copy whose operand 1 follows goffs along gdim */
+#define tl_k_gather_item tl_k_copy_item
+
+TL_KFN void tl_k_fill_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, i, off);
+    memcpy(d->ptr[0] + off[0], d->fill, (size_t)tl_k_size(d->dtype[0]));
+}
+
+TL_KFN void tl_k_binary_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, i, off);
+    char *o = d->ptr[0] + off[0];
+    const char *pa = d->ptr[1] + off[1], *pb = d->ptr[2] + off[2];
+    int ct = d->compute, od = d->dtype[0];
+    if (tl_k_is_floating(ct)) {
+        double a = tl_k_round(ct, tl_k_ldf(d->dtype[1], pa));
+        double b = tl_k_round(ct, tl_k_ldf(d->dtype[2], pb));
+        int c = tl_k_cmp_f(d->op, a, b);
+        if (c >= 0)
+            tl_k_sti(od, o, c);
+        else
+            tl_k_stf(od, o, tl_k_round(ct, tl_k_binary_f(d->op, a, b)));
+    } else {
+        int64_t a = tl_k_wrap(ct, tl_k_ldi(d->dtype[1], pa));
+        int64_t b = tl_k_wrap(ct, tl_k_ldi(d->dtype[2], pb));
+        int c = tl_k_cmp_i(d->op, a, b);
+        int zero = 0;
+        if (c >= 0) {
+            tl_k_sti(od, o, c);
+        } else if (d->op == TL_KB_ATAN2) {
+            tl_k_stf(od, o, atan2((double)a, (double)b));
+        } else {
+            int64_t r = tl_k_binary_i(d->op, a, b, d->bits, &zero);
+            tl_k_sti(od, o, tl_k_wrap(ct, r));
+            if (zero)
+                *d->flag = 1;
+        }
+    }
+}
+
+TL_KFN void tl_k_unary_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, i, off);
+    char *o = d->ptr[0] + off[0];
+    const char *px = d->ptr[1] + off[1];
+    int ct = d->compute, od = d->dtype[0], sd = d->dtype[1], op = d->op;
+    if (tl_k_is_floating(ct)) {
+        double x = tl_k_ldf(sd, px);
+        switch (op) {
+        case TL_KU_LOGICAL_NOT: tl_k_sti(od, o, x == 0.0); break;
+        case TL_KU_ISNAN: tl_k_sti(od, o, tl_k_isnan(x)); break;
+        case TL_KU_ISINF: tl_k_sti(od, o, tl_k_isinf(tl_k_round(ct, x))); break;
+        case TL_KU_ISFINITE: {
+            double r = tl_k_round(ct, x);
+            tl_k_sti(od, o, !tl_k_isnan(r) && !tl_k_isinf(r));
+            break;
+        }
+        case TL_KU_NEG: tl_k_stf(od, o, -tl_k_round(ct, x)); break;
+        default:
+            tl_k_stf(od, o, tl_k_round(ct, tl_k_unary_f(op, tl_k_round(ct, x))));
+            break;
+        }
+        return;
+    }
+    int64_t a = tl_k_wrap(ct, tl_k_ldi(sd, px));
+    uint64_t ua = (uint64_t)a;
+    switch (op) {
+    case TL_KU_NEG: tl_k_sti(od, o, tl_k_wrap(ct, (int64_t)(0u - ua))); break;
+    case TL_KU_ABS: tl_k_sti(od, o, tl_k_wrap(ct, a < 0 ? (int64_t)(0u - ua) : a)); break;
+    case TL_KU_SIGN: tl_k_sti(od, o, (a > 0) - (a < 0)); break;
+    case TL_KU_SQUARE: tl_k_sti(od, o, tl_k_wrap(ct, (int64_t)(ua * ua))); break;
+    case TL_KU_RELU: tl_k_sti(od, o, a < 0 ? 0 : a); break;
+    case TL_KU_FLOOR: case TL_KU_CEIL: case TL_KU_ROUND: case TL_KU_TRUNC:
+    case TL_KU_IDENTITY: tl_k_sti(od, o, a); break;
+    case TL_KU_FRAC: tl_k_sti(od, o, 0); break;
+    case TL_KU_BITWISE_NOT:
+        tl_k_sti(od, o, ct == TL_K_BOOL ? !a : tl_k_wrap(ct, ~a));
+        break;
+    case TL_KU_LOGICAL_NOT: tl_k_sti(od, o, a == 0); break;
+    case TL_KU_ISNAN: case TL_KU_ISINF: tl_k_sti(od, o, 0); break;
+    case TL_KU_ISFINITE: tl_k_sti(od, o, 1); break;
+    default: tl_k_stf(od, o, tl_k_unary_f(op, (double)a)); break;
+    }
+}
+
+TL_KFN void tl_k_where_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, i, off);
+    int t = tl_k_ldi(d->dtype[1], d->ptr[1] + off[1]) != 0;
+    const char *p = t ? d->ptr[2] + off[2] : d->ptr[3] + off[3];
+    int dt = t ? d->dtype[2] : d->dtype[3];
+    if (tl_k_is_floating(d->dtype[0]))
+        tl_k_stf(d->dtype[0], d->ptr[0] + off[0], tl_k_ldf(dt, p));
+    else
+        tl_k_sti(d->dtype[0], d->ptr[0] + off[0], tl_k_ldi(dt, p));
+}
+
+/* ---- reduce ----
+ * Work item = (output o, chunk c) with i = o * nchunk + c. Operand 0 is the
+ * output (offsets over the kept dims), operand 1 the source's kept-dim
+ * offsets; the reduced sub-shape is rsizes/rstrides, walked in row-major
+ * order with flat index k. One chunk: the item folds all nred elements and
+ * stores the result; several: it writes a partial, and the combine kernel
+ * folds the partials of each output in chunk order. */
+
+TL_KFN void tl_k_acc_init(int op, tl_kacc *a)
+{
+    a->arg = 0;
+    a->seen_nan = 0;
+    a->any = 0;
+    switch (op) {
+    case TL_KR_PROD: case TL_KR_ALL: a->f = 1.0; a->i = 1; break;
+    case TL_KR_MAX: case TL_KR_ARGMAX: a->f = -HUGE_VAL; a->i = INT64_MIN; break;
+    case TL_KR_MIN: case TL_KR_ARGMIN: a->f = HUGE_VAL; a->i = INT64_MAX; break;
+    default: a->f = 0.0; a->i = 0; break;
+    }
+}
+
+/* fold element v (flat index k) into a; fl: floating compute */
+TL_KFN void tl_k_acc_f(int op, double v, int64_t k, tl_kacc *a)
+{
+    int max = op == TL_KR_MAX || op == TL_KR_ARGMAX;
+    switch (op) {
+    case TL_KR_SUM: case TL_KR_MEAN: a->f += v; break;
+    case TL_KR_PROD: a->f *= v; break;
+    case TL_KR_ALL: if (v == 0.0) a->f = 0.0; break;
+    case TL_KR_ANY: if (v != 0.0) a->f = 1.0; break;
+    default:
+        if (a->seen_nan)
+            break;
+        if (tl_k_isnan(v) || (max ? v > a->f : v < a->f) || !a->any) {
+            a->seen_nan = tl_k_isnan(v);
+            a->f = v;
+            a->arg = k;
+        }
+        break;
+    }
+    a->any = 1;
+}
+
+TL_KFN void tl_k_acc_i(int op, int64_t v, int64_t k, tl_kacc *a)
+{
+    int max = op == TL_KR_MAX || op == TL_KR_ARGMAX;
+    switch (op) {
+    case TL_KR_SUM: a->i = (int64_t)((uint64_t)a->i + (uint64_t)v); break;
+    case TL_KR_MEAN: a->f += (double)v; break;
+    case TL_KR_PROD: a->i = (int64_t)((uint64_t)a->i * (uint64_t)v); break;
+    case TL_KR_ALL: if (v == 0) a->i = 0; break;
+    case TL_KR_ANY: if (v != 0) a->i = 1; break;
+    default:
+        if ((max ? v > a->i : v < a->i) || !a->any) {
+            a->i = v;
+            a->arg = k;
+        }
+        break;
+    }
+    a->any = 1;
+}
+
+/* a <- a then b (b folded after a, in order); only for the ops the host
+ * chunks: everything but floating sum/prod/mean and integral mean */
+TL_KFN void tl_k_acc_merge(int op, int fl, tl_kacc *a, const tl_kacc *b)
+{
+    if (!b->any)
+        return;
+    if (!a->any) {
+        *a = *b;
+        return;
+    }
+    int max = op == TL_KR_MAX || op == TL_KR_ARGMAX;
+    switch (op) {
+    case TL_KR_SUM: a->i = (int64_t)((uint64_t)a->i + (uint64_t)b->i); break;
+    case TL_KR_PROD: a->i = (int64_t)((uint64_t)a->i * (uint64_t)b->i); break;
+    case TL_KR_ALL: a->f = (a->f != 0.0 && b->f != 0.0) ? 1.0 : 0.0;
+        a->i = a->i && b->i; break;
+    case TL_KR_ANY: a->f = (a->f != 0.0 || b->f != 0.0) ? 1.0 : 0.0;
+        a->i = a->i || b->i; break;
+    default:
+        if (fl) {
+            if (a->seen_nan)
+                break;
+            if (b->seen_nan || (max ? b->f > a->f : b->f < a->f)) {
+                a->f = b->f;
+                a->arg = b->arg;
+                a->seen_nan = b->seen_nan;
+            }
+        } else if (max ? b->i > a->i : b->i < a->i) {
+            a->i = b->i;
+            a->arg = b->arg;
+        }
+        break;
+    }
+}
+
+TL_KFN void tl_k_acc_store(int op, int ct, const tl_kacc *a, int64_t count,
+                           int dt, char *d)
+{
+    int fl = tl_k_is_floating(ct);
+    switch (op) {
+    case TL_KR_ARGMAX: case TL_KR_ARGMIN: tl_k_sti(dt, d, a->arg); return;
+    case TL_KR_ALL: case TL_KR_ANY:
+        tl_k_sti(dt, d, fl ? (a->f != 0.0) : a->i);
+        return;
+    case TL_KR_MEAN:
+        tl_k_stf(dt, d, tl_k_round(ct, a->f / (double)count));
+        return;
+    default:
+        if (fl)
+            tl_k_stf(dt, d, tl_k_round(ct, a->f));
+        else
+            tl_k_sti(dt, d, tl_k_wrap(ct, a->i));
+        return;
+    }
+}
+
+TL_KFN void tl_k_reduce_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t o = i / d->nchunk, c = i % d->nchunk;
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, o, off);
+    int ct = d->compute, sd = d->dtype[1], op = d->op;
+    int fl = tl_k_is_floating(ct);
+    tl_kacc acc;
+    tl_k_acc_init(op, &acc);
+    int64_t k0 = c * d->clen, k1 = k0 + d->clen;
+    if (k1 > d->nred)
+        k1 = d->nred;
+    for (int64_t k = k0; k < k1; k++) {
+        int64_t rem = k, ro = 0;
+        for (int r = d->rndim - 1; r >= 0; r--) {
+            ro += (rem % d->rsizes[r]) * d->rstrides[r];
+            rem /= d->rsizes[r];
+        }
+        const char *p = d->ptr[1] + off[1] + ro;
+        if (fl)
+            tl_k_acc_f(op, tl_k_round(ct, tl_k_ldf(sd, p)), k, &acc);
+        else
+            tl_k_acc_i(op, tl_k_wrap(ct, tl_k_ldi(sd, p)), k, &acc);
+    }
+    if (d->nchunk == 1)
+        tl_k_acc_store(op, ct, &acc, d->nred, d->dtype[0], d->ptr[0] + off[0]);
+    else
+        ((tl_kacc *)d->partials)[i] = acc;
+}
+
+/* item = output o: folds partials o*nchunk .. o*nchunk+nchunk-1 */
+TL_KFN void tl_k_reduce_combine_item(const tl_kdesc *d, int64_t o)
+{
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, o, off);
+    const tl_kacc *p = (const tl_kacc *)d->partials + o * d->nchunk;
+    tl_kacc acc;
+    tl_k_acc_init(d->op, &acc);
+    for (int64_t c = 0; c < d->nchunk; c++)
+        tl_k_acc_merge(d->op, tl_k_is_floating(d->compute), &acc, &p[c]);
+    tl_k_acc_store(d->op, d->compute, &acc, d->nred, d->dtype[0], d->ptr[0] + off[0]);
+}
+
+/* ---- scatter: one work item per destination element written ----
+ * The merged shape is dst's with the scattered dim replaced by the distinct
+ * target indices u; operand 0 is dst (goffs: each target's byte offset),
+ * operand 1 the source's row (stride 0 along gdim); the item folds the
+ * source elements at spos[sstart[u] .. sstart[u+1]) in order: SET stores
+ * the last, ADD adds them one by one in dst's dtype (bool: or), as the
+ * CPU's loop over k does. */
+TL_KFN void tl_k_scatter_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t off[TL_K_MAXOPS];
+    int64_t u = tl_k_offsets(d, i, off);
+    char *o = d->ptr[0] + off[0];
+    const char *row = d->ptr[1] + off[1];
+    int od = d->dtype[0], sd = d->dtype[1];
+    int64_t s0 = d->sstart[u], s1 = d->sstart[u + 1];
+    if (d->op == TL_KS_ASSIGN) {
+        tl_k_convert(od, o, sd, row + d->spos[s1 - 1]);
+        return;
+    }
+    if (od == TL_K_BOOL) {
+        int64_t acc = tl_k_ldi(od, o) != 0;
+        for (int64_t s = s0; s < s1; s++)
+            acc = acc | (tl_k_ldi(sd, row + d->spos[s]) != 0);
+        tl_k_sti(od, o, acc);
+    } else if (tl_k_is_floating(od)) {
+        double acc = tl_k_ldf(od, o);
+        for (int64_t s = s0; s < s1; s++)
+            acc = tl_k_round(od, acc + tl_k_ldf(sd, row + d->spos[s]));
+        tl_k_stf(od, o, acc);
+    } else {
+        int64_t acc = tl_k_ldi(od, o);
+        for (int64_t s = s0; s < s1; s++)
+            acc = tl_k_wrap(od, (int64_t)((uint64_t)acc + (uint64_t)tl_k_ldi(sd, row + d->spos[s])));
+        tl_k_sti(od, o, acc);
+    }
+}
+
+/* ---- sort / topk as a per-element stable rank ----
+ * Item i = (row r, element e) of the source, rows are the merged outer dims
+ * (operand 1 = source, operand 0 = values out, operand 2 = int64 indices
+ * out; their strides along the sorted dim are rstrides[0..2]). The element
+ * goes to position rank(e) = #{x before it in the order} + #{equal x at an
+ * earlier position}; ascending puts NaN last, descending first (NaN is the
+ * largest). topk keeps ranks < k. */
+TL_KFN int tl_k_less_f(double a, double b)
+{
+    return !tl_k_isnan(a) && (tl_k_isnan(b) || a < b);
+}
+
+TL_KFN void tl_k_sort_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t r = i / d->len, e = i % d->len;
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, r, off);
+    const char *row = d->ptr[1] + off[1];
+    int sd = d->dtype[1];
+    int64_t st = d->rstrides[1];
+    int64_t rank = 0;
+    if (tl_k_is_floating(sd)) {
+        double v = tl_k_ldf(sd, row + e * st);
+        for (int64_t j = 0; j < d->len; j++) {
+            if (j == e)
+                continue;
+            double w = tl_k_ldf(sd, row + j * st);
+            int before = d->descending ? tl_k_less_f(v, w) : tl_k_less_f(w, v);
+            int equal = !tl_k_less_f(v, w) && !tl_k_less_f(w, v);
+            rank += before || (equal && j < e);
+        }
+    } else {
+        int64_t v = tl_k_ldi(sd, row + e * st);
+        for (int64_t j = 0; j < d->len; j++) {
+            if (j == e)
+                continue;
+            int64_t w = tl_k_ldi(sd, row + j * st);
+            int before = d->descending ? w > v : w < v;
+            rank += before || (w == v && j < e);
+        }
+    }
+    if (rank >= d->k)
+        return;
+    tl_k_visit(d, r * d->k + rank);
+    memcpy(d->ptr[0] + off[0] + rank * d->rstrides[0], row + e * st, (size_t)tl_k_size(sd));
+    tl_k_sti(TL_K_I64, d->ptr[2] + off[2] + rank * d->rstrides[2], e);
+}
+
+/* ------------------------------------------------------------------------
+ * One thread's share of a launch: the grid-stride loop
+ * ---------------------------------------------------------------------- */
+
+TL_KFN void tl_k_copy_strips(const tl_kdesc *d)
+{
+    int64_t inner = d->ndim ? d->sizes[d->ndim - 1] : 1;
+    int64_t off[TL_K_MAXOPS];
+    for (int64_t o = 0; o < d->n / inner; o++) {
+        tl_k_offsets(d, o * inner, off);
+        int back = d->ptr[0] + off[0] > d->ptr[1] + off[1];
+        for (int64_t j = 0; j < inner; j++) {
+            int64_t i = o * inner + (back ? inner - 1 - j : j);
+            tl_k_visit(d, i);
+            tl_k_copy_item(d, i);
+        }
+    }
+}
+
+TL_KFN void tl_k_run(int kind, const tl_kdesc *d, tl_kgrid g)
+{
+    if (d->serial == 2) {
+        if (tl_k_first(g) == 0)
+            tl_k_copy_strips(d);
+        return;
+    }
+    int64_t step = tl_k_stride(g);
+    for (int64_t i = tl_k_first(g); i < d->n; i += step) {
+        if (kind != TL_K_SORT)
+            tl_k_visit(d, i);
+        switch (kind) {
+        case TL_K_COPY: case TL_K_GATHER: tl_k_copy_item(d, i); break;
+        case TL_K_FILL: tl_k_fill_item(d, i); break;
+        case TL_K_BINARY: tl_k_binary_item(d, i); break;
+        case TL_K_UNARY: tl_k_unary_item(d, i); break;
+        case TL_K_WHERE: tl_k_where_item(d, i); break;
+        case TL_K_REDUCE: tl_k_reduce_item(d, i); break;
+        case TL_K_REDUCE_COMBINE: tl_k_reduce_combine_item(d, i); break;
+        case TL_K_SCATTER: tl_k_scatter_item(d, i); break;
+        case TL_K_SORT: tl_k_sort_item(d, i); break;
+        default: break;
+        }
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,197 @@
+/* classreport.c - statistics over every graded sheet of `tlab grade`.
+ *
+ * A sheet counts as graded when it could be read (an unreadable sheet is
+ * counted apart, and in nothing else); tampered sheets are graded on the
+ * master and counted both as graded and as tampered; a sheet of another
+ * lab (its id differs from the master's) is counted as wrong_lab too.
+ * Percentages are over graded sheets; with none, they are null in JSON
+ * and the text says "nothing graded" instead of printing 0.0% everywhere.
+ * The most common wrong prediction counts answered predictions only
+ * (ties: the alphabetically first), with the unanswered count beside it.
+ */
+#include "classreport.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "util.h"
+
+typedef struct op_stat {
+    size_t correct, unanswered;
+    const char *wrong_best;
+    size_t wrong_best_n;
+} op_stat;
+
+typedef struct stats {
+    size_t n, graded, passed, tampered, unreadable, wrong_lab, rules_passed;
+    op_stat *ops;
+    size_t *q_passed;
+} stats;
+
+static bool readable(const tl_report *r) { return !r->error && r->grade; }
+
+static void collect(const tl_lab *m, const tl_report *rs, size_t n, stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->ops = tl_xcalloc(m->nops ? m->nops : 1, sizeof *s->ops);
+    s->q_passed = tl_xcalloc(m->nquestions ? m->nquestions : 1, sizeof *s->q_passed);
+    for (size_t k = 0; k < n; k++) {
+        const tl_report *r = &rs[k];
+        if (!readable(r)) {
+            s->unreadable++;
+            continue;
+        }
+        s->graded++;
+        s->passed += r->grade->passed;
+        s->tampered += r->nchanges > 0;
+        s->wrong_lab += r->nchanges == 1 && !strncmp(r->changes[0], "wrong lab", 9);
+        s->rules_passed += r->grade->rules_passed;
+        for (size_t i = 0; i < m->nquestions; i++)
+            s->q_passed[i] += r->grade->questions[i].passed;
+    }
+    const char **wrong = tl_xcalloc(n + 1, sizeof *wrong);
+    for (size_t i = 0; i < m->nops; i++) {
+        op_stat *o = &s->ops[i];
+        size_t nw = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (!readable(&rs[k]))
+                continue;
+            const tl_op_grade *og = &rs[k].grade->ops[i];
+            if (og->correct)
+                o->correct++;
+            else if (!og->answered)
+                o->unanswered++;
+            else
+                wrong[nw++] = og->pred->text;
+        }
+        for (size_t a = 0; a < nw; a++) {
+            size_t cnt = 0;
+            for (size_t b = 0; b < nw; b++)
+                cnt += strcmp(wrong[a], wrong[b]) == 0;
+            if (cnt > o->wrong_best_n ||
+                (cnt == o->wrong_best_n && o->wrong_best && strcmp(wrong[a], o->wrong_best) < 0)) {
+                o->wrong_best_n = cnt;
+                o->wrong_best = wrong[a];
+            }
+        }
+    }
+    free(wrong);
+}
+
+static void stats_free(stats *s)
+{
+    free(s->ops);
+    free(s->q_passed);
+}
+
+static double pct(size_t a, size_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
+
+char *tl_class_summary_text(const tl_lab *m, const tl_report *rs, size_t n)
+{
+    stats s;
+    collect(m, rs, n, &s);
+    tl_buf b = {0};
+    tl_buf_printf(&b, "class summary: %zu sheet%s, %zu graded, %zu passed, %zu tampered, %zu "
+                  "unreadable", n, n == 1 ? "" : "s", s.graded, s.passed, s.tampered,
+                  s.unreadable);
+    if (s.wrong_lab)
+        tl_buf_printf(&b, ", %zu of another lab", s.wrong_lab);
+    tl_buf_putc(&b, '\n');
+    if (!s.graded) {
+        tl_buf_puts(&b, "  nothing graded\n");
+        stats_free(&s);
+        return tl_buf_steal(&b);
+    }
+    tl_buf_puts(&b, "  op        correct  unanswered  most common wrong prediction\n");
+    for (size_t i = 0; i < m->nops; i++) {
+        const op_stat *o = &s.ops[i];
+        char *id = tl_report_fit(m->ops[i].id, 8);
+        tl_buf_printf(&b, "  %-8s %7.1f%%  %10zu  ", id, pct(o->correct, s.graded), o->unanswered);
+        free(id);
+        if (o->wrong_best) {
+            char *w = tl_report_fit(o->wrong_best, 36);
+            tl_buf_printf(&b, "%s (%zu)\n", w, o->wrong_best_n);
+            free(w);
+        } else {
+            tl_buf_puts(&b, "-\n");
+        }
+    }
+    for (size_t i = 0; i < m->nquestions; i++) {
+        char *id = tl_report_fit(m->questions[i].id, 16);
+        tl_buf_printf(&b, "  question %-8s %5.1f%% passed\n", id, pct(s.q_passed[i], s.graded));
+        free(id);
+    }
+    if (m->has_rules)
+        tl_buf_printf(&b, "  rules             %5.1f%% passed\n", pct(s.rules_passed, s.graded));
+    stats_free(&s);
+    return tl_buf_steal(&b);
+}
+
+static bool add_pct(cJSON *o, const char *key, size_t a, size_t b)
+{
+    if (!b)
+        return cJSON_AddNullToObject(o, key) != NULL;
+    double p = pct(a, b);
+    return cJSON_AddNumberToObject(o, key, (double)(long long)(p * 10 + 0.5) / 10) != NULL;
+}
+
+#define JK(x)                                                                  \
+    do {                                                                       \
+        if (!(x))                                                              \
+            goto fail;                                                         \
+    } while (0)
+
+cJSON *tl_class_summary_json(const tl_lab *m, const tl_report *rs, size_t n)
+{
+    stats s;
+    collect(m, rs, n, &s);
+    cJSON *o = cJSON_CreateObject();
+    JK(o);
+    JK(cJSON_AddNumberToObject(o, "submissions", (double)n));
+    JK(cJSON_AddNumberToObject(o, "graded", (double)s.graded));
+    JK(cJSON_AddNumberToObject(o, "passed", (double)s.passed));
+    JK(cJSON_AddNumberToObject(o, "tampered", (double)s.tampered));
+    JK(cJSON_AddNumberToObject(o, "unreadable", (double)s.unreadable));
+    JK(cJSON_AddNumberToObject(o, "wrong_lab", (double)s.wrong_lab));
+    cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+    JK(ops);
+    for (size_t i = 0; i < m->nops; i++) {
+        const op_stat *st = &s.ops[i];
+        cJSON *x = cJSON_CreateObject();
+        JK(x);
+        cJSON_AddItemToArray(ops, x);
+        JK(cJSON_AddStringToObject(x, "id", m->ops[i].id));
+        JK(cJSON_AddStringToObject(x, "op", m->ops[i].op));
+        JK(add_pct(x, "percent_correct", st->correct, s.graded));
+        JK(cJSON_AddNumberToObject(x, "unanswered", (double)st->unanswered));
+        if (st->wrong_best)
+            JK(cJSON_AddStringToObject(x, "most_common_wrong", st->wrong_best));
+        else
+            JK(cJSON_AddNullToObject(x, "most_common_wrong"));
+        JK(cJSON_AddNumberToObject(x, "most_common_wrong_count", (double)st->wrong_best_n));
+    }
+    cJSON *qs = cJSON_AddArrayToObject(o, "questions");
+    JK(qs);
+    for (size_t i = 0; i < m->nquestions; i++) {
+        cJSON *x = cJSON_CreateObject();
+        JK(x);
+        cJSON_AddItemToArray(qs, x);
+        JK(cJSON_AddStringToObject(x, "id", m->questions[i].id));
+        JK(add_pct(x, "percent_passed", s.q_passed[i], s.graded));
+    }
+    if (m->has_rules) {
+        cJSON *x = cJSON_AddObjectToObject(o, "rules");
+        JK(x);
+        JK(add_pct(x, "percent_passed", s.rules_passed, s.graded));
+    } else {
+        JK(cJSON_AddNullToObject(o, "rules"));
+    }
+    stats_free(&s);
+    return o;
+fail:
+    stats_free(&s);
+    cJSON_Delete(o);
+    return NULL;
+}

@@ -1,0 +1,216 @@
+/* items.c - a report as a list of tests (see items.h for the list and its
+ * order). Points: an op is worth its points:, a question its points:
+ * (default 1), the rules check rules: points: (default 1); the tamper check
+ * and the verdict are worth 0, so the item scores add up to the grade's
+ * points and max_points. Unanswered ops never reveal their verdict.
+ */
+#include "items.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "layout.h"
+#include "util.h"
+
+static tl_item *add(tl_items *it, tl_item_kind kind, char *name, const char *number)
+{
+    it->v = tl_xrealloc(it->v, (it->n + 1) * sizeof *it->v);
+    tl_item *x = &it->v[it->n++];
+    memset(x, 0, sizeof *x);
+    x->kind = kind;
+    x->name = name;
+    x->number = tl_report_fit(number, 32);
+    x->graded = true;
+    return x;
+}
+
+static char *dup_fit(const char *s) { return tl_report_fit(s ? s : "", 400); }
+
+/* where an answer sits in the sheet: the node of `key` in the item's
+ * mapping, else the item itself */
+static void place(tl_item *x, const tl_ynode *item, const char *key, int line, int col)
+{
+    const tl_ynode *n = item ? tl_ynode_get(item, key) : NULL;
+    x->line = n ? n->line : line;
+    x->col = n ? n->col : col;
+}
+
+static void build_error(const tl_report *r, tl_items *it)
+{
+    tl_buf nb = {0};
+    tl_buf_puts(&nb, "read ");
+    char *f = tl_report_fit(tl_report_sheet(r), 60);
+    tl_buf_puts(&nb, f);
+    free(f);
+    tl_item *x = add(it, TL_ITEM_ERROR, tl_buf_steal(&nb), "read");
+    x->passed = false;
+    x->max_score = r->grade ? r->grade->max_points : 0;
+    x->message = dup_fit(r->error);
+    x->detail = tl_xstrdup("the sheet could not be read, so nothing in it was graded; fix the "
+                           "error above and submit again");
+    x->line = r->error_line;
+    x->col = r->error_col;
+}
+
+static void build_ops(const tl_report *r, tl_items *it)
+{
+    const tl_lab *lab = r->lab;
+    const tl_grade *g = tl_layout_graded(r) ? r->grade : NULL;
+    for (size_t i = 0; i < lab->nops; i++) {
+        const tl_lab_op *op = &lab->ops[i];
+        tl_item *x = add(it, TL_ITEM_OP, tl_layout_op_name(r, i), op->id);
+        x->index = i;
+        x->max_score = op->points;
+        if (!g) {
+            const tl_op_verdict *v = &r->verdicts[i];
+            tl_buf m = {0};
+            tl_buf_printf(&m, "%s%s", tl_kind_name(v->ev.kind), v->sometimes ? " (sometimes)" : "");
+            if (v->ev.reason) {
+                tl_buf_puts(&m, ": ");
+                tl_buf_puts(&m, v->ev.reason);
+            }
+            x->graded = false;
+            x->passed = true;
+            x->score = op->points;
+            x->message = dup_fit(tl_buf_str(&m));
+            x->detail = tl_xstrdup("");
+            tl_buf_free(&m);
+            place(x, op->node, "op", op->op_line, op->op_col);
+            continue;
+        }
+        const tl_op_grade *og = &g->ops[i];
+        x->passed = og->correct;
+        x->unanswered = !og->answered;
+        x->score = og->score;
+        if (!og->answered) {
+            x->message = tl_xstrdup("unanswered: predict this op to see its verdict");
+            x->detail = tl_xstrdup("");
+        } else if (og->correct) {
+            x->message = dup_fit(og->feedback);
+            x->detail = tl_xstrdup("");
+        } else {
+            char *first = tl_layout_first_clause(og->feedback ? og->feedback : "wrong");
+            x->message = dup_fit(first);
+            free(first);
+            x->detail = tl_layout_op_detail(r, i);
+        }
+        if (og->sheet_op)
+            place(x, og->sheet_op->node, "predict", og->sheet_op->line, og->sheet_op->col);
+    }
+}
+
+static void build_checks(const tl_report *r, tl_items *it)
+{
+    const tl_lab *lab = r->lab;
+    const tl_grade *g = r->grade;
+    for (size_t i = 0; i < lab->nquestions; i++) {
+        const tl_question_grade *q = &g->questions[i];
+        tl_buf nb = {0};
+        char *id = tl_report_fit(lab->questions[i].id, 16);
+        tl_buf_printf(&nb, "question %s", id);
+        free(id);
+        tl_item *x = add(it, TL_ITEM_QUESTION, tl_buf_steal(&nb), lab->questions[i].id);
+        x->index = i;
+        x->passed = q->passed;
+        x->unanswered = !q->answer;
+        x->score = q->score;
+        x->max_score = q->points;
+        char *why = tl_layout_reasons(q);
+        x->message = q->passed ? tl_xstrdup("passed") : dup_fit(why);
+        free(why);
+        x->detail = tl_xstrdup("");
+        if (q->sheet_q)
+            place(x, q->sheet_q->node, "answer", q->sheet_q->line, q->sheet_q->col);
+    }
+    if (g->has_rules_test) {
+        tl_item *x = add(it, TL_ITEM_RULES, tl_xstrdup("rules"), "rules");
+        x->passed = g->rules_passed;
+        x->score = g->rules_score;
+        x->max_score = g->rules_max;
+        tl_buf d = {0};
+        size_t nbad = 0;
+        for (size_t i = 0; i < lab->nops; i++) {
+            const tl_op_grade *og = &g->ops[i];
+            if (!og->rule_problem)
+                continue;
+            char *id = tl_report_fit(lab->ops[i].id, 16);
+            char *p = tl_report_fit(og->rule_problem, 200);
+            tl_buf_printf(&d, "%sop %s: %s", nbad ? "\n" : "", id, p);
+            free(id);
+            free(p);
+            if (!nbad++ && og->sheet_op)
+                place(x, og->sheet_op->node, "rule", og->sheet_op->line, og->sheet_op->col);
+        }
+        if (nbad) {
+            tl_buf m = {0};
+            tl_buf_printf(&m, "%zu rule line%s fail%s the lab's rules", nbad,
+                          nbad == 1 ? "" : "s", nbad == 1 ? "s" : "");
+            x->message = tl_buf_steal(&m);
+        } else {
+            x->message = tl_xstrdup("every rule line passes the lab's rules");
+        }
+        x->detail = tl_buf_steal(&d);
+    }
+    if (r->sheet_file) {
+        tl_item *x = add(it, TL_ITEM_TAMPER, tl_xstrdup("tamper check"), "tamper");
+        x->passed = r->nchanges == 0;
+        tl_buf d = {0};
+        for (size_t k = 0; k < r->nchanges; k++) {
+            tl_buf_puts(&d, k ? "\n" : "");
+            tl_escape_line(&d, r->changes[k]);
+        }
+        if (r->nchanges) {
+            tl_buf m = {0};
+            tl_buf_printf(&m, "tampered: the sheet changed %zu thing%s the master decides "
+                          "(graded on the master): ", r->nchanges,
+                          r->nchanges == 1 ? "" : "s");
+            for (size_t k = 0; k < r->nchanges && k < 8; k++) {
+                tl_buf_puts(&m, k ? "; " : "");
+                tl_escape_line(&m, r->changes[k]);
+            }
+            if (r->nchanges > 8)
+                tl_buf_printf(&m, "; and %zu more", r->nchanges - 8);
+            x->message = tl_buf_steal(&m);
+        } else {
+            x->message = tl_xstrdup("the sheet keeps the master's setup, ops and checks");
+        }
+        x->detail = tl_buf_steal(&d);
+        x->line = 1;
+        x->col = 1;
+    }
+    tl_item *x = add(it, TL_ITEM_VERDICT, tl_xstrdup("verdict"), "verdict");
+    x->passed = g->passed;
+    x->message = tl_report_final_line(r);
+    x->detail = tl_xstrdup("");
+}
+
+void tl_items_build(const tl_report *r, tl_items *it)
+{
+    memset(it, 0, sizeof *it);
+    if (r->error || !r->lab)
+        build_error(r, it);
+    else {
+        build_ops(r, it);
+        if (tl_layout_graded(r))
+            build_checks(r, it);
+    }
+    for (size_t k = 0; k < it->n; k++) {
+        it->score += it->v[k].score;
+        it->max_score += it->v[k].max_score;
+        it->failed += it->v[k].graded && !it->v[k].passed;
+    }
+}
+
+void tl_items_free(tl_items *it)
+{
+    for (size_t k = 0; k < it->n; k++) {
+        free(it->v[k].name);
+        free(it->v[k].number);
+        free(it->v[k].message);
+        free(it->v[k].detail);
+    }
+    free(it->v);
+    memset(it, 0, sizeof *it);
+}

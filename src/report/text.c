@@ -1,0 +1,315 @@
+/* text.c - the terminal report of check, run and key.
+ *
+ * check: one aligned row per op (id, op, predicted, actual, mark) fitted
+ * to 80 columns, then an evidence block for each wrong op (parent and
+ * result strides/offsets, same storage or not, the rule that decided it,
+ * the instructor's explanation), unanswered ops, rules, questions, what a
+ * tampered sheet changed, and the final line
+ * `17/20 correct (threshold 16) - PASS`. Unanswered ops show "unanswered"
+ * and nothing else: no format reveals a verdict before it is predicted.
+ * run: verdict and layout per op; key: the answer per op with notes.
+ * An unreadable sheet: the located error and the final line.
+ *
+ * Every sheet string goes through layout.c's fit/wrap (escaped).
+ */
+#include "text.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "layout.h"
+#include "util.h"
+
+
+static size_t id_width(const tl_report *r)
+{
+    size_t w = 2;
+    for (size_t i = 0; i < r->lab->nops; i++) {
+        size_t l = tl_layout_cols(r->lab->ops[i].id);
+        if (l > w)
+            w = l;
+    }
+    return w > 8 ? 8 : w;
+}
+
+/* Text that starts a line: never a workflow command or a located message
+ * of its own (escape.h), so a "\\" goes first when it would pass for one. */
+static void line_head(tl_buf *b, const char *fitted)
+{
+    if (tl_escape_risky_start(fitted))
+        tl_buf_putc(b, '\\');
+    tl_buf_puts(b, fitted);
+}
+
+/* the first cell of a table row (an op id) */
+static void id_cell(tl_buf *b, const char *id, size_t cols)
+{
+    char *f = tl_report_fit(id, cols);
+    tl_buf t = {0};
+    line_head(&t, f);
+    free(f);
+    tl_layout_cell(b, tl_buf_str(&t), cols);
+    tl_buf_free(&t);
+}
+
+static void header(tl_buf *b, const tl_report *r, const tl_render_opts *o)
+{
+    const tl_lab *lab = r->lab;
+    tl_buf h = {0};
+    if (lab->id)
+        tl_buf_printf(&h, "%s", lab->id);
+    if (lab->title)
+        tl_buf_printf(&h, "%s%s", h.len ? ": " : "", lab->title);
+    if (h.len) {
+        char *f = tl_report_fit(tl_buf_str(&h), TL_REPORT_WIDTH - 1);
+        tl_buf_puts(b, tl_layout_color(o, C_BOLD));
+        line_head(b, f);
+        tl_buf_printf(b, "%s\n", tl_layout_color(o, C_OFF));
+        free(f);
+    }
+    tl_buf_free(&h);
+    if (r->sheet_file)
+        tl_buf_printf(&h, "%s, graded against %s, device %s", r->sheet_file, lab->file,
+                      r->device_used);
+    else
+        tl_buf_printf(&h, "%s, device %s", lab->file, r->device_used);
+    char *f = tl_report_fit(tl_buf_str(&h), TL_REPORT_WIDTH - 1);
+    line_head(b, f);
+    tl_buf_puts(b, "\n\n");
+    free(f);
+    tl_buf_free(&h);
+}
+
+static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
+{
+    const tl_lab *lab = r->lab;
+    const tl_grade *g = r->grade;
+    if (!o->quiet) {
+        header(b, r, o);
+        size_t idw = id_width(r), pw = 11, aw = 11, mw = 5;
+        size_t opw = TL_REPORT_WIDTH - idw - pw - aw - mw - 8;
+        tl_layout_cell(b, "id", idw);
+        tl_layout_cell(b, "op", opw);
+        tl_layout_cell(b, "predicted", pw);
+        tl_buf_puts(b, "actual");
+        tl_buf_putc(b, '\n');
+        bool star = false;
+        for (size_t i = 0; i < lab->nops; i++) {
+            const tl_op_grade *og = &g->ops[i];
+            char pb[48], ab[48];
+            id_cell(b, lab->ops[i].id, idw);
+            tl_layout_cell(b, lab->ops[i].op, opw);
+            tl_layout_cell(b, tl_layout_pred(og->pred, pb, sizeof pb), pw);
+            if (!og->answered) {
+                tl_buf_printf(b, "%s", tl_layout_color(o, C_YELLOW));
+                tl_layout_pad(b, "unanswered", aw);
+                tl_buf_printf(b, "%s  %s", tl_layout_color(o, C_OFF), o->color ? "?" : "-");
+            } else {
+                star |= r->verdicts[i].sometimes;
+                tl_layout_cell(b, tl_layout_actual(&r->verdicts[i], ab, sizeof ab), aw);
+                if (og->correct)
+                    tl_buf_printf(b, "%s%s%s", tl_layout_color(o, C_GREEN),
+                                  o->color ? "\xe2\x9c\x93" : "ok", tl_layout_color(o, C_OFF));
+                else
+                    tl_buf_printf(b, "%s%s%s", tl_layout_color(o, C_RED),
+                                  o->color ? "\xe2\x9c\x97" : "wrong", tl_layout_color(o, C_OFF));
+            }
+            tl_layout_trim(b);
+            tl_buf_putc(b, '\n');
+        }
+        if (star)
+            tl_buf_puts(b, "* the verdict changes across parent variants (sometimes)\n");
+        bool any_wrong = false;
+        for (size_t i = 0; i < lab->nops; i++)
+            if (g->ops[i].answered && !g->ops[i].correct) {
+                if (!any_wrong)
+                    tl_buf_printf(b, "\n%sWrong predictions%s\n\n", tl_layout_color(o, C_BOLD),
+                                  tl_layout_color(o, C_OFF));
+                else
+                    tl_buf_putc(b, '\n');
+                any_wrong = true;
+                tl_layout_evidence(b, r, i, o);
+            }
+        if (g->unanswered) {
+            tl_buf t = {0};
+            tl_buf_printf(&t, "Unanswered (%zu):", g->unanswered);
+            for (size_t i = 0; i < lab->nops; i++)
+                if (!g->ops[i].answered)
+                    tl_buf_printf(&t, " %s", lab->ops[i].id);
+            tl_buf_putc(b, '\n');
+            tl_layout_wrap(b, tl_buf_str(&t), 0, 4, TL_REPORT_WIDTH);
+            tl_buf_free(&t);
+        }
+        if (!g->rules_passed) {
+            tl_buf_printf(b, "\n%sRules%s\n", tl_layout_color(o, C_BOLD), tl_layout_color(o, C_OFF));
+            for (size_t i = 0; i < lab->nops; i++)
+                if (g->ops[i].rule_problem) {
+                    tl_buf t = {0};
+                    tl_buf_printf(&t, "op %s: %s", lab->ops[i].id, g->ops[i].rule_problem);
+                    tl_buf_puts(b, "  ");
+                    tl_layout_wrap(b, tl_buf_str(&t), 2, 4, TL_REPORT_WIDTH);
+                    tl_buf_free(&t);
+                }
+        }
+        if (lab->nquestions) {
+            tl_buf_printf(b, "\n%sQuestions%s\n", tl_layout_color(o, C_BOLD), tl_layout_color(o, C_OFF));
+            for (size_t i = 0; i < lab->nquestions; i++) {
+                const tl_question_grade *q = &g->questions[i];
+                tl_buf t = {0};
+                tl_buf_printf(&t, "%s  %s", lab->questions[i].id, q->passed ? "pass" : "FAIL");
+                for (size_t k = 0; k < q->nreasons; k++)
+                    tl_buf_printf(&t, "%s%s", k ? "; " : ": ", q->reasons[k]);
+                tl_buf_printf(b, "  %s", q->passed ? tl_layout_color(o, C_GREEN) : tl_layout_color(o, C_RED));
+                tl_layout_wrap(b, tl_buf_str(&t), 2, 6, TL_REPORT_WIDTH);
+                if (o->color) {
+                    /* close the colour before the newline tl_layout_wrap() wrote */
+                    b->data[--b->len] = 0;
+                    tl_buf_printf(b, "%s\n", C_OFF);
+                }
+                tl_buf_free(&t);
+            }
+        }
+        if (r->nchanges) {
+            tl_buf_printf(b, "\n%sTampered%s (graded on the master's setup, ops and checks)\n",
+                          tl_layout_color(o, C_BOLD), tl_layout_color(o, C_OFF));
+            for (size_t k = 0; k < r->nchanges; k++) {
+                tl_buf_puts(b, "  - ");
+                tl_layout_wrap(b, r->changes[k], 4, 4, TL_REPORT_WIDTH);
+            }
+        }
+        tl_buf_putc(b, '\n');
+        if (g->points != g->correct || g->max_points != g->total)
+            tl_buf_printf(b, "points %" PRId64 "/%" PRId64 "\n", g->points, g->max_points);
+    }
+    char *fl = tl_report_final_line(r);
+    tl_buf_printf(b, "%s%s%s%s\n", tl_layout_color(o, C_BOLD),
+                  g->passed ? tl_layout_color(o, C_GREEN) : tl_layout_color(o, C_RED), fl, tl_layout_color(o, C_OFF));
+    free(fl);
+}
+
+static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, bool key)
+{
+    const tl_lab *lab = r->lab;
+    header(b, r, o);
+    size_t idw = id_width(r);
+    if (key) {
+        size_t aw = 10, nw = 38;
+        size_t opw = TL_REPORT_WIDTH - idw - aw - nw - 6;
+        tl_layout_cell(b, "id", idw);
+        tl_layout_cell(b, "op", opw);
+        tl_layout_pad(b, "answer", aw);
+        tl_buf_puts(b, "  notes\n");
+        for (size_t i = 0; i < lab->nops; i++) {
+            const tl_op_verdict *v = &r->verdicts[i];
+            const tl_lab_op *op = &lab->ops[i];
+            id_cell(b, op->id, idw);
+            tl_layout_cell(b, op->op, opw);
+            tl_layout_cell(b, tl_scorecard_key_answer(v), aw);
+            tl_buf n = {0};
+            if (v->sometimes) {
+                tl_buf_printf(&n, "%s as given", tl_kind_name(v->ev.kind));
+                for (size_t k = 0; k < v->nvariants; k++)
+                    if (v->variants[k].kind != v->ev.kind)
+                        tl_buf_printf(&n, "; %s: %s", v->variants[k].parent,
+                                      tl_kind_name(v->variants[k].kind));
+            } else if (v->ev.kind == TL_KIND_ALIAS) {
+                tl_buf_puts(&n, "view also scores");
+            } else if (v->ev.kind == TL_KIND_ERROR) {
+                tl_buf_puts(&n, v->ev.err_type);
+            }
+            if (op->has_accept) {
+                tl_buf_printf(&n, "%saccept:", n.len ? "; " : "");
+                for (int kd = TL_KIND_VIEW; kd <= TL_KIND_VALUE; kd++)
+                    if ((op->accept >> kd) & 1u)
+                        tl_buf_printf(&n, " %s", tl_kind_name((tl_kind)kd));
+            }
+            /* notes that do not fit go on their own lines, wrapped */
+            size_t col = idw + opw + aw + 6;
+            if (tl_layout_cols(tl_buf_str(&n)) <= TL_REPORT_WIDTH - col)
+                tl_buf_puts(b, tl_buf_str(&n));
+            else if (n.len) {
+                tl_layout_trim(b);
+                tl_buf_puts(b, "\n    ");
+                tl_layout_wrap(b, tl_buf_str(&n), 4, 4, TL_REPORT_WIDTH);
+                b->data[--b->len] = 0;
+            }
+            tl_buf_free(&n);
+            tl_layout_trim(b);
+            tl_buf_putc(b, '\n');
+        }
+        return;
+    }
+    size_t kw = 10, sw = 11, tw = 11, fw = 6;
+    size_t opw = TL_REPORT_WIDTH - idw - kw - sw - tw - fw - 10;
+    tl_layout_cell(b, "id", idw);
+    tl_layout_cell(b, "op", opw);
+    tl_layout_cell(b, "verdict", kw);
+    tl_layout_cell(b, "shape", sw);
+    tl_layout_pad(b, "stride", tw);
+    tl_buf_puts(b, "  offset\n");
+    bool star = false;
+    for (size_t i = 0; i < lab->nops; i++) {
+        const tl_op_verdict *v = &r->verdicts[i];
+        const tl_evidence *ev = &v->ev;
+        char ab[48];
+        id_cell(b, lab->ops[i].id, idw);
+        tl_layout_cell(b, lab->ops[i].op, opw);
+        tl_layout_cell(b, tl_layout_actual(v, ab, sizeof ab), kw);
+        star |= v->sometimes;
+        if (ev->is_tensor) {
+            tl_buf t = {0};
+            tl_layout_tuple(&t, ev->shape, ev->ndim);
+            tl_layout_fitpad(b, tl_buf_str(&t), sw);
+            tl_buf_free(&t);
+            tl_buf_puts(b, "  ");
+            tl_layout_tuple(&t, ev->stride, ev->ndim);
+            tl_layout_fitpad(b, tl_buf_str(&t), tw);
+            tl_buf_free(&t);
+            tl_buf_printf(b, "  %" PRId64, ev->offset);
+        } else {
+            tl_buf t = {0};
+            tl_layout_value_text(ev, &t);
+            tl_layout_fitpad(b, tl_buf_str(&t), sw + tw + fw + 4);
+            tl_buf_free(&t);
+        }
+        tl_layout_trim(b);
+        tl_buf_putc(b, '\n');
+    }
+    if (star)
+        tl_buf_puts(b, "* the verdict changes across parent variants (sometimes)\n");
+}
+
+
+static void text_error(tl_buf *b, const tl_report *r, const tl_render_opts *o)
+{
+    tl_buf_printf(b, "%s", tl_layout_color(o, C_BOLD));
+    tl_buf_puts(b, "could not grade ");
+    char *f = tl_report_fit(tl_report_sheet(r), 60);
+    tl_buf_puts(b, f);
+    free(f);
+    tl_buf_printf(b, "%s\n  ", tl_layout_color(o, C_OFF));
+    tl_layout_wrap(b, r->error ? r->error : "unreadable sheet", 2, 4, TL_REPORT_WIDTH);
+    char *fl = tl_report_final_line(r);
+    tl_buf_printf(b, "\n%s%s%s%s\n", tl_layout_color(o, C_BOLD), tl_layout_color(o, C_RED), fl,
+                  tl_layout_color(o, C_OFF));
+    free(fl);
+}
+
+char *tl_text_render(const tl_report *rs, size_t n, const tl_render_opts *o)
+{
+    tl_buf b = {0};
+    for (size_t k = 0; k < n; k++) {
+        const tl_report *r = &rs[k];
+        if (k)
+            tl_buf_putc(&b, '\n');
+        if (r->error || !r->lab)
+            text_error(&b, r, o);
+        else if (r->mode == TL_REPORT_CHECK)
+            text_check(&b, r, o);
+        else
+            text_run(&b, r, o, r->mode == TL_REPORT_KEY);
+    }
+    return tl_buf_steal(&b);
+}
