@@ -300,7 +300,7 @@ START_TEST(test_million_nodes)
                             "y.sum().backward()\n"
                             "assert x.grad.item() == 1.0\n"
                             "assert y.item() == 1000001.0\n",
-                            60, &err);
+                            20, &err);
     if (k == TL_ERR_SYNTAX || k == TL_ERR_UNSUPPORTED) {
         /* no `for` in this build's language: build the chain in C */
         int64_t one = 1;
