@@ -90,7 +90,9 @@ ops:
   - {id: views, op: "[x[i:i + 4] for i in range(10**5)]", predict: view}
   - {id: tuple, op: "tuple([x.t()] * 10**5)", predict: view}
 EOF
-b 60 check probe.yaml
+# --timeout 30: a sanitizer build needs ~4 s of CPU an op here (the plain
+# one well under 1 s); the quadratic probe this guards against took hours
+b 60 check --timeout 30 probe.yaml
 graded
 [ "$status" = 0 ] || fail "the probe verdicts are wrong"
 
