@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "explain.h"
 #include "report.h"
 #include "storage.h"
 #include "util.h"
