@@ -1041,6 +1041,31 @@ static void copy_elem(tl_dtype dd, char *d, tl_dtype sd, const char *s)
         sti[dd](d, ldi[sd](s));
 }
 
+/* The dims of a gather/scatter other than `dim` (same sizes in dst and
+ * src, checked): their sizes and byte strides. Returns the number of them,
+ * -1 on a size mismatch; *empty when any operand has no elements. */
+static int outer_dims(const tl_strided *dst, const tl_strided *src, int dim,
+                      int64_t n_index, int64_t *osizes, int64_t *dstr,
+                      int64_t *sstr, bool *empty)
+{
+    size_t disz = tl_dtype_size(dst->dtype), sisz = tl_dtype_size(src->dtype);
+    int no = 0;
+    *empty = n_index == 0;
+    for (int d = 0; d < src->ndim; d++) {
+        if (d == dim)
+            continue;
+        if (dst->sizes[d] != src->sizes[d] || src->sizes[d] < 0)
+            return -1;
+        if (src->sizes[d] == 0)
+            *empty = true;
+        osizes[no] = src->sizes[d];
+        dstr[no] = bstride(dst->strides[d], disz);
+        sstr[no] = bstride(src->strides[d], sisz);
+        no++;
+    }
+    return no;
+}
+
 static int cpu_gather(const tl_backend *be, const tl_strided *dst,
                       const tl_strided *src, int dim, const int64_t *index,
                       int64_t n_index, tl_error *err)
@@ -1053,20 +1078,10 @@ static int cpu_gather(const tl_backend *be, const tl_strided *dst,
         return bad_desc(err, "index_select shape");
     int64_t osizes[TL_MAX_DIMS], dstr[TL_MAX_DIMS], sstr[TL_MAX_DIMS];
     size_t disz = tl_dtype_size(dst->dtype), sisz = tl_dtype_size(src->dtype);
-    int no = 0;
-    bool empty = n_index == 0;
-    for (int d = 0; d < nd; d++) {
-        if (d == dim)
-            continue;
-        if (dst->sizes[d] != src->sizes[d] || src->sizes[d] < 0)
-            return bad_desc(err, "index_select sizes");
-        if (src->sizes[d] == 0)
-            empty = true;
-        osizes[no] = src->sizes[d];
-        dstr[no] = bstride(dst->strides[d], disz);
-        sstr[no] = bstride(src->strides[d], sisz);
-        no++;
-    }
+    bool empty;
+    int no = outer_dims(dst, src, dim, n_index, osizes, dstr, sstr, &empty);
+    if (no < 0)
+        return bad_desc(err, "index_select sizes");
     if (empty)
         return 0;
     int fast = tl_cpu_loops_enabled()
@@ -1109,20 +1124,10 @@ static int cpu_scatter(const tl_backend *be, tl_scatter_mode mode,
         return bad_desc(err, "scatter shape");
     int64_t osizes[TL_MAX_DIMS], dstr[TL_MAX_DIMS], sstr[TL_MAX_DIMS];
     size_t disz = tl_dtype_size(dst->dtype), sisz = tl_dtype_size(src->dtype);
-    int no = 0;
-    bool empty = n_index == 0;
-    for (int d = 0; d < nd; d++) {
-        if (d == dim)
-            continue;
-        if (dst->sizes[d] != src->sizes[d] || src->sizes[d] < 0)
-            return bad_desc(err, "scatter sizes");
-        if (src->sizes[d] == 0)
-            empty = true;
-        osizes[no] = src->sizes[d];
-        dstr[no] = bstride(dst->strides[d], disz);
-        sstr[no] = bstride(src->strides[d], sisz);
-        no++;
-    }
+    bool empty;
+    int no = outer_dims(dst, src, dim, n_index, osizes, dstr, sstr, &empty);
+    if (no < 0)
+        return bad_desc(err, "scatter sizes");
     if (empty)
         return 0;
     for (int64_t k = 0; k < n_index; k++)
