@@ -696,6 +696,8 @@ static int order(const tl_value *a, const tl_value *b, tl_cmpop op, int *out,
                  tl_error *err)
 {
     static const char *const sym[] = {"==", "!=", "<", "<=", ">", ">="};
+    int depth = 0;     /* levels descended so far, capped at the limit */
+    int64_t steps = 0; /* levels descended, for the deadline poll */
 again: /* sequences descend into their first differing items by looping, not
         * recursing: a list can nest 100000 deep */
     if (is_num(a) && is_num(b)) {
@@ -724,10 +726,14 @@ again: /* sequences descend into their first differing items by looping, not
         size_t n = a->u.seq.n < b->u.seq.n ? a->u.seq.n : b->u.seq.n;
         for (size_t i = 0; i < n; i++) {
             const tl_value *x = a->u.seq.items[i], *y = b->u.seq.items[i];
-            if (tl_value_equal(x, y))
+            if (tl_value_equal_at(x, y, depth + 1))
                 continue;
             a = x;
             b = y;
+            if (depth < TL_VALUE_MAX_DEPTH)
+                depth++;
+            if (tl_context_deadline_tick(steps++, err) < 0)
+                return -1;
             goto again;
         }
         *out = a->u.seq.n < b->u.seq.n ? -1 : a->u.seq.n > b->u.seq.n;

@@ -510,6 +510,11 @@ bool tl_value_equal(const tl_value *a, const tl_value *b)
     return equal_rec(a, b, 0);
 }
 
+bool tl_value_equal_at(const tl_value *a, const tl_value *b, int depth)
+{
+    return equal_rec(a, b, depth < 0 ? 0 : depth);
+}
+
 bool tl_value_is(const tl_value *a, const tl_value *b)
 {
     if (a == b)

@@ -165,6 +165,10 @@ int tl_value_truthy(const tl_value *v, bool *out, tl_error *err);
  * dtypes/devices by value. Tensors are not handled here (the interpreter
  * dispatches them to torch.eq). */
 bool tl_value_equal(const tl_value *a, const tl_value *b);
+/* The same for items already `depth` levels down a nesting (the ordering
+ * loop descends by iterating): the limit counts from the outermost value,
+ * so comparing a deep nesting is linear, not quadratic, in its depth. */
+bool tl_value_equal_at(const tl_value *a, const tl_value *b, int depth);
 /* Python `is` */
 bool tl_value_is(const tl_value *a, const tl_value *b);
 /* repr() into b: 3, 2.5, 'abc', (2, 3), [1, 2], torch.Size([2, 3]),
