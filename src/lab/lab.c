@@ -28,6 +28,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "arena.h"
 #include "dtype.h"
 #include "escape.h"
 
@@ -79,53 +80,6 @@ typedef struct loader {
     tl_buf warnings;    /* "FILE:LINE:COL: warning: ..." lines */
     jmp_buf fail;
 } loader;
-
-/* ---------------------------------------------------------- node arena */
-
-/* The node tree is allocated from chunks that are freed together: a sheet
- * has a few hundred nodes, and `tlab grade` loads thousands of sheets (one
- * malloc and free per node, value and item array cost a fifth of the
- * loader's time). Allocations are zeroed and 16-byte aligned. */
-typedef struct arena_chunk {
-    struct arena_chunk *next;
-    size_t used, cap, pad_;
-} arena_chunk;
-
-#define ARENA_CHUNK ((size_t)16 << 10)
-
-static void *arena_alloc(void **arena, size_t n)
-{
-    n = (n + 15) & ~(size_t)15;
-    arena_chunk *c = *arena;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        arena_chunk *nc = tl_xmalloc(sizeof *nc + cap);
-        nc->used = 0;
-        nc->cap = cap;
-        if (c && n > ARENA_CHUNK) {
-            /* a large block gets a chunk of its own behind the current one */
-            nc->next = c->next;
-            c->next = nc;
-        } else {
-            nc->next = c;
-            *arena = nc;
-        }
-        c = nc;
-    }
-    void *p = (char *)(c + 1) + c->used;
-    c->used += n;
-    memset(p, 0, n);
-    return p;
-}
-
-static void arena_free(void *arena)
-{
-    for (arena_chunk *c = arena; c;) {
-        arena_chunk *next = c->next;
-        free(c);
-        c = next;
-    }
-}
 
 static void set_err(tl_lab_err *e, int line, int col, const char *fmt, va_list ap)
 {
@@ -373,7 +327,7 @@ static tl_ynode *new_node(loader *L, tl_ykind kind)
     if (++L->nodes > TL_LAB_MAX_NODES)
         failat(L, ev_line(e), ev_col(e), "too many YAML nodes (more than %d)",
                TL_LAB_MAX_NODES);
-    tl_ynode *n = arena_alloc(&L->lab->arena, sizeof *n);
+    tl_ynode *n = tl_arena_alloc(&L->lab->arena, sizeof *n);
     n->kind = kind;
     n->line = ev_line(e);
     n->col = ev_col(e);
@@ -391,7 +345,7 @@ static void attach(loader *L, frame *f, tl_ynode *child)
 {
     if (f->used == f->cap) {
         f->cap = f->cap ? 2 * f->cap : 8;
-        tl_ynode **items = arena_alloc(&L->lab->arena, f->cap * sizeof *items);
+        tl_ynode **items = tl_arena_alloc(&L->lab->arena, f->cap * sizeof *items);
         if (f->used)
             memcpy(items, f->node->items, f->used * sizeof *items);
         f->node->items = items;
@@ -467,7 +421,7 @@ static void build_tree(loader *L)
                    (const char *)anchor);
         if (e->type == YAML_SCALAR_EVENT) {
             n = new_node(L, TL_Y_SCALAR);
-            n->value = arena_alloc(&L->lab->arena, e->data.scalar.length + 1);
+            n->value = tl_arena_alloc(&L->lab->arena, e->data.scalar.length + 1);
             memcpy(n->value, e->data.scalar.value, e->data.scalar.length);
             n->len = e->data.scalar.length;
             yaml_scalar_style_t st = e->data.scalar.style;
@@ -1364,7 +1318,7 @@ void tl_lab_free(tl_lab *lab)
     free(lab->setup);
     free(lab->classify);
     free(lab->parent);
-    arena_free(lab->arena); /* the node tree */
+    tl_arena_free(lab->arena); /* the node tree */
     free(lab->text);
     free(lab->file);
     free(lab);

@@ -122,8 +122,8 @@ typedef struct tl_lab {
     size_t len;
     char sha256[65];      /* hex digest of the file bytes */
     tl_ynode *root;       /* its nodes, scalar texts and item arrays live in
-                           * `arena` (lab.c), freed with the lab at once */
-    void *arena;
+                           * `arena` (base/arena.h), freed with the lab */
+    struct tl_arena_block *arena;
 
     int64_t version;      /* tlab: */
     char *id;
