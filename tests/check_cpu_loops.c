@@ -9,8 +9,9 @@
  * and once disabled, and compares the destination buffers byte for byte
  * (untouched bytes included; two NaNs of any payload count as equal).
  * Float sums compare within 1 ulp of float32
- * (1e-12 relative for float64): the fast sum reassociates the same double
- * accumulation. gemm is compared with a double reference.
+ * (1e-12 relative for float64) on short runs; long float32 runs, which the
+ * fast sum adds in float blocks (16 additions a lane, then double), within
+ * a 16-addition float error bound of the double sum (reduce_long_f32). gemm is compared with a double reference.
  *
  * Mutations tried while writing this test (each made it fail): merging
  * dims with the outer dim's size (`st[k][d] * size[m]`), the tile edge
@@ -444,6 +445,42 @@ START_TEST(reduce_wide_rows)
 }
 END_TEST
 
+/* long contiguous float32 runs with inexact values: the block sums in float
+ * stay within 16 * 2^-24 of the sum of magnitudes of the double reference,
+ * and a sum of 2^20 ones (all exact) is exact */
+START_TEST(reduce_long_f32)
+{
+    static const int64_t lens[] = {1023, 1024, 1025, 4096 + 77, 100000, 1 << 20};
+    for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
+        int64_t n = lens[t];
+        float *S = malloc((size_t)n * 4);
+        double ref = 0.0, mag = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            S[i] = (float)((double)((int64_t)(rnd() >> 20) % 100000) / 37.0 - 1000.0);
+            ref += S[i];
+            mag += fabs((double)S[i]);
+        }
+        layout sl = {1, {n}, {1}, 0, 0};
+        finish(&sl);
+        layout dl = sl;
+        dl.size[0] = 1;
+        make_dense(&dl, false);
+        finish(&dl);
+        float out = 0;
+        tl_strided s = desc(S, TL_FLOAT32, &sl), o = desc(&out, TL_FLOAT32, &dl);
+        ck_assert_int_eq(tl_cpu_loops_reduce(TL_RED_SUM, TL_FLOAT32, &o, &s, 1u, &err0), 1);
+        double bound = 16.0 * 0x1p-24 * mag + ulp_f32((float)ref);
+        ck_assert_msg(fabs((double)out - ref) <= bound, "n %lld: %.9g vs %.9g (bound %g)",
+                      (long long)n, (double)out, ref, bound);
+        for (int64_t i = 0; i < n; i++)
+            S[i] = 1.0f;
+        ck_assert_int_eq(tl_cpu_loops_reduce(TL_RED_SUM, TL_FLOAT32, &o, &s, 1u, &err0), 1);
+        ck_assert_msg(out == (float)n, "ones: %g vs %lld", (double)out, (long long)n);
+        free(S);
+    }
+}
+END_TEST
+
 START_TEST(index_select_random)
 {
     const tl_backend *be = tl_backend_cpu();
@@ -537,6 +574,7 @@ int main(void)
     tcase_add_test(tc, binary_random_layouts);
     tcase_add_test(tc, reduce_random_layouts);
     tcase_add_test(tc, reduce_wide_rows);
+    tcase_add_test(tc, reduce_long_f32);
     tcase_add_test(tc, index_select_random);
     tcase_add_test(tc, gemm_against_reference);
     suite_add_tcase(s, tc);

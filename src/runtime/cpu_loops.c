@@ -29,9 +29,11 @@
  *     zero (broadcast) strides so they vectorise. Float results equal the
  *     generic double-then-round results: a single +,-,*,/ of two floats
  *     computed in double and rounded once is the correctly rounded float.
- *   - Reductions: float32/float64 sum/mean accumulate in double like the
- *     generic kernel, in 8 independent accumulators (a reassociation: equal
- *     within the fixtures' tolerance, not bit for bit); outer-dim sums add
+ *   - Reductions: float64 sum/mean accumulate in 32 double lanes; float32
+ *     in blocks of 1024 summed in 64 float lanes, each block's lanes added
+ *     into a double total (a cascade like PyTorch's: a reassociation, equal
+ *     within the fixtures' tolerance, not bit for bit); many short
+ *     contiguous runs are summed in one call (red_many); outer-dim sums add
  *     whole rows into a double row buffer.
  *   - gemm: C = A @ B packed into panels, a register-blocked micro-kernel
  *     the compiler vectorises; O(1) extra memory beyond a fixed panel.
@@ -39,8 +41,8 @@
  * Vectorisation, checked with gcc 12 -O2 -fopt-info-vec-optimized on this
  * file (the pragma below turns the dynamic cost model on for it): "loop
  * vectorized" for the unit-stride conversion loops from every integer
- * source, the float32/float64 binary loops, the 8-accumulator sums
- * (sum_f32/sum_f64) and both row-add loops of red_rows; the strided and
+ * source, the float32/float64 binary loops and both row-add loops of
+ * red_rows; the sums (sum_f32/sum_f64) are written in vector extensions; the strided and
  * tiled loops are scalar by nature (gathers); the gemm micro-kernel is
  * written in GCC vector extensions and float16 <-> float32 uses F16C.
  *
@@ -769,39 +771,75 @@ int tl_cpu_loops_binary(tl_binop op, tl_dtype compute, const tl_strided *dst,
  * reduce: float sums and means
  * ---------------------------------------------------------------------- */
 
-/* Sum n elements at stride s in double: for s == 1, 32 elements a step
- * into four 8-lane double accumulators (GCC vector extensions: one zmm each
- * on AVX-512), combined pairwise at the end. */
+/* Sum n elements at stride s: float64 for s == 1 in four 8-lane double
+ * accumulators (GCC vector extensions: one zmm each on AVX-512), combined
+ * pairwise at the end; float32 as below. */
 typedef double v8d __attribute__((vector_size(64)));
-typedef float v8f __attribute__((vector_size(32)));
 
-TL_CLONES static double sum_f32(const float *x, int64_t s, int64_t n)
+typedef float v16f __attribute__((vector_size(64)));
+
+/* Blocks of SUM_BLOCK contiguous floats are summed in float, in 64 lanes
+ * (four 16-lane accumulators: one zmm each on AVX-512; float adds are
+ * twice as wide as double ones, and GCC splits a float-to-double vector
+ * conversion into ymm halves), each lane adding SUM_BLOCK / 64 = 16 values;
+ * each block's 64 partial sums are added pairwise in double into the total.
+ * A cascade like PyTorch's: the float part of the error is that of 16
+ * additions, whatever n is. */
+#define SUM_BLOCK 1024
+
+static inline __attribute__((always_inline)) double hsum16(v16f a)
 {
-    double tail = 0.0;
+    double h[8];
+    for (int k = 0; k < 8; k++)
+        h[k] = (double)a[k] + (double)a[k + 8];
+    return ((h[0] + h[4]) + (h[2] + h[6])) + ((h[1] + h[5]) + (h[3] + h[7]));
+}
+
+static inline __attribute__((always_inline)) double sum_f32(const float *x, int64_t s,
+                                                             int64_t n)
+{
+    double total = 0.0;
     int64_t i = 0;
-    if (s == 1 && n >= 32) {
-        v8d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-        for (; i + 32 <= n; i += 32) {
-            v8f f0, f1, f2, f3;
-            memcpy(&f0, x + i, sizeof f0);
-            memcpy(&f1, x + i + 8, sizeof f1);
-            memcpy(&f2, x + i + 16, sizeof f2);
-            memcpy(&f3, x + i + 24, sizeof f3);
-            a0 += __builtin_convertvector(f0, v8d);
-            a1 += __builtin_convertvector(f1, v8d);
-            a2 += __builtin_convertvector(f2, v8d);
-            a3 += __builtin_convertvector(f3, v8d);
+    if (s == 1) {
+        for (; i + SUM_BLOCK <= n; i += SUM_BLOCK) {
+            v16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+            for (int64_t k = i; k < i + SUM_BLOCK; k += 64) {
+                v16f f0, f1, f2, f3;
+                memcpy(&f0, x + k, sizeof f0);
+                memcpy(&f1, x + k + 16, sizeof f1);
+                memcpy(&f2, x + k + 32, sizeof f2);
+                memcpy(&f3, x + k + 48, sizeof f3);
+                a0 += f0;
+                a1 += f1;
+                a2 += f2;
+                a3 += f3;
+            }
+            total += hsum16((a0 + a1) + (a2 + a3));
         }
-        v8d a = (a0 + a1) + (a2 + a3);
-        tail = ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+        if (n - i >= 64) {
+            v16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+            for (; i + 64 <= n; i += 64) {
+                v16f f0, f1, f2, f3;
+                memcpy(&f0, x + i, sizeof f0);
+                memcpy(&f1, x + i + 16, sizeof f1);
+                memcpy(&f2, x + i + 32, sizeof f2);
+                memcpy(&f3, x + i + 48, sizeof f3);
+                a0 += f0;
+                a1 += f1;
+                a2 += f2;
+                a3 += f3;
+            }
+            total += hsum16((a0 + a1) + (a2 + a3));
+        }
     }
     double acc = 0.0;
     for (; i < n; i++)
         acc += (double)x[i * s];
-    return tail + acc;
+    return total + acc;
 }
 
-TL_CLONES static double sum_f64(const double *x, int64_t s, int64_t n)
+static inline __attribute__((always_inline)) double sum_f64(const double *x, int64_t s,
+                                                             int64_t n)
 {
     double tail = 0.0;
     int64_t i = 0;
@@ -850,7 +888,7 @@ static void store_result(const red_ctx *c, char *d, double sum)
 
 /* A run longer than POLL_EVERY is summed in chunks with a deadline poll
  * between them (an expanded tensor can present 2^40 elements). */
-static int red_run(void *vc, char *const *p, tl_error *err)
+TL_CLONES static int red_run(void *vc, char *const *p, tl_error *err)
 {
     const red_ctx *c = vc;
     double sum = 0.0;
@@ -865,6 +903,27 @@ static int red_run(void *vc, char *const *p, tl_error *err)
             return -1;
     }
     store_result(c, p[0], sum);
+    return 0;
+}
+
+/* Many outputs of short contiguous runs (x.sum(1) of a 256 x 256 x): the
+ * last kept dim's ncol outputs in one call, so that the walk, the clone
+ * dispatch and the poll are paid once per ncol rows, not once per row (at
+ * 2^16 elements that overhead was half of the time). Runs of n <=
+ * POLL_EVERY only (red_run splits longer ones). */
+TL_CLONES static int red_many(void *vc, char *const *p, tl_error *err)
+{
+    const red_ctx *c = vc;
+    size_t isz = c->dt == TL_FLOAT32 ? 4 : 8;
+    int64_t since = 0;
+    for (int64_t j = 0; j < c->ncol; j++) {
+        const char *x = p[1] + j * c->cs_src * (int64_t)isz;
+        double sum = c->dt == TL_FLOAT32 ? sum_f32((const float *)x, 1, c->n)
+                                         : sum_f64((const double *)x, 1, c->n);
+        store_result(c, p[0] + j * c->cs_dst * (int64_t)isz, sum);
+        if (poll(&since, c->n, err) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -987,6 +1046,21 @@ int tl_cpu_loops_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
     }
     c.n = count;
     c.s = rst[nr - 1];
+    if (nk >= 1 && c.s == 1 && count <= POLL_EVERY) {
+        /* contiguous runs: the last kept dim's outputs a call (red_many) */
+        c.ncol = ksz[nk - 1];
+        c.cs_src = kst[nk - 1];
+        c.cs_dst = kdst[nk - 1];
+        pl.nd = nk - 1;
+        for (int k = 0; k < nk - 1; k++) {
+            pl.size[k] = ksz[k];
+            pl.st[0][k] = kdst[k];
+            pl.st[1][k] = kst[k];
+        }
+        if (pl.nd == 0)
+            return red_many(&c, pl.base, err) < 0 ? -1 : 1;
+        return walk(&pl, pl.nd, -1, count * c.ncol, red_many, &c, err) < 0 ? -1 : 1;
+    }
     pl.nd = nk;
     for (int k = 0; k < nk; k++) {
         pl.size[k] = ksz[k];
