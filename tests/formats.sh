@@ -155,8 +155,15 @@ expect 0 explain --format json -s 'x = torch.arange(12).reshape(3, 4)' 'x.t()'
 cp "$work/stdout" "$work/ex.json"
 valid "$share/tlab-explain.schema.json" "$work/ex.json"
 expect 0 explain --format json 'torch.zeros(3)'
+grep -q '"gathered_from"' "$work/stdout" && fail "a fresh tensor has no parent to gather from"
 cp "$work/stdout" "$work/ex2.json"
 valid "$share/tlab-explain.schema.json" "$work/ex2.json"
+# a copy names the parent slot of each element (null: computed)
+expect 0 explain --format json -s 'x = torch.arange(6.).reshape(2, 3)' 'torch.cat([x.t().flatten(), x[0] + 1])'
+cp "$work/stdout" "$work/ex3.json"
+valid "$share/tlab-explain.schema.json" "$work/ex3.json"
+tr -d ' \n' < "$work/ex3.json" | grep -q '"gathered_from":\[0,3,1,4,2,5,null,null,null\]' ||
+    fail "gathered_from: $(grep -A12 gathered_from "$work/ex3.json" | tr -d ' \n')"
 # the schemas are not vacuous: a key document is no scorecard of a check
 run_tlab check --format json tests/sheets/basic.yaml
 cp "$work/stdout" "$work/check.json"

@@ -399,6 +399,17 @@ char *tl_report_explain_json(const char *const *stmts, size_t nstmts, const char
     JK(a);
     cJSON_AddItemToObject(root, "variants", a);
     JK(cJSON_AddBoolToObject(root, "sometimes", v->sometimes));
+    const int64_t *src;
+    int64_t nsrc;
+    if (v->ev.kind == TL_KIND_COPY && tl_verdict_gather(v, &src, &nsrc)) {
+        cJSON *g = cJSON_AddArrayToObject(root, "gathered_from");
+        JK(g);
+        for (int64_t k = 0; k < nsrc; k++) {
+            cJSON *e = src[k] >= 0 ? tl_json_int(src[k]) : cJSON_CreateNull();
+            JK(e);
+            cJSON_AddItemToArray(g, e);
+        }
+    }
     return render_json(root);
 fail:
     cJSON_Delete(root);
