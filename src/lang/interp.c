@@ -1753,7 +1753,7 @@ int tl_interp_check_syntax(const tl_source *src, const tl_interp_opts *opts,
                             "source is %zu bytes, longer than the limit (%zu)",
                             src->len, o.max_source);
     tl_ast *ast;
-    if (tl_parse(src->text, src->len, o.max_depth > 0 ? o.max_depth : 64, &ast, err) < 0)
+    if (tl_parse_cached(src->text, src->len, o.max_depth > 0 ? o.max_depth : 64, &ast, err) < 0)
         return -1;
     tl_ast_free(ast);
     return 0;

@@ -28,6 +28,7 @@
 #include "index.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1064,7 +1065,10 @@ static int scatter_chunk(const int64_t *offs, int64_t n, int64_t start,
 
 static void ctx_init(ctx *c, tl_tensor *x, bool np)
 {
-    memset(c, 0, sizeof *c);
+    /* recs and adv (66 KiB) are zeroed one entry at a time as they are
+     * appended (record, expand_indices); only the header here */
+    memset(c, 0, offsetof(ctx, recs));
+    c->nadv = 0;
     c->np = np;
     c->x = x;
     c->ndim = x->ndim;
