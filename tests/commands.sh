@@ -171,12 +171,23 @@ stderr_has "-s does not apply with --lab"
 
 # ---- check offers the explain command for each wrong op, pasteable
 sed -e '0,/predict: view/s//predict: copy/' "$basic" > "$work/wrong1.yaml"
-expect 1 check "$work/wrong1.yaml"
-stdout_has "    explain  tlab explain --lab $work/wrong1.yaml "
+cd "$work"
+expect 1 check wrong1.yaml
+stdout_has "    explain  tlab explain --lab wrong1.yaml t"
 cmd=$(grep '    explain  tlab explain' "$work/stdout" | head -1 | sed 's/^    explain  tlab //')
 eval "set -- $cmd"
 expect 0 "$@"
 stdout_has "storage picture"
+# a path that would pass 80 columns gets no hint (the report keeps its width)
+mkdir -p "$work/a-rather-long-directory-name-for-a-course/and-a-section-folder"
+cp wrong1.yaml "$work/a-rather-long-directory-name-for-a-course/and-a-section-folder/"
+expect 1 check "$work/a-rather-long-directory-name-for-a-course/and-a-section-folder/wrong1.yaml"
+stdout_lacks "    explain  tlab explain"
+# a quote in the file name is quoted for the shell
+cp wrong1.yaml "it's.yaml"
+expect 1 check "it's.yaml"
+stdout_has "    explain  tlab explain --lab 'it'\\''s.yaml' t"
+cd - > /dev/null
 
 # ---- grade: records, tamper, unreadable sheets
 sed -e 's/x = torch.arange(24, dtype=torch.float32).reshape(4, 6)/x = torch.zeros(4, 6)/' \

@@ -88,7 +88,8 @@ static void header(tl_buf *b, const tl_report *r, const tl_render_opts *o)
 /* The command that shows a wrong op in depth (its storage picture), to
  * paste: `tlab explain --lab FILE ID` on the lab that was run (the master
  * under --lab). Not offered when the file or the id would not survive a
- * shell as one word (tl_escape_shell). */
+ * shell as one word (tl_escape_shell), or when the line would pass the
+ * report's 80 columns (a long path). */
 static void explain_hint(tl_buf *b, const tl_report *r, size_t i, const tl_render_opts *o)
 {
     const char *file = r->lab->file, *id = r->lab->ops[i].id;
@@ -97,7 +98,7 @@ static void explain_hint(tl_buf *b, const tl_report *r, size_t i, const tl_rende
     bool ok = tl_escape_shell(&cmd, file);
     tl_buf_puts(&cmd, id[0] == '-' ? " -- " : " ");
     ok = ok && tl_escape_shell(&cmd, id);
-    if (ok && cmd.len <= 2 * TL_REPORT_WIDTH)
+    if (ok && 13 + cmd.len <= TL_REPORT_WIDTH) /* the report's 80 columns */
         tl_buf_printf(b, "    explain  %s%s%s\n", tl_layout_color(o, C_DIM), tl_buf_str(&cmd),
                       tl_layout_color(o, C_OFF));
     tl_buf_free(&cmd);
