@@ -141,6 +141,37 @@ START_TEST(test_csv)
 }
 END_TEST
 
+START_TEST(test_shell)
+{
+    const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"lab01.yaml", "lab01.yaml"},
+        {"answers/lab-01_v2.yaml", "answers/lab-01_v2.yaml"},
+        {"7", "7"},
+        {"-1", "-1"},
+        {"my sheet.yaml", "'my sheet.yaml'"},
+        {"it's", "'it'\\''s'"},
+        {"$(rm -rf ~)", "'$(rm -rf ~)'"},
+        {"a;b`c`", "'a;b`c`'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tl_buf b = {0};
+        ck_assert(tl_escape_shell(&b, cases[i].in));
+        ck_assert_str_eq(tl_buf_str(&b), cases[i].out);
+        tl_buf_free(&b);
+    }
+    /* never offered: empty, control characters, non-ASCII */
+    const char *refused[] = {"", "a\nb", "\x1b]0;x\x07", "caf\xc3\xa9"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        tl_buf b = {0};
+        ck_assert(!tl_escape_shell(&b, refused[i]));
+        ck_assert_uint_eq(b.len, 0);
+        tl_buf_free(&b);
+    }
+}
+END_TEST
+
 START_TEST(test_json)
 {
     char *s = strdup("{\"a\": \"x\x7f\xc2\x85\xe2\x80\xae y\xc3\xa9\"}");
@@ -165,6 +196,7 @@ int main(void)
     tcase_add_test(tc, test_github);
     tcase_add_test(tc, test_csv);
     tcase_add_test(tc, test_json);
+    tcase_add_test(tc, test_shell);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -198,6 +198,103 @@ static int run_op(const char *optext, tl_op_verdict *v, tl_verdict_fail *fail)
     return tl_verdict_run(&r, &job, v, fail);
 }
 
+/* The pictures' data (job.trace): the storage map and, for a copy, which
+ * parent slot each element was read from (tl_verdict_gather). */
+static int trace_op(const char *setup_src, const char *optext, tl_op_verdict *v)
+{
+    tl_runner r;
+    memset(&r, 0, sizeof r);
+    tl_interp_opts_default(&r.opts);
+    r.opts.default_backend = tl_backend_cpu();
+    tl_source setup = {.text = setup_src, .len = strlen(setup_src), .file = "t.yaml",
+                       .line = 1, .col = 1};
+    tl_source op = {.text = optext, .len = strlen(optext), .file = "t.yaml", .line = 9,
+                    .col = 9};
+    tl_job job = {.setup = &setup, .nsetup = 1, .op = &op, .parent = "x", .trace = true};
+    tl_verdict_fail fail;
+    int rc = tl_verdict_run(&r, &job, v, &fail);
+    tl_verdict_fail_free(&fail);
+    return rc;
+}
+
+START_TEST(test_gather_trace)
+{
+    tl_op_verdict v;
+    const int64_t *src;
+    int64_t n;
+    /* a transpose copy reads slot (k % 4) * 6 + k / 4 into element k */
+    ck_assert_int_eq(trace_op(setup_text, "x.t().contiguous()", &v), 0);
+    ck_assert_int_eq(v.ev.kind, TL_KIND_COPY);
+    ck_assert(tl_verdict_gather(&v, &src, &n));
+    ck_assert_int_eq(n, 24);
+    for (int64_t k = 0; k < 24; k++)
+        ck_assert_int_eq(src[k], (k % 4) * 6 + k / 4);
+    ck_assert_int_eq(v.parent_nslots, 24);
+    tl_storage_map m;
+    ck_assert(tl_verdict_storage_map(&v, &m));
+    ck_assert_int_eq(m.nslots, 24);
+    for (int64_t k = 0; k < 24; k++) {
+        ck_assert_int_eq(m.cell[k], k); /* the new buffer is contiguous */
+        ck_assert_int_eq(m.reads[k], 1);
+    }
+    tl_storage_map_free(&m);
+    tl_op_verdict_free(&v);
+
+    /* dtype conversion and an index gather with repeats */
+    ck_assert_int_eq(trace_op(setup_text, "x[[2, 0, 2]].long()", &v), 0);
+    ck_assert(tl_verdict_gather(&v, &src, &n));
+    ck_assert_int_eq(n, 18);
+    for (int64_t k = 0; k < 18; k++)
+        ck_assert_int_eq(src[k], (k / 6 == 1 ? 0 : 12) + k % 6);
+    tl_op_verdict_free(&v);
+
+    /* part from x, part from elsewhere: a zero is not slot 0 */
+    ck_assert_int_eq(trace_op(setup_text, "torch.cat([x[0], torch.zeros(2)])", &v), 0);
+    ck_assert(tl_verdict_gather(&v, &src, &n));
+    ck_assert_int_eq(n, 8);
+    for (int64_t k = 0; k < 6; k++)
+        ck_assert_int_eq(src[k], k);
+    ck_assert_int_eq(src[6], -1);
+    ck_assert_int_eq(src[7], -1);
+    tl_op_verdict_free(&v);
+
+    /* arithmetic, a value-dependent order and a mask trace to nothing */
+    const char *computed[] = {"x + 1", "x * 2", "x.flatten().sort(descending=True).values",
+                              "x[x > 20]", "x.sum(0)", "-x"};
+    for (size_t i = 0; i < sizeof computed / sizeof computed[0]; i++) {
+        ck_assert_int_eq(trace_op(setup_text, computed[i], &v), 0);
+        ck_assert_msg(!tl_verdict_gather(&v, &src, &n), "%s traced", computed[i]);
+        tl_op_verdict_free(&v);
+    }
+
+    /* a view: the map counts the reads of an expand; no gather */
+    ck_assert_int_eq(trace_op(setup_text, "x[0].expand(3, 6)", &v), 0);
+    ck_assert_int_eq(v.ev.kind, TL_KIND_VIEW);
+    ck_assert(!tl_verdict_gather(&v, &src, &n));
+    ck_assert(tl_verdict_storage_map(&v, &m));
+    ck_assert_int_eq(m.reads[0], 3);
+    ck_assert_int_eq(m.cell[0], -2);
+    ck_assert_int_eq(m.reads[6], 0);
+    tl_storage_map_free(&m);
+    tl_op_verdict_free(&v);
+
+    /* a bool parent is never traced; a parent that is a view of a larger
+     * storage is traced in that storage's slots */
+    ck_assert_int_eq(trace_op("import torch\nx = torch.tensor([True, False, True])\n",
+                              "x.clone()", &v), 0);
+    ck_assert(!tl_verdict_gather(&v, &src, &n));
+    tl_op_verdict_free(&v);
+    ck_assert_int_eq(trace_op("import torch\nx = torch.arange(10.)[2:8]\n", "x.flip(0)", &v),
+                     0);
+    ck_assert(tl_verdict_gather(&v, &src, &n));
+    ck_assert_int_eq(n, 6);
+    for (int64_t k = 0; k < 6; k++)
+        ck_assert_int_eq(src[k], 7 - k);
+    ck_assert_int_eq(v.parent_nslots, 10);
+    tl_op_verdict_free(&v);
+}
+END_TEST
+
 START_TEST(test_run_verdicts)
 {
     tl_op_verdict v;
@@ -357,6 +454,7 @@ static Suite *tl_verdict_suite(void)
     tcase_add_test(core, test_view_outside_parent_window);
     tcase_add_test(core, test_tuple_value_empty);
     tcase_add_test(core, test_run_verdicts);
+    tcase_add_test(core, test_gather_trace);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

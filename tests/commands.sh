@@ -134,6 +134,50 @@ expect 0 explain --format json -s 'x = torch.arange(6)' 'x.clone()'
 stdout_has '"kind": "copy"'
 expect 2 explain 'x.t('
 
+# ---- explain: storage pictures (lines break at the parent's rows)
+X='x = torch.arange(24.).reshape(4, 6)'
+expect 0 explain -s "$X" 'x.t()'
+stdout_has "  slot      0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16 17"
+stdout_has "  result    0  4  8 12 16 20  1  5  9 13 17 21  2  6 10 14 18 22"
+stdout_has "  slot     18 19 20 21 22 23"
+# an expand reads each slot several times: the count, not a bare mark
+expect 0 explain -s "$X" 'x[0].expand(3, 6)'
+stdout_has "  result   ×3 ×3 ×3 ×3 ×3 ×3  .  .  .  .  .  .  .  .  .  .  .  ."
+# a copy: which slot of x each new element was read from, and where x's went
+expect 0 explain -s "$X" 'x.t().contiguous()'
+stdout_has "  from x    0  6 12 18  1  7 13 19  2  8 14 20  3  9 15 21  4 10 16 22"
+stdout_has "  to        0  4  8 12 16 20  1  5  9 13 17 21  2  6 10 14 18 22"
+stdout_lacks "  result    0  1  2  3  4  5  6  7"
+expect 0 explain -s "$X" 'x[:1].expand(3, 6).contiguous()'
+stdout_has "  from x    0  1  2  3  4  5  0  1  2  3  4  5  0  1  2  3  4  5"
+stdout_has "  to       ×3 ×3 ×3 ×3 ×3 ×3  .  .  .  .  .  .  .  .  .  .  .  ."
+expect 0 explain -s "$X" 'torch.cat([x[0], torch.zeros(2)])'
+stdout_has "  from x    0  1  2  3  4  5  +  +"
+# computed values are not passed off as reads
+expect 0 explain -s "$X" 'x + 1'
+stdout_has "a copy; none of its values could be traced to a slot of x's"
+stdout_lacks "  from x "
+expect 0 explain -s "$X" 'x.flatten().sort(descending=True).values'
+stdout_has "none of its values could be traced"
+
+# ---- explain --lab LAB ID: an op of a lab, on its setup and parent
+expect 0 explain --lab "$basic" t
+stdout_has ">>> x = torch.arange(24, dtype=torch.float32).reshape(4, 6)"
+stdout_has "verdict   view (compared with x)"
+expect 2 explain --lab "$basic" no-such-op
+stderr_has "has no op with id 'no-such-op' (its ids:"
+expect 2 explain --lab "$basic" -s 'y = 1' t
+stderr_has "-s does not apply with --lab"
+
+# ---- check offers the explain command for each wrong op, pasteable
+sed -e '0,/predict: view/s//predict: copy/' "$basic" > "$work/wrong1.yaml"
+expect 1 check "$work/wrong1.yaml"
+stdout_has "    explain  tlab explain --lab $work/wrong1.yaml "
+cmd=$(grep '    explain  tlab explain' "$work/stdout" | head -1 | sed 's/^    explain  tlab //')
+eval "set -- $cmd"
+expect 0 "$@"
+stdout_has "storage picture"
+
 # ---- grade: records, tamper, unreadable sheets
 sed -e 's/x = torch.arange(24, dtype=torch.float32).reshape(4, 6)/x = torch.zeros(4, 6)/' \
     -e 's/threshold: 6/threshold: 1/' "$basic" > "$work/tampered.yaml"

@@ -321,3 +321,30 @@ char *tl_escape_json_controls(char *s)
     free(s);
     return tl_buf_steal(&b);
 }
+
+bool tl_escape_shell(tl_buf *b, const char *s)
+{
+    if (!s || !*s)
+        return false;
+    bool plain = true;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p >= 0x7f)
+            return false;
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || strchr("_./:=+,@%-", *p)))
+            plain = false;
+    }
+    if (plain) {
+        tl_buf_puts(b, s);
+        return true;
+    }
+    tl_buf_putc(b, '\'');
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            tl_buf_puts(b, "'\\''");
+        else
+            tl_buf_putc(b, *p);
+    }
+    tl_buf_putc(b, '\'');
+    return true;
+}

@@ -81,6 +81,11 @@ void tl_escape_csv_head(tl_buf *b, const char *s);
  * message ("FILE:LINE:")? A caller that starts a line with untrusted text
  * prefixes "\\" (text) or quotes it (CSV) when this is true. */
 bool tl_escape_risky_start(const char *s);
+/* s as one shell word (POSIX sh): as is when it is only letters, digits
+ * and `_./:=+,@%-`, else in single quotes ('\'' for a quote). false, with
+ * nothing appended, when s is empty or has a control character or a
+ * non-ASCII byte: such a word is never offered as a command to paste. */
+bool tl_escape_shell(tl_buf *b, const char *s);
 
 /* Does s contain a control (as defined above)? */
 bool tl_escape_has_control(const char *s);

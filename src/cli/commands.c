@@ -33,6 +33,7 @@
 #include "backend.h"
 #include "classreport.h"
 #include "explain.h"
+#include "escape.h"
 #include "grade.h"
 #include "html.h"
 #include "interp.h"
@@ -519,10 +520,94 @@ static int cmd_new(const tl_cli *cli)
     return rc;
 }
 
+/* explain --lab LAB.yaml OP-ID: the op on its lab's setup and parent, as
+ * `check` runs it (the text shows the setup's lines as statements). */
+static int explain_lab_op(ctx *c, const tl_cli *cli)
+{
+    tl_budget_start(&c->budget, cli->sheet_timeout, true);
+    tl_budget_enter(&c->budget);
+    tl_lab *lab = load(c, cli->master);
+    if (!lab)
+        return TL_EXIT_USAGE;
+    const char *id = cli->args[0];
+    const tl_lab_op *op = NULL;
+    for (size_t i = 0; i < lab->nops && !op; i++)
+        if (strcmp(lab->ops[i].id, id) == 0)
+            op = &lab->ops[i];
+    if (!op) {
+        tl_buf b = {0};
+        tl_buf_printf(&b, "tlab: explain: %s has no op with id '", cli->master);
+        tl_escape_line(&b, id);
+        tl_buf_puts(&b, "' (its ids:");
+        for (size_t i = 0; i < lab->nops && i < 40; i++) {
+            tl_buf_putc(&b, ' ');
+            tl_escape_line(&b, lab->ops[i].id);
+        }
+        tl_buf_puts(&b, lab->nops > 40 ? " ...)\n" : ")\n");
+        fputs(tl_buf_str(&b), stderr);
+        tl_buf_free(&b);
+        tl_lab_free(lab);
+        return TL_EXIT_USAGE;
+    }
+    int rc = setup_device(c, lab->device);
+    if (rc == TL_EXIT_OK)
+        rc = precheck(c, lab, NULL);
+    if (rc != TL_EXIT_OK) {
+        tl_lab_free(lab);
+        return rc;
+    }
+    tl_source setup, opsrc;
+    tl_lab_setup_source(lab, &setup);
+    tl_lab_op_source(lab, op, &opsrc);
+    tl_job job = {.setup = &setup, .nsetup = setup.len ? 1 : 0, .op = &opsrc,
+                  .parent = lab->parent, .parent_line = lab->parent_line,
+                  .parent_col = lab->parent_col, .variants = true, .keep_values = true,
+                  .trace = true, .id = op->id};
+    tl_op_verdict v;
+    tl_verdict_fail fail;
+    if (tl_verdict_run(&c->runner, &job, &v, &fail) < 0) {
+        fputs(fail.rendered ? fail.rendered : "tlab: error\n", stderr);
+        rc = fail.exit_code ? fail.exit_code : TL_EXIT_INTERNAL;
+        tl_verdict_fail_free(&fail);
+        tl_lab_free(lab);
+        return rc;
+    }
+    /* the setup's lines, shown as the statements before the op */
+    size_t nl = 0, cap = 8;
+    char **lines = tl_xmalloc(cap * sizeof *lines);
+    for (const char *p = setup.text, *end = setup.text + setup.len; p < end;) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        size_t n = e ? (size_t)(e - p) : (size_t)(end - p);
+        if (n && nl < 200) {
+            if (nl == cap)
+                lines = tl_xrealloc(lines, (cap *= 2) * sizeof *lines);
+            lines[nl++] = tl_xstrndup(p, n);
+        }
+        p += n + 1;
+    }
+    const char *pname = lab->parent ? lab->parent : "x";
+    tl_render_opts ro = {.color = c->color_out, .quiet = cli->quiet};
+    char *out = cli->format == TL_FMT_JSON
+                    ? tl_report_explain_json((const char *const *)lines, nl, op->op, pname, &v,
+                                             c->dev_requested, c->dev_used)
+                    : tl_report_explain((const char *const *)lines, nl, op->op, pname, &v,
+                                        c->dev_used, &ro);
+    rc = emit(c, out);
+    free(out);
+    for (size_t i = 0; i < nl; i++)
+        free(lines[i]);
+    free(lines);
+    tl_op_verdict_free(&v);
+    tl_lab_free(lab);
+    return rc;
+}
+
 static int cmd_explain(const tl_cli *cli)
 {
     ctx c;
     init_ctx(&c, cli);
+    if (cli->master)
+        return explain_lab_op(&c, cli);
     int rc = setup_device(&c, TL_LAB_DEV_NONE);
     if (rc)
         return rc;
@@ -560,7 +645,8 @@ static int cmd_explain(const tl_cli *cli)
         }
     }
     tl_job job = {.setup = stm, .nsetup = ns + 1, .op = &es, .parent = "x",
-                  .parent_optional = true, .variants = true, .keep_values = true};
+                  .parent_optional = true, .variants = true, .keep_values = true,
+                  .trace = true};
     tl_op_verdict v;
     tl_verdict_fail fail;
     if (tl_verdict_run(&c.runner, &job, &v, &fail) < 0) {

@@ -102,7 +102,7 @@ static const struct {
     {OPT_COLOR, "    --color WHEN", "auto (default: only on a tty, never with NO_COLOR), always, never"},
     {OPT_QUIET, "-q, --quiet", "print less (only the summary and errors)"},
     {OPT_JOBS, "    --jobs N", "grade N submissions in parallel (default 1)"},
-    {OPT_LAB, "    --lab FILE", "the master lab that submissions are graded against"},
+    {OPT_LAB, "    --lab FILE", "the master lab that submissions are graded against (explain: the lab of OP-ID)"},
     {OPT_STMT, "-s, --stmt STMT", "run the statement STMT before EXPR (repeatable)"},
     {OPT_MAX_BYTES, "    --max-bytes N", "limit on live tensor storage; suffixes K, M, G (default 1G)"},
     {OPT_TIMEOUT, "    --timeout SECONDS", "time limit per op (default 2)"},
@@ -173,13 +173,15 @@ static const command commands[] = {
      "could not be read.\n",
      BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_JOBS) | BIT(OPT_LAB), GRADE_FORMATS, TL_FMT_CSV,
      "SUBMISSION", 1, -1},
-    {"explain", "[-s STMT]... EXPR",
+    {"explain", "[-s STMT]... EXPR | --lab LAB.yaml OP-ID",
      "one expression in depth: metadata, verdict, storage picture",
      "Evaluate the expression EXPR after the statements STMT and explain the result:\n"
      "shape, stride, storage offset, contiguity, the verdict against the parent x,\n"
-     "and a picture of the storage it reads. Quote EXPR for the shell; put `--`\n"
-     "before an EXPR that starts with '-'.\n",
-     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_STMT),
+     "and a picture of the storage it reads (for a copy: which parent slot each\n"
+     "element was read from). Quote EXPR for the shell; put `--` before an EXPR\n"
+     "that starts with '-'. With --lab, explain the op OP-ID of LAB.yaml on its\n"
+     "setup and parent (what `check` suggests for a wrong prediction).\n",
+     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_STMT) | BIT(OPT_LAB),
      FMT(TL_FMT_TEXT) | FMT(TL_FMT_JSON), TL_FMT_TEXT, "EXPR", 1, 1},
     {"new", "MASTER.yaml", "a blank sheet for students (predictions and answers emptied)",
      "Print MASTER.yaml as a blank sheet for students: every prediction, rule and\n"
@@ -725,6 +727,10 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
     if (strcmp(cmd->name, "autograder") == 0 && (!cli.master || !cli.output)) {
         usage_error("missing %s", !cli.master ? "--lab MASTER.yaml (the master lab to grade against)"
                                               : "-o OUT (the zip or directory to write)");
+        return report_usage_error(cmd);
+    }
+    if (strcmp(cmd->name, "explain") == 0 && cli.master && cli.nstmts) {
+        usage_error("-s does not apply with --lab (the lab's setup runs first)");
         return report_usage_error(cmd);
     }
     if (strcmp(cmd->name, "grade") == 0 && !cli.master) {

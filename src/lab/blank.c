@@ -145,8 +145,11 @@ static const char *file_break(const tl_lab *lab)
     return "\n";
 }
 
-/* Replace bytes [s, e) (a key's `: value`) by `: ~`, keeping comments. */
-static void blank_one(const tl_lab *lab, const tl_ynode *v, size_t s, size_t e,
+/* Replace bytes [s, e) (a key's `: value`) by `: ~`, keeping comments.
+ * Returns where copying the lab's text resumes: e, or past the blanks
+ * after e when the rest of the line moved to a new line (its own
+ * indentation; a tab there would be a tab in indentation). */
+static size_t blank_one(const tl_lab *lab, const tl_ynode *v, size_t s, size_t e,
                       const char *nl, tl_buf *b)
 {
     const char *t = lab->text;
@@ -183,18 +186,18 @@ static void blank_one(const tl_lab *lab, const tl_ynode *v, size_t s, size_t e,
     while (j < lab->len && is_space(t[j]))
         j++;
     bool line_ends = j >= lab->len || is_break(t[j]);
-    if (any && !line_ends && t[j] != '#') {
+    if (any && !line_ends) {
+        /* the rest of the line (more of a flow collection, or a comment)
+         * follows the kept comments on a line of its own */
         tl_buf_puts(b, nl);
         for (size_t k = 0; k < ind; k++)
             tl_buf_putc(b, ' ');
-    } else if (!any && e < lab->len && !is_space(t[e]) && !is_break(t[e]) &&
-               t[e] != ',' && t[e] != ']' && t[e] != '}') {
-        tl_buf_putc(b, ' '); /* `~#` or `~x` would be one plain scalar */
-    } else if (any && !line_ends && t[j] == '#') {
-        tl_buf_puts(b, nl);
-        for (size_t k = 0; k < ind; k++)
-            tl_buf_putc(b, ' ');
+        return j;
     }
+    if (!any && e < lab->len && !is_space(t[e]) && !is_break(t[e]) && t[e] != ',' &&
+        t[e] != ']' && t[e] != '}')
+        tl_buf_putc(b, ' '); /* `~#` or `~x` would be one plain scalar */
+    return e;
 }
 
 char *tl_lab_blank_text(const tl_lab *lab)
@@ -218,8 +221,7 @@ char *tl_lab_blank_text(const tl_lab *lab)
         if (ed[i].start < pos)
             continue; /* overlapping (cannot happen for distinct keys) */
         tl_buf_append(&b, lab->text + pos, ed[i].start - pos);
-        blank_one(lab, ed[i].v, ed[i].start, ed[i].end, nl, &b);
-        pos = ed[i].end;
+        pos = blank_one(lab, ed[i].v, ed[i].start, ed[i].end, nl, &b);
     }
     tl_buf_append(&b, lab->text + pos, lab->len - pos);
     free(ed);

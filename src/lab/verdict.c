@@ -97,6 +97,8 @@ void tl_op_verdict_free(tl_op_verdict *v)
         tl_value_release(v->result);
     if (v->parent)
         tl_value_release(v->parent);
+    tl_storage_map_free(&v->map);
+    free(v->gather);
     memset(v, 0, sizeof *v);
 }
 
@@ -696,6 +698,172 @@ static int fail_budget(tl_verdict_fail *fail, const tl_runner *r, const tl_job *
     return rc;
 }
 
+/* ------------------------------------------------------ gather trace */
+
+static void map_tensor(const tl_tensor *t, tl_storage_map *out);
+
+/* Tags the parent's dtype holds exactly: ascending B1 + s and descending
+ * B2 - s for s < *max slots. false for bool. */
+static bool tag_range(tl_dtype dt, double *b1, double *b2, int64_t *max)
+{
+    switch (dt) {
+    case TL_UINT8: *b1 = 128; *b2 = 255; *max = 127; return true;
+    case TL_INT8: *b1 = 64; *b2 = 127; *max = 63; return true;
+    case TL_INT16: *b1 = 16384; *b2 = 32767; *max = 16383; return true;
+    case TL_BFLOAT16: *b1 = 128; *b2 = 255; *max = 127; return true;
+    case TL_FLOAT16: *b1 = 1024; *b2 = 2047; *max = 1023; return true;
+    case TL_FLOAT32: *b1 = 4194304; *b2 = 16777215; *max = 4194304; return true;
+    case TL_INT32:
+    case TL_INT64:
+    case TL_FLOAT64: *b1 = 1073741824.0; *b2 = 2147483647.0; *max = 1073741823; return true;
+    default: return false;
+    }
+}
+
+/* Overwrite every slot of p's storage with its tag (through a 1-d view of
+ * the whole storage and a host tensor of tags, so any device works). */
+static int tag_storage(tl_tensor *p, bool descending, tl_error *err)
+{
+    double b1, b2;
+    int64_t max;
+    if (!tag_range(p->dtype, &b1, &b2, &max))
+        return tl_error_set(err, TL_ERR_VALUE, "untraceable dtype");
+    int64_t n = (int64_t)(p->storage->nbytes / tl_dtype_size(p->dtype)), one = 1;
+    if (n > max || n > TL_TRACE_MAX_SLOTS)
+        return tl_error_set(err, TL_ERR_VALUE, "storage too large to trace");
+    if (n == 0)
+        return 0;
+    tl_tensor *host = tl_tensor_new(tl_backend_cpu(), p->dtype, 1, &n, err);
+    if (!host)
+        return -1;
+    for (int64_t s = 0; s < n; s++)
+        if (tl_tensor_set_f64(host, s, descending ? b2 - (double)s : b1 + (double)s, err) < 0) {
+            tl_tensor_release(host);
+            return -1;
+        }
+    tl_tensor *all = tl_tensor_view(p, 1, &n, &one, 0);
+    int rc = tl_ops_copy_(all, host, err);
+    tl_tensor_release(all);
+    tl_tensor_release(host);
+    return rc;
+}
+
+/* One tagged run: setup, tag the parent, the op; dec[k] the slot result
+ * element k decodes to (-1 when none). 0, or -1 when the run tells
+ * nothing (an error, another shape, a non-tensor). */
+static int trace_once(const tl_runner *r, const tl_job *job, const tl_tensor *real,
+                      bool descending, int64_t *dec, int64_t n)
+{
+    tl_error err;
+    tl_error_clear(&err);
+    tl_interp *I = tl_interp_new(&r->opts);
+    if (!I)
+        return -1;
+    int rc = -1;
+    tl_value *parent = NULL, *res = NULL;
+    for (size_t i = 0; i < job->nsetup; i++)
+        if (tl_interp_exec(I, &job->setup[i], &err) < 0)
+            goto done;
+    double saved = tl_deadline_run_begin(r->opts.timeout);
+    parent = tl_interp_get(I, job->parent ? job->parent : "x");
+    if (parent && parent->kind == TL_V_TENSOR &&
+        tag_storage(parent->u.tensor, descending, &err) == 0)
+        res = tl_interp_eval(I, job->op, &err);
+    if (res && res->kind == TL_V_TENSOR && res->u.tensor->ndim == real->ndim &&
+        res->u.tensor->dtype == real->dtype &&
+        memcmp(res->u.tensor->sizes, real->sizes, (size_t)real->ndim * sizeof(int64_t)) == 0) {
+        const tl_tensor *pt = parent->u.tensor;
+        double b1, b2;
+        int64_t max;
+        tag_range(pt->dtype, &b1, &b2, &max);
+        int64_t nslots = (int64_t)(pt->storage->nbytes / tl_dtype_size(pt->dtype));
+        tl_tensor *h = tl_tensor_read_host(res->u.tensor, &err);
+        if (h) {
+            rc = 0;
+            for (int64_t k = 0; k < n; k++) {
+                double d;
+                if (tl_tensor_get_f64(h, k, &d, &err) < 0 ||
+                    tl_context_deadline_tick(k, &err) < 0) {
+                    rc = -1;
+                    break;
+                }
+                double s = descending ? b2 - d : d - b1;
+                dec[k] = s >= 0 && s < (double)nslots && s == floor(s) ? (int64_t)s : -1;
+            }
+            tl_tensor_release(h);
+        }
+    }
+    tl_deadline_run_end(saved);
+done:
+    if (res)
+        tl_value_release(res);
+    if (parent)
+        tl_value_release(parent);
+    tl_interp_free(I);
+    return rc;
+}
+
+/* The pictures' data of a finished main run (job->trace): the result's
+ * storage map, the parent's storage size, and for a copy its provenance
+ * (tl_verdict_gather says how). Nothing here changes the verdict. */
+static void trace(const tl_runner *r, const tl_job *job, tl_value *res, tl_value *par,
+                  tl_op_verdict *out)
+{
+    out->traced = true;
+    const tl_tensor *pt = par && tl_value_is_tensorlike(par) ? par->u.tensor : NULL;
+    if (pt) {
+        out->parent_dtype = pt->dtype;
+        out->parent_nslots = (int64_t)(pt->storage->nbytes / tl_dtype_size(pt->dtype));
+    }
+    if (!res || !tl_value_is_tensorlike(res))
+        return;
+    const tl_tensor *rt = res->u.tensor;
+    map_tensor(rt, &out->map);
+    if (!pt || out->ev.kind != TL_KIND_COPY || res->kind != TL_V_TENSOR ||
+        par->kind != TL_V_TENSOR)
+        return;
+    int64_t numel = tl_tensor_numel(rt);
+    int64_t n = numel < TL_TRACE_MAX_ELEMS ? numel : TL_TRACE_MAX_ELEMS;
+    if (n <= 0 || out->parent_nslots > TL_TRACE_MAX_SLOTS)
+        return;
+    int64_t *a = tl_xmalloc((size_t)n * sizeof *a), *b = tl_xmalloc((size_t)n * sizeof *b);
+    if (trace_once(r, job, rt, false, a, n) < 0 || trace_once(r, job, rt, true, b, n) < 0) {
+        free(a);
+        free(b);
+        return;
+    }
+    /* the real values must agree too (same dtype: bytes) */
+    tl_error err;
+    tl_error_clear(&err);
+    tl_tensor *hr = tl_tensor_read_host(rt, &err);
+    int64_t one = 1, ns = out->parent_nslots;
+    tl_tensor *all = ns > 0 ? tl_tensor_view(pt, 1, &ns, &one, 0) : NULL;
+    tl_tensor *hp = all ? tl_tensor_read_host(all, &err) : NULL;
+    size_t isz = tl_dtype_size(rt->dtype);
+    bool same_dtype = rt->dtype == pt->dtype;
+    for (int64_t k = 0; k < n; k++) {
+        if (a[k] != b[k] || a[k] < 0) {
+            a[k] = -1;
+            continue;
+        }
+        if (same_dtype) {
+            unsigned char x[16], y[16];
+            if (!hr || !hp || tl_tensor_get_raw(hr, k, x, &err) < 0 ||
+                tl_tensor_get_raw(hp, a[k], y, &err) < 0 || memcmp(x, y, isz) != 0)
+                a[k] = -1;
+        }
+    }
+    if (hr)
+        tl_tensor_release(hr);
+    if (hp)
+        tl_tensor_release(hp);
+    if (all)
+        tl_tensor_release(all);
+    free(b);
+    out->gather = a;
+    out->ngather = n;
+}
+
 /* One run: setup, (variant), op, classify. */
 static int run_once(const tl_runner *r, const tl_job *job, int variant,
                     const char **vname, tl_op_verdict *out, tl_evidence *ev,
@@ -710,6 +878,7 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
     }
     int status = -1;
     tl_value *parent = NULL, *res = NULL;
+    tl_value *trace_res = NULL, *trace_par = NULL; /* job->trace: for trace() */
     double saved_run = 0;
     bool in_run = false;
     for (size_t i = 0; i < job->nsetup; i++) {
@@ -825,6 +994,10 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
             out->result = res ? tl_value_retain(res) : NULL;
             out->parent = parent ? tl_value_retain(parent) : NULL;
         }
+        if (job->trace && variant < 0) {
+            trace_res = res ? tl_value_retain(res) : NULL;
+            trace_par = parent ? tl_value_retain(parent) : NULL;
+        }
     }
     status = 0;
 done:
@@ -838,6 +1011,14 @@ done:
         if (variant >= 0 && status >= 0 && tl_deadline_run_passed())
             status = 2;
         tl_deadline_run_end(saved_run);
+    }
+    if (trace_res || trace_par) {
+        if (status == 0)
+            trace(r, job, trace_res, trace_par, out);
+        if (trace_res)
+            tl_value_release(trace_res);
+        if (trace_par)
+            tl_value_release(trace_par);
     }
     /* freeing counts too: a sheet whose budget is spent stops here */
     if (status >= 0 || !fail->rendered) {
@@ -925,12 +1106,10 @@ int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
 
 /* ------------------------------------------------------ storage map */
 
-bool tl_verdict_storage_map(const tl_op_verdict *v, tl_storage_map *out)
+/* The map of one tensor (see tl_verdict_storage_map). */
+static void map_tensor(const tl_tensor *t, tl_storage_map *out)
 {
     memset(out, 0, sizeof *out);
-    if (!v->result || !tl_value_is_tensorlike(v->result))
-        return false;
-    const tl_tensor *t = v->result->u.tensor;
     size_t isz = tl_dtype_size(t->dtype);
     out->dtype = t->dtype;
     out->nslots = (int64_t)(t->storage->nbytes / isz);
@@ -945,10 +1124,12 @@ bool tl_verdict_storage_map(const tl_op_verdict *v, tl_storage_map *out)
     out->numel = numel;
     if (numel > 100000) {
         out->too_large = true;
-        return true;
+        return;
     }
     int64_t n = out->hi - out->lo;
-    int64_t *cell = tl_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *cell);
+    size_t cells = (size_t)(n > 0 ? n : 1);
+    int64_t *cell = tl_xmalloc(cells * sizeof *cell);
+    int64_t *reads = tl_xcalloc(cells, sizeof *reads);
     for (int64_t k = 0; k < n; k++)
         cell[k] = -1;
     int64_t idx[TL_MAX_DIMS] = {0};
@@ -956,8 +1137,10 @@ bool tl_verdict_storage_map(const tl_op_verdict *v, tl_storage_map *out)
         int64_t e = t->offset;
         for (int d = 0; d < t->ndim; d++)
             e += idx[d] * t->strides[d];
-        if (e >= out->lo && e < out->hi)
+        if (e >= out->lo && e < out->hi) {
             cell[e - out->lo] = cell[e - out->lo] == -1 ? i : -2;
+            reads[e - out->lo]++;
+        }
         for (int d = t->ndim - 1; d >= 0; d--) {
             if (++idx[d] < t->sizes[d])
                 break;
@@ -965,11 +1148,55 @@ bool tl_verdict_storage_map(const tl_op_verdict *v, tl_storage_map *out)
         }
     }
     out->cell = cell;
+    out->reads = reads;
+}
+
+static void map_copy(const tl_storage_map *src, tl_storage_map *out)
+{
+    *out = *src;
+    out->cell = NULL;
+    out->reads = NULL;
+    if (!src->cell)
+        return;
+    size_t cells = (size_t)(src->hi - src->lo > 0 ? src->hi - src->lo : 1);
+    out->cell = tl_xmalloc(cells * sizeof *out->cell);
+    out->reads = tl_xmalloc(cells * sizeof *out->reads);
+    memcpy(out->cell, src->cell, cells * sizeof *out->cell);
+    memcpy(out->reads, src->reads, cells * sizeof *out->reads);
+}
+
+bool tl_verdict_storage_map(const tl_op_verdict *v, tl_storage_map *out)
+{
+    memset(out, 0, sizeof *out);
+    if (v->traced && (v->map.cell || v->map.too_large)) {
+        map_copy(&v->map, out);
+        return true;
+    }
+    if (!v->result || !tl_value_is_tensorlike(v->result))
+        return false;
+    map_tensor(v->result->u.tensor, out);
     return true;
+}
+
+bool tl_verdict_gather(const tl_op_verdict *v, const int64_t **src, int64_t *n)
+{
+    *src = NULL;
+    *n = 0;
+    if (!v->gather || v->ngather <= 0)
+        return false;
+    for (int64_t k = 0; k < v->ngather; k++)
+        if (v->gather[k] >= 0) {
+            *src = v->gather;
+            *n = v->ngather;
+            return true;
+        }
+    return false;
 }
 
 void tl_storage_map_free(tl_storage_map *m)
 {
     free(m->cell);
+    free(m->reads);
     m->cell = NULL;
+    m->reads = NULL;
 }

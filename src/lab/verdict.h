@@ -72,6 +72,29 @@ typedef struct tl_variant {
     char *signature;
 } tl_variant;
 
+/* Which storage slot holds which element of a kept tensor result
+ * (job.keep_values), for `explain`'s storage picture, so that reports never
+ * walk runtime storages themselves. A window of at most 256 slots
+ * [lo, hi) is mapped, starting at the result's offset when the storage is
+ * larger; cell[k] is the flat index of the result stored in slot lo + k,
+ * -1 when none, -2 when several. cell is NULL (and too_large set) for a
+ * result of more than 100000 elements. Owns cell: tl_storage_map_free. */
+typedef struct tl_storage_map {
+    int64_t nslots;       /* storage elements */
+    int64_t numel;        /* elements of the result */
+    int64_t lo, hi;
+    int64_t *cell;
+    int64_t *reads;       /* reads[k]: how many result elements slot lo + k
+                           * holds (2 and more for an expand) */
+    bool too_large;
+    tl_dtype dtype;
+} tl_storage_map;
+
+/* Largest parent storage (elements) the gather trace tags. */
+#define TL_TRACE_MAX_SLOTS ((int64_t)1 << 20)
+/* Result elements whose source the trace records (a picture shows fewer). */
+#define TL_TRACE_MAX_ELEMS ((int64_t)1 << 16)
+
 typedef struct tl_op_verdict {
     tl_evidence ev;
     bool have_parent;
@@ -86,6 +109,15 @@ typedef struct tl_op_verdict {
     tl_classify_out vcls[4]; /* ... and on each variant's, parallel to variants */
     tl_value *result;      /* kept only when asked (explain); new reference */
     tl_value *parent;
+    /* job.trace: the pictures' data, taken at run time (nothing kept) */
+    bool traced;
+    tl_storage_map map;    /* the result's storage map (map.cell NULL: none) */
+    int64_t parent_nslots; /* the parent's storage, in elements */
+    tl_dtype parent_dtype;
+    int64_t *gather;       /* a copy: gather[k] is the parent storage slot the
+                            * result's flat element k was read from, -1 when
+                            * it was computed or came from elsewhere */
+    int64_t ngather;       /* min(numel, TL_TRACE_MAX_ELEMS); 0: no trace */
 } tl_op_verdict;
 
 void tl_op_verdict_free(tl_op_verdict *v);
@@ -119,6 +151,8 @@ typedef struct tl_job {
     int parent_line, parent_col; /* where `parent:` is, for its error */
     bool variants;            /* run the `sometimes` variants */
     bool keep_values;         /* keep result/parent in the verdict */
+    bool trace;               /* fill the pictures' data (tl_op_verdict.map,
+                               * gather: two more runs of a copy) */
     const char *id;           /* the op's id (sheet-budget message), or NULL */
     const tl_source *classify; /* the sheet's classify block, or NULL */
     tl_classify_stop *classify_stop; /* shared by the lab's jobs (classify.h) */
@@ -132,24 +166,23 @@ typedef struct tl_verdict_fail {
 
 void tl_verdict_fail_free(tl_verdict_fail *f);
 
-/* Which storage slot holds which element of a kept tensor result
- * (job.keep_values), for `explain`'s storage picture, so that reports never
- * walk runtime storages themselves. A window of at most 256 slots
- * [lo, hi) is mapped, starting at the result's offset when the storage is
- * larger; cell[k] is the flat index of the result stored in slot lo + k,
- * -1 when none, -2 when several. cell is NULL (and too_large set) for a
- * result of more than 100000 elements. Owns cell: tl_storage_map_free. */
-typedef struct tl_storage_map {
-    int64_t nslots;       /* storage elements */
-    int64_t numel;        /* elements of the result */
-    int64_t lo, hi;
-    int64_t *cell;
-    bool too_large;
-    tl_dtype dtype;
-} tl_storage_map;
 
-/* false when the verdict kept no tensor result. */
+/* false when the verdict kept no tensor result (nor traced one); out is a
+ * copy the caller frees. */
 bool tl_verdict_storage_map(const tl_op_verdict *v, tl_storage_map *out);
+/* A copy's provenance (job.trace): *src = v->gather, *n = v->ngather.
+ * false when there is none (not a copy, nothing traced, or no element of
+ * the result was read from the parent).
+ *
+ * How it is found: the op runs twice more with every slot of the parent's
+ * storage overwritten by a tag, ascending (B1 + slot) in one run and
+ * descending (B2 - slot) in the other, in tags the parent's dtype holds
+ * exactly. Element k was read from slot s when both runs decode to s and,
+ * for a result of the parent's dtype, its real value has the bytes of the
+ * real parent's slot s. Arithmetic (x + 1 decodes to s + 1 and s - 1),
+ * value-dependent ops (a sort, a mask) and values from elsewhere fail one
+ * of the three and are -1. bool parents are never traced. */
+bool tl_verdict_gather(const tl_op_verdict *v, const int64_t **src, int64_t *n);
 void tl_storage_map_free(tl_storage_map *m);
 
 /* Run one op (and its variants). 0 with *out filled; -1 with *fail. An op

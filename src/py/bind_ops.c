@@ -116,15 +116,12 @@ static int dims_arg(const tl_value *v, const char *what, int64_t *out, int *n,
     return *n < 0 ? -1 : 0;
 }
 
-/* (values, indices) as a tuple, or NULL when rc failed */
-static tl_value *ret_pair(int rc, tl_tensor *v, tl_tensor *i)
+/* torch.return_types.NAME(values, indices), or NULL when rc failed */
+static tl_value *ret_pair(const char *name, int rc, tl_tensor *v, tl_tensor *i)
 {
     if (rc < 0)
         return NULL;
-    tl_value *tup = tl_tuple_new(2);
-    tl_seq_set(tup, 0, tl_value_tensor(v));
-    tl_seq_set(tup, 1, tl_value_tensor(i));
-    return tup;
+    return tl_return_pair(name, tl_value_tensor(v), tl_value_tensor(i));
 }
 
 static int opt_bool(const tl_args *a, size_t i, const char *kw, bool dflt,
@@ -1044,7 +1041,7 @@ static tl_value *minmax_method(const char *fn, bool is_max, tl_value *self,
         return NULL;
     tl_tensor *vals = NULL, *idx = NULL;
     int rc = tl_ops_minmax_dim(is_max, t, dim, keep, &vals, &idx, err);
-    return ret_pair(rc, vals, idx);
+    return ret_pair(is_max ? "max" : "min", rc, vals, idx);
 }
 
 VIA_METHOD(max, minmax_method, true)
@@ -1320,7 +1317,7 @@ static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
     /* tlab's sort is always stable: stable=False may order ties either way */
     tl_tensor *vals = NULL, *idx = NULL;
     int rc = tl_ops_sort(t, dim, desc, &vals, &idx, err);
-    return ret_pair(rc, vals, idx);
+    return ret_pair("sort", rc, vals, idx);
 }
 
 static tl_value *b_topk(tl_value *self, const tl_args *a, tl_error *err)
@@ -1343,7 +1340,7 @@ static tl_value *b_topk(tl_value *self, const tl_args *a, tl_error *err)
     /* sorted=False leaves the order unspecified: the sorted order is one */
     tl_tensor *vals = NULL, *idx = NULL;
     int rc = tl_ops_topk(t, k, dim, largest, &vals, &idx, err);
-    return ret_pair(rc, vals, idx);
+    return ret_pair("topk", rc, vals, idx);
 }
 
 static tl_value *b_diag_embed(tl_value *self, const tl_args *a, tl_error *err)

@@ -239,7 +239,7 @@ static tl_value *bi_tuple(tl_value *self, const tl_args *a, tl_error *err)
         return NULL;
     if (a->npos == 0)
         return tl_tuple_new(0);
-    if (a->pos[0]->kind == TL_V_TUPLE)
+    if (a->pos[0]->kind == TL_V_TUPLE && !a->pos[0]->u.seq.rtype)
         return tl_value_retain(a->pos[0]);
     return make_seq(a->pos[0], false, err);
 }
@@ -909,6 +909,8 @@ static const struct {
 /* the class of a value: type(v) */
 static tl_value *class_of(const tl_value *v)
 {
+    if (v->kind == TL_V_TUPLE && v->u.seq.rtype)
+        return tl_value_type(tl_value_type_name(v), TL_OK, (int)v->kind, bi_tuple);
     for (size_t i = 0; i < TL_ARRAY_LEN(class_table); i++)
         if (class_table[i].kind == v->kind)
             return tl_value_type(class_table[i].name, TL_OK, (int)v->kind, class_table[i].ctor);
@@ -1803,6 +1805,12 @@ static tl_value *seq_attr(tl_value *obj, const char *name, tl_error *err)
         return tl_value_func("index", seq_index, obj);
     if (obj->kind == TL_V_SIZE && strcmp(name, "numel") == 0)
         return tl_value_func("numel", size_numel, obj);
+    if (obj->kind == TL_V_TUPLE && obj->u.seq.rtype && obj->u.seq.n == 2) {
+        if (strcmp(name, "values") == 0)
+            return tl_value_retain(obj->u.seq.items[0]);
+        if (strcmp(name, "indices") == 0)
+            return tl_value_retain(obj->u.seq.items[1]);
+    }
     if (obj->kind == TL_V_LIST) {
         if (strcmp(name, "append") == 0)
             return tl_value_func("append", list_append, obj);

@@ -103,6 +103,15 @@ static tl_value *seq_new(tl_vkind kind, size_t n)
 tl_value *tl_tuple_new(size_t n) { return seq_new(TL_V_TUPLE, n); }
 tl_value *tl_list_new(size_t n) { return seq_new(TL_V_LIST, n); }
 
+tl_value *tl_return_pair(const char *name, tl_value *values, tl_value *indices)
+{
+    tl_value *v = seq_new(TL_V_TUPLE, 2);
+    v->u.seq.rtype = name;
+    tl_seq_set(v, 0, values);
+    tl_seq_set(v, 1, indices);
+    return v;
+}
+
 tl_value *tl_size_new(int ndim, const int64_t *sizes)
 {
     tl_value *v = seq_new(TL_V_SIZE, (size_t)ndim);
@@ -361,6 +370,18 @@ void tl_value_release(tl_value *v)
 
 /* ---- inspection ---- */
 
+static const char *return_type_name(const char *rtype)
+{
+    static const char *const names[][2] = {
+        {"max", "torch.return_types.max"},   {"min", "torch.return_types.min"},
+        {"sort", "torch.return_types.sort"}, {"topk", "torch.return_types.topk"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(names[i][0], rtype) == 0)
+            return names[i][1];
+    return "tuple";
+}
+
 const char *tl_value_type_name(const tl_value *v)
 {
     switch (v->kind) {
@@ -369,7 +390,7 @@ const char *tl_value_type_name(const tl_value *v)
     case TL_V_INT: return "int";
     case TL_V_FLOAT: return "float";
     case TL_V_STR: return "str";
-    case TL_V_TUPLE: return "tuple";
+    case TL_V_TUPLE: return v->u.seq.rtype ? return_type_name(v->u.seq.rtype) : "tuple";
     case TL_V_LIST: return "list";
     case TL_V_SIZE: return "torch.Size";
     case TL_V_SLICE: return "slice";
@@ -656,6 +677,17 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth)
         if (depth >= TL_VALUE_MAX_DEPTH) {
             tl_buf_puts(b, "...");
             return false;
+        }
+        if (v->kind == TL_V_TUPLE && v->u.seq.rtype && v->u.seq.n == 2) {
+            /* torch.return_types.max(\nvalues=...,\nindices=...) */
+            tl_buf_printf(b, "%s(\nvalues=", tl_value_type_name(v));
+            if (!repr_rec(v->u.seq.items[0], b, limit, depth + 1))
+                return false;
+            tl_buf_puts(b, ",\nindices=");
+            if (!repr_rec(v->u.seq.items[1], b, limit, depth + 1))
+                return false;
+            tl_buf_putc(b, ')');
+            break;
         }
         if (v->kind == TL_V_SIZE)
             tl_buf_puts(b, "torch.Size([");

@@ -79,6 +79,10 @@ typedef struct tl_value {
         struct {
             size_t n;
             struct tl_value **items; /* owned references */
+            /* TUPLE: a torch.return_types structseq ("max", "min", "sort",
+             * "topk": static) with fields values and indices; NULL for a
+             * plain tuple. A slice or sum of one is a plain tuple. */
+            const char *rtype;
         } seq;         /* TUPLE, LIST, SIZE */
         struct {
             struct tl_value *start, *stop, *step; /* owned; NONE or INT */
@@ -125,6 +129,8 @@ tl_value *tl_strn(const char *s, size_t n);
 tl_value *tl_tuple_new(size_t n);
 tl_value *tl_list_new(size_t n);
 tl_value *tl_size_new(int ndim, const int64_t *sizes);
+/* torch.return_types.NAME(values=..., indices=...); steals both. */
+tl_value *tl_return_pair(const char *name, tl_value *values, tl_value *indices);
 void tl_seq_set(tl_value *seq, size_t i, tl_value *item); /* steals item */
 void tl_list_append(tl_value *list, tl_value *item);      /* steals item */
 tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step); /* steal */

@@ -11,6 +11,7 @@
 #include "jsonnum.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,16 +36,233 @@ static char *render_json(cJSON *root)
 }
 
 
-static void storage_picture(tl_buf *b, const tl_op_verdict *v)
+/* Cells per picture line: a multiple of the length of the dimension that
+ * is contiguous in memory (stride 1, size > 1), so a line breaks at a
+ * dimension boundary, when one fits in `per`; else `per`. */
+static int64_t line_cells(int ndim, const int64_t *sizes, const int64_t *strides, int64_t per)
+{
+    for (int d = ndim - 1; d >= 0; d--) {
+        if (sizes[d] > 1 && strides[d] == 1) {
+            if (sizes[d] > per)
+                return per;
+            return per / sizes[d] * sizes[d];
+        }
+    }
+    return per;
+}
+
+static int digits(int64_t x)
+{
+    int w = 1;
+    for (; x >= 10; x /= 10)
+        w++;
+    return w;
+}
+
+/* One cell, right-aligned in w columns: a number, or a mark ("." "+"),
+ * or a repeat count "×N" (× is one column, two bytes). */
+static void cell_num(tl_buf *b, int w, int64_t x)
+{
+    tl_buf_printf(b, "%*" PRId64, w, x);
+}
+
+static void cell_mark(tl_buf *b, int w, const char *mark)
+{
+    tl_buf_printf(b, "%*s", w, mark);
+}
+
+static void cell_times(tl_buf *b, int w, int64_t n)
+{
+    int cols = 1 + digits(n);
+    for (int i = cols; i < w; i++)
+        tl_buf_putc(b, ' ');
+    tl_buf_printf(b, "\xc3\x97%" PRId64, n);
+}
+
+/* Rows of slots lo..hi-1 in lines that break where slot % chunk == 0:
+ * a header row of slot numbers, then `row` filled by fill(k). */
+typedef void (*cell_fn)(tl_buf *b, int w, int64_t k, const void *ctx);
+
+static void draw_rows(tl_buf *b, const char *head, const char *row, int64_t lo, int64_t hi,
+                      int64_t chunk, int w, cell_fn fill, const void *ctx)
+{
+    int64_t s = lo;
+    while (s < hi) {
+        int64_t e = (s / chunk + 1) * chunk;
+        if (e > hi)
+            e = hi;
+        tl_buf_printf(b, "  %-8s", head);
+        for (int64_t k = s; k < e; k++)
+            cell_num(b, w, k);
+        tl_buf_printf(b, "\n  %-8s", row);
+        for (int64_t k = s; k < e; k++)
+            fill(b, w, k, ctx);
+        tl_buf_putc(b, '\n');
+        s = e;
+    }
+}
+
+/* ---- views: which result element each parent slot holds ---- */
+
+static void fill_view(tl_buf *b, int w, int64_t k, const void *ctx)
+{
+    const tl_storage_map *m = ctx;
+    int64_t c = m->cell[k - m->lo];
+    if (c == -1)
+        cell_mark(b, w, ".");
+    else if (c == -2)
+        cell_times(b, w, m->reads[k - m->lo]);
+    else
+        cell_num(b, w, c);
+}
+
+/* ---- copies: where each element of the new buffer came from ---- */
+
+typedef struct copy_ctx {
+    const tl_storage_map *m; /* the new buffer: slot -> result flat index */
+    const int64_t *src;      /* result flat index -> parent slot, -1 */
+    int64_t nsrc;
+} copy_ctx;
+
+static void fill_from(tl_buf *b, int w, int64_t k, const void *ctx)
+{
+    const copy_ctx *c = ctx;
+    int64_t i = c->m->cell[k - c->m->lo];
+    if (i == -1)
+        cell_mark(b, w, ".");
+    else if (i == -2)
+        cell_times(b, w, c->m->reads[k - c->m->lo]);
+    else if (i >= c->nsrc || c->src[i] < 0)
+        cell_mark(b, w, "+");
+    else
+        cell_num(b, w, c->src[i]);
+}
+
+typedef struct went_ctx {
+    int64_t lo;
+    const int64_t *first; /* parent slot -> first result flat index, -1 */
+    const int64_t *count; /* parent slot -> reads */
+} went_ctx;
+
+static void fill_went(tl_buf *b, int w, int64_t k, const void *ctx)
+{
+    const went_ctx *c = ctx;
+    int64_t n = c->count[k - c->lo];
+    if (n == 0)
+        cell_mark(b, w, ".");
+    else if (n > 1)
+        cell_times(b, w, n);
+    else
+        cell_num(b, w, c->first[k - c->lo]);
+}
+
+static void copy_picture(tl_buf *b, const tl_op_verdict *v, const tl_storage_map *m,
+                         const int64_t *src, int64_t nsrc, const char *pname, int64_t per)
+{
+    const tl_evidence *ev = &v->ev;
+    /* the parent's slots that were read: a window of at most 256 */
+    int64_t pn = v->parent_nslots, plo = pn, phi = 0;
+    for (int64_t i = 0; i < nsrc; i++)
+        if (src[i] >= 0) {
+            plo = src[i] < plo ? src[i] : plo;
+            phi = src[i] + 1 > phi ? src[i] + 1 : phi;
+        }
+    if (pn <= 256) {
+        plo = 0;
+        phi = pn;
+    } else if (phi - plo > 256) {
+        phi = plo + 256;
+    }
+    int64_t np = phi - plo > 0 ? phi - plo : 1;
+    int64_t *first = tl_xmalloc((size_t)np * sizeof *first);
+    int64_t *count = tl_xcalloc((size_t)np, sizeof *count);
+    int64_t maxreads = 1;
+    for (int64_t k = 0; k < np; k++)
+        first[k] = -1;
+    for (int64_t i = 0; i < nsrc; i++) {
+        int64_t s = src[i];
+        if (s < plo || s >= phi)
+            continue;
+        if (count[s - plo]++ == 0)
+            first[s - plo] = i;
+        if (count[s - plo] > maxreads)
+            maxreads = count[s - plo];
+    }
+    int64_t big = m->hi > m->numel ? m->hi : m->numel;
+    big = pn > big ? pn : big;
+    int w = digits(big);
+    if (1 + digits(maxreads) > w)
+        w = 1 + digits(maxreads);
+    w += 1;
+    int64_t cells = per / w;
+
+    tl_buf t = {0};
+    tl_buf_printf(&t, "storage picture: a copy into a new buffer of %" PRId64 " %s; under each "
+                  "new slot, the slot of %s's storage its value was read from (+ = computed "
+                  "or from elsewhere)", m->nslots, tl_dtype_name(m->dtype), pname);
+    tl_buf_putc(b, '\n');
+    tl_layout_wrap(b, tl_buf_str(&t), 0, 0, TL_REPORT_WIDTH);
+    tl_buf_free(&t);
+    if (m->nslots > 256)
+        tl_buf_printf(b, "  (showing new slots %" PRId64 "..%" PRId64 ")\n", m->lo, m->hi - 1);
+    copy_ctx cc = {m, src, nsrc};
+    char fromrow[64];
+    snprintf(fromrow, sizeof fromrow, "from %s", pname);
+    bool plain = strlen(pname) <= 3;
+    for (const char *q = pname; *q; q++)
+        plain = plain && (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+                          (*q >= '0' && *q <= '9'));
+    draw_rows(b, "new", plain ? fromrow : "from", m->lo, m->hi,
+              line_cells(ev->ndim, ev->shape, ev->stride, cells), w, fill_from, &cc);
+    tl_buf_printf(&t, "where %s's %" PRId64 " storage slots went: the result's flat index "
+                  "(. = not read, \xc3\x97N = read N times)", pname, pn);
+    tl_buf_putc(b, '\n');
+    tl_layout_wrap(b, tl_buf_str(&t), 0, 0, TL_REPORT_WIDTH);
+    tl_buf_free(&t);
+    if (pn > 256)
+        tl_buf_printf(b, "  (showing slots %" PRId64 "..%" PRId64 ")\n", plo, phi - 1);
+    went_ctx wc = {plo, first, count};
+    draw_rows(b, "slot", "to", plo, phi,
+              line_cells(v->parent_ndim, v->parent_shape, v->parent_stride, cells), w,
+              fill_went, &wc);
+    free(first);
+    free(count);
+}
+
+static void storage_picture(tl_buf *b, const tl_op_verdict *v, const char *pname)
 {
     tl_storage_map map;
     if (!tl_verdict_storage_map(v, &map))
         return;
+    const tl_evidence *ev = &v->ev;
     int64_t nst = map.nslots, lo = map.lo, hi = map.hi;
-    tl_buf_printf(b, "\nstorage picture: %" PRId64 " storage element%s of %s; each slot "
-                  "shows the result's\nflat index stored there (. = not covered, * = "
-                  "covered more than once)\n", nst, nst == 1 ? "" : "s",
-                  tl_dtype_name(map.dtype));
+    int64_t per = TL_REPORT_WIDTH - 10;
+    const int64_t *src;
+    int64_t nsrc;
+    if (ev->kind == TL_KIND_COPY && !map.too_large && nst > 0 &&
+        tl_verdict_gather(v, &src, &nsrc)) {
+        copy_picture(b, v, &map, src, nsrc, pname, per);
+        tl_storage_map_free(&map);
+        return;
+    }
+    int64_t maxreads = 1;
+    for (int64_t k = 0; map.reads && k < hi - lo; k++)
+        maxreads = map.reads[k] > maxreads ? map.reads[k] : maxreads;
+    tl_buf t = {0};
+    if (ev->kind == TL_KIND_COPY)
+        tl_buf_printf(&t, "storage picture: a copy; none of its values could be traced to a "
+                      "slot of %s's storage (they were computed, or picked by their values as "
+                      "a sort or a mask picks them). Its new buffer holds %" PRId64 " %s; each "
+                      "slot shows the result's flat index stored there (. = not covered, "
+                      "\xc3\x97N = covered N times)", pname, nst, tl_dtype_name(map.dtype));
+    else
+        tl_buf_printf(&t, "storage picture: %" PRId64 " storage element%s of %s; each slot "
+                      "shows the result's flat index stored there (. = not covered, "
+                      "\xc3\x97N = read by N result elements)",
+                      nst, nst == 1 ? "" : "s", tl_dtype_name(map.dtype));
+    tl_buf_putc(b, '\n');
+    tl_layout_wrap(b, tl_buf_str(&t), 0, 0, TL_REPORT_WIDTH);
+    tl_buf_free(&t);
     if (nst == 0) {
         tl_buf_puts(b, "  (empty storage)\n");
         tl_storage_map_free(&map);
@@ -54,32 +272,19 @@ static void storage_picture(tl_buf *b, const tl_op_verdict *v)
         tl_buf_printf(b, "  (showing slots %" PRId64 "..%" PRId64 ")\n", lo, hi - 1);
     if (map.too_large) {
         tl_buf_puts(b, "  (result too large to draw)\n");
+        tl_storage_map_free(&map);
         return;
     }
-    int64_t n = hi - lo;
-    const int64_t *cell = map.cell;
-    int64_t numel = map.numel;
-    int w = 1;
-    for (int64_t x = (hi > numel ? hi : numel); x >= 10; x /= 10)
-        w++;
+    int64_t big = hi > map.numel ? hi : map.numel;
+    int w = digits(big);
+    if (1 + digits(maxreads) > w)
+        w = 1 + digits(maxreads);
     w += 1;
-    int per = (TL_REPORT_WIDTH - 10) / w;
-    for (int64_t s = 0; s < n; s += per) {
-        int64_t e = s + per < n ? s + per : n;
-        tl_buf_puts(b, "  slot    ");
-        for (int64_t k = s; k < e; k++)
-            tl_buf_printf(b, "%*" PRId64, w, lo + k);
-        tl_buf_puts(b, "\n  result  ");
-        for (int64_t k = s; k < e; k++) {
-            if (cell[k] == -1)
-                tl_buf_printf(b, "%*s", w, ".");
-            else if (cell[k] == -2)
-                tl_buf_printf(b, "%*s", w, "*");
-            else
-                tl_buf_printf(b, "%*" PRId64, w, cell[k]);
-        }
-        tl_buf_putc(b, '\n');
-    }
+    /* the slots are the parent's for a view: break lines at its rows */
+    int64_t chunk = v->have_parent && ev->kind != TL_KIND_COPY
+                        ? line_cells(v->parent_ndim, v->parent_shape, v->parent_stride, per / w)
+                        : line_cells(ev->ndim, ev->shape, ev->stride, per / w);
+    draw_rows(b, "slot", "result", lo, hi, chunk, w, fill_view, &map);
     tl_storage_map_free(&map);
 }
 
@@ -149,7 +354,7 @@ char *tl_report_explain(const char *const *stmts, size_t nstmts, const char *exp
         tl_buf_free(&t);
     }
     tl_buf_printf(&b, "device    %s\n", device_used);
-    storage_picture(&b, v);
+    storage_picture(&b, v, parent_name);
     return tl_buf_steal(&b);
 }
 

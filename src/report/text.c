@@ -85,6 +85,24 @@ static void header(tl_buf *b, const tl_report *r, const tl_render_opts *o)
     tl_buf_free(&h);
 }
 
+/* The command that shows a wrong op in depth (its storage picture), to
+ * paste: `tlab explain --lab FILE ID` on the lab that was run (the master
+ * under --lab). Not offered when the file or the id would not survive a
+ * shell as one word (tl_escape_shell). */
+static void explain_hint(tl_buf *b, const tl_report *r, size_t i, const tl_render_opts *o)
+{
+    const char *file = r->lab->file, *id = r->lab->ops[i].id;
+    tl_buf cmd = {0};
+    tl_buf_puts(&cmd, "tlab explain --lab ");
+    bool ok = tl_escape_shell(&cmd, file);
+    tl_buf_puts(&cmd, id[0] == '-' ? " -- " : " ");
+    ok = ok && tl_escape_shell(&cmd, id);
+    if (ok && cmd.len <= 2 * TL_REPORT_WIDTH)
+        tl_buf_printf(b, "    explain  %s%s%s\n", tl_layout_color(o, C_DIM), tl_buf_str(&cmd),
+                      tl_layout_color(o, C_OFF));
+    tl_buf_free(&cmd);
+}
+
 static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
 {
     const tl_lab *lab = r->lab;
@@ -134,6 +152,7 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
                     tl_buf_putc(b, '\n');
                 any_wrong = true;
                 tl_layout_evidence(b, r, i, o);
+                explain_hint(b, r, i, o);
             }
         if (g->unanswered) {
             tl_buf t = {0};

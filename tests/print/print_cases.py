@@ -84,3 +84,18 @@ g = torch.ones(2, requires_grad=True)
 print(g * 2, g[0], g.t(), g.sum(), (g + 1).relu(), g.detach())
 with torch.no_grad():
     print(g * 2)
+# torch.return_types structseqs: (values, indices) with names
+rt_x = torch.arange(24.).reshape(4, 6)
+rt = rt_x.max(0)
+print(rt)
+print(repr(rt_x.min(1, keepdim=True)))
+print(rt_x.sort(1, descending=True))
+print(torch.topk(rt_x, 2))
+print(type(rt), isinstance(rt, tuple), len(rt), rt == tuple(rt), rt[0] is rt.values)
+try:
+    rt.foo
+except AttributeError as e:
+    print(e)
+print(tuple(rt), type(rt + rt), (rt + rt)[2:3])
+print([rt])
+print(rt.indices.dtype, torch.max(rt_x, 1).values.shape, rt_x.sort(0).indices.stride())
