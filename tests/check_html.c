@@ -3,7 +3,9 @@
  * every page is a complete self-contained document, the storage picture of
  * known ops has the right slots (x[1:] of a 4x6 arange: 24 slots drawn, 18
  * read; an expand shows its repeat count; a copy draws its new buffer; a
- * large storage is capped), unanswered ops reveal nothing, an unreadable
+ * large storage is capped; a copy's gather trace names each element's parent
+ * slot; a tuple's view items are drawn over the parent), unanswered ops
+ * reveal nothing, an unreadable
  * sheet is a complete page with score 0, and the class report lists every
  * submission. Sheets are parsed from memory and run on the real runtime. */
 #include <check.h>
@@ -53,7 +55,7 @@ static void load(sheet *s, const char *yaml)
         tl_verdict_fail f;
         ck_assert_msg(tl_verdict_run(&r, &job, &s->v[i], &f) == 0, "%s", f.rendered);
         tl_job pj = {.setup = &setup, .nsetup = 1, .op = &o, .parent = "x",
-                     .keep_values = true};
+                     .trace = true};
         tl_op_verdict kv;
         ck_assert(tl_verdict_run(&r, &pj, &kv, &f) == 0);
         tl_report_html_capture(&kv, &s->pics[i]);
@@ -136,7 +138,10 @@ static const char basic[] =
     "  - id: \"3\"\n    op: x.t().contiguous()\n    predict: view\n"
     "  - id: \"4\"\n    op: x.t()\n    predict: ~\n"
     "  - id: \"5\"\n    op: x.view(5, 5)\n    predict: error\n"
-    "  - id: \"6\"\n    op: x.stride()\n    predict: {value: [6, 1]}\n";
+    "  - id: \"6\"\n    op: x.stride()\n    predict: {value: [6, 1]}\n"
+    "  - id: \"7\"\n    op: x[::2, 1].clone()\n    predict: copy\n"
+    "  - id: \"8\"\n    op: x.to(torch.float16)\n    predict: copy\n"
+    "  - id: \"9\"\n    op: x.split(3)\n    predict: view\n";
 
 START_TEST(test_pictures)
 {
@@ -144,8 +149,8 @@ START_TEST(test_pictures)
     load(&s, basic);
     char *h = page(&s);
     assert_document(h);
-    ck_assert_int_eq(count(h, NULL, "<svg class=\"storage\""), 6);
-    ck_assert_int_eq(count(h, NULL, "<tr class=\"op "), 6);
+    ck_assert_int_eq(count(h, NULL, "<svg class=\"storage\""), 9);
+    ck_assert_int_eq(count(h, NULL, "<tr class=\"op "), 9);
 
     /* x[1:]: x's 24 slots, the last 18 read in order 0..17 */
     char *g = svg_of(h, 1);
@@ -173,6 +178,12 @@ START_TEST(test_pictures)
     ck_assert_int_eq(count(g, NULL, "<rect class=\"slot new\""), 24);
     ck_assert_int_eq(count(g, NULL, "<rect class=\"slot read\""), 0);
     ck_assert_ptr_nonnull(strstr(g, "new buffer (copy): 24 float32 slots"));
+    /* the gather trace: new slot 1 holds x.t()[0, 1] = x[1, 0], parent slot 6 */
+    ck_assert_ptr_nonnull(strstr(g, "slot 1: holds result element 1; gathered from parent slot 6<"));
+    ck_assert_ptr_nonnull(strstr(g, "slot 6: parent element 6, copied into result element 1<"));
+    ck_assert_int_eq(count(g, NULL, "<rect class=\"slot src\""), 24);
+    ck_assert_int_eq(count(g, NULL, "<line class=\"gather\""), 24);
+    ck_assert_int_eq(count(g, NULL, "\">\xe2\x86\x90"), 24);
     free(g);
 
     /* unanswered: the parent only, nothing read, no verdict shown */
@@ -196,12 +207,31 @@ START_TEST(test_pictures)
     ck_assert_ptr_nonnull(strstr(g, "not a tensor"));
     free(g);
 
+    /* x[::2, 1].clone(): 2 elements copied from parent slots 1 and 13 */
+    g = svg_of(h, 7);
+    ck_assert_int_eq(count(g, NULL, "<rect class=\"slot src\""), 2);
+    ck_assert_ptr_nonnull(strstr(g, "<g data-slot=\"13\"><rect class=\"slot src\""));
+    ck_assert_ptr_nonnull(strstr(g, "slot 1: holds result element 1; gathered from parent slot 13<"));
+    ck_assert_int_eq(count(g, NULL, "<rect class=\"slot new\""), 2);
+    free(g);
+    /* a dtype conversion: each row in its own dtype */
+    g = svg_of(h, 8);
+    ck_assert_ptr_nonnull(strstr(g, "x&#39;s storage: 24 float32 slots"));
+    ck_assert_ptr_nonnull(strstr(g, "new buffer (copy): 24 float16 slots"));
+    free(g);
+    /* a tuple of views: item 0 reads slots 0..17, item 1 slots 18..23 */
+    g = svg_of(h, 9);
+    ck_assert_int_eq(count(g, NULL, "<rect class=\"slot read\""), 24);
+    ck_assert_ptr_nonnull(strstr(g, "slot 18: read 1 time, item:element 1:0<"));
+    ck_assert_ptr_nonnull(strstr(g, ">0:17</text>"));
+    free(g);
+
     /* the scorecard numbers */
-    ck_assert_ptr_nonnull(strstr(h, "<b id=\"score-correct\">4</b>"));
-    ck_assert_ptr_nonnull(strstr(h, "<b id=\"score-total\">6</b>"));
+    ck_assert_ptr_nonnull(strstr(h, "<b id=\"score-correct\">7</b>"));
+    ck_assert_ptr_nonnull(strstr(h, "<b id=\"score-total\">9</b>"));
     ck_assert_ptr_nonnull(strstr(h, "<b id=\"score-threshold\">2</b>"));
     ck_assert_ptr_nonnull(strstr(h, "\xe2\x9c\x97 wrong"));
-    ck_assert_ptr_nonnull(strstr(h, "<span class=\"mark\">\xe2\x9c\x93</span> 4/6 correct "
+    ck_assert_ptr_nonnull(strstr(h, "<span class=\"mark\">\xe2\x9c\x93</span> 7/9 correct "
                                     "(threshold 2) - PASS</p>"));
     ck_assert_ptr_nonnull(strstr(h, "\xe2\x9c\x93 ok"));
     free(h);
@@ -328,14 +358,14 @@ START_TEST(test_class_report)
     ck_assert_ptr_nonnull(h);
     assert_document(h);
     ck_assert_int_eq(count(h, NULL, "<tr class=\"student "), 4);
-    ck_assert_int_eq(count(h, NULL, "<tr class=\"class-op\">"), 6);
+    ck_assert_int_eq(count(h, NULL, "<tr class=\"class-op\">"), 9);
     ck_assert_ptr_nonnull(strstr(h, "<b id=\"class-submissions\">4</b>"));
     ck_assert_ptr_nonnull(strstr(h, "<b id=\"class-graded\">3</b>"));
     ck_assert_ptr_nonnull(strstr(h, "<b id=\"class-tampered\">1</b>"));
     ck_assert_ptr_nonnull(strstr(h, "<b id=\"class-unreadable\">1</b>"));
     ck_assert_ptr_nonnull(strstr(h, "<svg class=\"histogram\""));
-    /* bars: 2 sheets with 4 correct, 1 with 0; the threshold line */
-    ck_assert_ptr_nonnull(strstr(h, "data-score=\"4\" data-count=\"2\""));
+    /* bars: 2 sheets with 7 correct, 1 with 0; the threshold line */
+    ck_assert_ptr_nonnull(strstr(h, "data-score=\"7\" data-count=\"2\""));
     ck_assert_ptr_nonnull(strstr(h, "data-score=\"0\" data-count=\"1\""));
     ck_assert_ptr_nonnull(strstr(h, "threshold 2 (pass at 2 or more)"));
     /* op 3 (predicted view, a copy): 0% correct, "view" the common wrong answer */

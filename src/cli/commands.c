@@ -269,13 +269,13 @@ static int run_lab(ctx *c, const tl_lab *lab, tl_op_verdict **out, char **msg)
 
 /* ------------------------------------------------- html storage pictures */
 
-/* --format html draws every op's storage (html.h). The verdicts keep no
- * values (keeping them would change what later ops may allocate), so once
- * every verdict is known each op runs once more, alone (no variants, no
- * classify), keeping its result and parent just long enough to capture the
- * picture. This pass has a sheet budget of its own (--sheet-timeout again)
- * and never changes a verdict: a run that fails or hits a limit only means
- * no picture for that op. */
+/* --format html draws every op's storage (html.h) from the pictures' data
+ * of verdict.h (job.trace: the result's storage map, a copy's gather
+ * trace). Once every verdict is known, each op runs once more, alone (no
+ * variants, no classify), traced: the verdicts themselves come from the
+ * same runs as in every other format. This pass has a sheet budget of its
+ * own (--sheet-timeout again) and never changes a verdict: a run that
+ * fails or hits a limit only means no picture for that op. */
 typedef struct pic_run {
     ctx *c;
     const tl_lab *lab;
@@ -301,7 +301,7 @@ static void picture_op(void *arg, size_t i, tl_pool *p)
         .parent = pr->lab->parent,
         .parent_line = pr->lab->parent_line,
         .parent_col = pr->lab->parent_col,
-        .keep_values = true,
+        .trace = true,
         .id = pr->lab->ops[i].id,
     };
     tl_budget_enter(&pr->budget);

@@ -25,7 +25,11 @@
  * result's flat index stored there (its reading order), a slot read several
  * times (expand, broadcast) shows "×N" with the first indices in its
  * tooltip; slots outside the parent are dashed. A copy draws the new buffer
- * as a row of its own under the parent's. At most 256 slots are drawn
+ * as a row of its own under the parent's; with a gather trace
+ * (tl_verdict_gather) each new slot names the parent slot it was copied
+ * from ("←s"), the parent slots copied are marked, and when both rows fit
+ * on one line a line joins each pair. A tuple's view items are drawn over
+ * the parent's row ("item:index"). At most 256 slots are drawn
  * (tl_verdict_storage_map's window, "showing slots a..b"); rows wrap at a
  * dimension boundary of the tensor drawn (slot columns line up with it).
  */
@@ -107,87 +111,150 @@ static void row_dims(tl_html_row *row, int ndim, const int64_t *shape, const int
     }
 }
 
-/* A row from a storage map (taken over: the row owns map->cell). */
-static void row_from_map(tl_html_row *row, tl_storage_map *map)
+/* Allocate a row's arrays for the window [lo, hi) of nslots. */
+static void row_alloc(tl_html_row *row, int64_t nslots, int64_t lo, int64_t hi)
 {
     memset(row, 0, sizeof *row);
-    row->nslots = map->nslots;
-    row->lo = map->lo;
-    row->hi = map->hi;
-    row->too_large = map->too_large;
-    int64_t n = row->hi - row->lo;
+    row->nslots = nslots;
+    row->lo = lo;
+    row->hi = hi;
+    int64_t n = hi - lo;
     size_t cnt = (size_t)(n > 0 ? n : 1);
-    row->cell = map->cell;
-    map->cell = NULL;
-    if (!row->cell) {
-        row->cell = tl_xmalloc(cnt * sizeof *row->cell);
-        for (int64_t k = 0; k < n; k++)
-            row->cell[k] = -1;
-    }
+    row->cell = tl_xmalloc(cnt * sizeof *row->cell);
     row->reads = tl_xcalloc(cnt, sizeof *row->reads);
     row->order = tl_xmalloc(cnt * TL_HTML_ORDER * sizeof *row->order);
+    for (size_t k = 0; k < cnt; k++)
+        row->cell[k] = -1;
     for (size_t k = 0; k < cnt * TL_HTML_ORDER; k++)
         row->order[k] = -1;
     row->in_parent = tl_xcalloc(cnt, sizeof *row->in_parent);
 }
 
-void tl_report_html_capture(const tl_op_verdict *kv, tl_html_pic *out)
+/* A row from a storage map (its cells; the reads and their order are
+ * walked again from the metadata by the caller). */
+static void row_from_map(tl_html_row *row, const tl_storage_map *map)
+{
+    row_alloc(row, map->nslots, map->lo, map->hi);
+    row->too_large = map->too_large;
+    if (map->cell)
+        memcpy(row->cell, map->cell, (size_t)(map->hi - map->lo) * sizeof *row->cell);
+}
+
+void tl_report_html_capture(const tl_op_verdict *v, tl_html_pic *out)
 {
     memset(out, 0, sizeof *out);
-    if (!kv->parent && !kv->result)
+    if (!v->traced)
         return;
     out->captured = true;
-    const tl_evidence *ev = &kv->ev;
-    tl_storage_map pm, rm;
-    bool have_pm = false, have_rm = false;
-    if (kv->parent && kv->have_parent) {
-        tl_op_verdict pv;
-        memset(&pv, 0, sizeof pv);
-        pv.result = kv->parent;
-        have_pm = tl_verdict_storage_map(&pv, &pm);
-    }
-    if (kv->result && ev->is_tensor)
-        have_rm = tl_verdict_storage_map(kv, &rm);
-    out->shares = have_rm && (ev->kind == TL_KIND_VIEW || ev->kind == TL_KIND_ALIAS) &&
-                  ev->shares_storage;
-    if (have_rm)
-        snprintf(out->dtype, sizeof out->dtype, "%s", tl_dtype_name(rm.dtype));
-    else if (have_pm)
-        snprintf(out->dtype, sizeof out->dtype, "%s", tl_dtype_name(pm.dtype));
+    const tl_evidence *ev = &v->ev;
+    tl_storage_map rm;
+    bool have_rm = ev->is_tensor && tl_verdict_storage_map(v, &rm);
+    bool have_p = v->have_parent && v->parent_shape && v->parent_nslots >= 0;
+    out->shares = have_rm && have_p &&
+                  (ev->kind == TL_KIND_VIEW || ev->kind == TL_KIND_ALIAS) && ev->shares_storage;
+    snprintf(out->dtype, sizeof out->dtype, "%s",
+             tl_dtype_name(have_rm ? rm.dtype : v->parent_dtype));
+    snprintf(out->parent_dtype, sizeof out->parent_dtype, "%s",
+             tl_dtype_name(have_p ? v->parent_dtype : rm.dtype));
     if (out->shares) {
         /* one row: the shared storage in the result's window */
         out->have_parent = out->have_result = true;
-        row_from_map(&out->parent, &rm);
         tl_html_row *row = &out->parent;
+        row_from_map(row, &rm);
         walk(ev->ndim, ev->shape, ev->stride, ev->offset, row->lo, row->hi, row->reads,
              row->order, NULL);
-        if (!walk(kv->parent_ndim, kv->parent_shape, kv->parent_stride, kv->parent_offset,
+        if (!walk(v->parent_ndim, v->parent_shape, v->parent_stride, v->parent_offset,
                   row->lo, row->hi, NULL, NULL, row->in_parent))
             for (int64_t k = 0; k < row->hi - row->lo; k++)
                 row->in_parent[k] = true;
-        row_dims(row, kv->parent_ndim, kv->parent_shape, kv->parent_stride);
-        if (have_pm)
-            tl_storage_map_free(&pm);
+        row_dims(row, v->parent_ndim, v->parent_shape, v->parent_stride);
+        tl_storage_map_free(&rm);
         return;
     }
-    if (have_pm) {
-        out->have_parent = true;
-        row_from_map(&out->parent, &pm);
+    if (ev->is_tuple && have_p) {
+        /* the parent's storage as read by every item that is a view */
+        int64_t ns = v->parent_nslots, lo = 0, hi = ns > 256 ? 256 : ns;
+        out->have_parent = out->tuple = true;
         tl_html_row *row = &out->parent;
-        for (int64_t k = 0; k < row->hi - row->lo; k++)
-            row->in_parent[k] = row->cell[k] != -1;
-        if (row->too_large)
-            for (int64_t k = 0; k < row->hi - row->lo; k++)
+        row_alloc(row, ns, lo, hi);
+        int64_t cnt = hi - lo > 0 ? hi - lo : 1;
+        row->item = tl_xmalloc((size_t)cnt * TL_HTML_ORDER * sizeof *row->item);
+        int64_t *before = tl_xmalloc((size_t)cnt * sizeof *before);
+        for (size_t it = 0; it < ev->nitems; it++) {
+            const tl_evidence *iv = &ev->items[it];
+            if (!iv->is_tensor || !iv->shares_storage)
+                continue;
+            memcpy(before, row->reads, (size_t)cnt * sizeof *before);
+            walk(iv->ndim, iv->shape, iv->stride, iv->offset, lo, hi, row->reads, row->order,
+                 NULL);
+            for (int64_t k = 0; k < hi - lo; k++)
+                for (int64_t j = before[k]; j < row->reads[k] && j < TL_HTML_ORDER; j++)
+                    row->item[k * TL_HTML_ORDER + j] = (int64_t)it;
+        }
+        free(before);
+        if (!walk(v->parent_ndim, v->parent_shape, v->parent_stride, v->parent_offset, lo, hi,
+                  NULL, NULL, row->in_parent))
+            for (int64_t k = 0; k < hi - lo; k++)
                 row->in_parent[k] = true;
-        row_dims(row, kv->parent_ndim, kv->parent_shape, kv->parent_stride);
+        row_dims(row, v->parent_ndim, v->parent_shape, v->parent_stride);
+        return;
+    }
+    const int64_t *src = NULL;
+    int64_t nsrc = 0;
+    if (!tl_verdict_gather(v, &src, &nsrc))
+        src = NULL;
+    if (have_p) {
+        /* the parent's storage: which parent element each slot holds, and
+         * (a copy with a gather trace) which slots were copied, how often */
+        int64_t ns = v->parent_nslots, lo = 0, hi = ns;
+        if (ns > 256) {
+            lo = v->parent_offset >= 0 && v->parent_offset < ns ? v->parent_offset : 0;
+            hi = lo + 256 > ns ? ns : lo + 256;
+        }
+        out->have_parent = true;
+        tl_html_row *row = &out->parent;
+        row_alloc(row, ns, lo, hi);
+        int64_t cnt = hi - lo > 0 ? hi - lo : 1;
+        int64_t *pr = tl_xcalloc((size_t)cnt, sizeof *pr);
+        int64_t *po = tl_xmalloc((size_t)cnt * TL_HTML_ORDER * sizeof *po);
+        if (walk(v->parent_ndim, v->parent_shape, v->parent_stride, v->parent_offset, lo, hi,
+                 pr, po, row->in_parent)) {
+            for (int64_t k = 0; k < hi - lo; k++)
+                row->cell[k] = pr[k] == 0 ? -1 : pr[k] == 1 ? po[k * TL_HTML_ORDER] : -2;
+        } else {
+            row->too_large = true;
+            for (int64_t k = 0; k < hi - lo; k++)
+                row->in_parent[k] = true;
+        }
+        free(pr);
+        free(po);
+        for (int64_t f = 0; src && f < nsrc; f++) {
+            int64_t sl = src[f];
+            if (sl < lo || sl >= hi)
+                continue;
+            int64_t k = sl - lo;
+            if (row->reads[k] < TL_HTML_ORDER)
+                row->order[k * TL_HTML_ORDER + row->reads[k]] = f;
+            row->reads[k]++;
+        }
+        row_dims(row, v->parent_ndim, v->parent_shape, v->parent_stride);
     }
     if (have_rm) {
         out->have_result = true;
-        row_from_map(&out->result, &rm);
         tl_html_row *row = &out->result;
+        row_from_map(row, &rm);
         walk(ev->ndim, ev->shape, ev->stride, ev->offset, row->lo, row->hi, row->reads,
              row->order, row->in_parent);
         row_dims(row, ev->ndim, ev->shape, ev->stride);
+        if (src) {
+            int64_t n = row->hi - row->lo;
+            row->from = tl_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *row->from);
+            for (int64_t k = 0; k < n; k++) {
+                int64_t f = row->order[k * TL_HTML_ORDER];
+                row->from[k] = f >= 0 && f < nsrc ? src[f] : -1;
+            }
+        }
+        tl_storage_map_free(&rm);
     }
 }
 
@@ -197,6 +264,7 @@ static void row_free(tl_html_row *row)
     free(row->reads);
     free(row->order);
     free(row->from);
+    free(row->item);
     free(row->in_parent);
     memset(row, 0, sizeof *row);
 }
@@ -261,6 +329,8 @@ static const char css[] =
     ".slot.read{fill:#d2e4fb;stroke:#1f4e8c;stroke-width:1.5}\n"
     ".slot.multi{fill:#ffe2a8;stroke:#8a5a00;stroke-width:2}\n"
     ".slot.new{fill:#e6dcf5;stroke:#5a2d82;stroke-width:1.5}\n"
+    ".slot.src{fill:#efe6fa;stroke:#5a2d82;stroke-width:1.5}\n"
+    ".gather{stroke:#5a2d82;stroke-width:1;opacity:.55}\n"
     ".slot.outside{fill:#f2f2f2;stroke:#b0b0b0;stroke-dasharray:3 2}\n"
     ".bar.pass{fill:#2e7d4f}.bar.fail{fill:#b3474a}.bar.pct{fill:#3c6fb0}\n"
     ".track{fill:#ececec;stroke:#bbb}\n"
@@ -356,58 +426,76 @@ static void draw_row(svg *s, const tl_html_row *row, const char *kind)
         x = MARGIN + c * CW;
         (void)line;
         int64_t reads = row->reads ? row->reads[k] : 0;
+        const int64_t *ord = row->order + k * TL_HTML_ORDER;
+        bool parent = !strcmp(kind, "parent"), newbuf = !strcmp(kind, "new");
+        const int64_t *items = row->item ? row->item + k * TL_HTML_ORDER : NULL;
         const char *cls;
-        bool newbuf = !strcmp(kind, "new");
         if (newbuf)
             cls = reads > 1 ? "slot new multi" : reads == 1 ? "slot new" : "slot outside";
-        else if (!strcmp(kind, "shared"))
+        else if (parent)
+            cls = reads ? "slot src" : row->in_parent[k] ? "slot" : "slot outside";
+        else
             cls = reads > 1 ? "slot multi" : reads == 1 ? "slot read"
                   : row->in_parent[k] ? "slot" : "slot outside";
-        else
-            cls = row->in_parent[k] ? "slot" : "slot outside";
         tl_buf_printf(&s->body, "<g data-slot=\"%" PRId64 "\"><rect class=\"%s\" x=\"%" PRId64
                       "\" y=\"%" PRId64 "\" width=\"%d\" height=\"%d\"><title>slot %" PRId64,
                       slot, cls, x, s->y, CW - 2, CH, slot);
-        if (reads) {
-            tl_buf_printf(&s->body, ": %s %" PRId64 " time%s, result element%s", newbuf ? "holds the element read" : "read",
-                          reads, reads == 1 ? "" : "s", reads == 1 ? "" : "s");
-            for (int64_t j = 0; j < reads && j < TL_HTML_ORDER; j++)
-                tl_buf_printf(&s->body, "%s%" PRId64, j ? ", " : " ",
-                              row->order[k * TL_HTML_ORDER + j]);
-            if (reads > TL_HTML_ORDER)
-                tl_buf_puts(&s->body, ", \xe2\x80\xa6");
-        } else if (!strcmp(kind, "parent")) {
+        if (parent) {
             if (row->cell[k] >= 0)
                 tl_buf_printf(&s->body, ": parent element %" PRId64, row->cell[k]);
             else
                 tl_buf_puts(&s->body, row->in_parent[k] ? ": part of the parent"
                                                         : ": not part of the parent");
-        } else if (!row->in_parent[k]) {
-            tl_buf_puts(&s->body, newbuf ? ": not read" : ": not part of the parent");
+            if (reads)
+                tl_buf_printf(&s->body, ", copied into result element%s", reads == 1 ? "" : "s");
+        } else if (reads) {
+            if (newbuf)
+                tl_buf_printf(&s->body, ": holds result element%s", reads == 1 ? "" : "s");
+            else if (items)
+                tl_buf_printf(&s->body, ": read %" PRId64 " time%s, item:element", reads,
+                              reads == 1 ? "" : "s");
+            else
+                tl_buf_printf(&s->body, ": read %" PRId64 " time%s, result element%s", reads,
+                              reads == 1 ? "" : "s", reads == 1 ? "" : "s");
         } else {
-            tl_buf_puts(&s->body, ": not read");
+            tl_buf_puts(&s->body, row->in_parent[k] || newbuf ? ": not read"
+                                                              : ": not part of the parent");
         }
+        for (int64_t j = 0; j < reads && j < TL_HTML_ORDER; j++) {
+            tl_buf_puts(&s->body, j ? ", " : " ");
+            if (items)
+                tl_buf_printf(&s->body, "%" PRId64 ":", items[j]);
+            tl_buf_printf(&s->body, "%" PRId64, ord[j]);
+        }
+        if (reads > TL_HTML_ORDER)
+            tl_buf_puts(&s->body, ", \xe2\x80\xa6");
         if (row->from && row->from[k] >= 0)
             tl_buf_printf(&s->body, "; gathered from parent slot %" PRId64, row->from[k]);
         tl_buf_puts(&s->body, "</title></rect>");
         tl_buf_printf(&s->body, "<text class=\"slotno\" x=\"%" PRId64 "\" y=\"%" PRId64 "\">%"
                       PRId64 "</text>", x + 3, s->y + 10, slot);
         char lab[32] = "";
-        if (reads > 1)
-            snprintf(lab, sizeof lab, "\xc3\x97%" PRId64, reads);
-        else if (reads == 1 && row->order[k * TL_HTML_ORDER] >= 0)
-            snprintf(lab, sizeof lab, "%" PRId64, row->order[k * TL_HTML_ORDER]);
-        else if (!strcmp(kind, "parent") && row->cell[k] >= 0)
+        if (parent && row->cell[k] >= 0)
             snprintf(lab, sizeof lab, "%" PRId64, row->cell[k]);
+        else if (!parent && reads > 1)
+            snprintf(lab, sizeof lab, "\xc3\x97%" PRId64, reads);
+        else if (!parent && reads == 1 && ord[0] >= 0 && items)
+            snprintf(lab, sizeof lab, "%" PRId64 ":%" PRId64, items[0], ord[0]);
+        else if (!parent && reads == 1 && ord[0] >= 0)
+            snprintf(lab, sizeof lab, "%" PRId64, ord[0]);
         if (lab[0])
             tl_buf_printf(&s->body, "<text class=\"flat%s\" x=\"%" PRId64 "\" y=\"%" PRId64
-                          "\" text-anchor=\"middle\">%s</text>",
-                          !strcmp(kind, "parent") ? " pidx" : "", x + CW / 2 - 1, s->y + 27,
-                          lab);
+                          "\" text-anchor=\"middle\">%s</text>", parent ? " pidx" : "",
+                          x + CW / 2 - 1, s->y + 27, lab);
+        /* top right: where a copied element came from, how often a slot was copied */
+        char tr[32] = "";
         if (row->from && row->from[k] >= 0)
+            snprintf(tr, sizeof tr, "\xe2\x86\x90%" PRId64, row->from[k]);
+        else if (parent && reads > 1)
+            snprintf(tr, sizeof tr, "\xc3\x97%" PRId64, reads);
+        if (tr[0])
             tl_buf_printf(&s->body, "<text class=\"from\" x=\"%" PRId64 "\" y=\"%" PRId64
-                          "\" text-anchor=\"end\">\xe2\x86\x90%" PRId64 "</text>",
-                          x + CW - 4, s->y + 10, row->from[k]);
+                          "\" text-anchor=\"end\">%s</text>", x + CW - 4, s->y + 10, tr);
         tl_buf_puts(&s->body, "</g>\n");
         if (x + CW + MARGIN > s->width)
             s->width = x + CW + MARGIN;
@@ -450,8 +538,10 @@ static void picture(tl_buf *b, const tl_report *r, size_t i, const tl_html_pic *
     bool ok = pic && pic->captured;
     if (ok && pic->have_parent) {
         tl_buf_printf(&t, "%s's storage: %" PRId64 " %s slot%s", pname, pic->parent.nslots,
-                      pic->dtype, pic->parent.nslots == 1 ? "" : "s");
-        if (!hide && pic->shares)
+                      pic->parent_dtype, pic->parent.nslots == 1 ? "" : "s");
+        if (!hide && pic->tuple)
+            tl_buf_puts(&t, " (read by the tuple's view items)");
+        else if (!hide && pic->shares)
             tl_buf_puts(&t, ev->kind == TL_KIND_ALIAS ? " (the result is the parent itself)"
                                                       : " (the result reads it: a view)");
         else if (!hide && pic->have_result)
@@ -470,11 +560,12 @@ static void picture(tl_buf *b, const tl_report *r, size_t i, const tl_html_pic *
             p.reads = none;
             p.cell = nocell;
             p.from = NULL;
+            p.item = NULL;
             draw_row(&s, &p, "parent");
             free(none);
             free(nocell);
         } else {
-            draw_row(&s, &pic->parent, pic->shares ? "shared" : "parent");
+            draw_row(&s, &pic->parent, pic->shares || pic->tuple ? "shared" : "parent");
         }
     }
     if (hide) {
@@ -484,21 +575,46 @@ static void picture(tl_buf *b, const tl_report *r, size_t i, const tl_html_pic *
         tl_buf_printf(&t, "new buffer (%s): %" PRId64 " %s slot%s, not %s's storage",
                       ev->kind == TL_KIND_COPY ? "copy" : "new storage", pic->result.nslots,
                       pic->dtype, pic->result.nslots == 1 ? "" : "s", pname);
-        svg_text(&s, MARGIN, "label", tl_buf_str(&t));
+        const tl_html_row *pr = &pic->parent, *rr = &pic->result;
+        int64_t np = pr->hi - pr->lo, nr = rr->hi - rr->lo;
+        if (rr->from && pic->have_parent && np > 0 && np <= PERMAX && nr > 0 && nr <= PERMAX) {
+            /* one line each: join every copied element to its parent slot */
+            int64_t top = s.y - 4;
+            s.y += 36;
+            int64_t bot = s.y + 4;
+            draw_row(&s, rr, "new");
+            for (int64_t k = 0; k < nr; k++) {
+                int64_t f = rr->from[k];
+                if (f < pr->lo || f >= pr->hi)
+                    continue;
+                tl_buf_printf(&s.body, "<line class=\"gather\" x1=\"%" PRId64 "\" y1=\"%" PRId64
+                              "\" x2=\"%" PRId64 "\" y2=\"%" PRId64 "\"/>\n",
+                              MARGIN + (f % np) * CW + CW / 2 - 1, top,
+                              MARGIN + ((rr->lo + k) % nr) * CW + CW / 2 - 1, bot);
+            }
+            svg_text(&s, MARGIN, "label", tl_buf_str(&t));
+        } else {
+            svg_text(&s, MARGIN, "label", tl_buf_str(&t));
+            window_note(&s, rr);
+            draw_row(&s, rr, "new");
+        }
         t.len = 0;
-        window_note(&s, &pic->result);
-        draw_row(&s, &pic->result, "new");
-        if (!pic->result.from)
-            svg_text(&s, MARGIN, "note",
-                     "each slot shows the result's flat index stored there");
+        svg_text(&s, MARGIN, "note",
+                 rr->from ? "each new slot shows the result's flat index; \xe2\x86\x90s: the "
+                            "parent slot it was copied from"
+                          : "each slot shows the result's flat index stored there");
     } else if (ev->kind == TL_KIND_ERROR) {
         tl_buf_printf(&t, "raised %s: nothing was read", ev->err_type ? ev->err_type : "an error");
         svg_text(&s, MARGIN, "note", tl_buf_str(&t));
         t.len = 0;
     } else if (ev->is_tuple) {
-        tl_buf_printf(&t, "a %s of %zu results (not drawn one by one)",
-                      ev->value_type ? ev->value_type : "tuple", ev->nitems_total);
+        tl_buf_printf(&t, "a %s of %zu results; ", ev->value_type ? ev->value_type : "tuple",
+                      ev->nitems_total);
+        tl_buf_puts(&t, ok && pic->tuple ? "each slot read shows item:flat index"
+                                         : "its items are not drawn");
         svg_text(&s, MARGIN, "note", tl_buf_str(&t));
+        if (ok && pic->tuple)
+            tl_buf_printf(&cap, "%s (items that are copies are not drawn).", tl_buf_str(&t));
         t.len = 0;
     } else if (!ev->is_tensor) {
         svg_text(&s, MARGIN, "note", "the result is a value, not a tensor: nothing to draw");
@@ -523,6 +639,16 @@ static void picture(tl_buf *b, const tl_report *r, size_t i, const tl_html_pic *
                 tl_buf_printf(&cap, ", %" PRId64 " of them several times (\xc3\x97N: an "
                               "expanded or broadcast dimension with stride 0)", multi);
             tl_buf_puts(&cap, "; each read slot shows the result's flat index (its reading order).");
+        } else if (ok && pic->have_result && pic->result.from) {
+            int64_t copied = 0, slots = 0;
+            for (int64_t k = 0; k < pic->result.hi - pic->result.lo; k++)
+                copied += pic->result.from[k] >= 0;
+            for (int64_t k = 0; k < pic->parent.hi - pic->parent.lo; k++)
+                slots += pic->parent.reads[k] > 0;
+            tl_buf_printf(&cap, "the result owns a new buffer; %" PRId64 " of its %" PRId64
+                          " slots drawn were copied from %" PRId64 " slots of the parent "
+                          "(\xe2\x86\x90s in each new slot names the parent slot).",
+                          copied, pic->result.hi - pic->result.lo, slots);
         } else if (ok && pic->have_result) {
             tl_buf_puts(&cap, "the result owns a new buffer; each of its slots shows the result's "
                               "flat index stored there.");
@@ -806,7 +932,10 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
                     "labelled by its slot index (top left). A slot the result reads shows the "
                     "result&#39;s flat index there, so the numbers give the reading order; "
                     "\xc3\x97N marks a slot read N times (expand, broadcast); dashed slots are not "
-                    "part of the parent. A copy&#39;s new buffer is drawn as its own row.</p>\n");
+                    "part of the parent. A copy&#39;s new buffer is drawn as its own row: each of "
+                    "its slots shows the result&#39;s flat index and, when tlab could trace it, "
+                    "\xe2\x86\x90s, the parent slot the element was copied from (a line joins "
+                    "them when both rows fit on one line). Hover a slot for the details.</p>\n");
     for (size_t i = 0; i < lab->nops; i++) {
         const tl_op_grade *og = &g->ops[i];
         const tl_op_verdict *v = &r->verdicts[i];
@@ -958,8 +1087,9 @@ static void histogram(tl_buf *b, const tl_report *rs, size_t n, const tl_grade *
     int64_t bw = total + 1 <= 25 ? 40 : 1000 / (total + 1) > 4 ? 1000 / (total + 1) : 4;
     int64_t left = 40, top = 44, ph = 200;
     int64_t w = left + bw * (total + 1) + 20, h = top + ph + 50;
-    if (w < 640)
-        w = 640; /* room for the threshold's label */
+    int64_t tx = left + (thr < 0 ? 0 : thr > total ? total + 1 : thr) * bw;
+    if (w < tx + 350)
+        w = tx + 350; /* room for the threshold's label */
     tl_buf_printf(b, "<figure>\n<svg class=\"histogram\" role=\"img\" viewBox=\"0 0 %" PRId64
                   " %" PRId64 "\" width=\"%" PRId64 "\" height=\"%" PRId64 "\" aria-label=\"score "
                   "histogram: sheets by ops correct, threshold %" PRId64 "\"><title>score "
@@ -985,14 +1115,13 @@ static void histogram(tl_buf *b, const tl_report *rs, size_t n, const tl_grade *
                           "text-anchor=\"middle\">%" PRId64 "</text>\n",
                           x + bw / 2, top + ph + 16, c);
     }
-    int64_t tx = left + (thr < 0 ? 0 : thr > total ? total + 1 : thr) * bw;
     tl_buf_printf(b, "<line class=\"thr\" x1=\"%" PRId64 "\" y1=\"%" PRId64 "\" x2=\"%" PRId64
                   "\" y2=\"%" PRId64 "\"/><text class=\"label\" x=\"%" PRId64 "\" y=\"%" PRId64
                   "\">threshold %" PRId64 " (pass at %" PRId64 " or more) \xe2\x86\x92 \xe2\x9c\x93 pass"
                   "</text>\n",
-                  tx, top - 24, tx, top + ph + 4, tx + 4 > w - 300 ? w - 300 : tx + 4, top - 28, thr,
+                  tx, top - 24, tx, top + ph + 4, tx + 6, top - 28, thr,
                   thr);
-    if (tx - 4 > 80)
+    if (tx - left > 90)
         tl_buf_printf(b, "<text class=\"label\" x=\"%" PRId64 "\" y=\"%" PRId64 "\" "
                       "text-anchor=\"end\">\xe2\x9c\x97 fail \xe2\x86\x90</text>\n", tx - 6,
                       top - 28);

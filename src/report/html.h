@@ -6,11 +6,10 @@
  * came from a sheet is escaped (escape.h tl_escape_html): it can add no
  * markup, no control character and no escape sequence.
  *
- * The storage pictures need the op's values, which a verdict does not keep
- * (keeping them would change what later ops may allocate). The caller runs
- * each op once more with job.keep_values, hands that verdict to
- * tl_report_html_capture, and frees it: a tl_html_pic holds only plain
- * arrays taken from tl_verdict_storage_map, never a runtime value.
+ * The storage pictures come from the pictures' data of a traced verdict
+ * (verdict.h job.trace: tl_verdict_storage_map, tl_verdict_gather), taken
+ * at run time; tl_report_html_capture copies what a picture needs into a
+ * tl_html_pic of plain arrays.
  *
  * Ownership: a tl_html_pic owns its arrays (tl_report_html_pic_free); the
  * render functions return a new string (caller frees).
@@ -37,11 +36,15 @@ extern "C" {
  * lo + k, -1 none, -2 several (tl_verdict_storage_map); reads[k]: how many
  * elements read slot lo + k; order[TL_HTML_ORDER * k ...]: the first flat
  * indices that read it (-1 padding); in_parent[k]: slot lo + k holds an
- * element of the parent. from[k] (copies, NULL when unknown): the parent
- * slot that the element in slot lo + k was gathered from, -1 none. */
+ * element of the parent. A copy's parent row: reads[k] and order count
+ * the result elements gathered from slot lo + k (tl_verdict_gather), and
+ * cell[k] is the parent's flat index there. from[k] (a copy's new buffer,
+ * NULL without a gather trace): the parent slot that the element in slot
+ * lo + k was gathered from, -1 none. */
 typedef struct tl_html_row {
     int64_t nslots, lo, hi;
     int64_t *cell, *reads, *order, *from;
+    int64_t *item;            /* a tuple: the item of each order entry, or NULL */
     bool *in_parent;
     bool too_large;           /* too many elements to map: slots only */
     int ndim;                 /* the dims used to wrap the row */
@@ -51,14 +54,16 @@ typedef struct tl_html_row {
 typedef struct tl_html_pic {
     bool captured;            /* the picture run kept its values */
     bool shares;              /* the result reads the parent's storage */
+    bool tuple;               /* a tuple: parent's row, read by its view items */
     bool have_parent, have_result;
     tl_html_row parent;       /* the parent's storage (shares: what the result reads) */
     tl_html_row result;       /* copies: the new buffer */
-    char dtype[16];
+    char dtype[16];           /* the result's (the parent's when none) */
+    char parent_dtype[16];
 } tl_html_pic;
 
-/* Fill *out from a verdict run with job.keep_values (its result and parent
- * values). Leaves out->captured false when it kept none. */
+/* Fill *out from a verdict run with job.trace. Leaves out->captured false
+ * when the verdict was not traced. */
 void tl_report_html_capture(const tl_op_verdict *kept, tl_html_pic *out);
 void tl_report_html_pic_free(tl_html_pic *p);
 
