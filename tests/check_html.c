@@ -261,6 +261,29 @@ START_TEST(test_large_storage)
 }
 END_TEST
 
+START_TEST(test_many_ops)
+{
+    /* 100 ops: each picture draws at most 16384 / 100 = 163 slots */
+    tl_buf y = {0};
+    tl_buf_puts(&y, "tlab: 1\nthreshold: 1\nsetup: |\n  import torch\n  x = torch.arange(1000.0)\n"
+                    "ops:\n");
+    for (int i = 0; i < 100; i++)
+        tl_buf_printf(&y, "  - id: \"%d\"\n    op: x[%d:]\n    predict: view\n", i, i);
+    sheet s;
+    load(&s, tl_buf_str(&y));
+    tl_buf_free(&y);
+    char *h = page(&s);
+    assert_document(h);
+    ck_assert_int_eq(count(h, NULL, "<svg class=\"storage\""), 100);
+    ck_assert_int_eq(count(h, NULL, "<g data-slot=\""), 100 * 163);
+    char *g = svg_of(h, 100);
+    ck_assert_ptr_nonnull(strstr(g, "(showing slots 99..261 of 1000)"));
+    free(g);
+    free(h);
+    unload(&s);
+}
+END_TEST
+
 START_TEST(test_wrap_at_dims)
 {
     /* 8x8: lines of 8 slots, the columns of x line up */
@@ -388,6 +411,7 @@ int main(void)
     tcase_add_test(tc, test_pictures);
     tcase_add_test(tc, test_large_storage);
     tcase_add_test(tc, test_wrap_at_dims);
+    tcase_add_test(tc, test_many_ops);
     tcase_add_test(tc, test_hostile_text);
     tcase_add_test(tc, test_unreadable);
     tcase_add_test(tc, test_class_report);

@@ -100,6 +100,12 @@ stderr_has "bad.yaml:5:"
 page "$work/bad.html"
 grep -q 'bad.yaml:5:' "$work/bad.html" || fail "unreadable: no located error in the page"
 [ "$(html_num score-correct "$work/bad.html")" = 0 ] || fail "unreadable: score not 0"
+# ... and graded against a master: the master's totals, score 0
+expect 2 check --format html -o "$work/bad-lab.html" --lab labs/lab01.yaml "$work/bad.yaml"
+page "$work/bad-lab.html"
+grep -q 'bad.yaml:5:' "$work/bad-lab.html" || fail "unreadable --lab: no located error"
+[ "$(html_num score-correct "$work/bad-lab.html")" = 0 ] || fail "unreadable --lab: score not 0"
+[ "$(html_num score-total "$work/bad-lab.html")" = 21 ] || fail "unreadable --lab: not the master's total"
 
 # ---- hostile text: escaped, never raw markup or a control character
 esc=$(printf '\033')

@@ -716,6 +716,17 @@ static void strip(tl_buf *b, const tl_html_pic *pic)
     tl_buf_puts(b, "</svg>");
 }
 
+/* p with each row cut to at most cap slots (a view of p's arrays in *tmp). */
+static const tl_html_pic *capped(const tl_html_pic *p, int64_t cap, tl_html_pic *tmp)
+{
+    *tmp = *p;
+    if (tmp->parent.hi - tmp->parent.lo > cap)
+        tmp->parent.hi = tmp->parent.lo + cap;
+    if (tmp->result.hi - tmp->result.lo > cap)
+        tmp->result.hi = tmp->result.lo + cap;
+    return tmp;
+}
+
 /* ============================================================ check page */
 
 static const char *mark_html(const tl_op_grade *og)
@@ -893,6 +904,12 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
     tl_buf_puts(&b, "</span></p>\n</header>\n");
     score_block(&b, r);
 
+    /* a page of many ops draws fewer slots per picture (at most 1000 ops) */
+    int64_t cap = lab->nops <= 64 ? 256 : 16384 / (int64_t)lab->nops;
+    if (cap < 32)
+        cap = 32;
+    tl_html_pic pc;
+
     /* the table: one row per op */
     tl_buf_printf(&b, "<h2>Ops (%zu)</h2>\n<table class=\"ops\">\n<thead><tr><th>id</th>"
                   "<th>op</th><th>predicted</th><th>actual</th><th>result</th><th class=\"num\">"
@@ -920,7 +937,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
         tl_buf_printf(&b, "</td><td>%s</td><td class=\"num\">%" PRId64 "/%" PRId64
                       "</td><td>", mark_html(og), og->score, og->points);
         if (og->answered)
-            strip(&b, pics ? &pics[i] : NULL);
+            strip(&b, pics ? capped(&pics[i], cap, &pc) : NULL);
         tl_buf_puts(&b, "</td></tr>\n");
     }
     tl_buf_puts(&b, "</tbody>\n</table>\n");
@@ -964,7 +981,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
             }
             evidence(&b, r, i);
         }
-        picture(&b, r, i, pics ? &pics[i] : NULL, !og->answered);
+        picture(&b, r, i, pics ? capped(&pics[i], cap, &pc) : NULL, !og->answered);
         tl_buf_puts(&b, "</section>\n");
     }
 
