@@ -171,6 +171,29 @@ START_TEST(test_sha256)
     const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
     tl_sha256_hex(m, strlen(m), hex);
     ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    /* the same vectors on the portable path, then both paths on every
+     * length 0..600 (tail of one or two blocks) of pseudo-random bytes */
+    tl_sha256_hex_portable("abc", 3, hex);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    tl_sha256_hex_portable(m, strlen(m), hex);
+    ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    static unsigned char buf[600];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof buf; i++) {
+        x = x * 1103515245u + 12345u;
+        buf[i] = (unsigned char)(x >> 16);
+    }
+    for (size_t n = 0; n <= sizeof buf; n++) {
+        char a[65], b[65];
+        tl_sha256_hex(buf, n, a);
+        tl_sha256_hex_portable(buf, n, b);
+        ck_assert_msg(strcmp(a, b) == 0, "length %zu: %s vs %s", n, a, b);
+    }
+    /* one million 'a' (FIPS 180-2 appendix B.3) */
+    static char mil[1000000];
+    memset(mil, 'a', sizeof mil);
+    tl_sha256_hex(mil, sizeof mil, hex);
+    ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 END_TEST
 

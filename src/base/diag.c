@@ -49,17 +49,6 @@ static const char *kind_prefix(tl_errkind k)
     }
 }
 
-size_t tl_diag_break_len(const char *text, size_t len, size_t i)
-{
-    if (i >= len)
-        return 0;
-    if (text[i] == '\n')
-        return 1;
-    if (text[i] == '\r')
-        return i + 1 < len && text[i + 1] == '\n' ? 2 : 1;
-    return 0;
-}
-
 /* Find line `line` (1-based) in text; returns its start and length. */
 static bool find_line(const char *text, size_t len, int line, const char **start,
                       size_t *n)

@@ -46,8 +46,16 @@ typedef struct tl_source {
  * CR, 0 for anything else. Lines are counted this way everywhere (libyaml
  * counts them so; lab.c refuses the other breaks it knows, NEL, U+2028
  * and U+2029), so line numbers agree between libyaml's marks, the loader,
- * `tlab new` and the source lines shown here. */
-size_t tl_diag_break_len(const char *text, size_t len, size_t i);
+ * `tlab new` and the source lines shown here. Inline: the loader asks
+ * for every byte of every sheet. */
+static inline size_t tl_diag_break_len(const char *text, size_t len, size_t i)
+{
+    if (i >= len || (text[i] != '\n' && text[i] != '\r'))
+        return 0;
+    if (text[i] == '\n')
+        return 1;
+    return i + 1 < len && text[i + 1] == '\n' ? 2 : 1;
+}
 
 void tl_diag_position(const tl_source *src, int32_t offset, int *line, int *col);
 

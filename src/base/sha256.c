@@ -1,12 +1,25 @@
 /* sha256.c - SHA-256 (FIPS 180-4), one pass over the data: 64-byte blocks,
  * then the padded tail (0x80, zeros, the bit length big-endian) in one or
  * two blocks. No state outlives a call.
+ *
+ * Two block functions with the same results: the portable one, and on
+ * x86-64 CPUs with the SHA extensions (cpuid leaf 7 EBX bit 29, with SSSE3
+ * and SSE4.1) the SHA-NI one, about ten times faster (`tlab grade` hashes
+ * every submission; 10 KiB took 40 % of the loader's time). The choice is
+ * made once (cpuid); tests/check_lab compares both on random inputs.
  */
 #include "sha256.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_SHA_NI 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 
 static const uint32_t sha_k[64] = {
@@ -62,26 +75,105 @@ static void sha_block(uint32_t h[8], const unsigned char *p)
     h[7] += hh;
 }
 
-void tl_sha256_hex(const void *data, size_t len, char hex[65])
+typedef void (*blocks_fn)(uint32_t h[8], const unsigned char *p, size_t n);
+
+static void blocks_portable(uint32_t h[8], const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sha_block(h, p + 64 * i);
+}
+
+#ifdef TL_SHA_NI
+/* The SHA-NI rounds: state as ABEF/CDGH, two rounds per sha256rnds2, the
+ * schedule four words at a time (msg1: W[t-16] + s0(W[t-15]); + W[t-7];
+ * msg2: + s1(W[t-2])). */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+blocks_ni(uint32_t h[8], const unsigned char *p, size_t n)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i tmp = _mm_loadu_si128((const __m128i *)&h[0]);
+    __m128i st1 = _mm_loadu_si128((const __m128i *)&h[4]);
+    tmp = _mm_shuffle_epi32(tmp, 0xB1);        /* CDAB */
+    st1 = _mm_shuffle_epi32(st1, 0x1B);        /* EFGH */
+    __m128i st0 = _mm_alignr_epi8(tmp, st1, 8); /* ABEF */
+    st1 = _mm_blend_epi16(st1, tmp, 0xF0);     /* CDGH */
+    for (size_t b = 0; b < n; b++, p += 64) {
+        __m128i abef = st0, cdgh = st1, w[16];
+        for (int i = 0; i < 4; i++)
+            w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+        for (int i = 4; i < 16; i++) {
+            __m128i t = _mm_sha256msg1_epu32(w[i - 4], w[i - 3]);
+            t = _mm_add_epi32(t, _mm_alignr_epi8(w[i - 1], w[i - 2], 4));
+            w[i] = _mm_sha256msg2_epu32(t, w[i - 1]);
+        }
+        for (int i = 0; i < 16; i++) {
+            __m128i m = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&sha_k[4 * i]));
+            st1 = _mm_sha256rnds2_epu32(st1, st0, m);
+            m = _mm_shuffle_epi32(m, 0x0E);
+            st0 = _mm_sha256rnds2_epu32(st0, st1, m);
+        }
+        st0 = _mm_add_epi32(st0, abef);
+        st1 = _mm_add_epi32(st1, cdgh);
+    }
+    tmp = _mm_shuffle_epi32(st0, 0x1B);        /* FEBA */
+    st1 = _mm_shuffle_epi32(st1, 0xB1);        /* DCHG */
+    st0 = _mm_blend_epi16(tmp, st1, 0xF0);     /* DCBA */
+    st1 = _mm_alignr_epi8(st1, tmp, 8);        /* ABEF */
+    _mm_storeu_si128((__m128i *)&h[0], st0);
+    _mm_storeu_si128((__m128i *)&h[4], st1);
+}
+
+static bool have_sha_ni(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19)))
+        return false; /* SSSE3, SSE4.1 */
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return false;
+    return (b & (1u << 29)) != 0;
+}
+#endif
+
+static void sha256(blocks_fn blocks, const void *data, size_t len, char hex[65])
 {
     uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
     const unsigned char *p = data;
-    size_t i = 0;
-    for (; i + 64 <= len; i += 64)
-        sha_block(h, p + i);
+    size_t nb = len / 64, i = nb * 64;
+    if (nb)
+        blocks(h, p, nb);
     unsigned char tail[128] = {0};
     size_t rem = len - i;
-    memcpy(tail, p + i, rem);
+    if (rem)
+        memcpy(tail, p + i, rem);
     tail[rem] = 0x80;
     size_t tl = rem + 9 <= 64 ? 64 : 128;
     uint64_t bits = (uint64_t)len * 8;
     for (int k = 0; k < 8; k++)
         tail[tl - 1 - k] = (unsigned char)(bits >> (8 * k));
-    sha_block(h, tail);
-    if (tl == 128)
-        sha_block(h, tail + 64);
+    blocks(h, tail, tl / 64);
+    static const char digits[] = "0123456789abcdef";
     for (int k = 0; k < 8; k++)
-        snprintf(hex + 8 * k, 9, "%08x", h[k]);
+        for (int j = 0; j < 8; j++)
+            hex[8 * k + j] = digits[(h[k] >> (28 - 4 * j)) & 0xF];
     hex[64] = 0;
+}
+
+void tl_sha256_hex(const void *data, size_t len, char hex[65])
+{
+#ifdef TL_SHA_NI
+    static int ni = -1; /* a benign race: every thread computes the same */
+    if (ni < 0)
+        ni = have_sha_ni();
+    if (ni) {
+        sha256(blocks_ni, data, len, hex);
+        return;
+    }
+#endif
+    sha256(blocks_portable, data, len, hex);
+}
+
+void tl_sha256_hex_portable(const void *data, size_t len, char hex[65])
+{
+    sha256(blocks_portable, data, len, hex);
 }

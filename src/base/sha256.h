@@ -14,6 +14,9 @@ extern "C" {
 
 /* Lower-case hex SHA-256 of data into hex[65] (NUL-terminated). */
 void tl_sha256_hex(const void *data, size_t len, char hex[65]);
+/* The same with the portable block function only (tests compare the two;
+ * tl_sha256_hex uses the CPU's SHA instructions when it has them). */
+void tl_sha256_hex_portable(const void *data, size_t len, char hex[65]);
 
 #ifdef __cplusplus
 }

@@ -26,9 +26,12 @@
 
 /* ------------------------------------------------------------- words */
 
+/* The words of a text, lower-cased, in one buffer (one allocation for the
+ * text, one for the pointers: answers are split once per question). */
 typedef struct words {
+    char *buf;
     char **w;
-    size_t n, cap;
+    size_t n;
 } words;
 
 static bool wordch(unsigned char c) { return isalnum(c) || c >= 0x80 || c == '_'; }
@@ -38,29 +41,25 @@ static void split_words(const char *s, words *out)
     memset(out, 0, sizeof *out);
     if (!s)
         return;
+    size_t len = strlen(s);
+    out->buf = tl_xmalloc(len + 1);
+    out->w = tl_xmalloc((len / 2 + 1) * sizeof *out->w);
+    char *d = out->buf;
     while (*s) {
         while (*s && !wordch((unsigned char)*s))
             s++;
-        const char *st = s;
+        if (!*s)
+            break;
+        out->w[out->n++] = d;
         while (*s && wordch((unsigned char)*s))
-            s++;
-        if (s > st) {
-            if (out->n == out->cap) {
-                out->cap = out->cap ? 2 * out->cap : 16;
-                out->w = tl_xrealloc(out->w, out->cap * sizeof *out->w);
-            }
-            char *w = tl_xstrndup(st, (size_t)(s - st));
-            for (char *p = w; *p; p++)
-                *p = (char)tolower((unsigned char)*p);
-            out->w[out->n++] = w;
-        }
+            *d++ = (char)tolower((unsigned char)*s++);
+        *d++ = '\0';
     }
 }
 
 static void free_words(words *w)
 {
-    for (size_t i = 0; i < w->n; i++)
-        free(w->w[i]);
+    free(w->buf);
     free(w->w);
 }
 
@@ -89,42 +88,48 @@ static bool plural_eq(const char *a, const char *b)
     return false;
 }
 
-bool tl_grade_mentions(const char *text, const char *phrase)
+static bool mentions(const words *t, const char *phrase)
 {
-    words t, p;
-    split_words(text, &t);
+    words p;
     split_words(phrase, &p);
     bool found = false;
     if (p.n > 0)
-        for (size_t i = 0; i + p.n <= t.n && !found; i++) {
+        for (size_t i = 0; i + p.n <= t->n && !found; i++) {
             size_t k = 0;
-            while (k < p.n && plural_eq(t.w[i + k], p.w[k]))
+            while (k < p.n && plural_eq(t->w[i + k], p.w[k]))
                 k++;
             found = k == p.n;
         }
-    free_words(&t);
     free_words(&p);
     return found;
 }
 
-static bool words_equal(const words *a, const words *b)
+bool tl_grade_mentions(const char *text, const char *phrase)
 {
-    if (a->n != b->n)
-        return false;
-    for (size_t i = 0; i < a->n; i++)
-        if (strcmp(a->w[i], b->w[i]) != 0)
-            return false;
-    return true;
+    words t;
+    split_words(text, &t);
+    bool found = mentions(&t, phrase);
+    free_words(&t);
+    return found;
+}
+
+static bool is_only(const words *t, const char *phrase)
+{
+    words p;
+    split_words(phrase, &p);
+    bool eq = p.n > 0 && p.n == t->n;
+    for (size_t i = 0; eq && i < p.n; i++)
+        eq = strcmp(t->w[i], p.w[i]) == 0;
+    free_words(&p);
+    return eq;
 }
 
 bool tl_grade_is_only(const char *text, const char *phrase)
 {
-    words t, p;
+    words t;
     split_words(text, &t);
-    split_words(phrase, &p);
-    bool eq = p.n > 0 && words_equal(&t, &p);
+    bool eq = is_only(&t, phrase);
     free_words(&t);
-    free_words(&p);
     return eq;
 }
 
@@ -143,8 +148,10 @@ bool tl_grade_question(const tl_lab_question *q, const char *answer, char ***rea
     }
     bool ok = true;
     tl_buf b = {0};
+    words w;
+    split_words(answer, &w);
     for (size_t i = 0; i < q->n_reject; i++)
-        if (tl_grade_is_only(answer, q->reject[i])) {
+        if (is_only(&w, q->reject[i])) {
             tl_buf_printf(&b, "the answer is only '%s': say why, specifically", q->reject[i]);
             add_reason(reasons, nreasons, tl_buf_steal(&b));
             ok = false;
@@ -153,7 +160,7 @@ bool tl_grade_question(const tl_lab_question *q, const char *answer, char ***rea
     if (q->n_mention > 0) {
         bool any = false;
         for (size_t i = 0; i < q->n_mention && !any; i++)
-            any = tl_grade_mentions(answer, q->mention_any[i]);
+            any = mentions(&w, q->mention_any[i]);
         if (!any) {
             tl_buf_puts(&b, "mentions none of: ");
             for (size_t i = 0; i < q->n_mention; i++)
@@ -162,17 +169,13 @@ bool tl_grade_question(const tl_lab_question *q, const char *answer, char ***rea
             ok = false;
         }
     }
-    if (q->min_words > 0) {
-        words w;
-        split_words(answer, &w);
-        if ((int64_t)w.n < q->min_words) {
-            tl_buf_printf(&b, "%zu word%s; at least %" PRId64 " needed", w.n,
-                          w.n == 1 ? "" : "s", q->min_words);
-            add_reason(reasons, nreasons, tl_buf_steal(&b));
-            ok = false;
-        }
-        free_words(&w);
+    if (q->min_words > 0 && (int64_t)w.n < q->min_words) {
+        tl_buf_printf(&b, "%zu word%s; at least %" PRId64 " needed", w.n, w.n == 1 ? "" : "s",
+                      q->min_words);
+        add_reason(reasons, nreasons, tl_buf_steal(&b));
+        ok = false;
     }
+    free_words(&w);
     tl_buf_free(&b);
     return ok;
 }

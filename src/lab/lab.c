@@ -28,6 +28,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "arena.h"
 #include "dtype.h"
 #include "escape.h"
 
@@ -63,6 +64,8 @@ typedef struct loader {
     size_t nlines;
     uint32_t *char_byte; /* byte offset of each character (libyaml's index) */
     size_t nchars;
+    bool ascii;          /* no byte >= 0x80 (scan_bytes): then no BOM, and a
+                          * character index is its byte offset (no char_byte) */
     size_t nodes;
     tl_lab_err *err;
     tl_ynode *root;     /* owned until handed to the lab */
@@ -77,17 +80,6 @@ typedef struct loader {
     tl_buf warnings;    /* "FILE:LINE:COL: warning: ..." lines */
     jmp_buf fail;
 } loader;
-
-static void free_node(tl_ynode *n)
-{
-    if (!n)
-        return;
-    for (size_t i = 0; i < n->nslots; i++)
-        free_node(n->items[i]);
-    free(n->items);
-    free(n->value);
-    free(n);
-}
 
 static void set_err(tl_lab_err *e, int line, int col, const char *fmt, va_list ap)
 {
@@ -119,6 +111,8 @@ static void failat(loader *L, int line, int col, const char *fmt, ...)
 /* byte offset of a libyaml mark: O(1) through the character table */
 static size_t mark_byte(const loader *L, const yaml_mark_t *m)
 {
+    if (L->ascii)
+        return m->index < L->len ? m->index : L->len;
     if (!L->char_byte || m->index >= L->nchars)
         return L->len;
     return L->char_byte[m->index];
@@ -129,11 +123,23 @@ static size_t mark_byte(const loader *L, const yaml_mark_t *m)
 static void scan_bytes(loader *L)
 {
     size_t line = 1, col = 1;
-    bool at_indent = true;
+    bool at_indent = true, ascii = true;
     const unsigned char *s = (const unsigned char *)L->text;
     for (size_t i = 0; i < L->len;) {
         unsigned c = s[i];
         size_t w = 1;
+        if (c > 0x20 && c < 0x7F) {
+            /* the common case: a run of printable ASCII (spaces inside it) */
+            size_t j = i + 1;
+            while (j < L->len && s[j] >= 0x20 && s[j] < 0x7F)
+                j++;
+            col += j - i;
+            at_indent = false;
+            i = j;
+            continue;
+        }
+        if (c >= 0x80)
+            ascii = false;
         if (c == 0)
             failat(L, (int)line, (int)col, "NUL byte in file (a lab file is UTF-8 text)");
         if (c >= 0x80) {
@@ -181,6 +187,7 @@ static void scan_bytes(loader *L)
         }
         i += w;
     }
+    L->ascii = ascii;
 }
 
 static void build_lines(loader *L)
@@ -221,6 +228,8 @@ static size_t bom_len(const loader *L)
  * characters) -> byte offset in the file, once; the text is valid UTF-8. */
 static void build_chars(loader *L)
 {
+    if (L->ascii)
+        return; /* mark_byte: a character index is its byte offset */
     const unsigned char *s = (const unsigned char *)L->text;
     size_t i = bom_len(L);
     uint32_t *cb = tl_xmalloc((L->len + 1) * sizeof *cb);
@@ -318,7 +327,7 @@ static tl_ynode *new_node(loader *L, tl_ykind kind)
     if (++L->nodes > TL_LAB_MAX_NODES)
         failat(L, ev_line(e), ev_col(e), "too many YAML nodes (more than %d)",
                TL_LAB_MAX_NODES);
-    tl_ynode *n = tl_xcalloc(1, sizeof *n);
+    tl_ynode *n = tl_arena_alloc(&L->lab->arena, sizeof *n);
     n->kind = kind;
     n->line = ev_line(e);
     n->col = ev_col(e);
@@ -332,11 +341,14 @@ typedef struct frame {
     size_t cap, used;
 } frame;
 
-static void attach(frame *f, tl_ynode *child)
+static void attach(loader *L, frame *f, tl_ynode *child)
 {
     if (f->used == f->cap) {
         f->cap = f->cap ? 2 * f->cap : 8;
-        f->node->items = tl_xrealloc(f->node->items, f->cap * sizeof *f->node->items);
+        tl_ynode **items = tl_arena_alloc(&L->lab->arena, f->cap * sizeof *items);
+        if (f->used)
+            memcpy(items, f->node->items, f->used * sizeof *items);
+        f->node->items = items;
     }
     f->node->items[f->used++] = child;
     f->node->nslots = f->used;
@@ -409,8 +421,8 @@ static void build_tree(loader *L)
                    (const char *)anchor);
         if (e->type == YAML_SCALAR_EVENT) {
             n = new_node(L, TL_Y_SCALAR);
-            n->value = tl_xstrndup((const char *)e->data.scalar.value,
-                                   e->data.scalar.length);
+            n->value = tl_arena_alloc(&L->lab->arena, e->data.scalar.length + 1);
+            memcpy(n->value, e->data.scalar.value, e->data.scalar.length);
             n->len = e->data.scalar.length;
             yaml_scalar_style_t st = e->data.scalar.style;
             n->plain = st == YAML_PLAIN_SCALAR_STYLE || st == YAML_ANY_SCALAR_STYLE;
@@ -423,13 +435,11 @@ static void build_tree(loader *L)
                           : e->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
         }
         if (depth == 0) {
-            if (L->root) { /* cannot happen with one document */
-                free_node(n);
+            if (L->root) /* cannot happen with one document */
                 failat(L, ev_line(e), ev_col(e), "unexpected second root node");
-            }
             L->root = n;
         } else {
-            attach(&stack[depth - 1], n);
+            attach(L, &stack[depth - 1], n);
         }
         if (n->kind != TL_Y_SCALAR) {
             if (depth >= TL_LAB_MAX_DEPTH)
@@ -1308,7 +1318,7 @@ void tl_lab_free(tl_lab *lab)
     free(lab->setup);
     free(lab->classify);
     free(lab->parent);
-    free_node(lab->root);
+    tl_arena_free(lab->arena); /* the node tree */
     free(lab->text);
     free(lab->file);
     free(lab);
@@ -1365,7 +1375,6 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
     L->len = len;
     L->err = err;
     build_lines(L);
-    build_chars(L);
     tl_lab *lab = tl_xcalloc(1, sizeof *lab);
     lab->file = tl_xstrdup(file);
     lab->text = copy;
@@ -1391,6 +1400,7 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
     L->in_scan = true;
     scan_bytes(L);
     L->in_scan = false;
+    build_chars(L); /* after scan_bytes: it knows whether the text is ASCII */
     if (len == 0 || copy[strspn(copy, " \t\r\n")] == 0)
         failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
     if (!yaml_parser_initialize(&L->parser))

@@ -121,7 +121,9 @@ typedef struct tl_lab {
     char *text;           /* whole file, NUL-terminated */
     size_t len;
     char sha256[65];      /* hex digest of the file bytes */
-    tl_ynode *root;
+    tl_ynode *root;       /* its nodes, scalar texts and item arrays live in
+                           * `arena` (base/arena.h), freed with the lab */
+    struct tl_arena_block *arena;
 
     int64_t version;      /* tlab: */
     char *id;

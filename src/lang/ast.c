@@ -1,50 +1,20 @@
-/* ast.c - arena allocation and debug dumps for the syntax tree.
+/* ast.c - allocation and debug dumps for the syntax tree.
  *
- * The arena is a singly linked list of blocks; allocations are 16-byte
- * aligned bumps inside the newest block, and oversized requests get a block
- * of their own. tl_ast_free walks the list once. Nothing in a tree points
- * outside its arena except `str` of literals, which is also arena memory.
+ * A tree lives in one arena (base/arena.h), freed at once by tl_ast_free.
+ * Nothing in a tree points outside its arena except `str` of literals,
+ * which is also arena memory.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ast.h"
+#include "arena.h"
 #include "util.h"
-
-#define BLOCK_SIZE 16384
-
-typedef struct tl_arena_block {
-    struct tl_arena_block *next;
-    size_t used, cap;
-    _Alignas(16) unsigned char data[];
-} tl_arena_block;
 
 void *tl_ast_alloc(tl_ast *ast, size_t n)
 {
-    n = (n + 15) & ~(size_t)15;
-    tl_arena_block *b = ast->arena;
-    if (!b || b->cap - b->used < n) {
-        size_t cap = n > BLOCK_SIZE ? n : BLOCK_SIZE;
-        tl_arena_block *nb = tl_xmalloc(sizeof *nb + cap);
-        nb->used = 0;
-        nb->cap = cap;
-        if (b && n > BLOCK_SIZE) {
-            /* keep the current block as the bump target */
-            nb->next = b->next;
-            b->next = nb;
-            nb->used = n;
-            memset(nb->data, 0, n);
-            return nb->data;
-        }
-        nb->next = b;
-        ast->arena = nb;
-        b = nb;
-    }
-    void *p = b->data + b->used;
-    b->used += n;
-    memset(p, 0, n);
-    return p;
+    return tl_arena_alloc(&ast->arena, n);
 }
 
 char *tl_ast_strndup(tl_ast *ast, const char *s, size_t n)
@@ -86,12 +56,7 @@ void tl_ast_free(tl_ast *ast)
 {
     if (!ast || --ast->refcount > 0)
         return;
-    tl_arena_block *b = ast->arena;
-    while (b) {
-        tl_arena_block *next = b->next;
-        free(b);
-        b = next;
-    }
+    tl_arena_free(ast->arena);
     free(ast);
 }
 
