@@ -75,6 +75,8 @@ done
 make_class "$work/class"
 expect 2 grade --format html -o "$work/class60.html" --lab labs/lab01.yaml "$work"/class/s*.yaml
 page "$work/class60.html"
+expect 2 grade --jobs 3 --format html -o "$work/class60-j3.html" --lab labs/lab01.yaml "$work"/class/s*.yaml
+cmp -s "$work/class60-j3.html" "$work/class60.html" || fail "grade --jobs 3 changed the class report"
 "$TLAB" grade --format json --lab labs/lab01.yaml "$work"/class/s*.yaml > "$work/class60.json" 2>/dev/null &&
     fail "grade json: expected a non-zero exit"
 [ "$(grep -c '<tr class="student ' "$work/class60.html")" = 60 ] || fail "class: not 60 rows"

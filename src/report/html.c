@@ -411,20 +411,15 @@ static void draw_row(svg *s, const tl_html_row *row, const char *kind)
         svg_text(s, MARGIN, "note", "(empty storage: no slots)");
         return;
     }
+    /* a slot's column is its index modulo the line length, so lines break
+     * at a dimension boundary and columns line up */
     int64_t per = per_line(row, n);
-    int64_t col0 = row->lo % per;
-    int64_t line = -1, x = 0;
     s->y += 4;
     for (int64_t k = 0; k < n; k++) {
         int64_t slot = row->lo + k;
-        if (k == 0 || slot % per == 0) {
-            line++;
-            if (k)
-                s->y += CH + 6;
-        }
-        int64_t c = k == 0 ? col0 : slot % per;
-        x = MARGIN + c * CW;
-        (void)line;
+        if (k && slot % per == 0)
+            s->y += CH + 6;
+        int64_t x = MARGIN + (slot % per) * CW;
         int64_t reads = row->reads ? row->reads[k] : 0;
         const int64_t *ord = row->order + k * TL_HTML_ORDER;
         bool parent = !strcmp(kind, "parent"), newbuf = !strcmp(kind, "new");
