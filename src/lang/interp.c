@@ -32,7 +32,7 @@
  *     the kernels), and a per-call budget of sequence elements (pyops.h).
  * No global state of its own: what a run sets for the kernels (backends,
  * deadline) is the thread context's (context.h), the sequence budget is
- * pyops.h's.
+ * pyops.h's, parsed sources are parse_cache.h's (per thread).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -48,6 +48,7 @@
 #include "pyformat.h"
 #include "interp.h"
 #include "parse.h"
+#include "parse_cache.h"
 #include "pyops.h"
 #include "util.h"
 
@@ -1822,7 +1823,7 @@ static tl_value *run(tl_interp *I, const tl_source *src, bool want_value,
         return NULL;
     }
     tl_ast *ast;
-    if (tl_parse(src->text, src->len, I->opts.max_depth, &ast, err) < 0)
+    if (tl_parse_cached(src->text, src->len, I->opts.max_depth, &ast, err) < 0)
         return NULL;
 
     run_state rs;

@@ -1,8 +1,12 @@
 /* bind.c - the binding registry and the argument helpers every binding uses.
  *
- * The registry is a static list of each op module's tables (bind.h). Lookups
- * are linear over a few hundred names: cheap next to running an op, and it
- * keeps registration a matter of listing a table.
+ * The registry is a static list of each op module's tables (bind.h), so
+ * registration is a matter of listing a table. tl_bind_find answers from a
+ * hash index of (kind, name) built once (pthread_once) over the registry in
+ * its order, first entry winning as a linear search would; a slot keeps
+ * the autograd wrapper (tl_bind_grad_wrap) from its first lookup on. Every attribute and
+ * call of every op run looks a name up: linear, that was a fifth of a
+ * `tlab check`.
  *
  * Argument helpers raise TypeErrors shaped like PyTorch's python_arg_parser:
  *   view() received an invalid combination of arguments - got (str), but
@@ -13,6 +17,9 @@
 #include "bind.h"
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util.h"
@@ -34,10 +41,69 @@ static const tl_bind_table *const registry[] = {
     tl_bind_index_tables,
 };
 
+/* ---- the index: open addressing, a power of two at most half full ---- */
+
+typedef struct slot {
+    const char *name;        /* NULL: empty */
+    tl_bind_kind kind;
+    const tl_binding *raw;
+    _Atomic(const tl_binding *) found; /* raw wrapped, on the first lookup */
+} slot;
+
+static slot *index_slots;
+static size_t index_mask;
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+
+static uint64_t hash(tl_bind_kind kind, const char *name)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)kind;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return h;
+}
+
+static void build_index(void)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < TL_ARRAY_LEN(registry); r++)
+        for (const tl_bind_table *t = registry[r]; t->entries; t++)
+            for (const tl_binding *b = t->entries; b->name; b++)
+                n++;
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    index_slots = tl_xcalloc(cap, sizeof *index_slots);
+    index_mask = cap - 1;
+    for (size_t r = 0; r < TL_ARRAY_LEN(registry); r++)
+        for (const tl_bind_table *t = registry[r]; t->entries; t++)
+            for (const tl_binding *b = t->entries; b->name; b++) {
+                size_t i = (size_t)hash(t->kind, b->name) & index_mask;
+                while (index_slots[i].name &&
+                       !(index_slots[i].kind == t->kind && !strcmp(index_slots[i].name, b->name)))
+                    i = (i + 1) & index_mask;
+                if (index_slots[i].name)
+                    continue; /* an earlier table has it: the first wins */
+                index_slots[i].name = b->name;
+                index_slots[i].kind = t->kind;
+                index_slots[i].raw = b;
+            }
+}
+
 const tl_binding *tl_bind_find(tl_bind_kind kind, const char *name)
 {
-    const tl_binding *b = tl_bind_find_raw(kind, name);
-    return b ? tl_bind_grad_wrap(kind, b) : NULL;
+    pthread_once(&index_once, build_index);
+    size_t i = (size_t)hash(kind, name) & index_mask;
+    for (; index_slots[i].name; i = (i + 1) & index_mask)
+        if (index_slots[i].kind == kind && !strcmp(index_slots[i].name, name)) {
+            slot *s = &index_slots[i];
+            const tl_binding *f = atomic_load_explicit(&s->found, memory_order_acquire);
+            if (!f) { /* every thread computes the same wrapper */
+                f = tl_bind_grad_wrap(kind, s->raw);
+                atomic_store_explicit(&s->found, f, memory_order_release);
+            }
+            return f;
+        }
+    return NULL;
 }
 
 const tl_binding *tl_bind_find_raw(tl_bind_kind kind, const char *name)

@@ -779,8 +779,6 @@ static int plan_offsets(ctx *c, plan *p, tl_error *err)
         return 0;
     if (p->bnumel > MAX_INDEX_ELEMS)
         return tl_index_limit_error(err);
-    /* per-element offsets of the B block, with bounds checks */
-    p->adv_off = tl_xmalloc(sizeof(int64_t) * (size_t)(p->bnumel > 0 ? p->bnumel : 1));
     int64_t bst[TL_MAX_DIMS][TL_MAX_DIMS]; /* [j][q] element strides */
     for (int j = 0; j < c->nadv; j++) {
         const advidx *a = &c->adv[j];
@@ -796,13 +794,17 @@ static int plan_offsets(ctx *c, plan *p, tl_error *err)
                 run *= a->sizes[da];
         }
     }
-    if (c->nadv == 1 && p->nb == 1 && bst[0][0] == 1) {
-        /* one 1-d index (x[idx]): the same checks, one tight loop */
-        const advidx *a = &c->adv[0];
+    if (c->nadv == 1 && p->nb == 1 && bst[0][0] == 1 && c->adv[0].numel == p->bnumel) {
+        /* one 1-d index (x[idx]): the same checks, one tight loop, turning
+         * the index's own copy into the offsets in place (no second buffer
+         * of 8 bytes an element to fault in) */
+        advidx *a = &c->adv[0];
         int d = a->dim;
         int64_t size = d < c->ndim ? c->sizes[d] : 0, st = c->strides[d];
+        p->adv_off = a->vals;
+        a->vals = NULL;
         for (int64_t e = 0; e < p->bnumel; e++) {
-            int64_t v = a->vals[e];
+            int64_t v = p->adv_off[e];
             if (v < -size || v >= size)
                 return c->np ? tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds "
                                             "for axis %d with size %lld", (long long)v, d,
@@ -814,6 +816,8 @@ static int plan_offsets(ctx *c, plan *p, tl_error *err)
         }
         return 0;
     }
+    /* per-element offsets of the B block, with bounds checks */
+    p->adv_off = tl_xmalloc(sizeof(int64_t) * (size_t)(p->bnumel > 0 ? p->bnumel : 1));
     int64_t bi[TL_MAX_DIMS] = {0};
     int64_t pos[TL_MAX_DIMS] = {0};
     for (int64_t e = 0; e < p->bnumel; e++) {
@@ -970,9 +974,13 @@ static int walk_offsets(const ctx *c, const plan *p, chunk_fn fn, void *arg,
         /* the result is the index block alone (x[idx] of a 1-d x) */
         for (int64_t e0 = 0; e0 < p->rnumel && !rc; e0 += GATHER_CHUNK) {
             int64_t n = p->rnumel - e0 < GATHER_CHUNK ? p->rnumel - e0 : GATHER_CHUNK;
-            for (int64_t i = 0; i < n; i++)
-                buf[i] = c->offset + p->adv_off[e0 + i];
-            rc = fn(buf, n, e0, arg, err);
+            if (c->offset == 0) { /* the offsets as they are: no copy */
+                rc = fn(p->adv_off + e0, n, e0, arg, err);
+            } else {
+                for (int64_t i = 0; i < n; i++)
+                    buf[i] = c->offset + p->adv_off[e0 + i];
+                rc = fn(buf, n, e0, arg, err);
+            }
             if (rc == 0)
                 rc = tl_context_deadline_check(err);
         }
@@ -1084,9 +1092,70 @@ static int prepare(ctx *c, const tl_index *ix, tl_error *err)
     return apply_items(c, ix->items, ix->n, err);
 }
 
+/* x[idx] for a 1-d host tensor x and a 1-d contiguous int64 host index:
+ * one pass over the index (bounds check, wrap, copy), as PyTorch's
+ * index kernel does, with no copy of the index and no offset array (the
+ * general path below holds two 8-byte-an-element temporaries). 1 when it
+ * applied (*out set, or -1 with err), 0 when the general path must. */
+static int gather_1d(tl_tensor *x, const tl_index *ix, tl_tensor **out, tl_error *err)
+{
+    if (ix->n != 1 || ix->items[0].kind != IX_TENSOR || x->ndim != 1)
+        return 0;
+    const tl_tensor *t = ix->items[0].t;
+    const tl_backend *cpu = tl_backend_cpu();
+    if (!t || t->dtype != TL_INT64 || t->ndim != 1 || !tl_tensor_is_contiguous(t) ||
+        tl_tensor_backend(t) != cpu || tl_tensor_backend(x) != cpu || t->sizes[0] <= 0 ||
+        x->sizes[0] <= 0 || /* size 0: PyTorch words that error differently */
+        t->sizes[0] > MAX_INDEX_ELEMS)
+        return 0;
+    int64_t n = t->sizes[0], size = x->sizes[0], st = x->strides[0], one = 1;
+    const int64_t *iv = (const int64_t *)tl_tensor_addr(t);
+    size_t isz = tl_dtype_size(x->dtype);
+    tl_tensor *r = tl_tensor_new_for_write(cpu, x->dtype, 1, &n, &one, err);
+    if (!r)
+        return -1;
+    const char *src = (const char *)x->storage->data + (size_t)x->offset * isz;
+    char *dst = tl_tensor_addr(r);
+    for (int64_t k0 = 0; k0 < n; k0 += GATHER_CHUNK) {
+        int64_t k1 = n - k0 < GATHER_CHUNK ? n : k0 + GATHER_CHUNK;
+        for (int64_t k = k0; k < k1; k++) {
+            int64_t v = iv[k];
+            if (v < -size || v >= size) {
+                tl_tensor_release(r);
+                tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds for dimension "
+                             "0 with size %lld", (long long)v, (long long)size);
+                return -1;
+            }
+            v += v < 0 ? size : 0;
+            const char *e = src + (ptrdiff_t)(v * st) * (ptrdiff_t)isz;
+            switch (isz) {
+            case 1: dst[k] = *e; break;
+            case 2: memcpy(dst + 2 * k, e, 2); break;
+            case 4: memcpy(dst + 4 * k, e, 4); break;
+            default: memcpy(dst + 8 * k, e, 8); break;
+            }
+        }
+        if (tl_context_deadline_check(err) < 0) {
+            tl_tensor_release(r);
+            return -1;
+        }
+    }
+    r->requires_grad = x->requires_grad;
+    r->is_leaf = !x->requires_grad;
+    *out = r;
+    return 1;
+}
+
 int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
                  bool *scalar, tl_error *err)
 {
+    if (!np) {
+        int g = gather_1d(x, ix, out, err);
+        if (g) {
+            *scalar = false;
+            return g < 0 ? -1 : 0;
+        }
+    }
     ctx *c = tl_xmalloc(sizeof *c);
     ctx_init(c, x, np);
     int rc = -1;
@@ -1110,8 +1179,11 @@ int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
     }
     if (expand_indices(c, err) || make_plan(c, &p, err))
         goto out;
-    tl_tensor *r = tl_tensor_new(tl_tensor_backend(x), x->dtype, p.rndim,
-                                 p.rsizes, err);
+    /* every element is gathered: no need to zero the result first */
+    int64_t rst[TL_MAX_DIMS];
+    tl_shape_contiguous_strides(p.rndim, p.rsizes, rst);
+    tl_tensor *r = tl_tensor_new_for_write(tl_tensor_backend(x), x->dtype, p.rndim,
+                                           p.rsizes, rst, err);
     if (!r)
         goto out;
     r->requires_grad = x->requires_grad;
