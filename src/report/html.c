@@ -649,6 +649,9 @@ static void picture(tl_buf *b, const tl_report *r, size_t i, const tl_html_pic *
                               "flat index stored there.");
         }
     }
+    if (!hide && v->sometimes && ok)
+        tl_buf_puts(&cap, " Drawn on the parent as given; the verdict changes on another "
+                          "parent variant (sometimes).");
     if (!s.y)
         svg_text(&s, MARGIN, "note", "no storage to draw");
     s.y += MARGIN;
