@@ -1,8 +1,8 @@
 /* check_escape.c - unit tests for escape.c: every control (C0, DEL, C1,
  * separators, bidi overrides, invalid UTF-8) becomes a visible escape in
  * every context; ordinary text, UTF-8 and backslashes pass unchanged;
- * multi-line text keeps no line that starts at column 1; XML, GitHub and
- * CSV get their own escapes on top. */
+ * multi-line text keeps no line that starts at column 1; XML, HTML, GitHub
+ * and CSV get their own escapes on top. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +83,31 @@ START_TEST(test_xml)
     EXPECT(xml_attr, "a\nb\tc", "a&#10;b&#9;c");
     EXPECT(xml_text, "\x1b[2J\x0c", "\\e[2J\\x0C");
     EXPECT(xml_text, "]]>", "]]&gt;");
+}
+END_TEST
+
+static void html_line(tl_buf *b, const char *s) { tl_escape_html(b, s, false); }
+static void html_block(tl_buf *b, const char *s) { tl_escape_html(b, s, true); }
+
+START_TEST(test_html)
+{
+    EXPECT(html_line, "<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;");
+    EXPECT(html_line, "a & \"b\" 'c'", "a &amp; &quot;b&quot; &#39;c&#39;");
+    EXPECT(html_line, "\x1b]0;pwned\x07", "\\e]0;pwned\\x07");
+    EXPECT(html_line, "a\nb\tc\r", "a\\nb\\tc\\r");
+    EXPECT(html_line, "bidi\xe2\x80\xae" "x \xc3\xa9 \xe2\x9c\x93", "bidi\\u202Ex \xc3\xa9 \xe2\x9c\x93");
+    EXPECT(html_line, "del\x7f c1\xc2\x9b bad\xff", "del\\x7F c1\\u009B bad\\xFF");
+    EXPECT(html_block, "x = 1\n\ty <b>", "x = 1\n&#9;y &lt;b&gt;");
+    EXPECT(html_block, "a\x1b[2J\r", "a\\e[2J\\r");
+    EXPECT(html_line, "", "");
+    /* nothing raw survives: no markup character, no control */
+    char *s = run(html_line, "<a href=\"x\" onload='y'>&amp;\x01\xc2\x85</a>");
+    ck_assert(clean(s, false));
+    ck_assert(!strpbrk(s, "<>\"'"));
+    for (const char *p = strchr(s, '&'); p; p = strchr(p + 1, '&'))
+        ck_assert(!strncmp(p, "&amp;", 5) || !strncmp(p, "&lt;", 4) || !strncmp(p, "&gt;", 4) ||
+                  !strncmp(p, "&quot;", 6) || !strncmp(p, "&#39;", 5));
+    free(s);
 }
 END_TEST
 
@@ -167,6 +192,7 @@ int main(void)
     tcase_add_test(tc, test_line);
     tcase_add_test(tc, test_lines);
     tcase_add_test(tc, test_xml);
+    tcase_add_test(tc, test_html);
     tcase_add_test(tc, test_github);
     tcase_add_test(tc, test_csv);
     tcase_add_test(tc, test_json);

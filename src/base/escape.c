@@ -175,6 +175,37 @@ void tl_escape_xml(tl_buf *b, const char *s, bool attr)
         walk(b, s, strlen(s), keep_xml, &attr);
 }
 
+/* ----------------------------------------------------------------- HTML */
+
+static bool keep_html(tl_buf *b, uint32_t cp, void *arg)
+{
+    bool multiline = *(bool *)arg;
+    switch (cp) {
+    case '&': tl_buf_puts(b, "&amp;"); return true;
+    case '<': tl_buf_puts(b, "&lt;"); return true;
+    case '>': tl_buf_puts(b, "&gt;"); return true;
+    case '"': tl_buf_puts(b, "&quot;"); return true;
+    case '\'': tl_buf_puts(b, "&#39;"); return true;
+    case '\n':
+        if (!multiline)
+            return false;
+        tl_buf_putc(b, '\n');
+        return true;
+    case '\t':
+        if (!multiline)
+            return false;
+        tl_buf_puts(b, "&#9;");
+        return true;
+    default: return false;
+    }
+}
+
+void tl_escape_html(tl_buf *b, const char *s, bool multiline)
+{
+    if (s)
+        walk(b, s, strlen(s), keep_html, &multiline);
+}
+
 /* --------------------------------------------------------------- GitHub */
 
 static bool keep_gh(tl_buf *b, uint32_t cp, void *arg)

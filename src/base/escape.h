@@ -1,5 +1,5 @@
 /* escape.h - showing untrusted text (from a student's sheet) safely in
- * every output: terminal text, error messages, CSV, XML, GitHub workflow
+ * every output: terminal text, error messages, CSV, XML, HTML, GitHub workflow
  * commands, TAP and YAML diagnostics (SPEC 2: text from a sheet can never
  * add a line, a control character or an escape sequence to any output).
  *
@@ -51,6 +51,15 @@ void tl_escape_lines(tl_buf *b, const char *s, const char *indent);
  * &#10; in an attribute. Other controls (most are not even allowed in
  * XML 1.0) appear as the visible escapes above. */
 void tl_escape_xml(tl_buf *b, const char *s, bool attr);
+
+/* HTML5 text or attribute values (also well-formed XML, so a page can be
+ * checked with an XML parser): & < > " ' as &amp; &lt; &gt; &quot; &#39;.
+ * multiline false (cells, attributes, titles): every control, newlines
+ * included, as the visible escapes above; true (a block shown with
+ * white-space: pre-wrap): newlines are kept, a tab is &#9;, every other
+ * control is a visible escape. No named entity but the XML five is ever
+ * written. */
+void tl_escape_html(tl_buf *b, const char *s, bool multiline);
 
 /* GitHub workflow commands (`::error file=F,line=L::MESSAGE`): the
  * runner's escapes, %25 %0D %0A, plus %3A and %2C in properties; other

@@ -35,6 +35,7 @@
 #include "explain.h"
 #include "escape.h"
 #include "grade.h"
+#include "html.h"
 #include "interp.h"
 #include "lab.h"
 #include "pool.h"
@@ -266,6 +267,77 @@ static int run_lab(ctx *c, const tl_lab *lab, tl_op_verdict **out, char **msg)
     return TL_EXIT_OK;
 }
 
+/* ------------------------------------------------- html storage pictures */
+
+/* --format html draws every op's storage (html.h) from the pictures' data
+ * of verdict.h (job.trace: the result's storage map, a copy's gather
+ * trace). Once every verdict is known, each op runs once more, alone (no
+ * variants, no classify), traced: the verdicts themselves come from the
+ * same runs as in every other format. This pass has a sheet budget of its
+ * own (--sheet-timeout again) and never changes a verdict: a run that
+ * fails or hits a limit only means no picture for that op. */
+typedef struct pic_run {
+    ctx *c;
+    const tl_lab *lab;
+    const tl_source *setup;
+    const tl_op_verdict *v;
+    tl_html_pic *pics;
+    tl_budget budget;
+} pic_run;
+
+static void picture_op(void *arg, size_t i, tl_pool *p)
+{
+    pic_run *pr = arg;
+    const tl_op_verdict *v = &pr->v[i];
+    /* an op that hit a time or memory limit would only hit it again */
+    if (v->ev.kind == TL_KIND_ERROR && v->ev.err_type && !strcmp(v->ev.err_type, "LimitError"))
+        return;
+    tl_source opsrc;
+    tl_lab_op_source(pr->lab, &pr->lab->ops[i], &opsrc);
+    tl_job job = {
+        .setup = pr->setup,
+        .nsetup = pr->setup->len ? 1 : 0,
+        .op = &opsrc,
+        .parent = pr->lab->parent,
+        .parent_line = pr->lab->parent_line,
+        .parent_col = pr->lab->parent_col,
+        .trace = true,
+        .id = pr->lab->ops[i].id,
+    };
+    tl_budget_enter(&pr->budget);
+    tl_op_verdict kv;
+    tl_verdict_fail fail;
+    if (tl_verdict_run(&pr->c->runner, &job, &kv, &fail) < 0) {
+        tl_verdict_fail_free(&fail);
+        return;
+    }
+    tl_report_html_capture(&kv, &pr->pics[i]);
+    tl_op_verdict_free(&kv);
+}
+
+/* The pictures of every op of lab (verdicts v); caller frees with
+ * free_pictures. */
+static tl_html_pic *pictures(ctx *c, const tl_lab *lab, const tl_op_verdict *v)
+{
+    tl_html_pic *pics = tl_xcalloc(lab->nops ? lab->nops : 1, sizeof *pics);
+    tl_source setup;
+    tl_lab_setup_source(lab, &setup);
+    pic_run pr = {.c = c, .lab = lab, .setup = &setup, .v = v, .pics = pics};
+    tl_budget_start(&pr.budget, c->cli->sheet_timeout, true);
+    tl_pool_run(picture_op, &pr, lab->nops, c->max_bytes, c->cli->jobs);
+    tl_budget_enter(&c->budget);
+    return pics;
+}
+
+static void free_pictures(tl_html_pic *pics, size_t n)
+{
+    if (!pics)
+        return;
+    for (size_t i = 0; i < n; i++)
+        tl_report_html_pic_free(&pics[i]);
+    free(pics);
+}
+
 static int emit(ctx *c, const char *data)
 {
     if (!data) {
@@ -414,7 +486,14 @@ static int cmd_lab(const tl_cli *cli, tl_report_mode mode)
         .device_requested = c.dev_requested,
         .device_used = c.dev_used,
     };
-    char *out = tl_report_render(&r, fmt, &ro);
+    char *out;
+    if (fmt == TL_FMT_HTML) {
+        tl_html_pic *pics = pictures(&c, lab, v);
+        out = tl_report_html_check(&r, pics);
+        free_pictures(pics, lab->nops);
+    } else {
+        out = tl_report_render(&r, fmt, &ro);
+    }
     rc = emit(&c, out);
     if (rc == TL_EXIT_OK && fmt == TL_FMT_GITHUB)
         github_summary(&r, 1);
@@ -705,7 +784,14 @@ static int cmd_grade(const tl_cli *cli)
     char *out;
     if (fmt == TL_FMT_CSV || fmt == TL_FMT_JSONL || (fmt == TL_FMT_JSON && !is_check))
         out = tl_records_render(m, rs, n, fmt);
-    else {
+    else if (fmt == TL_FMT_HTML && !is_check)
+        out = tl_report_html_class(rs, n);
+    else if (fmt == TL_FMT_HTML) {
+        /* check --lab: the sheet's page, drawn from the master's ops */
+        tl_html_pic *pics = recs[0].error ? NULL : pictures(&c, m, v);
+        out = tl_report_html_check(&rs[0], pics);
+        free_pictures(pics, m->nops);
+    } else {
         tl_render_opts ro = {.color = c.color_out, .quiet = cli->quiet};
         out = tl_report_render_many(rs, n, fmt, &ro);
     }

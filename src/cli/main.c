@@ -120,7 +120,7 @@ static const struct {
     {"junit", TL_FMT_JUNIT},         {"tap", TL_FMT_TAP},
     {"gradescope", TL_FMT_GRADESCOPE}, {"prairielearn", TL_FMT_PRAIRIELEARN},
     {"github", TL_FMT_GITHUB},       {"csv", TL_FMT_CSV},
-    {"jsonl", TL_FMT_JSONL},
+    {"jsonl", TL_FMT_JSONL},         {"html", TL_FMT_HTML},
 };
 
 #define FMT(f) (1u << (f))
@@ -129,7 +129,9 @@ static const struct {
      FMT(TL_FMT_GRADESCOPE) | FMT(TL_FMT_PRAIRIELEARN) | FMT(TL_FMT_GITHUB))
 /* run grades nothing: no grading formats (gradescope, prairielearn) */
 #define RUN_FORMATS (REPORT_FORMATS & ~(FMT(TL_FMT_GRADESCOPE) | FMT(TL_FMT_PRAIRIELEARN)))
-#define GRADE_FORMATS (FMT(TL_FMT_CSV) | FMT(TL_FMT_JSONL) | REPORT_FORMATS)
+/* html is a graded page: check's scorecard, grade's class report */
+#define CHECK_FORMATS (REPORT_FORMATS | FMT(TL_FMT_HTML))
+#define GRADE_FORMATS (FMT(TL_FMT_CSV) | FMT(TL_FMT_JSONL) | CHECK_FORMATS)
 
 /* ---- commands --------------------------------------------------------- */
 
@@ -154,7 +156,7 @@ static const command commands[] = {
      "question and required rule passes its checks. With --lab MASTER.yaml the\n"
      "sheet is graded exactly as `grade` does: on the master's setup, ops, accept\n"
      "lists, threshold and checks (use this in autograders).\n",
-     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_LAB), REPORT_FORMATS, TL_FMT_TEXT,
+     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_LAB), CHECK_FORMATS, TL_FMT_TEXT,
      "LAB.yaml", 1, 1},
     {"run", "LAB.yaml", "execute every op and report what actually happened (no grading)",
      "Run every op of LAB.yaml and report its verdict (view, copy, alias, error or\n"
@@ -427,7 +429,7 @@ static void print_general_help(FILE *f)
     fprintf(f, "  %-22s %s\n", "    --version", "show the version and build configuration and exit");
     char buf[160];
     fputs("\nFormats:\n", f);
-    format_list(REPORT_FORMATS, TL_FMT_TEXT, buf, sizeof buf);
+    format_list(CHECK_FORMATS, TL_FMT_TEXT, buf, sizeof buf);
     fprintf(f, "  check:         %s (default text)\n", buf);
     format_list(RUN_FORMATS, TL_FMT_TEXT, buf, sizeof buf);
     fprintf(f, "  run:           %s (default text)\n", buf);

@@ -18,7 +18,8 @@ typedef enum tl_format {
     TL_FMT_PRAIRIELEARN,
     TL_FMT_GITHUB,
     TL_FMT_CSV,
-    TL_FMT_JSONL
+    TL_FMT_JSONL,
+    TL_FMT_HTML     /* check: the scorecard page; grade: the class report */
 } tl_format;
 
 #ifdef __cplusplus

@@ -1,6 +1,6 @@
 /* report.c - the format dispatcher: each format lives in its own file
  * (text.c, scorecard.c for JSON, junit.c, tap.c, gradescope.c,
- * prairielearn.c, github.c; records.c for the grade-only formats), all
+ * prairielearn.c, github.c, html.c; records.c for the grade-only formats), all
  * built on layout.c and, for per-test formats, items.c.
  */
 #include "report.h"
@@ -9,6 +9,7 @@
 
 #include "github.h"
 #include "gradescope.h"
+#include "html.h"
 #include "junit.h"
 #include "prairielearn.h"
 #include "tap.h"
@@ -31,6 +32,8 @@ char *tl_report_render_many(const tl_report *rs, size_t n, tl_format fmt,
         return tl_tap_render(rs, n);
     case TL_FMT_GITHUB:
         return tl_github_render(rs, n);
+    case TL_FMT_HTML: /* without storage pictures (commands.c captures them) */
+        return n == 1 ? tl_report_html_check(&rs[0], NULL) : tl_report_html_class(rs, n);
     default:
         return tl_text_render(rs, n, o);
     }
