@@ -1071,6 +1071,22 @@ START_TEST(test_counters)
     if (kind != TL_DEV_CPU)
         ck_assert_uint_eq(h.launches + h.h2d_bytes + h.d2h_bytes, 0);
 
+    /* arithmetic with a Python number: one kernel for the number (a fill,
+     * its value a launch parameter) and one for the op; nothing through
+     * the host */
+    tl_backend_counters_reset();
+    tl_operand ox = tl_ops_operand_tensor(y), two = tl_ops_operand_int(2);
+    tl_tensor *s2 = tl_ops_binop(TL_BIN_ADD, &ox, &two, &err);
+    ck_assert_ptr_nonnull(s2);
+    c = tl_backend_counters_get(kind);
+    ck_assert_uint_eq(c.h2d_bytes, 0);
+    ck_assert_uint_eq(c.d2h_bytes, 0);
+    ck_assert_uint_le(c.launches, 2);
+    double sv;
+    ck_assert_int_eq(tl_tensor_get_f64(s2, 5, &sv, &err), 0);
+    ck_assert(sv == 3.5);
+    tl_tensor_release(s2);
+
     /* .cpu() */
     tl_backend_counters_reset();
     tl_tensor *z = tl_ops_to(y, tl_backend_cpu(), TL_FLOAT32, false,

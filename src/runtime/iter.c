@@ -288,19 +288,19 @@ void tl_ops_scratch_free(scratch *s)
 }
 
 /* Put one scalar (stored as dtype dt) into device memory of be. */
+/* A number as one element of dt in be's memory: written there by the
+ * backend's fill (on a device the value travels as a launch parameter, so
+ * `x + 2` on a cuda tensor moves no byte through the host; fill stores it
+ * with tl_dtype_store_*, the bytes a host staging would have written). */
 static void *scratch_scalar(scratch *s, const tl_backend *be, tl_dtype dt,
                             tl_scalar v, tl_error *err)
 {
-    unsigned char host[16];
-    memset(host, 0, sizeof host);
-    if (v.is_float)
-        tl_dtype_store_f64(dt, host, v.f);
-    else
-        tl_dtype_store_i64(dt, host, v.i);
     void *p = scratch_alloc(s, be, tl_dtype_size(dt), err);
     if (!p)
         return NULL;
-    if (tl_backend_from_host(be, p, host, tl_dtype_size(dt), err) < 0) {
+    int64_t none = 0;
+    tl_strided one = tl_ops_strided_make(p, dt, 0, &none, &none);
+    if (tl_backend_fill(be, &one, v, err) < 0) {
         tl_ops_scratch_free(s);
         return NULL;
     }
