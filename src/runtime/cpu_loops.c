@@ -795,41 +795,36 @@ static inline __attribute__((always_inline)) double hsum16(v16f a)
     return ((h[0] + h[4]) + (h[2] + h[6])) + ((h[1] + h[5]) + (h[3] + h[7]));
 }
 
+/* x[i..i+m) for m a multiple of 64, in 64 float lanes, into a double */
+static inline __attribute__((always_inline)) double sum_lanes(const float *x, int64_t m)
+{
+    v16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+    for (int64_t k = 0; k < m; k += 64) {
+        v16f f0, f1, f2, f3;
+        memcpy(&f0, x + k, sizeof f0);
+        memcpy(&f1, x + k + 16, sizeof f1);
+        memcpy(&f2, x + k + 32, sizeof f2);
+        memcpy(&f3, x + k + 48, sizeof f3);
+        a0 += f0;
+        a1 += f1;
+        a2 += f2;
+        a3 += f3;
+    }
+    return hsum16((a0 + a1) + (a2 + a3));
+}
+
 static inline __attribute__((always_inline)) double sum_f32(const float *x, int64_t s,
                                                              int64_t n)
 {
     double total = 0.0;
     int64_t i = 0;
     if (s == 1) {
-        for (; i + SUM_BLOCK <= n; i += SUM_BLOCK) {
-            v16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-            for (int64_t k = i; k < i + SUM_BLOCK; k += 64) {
-                v16f f0, f1, f2, f3;
-                memcpy(&f0, x + k, sizeof f0);
-                memcpy(&f1, x + k + 16, sizeof f1);
-                memcpy(&f2, x + k + 32, sizeof f2);
-                memcpy(&f3, x + k + 48, sizeof f3);
-                a0 += f0;
-                a1 += f1;
-                a2 += f2;
-                a3 += f3;
-            }
-            total += hsum16((a0 + a1) + (a2 + a3));
-        }
-        if (n - i >= 64) {
-            v16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-            for (; i + 64 <= n; i += 64) {
-                v16f f0, f1, f2, f3;
-                memcpy(&f0, x + i, sizeof f0);
-                memcpy(&f1, x + i + 16, sizeof f1);
-                memcpy(&f2, x + i + 32, sizeof f2);
-                memcpy(&f3, x + i + 48, sizeof f3);
-                a0 += f0;
-                a1 += f1;
-                a2 += f2;
-                a3 += f3;
-            }
-            total += hsum16((a0 + a1) + (a2 + a3));
+        for (; i + SUM_BLOCK <= n; i += SUM_BLOCK)
+            total += sum_lanes(x + i, SUM_BLOCK);
+        int64_t m = (n - i) / 64 * 64;
+        if (m) {
+            total += sum_lanes(x + i, m);
+            i += m;
         }
     }
     double acc = 0.0;
