@@ -28,7 +28,7 @@ stop() {
     dir=$work/$sig-$fmt
     mkdir "$dir"
     (
-        cd "$dir"
+        cd "$dir" || exit 1
         # the delayed write is the report's first write into the temp file
         # (check -o writes nothing else first); 8 s leaves room for a
         # loaded machine to reach it
