@@ -292,6 +292,13 @@ START_TEST(test_gather_trace)
         ck_assert_int_eq(src[k], 7 - k);
     ck_assert_int_eq(v.parent_nslots, 10);
     tl_op_verdict_free(&v);
+    /* a parent that requires grad is traced too (tagging is no in-place op) */
+    ck_assert_int_eq(trace_op("import torch\nx = torch.arange(6.).requires_grad_()\n",
+                              "x.flip(0)", &v), 0);
+    ck_assert(tl_verdict_gather(&v, &src, &n));
+    for (int64_t k = 0; k < 6; k++)
+        ck_assert_int_eq(src[k], 5 - k);
+    tl_op_verdict_free(&v);
 }
 END_TEST
 

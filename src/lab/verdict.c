@@ -742,6 +742,10 @@ static int tag_storage(tl_tensor *p, bool descending, tl_error *err)
             return -1;
         }
     tl_tensor *all = tl_tensor_view(p, 1, &n, &one, 0);
+    /* the tags are no in-place op of the sheet's: no leaf-grad check */
+    all->requires_grad = false;
+    all->is_leaf = true;
+    all->is_view_of_grad_leaf = false;
     int rc = tl_ops_copy_(all, host, err);
     tl_tensor_release(all);
     tl_tensor_release(host);
