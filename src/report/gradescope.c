@@ -98,18 +98,5 @@ fail:
 
 char *tl_gradescope_render(const tl_report *rs, size_t n)
 {
-    cJSON *root = n == 1 ? document(&rs[0]) : cJSON_CreateArray();
-    if (!root)
-        return NULL;
-    for (size_t k = 0; n != 1 && k < n; k++) {
-        cJSON *d = document(&rs[k]);
-        if (!d) {
-            cJSON_Delete(root);
-            return NULL;
-        }
-        cJSON_AddItemToArray(root, d);
-    }
-    char *s = tl_scorecard_print_json(root);
-    cJSON_Delete(root);
-    return s;
+    return tl_scorecard_print_each(rs, n, document);
 }

@@ -421,3 +421,22 @@ char *tl_scorecard_print(const tl_report *r)
     cJSON_Delete(root);
     return s;
 }
+
+char *tl_scorecard_print_each(const tl_report *rs, size_t n,
+                              cJSON *(*doc)(const tl_report *r))
+{
+    cJSON *root = n == 1 ? doc(&rs[0]) : cJSON_CreateArray();
+    if (!root)
+        return NULL;
+    for (size_t k = 0; n != 1 && k < n; k++) {
+        cJSON *d = doc(&rs[k]);
+        if (!d) {
+            cJSON_Delete(root);
+            return NULL;
+        }
+        cJSON_AddItemToArray(root, d);
+    }
+    char *s = tl_scorecard_print_json(root);
+    cJSON_Delete(root);
+    return s;
+}

@@ -59,6 +59,10 @@ cJSON *tl_evidence_json(const tl_evidence *ev, bool top);
 cJSON *tl_scorecard_build(const tl_report *r);
 /* Any cJSON tree printed the same way (2-space indent, newline). */
 char *tl_scorecard_print_json(cJSON *root);
+/* doc(rs[0]) printed when n == 1, else the array of doc(rs[k]) (the
+ * autograder formats: one results object per submission). NULL on OOM. */
+char *tl_scorecard_print_each(const tl_report *rs, size_t n,
+                              cJSON *(*doc)(const tl_report *r));
 /* Printed document (2-space indented, trailing newline); caller frees. */
 char *tl_scorecard_print(const tl_report *r);
 
