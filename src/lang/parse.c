@@ -267,13 +267,13 @@ static bool check_comp_target(parser *P, tl_node *t)
     return false;
 }
 
-/* After `[elt` when the next token is `for`. */
-static tl_node *parse_listcomp(parser *P, tl_node *elt, const tl_token *open)
+/* The target list of a `for` (statement or comprehension), up to `in`:
+ * one target, or a tuple when a comma follows one (`a, b` and `a,`). */
+static tl_node *parse_for_target(parser *P)
 {
-    next(P); /* for */
     nodevec tv = {0};
     tl_span tsp = span_of(peek(P));
-    bool trailing = false;
+    bool tuple = false;
     for (;;) {
         tl_node *t = parse_bitor(P);
         if (!t) {
@@ -284,12 +284,18 @@ static tl_node *parse_listcomp(parser *P, tl_node *elt, const tl_token *open)
         tsp = join(tsp, t->span);
         if (!accept_op(P, TL_OP_COMMA))
             break;
-        trailing = true;
+        tuple = true;
         if (is_kw(peek(P), TL_KW_IN))
             break;
-        trailing = false;
     }
-    tl_node *target = item_or_tuple(P, &tv, trailing, tsp);
+    return item_or_tuple(P, &tv, tuple, tsp);
+}
+
+/* After `[elt` when the next token is `for`. */
+static tl_node *parse_listcomp(parser *P, tl_node *elt, const tl_token *open)
+{
+    next(P); /* for */
+    tl_node *target = parse_for_target(P);
     if (!target || !check_comp_target(P, target))
         return NULL;
     if (!is_kw(peek(P), TL_KW_IN))
@@ -1777,24 +1783,7 @@ static tl_node *parse_while(parser *P)
 static tl_node *parse_for(parser *P)
 {
     const tl_token *kw = next(P);
-    nodevec tv = {0};
-    tl_span tsp = span_of(peek(P));
-    bool tuple = false;
-    for (;;) {
-        tl_node *t = parse_bitor(P);
-        if (!t) {
-            free(tv.v);
-            return NULL;
-        }
-        vec_push(&tv, t);
-        tsp = join(tsp, t->span);
-        if (!accept_op(P, TL_OP_COMMA))
-            break;
-        tuple = true;
-        if (is_kw(peek(P), TL_KW_IN))
-            break;
-    }
-    tl_node *target = item_or_tuple(P, &tv, tuple, tsp);
+    tl_node *target = parse_for_target(P);
     if (!target || !check_target(P, target, true))
         return NULL;
     if (!is_kw(peek(P), TL_KW_IN))
