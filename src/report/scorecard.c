@@ -200,9 +200,8 @@ fail:
     return NULL;
 }
 
-/* A sheet that could not be read, with no master to list its ops: the
- * same top-level keys, empty, scored 0, with the error. */
-static cJSON *unreadable_doc(const tl_report *r)
+/* A scorecard's first keys: schema_version and tool. NULL on OOM. */
+static cJSON *doc_head(void)
 {
     cJSON *root = cJSON_CreateObject();
     if (!root)
@@ -212,6 +211,19 @@ static cJSON *unreadable_doc(const tl_report *r)
     CK(tool);
     CK(cJSON_AddStringToObject(tool, "name", "tlab"));
     CK(cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION));
+    return root;
+fail:
+    cJSON_Delete(root);
+    return NULL;
+}
+
+/* A sheet that could not be read, with no master to list its ops: the
+ * same top-level keys, empty, scored 0, with the error. */
+static cJSON *unreadable_doc(const tl_report *r)
+{
+    cJSON *root = doc_head();
+    if (!root)
+        return NULL;
     cJSON *lo = cJSON_AddObjectToObject(root, "lab");
     CK(lo);
     CK(cJSON_AddNullToObject(lo, "id"));
@@ -250,14 +262,9 @@ cJSON *tl_scorecard_build(const tl_report *r)
     const tl_lab *lab = r->lab;
     if (!lab)
         return unreadable_doc(r);
-    cJSON *root = cJSON_CreateObject();
+    cJSON *root = doc_head();
     if (!root)
         return NULL;
-    CK(cJSON_AddNumberToObject(root, "schema_version", TL_SCHEMA_VERSION));
-    cJSON *tool = cJSON_AddObjectToObject(root, "tool");
-    CK(tool);
-    CK(cJSON_AddStringToObject(tool, "name", "tlab"));
-    CK(cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION));
     cJSON *lo = cJSON_AddObjectToObject(root, "lab");
     CK(lo);
     CK(add_str_or_null(lo, "id", lab->id));
