@@ -31,6 +31,7 @@
 #include "arena.h"
 #include "dtype.h"
 #include "escape.h"
+#include "yaml_fast.h"
 
 /* ------------------------------------------------------------------ kinds */
 
@@ -1353,8 +1354,15 @@ static void render_err(tl_lab_err *err, const char *file, const char *text, size
     render_err_as(err, file, text, len, color, false);
 }
 
-tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
-                     tl_lab_err *err)
+/* tl_lab_set_yaml: how tl_lab_parse builds the tree (tests only) */
+static tl_lab_yaml default_yaml = TL_LAB_YAML_AUTO;
+
+void tl_lab_set_yaml(tl_lab_yaml how) { default_yaml = how; }
+
+/* The loader; how picks the YAML front end (yaml_fast.c, else libyaml),
+ * tree_only stops before validation. */
+static tl_lab *parse_lab(const char *file, const char *text, size_t len, bool color,
+                         tl_lab_err *err, tl_lab_yaml how, bool tree_only)
 {
     memset(err, 0, sizeof *err);
     if (len > TL_LAB_MAX_BYTES) {
@@ -1403,26 +1411,52 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
     build_chars(L); /* after scan_bytes: it knows whether the text is ASCII */
     if (len == 0 || copy[strspn(copy, " \t\r\n")] == 0)
         failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
-    if (!yaml_parser_initialize(&L->parser))
-        failat(L, 1, 1, "cannot initialise the YAML parser (out of memory)");
-    L->have_parser = true;
-    size_t bom = bom_len(L);
-    yaml_parser_set_input_string(&L->parser, (const unsigned char *)copy + bom, len - bom);
-    yaml_parser_set_encoding(&L->parser, YAML_UTF8_ENCODING);
-    build_tree(L);
-    if (L->have_event) {
-        yaml_event_delete(&L->event);
-        L->have_event = false;
+    /* the fast front end first; libyaml when it declines (lab->arena is
+     * still empty then, and stays so) */
+    if (how != TL_LAB_YAML_LIBYAML)
+        L->root = tl_yfast_parse(copy, len, TL_LAB_MAX_NODES, TL_LAB_MAX_DEPTH, &lab->arena);
+    if (!L->root && how == TL_LAB_YAML_FAST) {
+        tl_lab_free(lab);
+        free(L->line_start);
+        free(L->char_byte);
+        free(L);
+        return NULL; /* declined: err->msg stays empty */
     }
-    yaml_parser_delete(&L->parser);
-    L->have_parser = false;
-    validate(L);
+    if (!L->root) {
+        if (!yaml_parser_initialize(&L->parser))
+            failat(L, 1, 1, "cannot initialise the YAML parser (out of memory)");
+        L->have_parser = true;
+        size_t bom = bom_len(L);
+        yaml_parser_set_input_string(&L->parser, (const unsigned char *)copy + bom, len - bom);
+        yaml_parser_set_encoding(&L->parser, YAML_UTF8_ENCODING);
+        build_tree(L);
+        if (L->have_event) {
+            yaml_event_delete(&L->event);
+            L->have_event = false;
+        }
+        yaml_parser_delete(&L->parser);
+        L->have_parser = false;
+    }
+    if (!tree_only)
+        validate(L);
     lab->root = L->root;
     lab->warnings = L->warnings.len ? tl_buf_steal(&L->warnings) : NULL;
     free(L->line_start);
     free(L->char_byte);
     free(L);
     return lab;
+}
+
+tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
+                     tl_lab_err *err)
+{
+    return parse_lab(file, text, len, color, err, default_yaml, false);
+}
+
+tl_lab *tl_lab_parse_tree(const char *file, const char *text, size_t len, tl_lab_yaml how,
+                          tl_lab_err *err)
+{
+    return parse_lab(file, text, len, false, err, how, true);
 }
 
 tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err)
