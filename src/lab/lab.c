@@ -121,14 +121,43 @@ static size_t mark_byte(const loader *L, const yaml_mark_t *m)
 
 /* ---------------------------------------------------------- byte checks */
 
+/* a line starts at byte i (the line table: LF, CR LF and CR end a line) */
+static void add_line(loader *L, size_t *cap, size_t i)
+{
+    if (L->nlines == *cap) {
+        *cap *= 2;
+        L->line_start = tl_xrealloc(L->line_start, *cap * sizeof *L->line_start);
+    }
+    L->line_start[L->nlines++] = i;
+}
+
+/* The byte checks, and the line table on the way (NEL, U+2028 and U+2029
+ * are refused here, so a line ends at LF, CR LF or CR only). */
 static void scan_bytes(loader *L)
 {
     size_t line = 1, col = 1;
     bool at_indent = true, ascii = true;
     const unsigned char *s = (const unsigned char *)L->text;
+    size_t cap = 64;
+    L->line_start = tl_xmalloc(cap * sizeof *L->line_start);
+    L->nlines = 0;
+    add_line(L, &cap, 0);
     for (size_t i = 0; i < L->len;) {
         unsigned c = s[i];
         size_t w = 1;
+        if (c == ' ') { /* indentation and blanks between words */
+            i++;
+            col++;
+            continue;
+        }
+        if (c == '\n') {
+            i++;
+            add_line(L, &cap, i);
+            line++;
+            col = 1;
+            at_indent = true;
+            continue;
+        }
         if (c > 0x20 && c < 0x7F) {
             /* the common case: a run of printable ASCII (spaces inside it) */
             size_t j = i + 1;
@@ -180,6 +209,7 @@ static void scan_bytes(loader *L)
             col = 1;
             at_indent = true;
             i += br;
+            add_line(L, &cap, i);
             continue;
         } else {
             if (c != ' ' && c != '\t')
@@ -189,28 +219,6 @@ static void scan_bytes(loader *L)
         i += w;
     }
     L->ascii = ascii;
-}
-
-static void build_lines(loader *L)
-{
-    size_t cap = 64, n = 0;
-    size_t *ls = tl_xmalloc(cap * sizeof *ls);
-    ls[n++] = 0;
-    for (size_t i = 0; i < L->len;) {
-        size_t br = tl_diag_break_len(L->text, L->len, i);
-        if (!br) {
-            i++;
-            continue;
-        }
-        i += br;
-        if (n == cap) {
-            cap *= 2;
-            ls = tl_xrealloc(ls, cap * sizeof *ls);
-        }
-        ls[n++] = i;
-    }
-    L->line_start = ls;
-    L->nlines = n;
 }
 
 /* A leading UTF-8 BOM: 3, else 0. libyaml is given the text after it. With
@@ -458,13 +466,23 @@ static void build_tree(loader *L)
 
 /* -------------------------------------------------------------- node API */
 
+/* strcmp(a, b) == 0 without a call: keys mostly differ at the first byte */
+static inline bool same(const char *a, const char *b)
+{
+    while (*a && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
 const tl_ynode *tl_ynode_get(const tl_ynode *map, const char *key)
 {
     if (!map || map->kind != TL_Y_MAP)
         return NULL;
     for (size_t i = 0; i < map->n; i++) {
         const tl_ynode *k = map->items[2 * i];
-        if (k->kind == TL_Y_SCALAR && strcmp(k->value, key) == 0)
+        if (k->kind == TL_Y_SCALAR && same(k->value, key))
             return map->items[2 * i + 1];
     }
     return NULL;
@@ -477,8 +495,12 @@ bool tl_ynode_is_null(const tl_ynode *n)
     if (n->kind != TL_Y_SCALAR || !n->plain)
         return false;
     const char *v = n->value;
-    return v[0] == 0 || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 ||
-           strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0;
+    switch (n->len) {
+    case 0: return true;
+    case 1: return v[0] == '~';
+    case 4: return same(v, "null") || same(v, "Null") || same(v, "NULL");
+    default: return false;
+    }
 }
 
 bool tl_ynode_equal(const tl_ynode *a, const tl_ynode *b)
@@ -563,12 +585,12 @@ static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
         if (k->kind != TL_Y_SCALAR)
             FAILN(L, k, "a key in %s must be a plain word, got %s", where, node_desc(k));
         for (size_t j = 0; j < i; j++)
-            if (strcmp(map->items[2 * j]->value, k->value) == 0)
+            if (same(map->items[2 * j]->value, k->value))
                 FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", key_text(k),
                       where, map->items[2 * j]->line);
         bool ok = false;
         for (size_t j = 0; known[j]; j++)
-            if (strcmp(known[j], k->value) == 0)
+            if (same(known[j], k->value))
                 ok = true;
         if (!ok) {
             const char *sug = closest(k->value, known);
@@ -1015,7 +1037,7 @@ static void check_id(loader *L, const tl_ynode *n, const char *id, idseen *seen,
                      size_t nseen)
 {
     for (size_t i = 0; i < nseen; i++)
-        if (strcmp(seen[i].id, id) == 0)
+        if (same(seen[i].id, id))
             FAILN(L, n, "duplicate id '%s' (already used at line %d)", id, seen[i].line);
 }
 
@@ -1382,7 +1404,6 @@ static tl_lab *parse_lab(const char *file, const char *text, size_t len, bool co
     L->text = copy;
     L->len = len;
     L->err = err;
-    build_lines(L);
     tl_lab *lab = tl_xcalloc(1, sizeof *lab);
     lab->file = tl_xstrdup(file);
     lab->text = copy;
