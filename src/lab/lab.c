@@ -161,6 +161,16 @@ static void scan_bytes(loader *L)
         if (c > 0x20 && c < 0x7F) {
             /* the common case: a run of printable ASCII (spaces inside it) */
             size_t j = i + 1;
+            /* eight bytes at a time while none is below 0x20 or above
+             * 0x7E (the has-less-than and high-bit tests of each byte) */
+            const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+            while (j + 8 <= L->len) {
+                uint64_t w;
+                memcpy(&w, s + j, 8);
+                if (((w - 0x20 * ones) & ~w & high) || ((w | (w + ones)) & high))
+                    break;
+                j += 8;
+            }
             while (j < L->len && s[j] >= 0x20 && s[j] < 0x7F)
                 j++;
             col += j - i;
@@ -1381,10 +1391,26 @@ static tl_lab_yaml default_yaml = TL_LAB_YAML_AUTO;
 
 void tl_lab_set_yaml(tl_lab_yaml how) { default_yaml = how; }
 
+static tl_lab *load(const char *file, char *copy, size_t len, bool color, tl_lab_err *err,
+                    tl_lab_yaml how, bool tree_only);
+
+/* the loader's text: owned itself, or a NUL-terminated copy of text */
+static char *own_text(const char *text, size_t len, char *owned)
+{
+    if (owned)
+        return owned;
+    char *copy = tl_xmalloc(len + 1);
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    return copy;
+}
+
 /* The loader; how picks the YAML front end (yaml_fast.c, else libyaml),
- * tree_only stops before validation. */
+ * tree_only stops before validation. owned: text itself, NUL-terminated
+ * and malloc'd, handed over (tl_lab_open's buffer, not copied again); NULL:
+ * text is copied. */
 static tl_lab *parse_lab(const char *file, const char *text, size_t len, bool color,
-                         tl_lab_err *err, tl_lab_yaml how, bool tree_only)
+                         tl_lab_err *err, tl_lab_yaml how, bool tree_only, char *owned)
 {
     memset(err, 0, sizeof *err);
     if (len > TL_LAB_MAX_BYTES) {
@@ -1394,13 +1420,18 @@ static tl_lab *parse_lab(const char *file, const char *text, size_t len, bool co
                  "lab file is %zu bytes; the limit is 1 MiB (%zu bytes)", len,
                  TL_LAB_MAX_BYTES);
         render_err(err, file, NULL, 0, color);
+        free(owned);
         return NULL;
     }
+    return load(file, own_text(text, len, owned), len, color, err, how, tree_only);
+}
+
+/* parse_lab's work on copy (NUL-terminated, owned: it goes to the lab) */
+static tl_lab *load(const char *file, char *copy, size_t len, bool color, tl_lab_err *err,
+                    tl_lab_yaml how, bool tree_only)
+{
     loader *L = tl_xcalloc(1, sizeof *L);
     L->file = file;
-    char *copy = tl_xmalloc(len + 1);
-    memcpy(copy, text, len);
-    copy[len] = 0;
     L->text = copy;
     L->len = len;
     L->err = err;
@@ -1471,13 +1502,13 @@ static tl_lab *parse_lab(const char *file, const char *text, size_t len, bool co
 tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
                      tl_lab_err *err)
 {
-    return parse_lab(file, text, len, color, err, default_yaml, false);
+    return parse_lab(file, text, len, color, err, default_yaml, false, NULL);
 }
 
 tl_lab *tl_lab_parse_tree(const char *file, const char *text, size_t len, tl_lab_yaml how,
                           tl_lab_err *err)
 {
-    return parse_lab(file, text, len, false, err, how, true);
+    return parse_lab(file, text, len, false, err, how, true, NULL);
 }
 
 tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err)
@@ -1523,9 +1554,8 @@ tl_lab *tl_lab_open(const char *path, bool color, bool follow_links, tl_lab_err 
         render_err(err, path, NULL, 0, color);
         return NULL;
     }
-    tl_lab *lab = tl_lab_parse(path, text, len, color, err);
-    free(text);
-    return lab;
+    /* text (NUL-terminated by tl_read_regular_file) goes to the lab */
+    return parse_lab(path, text, len, color, err, default_yaml, false, text);
 }
 
 /* text of the lab file, found at line/col (block_col: see tl_source) */

@@ -53,6 +53,7 @@ typedef struct yp {
     size_t lstart;        /* byte offset of that line's start */
     bool eof;             /* next_content found no more content */
     bool doc_start;       /* the first next_content: `---` is allowed */
+    bool has_cr;          /* a CR somewhere: line ends are not just LF */
     size_t cpos;          /* next_content: first non-space byte */
     size_t ccol;          /* and libyaml's column of it */
     tl_arena_block *arena;
@@ -75,6 +76,24 @@ static inline int ch(const yp *P, size_t i)
     return i < P->len ? (unsigned char)P->s[i] : -1;
 }
 static inline bool is_brk(int c) { return c == '\n' || c == '\r'; }
+
+/* byte classes for the scanning loops */
+enum { C_BLANK = 1, C_BRK = 2, C_COLON = 4, C_SQ = 8, C_DQ = 16, C_BSL = 32 };
+static const unsigned char cls[256] = {
+    [' '] = C_BLANK, ['\t'] = C_BLANK, ['\n'] = C_BRK, ['\r'] = C_BRK,
+    [':'] = C_COLON, ['\''] = C_SQ, ['"'] = C_DQ, ['\\'] = C_BSL};
+
+/* the end of the line at i (its break, or len) */
+static inline size_t line_end(const yp *P, size_t i)
+{
+    if (!P->has_cr) {
+        const char *e = i < P->len ? memchr(P->s + i, '\n', P->len - i) : NULL;
+        return e ? (size_t)(e - P->s) : P->len;
+    }
+    while (i < P->len && !(cls[(unsigned char)P->s[i]] & C_BRK))
+        i++;
+    return i;
+}
 static inline bool is_blank(int c) { return c == ' ' || c == '\t'; }
 /* libyaml's IS_BLANKZ: blank, break or the end */
 static inline bool blankz(const yp *P, size_t i)
@@ -220,8 +239,7 @@ static void next_content(yp *P)
             continue;
         }
         if (c == '#') {
-            while (q < P->len && !is_brk(ch(P, q)))
-                q++;
+            q = line_end(P, q);
             P->pos = q;
             if (q < P->len)
                 skip_break(P);
@@ -250,8 +268,7 @@ static void end_line(yp *P, size_t i)
     if (c == '#') {
         if (j == i)
             decline(P);
-        while (j < P->len && !is_brk(ch(P, j)))
-            j++;
+        j = line_end(P, j);
         c = ch(P, j);
     }
     if (c >= 0 && !is_brk(c))
@@ -299,8 +316,8 @@ static size_t scan_plain_block(const yp *P, size_t i, size_t *stop)
     for (;;) {
         size_t r = i;
         while (i < P->len) {
-            int c = (unsigned char)P->s[i];
-            if (is_blank(c) || is_brk(c) || (c == ':' && blankz(P, i + 1)))
+            unsigned k = cls[(unsigned char)P->s[i]];
+            if (k && (k & (C_BLANK | C_BRK) || (k & C_COLON && blankz(P, i + 1))))
                 break;
             i++;
         }
@@ -405,12 +422,9 @@ static tl_ynode *quoted(yp *P, size_t i, size_t *after)
     P->nbuf = 0;
     for (;;) {
         size_t r = j; /* a run of ordinary bytes, copied at once */
-        while (j < P->len) {
-            int c = (unsigned char)P->s[j];
-            if (is_brk(c) || c == (single ? '\'' : '"') || (!single && c == '\\'))
-                break;
+        unsigned stop = C_BRK | (single ? C_SQ : C_DQ | C_BSL);
+        while (j < P->len && !(cls[(unsigned char)P->s[j]] & stop))
             j++;
-        }
         if (j > r)
             buf_add(P, P->s + r, j - r);
         int c = ch(P, j);
@@ -495,8 +509,7 @@ static tl_ynode *block_scalar(yp *P, size_t i, size_t ind)
     if (ch(P, k) == '#') {
         if (k == j)
             decline(P);
-        while (k < P->len && !is_brk(ch(P, k)))
-            k++;
+        k = line_end(P, k);
     }
     if (k < P->len && !is_brk(ch(P, k)))
         decline(P);
@@ -544,9 +557,7 @@ static tl_ynode *block_scalar(yp *P, size_t i, size_t ind)
         buf_nl(P, trailing);
         trailing = 0;
         leading_break = false;
-        size_t e = k;
-        while (e < P->len && !is_brk(ch(P, e)))
-            e++;
+        size_t e = line_end(P, k);
         buf_add(P, P->s + k, e - k);
         P->pos = e;
         if (e < P->len) {
@@ -798,6 +809,7 @@ static tl_ynode *parse(yp *P)
         decline(P);
     if (P->len >= 3 && !memcmp(P->s, "\xEF\xBB\xBF", 3))
         P->bom = 3;
+    P->has_cr = memchr(P->s, '\r', P->len) != NULL;
     P->pos = P->bom;
     P->doc_start = true;
     next_content(P);
