@@ -1,8 +1,10 @@
 /* lab.c - loading and validating lab files (SPEC 3, 7).
  *
  * Pipeline: read the file (<= 1 MiB) -> byte checks (UTF-8, NUL, tabs in
- * indentation) -> libyaml events into a tl_ynode tree (anchors and aliases
- * refused, depth and node count bounded) -> validation into tl_lab.
+ * indentation; the line table on the way) -> a tl_ynode tree: first the
+ * one-pass front end for the lab files' subset (yaml_fast.c), and where it
+ * declines, libyaml's events (anchors and aliases refused, depth and node
+ * count bounded; every YAML error is libyaml's) -> validation into tl_lab.
  *
  * Invariants:
  *   - every node carries its 1-based line/col and byte range; libyaml marks

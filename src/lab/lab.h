@@ -1,8 +1,8 @@
 /* lab.h - the lab file (SPEC 3): loading, validation, and the model.
  *
- * A lab file is parsed with libyaml's event API into a small node tree
- * (tl_ynode) that keeps every node's position, then validated into a
- * tl_lab. Every error is located (`FILE:LINE:COL: error: MSG`, 1-based) and
+ * A lab file is parsed into a small node tree (ynode.h: tl_ynode) that
+ * keeps every node's position, by yaml_fast.c for the subset lab files use
+ * and by libyaml's event API for the rest, then validated into a tl_lab. Every error is located (`FILE:LINE:COL: error: MSG`, 1-based) and
  * the loader never returns a half-built lab.
  *
  * Ownership: a tl_lab owns its file text, its node tree and every string in

@@ -129,38 +129,42 @@ static void poll_node(yp *P)
         decline(P);
 }
 
-/* a node starting at byte start on line (0-based) starting at lstart */
-static tl_ynode *new_node_at(yp *P, tl_ykind kind, size_t start, size_t line, size_t lstart)
+/* a collection node starting at byte start of the current line */
+static tl_ynode *new_node(yp *P, tl_ykind kind, size_t start)
 {
     poll_node(P);
     tl_ynode *n = tl_arena_alloc(&P->arena, sizeof *n);
     n->kind = kind;
     n->start = start;
     n->end = start;
-    n->line = (int)line + 1;
-    n->col = (int)(start - lstart) + 1;
+    n->line = (int)P->line + 1;
+    n->col = (int)(start - P->lstart) + 1;
     return n;
 }
 
-static tl_ynode *new_node(yp *P, tl_ykind kind, size_t start)
+/* a scalar node with its text in the same allocation */
+static tl_ynode *scalar_at(yp *P, size_t start, size_t line, size_t lstart, const char *v,
+                           size_t len)
 {
-    return new_node_at(P, kind, start, P->line, P->lstart);
-}
-
-static void set_value(yp *P, tl_ynode *n, const char *v, size_t len)
-{
-    n->value = tl_arena_alloc(&P->arena, len + 1);
+    poll_node(P);
+    tl_ynode *n = tl_arena_alloc(&P->arena, sizeof *n + len + 1);
+    n->kind = TL_Y_SCALAR;
+    n->start = start;
+    n->end = start;
+    n->line = (int)line + 1;
+    n->col = (int)(start - lstart) + 1;
+    n->value = (char *)(n + 1);
     if (len)
         memcpy(n->value, v, len);
     n->len = len;
+    return n;
 }
 
 static tl_ynode *plain_node(yp *P, size_t start, size_t end)
 {
-    tl_ynode *n = new_node(P, TL_Y_SCALAR, start);
+    tl_ynode *n = scalar_at(P, start, P->line, P->lstart, P->s + start, end - start);
     n->plain = true;
     n->end = end;
-    set_value(P, n, P->s + start, end - start);
     return n;
 }
 
@@ -482,9 +486,8 @@ static tl_ynode *quoted(yp *P, size_t i, size_t *after)
         buf_utf8(P, cp);
         j += 2 + (size_t)digits;
     }
-    tl_ynode *n = new_node(P, TL_Y_SCALAR, i);
+    tl_ynode *n = scalar_at(P, i, P->line, P->lstart, P->buf, P->nbuf);
     n->end = j + 1;
-    set_value(P, n, P->buf, P->nbuf);
     *after = j + 1;
     return n;
 }
@@ -494,8 +497,7 @@ static tl_ynode *quoted(yp *P, size_t i, size_t *after)
  * line after it (pos), then finds the next content. */
 static tl_ynode *block_scalar(yp *P, size_t i, size_t ind)
 {
-    tl_ynode *n = new_node(P, TL_Y_SCALAR, i);
-    n->block_scalar = true;
+    size_t line = P->line, lstart = P->lstart;
     bool literal = P->s[i] == '|';
     size_t j = i + 1;
     int chomp = 0;
@@ -584,8 +586,9 @@ static tl_ynode *block_scalar(yp *P, size_t i, size_t ind)
         buf_add(P, "\n", 1);
     if (chomp == 1)
         buf_nl(P, trailing);
+    tl_ynode *n = scalar_at(P, i, line, lstart, P->buf, P->nbuf);
+    n->block_scalar = true;
     n->end = end;
-    set_value(P, n, P->buf, P->nbuf);
     /* pos is at the start of the line that ended the scalar */
     next_content(P);
     return n;
@@ -714,9 +717,8 @@ static void block_value(yp *P, size_t ind, size_t mark, ctx where)
                 return;
             }
         }
-        tl_ynode *n = new_node_at(P, TL_Y_SCALAR, mark, mline, mlstart);
+        tl_ynode *n = scalar_at(P, mark, mline, mlstart, "", 0);
         n->plain = true;
-        set_value(P, n, "", 0);
         push(P, n);
         return;
     }
