@@ -359,7 +359,18 @@ static const struct {
     {0, "a: &x 1\nb: *x\n"},
     {0, "a: !!str 1\n"},
     {0, "? a\n: 1\n"},
-    {0, "a: b\n  c\n"},
+    {1, "a: b\n  c\n"},
+    {1, "a: b  \n   c d  \n\n  \n  e # c\nf: 1\n"},
+    {0, "a: b\n  c\n# c\n  d: 1\n"},
+    {1, "- a\n  - b\n- c\n   d\n"},
+    {1, "k:\n- a\n b\n- c\n"},
+    {1, "- k: a\n    b\n  l: 2\n"},
+    {1, "a: b\r\n  c\r\n\r\n  d\r\n"},
+    {1, "a: b\n  [c] {d} - e 'f' \"g\" &h *i !j |k >l\n"},
+    {1, "a: b\n  #c\n"},
+    {0, "a: b\n  c: d\n"},
+    {0, "a: b\n  c\nd\n"},
+    {0, "- k: a\n  b\n"},
     {0, "a: 'b\n  c'\n"},
     {0, "a:\tb\n"},
     {0, "a: b: c\n"},
@@ -644,7 +655,7 @@ static void mutate(text *t)
             colon = line + i;
             break;
         }
-    switch (below(20)) {
+    switch (below(22)) {
     case 0: { /* re-indent every line by a factor */
         int f = 2 + (int)below(2);
         tl_buf b = {0};
@@ -820,6 +831,18 @@ static void mutate(text *t)
         size_t v = (size_t)(ob - t->s);
         replace(t, v, (size_t)(cb - ob) + 1, b.data, b.len);
         tl_buf_free(&b);
+        break;
+    }
+    case 16: { /* a plain value wrapped onto the next line, at any depth */
+        if (!colon)
+            break;
+        const char *sp = memchr(colon + 2 < t->s + e ? colon + 2 : t->s + e, ' ',
+                                (size_t)(t->s + e - (colon + 2 < t->s + e ? colon + 2 : t->s + e)));
+        if (!sp)
+            break;
+        char c[80];
+        int k = snprintf(c, sizeof c, "\n%s%*s", below(4) ? "" : "\n", (int)below(ind + 4), "");
+        replace(t, (size_t)(sp - t->s), 1, c, (size_t)k);
         break;
     }
     case 15: /* `---` first, or `...`/`---` after */

@@ -5,9 +5,10 @@
  *   - comments, blank lines, an optional `---` first line, a UTF-8 BOM;
  *   - block mappings and sequences, indentless sequences (`key:` then
  *     `- item` at the key's column), compact nesting (`- key: v`, `- - a`);
- *   - plain scalars on one line, with libyaml's rules: `: ` and ` #` end
- *     them, indicators may not start them, a longer key than 1024
- *     characters is no simple key (declined);
+ *   - plain scalars, with libyaml's rules: `: ` and ` #` end them,
+ *     indicators may not start them, a longer key than 1024 characters is
+ *     no simple key (declined); a value (never a key) may go on over
+ *     lines deeper than its collection, folded as libyaml folds;
  *   - single-quoted and double-quoted scalars on one line (`''`; the
  *     escapes \\ \" \a \b \t \n \v \f \r \e \space \N \_ \L \P \xXX \uXXXX
  *     \UXXXXXXXX; others, \0 and invalid code points are declined);
@@ -17,9 +18,10 @@
  *     spaces than the first content line, or an empty body is declined;
  *   - flow sequences and mappings on one line of plain and quoted scalars
  *     and flow collections, e.g. `{kind: view, shape: [2, 3]}`.
- * Everything else (anchors, aliases, tags, `?` keys, multi-line plain or
- * quoted scalars or flow collections, tabs outside scalars and comments,
- * directives, a second document, any error) is declined.
+ * Everything else (anchors, aliases, tags, `?` keys, a plain value on
+ * the line after its key, multi-line quoted scalars or flow collections,
+ * tabs outside scalars and comments, directives, a second document, any
+ * error) is declined.
  *
  * Positions as lab.c records them: a node's start/end are byte offsets of
  * libyaml's start and end marks, its column is 1-based in bytes from the
@@ -594,16 +596,67 @@ static tl_ynode *block_scalar(yp *P, size_t i, size_t ind)
     return n;
 }
 
-/* ---------------------------------------------------------------- flow */
-
-static tl_ynode *flow_coll(yp *P, size_t i, size_t *after);
-
 static inline size_t skip_spaces(const yp *P, size_t i)
 {
     while (ch(P, i) == ' ')
         i++;
     return i;
 }
+
+/* A plain value from i whose first line ends at end (its last non-blank)
+ * and then a break at stop, in a collection at column ind: the lines after
+ * it that are deeper than ind and no comment continue it, folded as
+ * libyaml folds them (one space between lines, a newline for each empty
+ * line between), up to `: ` (declined: libyaml's error) or ` #`. Ends at
+ * the next content. */
+static tl_ynode *plain_lines(yp *P, size_t i, size_t end, size_t stop, size_t ind)
+{
+    size_t line0 = P->line, lstart0 = P->lstart;
+    P->nbuf = 0;
+    buf_add(P, P->s + i, end - i);
+    P->pos = stop;
+    bool comment = false;
+    for (;;) {
+        skip_break(P); /* pos is at a break */
+        size_t empties = 0, q;
+        for (;;) {
+            q = skip_spaces(P, P->pos);
+            if (!is_brk(ch(P, q)))
+                break;
+            P->pos = q;
+            skip_break(P);
+            empties++;
+        }
+        if (q >= P->len || q - P->lstart <= ind || P->s[q] == '#')
+            break; /* pos: the start of the line after the scalar */
+        if (empties)
+            buf_nl(P, empties);
+        else
+            buf_add(P, " ", 1);
+        size_t st, e = scan_plain_block(P, q, &st);
+        if (ch(P, st) == ':')
+            decline(P);
+        buf_add(P, P->s + q, e - q);
+        end = e;
+        if (!is_brk(ch(P, st))) {
+            comment = true; /* a comment or the end of the text */
+            break;
+        }
+        P->pos = st;
+    }
+    tl_ynode *n = scalar_at(P, i, line0, lstart0, P->buf, P->nbuf);
+    n->plain = true;
+    n->end = end;
+    if (comment)
+        end_line(P, end);
+    else
+        next_content(P);
+    return n;
+}
+
+/* ---------------------------------------------------------------- flow */
+
+static tl_ynode *flow_coll(yp *P, size_t i, size_t *after);
 
 /* a node inside a flow collection at i; *after: the byte after it */
 static tl_ynode *flow_node(yp *P, size_t i, size_t *after, bool key)
@@ -761,8 +814,12 @@ static void block_value(yp *P, size_t ind, size_t mark, ctx where)
         block_map(P, ycol(P, i), i);
         return;
     }
-    push(P, plain_node(P, i, end));
-    end_line(P, end);
+    if (is_brk(ch(P, stop)))
+        push(P, plain_lines(P, i, end, stop, ind));
+    else {
+        push(P, plain_node(P, i, end));
+        end_line(P, end);
+    }
 }
 
 /* A block mapping at column col whose first key is at kpos (this line). */
