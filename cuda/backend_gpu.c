@@ -883,6 +883,7 @@ static int g_index_offsets(const tl_backend *be, int64_t *out, int nidx,
     for (int j = 0; j < nidx; j++) {
         d.rsizes[j] = ix[j].size;
         d.rstrides[j] = ix[j].stride;
+        d.op |= ix[j].no_wrap ? 1 << j : 0;
     }
     int64_t n = d.n;
     if (launch(dev, TL_K_INDEX_OFFSETS, &d, "index", err))

@@ -949,7 +949,8 @@ TL_KFN void tl_k_sort_item(const tl_kdesc *d, int64_t i)
  * Operand 0: int64 out over the broadcast index shape; operands 1..nops-1:
  * the index tensors (int64 or int32), broadcast to it (stride 0). Item e
  * stores sum_j wrap(v_j) * rstrides[j] (element offsets), with wrap(v) =
- * v + size for v < 0; an index outside [-size, size) stores -1 - j for
+ * v + size for v < 0; an index outside [-size, size) ([0, size) when bit
+ * j of d->op says it does not wrap) stores -1 - j for
  * the first such j instead (offsets are never negative: torch strides are
  * not), so the host finds the first bad (e, j) as PyTorch's CPU loop does. */
 TL_KFN void tl_k_index_offsets_item(const tl_kdesc *d, int64_t i)
@@ -963,7 +964,9 @@ TL_KFN void tl_k_index_offsets_item(const tl_kdesc *d, int64_t i)
             break;
         int64_t v = tl_k_ldi(d->dtype[j], d->ptr[j] + off[j]);
         int64_t size = d->rsizes[j - 1];
-        if (v < -size || v >= size) {
+        /* d->op bit j - 1: this index does not wrap (index_select) */
+        int64_t lo = (d->op >> (j - 1)) & 1 ? 0 : -size;
+        if (v < lo || v >= size) {
             res = -j;
             break;
         }
