@@ -679,6 +679,41 @@ START_TEST(test_device_functions)
 }
 END_TEST
 
+/* x[idx] of a CPU x with a device index raises (at::index's
+ * check_indices_on_cpu_or_selfdevice); x[idx] = v moves the index to x's
+ * device instead (make_info), so it works */
+START_TEST(test_index_device_mismatch)
+{
+    const tl_backend *dev = tl_backend_cuda_emulated();
+    tl_error err = {0};
+    int64_t n = 4, m = 2;
+    rng_state = 99;
+    tl_tensor *x = host_tensor(TL_FLOAT32, 1, &n, 0, 9);
+    tl_tensor *ih = host_tensor(TL_INT64, 1, &m, 0, 3);
+    tl_tensor *id = to_be(ih, dev);
+    tl_index_item it = {0};
+    it.kind = TL_INDEX_TENSOR;
+    it.t = id;
+    tl_index ix = {1, &it, true};
+    tl_tensor *r = NULL;
+    bool sc = false;
+    ck_assert_int_eq(tl_index_get(x, false, &ix, &r, &sc, &err), -1);
+    ck_assert_int_eq(err.kind, TL_ERR_RUNTIME);
+    ck_assert_str_eq(err.msg, "indices should be either on cpu or on the same device as the "
+                              "indexed tensor (cpu)");
+    tl_scalar seven = {.is_float = true, .f = 7.0};
+    ck_assert_int_eq(tl_index_set(x, false, &ix, NULL, &seven, &err), 0);
+    int64_t k;
+    ck_assert_int_eq(tl_tensor_get_i64(ih, 0, &k, &err), 0);
+    double v;
+    ck_assert_int_eq(tl_tensor_get_f64(x, k, &v, &err), 0);
+    ck_assert(v == 7.0);
+    tl_tensor_release(x);
+    tl_tensor_release(ih);
+    tl_tensor_release(id);
+}
+END_TEST
+
 /* index_put_(accumulate=True) with repeated targets: the sums accumulate
  * in the CPU's order, on the device too (float16 rounding makes the order
  * visible), and the device moved no index byte */
@@ -727,6 +762,7 @@ static Suite *index_suite(void)
     tcase_add_loop_test(core, test_device_random, 0, 2);
     tcase_add_loop_test(core, test_device_functions, 0, 2);
     tcase_add_test(core, test_device_accumulate);
+    tcase_add_test(core, test_index_device_mismatch);
     tcase_add_loop_test(core, test_cases_ok, 0,
                         (int)(sizeof index_cases / sizeof index_cases[0]));
     tcase_add_loop_test(core, test_layout_cases, 0,

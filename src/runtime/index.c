@@ -1284,6 +1284,27 @@ static int gather_1d(tl_tensor *x, const tl_index *ix, tl_tensor **out, tl_error
     return 1;
 }
 
+/* at::index's check_indices_on_cpu_or_selfdevice: x[idx] takes index
+ * tensors on the CPU or on x's device (a CPU x with a cuda index raises;
+ * assignment moves the indices instead, as make_info does) */
+static int index_device_error(const ctx *c, tl_error *err)
+{
+    tl_device dev = tl_tensor_device(c->x);
+    for (int p = 0; p < c->nrec; p++) {
+        const tl_tensor *t = c->recs[p].t;
+        if (!t)
+            continue;
+        tl_device d = tl_tensor_device(t);
+        if (d.kind != TL_DEV_CPU && (d.kind != dev.kind || d.index != dev.index)) {
+            char name[32];
+            tl_device_str(dev, name, sizeof name);
+            return tl_error_set(err, TL_ERR_RUNTIME, "indices should be either on cpu or on "
+                                "the same device as the indexed tensor (%s)", name);
+        }
+    }
+    return 0;
+}
+
 int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
                  bool *scalar, tl_error *err)
 {
@@ -1315,6 +1336,8 @@ int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
                      "dimension %d (got %d)", c->ndim, c->nrec);
         goto out;
     }
+    if (!np && index_device_error(c, err))
+        goto out;
     if (expand_indices(c, err) || make_plan(c, &p, err))
         goto out;
     /* every element is gathered: no need to zero the result first */
