@@ -645,7 +645,9 @@ START_TEST(test_device_functions)
         if (rnd_in(0, 7) == 0 || size == 0)
             lo = -size - 2, hi = size + 1;
         tl_tensor *ic = host_tensor(take || rnd_in(0, 1) ? TL_INT64 : TL_INT32, ind, isz, lo, hi);
-        tl_tensor *id = rnd_in(0, 4) ? to_be(ic, dev) : tl_tensor_retain(ic);
+        /* take moves a host index to the device; index_select refuses
+         * one (test_index_device_mismatch) */
+        tl_tensor *id = !take || rnd_in(0, 4) ? to_be(ic, dev) : tl_tensor_retain(ic);
         tl_error ec = {0}, ed = {0};
         tl_tensor *rc = take ? tl_index_take(xc, ic, &ec) : tl_index_select(xc, d, ic, &ec);
         tl_backend_counters_reset();
@@ -701,6 +703,17 @@ START_TEST(test_index_device_mismatch)
     ck_assert_int_eq(err.kind, TL_ERR_RUNTIME);
     ck_assert_str_eq(err.msg, "indices should be either on cpu or on the same device as the "
                               "indexed tensor (cpu)");
+    /* index_select: the dispatcher's device check, self first */
+    ck_assert_ptr_null(tl_index_select(x, 0, id, &err));
+    ck_assert_str_eq(err.msg, "Expected all tensors to be on the same device, but got index is "
+                              "on cuda:0, different from other tensors on cpu (when checking "
+                              "argument in method wrapper_CUDA__index_select)");
+    tl_tensor *xd = to_be(x, dev);
+    ck_assert_ptr_null(tl_index_select(xd, 0, ih, &err));
+    ck_assert_str_eq(err.msg, "Expected all tensors to be on the same device, but got index is "
+                              "on cpu, different from other tensors on cuda:0 (when checking "
+                              "argument in method wrapper_CUDA__index_select)");
+    tl_tensor_release(xd);
     tl_scalar seven = {.is_float = true, .f = 7.0};
     ck_assert_int_eq(tl_index_set(x, false, &ix, NULL, &seven, &err), 0);
     int64_t k;

@@ -1890,9 +1890,31 @@ static int dev_take(const tl_tensor *t, const tl_tensor *index, tl_tensor **out,
     return 1;
 }
 
+/* The dispatcher's device check of a CUDA kernel (c10's
+ * check_and_update_common_device): self's device first, then the index.
+ * Wording of torch >= 2.7 ("but got index is on ..."); earlier 2.x said
+ * "found at least two devices, A and B! (when checking argument for
+ * argument index in method ...)". */
+static bool dispatch_device_error(const tl_tensor *t, const tl_tensor *index,
+                                  const char *method, tl_error *err)
+{
+    tl_device a = tl_tensor_device(t), b = tl_tensor_device(index);
+    if (tl_device_same(a, b))
+        return false;
+    char sa[32], sb[32];
+    tl_device_str(a, sa, sizeof sa);
+    tl_device_str(b, sb, sizeof sb);
+    tl_error_set(err, TL_ERR_RUNTIME, "Expected all tensors to be on the same device, but got "
+                 "index is on %s, different from other tensors on %s (when checking argument "
+                 "in method %s)", sb, sa, method);
+    return true;
+}
+
 tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
                            const tl_tensor *index, tl_error *err)
 {
+    if (dispatch_device_error(t, index, "wrapper_CUDA__index_select", err))
+        return NULL;
     int d;
     if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
@@ -1971,6 +1993,8 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
 tl_tensor *tl_index_gather(const tl_tensor *t, int64_t dim,
                            const tl_tensor *index, tl_error *err)
 {
+    if (dispatch_device_error(t, index, "wrapper_CUDA_gather", err))
+        return NULL;
     int d;
     if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
