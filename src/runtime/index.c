@@ -1806,6 +1806,17 @@ static int dev_index_offsets(const tl_tensor *t, const tl_tensor *index, int64_t
     return 1;
 }
 
+/* a device function's result: t's grad flags; 1, or -1 when r is NULL */
+static int dev_result(tl_tensor *r, const tl_tensor *t, tl_tensor **out)
+{
+    if (!r)
+        return -1;
+    r->requires_grad = t->requires_grad;
+    r->is_leaf = !t->requires_grad;
+    *out = r;
+    return 1;
+}
+
 /* index_select on the device: one gather along dim through the offsets */
 static int dev_index_select(const tl_tensor *t, int d, const tl_tensor *index,
                             bool indices_msg, tl_tensor **out, tl_error *err)
@@ -1842,12 +1853,7 @@ static int dev_index_select(const tl_tensor *t, int d, const tl_tensor *index,
         }
     }
     tl_backend_free(be, offs);
-    if (!r)
-        return -1;
-    r->requires_grad = t->requires_grad;
-    r->is_leaf = !t->requires_grad;
-    *out = r;
-    return 1;
+    return dev_result(r, t, out);
 }
 
 /* take on the device: the flat positions index a contiguous copy of t (t
@@ -1882,12 +1888,7 @@ static int dev_take(const tl_tensor *t, const tl_tensor *index, tl_tensor **out,
     }
     tl_tensor_release(tc);
     tl_backend_free(be, offs);
-    if (!r)
-        return -1;
-    r->requires_grad = t->requires_grad;
-    r->is_leaf = !t->requires_grad;
-    *out = r;
-    return 1;
+    return dev_result(r, t, out);
 }
 
 /* The dispatcher's device check of a CUDA kernel (c10's
