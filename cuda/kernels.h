@@ -103,8 +103,12 @@ typedef struct tl_kdesc {
      * with memmove: each strip is walked backwards when its destination
      * lies above its source */
     int32_t serial;
+    /* the first work item (0; the simulator runs a serial launch in
+     * slices [first, n) so it can poll the op's deadline between them) */
+    int64_t first;
     int32_t *flag;                     /* integer division by zero */
-    int32_t *visits;                   /* simulator: writes per item */
+    uint8_t *visits;                   /* simulator: writes per item, 0, 1
+                                        * or 2 (more than once) */
 } tl_kdesc;
 
 typedef struct tl_kgrid {
@@ -400,7 +404,7 @@ TL_KFN int64_t tl_k_stride(tl_kgrid g) { return g.bdim * g.gdim; }
 
 TL_KFN void tl_k_visit(const tl_kdesc *d, int64_t i)
 {
-    if (d->visits)
+    if (d->visits && d->visits[i] < 2)
         d->visits[i]++;
 }
 
@@ -1026,7 +1030,7 @@ TL_KFN void tl_k_run(int kind, const tl_kdesc *d, tl_kgrid g)
         return;
     }
     int64_t step = tl_k_stride(g);
-    for (int64_t i = tl_k_first(g); i < d->n; i += step) {
+    for (int64_t i = d->first + tl_k_first(g); i < d->n; i += step) {
         if (kind != TL_K_SORT)
             tl_k_visit(d, i);
         switch (kind) {
