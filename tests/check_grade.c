@@ -271,6 +271,9 @@ START_TEST(test_grade_outlives_sheet)
         ck_assert_ptr_eq(g.ops[i].feedback, g2.ops[i].feedback);
         ck_assert_ptr_eq(g.ops[i].predicted, g2.ops[i].predicted);
     }
+    /* what each op of each sheet costs until the last report (grade.h) */
+    if (sizeof(void *) == 8)
+        ck_assert_uint_eq(sizeof(tl_op_grade), 72);
     tl_grade_free(&g);
     tl_grade_free(&g2);
     tl_strpool_free(texts);

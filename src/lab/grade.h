@@ -31,31 +31,33 @@
 extern "C" {
 #endif
 
+/* One per master op and sheet, kept until the last report: fields ordered
+ * by size, so 72 bytes on LP64. */
 typedef struct tl_op_grade {
-    bool in_sheet;             /* the sheet has an op of this id */
-    bool answered;             /* ... with a prediction that is not blank */
-    bool correct;
-    /* the prediction, when answered (else NULL, false, NONE): its display
-     * text (tl_prediction.text), whether it was a mapping of fields, and
-     * its kind (NONE for a mapping without one) */
+    /* the prediction, when answered (else NULL, NONE, false): its display
+     * text (tl_prediction.text), its kind (NONE for a mapping without
+     * one), and whether it was a mapping of fields */
     const char *predicted;
-    bool pred_mapping;
-    tl_kind pred_kind;
     const char *rule;          /* the sheet's rule line, NULL if blank or no op */
+    const char *feedback;      /* one line; never reveals an unanswered verdict */
+    const char *rule_problem;  /* NULL when the rule line passes the lab's rules */
+    int64_t points;            /* available */
+    int64_t score;             /* points if correct */
     /* where the answers sit in the sheet (in_sheet only): the predict: and
      * rule: values, each the op item itself when the key is absent */
     int predict_line, predict_col, rule_line, rule_col;
-    int64_t points;            /* available */
-    int64_t score;             /* points if correct */
-    const char *feedback;      /* one line; never reveals an unanswered verdict */
-    const char *rule_problem;  /* NULL when the rule line passes the lab's rules */
+    tl_kind pred_kind;
+    bool pred_mapping;
+    bool in_sheet;             /* the sheet has an op of this id */
+    bool answered;             /* ... with a prediction that is not blank */
+    bool correct;
 } tl_op_grade;
 
 typedef struct tl_question_grade {
     bool in_sheet;             /* the sheet has a question of this id */
     bool answered;             /* ... with an answer that is not blank */
-    int answer_line, answer_col; /* its answer: value, else the question item (in_sheet) */
     bool passed;
+    int answer_line, answer_col; /* its answer: value, else the question item (in_sheet) */
     int64_t points, score;     /* the question's points:, and points if passed */
     char **reasons;
     size_t nreasons;
