@@ -12,8 +12,10 @@
  *     strip is a device-to-device memcpy; a fill with an all-zero value of a
  *     dense strip is a memset.
  *   - Kernels never need the host's copy of device data: the only host
- *     round trips are the 4-byte status flag of integer divisions (counted
- *     as ctl_d2h) and the upload of host-computed index offsets.
+ *     round trips are status words (the 4-byte flag of integer divisions,
+ *     the 8-byte bounds check of device index offsets), counted as d2h,
+ *     and the upload of host-computed index offsets (the index_select /
+ *     scatter entries, whose indices arrive in host memory).
  *   - Reductions: one work item per output folds the reduced elements in
  *     the CPU's row-major order, so floating sums round exactly as the CPU
  *     does. Associative reductions (integer sum/prod, max/min and their arg
@@ -342,6 +344,7 @@ static void desc_init(tl_kdesc *d)
     memset(d, 0, sizeof *d);
     d->gdim = -1;
     d->gop = 1;
+    d->gscale = 1;
     d->nchunk = 1;
 }
 
@@ -839,6 +842,169 @@ static int g_scatter(const tl_backend *be, tl_scatter_mode mode,
 }
 
 /* ------------------------------------------------------------------------
+ * advanced indexing through device offsets
+ * ---------------------------------------------------------------------- */
+
+/* The offsets kernel, then one int64 min over its output: the only host
+ * traffic is that 8-byte word (a negative minimum means a bad index;
+ * then the whole table and the offending value are read to name it). */
+static int g_index_offsets(const tl_backend *be, int64_t *out, int nidx,
+                           const tl_adv_index *ix, int64_t *bad_pos, int *bad_j,
+                           int64_t *bad_value, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    *bad_pos = -1;
+    if (nidx < 1 || nidx > TL_BACKEND_MAX_DEVICE_INDICES || nidx + 1 > TL_K_MAXOPS)
+        return bad_desc(err, "index_offsets count");
+    const tl_strided *ops[TL_K_MAXOPS];
+    int nb = ix[0].idx.ndim;
+    if (nb < 0 || nb > TL_MAX_DIMS)
+        return bad_desc(err, "index_offsets ndim");
+    int64_t ost[TL_MAX_DIMS];
+    int64_t run = 1;
+    for (int i = nb - 1; i >= 0; i--) {
+        ost[i] = run;
+        run *= ix[0].idx.sizes[i] > 0 ? ix[0].idx.sizes[i] : 1;
+    }
+    tl_strided o = {out, TL_INT64, nb, ix[0].idx.sizes, ost};
+    ops[0] = &o;
+    for (int j = 0; j < nidx; j++) {
+        if ((ix[j].idx.dtype != TL_INT64 && ix[j].idx.dtype != TL_INT32) || ix[j].size < 0)
+            return bad_desc(err, "index_offsets index");
+        ops[j + 1] = &ix[j].idx;
+    }
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, nidx + 1, ops, -1, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    for (int j = 0; j < nidx; j++) {
+        d.rsizes[j] = ix[j].size;
+        d.rstrides[j] = ix[j].stride;
+    }
+    int64_t n = d.n;
+    if (launch(dev, TL_K_INDEX_OFFSETS, &d, "index", err))
+        return -1;
+    int64_t *mn = scratch(dev, sizeof(int64_t), err);
+    if (!mn)
+        return -1;
+    int64_t one = 1, unit = 1, lo = 0;
+    tl_strided rs = {out, TL_INT64, 1, &n, &unit}, rd = {mn, TL_INT64, 1, &one, &unit};
+    rc = g_reduce(be, TL_RED_MIN, TL_INT64, &rd, &rs, 1u, err);
+    if (rc == 0) {
+        count_d2h(sizeof lo);
+        rc = g_to_host(be, &lo, mn, sizeof lo, err);
+    }
+    dev->free(mn);
+    if (rc || lo >= 0)
+        return rc;
+    /* an index is out of bounds: find the first (error path only) */
+    int64_t *host = malloc((size_t)n * sizeof *host);
+    if (!host)
+        return tl_error_set(err, TL_ERR_RUNTIME, "out of host memory (index)");
+    count_d2h((size_t)n * sizeof *host);
+    rc = g_to_host(be, host, out, (size_t)n * sizeof *host, err);
+    int64_t e = 0;
+    while (rc == 0 && e < n && host[e] >= 0)
+        e++;
+    if (rc == 0 && e < n) {
+        int j = (int)(-host[e] - 1);
+        const tl_strided *t = &ix[j].idx;
+        int64_t rest = e, eo = 0;
+        for (int i = nb - 1; i >= 0; i--) {
+            eo += rest % t->sizes[i] * t->strides[i];
+            rest /= t->sizes[i];
+        }
+        size_t isz = tl_dtype_size(t->dtype);
+        unsigned char b[8] = {0};
+        count_d2h(isz);
+        rc = g_to_host(be, b, (const char *)t->data + eo * (int64_t)isz, isz, err);
+        if (rc == 0) {
+            int32_t v32;
+            memcpy(&v32, b, sizeof v32);
+            if (t->dtype == TL_INT32)
+                *bad_value = v32;
+            else
+                memcpy(bad_value, b, sizeof *bad_value);
+            *bad_pos = e;
+            *bad_j = j;
+        }
+    }
+    free(host);
+    return rc;
+}
+
+/* gather whose operand 1 follows the device offsets (elements) along dim */
+static int g_index_gather(const tl_backend *be, const tl_strided *dst,
+                          const tl_strided *src, int dim, const int64_t *offs,
+                          int64_t n, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    int nd = dst->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || src->ndim != nd || dim < 0 || dim >= nd ||
+        !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n < 0 || dst->sizes[dim] != n)
+        return bad_desc(err, "index gather shape");
+    int64_t ssz[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        if (i != dim && dst->sizes[i] != src->sizes[i])
+            return bad_desc(err, "index gather sizes");
+        ssz[i] = dst->sizes[i];
+    }
+    tl_strided s2 = *src;
+    s2.sizes = ssz;
+    const tl_strided *ops[2] = {dst, &s2};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 2, ops, dim, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    d.goffs = offs;
+    d.gscale = (int64_t)tl_dtype_size(src->dtype);
+    return launch(dev, TL_K_GATHER, &d, "index", err);
+}
+
+/* scatter through the device offsets: one thread, in src's row-major
+ * order (repeated targets need the CPU's order; a parallel form would
+ * need a device sort of the targets) */
+static int g_index_scatter(const tl_backend *be, tl_scatter_mode mode,
+                           const tl_strided *dst, const tl_strided *src, int dim,
+                           const int64_t *offs, int64_t n, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (tl_gpu_poisoned())
+        return fail_poisoned(err);
+    int nd = src->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || dst->ndim != nd || dim < 0 || dim >= nd ||
+        !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n < 0 || src->sizes[dim] != n ||
+        (mode != TL_SCATTER_SET && mode != TL_SCATTER_ADD))
+        return bad_desc(err, "index scatter shape");
+    int64_t dsz[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        if (i != dim && dst->sizes[i] != src->sizes[i])
+            return bad_desc(err, "index scatter sizes");
+        dsz[i] = src->sizes[i];
+    }
+    tl_strided d2 = *dst;
+    d2.sizes = dsz;
+    const tl_strided *ops[2] = {&d2, src};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 2, ops, dim, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    d.gop = 0;
+    d.goffs = offs;
+    d.gscale = (int64_t)tl_dtype_size(dst->dtype);
+    d.op = mode == TL_SCATTER_ADD ? TL_KS_ADD : TL_KS_ASSIGN;
+    d.serial = 1;
+    return launch(dev, TL_K_SCATTER_SEQ, &d, "index_put_", err);
+}
+
+/* ------------------------------------------------------------------------
  * sort / topk
  * ---------------------------------------------------------------------- */
 
@@ -941,19 +1107,20 @@ static const tl_backend_ops gpu_ops = {
     NULL, /* alloc_uninit: alloc (zeroed) serves; the simulator's visit
            * check already proves every output element is written */
     NULL, /* gemm: matmul takes the runtime's generic path */
+    g_index_offsets, g_index_gather, g_index_scatter,
 };
 
 static const gpu_ctx sim_ctx = {tl_dev_sim};
 static const gpu_ctx cuda_ctx = {tl_dev_cuda};
 
-/* The emulated device: no capability (its pointers are tagged device
- * addresses, never host memory; its host_alloc is plain memory). */
+/* The emulated device: device indexing only (its pointers are tagged
+ * device addresses, never host memory; its host_alloc is plain memory). */
 static const tl_backend sim_backend = {
-    "cuda-emulated", {TL_DEV_CUDA, 0}, 0, &gpu_ops, (void *)&sim_ctx,
+    "cuda-emulated", {TL_DEV_CUDA, 0}, TL_BACKEND_CAP_DEVICE_INDEX, &gpu_ops, (void *)&sim_ctx,
 };
 
 static const tl_backend real_backend = {
-    "cuda", {TL_DEV_CUDA, 0}, TL_BACKEND_CAP_PINNED, &gpu_ops, (void *)&cuda_ctx,
+    "cuda", {TL_DEV_CUDA, 0}, TL_BACKEND_CAP_PINNED | TL_BACKEND_CAP_DEVICE_INDEX, &gpu_ops, (void *)&cuda_ctx,
 };
 
 const tl_backend *tl_backend_cuda_emulated(void)

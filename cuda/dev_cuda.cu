@@ -49,6 +49,8 @@ TL_GLOBAL(k_reduce, TL_K_REDUCE)
 TL_GLOBAL(k_reduce_combine, TL_K_REDUCE_COMBINE)
 TL_GLOBAL(k_scatter, TL_K_SCATTER)
 TL_GLOBAL(k_sort, TL_K_SORT)
+TL_GLOBAL(k_index_offsets, TL_K_INDEX_OFFSETS)
+TL_GLOBAL(k_scatter_seq, TL_K_SCATTER_SEQ)
 
 __global__ void tl_probe_kernel(int *p)
 {
@@ -194,6 +196,8 @@ static int cu_launch(tl_kkind kind, const tl_kdesc *d)
     case TL_K_REDUCE_COMBINE: k_reduce_combine<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_SCATTER: k_scatter<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_SORT: k_sort<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_INDEX_OFFSETS: k_index_offsets<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_SCATTER_SEQ: k_scatter_seq<<<grid, threads, 0, s>>>(*d); break;
     default: return (int)cudaErrorInvalidValue;
     }
     cudaError_t rc = cudaPeekAtLastError();

@@ -16,7 +16,8 @@
  *     byte offset per operand. The host merges and drops dims first.
  *   - No cooperation between threads: no shared memory, barriers, warp
  *     intrinsics or atomics. Every output element is written by exactly one
- *     work item, so running blocks and threads serially in any order (the
+ *     work item (the one exception, an in-order scatter through device
+ *     offsets whose targets may repeat, is launched as one thread), so running blocks and threads serially in any order (the
  *     simulator) gives the device's answer. `visits` (simulator only, NULL on
  *     a GPU) counts the writes per item so the simulator can prove it.
  *   - Scalar semantics (dtype loads, stores, conversions, the ops) are those
@@ -59,7 +60,8 @@ enum {
 /* kernel kinds (one __global__ each on the device) */
 typedef enum tl_kkind {
     TL_K_COPY, TL_K_FILL, TL_K_BINARY, TL_K_UNARY, TL_K_WHERE, TL_K_GATHER,
-    TL_K_REDUCE, TL_K_REDUCE_COMBINE, TL_K_SCATTER, TL_K_SORT, TL_K_NKINDS
+    TL_K_REDUCE, TL_K_REDUCE_COMBINE, TL_K_SCATTER, TL_K_SORT,
+    TL_K_INDEX_OFFSETS, TL_K_SCATTER_SEQ, TL_K_NKINDS
 } tl_kkind;
 
 /* One launch. Strides are in bytes over the merged shape (dim 0 outermost).
@@ -74,11 +76,15 @@ typedef struct tl_kdesc {
     char *ptr[TL_K_MAXOPS];            /* element [0,...,0] of each operand */
     /* gather/scatter: the coordinate along merged dim gdim of operand gop
      * (1: gather's source, 0: scatter's destination) is replaced by
-     * goffs[coordinate] (byte offsets); gdim = -1: none */
+     * goffs[coordinate] * gscale bytes (gscale 1: goffs holds byte
+     * offsets; the element size: element offsets); gdim = -1: none */
     int32_t gdim, gop;
+    int64_t gscale;
     const int64_t *goffs;
     /* reduce: the reduced sub-shape (rsizes/rstrides of operand 1), nred
-     * elements per output, split into nchunk chunks of clen; partials */
+     * elements per output, split into nchunk chunks of clen; partials.
+     * index offsets: rsizes[j]/rstrides[j] are the size and element stride
+     * of the dim that index operand j + 1 indexes */
     int32_t rndim;
     int64_t nred, nchunk, clen;
     int64_t rsizes[TL_K_MAXDIMS];
@@ -379,9 +385,9 @@ TL_KFN int64_t tl_k_offsets(const tl_kdesc *d, int64_t i, int64_t *off)
         if (dim == d->gdim) {
             /* constant indices only: off[] stays in registers */
             if (d->gop == 0)
-                off[0] += d->goffs[c] - c * d->strides[0][dim];
+                off[0] += d->goffs[c] * d->gscale - c * d->strides[0][dim];
             else
-                off[1] += d->goffs[c] - c * d->strides[1][dim];
+                off[1] += d->goffs[c] * d->gscale - c * d->strides[1][dim];
             gc = c;
         }
     }
@@ -939,6 +945,57 @@ TL_KFN void tl_k_sort_item(const tl_kdesc *d, int64_t i)
     tl_k_sti(TL_K_I64, d->ptr[2] + off[2] + rank * d->rstrides[2], e);
 }
 
+/* ---- advanced-index offsets: one work item per index position ----
+ * Operand 0: int64 out over the broadcast index shape; operands 1..nops-1:
+ * the index tensors (int64 or int32), broadcast to it (stride 0). Item e
+ * stores sum_j wrap(v_j) * rstrides[j] (element offsets), with wrap(v) =
+ * v + size for v < 0; an index outside [-size, size) stores -1 - j for
+ * the first such j instead (offsets are never negative: torch strides are
+ * not), so the host finds the first bad (e, j) as PyTorch's CPU loop does. */
+TL_KFN void tl_k_index_offsets_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, i, off);
+    int64_t res = 0;
+    /* a constant trip count, so off[] stays in registers on the device */
+    for (int j = 1; j < TL_K_MAXOPS; j++) {
+        if (j >= d->nops)
+            break;
+        int64_t v = tl_k_ldi(d->dtype[j], d->ptr[j] + off[j]);
+        int64_t size = d->rsizes[j - 1];
+        if (v < -size || v >= size) {
+            res = -j;
+            break;
+        }
+        res += (v < 0 ? v + size : v) * d->rstrides[j - 1];
+    }
+    memcpy(d->ptr[0] + off[0], &res, sizeof res);
+}
+
+/* ---- scatter through device offsets, in order ----
+ * Operand 0 is the destination (its term along gdim replaced by goffs, in
+ * elements), operand 1 the values. Launched serially (d->serial): items
+ * run in row-major order of the values, so duplicate targets resolve as
+ * the CPU's loop does (the last write wins; sums add one by one in the
+ * destination's dtype, bool: or). */
+TL_KFN void tl_k_scatter_seq_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, i, off);
+    char *o = d->ptr[0] + off[0];
+    const char *s = d->ptr[1] + off[1];
+    int od = d->dtype[0], sd = d->dtype[1];
+    if (d->op == TL_KS_ASSIGN)
+        tl_k_convert(od, o, sd, s);
+    else if (od == TL_K_BOOL)
+        tl_k_sti(od, o, (tl_k_ldi(od, o) != 0) | (tl_k_ldi(sd, s) != 0));
+    else if (tl_k_is_floating(od))
+        tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) + tl_k_ldf(sd, s)));
+    else
+        tl_k_sti(od, o, tl_k_wrap(od, (int64_t)((uint64_t)tl_k_ldi(od, o) +
+                                                (uint64_t)tl_k_ldi(sd, s))));
+}
+
 /* ------------------------------------------------------------------------
  * One thread's share of a launch: the grid-stride loop
  * ---------------------------------------------------------------------- */
@@ -979,6 +1036,8 @@ TL_KFN void tl_k_run(int kind, const tl_kdesc *d, tl_kgrid g)
         case TL_K_REDUCE_COMBINE: tl_k_reduce_combine_item(d, i); break;
         case TL_K_SCATTER: tl_k_scatter_item(d, i); break;
         case TL_K_SORT: tl_k_sort_item(d, i); break;
+        case TL_K_INDEX_OFFSETS: tl_k_index_offsets_item(d, i); break;
+        case TL_K_SCATTER_SEQ: tl_k_scatter_seq_item(d, i); break;
         default: break;
         }
     }

@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "backend_impl.h"
+#include "index.h"
 #include "ops.h"
 #include "tensor.h"
 #include "view.h"
@@ -1086,6 +1087,51 @@ START_TEST(test_counters)
     ck_assert_int_eq(tl_tensor_get_f64(s2, 5, &sv, &err), 0);
     ck_assert(sv == 3.5);
     tl_tensor_release(s2);
+
+    /* advanced indexing: y[idx] and y[idx] = 0 with a device index. On a
+     * device with TL_BACKEND_CAP_DEVICE_INDEX the offsets are computed
+     * there: no byte up, the 8-byte bounds status down */
+    {
+        int64_t n = 3;
+        tl_tensor *ih = tl_tensor_new(tl_backend_cpu(), TL_INT64, 1, &n, &err);
+        ck_assert_ptr_nonnull(ih);
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(tl_tensor_set_i64(ih, i, i == 0 ? 2 : i == 1 ? 0 : -1, &err), 0);
+        tl_tensor *id = tl_ops_to(ih, be, TL_INT64, false, TL_MEMFMT_PRESERVE, &err);
+        ck_assert_ptr_nonnull(id);
+        tl_index_item it = {0};
+        it.kind = TL_INDEX_TENSOR;
+        it.t = id;
+        tl_index ix = {1, &it, true};
+        bool isc = false;
+        tl_tensor *g = NULL;
+        tl_backend_counters_reset();
+        ck_assert_int_eq(tl_index_get(y, false, &ix, &g, &isc, &err), 0);
+        c = tl_backend_counters_get(kind);
+        bool dev_index = (tl_backend_caps(be) & TL_BACKEND_CAP_DEVICE_INDEX) != 0;
+        if (dev_index) {
+            ck_assert_uint_eq(c.h2d_bytes, 0);
+            ck_assert_uint_eq(c.d2h_bytes, sizeof(int64_t));
+        }
+        ck_assert_int_eq(g->ndim, 2);
+        ck_assert_int_eq(g->sizes[0], 3);
+        tl_scalar z = {.is_float = true, .f = 0.0};
+        tl_backend_counters_reset();
+        ck_assert_int_eq(tl_index_set(g, false, &ix, NULL, &z, &err), 0);
+        c = tl_backend_counters_get(kind);
+        if (dev_index) {
+            ck_assert_uint_eq(c.h2d_bytes, 0);
+            ck_assert_uint_eq(c.d2h_bytes, sizeof(int64_t));
+        }
+        double gv;
+        ck_assert_int_eq(tl_tensor_get_f64(g, 4, &gv, &err), 0); /* row 1 kept */
+        ck_assert(gv == 1.5);
+        ck_assert_int_eq(tl_tensor_get_f64(g, 0, &gv, &err), 0); /* row 0 zeroed */
+        ck_assert(gv == 0.0);
+        tl_tensor_release(g);
+        tl_tensor_release(id);
+        tl_tensor_release(ih);
+    }
 
     /* .cpu() */
     tl_backend_counters_reset();

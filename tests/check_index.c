@@ -14,7 +14,9 @@
 
 #include "backend.h"
 #include "check_eval.h"
+#include "index.h"
 #include "index_parse.h"
+#include "ops.h"
 #include "tensor.h"
 #include "view.h"
 
@@ -356,6 +358,294 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* ---- the device path against the CPU ------------------------------------
+ * x[idx] and x[idx] = v on the emulated device (offsets computed by the
+ * device's kernel, TL_BACKEND_CAP_DEVICE_INDEX) against the same on the
+ * CPU (offsets computed on the host), for seeded random cases: x of 1-4
+ * dims, permuted and offset, of several dtypes; 1-3 int64/int32 index
+ * tensors of broadcastable shapes (some values negative, some out of
+ * bounds) between slices, ints and None; values tensors broadcast; repeated
+ * targets with and without accumulate. Same error text, or the same
+ * shape, strides and bytes. Each success moved no byte host->device and
+ * at most the 8-byte status word device->host. */
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) /* [lo, hi] */
+{
+    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+static tl_tensor *host_tensor(tl_dtype dt, int nd, const int64_t *sz, int64_t lo, int64_t hi)
+{
+    tl_error err = {0};
+    tl_tensor *t = tl_tensor_new(tl_backend_cpu(), dt, nd, sz, &err);
+    ck_assert_ptr_nonnull(t);
+    int64_t n = tl_tensor_numel(t);
+    for (int64_t i = 0; i < n; i++)
+        ck_assert_int_eq(tl_tensor_set_i64(t, i, rnd_in(lo, hi), &err), 0);
+    return t;
+}
+
+static tl_tensor *to_be(tl_tensor *t, const tl_backend *be)
+{
+    tl_error err = {0};
+    tl_tensor *r = tl_ops_to(t, be, t->dtype, true, TL_MEMFMT_PRESERVE, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    return r;
+}
+
+/* a (CPU) against the device tensor d: shape, strides, offset (a view's
+ * geometry is metadata), and bytes, read through b = d copied to the CPU */
+static void assert_same_tensor(const tl_tensor *a, const tl_tensor *d, const tl_tensor *b,
+                               const char *what)
+{
+    ck_assert_msg(a->ndim == d->ndim && a->dtype == d->dtype, "%s: ndim/dtype", what);
+    ck_assert_msg(a->offset == d->offset, "%s: offset", what);
+    for (int i = 0; i < a->ndim; i++) {
+        ck_assert_msg(a->sizes[i] == d->sizes[i], "%s: size %d", what, i);
+        ck_assert_msg(a->strides[i] == d->strides[i], "%s: stride %d", what, i);
+    }
+    tl_error err = {0};
+    int64_t n = tl_tensor_numel(a);
+    for (int64_t i = 0; i < n; i++) {
+        unsigned char x[8] = {0}, y[8] = {0};
+        ck_assert_int_eq(tl_tensor_get_raw(a, i, x, &err), 0);
+        ck_assert_int_eq(tl_tensor_get_raw(b, i, y, &err), 0);
+        ck_assert_msg(memcmp(x, y, 8) == 0, "%s: element %lld differs", what, (long long)i);
+    }
+}
+
+/* a random subscript for x (ndim nd, sizes sz) on backend be; *ntensor set */
+static void random_index(tl_index *ix, int nd, const int64_t *sz, const tl_backend *be,
+                         bool host_copy, tl_index *host, int *ntensor)
+{
+    int n = (int)rnd_in(1, nd);
+    ix->n = host->n = n;
+    ix->single = host->single = false;
+    ix->items = calloc((size_t)n, sizeof *ix->items);
+    host->items = calloc((size_t)n, sizeof *host->items);
+    *ntensor = 0;
+    int ishape_nd = (int)rnd_in(0, 2);
+    int64_t ishape[2] = {rnd_in(1, 4), rnd_in(1, 3)};
+    for (int k = 0; k < n; k++) {
+        tl_index_item *it = &ix->items[k];
+        int64_t size = sz[k];
+        int pick = (int)rnd_in(0, 9);
+        if (k == n - 1 && *ntensor == 0)
+            pick = 0; /* at least one tensor */
+        if (pick <= 5 && *ntensor < 3) {
+            it->kind = TL_INDEX_TENSOR;
+            /* broadcastable: the common shape, or size 1 along one dim */
+            int64_t s2[2] = {ishape[0], ishape[1]};
+            int ind = ishape_nd;
+            if (rnd_in(0, 3) == 0 && ind > 0)
+                s2[rnd_in(0, ind - 1)] = 1;
+            if (rnd_in(0, 4) == 0 && ind > 0) /* fewer leading dims */
+                ind--, s2[0] = s2[1];
+            bool bad = rnd_in(0, 15) == 0;
+            int64_t lo = size > 0 ? -size : 0, hi = size > 0 ? size - 1 : 0;
+            if (bad)
+                lo = -size - 2, hi = size + 1;
+            tl_tensor *t = host_tensor(rnd_in(0, 3) ? TL_INT64 : TL_INT32, ind,
+                                       ind == 2 && s2[0] != ishape[0] ? s2 : s2, lo, hi);
+            if (size == 0 && !bad) {
+                tl_tensor_release(t);
+                int64_t zero = 0;
+                t = host_tensor(TL_INT64, 1, &zero, 0, 0);
+            }
+            if (rnd_in(0, 4) == 0 && t->ndim == 2) { /* a transposed index */
+                tl_error err = {0};
+                tl_tensor *tt = tl_view_t(t, "t", &err);
+                tl_tensor_release(t);
+                t = tt;
+            }
+            host->items[k] = *it;
+            host->items[k].t = t;
+            it->t = host_copy ? tl_tensor_retain(t) : to_be(t, be);
+            (*ntensor)++;
+        } else if (pick <= 7) {
+            it->kind = TL_INDEX_SLICE;
+            it->has_start = rnd_in(0, 1);
+            it->start = rnd_in(-2, 2);
+            it->has_step = rnd_in(0, 1);
+            it->step = rnd_in(1, 2);
+            host->items[k] = *it;
+        } else if (pick == 8 && size > 0) {
+            it->kind = TL_INDEX_INT;
+            it->i = rnd_in(-size, size - 1);
+            host->items[k] = *it;
+        } else {
+            it->kind = TL_INDEX_NONE;
+            host->items[k] = *it;
+        }
+    }
+}
+
+/* every registered device that indexes on the device: the emulated one,
+ * and a real GPU when one opened (tests/gpu/run.sh) */
+static const tl_backend *index_device(int i)
+{
+    const tl_backend *all[8];
+    int n = tl_backend_registry(all, 8), k = 0;
+    for (int j = 0; j < n && j < 8; j++)
+        if (tl_backend_caps(all[j]) & TL_BACKEND_CAP_DEVICE_INDEX)
+            if (k++ == i)
+                return all[j];
+    return NULL;
+}
+
+START_TEST(test_device_random)
+{
+    const tl_backend *dev = index_device(_i);
+    const tl_backend *cpu = tl_backend_cpu();
+    if (!dev)
+        return; /* no second device here */
+    ck_assert(tl_backend_caps(dev) & TL_BACKEND_CAP_DEVICE_INDEX);
+    ck_assert(!(tl_backend_caps(cpu) & TL_BACKEND_CAP_DEVICE_INDEX));
+    static const tl_dtype dts[] = {TL_FLOAT32, TL_INT64, TL_FLOAT16, TL_INT8, TL_BOOL, TL_FLOAT64};
+    int ok_get = 0, err_get = 0, ok_set = 0;
+    for (int c = 0; c < 3000; c++) {
+        rng_state = 0x9e3779b97f4a7c15ULL * (uint64_t)(c + 1);
+        int nd = (int)rnd_in(1, 4);
+        int64_t sz[4];
+        for (int i = 0; i < nd; i++)
+            sz[i] = rnd_in(0, 9) ? rnd_in(1, 5) : 0;
+        tl_dtype dt = dts[rnd_in(0, 5)];
+        tl_tensor *base = host_tensor(dt, nd, sz, dt == TL_BOOL ? 0 : -50, dt == TL_BOOL ? 1 : 50);
+        tl_tensor *xc = base;
+        tl_error err = {0};
+        if (nd >= 2 && rnd_in(0, 2) == 0) { /* a permuted x */
+            int64_t perm[4] = {0, 1, 2, 3};
+            for (int i = nd - 1; i > 0; i--) {
+                int j = (int)rnd_in(0, i);
+                int64_t t = perm[i];
+                perm[i] = perm[j];
+                perm[j] = t;
+            }
+            xc = tl_view_permute(base, nd, perm, &err);
+            ck_assert_ptr_nonnull(xc);
+            tl_tensor_release(base);
+        }
+        for (int i = 0; i < nd; i++)
+            sz[i] = xc->sizes[i];
+        tl_tensor *xd = to_be(xc, dev);
+        bool host_idx = rnd_in(0, 4) == 0; /* host index tensors for x on the device */
+        tl_index ixd, ixc;
+        int nt;
+        random_index(&ixd, nd, sz, dev, host_idx, &ixc, &nt);
+        /* the status word, and a 0-d index's value (read like item()) */
+        uint64_t down = 8;
+        for (int k = 0; k < ixd.n; k++)
+            down += ixd.items[k].t && ixd.items[k].t->ndim == 0 ? 8 : 0;
+        /* x[idx] */
+        tl_tensor *rc = NULL, *rd = NULL;
+        bool sc = false;
+        tl_error ec = {0}, ed = {0};
+        int a = tl_index_get(xc, false, &ixc, &rc, &sc, &ec);
+        tl_backend_counters_reset();
+        int b = tl_index_get(xd, false, &ixd, &rd, &sc, &ed);
+        tl_backend_counters cn = tl_backend_counters_get(TL_DEV_CUDA);
+        ck_assert_msg(a == b, "case %d: cpu %d (%s) device %d (%s)", c, a, ec.msg, b, ed.msg);
+        if (a == 0) {
+            tl_tensor *back = to_be(rd, cpu);
+            assert_same_tensor(rc, rd, back, "x[idx]");
+            tl_tensor_release(back);
+            if (!host_idx)
+                ck_assert_msg(cn.h2d_bytes == 0, "case %d: %llu bytes up", c,
+                              (unsigned long long)cn.h2d_bytes);
+            ck_assert_msg(cn.d2h_bytes <= down, "case %d: %llu bytes down", c,
+                          (unsigned long long)cn.d2h_bytes);
+            ok_get++;
+            /* x[idx] = v (a value broadcast from the trailing dims, or
+             * the whole shape) and index_put_ with accumulate */
+            int vnd = rc->ndim > 0 ? (int)rnd_in(0, rc->ndim) : 0;
+            tl_tensor *vc = host_tensor(dt, vnd, rc->sizes + (rc->ndim - vnd),
+                                        dt == TL_BOOL ? 0 : -9, dt == TL_BOOL ? 1 : 9);
+            tl_tensor *vd = to_be(vc, dev);
+            tl_tensor *yc = to_be(xc, cpu), *yd = to_be(xd, dev);
+            a = tl_index_set(yc, false, &ixc, vc, NULL, &ec);
+            tl_backend_counters_reset();
+            b = tl_index_set(yd, false, &ixd, vd, NULL, &ed);
+            cn = tl_backend_counters_get(TL_DEV_CUDA);
+            ck_assert_msg(a == b, "case %d set: cpu %d (%s) device %d (%s)", c, a, ec.msg, b,
+                          ed.msg);
+            if (a == 0) {
+                tl_tensor *back = to_be(yd, cpu);
+                assert_same_tensor(yc, yd, back, "x[idx] = v");
+                tl_tensor_release(back);
+                if (!host_idx)
+                    ck_assert_msg(cn.h2d_bytes == 0 && cn.d2h_bytes <= down, "case %d set: "
+                                  "%llu up, %llu down", c, (unsigned long long)cn.h2d_bytes,
+                                  (unsigned long long)cn.d2h_bytes);
+                ok_set++;
+            } else {
+                ck_assert_str_eq(ec.msg, ed.msg);
+            }
+            tl_tensor_release(yc);
+            tl_tensor_release(yd);
+            tl_tensor_release(vc);
+            tl_tensor_release(vd);
+        } else {
+            ck_assert_int_eq(ec.kind, ed.kind);
+            ck_assert_str_eq(ec.msg, ed.msg);
+            err_get++;
+        }
+        tl_tensor_release(rc);
+        tl_tensor_release(rd);
+        tl_index_free(&ixc);
+        tl_index_free(&ixd);
+        tl_tensor_release(xc);
+        tl_tensor_release(xd);
+    }
+    /* the generator reaches all three outcomes often */
+    ck_assert_int_gt(ok_get, 1000);
+    ck_assert_int_gt(err_get, 100);
+    ck_assert_int_gt(ok_set, 500);
+}
+END_TEST
+
+/* index_put_(accumulate=True) with repeated targets: the sums accumulate
+ * in the CPU's order, on the device too (float16 rounding makes the order
+ * visible), and the device moved no index byte */
+START_TEST(test_device_accumulate)
+{
+    const tl_backend *dev = tl_backend_cuda_emulated();
+    tl_error err = {0};
+    int64_t n = 4, m = 64;
+    rng_state = 12345;
+    tl_tensor *xc = host_tensor(TL_FLOAT16, 1, &n, 0, 0);
+    tl_tensor *ic = host_tensor(TL_INT64, 1, &m, -4, 3);
+    tl_tensor *vc = tl_tensor_new(tl_backend_cpu(), TL_FLOAT16, 1, &m, &err);
+    for (int64_t i = 0; i < m; i++)
+        tl_tensor_set_f64(vc, i, (i % 3 ? 1.0 : 1000.0) + 0.1 * (double)i, &err);
+    tl_tensor *xd = to_be(xc, dev), *id = to_be(ic, dev), *vd = to_be(vc, dev);
+    for (int acc = 0; acc < 2; acc++) {
+        ck_assert_int_eq(tl_index_put_(xc, &ic, 1, vc, acc, &err), 0);
+        tl_backend_counters_reset();
+        ck_assert_int_eq(tl_index_put_(xd, &id, 1, vd, acc, &err), 0);
+        tl_backend_counters cn = tl_backend_counters_get(TL_DEV_CUDA);
+        ck_assert_uint_eq(cn.h2d_bytes, 0);
+        ck_assert_uint_le(cn.d2h_bytes, 8);
+        tl_tensor *back = to_be(xd, tl_backend_cpu());
+        assert_same_tensor(xc, xd, back, "index_put_");
+        tl_tensor_release(back);
+    }
+    tl_tensor_release(xc);
+    tl_tensor_release(ic);
+    tl_tensor_release(vc);
+    tl_tensor_release(xd);
+    tl_tensor_release(id);
+    tl_tensor_release(vd);
+}
+END_TEST
+
 static Suite *index_suite(void)
 {
     Suite *s = suite_create("index");
@@ -366,6 +656,8 @@ static Suite *index_suite(void)
     tcase_add_test(core, test_setitem_version);
     tcase_add_test(core, test_ndarray);
     tcase_add_test(core, test_functions);
+    tcase_add_loop_test(core, test_device_random, 0, 2);
+    tcase_add_test(core, test_device_accumulate);
     tcase_add_loop_test(core, test_cases_ok, 0,
                         (int)(sizeof index_cases / sizeof index_cases[0]));
     tcase_add_loop_test(core, test_layout_cases, 0,

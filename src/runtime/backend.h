@@ -123,6 +123,9 @@ enum {
     /* tl_backend_host_alloc returns page-locked memory (cudaHostAlloc);
      * without it, it returns ordinary host memory */
     TL_BACKEND_CAP_PINNED = 1u << 1,
+    /* the tl_backend_index_* entries below: advanced indexing computes its
+     * offsets on the device (no index byte crosses to the host) */
+    TL_BACKEND_CAP_DEVICE_INDEX = 1u << 2,
 };
 
 const char *tl_backend_name(const tl_backend *be);
@@ -215,6 +218,50 @@ int tl_backend_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
 int tl_backend_sort(const tl_backend *be, const tl_strided *vals,
                     const tl_strided *idx, const tl_strided *src, int dim,
                     bool descending, int64_t k, tl_error *err);
+
+/* ---- advanced indexing on the device (TL_BACKEND_CAP_DEVICE_INDEX) ----
+ * x[i0, i1] and x[i0, i1] = v for a device x and device index tensors
+ * (index.c): the per-position element offsets are computed by a kernel and
+ * stay in device memory; gather and scatter read them there. The only host
+ * traffic is one 8-byte status word (and, when an index is out of bounds,
+ * the few bytes that name it). */
+
+#define TL_BACKEND_MAX_DEVICE_INDICES 3
+
+/* One index tensor of an advanced index: idx is device memory (int64 or
+ * int32) already broadcast to the index shape (sizes = that shape, stride 0
+ * along broadcast dims); it indexes a dim of `size` elements that steps
+ * `stride` elements. */
+typedef struct tl_adv_index {
+    tl_strided idx;
+    int64_t size, stride;
+} tl_adv_index;
+
+/* out[e] = sum_j wrap(ix[j].idx[e]) * ix[j].stride over the index shape in
+ * row-major order, wrap(v) = v < 0 ? v + size : v; out is device memory of
+ * numel(shape) int64 (1 <= nidx <= TL_BACKEND_MAX_DEVICE_INDICES, all of
+ * one shape). When some index lies
+ * outside [-size, size): *bad_pos = e, *bad_j = j and *bad_value = its value
+ * for the first such (e, j) in (e, then j) order, the order of PyTorch's
+ * CPU check; else *bad_pos = -1. */
+int tl_backend_index_offsets(const tl_backend *be, int64_t *out, int nidx,
+                             const tl_adv_index *ix, int64_t *bad_pos,
+                             int *bad_j, int64_t *bad_value, tl_error *err);
+/* dst[..., k, ...] = the element of src at (the coordinates of dst except
+ * dim) . src.strides + offs[k], k < n = dst.sizes[dim]; src.sizes equal
+ * dst's except at dim (ignored, as is src.strides[dim]). offs: device
+ * memory from tl_backend_index_offsets, every one in range of src. */
+int tl_backend_index_gather(const tl_backend *be, const tl_strided *dst,
+                            const tl_strided *src, int dim, const int64_t *offs,
+                            int64_t n, tl_error *err);
+/* The inverse, one element after another in src's row-major order (so
+ * repeated targets resolve as the CPU's loop does: the last write wins, or
+ * the sums accumulate in that order): dst's element at (the coordinates of
+ * src except dim) . dst.strides + offs[k] = (or +=) src[..., k, ...]. */
+int tl_backend_index_scatter(const tl_backend *be, tl_scatter_mode mode,
+                             const tl_strided *dst, const tl_strided *src,
+                             int dim, const int64_t *offs, int64_t n,
+                             tl_error *err);
 
 /* ---- per-thread counters ---------------------------------------------- */
 

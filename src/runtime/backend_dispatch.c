@@ -331,6 +331,43 @@ int tl_backend_gather(const tl_backend *be, const tl_strided *dst,
     return stage_up(be, dst, &hd, err);
 }
 
+/* the device-index entries have no host fallback */
+static int no_device_index(const tl_backend *be, tl_error *err)
+{
+    return tl_error_set(err, TL_ERR_INTERNAL, "backend %s: no device indexing", be->name);
+}
+
+int tl_backend_index_offsets(const tl_backend *be, int64_t *out, int nidx,
+                             const tl_adv_index *ix, int64_t *bad_pos,
+                             int *bad_j, int64_t *bad_value, tl_error *err)
+{
+    if (!be->ops->index_offsets)
+        return no_device_index(be, err);
+    launched(be);
+    return be->ops->index_offsets(be, out, nidx, ix, bad_pos, bad_j, bad_value, err);
+}
+
+int tl_backend_index_gather(const tl_backend *be, const tl_strided *dst,
+                            const tl_strided *src, int dim, const int64_t *offs,
+                            int64_t n, tl_error *err)
+{
+    if (!be->ops->index_gather)
+        return no_device_index(be, err);
+    launched(be);
+    return be->ops->index_gather(be, dst, src, dim, offs, n, err);
+}
+
+int tl_backend_index_scatter(const tl_backend *be, tl_scatter_mode mode,
+                             const tl_strided *dst, const tl_strided *src,
+                             int dim, const int64_t *offs, int64_t n,
+                             tl_error *err)
+{
+    if (!be->ops->index_scatter)
+        return no_device_index(be, err);
+    launched(be);
+    return be->ops->index_scatter(be, mode, dst, src, dim, offs, n, err);
+}
+
 int tl_backend_scatter(const tl_backend *be, tl_scatter_mode mode,
                        const tl_strided *dst, const tl_strided *src, int dim,
                        const int64_t *index, int64_t n_index, tl_error *err)

@@ -81,6 +81,18 @@ typedef struct tl_backend_ops {
      * computes it another way), -1 with err on failure */
     int (*gemm)(const tl_backend *be, const tl_strided *c, const tl_strided *a,
                 const tl_strided *b, tl_error *err);
+    /* (optional, all three or none; TL_BACKEND_CAP_DEVICE_INDEX says
+     * which) advanced indexing through device-resident offsets; no host
+     * fallback: callers test the capability */
+    int (*index_offsets)(const tl_backend *be, int64_t *out, int nidx,
+                         const tl_adv_index *ix, int64_t *bad_pos, int *bad_j,
+                         int64_t *bad_value, tl_error *err);
+    int (*index_gather)(const tl_backend *be, const tl_strided *dst,
+                        const tl_strided *src, int dim, const int64_t *offs,
+                        int64_t n, tl_error *err);
+    int (*index_scatter)(const tl_backend *be, tl_scatter_mode mode,
+                         const tl_strided *dst, const tl_strided *src, int dim,
+                         const int64_t *offs, int64_t n, tl_error *err);
 } tl_backend_ops;
 
 struct tl_backend {

@@ -14,7 +14,15 @@
  * (in place when the indexed dims are adjacent, else first), bounds checks.
  * The result's storage offsets are generated on the host in chunks and
  * gathered with one backend index_select per chunk over the whole storage
- * viewed as 1-D, so every device works; a torch result then takes the
+ * viewed as 1-D, so every device works. On a device that computes offsets
+ * itself (TL_BACKEND_CAP_DEVICE_INDEX: the CUDA backend, real or emulated)
+ * and 1-3 integer index tensors, the index tensors stay on the device: one
+ * kernel turns them into the B block's element offsets (bounds checked
+ * there: one 8-byte status word comes back), and one gather (or an
+ * in-order scatter) reads them over the plan's virtual dims, so no index
+ * byte crosses to the host; masks keep the host path, since their
+ * nonzero() needs the count on the host (PyTorch syncs there too). A torch
+ * result then takes the
  * layout at::index's TensorIterator would give it (adv_layout: it follows
  * the stride order of the restrided source and the index tensors), copied
  * once more only when that differs from row-major. Assignment scatters the
@@ -57,7 +65,8 @@ typedef struct advidx {
     int64_t strides[TL_MAX_DIMS]; /* of the index tensor ATen would see */
     bool is_int32;            /* converted to long after broadcasting */
     int64_t numel;
-    int64_t *vals;            /* row-major, owned */
+    int64_t *vals;            /* row-major, owned (host path) */
+    tl_tensor *t;             /* device path: the index on x's device, owned */
 } advidx;
 
 /* A recorded (not yet expanded) index at outIndices[pos]. */
@@ -81,6 +90,7 @@ typedef struct ctx {
     int nrec;                 /* outIndices length */
     rec recs[TL_MAX_DIMS + 1];
     int nadv;
+    bool dev;                 /* the device path (device_path()) */
     advidx adv[TL_MAX_DIMS];
 } ctx;
 
@@ -88,8 +98,10 @@ static void ctx_free(ctx *c)
 {
     for (int i = 0; i < c->nrec; i++)
         tl_tensor_release(c->recs[i].t);
-    for (int i = 0; i < c->nadv; i++)
+    for (int i = 0; i < c->nadv; i++) {
         free(c->adv[i].vals);
+        tl_tensor_release(c->adv[i].t);
+    }
     c->nrec = c->nadv = 0;
 }
 
@@ -521,6 +533,25 @@ static int apply_items(ctx *c, ixitem *it, int n, tl_error *err)
 /* ------------------------------------------------------------------ */
 
 /* checkIndexTensorTypes + expandTensors: fills c->adv. */
+/* The device path: x lives on a device that computes index offsets itself
+ * (TL_BACKEND_CAP_DEVICE_INDEX) and every advanced index is an integer
+ * tensor, at most TL_BACKEND_MAX_DEVICE_INDICES of them. Masks stay on the
+ * host path: their nonzero() needs the count on the host, where PyTorch
+ * synchronises too. */
+static bool device_path(const ctx *c)
+{
+    if (c->np || !(tl_backend_caps(tl_tensor_backend(c->x)) & TL_BACKEND_CAP_DEVICE_INDEX))
+        return false;
+    int n = 0;
+    for (int p = 0; p < c->nrec; p++) {
+        const rec *r = &c->recs[p];
+        if (r->is_scalar || (r->t && r->is_mask))
+            return false;
+        n += r->t != NULL;
+    }
+    return n >= 1 && n <= TL_BACKEND_MAX_DEVICE_INDICES;
+}
+
 static int expand_indices(ctx *c, tl_error *err)
 {
     for (int p = 0; p < c->nrec; p++) {
@@ -537,6 +568,7 @@ static int expand_indices(ctx *c, tl_error *err)
         }
     }
     int rsize = 0;
+    c->dev = device_path(c);
     for (int p = 0; p < c->nrec; p++) {
         const rec *r = &c->recs[p];
         if (c->np)
@@ -627,6 +659,19 @@ static int expand_indices(ctx *c, tl_error *err)
         memcpy(a->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
         memcpy(a->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
         a->is_int32 = t->dtype == TL_INT32;
+        if (c->dev) {
+            /* kept on x's device (a host index is moved there, as PyTorch
+             * does); its values are never read on the host */
+            const tl_backend *be = tl_tensor_backend(c->x);
+            a->numel = tl_tensor_numel(t);
+            a->t = tl_tensor_backend(t) == be
+                       ? tl_tensor_retain(r->t)
+                       : tl_ops_to(r->t, be, t->dtype, false, TL_MEMFMT_PRESERVE, err);
+            if (!a->t)
+                return -1;
+            memcpy(a->strides, a->t->strides, sizeof(int64_t) * (size_t)t->ndim);
+            continue;
+        }
         a->vals = read_all_i64(t, &a->numel, err);
         if (!a->vals)
             return -1;
@@ -639,7 +684,9 @@ typedef struct plan {
     int nb;                     /* broadcast index shape */
     int64_t bsizes[TL_MAX_DIMS];
     int64_t bnumel;
-    int64_t *adv_off;           /* bnumel storage offsets (owned) */
+    int64_t *adv_off;           /* bnumel storage offsets (owned; host path) */
+    int64_t *dev_off;           /* the same in device memory (device path) */
+    const tl_backend *dev_be;   /* dev_off's backend */
     int rndim;                  /* result shape */
     int64_t rsizes[TL_MAX_DIMS];
     int64_t rnumel;
@@ -773,6 +820,48 @@ static int make_plan(ctx *c, plan *p, tl_error *err)
     return plan_offsets(c, p, err);
 }
 
+static void plan_free(plan *p)
+{
+    free(p->adv_off);
+    p->adv_off = NULL;
+    if (p->dev_off)
+        tl_backend_free(p->dev_be, p->dev_off);
+    p->dev_off = NULL;
+}
+
+/* The device path's offsets: one kernel on x's device over the B block,
+ * each index broadcast to it by strides (0 along broadcast dims). */
+static int plan_offsets_dev(ctx *c, plan *p, tl_error *err)
+{
+    const tl_backend *be = tl_tensor_backend(c->x);
+    tl_adv_index ix[TL_BACKEND_MAX_DEVICE_INDICES];
+    int64_t bst[TL_BACKEND_MAX_DEVICE_INDICES][TL_MAX_DIMS];
+    for (int j = 0; j < c->nadv; j++) {
+        const advidx *a = &c->adv[j];
+        for (int q = 0; q < p->nb; q++) {
+            int da = a->ndim - (p->nb - q);
+            bst[j][q] = da < 0 || a->sizes[da] == 1 ? 0 : a->strides[da];
+        }
+        int d = a->dim;
+        ix[j].idx = (tl_strided){tl_tensor_addr(a->t), a->t->dtype, p->nb, p->bsizes, bst[j]};
+        ix[j].size = d < c->ndim ? c->sizes[d] : 0;
+        ix[j].stride = d < c->ndim ? c->strides[d] : 0;
+    }
+    void *mem = NULL;
+    if (tl_backend_alloc_uninit(be, sizeof(int64_t) * (size_t)p->bnumel, &mem, err))
+        return -1;
+    p->dev_off = mem;
+    p->dev_be = be;
+    int64_t bad_pos = -1, v = 0;
+    int j = 0;
+    if (tl_backend_index_offsets(be, p->dev_off, c->nadv, ix, &bad_pos, &j, &v, err))
+        return -1;
+    if (bad_pos >= 0)
+        return tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds for dimension "
+                            "%d with size %lld", (long long)v, j, (long long)ix[j].size);
+    return 0;
+}
+
 /* per-element offsets of the B block, with bounds checks */
 static int plan_offsets(ctx *c, plan *p, tl_error *err)
 {
@@ -780,6 +869,8 @@ static int plan_offsets(ctx *c, plan *p, tl_error *err)
         return 0;
     if (p->bnumel > MAX_INDEX_ELEMS)
         return tl_index_limit_error(err);
+    if (c->dev)
+        return plan_offsets_dev(c, p, err);
     int64_t bst[TL_MAX_DIMS][TL_MAX_DIMS]; /* [j][q] element strides */
     for (int j = 0; j < c->nadv; j++) {
         const advidx *a = &c->adv[j];
@@ -1059,6 +1150,47 @@ static int scatter_chunk(const int64_t *offs, int64_t n, int64_t start,
                               &d, &v, 0, offs, n, err);
 }
 
+/* The device path: the result (or the values) over the plan's virtual
+ * dims, x's storage from the sliced offset with the B block's stride
+ * replaced by the device offsets. One kernel, no chunks. */
+static void virtual_dims(const ctx *c, const plan *p, const tl_tensor *t, bool as_x,
+                         int64_t *cst, tl_strided *out)
+{
+    int64_t run = 1;
+    for (int v = p->nvd - 1; v >= 0; v--) {
+        cst[v] = run;
+        run *= p->vsize[v];
+    }
+    if (as_x) {
+        size_t isz = tl_dtype_size(t->dtype);
+        *out = (tl_strided){(char *)t->storage->data + (size_t)c->offset * isz, t->dtype,
+                            p->nvd, p->vsize, p->vstride};
+    } else {
+        *out = (tl_strided){tl_tensor_addr(t), t->dtype, p->nvd, p->vsize, cst};
+    }
+}
+
+static int dev_gather(const ctx *c, const plan *p, tl_tensor *r, tl_error *err)
+{
+    int64_t cst[TL_MAX_DIMS + 1], unused[TL_MAX_DIMS + 1];
+    tl_strided d, s;
+    virtual_dims(c, p, r, false, cst, &d);
+    virtual_dims(c, p, c->x, true, unused, &s);
+    return tl_backend_index_gather(tl_tensor_backend(c->x), &d, &s, p->vblock, p->dev_off,
+                                   p->bnumel, err);
+}
+
+static int dev_scatter(const ctx *c, const plan *p, const scatter_arg *a, tl_error *err)
+{
+    int64_t cst[TL_MAX_DIMS + 1], unused[TL_MAX_DIMS + 1];
+    tl_strided d, v;
+    virtual_dims(c, p, a->dst, true, unused, &d);
+    virtual_dims(c, p, a->vals, false, cst, &v);
+    return tl_backend_index_scatter(tl_tensor_backend(a->dst),
+                                    a->accumulate ? TL_SCATTER_ADD : TL_SCATTER_SET, &d, &v,
+                                    p->vblock, p->dev_off, p->bnumel, err);
+}
+
 /* ------------------------------------------------------------------ */
 /* the sliced tensor                                                   */
 /* ------------------------------------------------------------------ */
@@ -1069,6 +1201,7 @@ static void ctx_init(ctx *c, tl_tensor *x, bool np)
      * appended (record, expand_indices); only the header here */
     memset(c, 0, offsetof(ctx, recs));
     c->nadv = 0;
+    c->dev = false;
     c->np = np;
     c->x = x;
     c->ndim = x->ndim;
@@ -1192,8 +1325,7 @@ int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
         goto out;
     r->requires_grad = x->requires_grad;
     r->is_leaf = !x->requires_grad;
-    gather_arg g = {x, r};
-    if (walk_offsets(c, &p, gather_chunk, &g, err)) {
+    if (c->dev ? dev_gather(c, &p, r, err) : walk_offsets(c, &p, gather_chunk, &(gather_arg){x, r}, err)) {
         tl_tensor_release(r);
         goto out;
     }
@@ -1222,7 +1354,7 @@ int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
     *out = r;
     rc = 0;
 out:
-    free(p.adv_off);
+    plan_free(&p);
     ctx_free(c);
     free(c);
     return rc;
@@ -1472,14 +1604,14 @@ static int set_advanced(ctx *c, tl_tensor *vt, const tl_scalar *sc,
     }
     if (p.rnumel > 0) {
         scatter_arg s = {x, src, accumulate};
-        if (walk_offsets(c, &p, scatter_chunk, &s, err))
+        if (c->dev ? dev_scatter(c, &p, &s, err) : walk_offsets(c, &p, scatter_chunk, &s, err))
             goto out;
     }
     if (!c->np)
         tl_tensor_bump_version(x);
     rc = 0;
 out:
-    free(p.adv_off);
+    plan_free(&p);
     tl_tensor_release(src);
     tl_tensor_release(vs);
     return rc;

@@ -18,6 +18,9 @@
 #   kernels        tests/check_kernels --device cuda: every kernel on the GPU
 #                  against the CPU backend on thousands of random layouts
 #                  (ulp tolerance for transcendental ops only)
+#   index          tests/check_index: advanced indexing through device
+#                  offsets on the GPU against the CPU (random subscripts,
+#                  errors, repeated targets, the transfer counters)
 #   device         tests/check_cuda: the probe, and device semantics on the
 #                  GPU (pointer kinds via cudaPointerGetAttributes, transfer
 #                  counters, kernel names, errors)
@@ -77,7 +80,7 @@ if [ ! -x "$bin/tlab" ]; then
             fi
             mkdir -p "$bin" && cd "$bin" &&
                 "$root/configure" --with-cuda=yes --with-cuda-arch=90 &&
-                make -j16 tlab tests/check_kernels tests/check_cuda tests/check_fixtures \
+                make -j16 tlab tests/check_kernels tests/check_cuda tests/check_fixtures tests/check_index \
                     bench/gpu_bandwidth
         } >"$OUT/build.log" 2>&1 || {
             note "FAIL build (see $OUT/build.log): carry a tests/gpu/pack.sh folder instead"
@@ -110,6 +113,7 @@ pass env
 
 # ---- the checks
 check kernels 120 "$bin/tests/check_kernels" --device cuda --cases 2000
+check index 120 env CK_DEFAULT_TIMEOUT=120 "$bin/tests/check_index"
 check device 120 env CK_DEFAULT_TIMEOUT=120 "$bin/tests/check_cuda"
 check corpus 150 env top_srcdir="$root" TLAB_FIXTURES_DEVICE=gpu TLAB_FIXTURES_ALL=1 TLAB_FIXTURES_NOFORK=1 \
     TLAB_FIXTURES_DIR="$root/tests/fixtures" "$bin/tests/check_fixtures"
