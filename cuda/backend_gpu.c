@@ -549,6 +549,29 @@ static int g_where(const tl_backend *be, const tl_strided *dst,
  * gather (index_select)
  * ---------------------------------------------------------------------- */
 
+/* The launch of a gather along dim (dst.sizes[dim] == n): operand 1 gets
+ * dst's shape; along dim its stride is replaced by the offsets table, so
+ * any stride of the right shape will do. merge_dims' result. */
+static int gather_desc(const tl_strided *dst, const tl_strided *src, int dim, int64_t n,
+                       tl_kdesc *d, tl_error *err)
+{
+    int nd = src->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || dst->ndim != nd || dim < 0 || dim >= nd ||
+        !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n < 0 || dst->sizes[dim] != n)
+        return bad_desc(err, "gather shape");
+    int64_t ssz[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        if (i != dim && dst->sizes[i] != src->sizes[i])
+            return bad_desc(err, "gather sizes");
+        ssz[i] = dst->sizes[i];
+    }
+    tl_strided s2 = *src;
+    s2.sizes = ssz;
+    const tl_strided *ops[2] = {dst, &s2};
+    desc_init(d);
+    return merge_dims(d, 2, ops, dim, err);
+}
+
 static int g_gather(const tl_backend *be, const tl_strided *dst,
                           const tl_strided *src, int dim, const int64_t *index,
                           int64_t n_index, tl_error *err)
@@ -556,25 +579,8 @@ static int g_gather(const tl_backend *be, const tl_strided *dst,
     const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
-    int nd = src->ndim;
-    if (nd < 1 || nd > TL_MAX_DIMS || dst->ndim != nd || dim < 0 || dim >= nd ||
-        !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n_index < 0 ||
-        dst->sizes[dim] != n_index)
-        return bad_desc(err, "index_select shape");
-    /* operand 1 gets dst's shape; along dim its stride is replaced by the
-     * offsets table, so any stride of the right shape will do */
-    int64_t ssz[TL_MAX_DIMS];
-    for (int i = 0; i < nd; i++) {
-        if (i != dim && dst->sizes[i] != src->sizes[i])
-            return bad_desc(err, "index_select sizes");
-        ssz[i] = dst->sizes[i];
-    }
-    tl_strided s2 = *src;
-    s2.sizes = ssz;
-    const tl_strided *ops[2] = {dst, &s2};
     tl_kdesc d;
-    desc_init(&d);
-    int rc = merge_dims(&d, 2, ops, dim, err);
+    int rc = gather_desc(dst, src, dim, n_index, &d, err);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
     for (int64_t k = 0; k < n_index; k++)
@@ -883,6 +889,7 @@ static int g_index_offsets(const tl_backend *be, int64_t *out, int nidx,
     for (int j = 0; j < nidx; j++) {
         d.rsizes[j] = ix[j].size;
         d.rstrides[j] = ix[j].stride;
+        d.op |= ix[j].no_wrap ? 1 << j : 0;
     }
     int64_t n = d.n;
     if (launch(dev, TL_K_INDEX_OFFSETS, &d, "index", err))
@@ -944,22 +951,8 @@ static int g_index_gather(const tl_backend *be, const tl_strided *dst,
     const tl_dev *dev = DEV(be);
     if (tl_gpu_poisoned())
         return fail_poisoned(err);
-    int nd = dst->ndim;
-    if (nd < 1 || nd > TL_MAX_DIMS || src->ndim != nd || dim < 0 || dim >= nd ||
-        !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n < 0 || dst->sizes[dim] != n)
-        return bad_desc(err, "index gather shape");
-    int64_t ssz[TL_MAX_DIMS];
-    for (int i = 0; i < nd; i++) {
-        if (i != dim && dst->sizes[i] != src->sizes[i])
-            return bad_desc(err, "index gather sizes");
-        ssz[i] = dst->sizes[i];
-    }
-    tl_strided s2 = *src;
-    s2.sizes = ssz;
-    const tl_strided *ops[2] = {dst, &s2};
     tl_kdesc d;
-    desc_init(&d);
-    int rc = merge_dims(&d, 2, ops, dim, err);
+    int rc = gather_desc(dst, src, dim, n, &d, err);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
     d.goffs = offs;

@@ -268,6 +268,9 @@ static int64_t outputs_of(tl_kkind kind, const tl_kdesc *d)
 
 static _Thread_local uint64_t launch_count;
 
+/* a serial launch runs this many items between deadline polls */
+#define SERIAL_SLICE 65536
+
 /* TLAB_SIM_FAULT=N:STATUS (tests): the Nth launch of the process fails
  * with STATUS, e.g. 3:700, as a GPU's illegal address would. */
 static atomic_long launches_seen;
@@ -302,7 +305,9 @@ static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
     d.spos = untag(d.spos);
     d.flag = untag(d.flag);
     int64_t nout = outputs_of(kind, &d);
-    int32_t *visits = calloc((size_t)(nout > 0 ? nout : 1), sizeof *visits);
+    /* one byte an output element: the check costs at most the ledger's
+     * size again for the largest (bool) tensors */
+    uint8_t *visits = calloc((size_t)(nout > 0 ? nout : 1), sizeof *visits);
     int64_t bdim = cfg_block;
     int64_t nblk = (d.n + bdim - 1) / bdim;
     int64_t gdim = nblk < cfg_max_blocks ? nblk : cfg_max_blocks;
@@ -320,6 +325,19 @@ static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
     uint64_t s = cfg_seed ^ (++launch_count * 0xd1b54a32d192ed03ULL);
     shuffle(border, gdim, &s);
     int rc = 0;
+    if (d.serial == 1) {
+        /* one thread, items in order: in slices, polling the deadline */
+        tl_kgrid g = {0, 0, 1, 1};
+        int64_t n = d.n;
+        for (int64_t lo = 0; lo < n && rc == 0; lo += SERIAL_SLICE) {
+            d.first = lo;
+            d.n = n - lo < SERIAL_SLICE ? n : lo + SERIAL_SLICE;
+            tl_k_run((int)kind, &d, g);
+            if (tl_context_deadline_passed())
+                rc = TL_DEV_ETIMEOUT;
+        }
+        gdim = 0; /* done */
+    }
     for (int64_t b = 0; b < gdim && rc == 0; b++) {
         shuffle(torder, bdim, &s);
         tl_kgrid g;

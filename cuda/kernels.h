@@ -103,8 +103,12 @@ typedef struct tl_kdesc {
      * with memmove: each strip is walked backwards when its destination
      * lies above its source */
     int32_t serial;
+    /* the first work item (0; the simulator runs a serial launch in
+     * slices [first, n) so it can poll the op's deadline between them) */
+    int64_t first;
     int32_t *flag;                     /* integer division by zero */
-    int32_t *visits;                   /* simulator: writes per item */
+    uint8_t *visits;                   /* simulator: writes per item, 0, 1
+                                        * or 2 (more than once) */
 } tl_kdesc;
 
 typedef struct tl_kgrid {
@@ -400,7 +404,7 @@ TL_KFN int64_t tl_k_stride(tl_kgrid g) { return g.bdim * g.gdim; }
 
 TL_KFN void tl_k_visit(const tl_kdesc *d, int64_t i)
 {
-    if (d->visits)
+    if (d->visits && d->visits[i] < 2)
         d->visits[i]++;
 }
 
@@ -949,7 +953,8 @@ TL_KFN void tl_k_sort_item(const tl_kdesc *d, int64_t i)
  * Operand 0: int64 out over the broadcast index shape; operands 1..nops-1:
  * the index tensors (int64 or int32), broadcast to it (stride 0). Item e
  * stores sum_j wrap(v_j) * rstrides[j] (element offsets), with wrap(v) =
- * v + size for v < 0; an index outside [-size, size) stores -1 - j for
+ * v + size for v < 0; an index outside [-size, size) ([0, size) when bit
+ * j of d->op says it does not wrap) stores -1 - j for
  * the first such j instead (offsets are never negative: torch strides are
  * not), so the host finds the first bad (e, j) as PyTorch's CPU loop does. */
 TL_KFN void tl_k_index_offsets_item(const tl_kdesc *d, int64_t i)
@@ -963,7 +968,9 @@ TL_KFN void tl_k_index_offsets_item(const tl_kdesc *d, int64_t i)
             break;
         int64_t v = tl_k_ldi(d->dtype[j], d->ptr[j] + off[j]);
         int64_t size = d->rsizes[j - 1];
-        if (v < -size || v >= size) {
+        /* d->op bit j - 1: this index does not wrap (index_select) */
+        int64_t lo = (d->op >> (j - 1)) & 1 ? 0 : -size;
+        if (v < lo || v >= size) {
             res = -j;
             break;
         }
@@ -1023,7 +1030,7 @@ TL_KFN void tl_k_run(int kind, const tl_kdesc *d, tl_kgrid g)
         return;
     }
     int64_t step = tl_k_stride(g);
-    for (int64_t i = tl_k_first(g); i < d->n; i += step) {
+    for (int64_t i = d->first + tl_k_first(g); i < d->n; i += step) {
         if (kind != TL_K_SORT)
             tl_k_visit(d, i);
         switch (kind) {

@@ -611,6 +611,122 @@ START_TEST(test_device_random)
 }
 END_TEST
 
+/* index_select and take on the device (offsets from the device's kernel)
+ * against the CPU: random x (permuted: take reads a contiguous copy),
+ * 0-d/1-d/2-d int64/int32 indices with negative and out-of-range values */
+START_TEST(test_device_functions)
+{
+    const tl_backend *dev = index_device(_i);
+    if (!dev)
+        return;
+    const tl_backend *cpu = tl_backend_cpu();
+    int ok = 0, bad = 0;
+    for (int c = 0; c < 1500; c++) {
+        rng_state = 0x2545f4914f6cdd1dULL * (uint64_t)(c + 7);
+        int nd = (int)rnd_in(1, 3);
+        int64_t sz[3];
+        for (int i = 0; i < nd; i++)
+            sz[i] = rnd_in(0, 12) ? rnd_in(1, 5) : 0;
+        tl_tensor *xc = host_tensor(rnd_in(0, 1) ? TL_FLOAT32 : TL_INT16, nd, sz, -99, 99);
+        tl_error err = {0};
+        if (nd >= 2 && rnd_in(0, 1)) {
+            tl_tensor *t = tl_view_transpose(xc, 0, nd - 1, &err);
+            ck_assert_ptr_nonnull(t);
+            tl_tensor_release(xc);
+            xc = t;
+        }
+        tl_tensor *xd = to_be(xc, dev);
+        bool take = rnd_in(0, 2) == 0;
+        int64_t d = rnd_in(-nd, nd - 1), size = take ? tl_tensor_numel(xc)
+                                                     : xc->sizes[d < 0 ? d + nd : d];
+        int ind = take ? (int)rnd_in(0, 2) : (int)rnd_in(0, 1);
+        int64_t isz[2] = {rnd_in(0, 6), rnd_in(1, 3)};
+        int64_t lo = take ? -size : 0, hi = size - 1;
+        if (rnd_in(0, 7) == 0 || size == 0)
+            lo = -size - 2, hi = size + 1;
+        tl_tensor *ic = host_tensor(take || rnd_in(0, 1) ? TL_INT64 : TL_INT32, ind, isz, lo, hi);
+        /* take moves a host index to the device; index_select refuses
+         * one (test_index_device_mismatch) */
+        tl_tensor *id = !take || rnd_in(0, 4) ? to_be(ic, dev) : tl_tensor_retain(ic);
+        tl_error ec = {0}, ed = {0};
+        tl_tensor *rc = take ? tl_index_take(xc, ic, &ec) : tl_index_select(xc, d, ic, &ec);
+        tl_backend_counters_reset();
+        tl_tensor *rd = take ? tl_index_take(xd, id, &ed) : tl_index_select(xd, d, id, &ed);
+        tl_backend_counters cn = tl_backend_counters_get(TL_DEV_CUDA);
+        ck_assert_msg((rc == NULL) == (rd == NULL), "case %d: cpu %s / device %s", c,
+                      rc ? "ok" : ec.msg, rd ? "ok" : ed.msg);
+        if (rc) {
+            tl_tensor *back = to_be(rd, cpu);
+            assert_same_tensor(rc, rd, back, take ? "take" : "index_select");
+            tl_tensor_release(back);
+            if (tl_tensor_backend(id) == dev)
+                ck_assert_msg(cn.h2d_bytes == 0 && cn.d2h_bytes <= 8, "case %d: %llu up, "
+                              "%llu down", c, (unsigned long long)cn.h2d_bytes,
+                              (unsigned long long)cn.d2h_bytes);
+            ok++;
+        } else {
+            ck_assert_int_eq(ec.kind, ed.kind);
+            ck_assert_str_eq(ec.msg, ed.msg);
+            bad++;
+        }
+        tl_tensor_release(rc);
+        tl_tensor_release(rd);
+        tl_tensor_release(ic);
+        tl_tensor_release(id);
+        tl_tensor_release(xc);
+        tl_tensor_release(xd);
+    }
+    ck_assert_int_gt(ok, 700);
+    ck_assert_int_gt(bad, 100);
+}
+END_TEST
+
+/* x[idx] of a CPU x with a device index raises (at::index's
+ * check_indices_on_cpu_or_selfdevice); x[idx] = v moves the index to x's
+ * device instead (make_info), so it works */
+START_TEST(test_index_device_mismatch)
+{
+    const tl_backend *dev = tl_backend_cuda_emulated();
+    tl_error err = {0};
+    int64_t n = 4, m = 2;
+    rng_state = 99;
+    tl_tensor *x = host_tensor(TL_FLOAT32, 1, &n, 0, 9);
+    tl_tensor *ih = host_tensor(TL_INT64, 1, &m, 0, 3);
+    tl_tensor *id = to_be(ih, dev);
+    tl_index_item it = {0};
+    it.kind = TL_INDEX_TENSOR;
+    it.t = id;
+    tl_index ix = {1, &it, true};
+    tl_tensor *r = NULL;
+    bool sc = false;
+    ck_assert_int_eq(tl_index_get(x, false, &ix, &r, &sc, &err), -1);
+    ck_assert_int_eq(err.kind, TL_ERR_RUNTIME);
+    ck_assert_str_eq(err.msg, "indices should be either on cpu or on the same device as the "
+                              "indexed tensor (cpu)");
+    /* index_select: the dispatcher's device check, self first */
+    ck_assert_ptr_null(tl_index_select(x, 0, id, &err));
+    ck_assert_str_eq(err.msg, "Expected all tensors to be on the same device, but got index is "
+                              "on cuda:0, different from other tensors on cpu (when checking "
+                              "argument in method wrapper_CUDA__index_select)");
+    tl_tensor *xd = to_be(x, dev);
+    ck_assert_ptr_null(tl_index_select(xd, 0, ih, &err));
+    ck_assert_str_eq(err.msg, "Expected all tensors to be on the same device, but got index is "
+                              "on cpu, different from other tensors on cuda:0 (when checking "
+                              "argument in method wrapper_CUDA__index_select)");
+    tl_tensor_release(xd);
+    tl_scalar seven = {.is_float = true, .f = 7.0};
+    ck_assert_int_eq(tl_index_set(x, false, &ix, NULL, &seven, &err), 0);
+    int64_t k;
+    ck_assert_int_eq(tl_tensor_get_i64(ih, 0, &k, &err), 0);
+    double v;
+    ck_assert_int_eq(tl_tensor_get_f64(x, k, &v, &err), 0);
+    ck_assert(v == 7.0);
+    tl_tensor_release(x);
+    tl_tensor_release(ih);
+    tl_tensor_release(id);
+}
+END_TEST
+
 /* index_put_(accumulate=True) with repeated targets: the sums accumulate
  * in the CPU's order, on the device too (float16 rounding makes the order
  * visible), and the device moved no index byte */
@@ -657,7 +773,9 @@ static Suite *index_suite(void)
     tcase_add_test(core, test_ndarray);
     tcase_add_test(core, test_functions);
     tcase_add_loop_test(core, test_device_random, 0, 2);
+    tcase_add_loop_test(core, test_device_functions, 0, 2);
     tcase_add_test(core, test_device_accumulate);
+    tcase_add_test(core, test_index_device_mismatch);
     tcase_add_loop_test(core, test_cases_ok, 0,
                         (int)(sizeof index_cases / sizeof index_cases[0]));
     tcase_add_loop_test(core, test_layout_cases, 0,

@@ -235,15 +235,17 @@ int tl_backend_sort(const tl_backend *be, const tl_strided *vals,
 typedef struct tl_adv_index {
     tl_strided idx;
     int64_t size, stride;
+    bool no_wrap;   /* negative values are out of bounds (index_select) */
 } tl_adv_index;
 
 /* out[e] = sum_j wrap(ix[j].idx[e]) * ix[j].stride over the index shape in
- * row-major order, wrap(v) = v < 0 ? v + size : v; out is device memory of
+ * row-major order, wrap(v) = v < 0 ? v + size : v (no_wrap: v < 0 is out of
+ * bounds); out is device memory of
  * numel(shape) int64 (1 <= nidx <= TL_BACKEND_MAX_DEVICE_INDICES, all of
  * one shape). When some index lies
  * outside [-size, size): *bad_pos = e, *bad_j = j and *bad_value = its value
  * for the first such (e, j) in (e, then j) order, the order of PyTorch's
- * CPU check; else *bad_pos = -1. */
+ * CPU check; else *bad_pos = -1. (The bound is [0, size) with no_wrap.) */
 int tl_backend_index_offsets(const tl_backend *be, int64_t *out, int nidx,
                              const tl_adv_index *ix, int64_t *bad_pos,
                              int *bad_j, int64_t *bad_value, tl_error *err);

@@ -846,6 +846,7 @@ static int plan_offsets_dev(ctx *c, plan *p, tl_error *err)
         ix[j].idx = (tl_strided){tl_tensor_addr(a->t), a->t->dtype, p->nb, p->bsizes, bst[j]};
         ix[j].size = d < c->ndim ? c->sizes[d] : 0;
         ix[j].stride = d < c->ndim ? c->strides[d] : 0;
+        ix[j].no_wrap = false;
     }
     void *mem = NULL;
     if (tl_backend_alloc_uninit(be, sizeof(int64_t) * (size_t)p->bnumel, &mem, err))
@@ -1283,6 +1284,27 @@ static int gather_1d(tl_tensor *x, const tl_index *ix, tl_tensor **out, tl_error
     return 1;
 }
 
+/* at::index's check_indices_on_cpu_or_selfdevice: x[idx] takes index
+ * tensors on the CPU or on x's device (a CPU x with a cuda index raises;
+ * assignment moves the indices instead, as make_info does) */
+static int index_device_error(const ctx *c, tl_error *err)
+{
+    tl_device dev = tl_tensor_device(c->x);
+    for (int p = 0; p < c->nrec; p++) {
+        const tl_tensor *t = c->recs[p].t;
+        if (!t)
+            continue;
+        tl_device d = tl_tensor_device(t);
+        if (d.kind != TL_DEV_CPU && (d.kind != dev.kind || d.index != dev.index)) {
+            char name[32];
+            tl_device_str(dev, name, sizeof name);
+            return tl_error_set(err, TL_ERR_RUNTIME, "indices should be either on cpu or on "
+                                "the same device as the indexed tensor (%s)", name);
+        }
+    }
+    return 0;
+}
+
 int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
                  bool *scalar, tl_error *err)
 {
@@ -1314,6 +1336,8 @@ int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
                      "dimension %d (got %d)", c->ndim, c->nrec);
         goto out;
     }
+    if (!np && index_device_error(c, err))
+        goto out;
     if (expand_indices(c, err) || make_plan(c, &p, err))
         goto out;
     /* every element is gathered: no need to zero the result first */
@@ -1735,9 +1759,163 @@ static int64_t *all_offsets(const tl_tensor *t, int64_t *n, tl_error *err)
     return o;
 }
 
+/* The device path of index_select and take: t on a device with
+ * TL_BACKEND_CAP_DEVICE_INDEX, an integer index (moved there when on the
+ * host). *offs: device memory, idx * stride per index element (row-major),
+ * from the offsets kernel; *bad set (and *bad_value) when some index is
+ * out of bounds. 1 applied, 0 not this path, -1 error. */
+static int dev_index_offsets(const tl_tensor *t, const tl_tensor *index, int64_t size,
+                             int64_t stride, bool wrap, int64_t **offs, bool *bad,
+                             int64_t *bad_value, tl_error *err)
+{
+    const tl_backend *be = tl_tensor_backend(t);
+    *offs = NULL;
+    *bad = false;
+    if (!(tl_backend_caps(be) & TL_BACKEND_CAP_DEVICE_INDEX) ||
+        (index->dtype != TL_INT64 && index->dtype != TL_INT32))
+        return 0;
+    int64_t n = tl_tensor_numel(index);
+    if (n > MAX_INDEX_ELEMS)
+        return tl_index_limit_error(err);
+    if (n == 0)
+        return 1;
+    tl_tensor *it = tl_tensor_backend(index) == be
+                        ? tl_tensor_retain((tl_tensor *)index)
+                        : tl_ops_to((tl_tensor *)index, be, index->dtype, false,
+                                    TL_MEMFMT_PRESERVE, err);
+    if (!it)
+        return -1;
+    tl_adv_index ix;
+    ix.idx = tl_tensor_strided(it);
+    ix.size = size;
+    ix.stride = stride;
+    ix.no_wrap = !wrap;
+    void *mem = NULL;
+    int64_t pos = -1;
+    int j = 0;
+    int rc = tl_backend_alloc_uninit(be, sizeof(int64_t) * (size_t)n, &mem, err);
+    if (rc == 0)
+        rc = tl_backend_index_offsets(be, mem, 1, &ix, &pos, &j, bad_value, err);
+    tl_tensor_release(it);
+    if (rc) {
+        tl_backend_free(be, mem);
+        return -1;
+    }
+    *bad = pos >= 0;
+    *offs = mem;
+    return 1;
+}
+
+/* a device function's result: t's grad flags; 1, or -1 when r is NULL */
+static int dev_result(tl_tensor *r, const tl_tensor *t, tl_tensor **out)
+{
+    if (!r)
+        return -1;
+    r->requires_grad = t->requires_grad;
+    r->is_leaf = !t->requires_grad;
+    *out = r;
+    return 1;
+}
+
+/* index_select on the device: one gather along dim through the offsets */
+static int dev_index_select(const tl_tensor *t, int d, const tl_tensor *index,
+                            bool indices_msg, tl_tensor **out, tl_error *err)
+{
+    if (t->ndim == 0)
+        return 0;
+    int64_t *offs, v;
+    bool bad;
+    int64_t size = t->sizes[d];
+    int rc = dev_index_offsets(t, index, size, t->strides[d], false, &offs, &bad, &v, err);
+    if (rc <= 0)
+        return rc;
+    const tl_backend *be = tl_tensor_backend(t);
+    if (bad) {
+        tl_backend_free(be, offs);
+        if (indices_msg)
+            return tl_error_set(err, TL_ERR_RUNTIME, "INDICES element is out of DATA bounds, "
+                                "id=%lld axis_dim=%lld", (long long)v, (long long)size);
+        return tl_error_set(err, TL_ERR_INDEX, "index out of range in self");
+    }
+    int64_t rs[TL_MAX_DIMS], n = tl_tensor_numel(index), rn;
+    memcpy(rs, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    rs[d] = n;
+    if (!tl_shape_numel(t->ndim, rs, &rn) || rn > MAX_INDEX_ELEMS) {
+        tl_backend_free(be, offs);
+        return tl_index_limit_error(err);
+    }
+    tl_tensor *r = tl_tensor_new(be, t->dtype, t->ndim, rs, err);
+    if (r && rn > 0) {
+        tl_strided ds = tl_tensor_strided(r), ss = tl_tensor_strided(t);
+        if (tl_backend_index_gather(be, &ds, &ss, d, offs, n, err)) {
+            tl_tensor_release(r);
+            r = NULL;
+        }
+    }
+    tl_backend_free(be, offs);
+    return dev_result(r, t, out);
+}
+
+/* take on the device: the flat positions index a contiguous copy of t (t
+ * itself when it is contiguous), gathered as one 1-d read */
+static int dev_take(const tl_tensor *t, const tl_tensor *index, tl_tensor **out,
+                    tl_error *err)
+{
+    const tl_backend *be = tl_tensor_backend(t);
+    if (!(tl_backend_caps(be) & TL_BACKEND_CAP_DEVICE_INDEX))
+        return 0;
+    int64_t m = tl_tensor_numel(t), n = tl_tensor_numel(index), *offs, v;
+    bool bad;
+    int rc = dev_index_offsets(t, index, m, 1, true, &offs, &bad, &v, err);
+    if (rc <= 0)
+        return rc;
+    if (bad) {
+        tl_backend_free(be, offs);
+        return tl_error_set(err, TL_ERR_INDEX, "out of range: tried to access index %lld on "
+                            "a tensor of %lld elements.", (long long)v, (long long)m);
+    }
+    tl_tensor *r = tl_tensor_new(be, t->dtype, index->ndim, index->sizes, err);
+    tl_tensor *tc = r && n > 0 ? tl_ops_contiguous((tl_tensor *)t, TL_MEMFMT_CONTIGUOUS, err)
+                               : NULL;
+    if (r && n > 0) {
+        int64_t one = 1;
+        tl_strided ds = {tl_tensor_addr(r), r->dtype, 1, &n, &one};
+        tl_strided ss = {tc ? tl_tensor_addr(tc) : NULL, t->dtype, 1, &n, &one};
+        if (!tc || tl_backend_index_gather(be, &ds, &ss, 0, offs, n, err)) {
+            tl_tensor_release(r);
+            r = NULL;
+        }
+    }
+    tl_tensor_release(tc);
+    tl_backend_free(be, offs);
+    return dev_result(r, t, out);
+}
+
+/* The dispatcher's device check of a CUDA kernel (c10's
+ * check_and_update_common_device): self's device first, then the index.
+ * Wording of torch >= 2.7 ("but got index is on ..."); earlier 2.x said
+ * "found at least two devices, A and B! (when checking argument for
+ * argument index in method ...)". */
+static bool dispatch_device_error(const tl_tensor *t, const tl_tensor *index,
+                                  const char *method, tl_error *err)
+{
+    tl_device a = tl_tensor_device(t), b = tl_tensor_device(index);
+    if (tl_device_same(a, b))
+        return false;
+    char sa[32], sb[32];
+    tl_device_str(a, sa, sizeof sa);
+    tl_device_str(b, sb, sizeof sb);
+    tl_error_set(err, TL_ERR_RUNTIME, "Expected all tensors to be on the same device, but got "
+                 "index is on %s, different from other tensors on %s (when checking argument "
+                 "in method %s)", sb, sa, method);
+    return true;
+}
+
 tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
                            const tl_tensor *index, tl_error *err)
 {
+    if (dispatch_device_error(t, index, "wrapper_CUDA__index_select", err))
+        return NULL;
     int d;
     if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
@@ -1751,7 +1929,17 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
                      "int32 or int64 for index");
         return NULL;
     }
-    int64_t n;
+    int64_t n = tl_tensor_numel(index);
+    {
+        int64_t size = t->ndim == 0 ? 1 : t->sizes[d];
+        bool indices_msg = t->ndim > 1 && n > 0 && (tl_tensor_numel(t) == 0 || d == 1);
+        tl_tensor *r = NULL;
+        if (!(t->ndim > 1 && n > 0 && tl_tensor_numel(t) == 0 && size == 0)) {
+            int rc = dev_index_select(t, d, index, indices_msg, &r, err);
+            if (rc)
+                return rc < 0 ? NULL : r;
+        }
+    }
     int64_t *iv = read_all_i64(index, &n, err);
     if (!iv)
         return NULL;
@@ -1806,6 +1994,8 @@ tl_tensor *tl_index_select(const tl_tensor *t, int64_t dim,
 tl_tensor *tl_index_gather(const tl_tensor *t, int64_t dim,
                            const tl_tensor *index, tl_error *err)
 {
+    if (dispatch_device_error(t, index, "wrapper_CUDA_gather", err))
+        return NULL;
     int d;
     if (tl_shape_wrap_dim(dim, t->ndim, &d, err))
         return NULL;
@@ -1872,6 +2062,12 @@ tl_tensor *tl_index_take(const tl_tensor *t, const tl_tensor *index,
         tl_error_set(err, TL_ERR_RUNTIME, "take(): Expected a long tensor for "
                      "index, but got %s", tl_dtype_scalar_name(index->dtype));
         return NULL;
+    }
+    if (tl_tensor_numel(t) <= MAX_INDEX_ELEMS) {
+        tl_tensor *r = NULL;
+        int rc = dev_take(t, index, &r, err);
+        if (rc)
+            return rc < 0 ? NULL : r;
     }
     int64_t n, m;
     int64_t *iv = read_all_i64(index, &n, err);
