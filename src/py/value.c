@@ -10,22 +10,19 @@
  * allocator cost, recorded in v->charged and given back when the value is
  * destroyed, so --max-bytes bounds lists and strings as it bounds tensors.
  *
- * Reuse: the interpreter makes and drops thousands of values per op, more
- * of one size than glibc's per-thread cache keeps (7), so freed value
- * blocks go on a per-thread free list of up to VALUE_CACHE blocks. The list
- * is emptied when its thread ends (a pthread key's destructor) or exits
- * (atexit, for the main thread), so valgrind sees every block freed.
+ * Reuse: the interpreter makes and drops thousands of values per op, so
+ * freed value blocks go on a per-thread free list (base/freelist.h).
  */
 #include "repr.h"
 #include "value.h"
 
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "freelist.h"
 #include "storage.h"
 #include "util.h"
 
@@ -42,80 +39,22 @@ static void charge(tl_value *v, const void *p, size_t n, bool del)
     }
 }
 
-/* sanitizer builds free every value at once, so use-after-free is seen */
-#if defined(__SANITIZE_ADDRESS__)
-#define VALUE_CACHE 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VALUE_CACHE 0
-#endif
-#endif
-#ifndef VALUE_CACHE
+/* freed value blocks are kept for reuse (freelist.h) */
 #define VALUE_CACHE 1024
-#endif
-
-typedef struct value_cache {
-    tl_value *head; /* linked through the blocks' first bytes */
-    int n;
-    bool armed;     /* this thread's key is set: its exit empties the list */
-} value_cache;
-
-static _Thread_local value_cache vcache;
-static pthread_key_t vcache_key;
-static pthread_once_t vcache_once = PTHREAD_ONCE_INIT;
-
-static void vcache_flush(void)
-{
-    while (vcache.head) {
-        tl_value *next;
-        memcpy(&next, vcache.head, sizeof next);
-        free(vcache.head);
-        vcache.head = next;
-    }
-    vcache.n = 0;
-}
-
-static void vcache_thread_end(void *unused)
-{
-    (void)unused;
-    vcache_flush();
-}
-
-static void vcache_init(void)
-{
-    if (pthread_key_create(&vcache_key, vcache_thread_end) == 0)
-        atexit(vcache_flush); /* the main thread's list: no key destructor runs */
-}
+static _Thread_local tl_freelist vcache;
 
 static void value_free(tl_value *v)
 {
-    if (vcache.n < VALUE_CACHE) {
-        if (!vcache.armed) {
-            pthread_once(&vcache_once, vcache_init);
-            if (pthread_setspecific(vcache_key, &vcache) != 0) {
-                free(v);
-                return;
-            }
-            vcache.armed = true;
-        }
-        memcpy(v, &vcache.head, sizeof vcache.head);
-        vcache.head = v;
-        vcache.n++;
-        return;
-    }
-    free(v);
+    tl_freelist_push(&vcache, v, VALUE_CACHE);
 }
 
 static tl_value *alloc_value(tl_vkind kind)
 {
-    tl_value *v = vcache.head;
-    if (v) {
-        memcpy(&vcache.head, v, sizeof vcache.head);
-        vcache.n--;
+    tl_value *v = tl_freelist_pop(&vcache);
+    if (v)
         memset(v, 0, sizeof *v);
-    } else {
+    else
         v = tl_xcalloc(1, sizeof *v);
-    }
     v->refcount = 1;
     v->kind = kind;
     charge(v, v, sizeof *v, false);

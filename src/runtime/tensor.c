@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "freelist.h"
 #include "util.h"
 
 /* ---- construction ---- */
@@ -28,10 +29,19 @@
 
 /* A new header (one reference, a leaf) with the given geometry; storage
  * and version are the caller's to set. */
+/* freed headers (1 KiB each) are kept for reuse, per thread: a malloc of
+ * that size would consolidate glibc's fast bins every time */
+#define HEADER_CACHE 256
+static _Thread_local tl_freelist headers;
+
 static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
                          int64_t offset, tl_dtype dt)
 {
-    tl_tensor *t = tl_xcalloc(1, sizeof *t);
+    tl_tensor *t = tl_freelist_pop(&headers);
+    if (t)
+        memset(t, 0, sizeof *t);
+    else
+        t = tl_xcalloc(1, sizeof *t);
     tl_context_get()->live_headers++;
     /* headers share the memory ledger with storages (storage.h) */
     tl_alloc_objects_add((int64_t)tl_alloc_cost(t, sizeof *t));
@@ -212,7 +222,7 @@ void tl_tensor_release(tl_tensor *t)
     tl_storage_release(t->storage);
     tl_version_release(t->version);
     tl_alloc_objects_add(-(int64_t)tl_alloc_cost(t, sizeof *t));
-    free(t);
+    tl_freelist_push(&headers, t, HEADER_CACHE);
     tl_context_get()->live_headers--;
 }
 
