@@ -89,6 +89,27 @@ static bool opnd_is_zero(const opnd *o)
     return o->s.is_float ? o->s.f == 0.0 : o->s.i == 0;
 }
 
+/* The checks PyTorch's structured meta functions make before they build the
+ * TensorIterator (sub_check; pow's "Integers to negative integer powers"):
+ * they come before the iterator's memory-overlap check of an in-place op,
+ * so `expanded_bool -= False` names the bool subtraction, not the overlap. */
+static int meta_check(tl_binop op, const opnd *a, const opnd *b, tl_error *err)
+{
+    tl_dtype da = tl_ops_opnd_dtype(a), db = tl_ops_opnd_dtype(b);
+    if (op == TL_BIN_SUB && (da == TL_BOOL || db == TL_BOOL)) {
+        if (da == TL_BOOL && db == TL_BOOL)
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    }
+    if (op == TL_BIN_POW && a->t && !tl_dtype_is_floating(da) && !b->t &&
+        !b->s.is_float && b->sdt != TL_BOOL && b->s.i < 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "Integers to negative integer powers are not allowed.");
+    return 0;
+}
+
 /* Dtype rules of a binary op: compute dtype and output dtype, or an error.
  * `a`, `b` are the two operands in order. */
 static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
@@ -96,7 +117,6 @@ static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
 {
     opnd ops[2] = {*a, *b};
     tl_dtype common = tl_ops_result_type(ops, 2);
-    tl_dtype da = tl_ops_opnd_dtype(a), db = tl_ops_opnd_dtype(b);
     switch (binop_kind(op)) {
     case BK_FLOAT:
         if (!tl_dtype_is_floating(common))
@@ -122,13 +142,8 @@ static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
     case BK_ARITH:
         break;
     }
-    if (op == TL_BIN_SUB && (da == TL_BOOL || db == TL_BOOL)) {
-        if (da == TL_BOOL && db == TL_BOOL)
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-    }
+    if (meta_check(op, a, b, err) < 0)
+        return -1;
     if (common == TL_BOOL) {
         /* CPU kernels that dispatch no Bool (1.13 and 2.x) */
         const char *k = op == TL_BIN_FLOORDIV ? "div_floor_cpu"
@@ -142,10 +157,6 @@ static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
     if ((op == TL_BIN_FLOORDIV || op == TL_BIN_REMAINDER || op == TL_BIN_FMOD) &&
         !tl_dtype_is_floating(common) && opnd_is_zero(b) && !empty)
         return tl_error_set(err, TL_ERR_RUNTIME, "ZeroDivisionError");
-    if (op == TL_BIN_POW && !tl_dtype_is_floating(common) && !b->t &&
-        !b->s.is_float && b->sdt != TL_BOOL && b->s.i < 0)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "Integers to negative integer powers are not allowed.");
     *compute = *outdt = common;
     return 0;
 }
@@ -281,6 +292,8 @@ static int binary_inplace_checked(tl_binop op, tl_tensor *dst, const opnd *b,
                                   tl_error *err)
 {
     opnd a = tl_ops_opnd_tensor(dst);
+    if (meta_check(op, &a, b, err) < 0)
+        return -1;
     if (tl_ops_assert_no_internal_overlap(dst, err) < 0)
         return -1;
     if (b->t && tl_ops_assert_no_partial_overlap(dst, b->t, err) < 0)
@@ -295,10 +308,22 @@ static int binary_inplace_checked(tl_binop op, tl_tensor *dst, const opnd *b,
     if (tl_ops_check_out_shape(dst, nd, shape, err) < 0)
         return -1;
     tl_dtype compute, outdt;
+    binkind k = binop_kind(op);
+    if (k == BK_BITWISE) {
+        /* the iterator's cast check comes before the kernel's dispatch:
+         * `int_t.bitwise_and_(2.5)` names the Float -> Int cast */
+        tl_dtype common = tl_ops_result_type(ops, 2);
+        if (tl_dtype_is_floating(common) && !tl_dtype_can_cast(common, dst->dtype))
+            return cast_error(common, dst->dtype, err);
+    }
     if (binop_types(op, &a, b, tl_tensor_numel(dst) == 0, &compute, &outdt, err) < 0)
         return device_kernel_names(tl_tensor_device(dst), err);
-    binkind k = binop_kind(op);
     tl_dtype res = k == BK_CMP || k == BK_LOGICAL ? compute : outdt;
+    if (op == TL_BIN_POW && !b->t && res != dst->dtype)
+        /* pow.Tensor_Scalar is a unary iterator over self.to(result_type)
+         * with check_all_same_dtype: its own text, even where a cast could */
+        return tl_error_set(err, TL_ERR_RUNTIME, "Found dtype %s but expected %s",
+                            tl_dtype_scalar_name(dst->dtype), tl_dtype_scalar_name(res));
     if (k != BK_LOGICAL && !tl_dtype_can_cast(res, dst->dtype))
         return cast_error(res, dst->dtype, err);
     if (tl_ops_run_binary(op, compute, dst, &a, b, err) < 0)
@@ -612,10 +637,18 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
     if (tl_ops_check_out_shape(t, nd, shape, err) < 0)
         return -1;
     tl_dtype dt = tl_ops_result_type(ops, n);
+    /* clamp_(Scalar) names the output by its C++ type (1.13: "long int");
+     * clamp_(Tensor) is a TensorIterator, whose cast check names the
+     * ScalarType ("Long"). The Tensor overload is the one taken when every
+     * given bound is a tensor; a 0-d tensor next to a number binds to the
+     * Scalar overload (measured on 1.13). */
+    bool tensor_bound = (!lo || lo->t) && (!hi || hi->t);
     if (!tl_dtype_can_cast(dt, t->dtype))
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "result type %s can't be cast to the desired output type %s",
-                            tl_dtype_scalar_name(dt), typemeta_name(t->dtype));
+                            tl_dtype_scalar_name(dt),
+                            tensor_bound ? tl_dtype_scalar_name(t->dtype)
+                                         : typemeta_name(t->dtype));
     for (int i = 1; i < n; i++)
         if (tl_ops_opnd_fits(&ops[i], dt, err) < 0)
             return -1;
@@ -770,7 +803,8 @@ tl_tensor *tl_ops_binop_alpha(tl_binop op, const tl_operand *a,
 {
     opnd x = *a, y = *b;
     tl_tensor *tmp = NULL;
-    if (alpha && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
+    /* sub_check comes before add's alpha check */
+    if (alpha && (meta_check(op, &x, &y, err) < 0 || apply_alpha(&x, &y, alpha, &tmp, err) < 0))
         return NULL;
     tl_tensor *r = tl_ops_binary_new(op, &x, &y, err);
     if (tmp)
@@ -785,7 +819,7 @@ int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_operand *b,
     if (tl_ops_check_inplace_grad(self, err) < 0)
         return -1;
     tl_tensor *tmp = NULL;
-    if (alpha && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
+    if (alpha && (meta_check(op, &x, &y, err) < 0 || apply_alpha(&x, &y, alpha, &tmp, err) < 0))
         return -1;
     int rc = binary_inplace_checked(op, self, &y, err);
     if (tmp)
