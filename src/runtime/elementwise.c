@@ -207,7 +207,9 @@ static int apply_alpha(const opnd *a, opnd *b, const opnd *alpha,
         if (b->s.is_float)
             b->s.f *= fa;
         else if (af) {
+            /* an int times a float alpha is a float (0.5, not int64 0) */
             b->s.is_float = true;
+            b->sdt = TL_FLOAT64;
             b->s.f = (double)b->s.i * fa;
         } else {
             b->s.i *= ia;
@@ -677,6 +679,19 @@ static int masked_value(const opnd *v, opnd *o, bool *grad, tl_error *err)
                             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
                             v->t->ndim);
     *grad = v->t->requires_grad;
+    /* masked_fill_impl_cpu fills value.item(): a number from here on, so
+     * its overflow check and conversion are a number's */
+    const tl_tensor *vt = v->t;
+    memset(o, 0, sizeof *o);
+    if (tl_dtype_is_floating(vt->dtype)) {
+        o->s.is_float = true;
+        o->sdt = TL_FLOAT64;
+        return tl_tensor_get_f64(vt, 0, &o->s.f, err) < 0 ? -1 : 0;
+    }
+    o->sdt = vt->dtype == TL_BOOL ? TL_BOOL : TL_INT64;
+    if (tl_tensor_get_i64(vt, 0, &o->s.i, err) < 0)
+        return -1;
+    o->s.f = (double)o->s.i;
     return 0;
 }
 
@@ -700,10 +715,14 @@ static int masked_fill_run(tl_tensor *dst, const tl_tensor *mask,
     int64_t ms[TL_MAX_DIMS], vs[TL_MAX_DIMS];
     scratch cm = {0}, cv = {0};
     opnd mo = tl_ops_opnd_tensor(mask);
+    /* the number is value.to<scalar_t>() of dst's dtype first (0.5 into a
+     * bool tensor is true), not read back through the integer path */
+    opnd num = *val;
+    num.sdt = dst->dtype;
     tl_strided d = tl_ops_strided_of(dst), xm, xv;
     int rc = -1;
     if (tl_ops_opnd_strided(&mo, be, nd, dst->sizes, ms, &cm, &xm, err) == 0 &&
-                            tl_ops_opnd_strided(val, be, nd, dst->sizes, vs, &cv, &xv, err) == 0)
+                            tl_ops_opnd_strided(&num, be, nd, dst->sizes, vs, &cv, &xv, err) == 0)
         rc = tl_backend_where(be, &d, &xm, &xv, &d, err);
     tl_ops_scratch_free(&cm);
     tl_ops_scratch_free(&cv);
