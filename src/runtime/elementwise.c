@@ -161,10 +161,43 @@ static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
     return 0;
 }
 
+/* pow(Tensor, 3 or -2) in float, double and bfloat16: PyTorch's
+ * pow_tensor_scalar_optimized_kernel multiplies in the tensor's dtype,
+ * base * base * base and 1 / (base * base), so the square is rounded to that
+ * dtype before the second step (a bfloat16 cube can differ from the rounded
+ * pow() by one unit). Half goes through std::pow (one rounding); so does
+ * every other exponent. 1 if it ran, 0 if not this case, -1 on error. */
+static int pow_by_products(tl_dtype compute, const tl_tensor *dst, const opnd *a,
+                           const opnd *b, tl_error *err)
+{
+    if (!a->t || b->t || dst->dtype != compute ||
+        (compute != TL_FLOAT32 && compute != TL_FLOAT64 && compute != TL_BFLOAT16))
+        return 0;
+    double e = b->s.is_float ? b->s.f : (double)b->s.i;
+    if (b->sdt == TL_BOOL || (e != 3.0 && e != -2.0))
+        return 0;
+    tl_tensor *sq = tl_tensor_new(tl_tensor_backend(dst), compute, dst->ndim, dst->sizes,
+                                  err);
+    if (!sq)
+        return -1;
+    opnd s = tl_ops_opnd_tensor(sq), one = tl_ops_opnd_float(1.0);
+    int rc = tl_ops_run_binary(TL_BIN_MUL, compute, sq, a, a, err);
+    if (rc == 0)
+        rc = e == 3.0 ? tl_ops_run_binary(TL_BIN_MUL, compute, dst, &s, a, err)
+                      : tl_ops_run_binary(TL_BIN_DIV, compute, dst, &one, &s, err);
+    tl_tensor_release(sq);
+    return rc < 0 ? -1 : 1;
+}
+
 /* Run the kernel: dst <- a OP b over dst's shape. */
 int tl_ops_run_binary(tl_binop op, tl_dtype compute, const tl_tensor *dst,
                       const opnd *a, const opnd *b, tl_error *err)
 {
+    if (op == TL_BIN_POW && tl_tensor_numel(dst) > 0) {
+        int pr = pow_by_products(compute, dst, a, b, err);
+        if (pr != 0)
+            return pr < 0 ? -1 : 0;
+    }
     const tl_backend *be = tl_tensor_backend(dst);
     int nd = dst->ndim;
     int64_t sa[TL_MAX_DIMS], sb[TL_MAX_DIMS];
