@@ -508,6 +508,10 @@ static int unary_inplace(tl_unop op, tl_tensor *t, tl_error *err)
     tl_dtype compute, outdt;
     if (tl_ops_check_inplace_grad(t, err) < 0)
         return -1;
+    /* neg's meta check comes before the iterator's overlap check */
+    if (op == TL_UN_NEG && t->dtype == TL_BOOL &&
+        unop_types(op, t->dtype, &compute, &outdt, err) < 0)
+        return -1;
     if (tl_ops_assert_no_internal_overlap(t, err) < 0)
         return -1;
     if (unop_types(op, t->dtype, &compute, &outdt, err) < 0)
@@ -657,6 +661,15 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
         return -1;
     if (tl_ops_check_inplace_grad(t, err) < 0)
         return -1;
+    /* clamp_(Scalar) checks the result type before it builds its iterator
+     * (1.13: `expanded_int.clamp_min_(0.5)` names the cast, not the
+     * overlap); clamp_(Tensor) is an iterator: overlap first */
+    bool tensor_bound = (!lo || lo->t) && (!hi || hi->t);
+    tl_dtype rdt = tl_ops_result_type(ops, n);
+    if (!tensor_bound && !tl_dtype_can_cast(rdt, t->dtype))
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "result type %s can't be cast to the desired output type %s",
+                            tl_dtype_scalar_name(rdt), typemeta_name(t->dtype));
     if (tl_ops_assert_no_internal_overlap(t, err) < 0)
         return -1;
     for (int i = 1; i < n; i++) {
@@ -677,7 +690,6 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
      * ScalarType ("Long"). The Tensor overload is the one taken when every
      * given bound is a tensor; a 0-d tensor next to a number binds to the
      * Scalar overload (measured on 1.13). */
-    bool tensor_bound = (!lo || lo->t) && (!hi || hi->t);
     if (!tl_dtype_can_cast(dt, t->dtype))
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "result type %s can't be cast to the desired output type %s",
