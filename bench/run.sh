@@ -295,7 +295,8 @@ for n in $gcounts; do
     t0=$(now)
     "$TLAB" grade --lab "$top/labs/lab01.yaml" --jobs 2 "$tmp"/scale/s*.yaml >/dev/null 2>&1
     t1=$(now)
-    echo "$n $t0 $t1" | awk '{ d = $3 - $2; printf "  grade lab01 x %-6d %8.3f s  %7.1f us/sheet  %8.0f sheets/s (--jobs 2)\n", $1, d, 1e6 * d / $1, $1 / d }'
+    kb=$(peak_rss_kb /dev/null /dev/null "$TLAB" grade --lab "$top/labs/lab01.yaml" --jobs 2 "$tmp"/scale/s*.yaml)
+    echo "$n $t0 $t1 $kb" | awk '{ d = $3 - $2; printf "  grade lab01 x %-6d %8.3f s  %7.1f us/sheet  %8.0f sheets/s (--jobs 2)  peak RSS %s KiB\n", $1, d, 1e6 * d / $1, $1 / d, $4 }'
     rm -f "$tmp"/scale/s*.yaml
 done
 for n in $ocounts; do

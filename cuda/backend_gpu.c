@@ -876,7 +876,17 @@ static int g_index_offsets(const tl_backend *be, int64_t *out, int nidx,
     }
     tl_strided o = {out, TL_INT64, nb, ix[0].idx.sizes, ost};
     ops[0] = &o;
+    tl_strided coords[TL_BACKEND_MAX_DEVICE_INDICES];
     for (int j = 0; j < nidx; j++) {
+        if (ix[j].coords) {
+            /* its uint8 byte strides are the element strides; the data
+             * pointer is never read */
+            coords[j] = ix[j].idx;
+            coords[j].data = out;
+            coords[j].dtype = TL_UINT8;
+            ops[j + 1] = &coords[j];
+            continue;
+        }
         if ((ix[j].idx.dtype != TL_INT64 && ix[j].idx.dtype != TL_INT32) || ix[j].size < 0)
             return bad_desc(err, "index_offsets index");
         ops[j + 1] = &ix[j].idx;
@@ -890,6 +900,7 @@ static int g_index_offsets(const tl_backend *be, int64_t *out, int nidx,
         d.rsizes[j] = ix[j].size;
         d.rstrides[j] = ix[j].stride;
         d.op |= ix[j].no_wrap ? 1 << j : 0;
+        d.op |= ix[j].coords ? 1 << (16 + j) : 0;
     }
     int64_t n = d.n;
     if (launch(dev, TL_K_INDEX_OFFSETS, &d, "index", err))

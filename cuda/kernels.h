@@ -966,6 +966,11 @@ TL_KFN void tl_k_index_offsets_item(const tl_kdesc *d, int64_t i)
     for (int j = 1; j < TL_K_MAXOPS; j++) {
         if (j >= d->nops)
             break;
+        if ((d->op >> (16 + j - 1)) & 1) {
+            /* bit 16 + j - 1: a coordinate term (uint8 strides: elements) */
+            res += off[j];
+            continue;
+        }
         int64_t v = tl_k_ldi(d->dtype[j], d->ptr[j] + off[j]);
         int64_t size = d->rsizes[j - 1];
         /* d->op bit j - 1: this index does not wrap (index_select) */

@@ -1,13 +1,16 @@
 /* check_grade.c - unit tests for grade.c: kind rules (view right for view
  * and alias, ...), accept overrides, predicted fields, values, question
  * checks (whole words, plurals, reject, min_words), rules, thresholds,
- * unanswered ops, and the tamper check. Verdicts are built by hand. */
+ * unanswered ops, the tamper check, a grade that outlives its sheet, and
+ * the string pool its texts live in. Verdicts are built by hand. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grade.h"
 #include "lab.h"
+#include "strpool.h"
 
 static tl_lab *parse(const char *text)
 {
@@ -199,6 +202,118 @@ START_TEST(test_sheet_threshold_rules)
 }
 END_TEST
 
+/* A grade keeps what the reports need after its sheet is freed (tlab grade
+ * frees each sheet once graded): the prediction's text, form and kind, the
+ * rule line, where predict:, rule: and answer: sit; grades made in one
+ * pool share equal texts. Under ASan/valgrind a borrowed pointer would
+ * also show up as a use after free. */
+START_TEST(test_grade_outlives_sheet)
+{
+    tl_lab *m = parse("threshold: 1\nops:\n  - {id: a, op: x.t()}\n  - {id: b, op: x}\n"
+                      "  - {id: c, op: x}\nquestions:\n  - {id: q, mention_any: [stride]}\n"
+                      "rules:\n  reject: [i ran it]\n");
+    const char *sheet = "threshold: 1\n"                           /* 1 */
+                        "ops:\n"                                    /* 2 */
+                        "  - id: a\n"                               /* 3 */
+                        "    op: x.t()\n"                           /* 4 */
+                        "    predict: {kind: view, shape: [2, 2]}\n" /* 5 */
+                        "    rule: i ran it\n"                      /* 6 */
+                        "  - id: b\n"                               /* 7 */
+                        "    op: x\n"                               /* 8 */
+                        "    predict: copy\n"                       /* 9 */
+                        "questions:\n"                              /* 10 */
+                        "  - id: q\n"                               /* 11 */
+                        "    answer: the strides\n"                 /* 12 */
+                        "rules:\n  reject: [i ran it]\n";
+    tl_op_verdict v[3];
+    verdict(&v[0], TL_KIND_VIEW, false);
+    verdict(&v[1], TL_KIND_ALIAS, false);
+    verdict(&v[2], TL_KIND_COPY, false);
+    tl_strpool *texts = tl_strpool_new();
+    tl_grade g, g2;
+    tl_lab *s = parse(sheet);
+    tl_grade_sheet_in(m, s, v, texts, &g);
+    tl_lab_free(s);
+    s = parse(sheet);
+    tl_grade_sheet_in(m, s, v, texts, &g2);
+    size_t distinct = tl_strpool_count(texts);
+    /* scribble over the sheet's text before freeing it, for good measure */
+    memset(s->text, 'z', s->len);
+    tl_lab_free(s);
+
+    const tl_op_grade *a = &g.ops[0], *b = &g.ops[1], *c = &g.ops[2];
+    ck_assert(a->in_sheet && a->answered);
+    ck_assert(a->pred_mapping);
+    ck_assert_int_eq(a->pred_kind, TL_KIND_VIEW);
+    ck_assert_ptr_nonnull(a->predicted);
+    ck_assert_ptr_nonnull(strstr(a->predicted, "shape"));
+    ck_assert_str_eq(a->rule, "i ran it");
+    ck_assert_int_eq(a->predict_line, 5);
+    ck_assert_int_eq(a->predict_col, 14);
+    ck_assert_int_eq(a->rule_line, 6);
+    ck_assert_int_eq(a->rule_col, 11);
+    ck_assert_ptr_nonnull(strstr(a->rule_problem, "rejected phrase 'i ran it'"));
+    ck_assert(b->in_sheet && b->answered && !b->correct && !b->pred_mapping);
+    ck_assert_str_eq(b->predicted, "copy");
+    ck_assert_ptr_null(b->rule);
+    ck_assert_int_eq(b->rule_line, 7); /* no rule: the op item */
+    ck_assert_int_eq(b->rule_col, 5);
+    ck_assert(!c->in_sheet && !c->answered);
+    ck_assert_ptr_null(c->predicted);
+    ck_assert_int_eq(c->predict_line, 0);
+    ck_assert_str_eq(c->feedback, "unanswered");
+    ck_assert(g.questions[0].in_sheet && g.questions[0].answered && g.questions[0].passed);
+    ck_assert_int_eq(g.questions[0].answer_line, 12);
+    ck_assert_int_eq(g.questions[0].answer_col, 13);
+    /* the second grade's texts are the first's */
+    ck_assert_uint_eq(distinct, tl_strpool_count(texts));
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_ptr_eq(g.ops[i].feedback, g2.ops[i].feedback);
+        ck_assert_ptr_eq(g.ops[i].predicted, g2.ops[i].predicted);
+    }
+    /* what each op of each sheet costs until the last report (grade.h) */
+    if (sizeof(void *) == 8)
+        ck_assert_uint_eq(sizeof(tl_op_grade), 72);
+    tl_grade_free(&g);
+    tl_grade_free(&g2);
+    tl_strpool_free(texts);
+    tl_lab_free(m);
+}
+END_TEST
+
+/* the pool itself: equal texts one copy, embedded lengths, growth */
+START_TEST(test_strpool)
+{
+    tl_strpool *p = tl_strpool_new();
+    ck_assert_ptr_null(tl_strpool_intern(p, NULL));
+    const char *x = tl_strpool_intern(p, "view");
+    char buf[] = "view";
+    ck_assert_ptr_eq(tl_strpool_intern(p, buf), x);
+    ck_assert_ptr_ne(tl_strpool_intern(p, "views"), x);
+    const char *y = tl_strpool_intern_n(p, "viewpoint", 4); /* not NUL-terminated there */
+    ck_assert_ptr_eq(y, x);
+    ck_assert_str_eq(tl_strpool_intern_n(p, "", 0), "");
+    ck_assert_uint_eq(tl_strpool_count(p), 3);
+    const char *keep[1000];
+    for (int i = 0; i < 1000; i++) {
+        char t[32];
+        snprintf(t, sizeof t, "text %d", i);
+        keep[i] = tl_strpool_intern(p, t);
+    }
+    for (int i = 0; i < 1000; i++) {
+        char t[32];
+        snprintf(t, sizeof t, "text %d", i);
+        ck_assert_ptr_eq(tl_strpool_intern(p, t), keep[i]); /* stable across growth */
+        ck_assert_str_eq(keep[i], t);
+    }
+    ck_assert_uint_eq(tl_strpool_count(p), 1003);
+    ck_assert_uint_ge(tl_strpool_bytes(p), 1003 * 5);
+    ck_assert_str_eq(x, "view");
+    tl_strpool_free(p);
+    tl_strpool_free(NULL);
+}
+END_TEST
+
 START_TEST(test_tamper)
 {
     const char *master = "setup: |\n  x = 1\nthreshold: 1\n"
@@ -274,6 +389,8 @@ static Suite *tl_grade_suite(void)
     suite_add_tcase(s, limits);
     TCase *errors = tcase_create("errors");
     tcase_add_test(errors, test_tamper);
+    tcase_add_test(errors, test_grade_outlives_sheet);
+    tcase_add_test(errors, test_strpool);
     suite_add_tcase(s, errors);
     return s;
 }

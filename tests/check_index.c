@@ -611,9 +611,10 @@ START_TEST(test_device_random)
 }
 END_TEST
 
-/* index_select and take on the device (offsets from the device's kernel)
- * against the CPU: random x (permuted: take reads a contiguous copy),
- * 0-d/1-d/2-d int64/int32 indices with negative and out-of-range values */
+/* index_select, take and gather on the device (offsets from the device's
+ * kernel) against the CPU: random x (permuted: take reads a contiguous
+ * copy), 0-d/1-d/2-d int64/int32 indices (gather: x's rank, smaller sizes)
+ * with negative and out-of-range values */
 START_TEST(test_device_functions)
 {
     const tl_backend *dev = index_device(_i);
@@ -636,28 +637,35 @@ START_TEST(test_device_functions)
             xc = t;
         }
         tl_tensor *xd = to_be(xc, dev);
-        bool take = rnd_in(0, 2) == 0;
+        int fn = (int)rnd_in(0, 2); /* 0 index_select, 1 take, 2 gather */
+        bool take = fn == 1;
         int64_t d = rnd_in(-nd, nd - 1), size = take ? tl_tensor_numel(xc)
                                                      : xc->sizes[d < 0 ? d + nd : d];
-        int ind = take ? (int)rnd_in(0, 2) : (int)rnd_in(0, 1);
-        int64_t isz[2] = {rnd_in(0, 6), rnd_in(1, 3)};
+        int ind = take ? (int)rnd_in(0, 2) : fn == 2 ? nd : (int)rnd_in(0, 1);
+        int64_t isz[3] = {rnd_in(0, 6), rnd_in(1, 3), rnd_in(1, 3)};
+        if (fn == 2) /* gather: no larger than x but along d */
+            for (int q = 0; q < nd; q++)
+                isz[q] = q == (d < 0 ? d + nd : d) ? rnd_in(0, 5) : rnd_in(0, xc->sizes[q]);
         int64_t lo = take ? -size : 0, hi = size - 1;
         if (rnd_in(0, 7) == 0 || size == 0)
             lo = -size - 2, hi = size + 1;
-        tl_tensor *ic = host_tensor(take || rnd_in(0, 1) ? TL_INT64 : TL_INT32, ind, isz, lo, hi);
-        /* take moves a host index to the device; index_select refuses
-         * one (test_index_device_mismatch) */
+        tl_tensor *ic = host_tensor(take || fn == 2 || rnd_in(0, 1) ? TL_INT64 : TL_INT32, ind,
+                                    isz, lo, hi);
+        /* take moves a host index to the device; index_select and gather
+         * refuse one (test_index_device_mismatch) */
         tl_tensor *id = !take || rnd_in(0, 4) ? to_be(ic, dev) : tl_tensor_retain(ic);
         tl_error ec = {0}, ed = {0};
-        tl_tensor *rc = take ? tl_index_take(xc, ic, &ec) : tl_index_select(xc, d, ic, &ec);
+        tl_tensor *rc = take ? tl_index_take(xc, ic, &ec)
+                        : fn == 2 ? tl_index_gather(xc, d, ic, &ec) : tl_index_select(xc, d, ic, &ec);
         tl_backend_counters_reset();
-        tl_tensor *rd = take ? tl_index_take(xd, id, &ed) : tl_index_select(xd, d, id, &ed);
+        tl_tensor *rd = take ? tl_index_take(xd, id, &ed)
+                        : fn == 2 ? tl_index_gather(xd, d, id, &ed) : tl_index_select(xd, d, id, &ed);
         tl_backend_counters cn = tl_backend_counters_get(TL_DEV_CUDA);
         ck_assert_msg((rc == NULL) == (rd == NULL), "case %d: cpu %s / device %s", c,
                       rc ? "ok" : ec.msg, rd ? "ok" : ed.msg);
         if (rc) {
             tl_tensor *back = to_be(rd, cpu);
-            assert_same_tensor(rc, rd, back, take ? "take" : "index_select");
+            assert_same_tensor(rc, rd, back, take ? "take" : fn == 2 ? "gather" : "index_select");
             tl_tensor_release(back);
             if (tl_tensor_backend(id) == dev)
                 ck_assert_msg(cn.h2d_bytes == 0 && cn.d2h_bytes <= 8, "case %d: %llu up, "

@@ -14,7 +14,10 @@
  * master's setup, ops, accept lists, threshold and checks (grade.h); a
  * submission that changed any of them is flagged tampered. Workers print
  * nothing; the main thread renders the slots in order, so every format is
- * byte-identical to --jobs 1. When ops fail, the first failing op in lab
+ * byte-identical to --jobs 1. A submission's sheet (text, YAML tree, lab
+ * model) is freed as soon as it is graded: its grade holds copies, its
+ * texts interned once per run (grade.h), so memory grows by a few KB per
+ * sheet, not by the sheet. When ops fail, the first failing op in lab
  * order is reported, as with one job. An unreadable submission still gets
  * a complete document in every format (score 0, the located error) and
  * makes the exit status 2 once the document is written.
@@ -670,12 +673,17 @@ static int cmd_explain(const tl_cli *cli)
 
 /* ---------------------------------------------------------------- grade */
 
-/* One submission graded on the master (a worker fills its own slot). */
+/* One submission graded on the master (a worker fills its own slot). The
+ * sheet itself (file text, YAML tree, lab model) is freed in grade_one as
+ * soon as it is graded; a record owns only what the reports need, so
+ * memory grows by little per sheet: the grade's arrays, its texts interned
+ * once per run (grade_run.texts), the tamper lines, the error line. */
 typedef struct record {
-    const char *file;
-    tl_lab *lab;        /* NULL when unreadable */
+    const char *file;   /* borrowed from the command line */
+    char sha256[65];    /* of the sheet's bytes; "" when unreadable */
+    char *warnings;     /* check: the sheet's warnings (owned), else NULL */
     char *error;        /* one line, NULL when readable */
-    char *rendered;     /* the full diagnostic of an unreadable sheet */
+    char *rendered;     /* check: the full diagnostic of an unreadable sheet */
     int error_line, error_col;
     tl_grade g;         /* an unreadable sheet: graded as blank (scores 0) */
     char **changes;
@@ -687,7 +695,9 @@ typedef struct grade_run {
     const tl_lab *m;
     const tl_op_verdict *v;
     record *recs;
+    tl_strpool *texts;  /* the grades' per-op texts, one copy each */
     const tl_cli *cli;
+    bool is_check;      /* check --lab: keep the diagnostic and warnings */
 } grade_run;
 
 /* Load, tamper-check and grade submission k into recs[k]. */
@@ -701,24 +711,30 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
     tl_budget b;
     tl_budget_start(&b, gr->cli->sheet_timeout, false);
     tl_budget_enter(&b);
-    r->lab = tl_lab_open(r->file, false, gr->cli->follow_links, &err);
-    if (!r->lab) {
+    tl_lab *sheet = tl_lab_open(r->file, false, gr->cli->follow_links, &err);
+    if (!sheet) {
         tl_budget_enter(NULL);
-        r->rendered = tl_xstrdup(err.rendered ? err.rendered : err.msg);
-        r->error = error_line(r->rendered, r->file, &r->error_line, &r->error_col);
+        const char *rendered = err.rendered ? err.rendered : err.msg;
+        r->error = error_line(rendered, r->file, &r->error_line, &r->error_col);
         if (!r->error_line && err.line > 0) {
             r->error_line = err.line;
             r->error_col = err.col > 0 ? err.col : 1;
         }
+        if (gr->is_check)
+            r->rendered = tl_xstrdup(rendered);
         tl_lab_err_free(&err);
         /* the master's totals, every answer blank: 0 points of max_points */
         static const tl_lab blank;
-        tl_grade_sheet(m, &blank, gr->v, &r->g);
+        tl_grade_sheet_in(m, &blank, gr->v, gr->texts, &r->g);
         return;
     }
-    r->nchanges = tl_grade_tamper(m, r->lab, &r->changes);
-    tl_grade_sheet(m, r->lab, gr->v, &r->g);
+    r->nchanges = tl_grade_tamper(m, sheet, &r->changes);
+    tl_grade_sheet_in(m, sheet, gr->v, gr->texts, &r->g);
     tl_budget_enter(NULL);
+    memcpy(r->sha256, sheet->sha256, sizeof r->sha256);
+    if (gr->is_check && sheet->warnings)
+        r->warnings = tl_xstrdup(sheet->warnings);
+    tl_lab_free(sheet); /* the grade borrows nothing from it (grade.h) */
 }
 
 static void free_record(record *r)
@@ -729,7 +745,7 @@ static void free_record(record *r)
     free(r->changes);
     free(r->error);
     free(r->rendered);
-    tl_lab_free(r->lab);
+    free(r->warnings);
 }
 
 /* grade --lab MASTER SUB..., and check --lab MASTER SHEET */
@@ -747,7 +763,9 @@ static int cmd_grade(const tl_cli *cli)
     record *recs = tl_xcalloc(n ? n : 1, sizeof *recs);
     for (size_t k = 0; k < n; k++)
         recs[k].file = cli->args[k];
-    grade_run gr = {.m = m, .v = v, .recs = recs, .cli = cli};
+    tl_strpool *texts = tl_strpool_new();
+    grade_run gr = {.m = m, .v = v, .recs = recs, .texts = texts, .cli = cli,
+                    .is_check = is_check};
     tl_pool_run(grade_one, &gr, n, c.max_bytes, cli->jobs);
 
     tl_report *rs = tl_xcalloc(n ? n : 1, sizeof *rs);
@@ -762,7 +780,7 @@ static int cmd_grade(const tl_cli *cli)
             .device_requested = c.dev_requested,
             .device_used = c.dev_used,
             .sheet_file = r->file,
-            .sheet_sha256 = r->lab ? r->lab->sha256 : NULL,
+            .sheet_sha256 = r->error ? NULL : r->sha256,
             .error = r->error,
             .error_line = r->error_line,
             .error_col = r->error_col,
@@ -775,8 +793,8 @@ static int cmd_grade(const tl_cli *cli)
          * practice check; grade: in the records and the summary only */
         if (is_check && r->error)
             fputs(r->rendered, stderr);
-        if (is_check)
-            print_warnings(cli, r->lab);
+        if (is_check && r->warnings && !cli->quiet)
+            fputs(r->warnings, stderr);
     }
     tl_format fmt = cli->format;
     if (fmt == TL_FMT_DEFAULT)
@@ -813,6 +831,7 @@ static int cmd_grade(const tl_cli *cli)
     for (size_t k = 0; k < n; k++)
         free_record(&recs[k]);
     free(recs);
+    tl_strpool_free(texts); /* after the grades that point into it */
     free_verdicts(v, m->nops);
     tl_lab_free(m);
     return rc;

@@ -103,8 +103,9 @@ static void shape_repr(tl_buf *b, int ndim, const int64_t *v)
     tl_buf_putc(b, ')');
 }
 
-/* tolist() of a tensor (Python repr of nested lists), bounded. */
-static int values_repr(tl_buf *b, const tl_tensor *t, tl_error *err)
+/* tolist() of a tensor (Python repr of nested lists), bounded; t is one
+ * the host may read (values_repr reads a device tensor once). */
+static int values_repr_host(tl_buf *b, const tl_tensor *t, tl_error *err)
 {
     int64_t n = tl_tensor_numel(t);
     if (n > 100000) {
@@ -158,6 +159,18 @@ static int values_repr(tl_buf *b, const tl_tensor *t, tl_error *err)
         }
     }
     return 0;
+}
+
+static int values_repr(tl_buf *b, const tl_tensor *t, tl_error *err)
+{
+    if (tl_tensor_numel(t) > 100000)
+        return values_repr_host(b, t, err);
+    tl_tensor *h = tl_tensor_read_host(t, err);
+    if (!h)
+        return -1;
+    int rc = values_repr_host(b, h, err);
+    tl_tensor_release(h);
+    return rc;
 }
 
 static const char *const keys[] = {"shape", "stride", "offset", "contiguous",

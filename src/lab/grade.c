@@ -24,6 +24,15 @@
 #include "escape.h"
 #include "util.h"
 
+/* A buffer's text at its exact size (tl_buf_steal keeps the doubling
+ * slack): grades stay alive until the last report, one per sheet. */
+static char *steal_fit(tl_buf *b)
+{
+    char *s = tl_xstrndup(b->data ? b->data : "", b->len);
+    tl_buf_free(b);
+    return s;
+}
+
 /* ------------------------------------------------------------- words */
 
 /* The words of a text, lower-cased, in one buffer (one allocation for the
@@ -153,7 +162,7 @@ bool tl_grade_question(const tl_lab_question *q, const char *answer, char ***rea
     for (size_t i = 0; i < q->n_reject; i++)
         if (is_only(&w, q->reject[i])) {
             tl_buf_printf(&b, "the answer is only '%s': say why, specifically", q->reject[i]);
-            add_reason(reasons, nreasons, tl_buf_steal(&b));
+            add_reason(reasons, nreasons, steal_fit(&b));
             ok = false;
             break;
         }
@@ -165,14 +174,14 @@ bool tl_grade_question(const tl_lab_question *q, const char *answer, char ***rea
             tl_buf_puts(&b, "mentions none of: ");
             for (size_t i = 0; i < q->n_mention; i++)
                 tl_buf_printf(&b, "%s%s", i ? ", " : "", q->mention_any[i]);
-            add_reason(reasons, nreasons, tl_buf_steal(&b));
+            add_reason(reasons, nreasons, steal_fit(&b));
             ok = false;
         }
     }
     if (q->min_words > 0 && (int64_t)w.n < q->min_words) {
         tl_buf_printf(&b, "%zu word%s; at least %" PRId64 " needed", w.n, w.n == 1 ? "" : "s",
                       q->min_words);
-        add_reason(reasons, nreasons, tl_buf_steal(&b));
+        add_reason(reasons, nreasons, steal_fit(&b));
         ok = false;
     }
     free_words(&w);
@@ -400,7 +409,7 @@ static const tl_lab_question *find_q(const tl_lab *lab, const char *id)
 static void add_problem(tl_classify_grade *c, tl_buf *line)
 {
     c->problems = tl_xrealloc(c->problems, (c->nproblems + 1) * sizeof *c->problems);
-    c->problems[c->nproblems++] = tl_buf_steal(line);
+    c->problems[c->nproblems++] = steal_fit(line);
 }
 
 static void first_error_line(tl_buf *b, const char *rendered)
@@ -457,10 +466,36 @@ static void grade_classify(const tl_lab *master, const tl_lab *sheet,
     c->score = c->passed ? c->points : 0;
 }
 
+/* where an answer sits in the sheet: the node of `key` in the item's
+ * mapping, else the item itself (line, col) */
+static void place(const tl_ynode *item, const char *key, int line, int col, int *out_line,
+                  int *out_col)
+{
+    const tl_ynode *n = item ? tl_ynode_get(item, key) : NULL;
+    *out_line = n ? n->line : line;
+    *out_col = n ? n->col : col;
+}
+
+/* b's text in the grade's pool (b is freed) */
+static const char *keep(tl_grade *g, tl_buf *b)
+{
+    const char *s = tl_strpool_intern_n(g->texts, b->data ? b->data : "", b->len);
+    tl_buf_free(b);
+    return s;
+}
+
 void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
                     const tl_op_verdict *verdicts, tl_grade *g)
 {
+    tl_grade_sheet_in(master, sheet, verdicts, NULL, g);
+}
+
+void tl_grade_sheet_in(const tl_lab *master, const tl_lab *sheet,
+                       const tl_op_verdict *verdicts, tl_strpool *texts, tl_grade *g)
+{
     memset(g, 0, sizeof *g);
+    g->own_texts = texts == NULL;
+    g->texts = texts ? texts : tl_strpool_new();
     g->nops = master->nops;
     g->ops = tl_xcalloc(master->nops ? master->nops : 1, sizeof *g->ops);
     g->total = (int64_t)master->nops;
@@ -472,16 +507,25 @@ void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
         tl_op_grade *og = &g->ops[i];
         og->points = mop->points;
         g->max_points += mop->points;
-        og->sheet_op = sop;
-        og->pred = sop ? &sop->predict : NULL;
-        og->rule = sop ? sop->rule : NULL;
-        og->answered = og->pred && !og->pred->blank;
+        const tl_prediction *pred = sop ? &sop->predict : NULL;
+        const char *rule = sop ? sop->rule : NULL;
+        og->in_sheet = sop != NULL;
+        og->answered = pred && !pred->blank;
+        if (sop) {
+            place(sop->node, "predict", sop->line, sop->col, &og->predict_line,
+                  &og->predict_col);
+            place(sop->node, "rule", sop->line, sop->col, &og->rule_line, &og->rule_col);
+        }
+        og->rule = tl_strpool_intern(g->texts, rule);
         tl_buf why = {0};
         if (!og->answered) {
             g->unanswered++;
-            og->feedback = tl_xstrdup("unanswered");
+            og->feedback = tl_strpool_intern(g->texts, "unanswered");
         } else {
-            og->correct = tl_grade_prediction(mop, og->pred, &verdicts[i], &why);
+            og->predicted = tl_strpool_intern(g->texts, pred->text);
+            og->pred_mapping = pred->mapping;
+            og->pred_kind = pred->kind;
+            og->correct = tl_grade_prediction(mop, pred, &verdicts[i], &why);
             if (og->correct) {
                 og->score = mop->points;
                 g->correct++;
@@ -493,21 +537,21 @@ void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
             }
             if (!og->correct && mop->explanation)
                 tl_buf_printf(&why, ". %s", mop->explanation);
-            og->feedback = tl_buf_steal(&why);
+            og->feedback = keep(g, &why);
         }
         /* lab-wide rules on the rule line */
         tl_buf rp = {0};
-        if (master->rules_required && og->answered && !og->rule)
+        if (master->rules_required && og->answered && !rule)
             tl_buf_puts(&rp, "no rule: line (this lab requires one for every answered op)");
-        if (og->rule)
+        if (rule)
             for (size_t k = 0; k < master->n_rules_reject; k++)
-                if (tl_grade_mentions(og->rule, master->rules_reject[k])) {
+                if (tl_grade_mentions(rule, master->rules_reject[k])) {
                     tl_buf_printf(&rp, "the rule '%s' is not a rule (rejected phrase '%s')",
-                                  og->rule, master->rules_reject[k]);
+                                  rule, master->rules_reject[k]);
                     break;
                 }
         if (rp.len) {
-            og->rule_problem = tl_buf_steal(&rp);
+            og->rule_problem = keep(g, &rp);
             g->rules_passed = false;
         }
         tl_buf_free(&rp);
@@ -520,9 +564,12 @@ void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
         const tl_lab_question *mq = &master->questions[i];
         const tl_lab_question *sq = sheet == master ? mq : find_q(sheet, mq->id);
         tl_question_grade *qg = &g->questions[i];
-        qg->sheet_q = sq;
-        qg->answer = sq ? sq->answer : NULL;
-        qg->passed = tl_grade_question(mq, qg->answer, &qg->reasons, &qg->nreasons);
+        const char *answer = sq ? sq->answer : NULL;
+        qg->in_sheet = sq != NULL;
+        qg->answered = answer != NULL;
+        if (sq)
+            place(sq->node, "answer", sq->line, sq->col, &qg->answer_line, &qg->answer_col);
+        qg->passed = tl_grade_question(mq, answer, &qg->reasons, &qg->nreasons);
         qg->points = mq->points;
         qg->score = qg->passed ? mq->points : 0;
         g->max_points += qg->points;
@@ -549,10 +596,6 @@ void tl_grade_free(tl_grade *g)
     for (size_t i = 0; i < g->classify.nproblems; i++)
         free(g->classify.problems[i]);
     free(g->classify.problems);
-    for (size_t i = 0; i < g->nops; i++) {
-        free(g->ops[i].feedback);
-        free(g->ops[i].rule_problem);
-    }
     free(g->ops);
     for (size_t i = 0; i < g->nquestions; i++) {
         for (size_t k = 0; k < g->questions[i].nreasons; k++)
@@ -560,6 +603,8 @@ void tl_grade_free(tl_grade *g)
         free(g->questions[i].reasons);
     }
     free(g->questions);
+    if (g->own_texts)
+        tl_strpool_free(g->texts);
     memset(g, 0, sizeof *g);
 }
 
@@ -588,7 +633,7 @@ static void change(char ***v, size_t *n, const char *fmt, const char *id)
     char *safe = tl_escape_line_dup(id);
     tl_buf_printf(&b, fmt, safe);
     free(safe);
-    add_reason(v, n, tl_buf_steal(&b));
+    add_reason(v, n, steal_fit(&b));
 }
 
 size_t tl_grade_tamper(const tl_lab *m, const tl_lab *s, char ***changes)
@@ -603,7 +648,7 @@ size_t tl_grade_tamper(const tl_lab *m, const tl_lab *s, char ***changes)
         tl_buf_puts(&b, ", expected ");
         tl_escape_line(&b, m->id);
         tl_buf_putc(&b, ')');
-        add_reason(&v, &n, tl_buf_steal(&b));
+        add_reason(&v, &n, steal_fit(&b));
         *changes = v;
         return n;
     }

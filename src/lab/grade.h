@@ -7,7 +7,14 @@
  * student's answers (predictions, rule lines, question answers), matched by
  * id. For `tlab check` master and sheet are the same lab.
  *
- * Ownership: tl_grade owns its arrays and strings; tl_grade_free.
+ * Ownership: a grade borrows nothing from master, sheet or verdicts: it
+ * holds copies of the sheet's answers (prediction text, rule line,
+ * positions), so `tlab grade` frees each sheet as soon as it is graded and
+ * keeps only the grade. A grade owns its arrays, its question reasons and
+ * classify problems; its per-op texts (predicted, rule, feedback,
+ * rule_problem) live in a string pool (strpool.h): its own with
+ * tl_grade_sheet, or one shared by many grades with tl_grade_sheet_in (the
+ * pool must then outlive them). tl_grade_free releases what it owns.
  */
 #ifndef TL_GRADE_H
 #define TL_GRADE_H
@@ -17,28 +24,40 @@
 #include <stdint.h>
 
 #include "lab.h"
+#include "strpool.h"
 #include "verdict.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* One per master op and sheet, kept until the last report: fields ordered
+ * by size, so 72 bytes on LP64. */
 typedef struct tl_op_grade {
-    const tl_lab_op *sheet_op; /* the sheet's op of this id (borrowed), NULL if none */
-    const tl_prediction *pred; /* the sheet's prediction (borrowed), NULL if none */
-    const char *rule;          /* the sheet's rule line (borrowed), NULL if blank */
-    bool answered;
-    bool correct;
+    /* the prediction, when answered (else NULL, NONE, false): its display
+     * text (tl_prediction.text), its kind (NONE for a mapping without
+     * one), and whether it was a mapping of fields */
+    const char *predicted;
+    const char *rule;          /* the sheet's rule line, NULL if blank or no op */
+    const char *feedback;      /* one line; never reveals an unanswered verdict */
+    const char *rule_problem;  /* NULL when the rule line passes the lab's rules */
     int64_t points;            /* available */
     int64_t score;             /* points if correct */
-    char *feedback;            /* one line; never reveals an unanswered verdict */
-    char *rule_problem;        /* NULL when the rule line passes the lab's rules */
+    /* where the answers sit in the sheet (in_sheet only): the predict: and
+     * rule: values, each the op item itself when the key is absent */
+    int predict_line, predict_col, rule_line, rule_col;
+    tl_kind pred_kind;
+    bool pred_mapping;
+    bool in_sheet;             /* the sheet has an op of this id */
+    bool answered;             /* ... with a prediction that is not blank */
+    bool correct;
 } tl_op_grade;
 
 typedef struct tl_question_grade {
-    const tl_lab_question *sheet_q; /* the sheet's question (borrowed), NULL if none */
-    const char *answer;        /* borrowed from the sheet, NULL if blank */
+    bool in_sheet;             /* the sheet has a question of this id */
+    bool answered;             /* ... with an answer that is not blank */
     bool passed;
+    int answer_line, answer_col; /* its answer: value, else the question item (in_sheet) */
     int64_t points, score;     /* the question's points:, and points if passed */
     char **reasons;
     size_t nreasons;
@@ -73,11 +92,18 @@ typedef struct tl_grade {
     bool questions_passed;
     bool passed;
     tl_classify_grade classify;
+    tl_strpool *texts;         /* where the per-op texts are interned */
+    bool own_texts;            /* texts is this grade's own (freed with it) */
 } tl_grade;
 
-/* Grade `sheet` against `master` with verdicts[i] for master->ops[i]. */
+/* Grade `sheet` against `master` with verdicts[i] for master->ops[i]; the
+ * per-op texts in a pool of the grade's own. */
 void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
                     const tl_op_verdict *verdicts, tl_grade *out);
+/* The same with the texts interned in `texts` (shared, thread-safe),
+ * which must outlive the grade: equal texts of many grades are one copy. */
+void tl_grade_sheet_in(const tl_lab *master, const tl_lab *sheet,
+                       const tl_op_verdict *verdicts, tl_strpool *texts, tl_grade *out);
 void tl_grade_free(tl_grade *g);
 
 /* Is prediction p right for verdict v under op's accept list? Fills a

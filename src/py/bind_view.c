@@ -911,12 +911,15 @@ static int64_t *split_indices(const tl_value *v, int *n, const tl_args *a,
             return NULL;
         }
         int64_t *out = tl_xcalloc((size_t)(m > 0 ? m : 1), sizeof(int64_t));
+        tl_tensor *h = tl_tensor_read_host(it, err); /* one transfer */
         for (int64_t i = 0; i < m; i++) {
-            if (tl_tensor_get_i64(it, i, &out[i], err)) {
+            if (!h || tl_tensor_get_i64(h, i, &out[i], err)) {
+                tl_tensor_release(h);
                 free(out);
                 return NULL;
             }
         }
+        tl_tensor_release(h);
         *n = (int)m;
         return out;
     }

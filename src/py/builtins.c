@@ -1209,6 +1209,19 @@ static int64_t bcast_index(const tl_tensor *t, int n, const int64_t *idx)
     return lin;
 }
 
+/* x and y where the host may read them: one transfer each from a device,
+ * never one an element */
+static int host_pair(const tl_tensor *x, const tl_tensor *y, tl_tensor **hx, tl_tensor **hy,
+                     tl_error *err)
+{
+    *hx = tl_tensor_read_host(x, err);
+    *hy = *hx ? tl_tensor_read_host(y, err) : NULL;
+    if (*hy)
+        return 0;
+    tl_tensor_release(*hx);
+    return -1;
+}
+
 static tl_value *torch_equal(tl_value *self, const tl_args *a, tl_error *err)
 {
     (void)self;
@@ -1221,16 +1234,21 @@ static tl_value *torch_equal(tl_value *self, const tl_args *a, tl_error *err)
         if (x->sizes[d] != y->sizes[d])
             return tl_bool(false);
     int64_t n = tl_tensor_numel(x);
-    for (int64_t i = 0; i < n; i++) {
+    tl_tensor *hx, *hy;
+    if (host_pair(x, y, &hx, &hy, err) < 0)
+        return NULL;
+    int r = 1;
+    for (int64_t i = 0; i < n && r == 1; i++) {
         double p, q;
-        if (tl_tensor_get_f64(x, i, &p, err) < 0 || tl_tensor_get_f64(y, i, &q, err) < 0)
-            return NULL;
-        if (!(p == q))
-            return tl_bool(false);
-        if (tl_context_deadline_tick(i, err) < 0)
-            return NULL;
+        if (tl_tensor_get_f64(hx, i, &p, err) < 0 || tl_tensor_get_f64(hy, i, &q, err) < 0 ||
+            tl_context_deadline_tick(i, err) < 0)
+            r = -1;
+        else if (!(p == q))
+            r = 0;
     }
-    return tl_bool(true);
+    tl_tensor_release(hx);
+    tl_tensor_release(hy);
+    return r < 0 ? NULL : tl_bool(r == 1);
 }
 
 static tl_value *torch_allclose(tl_value *self, const tl_args *a, tl_error *err)
@@ -1290,11 +1308,17 @@ static tl_value *torch_allclose(tl_value *self, const tl_args *a, tl_error *err)
     int64_t total = 1;
     for (int d = 0; d < nd; d++)
         total *= shape[d];
-    for (int64_t k = 0; k < total; k++) {
+    tl_tensor *hx, *hy;
+    if (host_pair(x, y, &hx, &hy, err) < 0)
+        return NULL;
+    int r = 1;
+    for (int64_t k = 0; k < total && r == 1; k++) {
         double p, q;
-        if (tl_tensor_get_f64(x, bcast_index(x, nd, idx), &p, err) < 0 ||
-            tl_tensor_get_f64(y, bcast_index(y, nd, idx), &q, err) < 0)
-            return NULL;
+        if (tl_tensor_get_f64(hx, bcast_index(hx, nd, idx), &p, err) < 0 ||
+            tl_tensor_get_f64(hy, bcast_index(hy, nd, idx), &q, err) < 0) {
+            r = -1;
+            break;
+        }
         bool ok;
         if (isnan(p) || isnan(q))
             ok = eqnan && isnan(p) && isnan(q);
@@ -1303,16 +1327,18 @@ static tl_value *torch_allclose(tl_value *self, const tl_args *a, tl_error *err)
         else
             ok = isfinite(p) && isfinite(q) && fabs(p - q) <= atol + rtol * fabs(q);
         if (!ok)
-            return tl_bool(false);
+            r = 0;
         for (int d = nd - 1; d >= 0; d--) {
             if (++idx[d] < shape[d])
                 break;
             idx[d] = 0;
         }
-        if (tl_context_deadline_tick(k, err) < 0)
-            return NULL;
+        if (r == 1 && tl_context_deadline_tick(k, err) < 0)
+            r = -1;
     }
-    return tl_bool(true);
+    tl_tensor_release(hx);
+    tl_tensor_release(hy);
+    return r < 0 ? NULL : tl_bool(r == 1);
 }
 
 static int dtype_arg(const tl_args *a, const char *fname, tl_dtype *dt, bool *given,

@@ -314,21 +314,30 @@ static int store_ndarray(data_walk *w, const tl_tensor *a, int dim,
                         : tl_error_set(err, TL_ERR_TYPE, "not a sequence");
     int64_t n = tl_tensor_numel(a);
     bool fl = tl_dtype_is_floating(a->dtype);
+    /* one host read of a device tensor, not one transfer an element */
+    tl_tensor *h = tl_tensor_read_host(a, err);
+    if (!h)
+        return -1;
     for (int64_t i = 0; i < n; i++) {
         char *p = w->host + (size_t)w->pos * w->isz;
         if (fl) {
             double v;
-            if (tl_tensor_get_f64(a, i, &v, err) < 0)
+            if (tl_tensor_get_f64(h, i, &v, err) < 0) {
+                tl_tensor_release(h);
                 return -1;
+            }
             tl_dtype_store_f64(w->target, p, v);
         } else {
             int64_t v;
-            if (tl_tensor_get_i64(a, i, &v, err) < 0)
+            if (tl_tensor_get_i64(h, i, &v, err) < 0) {
+                tl_tensor_release(h);
                 return -1;
+            }
             tl_dtype_store_i64(w->target, p, v);
         }
         w->pos++;
     }
+    tl_tensor_release(h);
     return 0;
 }
 

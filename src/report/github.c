@@ -243,7 +243,7 @@ static void markdown(tl_buf *b, const tl_report *r)
         md_cell(b, lab->ops[i].op);
         tl_buf_puts(b, "` | ");
         if (g) {
-            md_cell(b, tl_layout_pred(g->ops[i].pred, pb, sizeof pb));
+            md_cell(b, tl_layout_pred(&g->ops[i], pb, sizeof pb));
             tl_buf_puts(b, " | ");
             if (!g->ops[i].answered)
                 tl_buf_puts(b, "unanswered | \xe2\x9d\x94 |\n");

@@ -921,7 +921,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
         tl_buf_puts(&b, "</a></td><td><code class=\"op\">");
         esc_block(&b, lab->ops[i].op);
         tl_buf_puts(&b, "</code></td><td>");
-        esc(&b, og->answered && og->pred ? og->pred->text : "-");
+        esc(&b, og->answered ? og->predicted : "-");
         tl_buf_puts(&b, "</td><td>");
         if (og->answered) {
             tl_buf_puts(&b, tl_kind_name(v->ev.kind));
@@ -960,7 +960,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
         tl_buf_puts(&b, "</span> <code class=\"op\">");
         esc_block(&b, lab->ops[i].op);
         tl_buf_puts(&b, "</code></h3>\n<p>predicted <b>");
-        esc(&b, og->answered && og->pred ? og->pred->text : "nothing");
+        esc(&b, og->answered ? og->predicted : "nothing");
         tl_buf_puts(&b, "</b>");
         if (og->answered)
             tl_buf_printf(&b, ", actual <b>%s</b>%s", tl_kind_name(v->ev.kind),

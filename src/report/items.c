@@ -96,8 +96,10 @@ static void build_ops(const tl_report *r, tl_items *it)
             free(first);
             x->detail = tl_layout_op_detail(r, i);
         }
-        if (og->sheet_op)
-            place(x, og->sheet_op->node, "predict", og->sheet_op->line, og->sheet_op->col);
+        if (og->in_sheet) {
+            x->line = og->predict_line;
+            x->col = og->predict_col;
+        }
     }
 }
 
@@ -114,15 +116,17 @@ static void build_checks(const tl_report *r, tl_items *it)
         tl_item *x = add(it, TL_ITEM_QUESTION, tl_buf_steal(&nb), lab->questions[i].id);
         x->index = i;
         x->passed = q->passed;
-        x->unanswered = !q->answer;
+        x->unanswered = !q->answered;
         x->score = q->score;
         x->max_score = q->points;
         char *why = tl_layout_reasons(q);
         x->message = q->passed ? tl_xstrdup("passed") : dup_fit(why);
         free(why);
         x->detail = tl_xstrdup("");
-        if (q->sheet_q)
-            place(x, q->sheet_q->node, "answer", q->sheet_q->line, q->sheet_q->col);
+        if (q->in_sheet) {
+            x->line = q->answer_line;
+            x->col = q->answer_col;
+        }
     }
     if (g->has_rules_test) {
         tl_item *x = add(it, TL_ITEM_RULES, tl_xstrdup("rules"), "rules");
@@ -140,8 +144,10 @@ static void build_checks(const tl_report *r, tl_items *it)
             tl_buf_printf(&d, "%sop %s: %s", nbad ? "\n" : "", id, p);
             free(id);
             free(p);
-            if (!nbad++ && og->sheet_op)
-                place(x, og->sheet_op->node, "rule", og->sheet_op->line, og->sheet_op->col);
+            if (!nbad++ && og->in_sheet) {
+                x->line = og->rule_line;
+                x->col = og->rule_col;
+            }
         }
         if (nbad) {
             tl_buf m = {0};

@@ -161,13 +161,13 @@ const char *tl_layout_color(const tl_render_opts *o, const char *c) { return o->
 
 bool tl_layout_graded(const tl_report *r) { return r->mode == TL_REPORT_CHECK && r->grade; }
 
-const char *tl_layout_pred(const tl_prediction *p, char *buf, size_t cap)
+const char *tl_layout_pred(const tl_op_grade *og, char *buf, size_t cap)
 {
-    if (!p || p->blank)
+    if (!og || !og->answered)
         return "-";
-    if (!p->mapping)
-        return p->text;
-    snprintf(buf, cap, "%s {\xe2\x80\xa6}", p->kind ? tl_kind_name(p->kind) : "fields");
+    if (!og->pred_mapping)
+        return og->predicted;
+    snprintf(buf, cap, "%s {\xe2\x80\xa6}", og->pred_kind ? tl_kind_name(og->pred_kind) : "fields");
     return buf;
 }
 

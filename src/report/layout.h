@@ -51,7 +51,7 @@ void tl_layout_wrap(tl_buf *b, const char *text, size_t lead, size_t indent, siz
 const char *tl_layout_color(const tl_render_opts *o, const char *c);
 bool tl_layout_graded(const tl_report *r);
 /* short forms for table cells (raw: pass them through tl_layout_cell) */
-const char *tl_layout_pred(const tl_prediction *p, char *buf, size_t cap);
+const char *tl_layout_pred(const tl_op_grade *og, char *buf, size_t cap); /* "-" unanswered */
 const char *tl_layout_actual(const tl_op_verdict *v, char *buf, size_t cap);
 char *tl_layout_first_clause(const char *feedback); /* up to ". " */
 char *tl_layout_reasons(const tl_question_grade *q); /* joined with "; " */

@@ -151,7 +151,7 @@ static cJSON *op_json(const tl_report *r, size_t i)
     CK(cJSON_AddStringToObject(o, "op", op->op));
     CK(cJSON_AddNumberToObject(o, "line", op->op_line));
     if (g) {
-        CK(add_str_or_null(o, "predicted", g->answered ? g->pred->text : NULL));
+        CK(add_str_or_null(o, "predicted", g->answered ? g->predicted : NULL));
         CK(cJSON_AddBoolToObject(o, "correct", g->correct));
         CK(cJSON_AddNumberToObject(o, "points", (double)g->points));
         CK(cJSON_AddNumberToObject(o, "score", (double)g->score));

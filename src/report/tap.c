@@ -62,7 +62,7 @@ static void test_line(tl_buf *b, size_t num, const tl_report *r, const tl_item *
     } else if (x->kind == TL_ITEM_OP && !x->unanswered) {
         const tl_op_grade *og = &r->grade->ops[x->index];
         char pb[48];
-        char *p = tl_report_fit(tl_layout_pred(og->pred, pb, sizeof pb), 40);
+        char *p = tl_report_fit(tl_layout_pred(og, pb, sizeof pb), 40);
         tl_buf_puts(b, ": predicted ");
         desc(b, p);
         free(p);
@@ -88,7 +88,7 @@ static void test_line(tl_buf *b, size_t num, const tl_report *r, const tl_item *
     if (x->kind == TL_ITEM_OP && !x->unanswered) {
         const tl_op_verdict *v = &r->verdicts[x->index];
         const tl_op_grade *og = &r->grade->ops[x->index];
-        char *p = tl_report_fit(og->pred->text, 200);
+        char *p = tl_report_fit(og->predicted, 200);
         tl_buf_puts(b, "    got: ");
         yaml_sq(b, tl_kind_name(v->ev.kind));
         tl_buf_puts(b, "\n    expect: ");

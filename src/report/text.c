@@ -123,7 +123,7 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
             char pb[48], ab[48];
             id_cell(b, lab->ops[i].id, idw);
             tl_layout_cell(b, lab->ops[i].op, opw);
-            tl_layout_cell(b, tl_layout_pred(og->pred, pb, sizeof pb), pw);
+            tl_layout_cell(b, tl_layout_pred(og, pb, sizeof pb), pw);
             if (!og->answered) {
                 tl_buf_printf(b, "%s", tl_layout_color(o, C_YELLOW));
                 tl_layout_pad(b, "unanswered", aw);

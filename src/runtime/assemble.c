@@ -591,25 +591,34 @@ static tl_tensor *repeat_interleave_tensor(const tl_tensor *t,
         goto fail;
     }
     int64_t total = 0;
+    /* the counts decide the result's size: read once (one transfer from a
+     * device, where PyTorch synchronises too), never element by element */
+    tl_tensor *hreps = tl_tensor_read_host(reps, err);
+    if (!hreps)
+        goto fail;
     int64_t *counts = tl_xcalloc((size_t)(dn ? dn : 1), sizeof *counts);
     for (int64_t i = 0; i < dn; i++) {
         int64_t c;
-        if (tl_tensor_get_i64(reps, nrep == 1 ? 0 : i, &c, err) < 0) {
+        if (tl_tensor_get_i64(hreps, nrep == 1 ? 0 : i, &c, err) < 0) {
             free(counts);
+            tl_tensor_release(hreps);
             goto fail;
         }
         if (c < 0) {
             free(counts);
+            tl_tensor_release(hreps);
             tl_error_set(err, TL_ERR_RUNTIME, "repeats can not be negative");
             goto fail;
         }
         counts[i] = c;
         if (tl_add_overflow(total, c, &total) || total > TL_MAX_NUMEL) {
             free(counts);
+            tl_tensor_release(hreps);
             tl_error_set(err, TL_ERR_LIMIT, "repeat_interleave result is too large");
             goto fail;
         }
     }
+    tl_tensor_release(hreps);
     int64_t *index = tl_xcalloc((size_t)(total ? total : 1), sizeof *index);
     int64_t k = 0;
     for (int64_t i = 0; i < dn; i++)

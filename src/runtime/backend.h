@@ -236,6 +236,10 @@ typedef struct tl_adv_index {
     tl_strided idx;
     int64_t size, stride;
     bool no_wrap;   /* negative values are out of bounds (index_select) */
+    /* not an index: the term is the position's coordinates . idx.strides
+     * (elements; idx.data, dtype, size and stride are ignored): the
+     * other dims of torch.gather */
+    bool coords;
 } tl_adv_index;
 
 /* out[e] = sum_j wrap(ix[j].idx[e]) * ix[j].stride over the index shape in

@@ -847,6 +847,7 @@ static int plan_offsets_dev(ctx *c, plan *p, tl_error *err)
         ix[j].size = d < c->ndim ? c->sizes[d] : 0;
         ix[j].stride = d < c->ndim ? c->strides[d] : 0;
         ix[j].no_wrap = false;
+        ix[j].coords = false;
     }
     void *mem = NULL;
     if (tl_backend_alloc_uninit(be, sizeof(int64_t) * (size_t)p->bnumel, &mem, err))
@@ -1762,11 +1763,12 @@ static int64_t *all_offsets(const tl_tensor *t, int64_t *n, tl_error *err)
 /* The device path of index_select and take: t on a device with
  * TL_BACKEND_CAP_DEVICE_INDEX, an integer index (moved there when on the
  * host). *offs: device memory, idx * stride per index element (row-major),
- * from the offsets kernel; *bad set (and *bad_value) when some index is
+ * plus the element's coordinates . coord_strides when those are given
+ * (torch.gather), from the offsets kernel; *bad set (and *bad_value) when some index is
  * out of bounds. 1 applied, 0 not this path, -1 error. */
 static int dev_index_offsets(const tl_tensor *t, const tl_tensor *index, int64_t size,
-                             int64_t stride, bool wrap, int64_t **offs, bool *bad,
-                             int64_t *bad_value, tl_error *err)
+                             int64_t stride, bool wrap, const int64_t *coord_strides,
+                             int64_t **offs, bool *bad, int64_t *bad_value, tl_error *err)
 {
     const tl_backend *be = tl_tensor_backend(t);
     *offs = NULL;
@@ -1785,17 +1787,24 @@ static int dev_index_offsets(const tl_tensor *t, const tl_tensor *index, int64_t
                                     TL_MEMFMT_PRESERVE, err);
     if (!it)
         return -1;
-    tl_adv_index ix;
-    ix.idx = tl_tensor_strided(it);
-    ix.size = size;
-    ix.stride = stride;
-    ix.no_wrap = !wrap;
+    tl_adv_index ix[2];
+    memset(ix, 0, sizeof ix);
+    ix[0].idx = tl_tensor_strided(it);
+    ix[0].size = size;
+    ix[0].stride = stride;
+    ix[0].no_wrap = !wrap;
+    if (coord_strides) {
+        ix[1].idx = ix[0].idx;
+        ix[1].idx.strides = coord_strides;
+        ix[1].coords = true;
+    }
     void *mem = NULL;
     int64_t pos = -1;
     int j = 0;
     int rc = tl_backend_alloc_uninit(be, sizeof(int64_t) * (size_t)n, &mem, err);
     if (rc == 0)
-        rc = tl_backend_index_offsets(be, mem, 1, &ix, &pos, &j, bad_value, err);
+        rc = tl_backend_index_offsets(be, mem, coord_strides ? 2 : 1, ix, &pos, &j, bad_value,
+                                      err);
     tl_tensor_release(it);
     if (rc) {
         tl_backend_free(be, mem);
@@ -1826,7 +1835,8 @@ static int dev_index_select(const tl_tensor *t, int d, const tl_tensor *index,
     int64_t *offs, v;
     bool bad;
     int64_t size = t->sizes[d];
-    int rc = dev_index_offsets(t, index, size, t->strides[d], false, &offs, &bad, &v, err);
+    int rc = dev_index_offsets(t, index, size, t->strides[d], false, NULL, &offs, &bad, &v,
+                               err);
     if (rc <= 0)
         return rc;
     const tl_backend *be = tl_tensor_backend(t);
@@ -1856,6 +1866,42 @@ static int dev_index_select(const tl_tensor *t, int d, const tl_tensor *index,
     return dev_result(r, t, out);
 }
 
+/* torch.gather on the device: offsets index[e] * stride(dim) plus the
+ * element's other coordinates . t's strides, one 1-d read of t's storage */
+static int dev_gather_fn(const tl_tensor *t, int d, const tl_tensor *index, tl_tensor **out,
+                         tl_error *err)
+{
+    if (t->ndim == 0 || index->ndim != t->ndim)
+        return 0;
+    int64_t cs[TL_MAX_DIMS], *offs, v, n = tl_tensor_numel(index);
+    for (int q = 0; q < t->ndim; q++)
+        cs[q] = q == d ? 0 : t->strides[q];
+    bool bad;
+    int64_t size = t->sizes[d];
+    int rc = dev_index_offsets(t, index, size, t->strides[d], false, cs, &offs, &bad, &v, err);
+    if (rc <= 0)
+        return rc;
+    const tl_backend *be = tl_tensor_backend(t);
+    if (bad) {
+        tl_backend_free(be, offs);
+        return tl_error_set(err, TL_ERR_RUNTIME, "index %lld is out of bounds for dimension "
+                            "%d with size %lld", (long long)v, d, (long long)size);
+    }
+    tl_tensor *r = tl_tensor_new(be, t->dtype, index->ndim, index->sizes, err);
+    if (r && n > 0) {
+        int64_t one = 1;
+        tl_strided ds = {tl_tensor_addr(r), r->dtype, 1, &n, &one};
+        tl_strided ss = {(char *)t->storage->data + (size_t)t->offset * tl_dtype_size(t->dtype),
+                         t->dtype, 1, &n, &one};
+        if (tl_backend_index_gather(be, &ds, &ss, 0, offs, n, err)) {
+            tl_tensor_release(r);
+            r = NULL;
+        }
+    }
+    tl_backend_free(be, offs);
+    return dev_result(r, t, out);
+}
+
 /* take on the device: the flat positions index a contiguous copy of t (t
  * itself when it is contiguous), gathered as one 1-d read */
 static int dev_take(const tl_tensor *t, const tl_tensor *index, tl_tensor **out,
@@ -1866,7 +1912,7 @@ static int dev_take(const tl_tensor *t, const tl_tensor *index, tl_tensor **out,
         return 0;
     int64_t m = tl_tensor_numel(t), n = tl_tensor_numel(index), *offs, v;
     bool bad;
-    int rc = dev_index_offsets(t, index, m, 1, true, &offs, &bad, &v, err);
+    int rc = dev_index_offsets(t, index, m, 1, true, NULL, &offs, &bad, &v, err);
     if (rc <= 0)
         return rc;
     if (bad) {
@@ -2027,6 +2073,12 @@ tl_tensor *tl_index_gather(const tl_tensor *t, int64_t dim,
                 return NULL;
             }
         }
+    }
+    {
+        tl_tensor *r = NULL;
+        int rc = dev_gather_fn(t, d, index, &r, err);
+        if (rc)
+            return rc < 0 ? NULL : r;
     }
     int64_t *iv = read_all_i64(index, &n, err);
     if (!iv)
