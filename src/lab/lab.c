@@ -1,8 +1,10 @@
 /* lab.c - loading and validating lab files (SPEC 3, 7).
  *
  * Pipeline: read the file (<= 1 MiB) -> byte checks (UTF-8, NUL, tabs in
- * indentation) -> libyaml events into a tl_ynode tree (anchors and aliases
- * refused, depth and node count bounded) -> validation into tl_lab.
+ * indentation; the line table on the way) -> a tl_ynode tree: first the
+ * one-pass front end for the lab files' subset (yaml_fast.c), and where it
+ * declines, libyaml's events (anchors and aliases refused, depth and node
+ * count bounded; every YAML error is libyaml's) -> validation into tl_lab.
  *
  * Invariants:
  *   - every node carries its 1-based line/col and byte range; libyaml marks
@@ -31,6 +33,7 @@
 #include "arena.h"
 #include "dtype.h"
 #include "escape.h"
+#include "yaml_fast.h"
 
 /* ------------------------------------------------------------------ kinds */
 
@@ -120,17 +123,56 @@ static size_t mark_byte(const loader *L, const yaml_mark_t *m)
 
 /* ---------------------------------------------------------- byte checks */
 
+/* a line starts at byte i (the line table: LF, CR LF and CR end a line) */
+static void add_line(loader *L, size_t *cap, size_t i)
+{
+    if (L->nlines == *cap) {
+        *cap *= 2;
+        L->line_start = tl_xrealloc(L->line_start, *cap * sizeof *L->line_start);
+    }
+    L->line_start[L->nlines++] = i;
+}
+
+/* The byte checks, and the line table on the way (NEL, U+2028 and U+2029
+ * are refused here, so a line ends at LF, CR LF or CR only). */
 static void scan_bytes(loader *L)
 {
     size_t line = 1, col = 1;
     bool at_indent = true, ascii = true;
     const unsigned char *s = (const unsigned char *)L->text;
+    size_t cap = 64;
+    L->line_start = tl_xmalloc(cap * sizeof *L->line_start);
+    L->nlines = 0;
+    add_line(L, &cap, 0);
     for (size_t i = 0; i < L->len;) {
         unsigned c = s[i];
         size_t w = 1;
+        if (c == ' ') { /* indentation and blanks between words */
+            i++;
+            col++;
+            continue;
+        }
+        if (c == '\n') {
+            i++;
+            add_line(L, &cap, i);
+            line++;
+            col = 1;
+            at_indent = true;
+            continue;
+        }
         if (c > 0x20 && c < 0x7F) {
             /* the common case: a run of printable ASCII (spaces inside it) */
             size_t j = i + 1;
+            /* eight bytes at a time while none is below 0x20 or above
+             * 0x7E (the has-less-than and high-bit tests of each byte) */
+            const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+            while (j + 8 <= L->len) {
+                uint64_t w;
+                memcpy(&w, s + j, 8);
+                if (((w - 0x20 * ones) & ~w & high) || ((w | (w + ones)) & high))
+                    break;
+                j += 8;
+            }
             while (j < L->len && s[j] >= 0x20 && s[j] < 0x7F)
                 j++;
             col += j - i;
@@ -179,6 +221,7 @@ static void scan_bytes(loader *L)
             col = 1;
             at_indent = true;
             i += br;
+            add_line(L, &cap, i);
             continue;
         } else {
             if (c != ' ' && c != '\t')
@@ -188,28 +231,6 @@ static void scan_bytes(loader *L)
         i += w;
     }
     L->ascii = ascii;
-}
-
-static void build_lines(loader *L)
-{
-    size_t cap = 64, n = 0;
-    size_t *ls = tl_xmalloc(cap * sizeof *ls);
-    ls[n++] = 0;
-    for (size_t i = 0; i < L->len;) {
-        size_t br = tl_diag_break_len(L->text, L->len, i);
-        if (!br) {
-            i++;
-            continue;
-        }
-        i += br;
-        if (n == cap) {
-            cap *= 2;
-            ls = tl_xrealloc(ls, cap * sizeof *ls);
-        }
-        ls[n++] = i;
-    }
-    L->line_start = ls;
-    L->nlines = n;
 }
 
 /* A leading UTF-8 BOM: 3, else 0. libyaml is given the text after it. With
@@ -457,13 +478,23 @@ static void build_tree(loader *L)
 
 /* -------------------------------------------------------------- node API */
 
+/* strcmp(a, b) == 0 without a call: keys mostly differ at the first byte */
+static inline bool same(const char *a, const char *b)
+{
+    while (*a && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
 const tl_ynode *tl_ynode_get(const tl_ynode *map, const char *key)
 {
     if (!map || map->kind != TL_Y_MAP)
         return NULL;
     for (size_t i = 0; i < map->n; i++) {
         const tl_ynode *k = map->items[2 * i];
-        if (k->kind == TL_Y_SCALAR && strcmp(k->value, key) == 0)
+        if (k->kind == TL_Y_SCALAR && same(k->value, key))
             return map->items[2 * i + 1];
     }
     return NULL;
@@ -476,8 +507,12 @@ bool tl_ynode_is_null(const tl_ynode *n)
     if (n->kind != TL_Y_SCALAR || !n->plain)
         return false;
     const char *v = n->value;
-    return v[0] == 0 || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 ||
-           strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0;
+    switch (n->len) {
+    case 0: return true;
+    case 1: return v[0] == '~';
+    case 4: return same(v, "null") || same(v, "Null") || same(v, "NULL");
+    default: return false;
+    }
 }
 
 bool tl_ynode_equal(const tl_ynode *a, const tl_ynode *b)
@@ -562,12 +597,12 @@ static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
         if (k->kind != TL_Y_SCALAR)
             FAILN(L, k, "a key in %s must be a plain word, got %s", where, node_desc(k));
         for (size_t j = 0; j < i; j++)
-            if (strcmp(map->items[2 * j]->value, k->value) == 0)
+            if (same(map->items[2 * j]->value, k->value))
                 FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", key_text(k),
                       where, map->items[2 * j]->line);
         bool ok = false;
         for (size_t j = 0; known[j]; j++)
-            if (strcmp(known[j], k->value) == 0)
+            if (same(known[j], k->value))
                 ok = true;
         if (!ok) {
             const char *sug = closest(k->value, known);
@@ -1014,7 +1049,7 @@ static void check_id(loader *L, const tl_ynode *n, const char *id, idseen *seen,
                      size_t nseen)
 {
     for (size_t i = 0; i < nseen; i++)
-        if (strcmp(seen[i].id, id) == 0)
+        if (same(seen[i].id, id))
             FAILN(L, n, "duplicate id '%s' (already used at line %d)", id, seen[i].line);
 }
 
@@ -1353,8 +1388,31 @@ static void render_err(tl_lab_err *err, const char *file, const char *text, size
     render_err_as(err, file, text, len, color, false);
 }
 
-tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
-                     tl_lab_err *err)
+/* tl_lab_set_yaml: how tl_lab_parse builds the tree (tests only) */
+static tl_lab_yaml default_yaml = TL_LAB_YAML_AUTO;
+
+void tl_lab_set_yaml(tl_lab_yaml how) { default_yaml = how; }
+
+static tl_lab *load(const char *file, char *copy, size_t len, bool color, tl_lab_err *err,
+                    tl_lab_yaml how, bool tree_only);
+
+/* the loader's text: owned itself, or a NUL-terminated copy of text */
+static char *own_text(const char *text, size_t len, char *owned)
+{
+    if (owned)
+        return owned;
+    char *copy = tl_xmalloc(len + 1);
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    return copy;
+}
+
+/* The loader; how picks the YAML front end (yaml_fast.c, else libyaml),
+ * tree_only stops before validation. owned: text itself, NUL-terminated
+ * and malloc'd, handed over (tl_lab_open's buffer, not copied again); NULL:
+ * text is copied. */
+static tl_lab *parse_lab(const char *file, const char *text, size_t len, bool color,
+                         tl_lab_err *err, tl_lab_yaml how, bool tree_only, char *owned)
 {
     memset(err, 0, sizeof *err);
     if (len > TL_LAB_MAX_BYTES) {
@@ -1364,17 +1422,21 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
                  "lab file is %zu bytes; the limit is 1 MiB (%zu bytes)", len,
                  TL_LAB_MAX_BYTES);
         render_err(err, file, NULL, 0, color);
+        free(owned);
         return NULL;
     }
+    return load(file, own_text(text, len, owned), len, color, err, how, tree_only);
+}
+
+/* parse_lab's work on copy (NUL-terminated, owned: it goes to the lab) */
+static tl_lab *load(const char *file, char *copy, size_t len, bool color, tl_lab_err *err,
+                    tl_lab_yaml how, bool tree_only)
+{
     loader *L = tl_xcalloc(1, sizeof *L);
     L->file = file;
-    char *copy = tl_xmalloc(len + 1);
-    memcpy(copy, text, len);
-    copy[len] = 0;
     L->text = copy;
     L->len = len;
     L->err = err;
-    build_lines(L);
     tl_lab *lab = tl_xcalloc(1, sizeof *lab);
     lab->file = tl_xstrdup(file);
     lab->text = copy;
@@ -1403,26 +1465,52 @@ tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
     build_chars(L); /* after scan_bytes: it knows whether the text is ASCII */
     if (len == 0 || copy[strspn(copy, " \t\r\n")] == 0)
         failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
-    if (!yaml_parser_initialize(&L->parser))
-        failat(L, 1, 1, "cannot initialise the YAML parser (out of memory)");
-    L->have_parser = true;
-    size_t bom = bom_len(L);
-    yaml_parser_set_input_string(&L->parser, (const unsigned char *)copy + bom, len - bom);
-    yaml_parser_set_encoding(&L->parser, YAML_UTF8_ENCODING);
-    build_tree(L);
-    if (L->have_event) {
-        yaml_event_delete(&L->event);
-        L->have_event = false;
+    /* the fast front end first; libyaml when it declines (lab->arena is
+     * still empty then, and stays so) */
+    if (how != TL_LAB_YAML_LIBYAML)
+        L->root = tl_yfast_parse(copy, len, TL_LAB_MAX_NODES, TL_LAB_MAX_DEPTH, &lab->arena);
+    if (!L->root && how == TL_LAB_YAML_FAST) {
+        tl_lab_free(lab);
+        free(L->line_start);
+        free(L->char_byte);
+        free(L);
+        return NULL; /* declined: err->msg stays empty */
     }
-    yaml_parser_delete(&L->parser);
-    L->have_parser = false;
-    validate(L);
+    if (!L->root) {
+        if (!yaml_parser_initialize(&L->parser))
+            failat(L, 1, 1, "cannot initialise the YAML parser (out of memory)");
+        L->have_parser = true;
+        size_t bom = bom_len(L);
+        yaml_parser_set_input_string(&L->parser, (const unsigned char *)copy + bom, len - bom);
+        yaml_parser_set_encoding(&L->parser, YAML_UTF8_ENCODING);
+        build_tree(L);
+        if (L->have_event) {
+            yaml_event_delete(&L->event);
+            L->have_event = false;
+        }
+        yaml_parser_delete(&L->parser);
+        L->have_parser = false;
+    }
+    if (!tree_only)
+        validate(L);
     lab->root = L->root;
     lab->warnings = L->warnings.len ? tl_buf_steal(&L->warnings) : NULL;
     free(L->line_start);
     free(L->char_byte);
     free(L);
     return lab;
+}
+
+tl_lab *tl_lab_parse(const char *file, const char *text, size_t len, bool color,
+                     tl_lab_err *err)
+{
+    return parse_lab(file, text, len, color, err, default_yaml, false, NULL);
+}
+
+tl_lab *tl_lab_parse_tree(const char *file, const char *text, size_t len, tl_lab_yaml how,
+                          tl_lab_err *err)
+{
+    return parse_lab(file, text, len, false, err, how, true, NULL);
 }
 
 tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err)
@@ -1468,9 +1556,8 @@ tl_lab *tl_lab_open(const char *path, bool color, bool follow_links, tl_lab_err 
         render_err(err, path, NULL, 0, color);
         return NULL;
     }
-    tl_lab *lab = tl_lab_parse(path, text, len, color, err);
-    free(text);
-    return lab;
+    /* text (NUL-terminated by tl_read_regular_file) goes to the lab */
+    return parse_lab(path, text, len, color, err, default_yaml, false, text);
 }
 
 /* text of the lab file, found at line/col (block_col: see tl_source) */

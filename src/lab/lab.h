@@ -1,8 +1,8 @@
 /* lab.h - the lab file (SPEC 3): loading, validation, and the model.
  *
- * A lab file is parsed with libyaml's event API into a small node tree
- * (tl_ynode) that keeps every node's position, then validated into a
- * tl_lab. Every error is located (`FILE:LINE:COL: error: MSG`, 1-based) and
+ * A lab file is parsed into a small node tree (ynode.h: tl_ynode) that
+ * keeps every node's position, by yaml_fast.c for the subset lab files use
+ * and by libyaml's event API for the rest, then validated into a tl_lab. Every error is located (`FILE:LINE:COL: error: MSG`, 1-based) and
  * the loader never returns a half-built lab.
  *
  * Ownership: a tl_lab owns its file text, its node tree and every string in
@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "sha256.h"
 #include "util.h"
+#include "ynode.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,23 +46,7 @@ typedef enum tl_kind {
 const char *tl_kind_name(tl_kind k); /* "view", ..., "" for NONE */
 bool tl_kind_from_name(const char *s, tl_kind *out);
 
-/* ---- YAML node tree ---- */
-typedef enum tl_ykind { TL_Y_SCALAR, TL_Y_SEQ, TL_Y_MAP } tl_ykind;
-
-typedef struct tl_ynode {
-    tl_ykind kind;
-    char *value;          /* scalar text (NUL-terminated), NULL otherwise */
-    size_t len;
-    bool plain;           /* plain (unquoted) scalar */
-    bool block_scalar;    /* literal `|` or folded `>` */
-    bool flow;            /* flow collection ([..] / {..}) */
-    size_t n;             /* SEQ: items; MAP: pairs */
-    struct tl_ynode **items; /* SEQ: n items; MAP: 2n (key, value, ...) */
-    size_t nslots;        /* items filled (a key may wait for its value) */
-    int line, col;        /* 1-based start */
-    size_t start, end;    /* byte offsets in the file text */
-} tl_ynode;
-
+/* ---- YAML node tree (ynode.h: tl_ynode) ---- */
 /* Lookup in a mapping node by key text; NULL if absent. */
 const tl_ynode *tl_ynode_get(const tl_ynode *map, const char *key);
 /* YAML null: plain ~, null, Null, NULL or empty. */
@@ -179,6 +164,20 @@ tl_lab *tl_lab_load(const char *path, bool color, tl_lab_err *err);
 tl_lab *tl_lab_parse(const char *file, const char *text, size_t len,
                      bool color, tl_lab_err *err);
 void tl_lab_free(tl_lab *lab);
+
+/* The YAML front end: yaml_fast.c with libyaml as the fallback (AUTO, the
+ * default), only the fast one, or only libyaml. For tests
+ * (tests/check_yaml_fast), which build every tree both ways. */
+typedef enum tl_lab_yaml { TL_LAB_YAML_AUTO, TL_LAB_YAML_FAST, TL_LAB_YAML_LIBYAML } tl_lab_yaml;
+/* The front end tl_lab_parse/open/load use; set it before any loading
+ * (a plain variable, read by every loader thread). */
+void tl_lab_set_yaml(tl_lab_yaml how);
+/* Byte checks and the YAML tree only, no validation: a lab whose file,
+ * text, len, sha256, root and arena are set, and nothing else. With
+ * TL_LAB_YAML_FAST, NULL and an empty err->msg when the fast path
+ * declines; otherwise NULL with *err filled on an error. */
+tl_lab *tl_lab_parse_tree(const char *file, const char *text, size_t len, tl_lab_yaml how,
+                          tl_lab_err *err);
 
 /* Op-language sources for setup and an op (borrow from lab). */
 void tl_lab_setup_source(const tl_lab *lab, tl_source *src);
