@@ -781,7 +781,7 @@ int tl_ag_inplace_begin(tl_ag_op op, tl_tensor *self, int nothers,
                                 "either both inside the no_grad block (if you don't want "
                                 "the inplace to be tracked) or both outside (if you want "
                                 "the inplace to be tracked).");
-        if (rg(self) && m->base->is_leaf && m->base->requires_grad)
+        if (rg(self) && m->base->is_leaf)
             return tl_error_set(err, TL_ERR_RUNTIME,
                                 "a view of a leaf Variable that requires grad is being "
                                 "used in an in-place operation.");

@@ -709,6 +709,29 @@ static tl_value *b_positive(tl_value *self, const tl_args *a, tl_error *err)
     return tl_value_retain(self);
 }
 
+/* clamp(0-d tensor, number) or clamp(number, 0-d tensor): the Tensor?
+ * overload takes no number, so Python binds the Scalar? one, whose parser
+ * accepts a 0-d tensor that does not require grad as a Scalar: the tensor
+ * is a number here too (`u8_0d.clamp(torch.tensor(-1), 3)` stays uint8). */
+static int mixed_bound_to_number(tl_operand *o, const tl_operand *other, tl_error *err)
+{
+    if (!o->t || !other || other->t || o->t->ndim != 0 || o->t->requires_grad)
+        return 0;
+    const tl_tensor *t = o->t;
+    if (tl_dtype_is_floating(t->dtype)) {
+        double f;
+        if (tl_tensor_get_f64(t, 0, &f, err) < 0)
+            return -1;
+        *o = tl_ops_operand_float(f);
+        return 0;
+    }
+    int64_t i;
+    if (tl_tensor_get_i64(t, 0, &i, err) < 0)
+        return -1;
+    *o = t->dtype == TL_BOOL ? tl_ops_operand_bool(i != 0) : tl_ops_operand_int(i);
+    return 0;
+}
+
 static tl_value *clamp_method(const char *fn, bool inplace, tl_value *self,
                               const tl_args *a, tl_error *err)
 {
@@ -723,6 +746,9 @@ static tl_value *clamp_method(const char *fn, bool inplace, tl_value *self,
     const tl_operand *lp, *hp;
     if (opt_opnd(lo, "min", &l, &lp, err) < 0 ||
         opt_opnd(hi, "max", &h, &hp, err) < 0)
+        return NULL;
+    if (lp && hp && (mixed_bound_to_number(&l, hp, err) < 0 ||
+                     mixed_bound_to_number(&h, lp, err) < 0))
         return NULL;
     if (inplace)
         return ret_self(self, tl_ops_clamp_(t, lp, hp, err));

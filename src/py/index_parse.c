@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "create.h"
 #include "index.h"
 #include "util.h"
 
@@ -364,6 +365,11 @@ int tl_index_parse_setitem(tl_value *obj, tl_value *index, tl_value *v,
     tl_scalar sc;
     bool is_scalar;
     if (value_operand(x, np, v, &vt, &sc, &is_scalar, err))
+        return -1;
+    /* THPVariable_setitem turns a Python number into a tensor of x's dtype
+     * (valueToTensor, Scalar::to's overflow check) before it looks at the
+     * index: `u8[9] = 300` names the overflow even when 9 is out of range */
+    if (is_scalar && !np && tl_create_check_scalar(x->dtype, sc, err) < 0)
         return -1;
     tl_index ix;
     int rc = -1;

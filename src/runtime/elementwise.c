@@ -89,6 +89,27 @@ static bool opnd_is_zero(const opnd *o)
     return o->s.is_float ? o->s.f == 0.0 : o->s.i == 0;
 }
 
+/* The checks PyTorch's structured meta functions make before they build the
+ * TensorIterator (sub_check; pow's "Integers to negative integer powers"):
+ * they come before the iterator's memory-overlap check of an in-place op,
+ * so `expanded_bool -= False` names the bool subtraction, not the overlap. */
+static int meta_check(tl_binop op, const opnd *a, const opnd *b, tl_error *err)
+{
+    tl_dtype da = tl_ops_opnd_dtype(a), db = tl_ops_opnd_dtype(b);
+    if (op == TL_BIN_SUB && (da == TL_BOOL || db == TL_BOOL)) {
+        if (da == TL_BOOL && db == TL_BOOL)
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    }
+    if (op == TL_BIN_POW && a->t && !tl_dtype_is_floating(da) && !b->t &&
+        !b->s.is_float && b->sdt != TL_BOOL && b->s.i < 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "Integers to negative integer powers are not allowed.");
+    return 0;
+}
+
 /* Dtype rules of a binary op: compute dtype and output dtype, or an error.
  * `a`, `b` are the two operands in order. */
 static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
@@ -96,7 +117,6 @@ static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
 {
     opnd ops[2] = {*a, *b};
     tl_dtype common = tl_ops_result_type(ops, 2);
-    tl_dtype da = tl_ops_opnd_dtype(a), db = tl_ops_opnd_dtype(b);
     switch (binop_kind(op)) {
     case BK_FLOAT:
         if (!tl_dtype_is_floating(common))
@@ -122,13 +142,8 @@ static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
     case BK_ARITH:
         break;
     }
-    if (op == TL_BIN_SUB && (da == TL_BOOL || db == TL_BOOL)) {
-        if (da == TL_BOOL && db == TL_BOOL)
-            return tl_error_set(err, TL_ERR_RUNTIME,
-                                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-    }
+    if (meta_check(op, a, b, err) < 0)
+        return -1;
     if (common == TL_BOOL) {
         /* CPU kernels that dispatch no Bool (1.13 and 2.x) */
         const char *k = op == TL_BIN_FLOORDIV ? "div_floor_cpu"
@@ -142,18 +157,47 @@ static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
     if ((op == TL_BIN_FLOORDIV || op == TL_BIN_REMAINDER || op == TL_BIN_FMOD) &&
         !tl_dtype_is_floating(common) && opnd_is_zero(b) && !empty)
         return tl_error_set(err, TL_ERR_RUNTIME, "ZeroDivisionError");
-    if (op == TL_BIN_POW && !tl_dtype_is_floating(common) && !b->t &&
-        !b->s.is_float && b->sdt != TL_BOOL && b->s.i < 0)
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "Integers to negative integer powers are not allowed.");
     *compute = *outdt = common;
     return 0;
+}
+
+/* pow(Tensor, 3 or -2) in float, double and bfloat16: PyTorch's
+ * pow_tensor_scalar_optimized_kernel multiplies in the tensor's dtype,
+ * base * base * base and 1 / (base * base), so the square is rounded to that
+ * dtype before the second step (a bfloat16 cube can differ from the rounded
+ * pow() by one unit). Half goes through std::pow (one rounding); so does
+ * every other exponent. 1 if it ran, 0 if not this case, -1 on error. */
+static int pow_by_products(tl_dtype compute, const tl_tensor *dst, const opnd *a,
+                           const opnd *b, tl_error *err)
+{
+    if (!a->t || b->t || dst->dtype != compute ||
+        (compute != TL_FLOAT32 && compute != TL_FLOAT64 && compute != TL_BFLOAT16))
+        return 0;
+    double e = b->s.is_float ? b->s.f : (double)b->s.i;
+    if (b->sdt == TL_BOOL || (e != 3.0 && e != -2.0))
+        return 0;
+    tl_tensor *sq = tl_tensor_new(tl_tensor_backend(dst), compute, dst->ndim, dst->sizes,
+                                  err);
+    if (!sq)
+        return -1;
+    opnd s = tl_ops_opnd_tensor(sq), one = tl_ops_opnd_float(1.0);
+    int rc = tl_ops_run_binary(TL_BIN_MUL, compute, sq, a, a, err);
+    if (rc == 0)
+        rc = e == 3.0 ? tl_ops_run_binary(TL_BIN_MUL, compute, dst, &s, a, err)
+                      : tl_ops_run_binary(TL_BIN_DIV, compute, dst, &one, &s, err);
+    tl_tensor_release(sq);
+    return rc < 0 ? -1 : 1;
 }
 
 /* Run the kernel: dst <- a OP b over dst's shape. */
 int tl_ops_run_binary(tl_binop op, tl_dtype compute, const tl_tensor *dst,
                       const opnd *a, const opnd *b, tl_error *err)
 {
+    if (op == TL_BIN_POW && tl_tensor_numel(dst) > 0) {
+        int pr = pow_by_products(compute, dst, a, b, err);
+        if (pr != 0)
+            return pr < 0 ? -1 : 0;
+    }
     const tl_backend *be = tl_tensor_backend(dst);
     int nd = dst->ndim;
     int64_t sa[TL_MAX_DIMS], sb[TL_MAX_DIMS];
@@ -196,7 +240,9 @@ static int apply_alpha(const opnd *a, opnd *b, const opnd *alpha,
         if (b->s.is_float)
             b->s.f *= fa;
         else if (af) {
+            /* an int times a float alpha is a float (0.5, not int64 0) */
             b->s.is_float = true;
+            b->sdt = TL_FLOAT64;
             b->s.f = (double)b->s.i * fa;
         } else {
             b->s.i *= ia;
@@ -281,6 +327,8 @@ static int binary_inplace_checked(tl_binop op, tl_tensor *dst, const opnd *b,
                                   tl_error *err)
 {
     opnd a = tl_ops_opnd_tensor(dst);
+    if (meta_check(op, &a, b, err) < 0)
+        return -1;
     if (tl_ops_assert_no_internal_overlap(dst, err) < 0)
         return -1;
     if (b->t && tl_ops_assert_no_partial_overlap(dst, b->t, err) < 0)
@@ -295,10 +343,22 @@ static int binary_inplace_checked(tl_binop op, tl_tensor *dst, const opnd *b,
     if (tl_ops_check_out_shape(dst, nd, shape, err) < 0)
         return -1;
     tl_dtype compute, outdt;
+    binkind k = binop_kind(op);
+    if (k == BK_BITWISE) {
+        /* the iterator's cast check comes before the kernel's dispatch:
+         * `int_t.bitwise_and_(2.5)` names the Float -> Int cast */
+        tl_dtype common = tl_ops_result_type(ops, 2);
+        if (tl_dtype_is_floating(common) && !tl_dtype_can_cast(common, dst->dtype))
+            return cast_error(common, dst->dtype, err);
+    }
     if (binop_types(op, &a, b, tl_tensor_numel(dst) == 0, &compute, &outdt, err) < 0)
         return device_kernel_names(tl_tensor_device(dst), err);
-    binkind k = binop_kind(op);
     tl_dtype res = k == BK_CMP || k == BK_LOGICAL ? compute : outdt;
+    if (op == TL_BIN_POW && !b->t && res != dst->dtype)
+        /* pow.Tensor_Scalar is a unary iterator over self.to(result_type)
+         * with check_all_same_dtype: its own text, even where a cast could */
+        return tl_error_set(err, TL_ERR_RUNTIME, "Found dtype %s but expected %s",
+                            tl_dtype_scalar_name(dst->dtype), tl_dtype_scalar_name(res));
     if (k != BK_LOGICAL && !tl_dtype_can_cast(res, dst->dtype))
         return cast_error(res, dst->dtype, err);
     if (tl_ops_run_binary(op, compute, dst, &a, b, err) < 0)
@@ -447,6 +507,10 @@ static int unary_inplace(tl_unop op, tl_tensor *t, tl_error *err)
 {
     tl_dtype compute, outdt;
     if (tl_ops_check_inplace_grad(t, err) < 0)
+        return -1;
+    /* neg's meta check comes before the iterator's overlap check */
+    if (op == TL_UN_NEG && t->dtype == TL_BOOL &&
+        unop_types(op, t->dtype, &compute, &outdt, err) < 0)
         return -1;
     if (tl_ops_assert_no_internal_overlap(t, err) < 0)
         return -1;
@@ -597,6 +661,15 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
         return -1;
     if (tl_ops_check_inplace_grad(t, err) < 0)
         return -1;
+    /* clamp_(Scalar) checks the result type before it builds its iterator
+     * (1.13: `expanded_int.clamp_min_(0.5)` names the cast, not the
+     * overlap); clamp_(Tensor) is an iterator: overlap first */
+    bool tensor_bound = (!lo || lo->t) && (!hi || hi->t);
+    tl_dtype rdt = tl_ops_result_type(ops, n);
+    if (!tensor_bound && !tl_dtype_can_cast(rdt, t->dtype))
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "result type %s can't be cast to the desired output type %s",
+                            tl_dtype_scalar_name(rdt), typemeta_name(t->dtype));
     if (tl_ops_assert_no_internal_overlap(t, err) < 0)
         return -1;
     for (int i = 1; i < n; i++) {
@@ -612,10 +685,17 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
     if (tl_ops_check_out_shape(t, nd, shape, err) < 0)
         return -1;
     tl_dtype dt = tl_ops_result_type(ops, n);
+    /* clamp_(Scalar) names the output by its C++ type (1.13: "long int");
+     * clamp_(Tensor) is a TensorIterator, whose cast check names the
+     * ScalarType ("Long"). The Tensor overload is the one taken when every
+     * given bound is a tensor; a 0-d tensor next to a number binds to the
+     * Scalar overload (measured on 1.13). */
     if (!tl_dtype_can_cast(dt, t->dtype))
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "result type %s can't be cast to the desired output type %s",
-                            tl_dtype_scalar_name(dt), typemeta_name(t->dtype));
+                            tl_dtype_scalar_name(dt),
+                            tensor_bound ? tl_dtype_scalar_name(t->dtype)
+                                         : typemeta_name(t->dtype));
     for (int i = 1; i < n; i++)
         if (tl_ops_opnd_fits(&ops[i], dt, err) < 0)
             return -1;
@@ -644,6 +724,19 @@ static int masked_value(const opnd *v, opnd *o, bool *grad, tl_error *err)
                             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
                             v->t->ndim);
     *grad = v->t->requires_grad;
+    /* masked_fill_impl_cpu fills value.item(): a number from here on, so
+     * its overflow check and conversion are a number's */
+    const tl_tensor *vt = v->t;
+    memset(o, 0, sizeof *o);
+    if (tl_dtype_is_floating(vt->dtype)) {
+        o->s.is_float = true;
+        o->sdt = TL_FLOAT64;
+        return tl_tensor_get_f64(vt, 0, &o->s.f, err) < 0 ? -1 : 0;
+    }
+    o->sdt = vt->dtype == TL_BOOL ? TL_BOOL : TL_INT64;
+    if (tl_tensor_get_i64(vt, 0, &o->s.i, err) < 0)
+        return -1;
+    o->s.f = (double)o->s.i;
     return 0;
 }
 
@@ -667,10 +760,14 @@ static int masked_fill_run(tl_tensor *dst, const tl_tensor *mask,
     int64_t ms[TL_MAX_DIMS], vs[TL_MAX_DIMS];
     scratch cm = {0}, cv = {0};
     opnd mo = tl_ops_opnd_tensor(mask);
+    /* the number is value.to<scalar_t>() of dst's dtype first (0.5 into a
+     * bool tensor is true), not read back through the integer path */
+    opnd num = *val;
+    num.sdt = dst->dtype;
     tl_strided d = tl_ops_strided_of(dst), xm, xv;
     int rc = -1;
     if (tl_ops_opnd_strided(&mo, be, nd, dst->sizes, ms, &cm, &xm, err) == 0 &&
-                            tl_ops_opnd_strided(val, be, nd, dst->sizes, vs, &cv, &xv, err) == 0)
+                            tl_ops_opnd_strided(&num, be, nd, dst->sizes, vs, &cv, &xv, err) == 0)
         rc = tl_backend_where(be, &d, &xm, &xv, &d, err);
     tl_ops_scratch_free(&cm);
     tl_ops_scratch_free(&cv);
@@ -770,7 +867,8 @@ tl_tensor *tl_ops_binop_alpha(tl_binop op, const tl_operand *a,
 {
     opnd x = *a, y = *b;
     tl_tensor *tmp = NULL;
-    if (alpha && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
+    /* sub_check comes before add's alpha check */
+    if (alpha && (meta_check(op, &x, &y, err) < 0 || apply_alpha(&x, &y, alpha, &tmp, err) < 0))
         return NULL;
     tl_tensor *r = tl_ops_binary_new(op, &x, &y, err);
     if (tmp)
@@ -785,7 +883,7 @@ int tl_ops_binop_alpha_(tl_binop op, tl_tensor *self, const tl_operand *b,
     if (tl_ops_check_inplace_grad(self, err) < 0)
         return -1;
     tl_tensor *tmp = NULL;
-    if (alpha && apply_alpha(&x, &y, alpha, &tmp, err) < 0)
+    if (alpha && (meta_check(op, &x, &y, err) < 0 || apply_alpha(&x, &y, alpha, &tmp, err) < 0))
         return -1;
     int rc = binary_inplace_checked(op, self, &y, err);
     if (tmp)

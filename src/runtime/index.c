@@ -2115,6 +2115,11 @@ tl_tensor *tl_index_take(const tl_tensor *t, const tl_tensor *index,
                      "index, but got %s", tl_dtype_scalar_name(index->dtype));
         return NULL;
     }
+    if (tl_tensor_numel(t) == 0 && tl_tensor_numel(index) != 0) {
+        /* take_out's index check, before any index is looked at */
+        tl_error_set(err, TL_ERR_INDEX, "take(): tried to take from an empty tensor");
+        return NULL;
+    }
     if (tl_tensor_numel(t) <= MAX_INDEX_ELEMS) {
         tl_tensor *r = NULL;
         int rc = dev_take(t, index, &r, err);

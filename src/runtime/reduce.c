@@ -265,6 +265,27 @@ static tl_tensor *var_std(const tl_tensor *t, const redspec *rs,
                      "std and var only support floating point and complex dtypes");
         return NULL;
     }
+    if (t->dtype != TL_FLOAT64) {
+        /* PyTorch accumulates every floating dtype in double (WelfordOps
+         * <scalar_t, double, ...>; std_var_all_cpu) and rounds once at the
+         * end, after the sqrt: the same here, through a float64 copy */
+        tl_tensor *w = tl_ops_to((tl_tensor *)t, NULL, TL_FLOAT64, true,
+                                 TL_MEMFMT_PRESERVE, err);
+        if (!w)
+            return NULL;
+        tl_tensor *r64 = var_std(w, rs, correction, is_std, err);
+        tl_tensor_release(w);
+        if (!r64)
+            return NULL;
+        tl_tensor *r = tl_ops_to(r64, NULL, t->dtype, true, TL_MEMFMT_PRESERVE, err);
+        tl_tensor_release(r64);
+        if (r) {
+            r->requires_grad = false;
+            r->is_leaf = true;
+            tl_ops_grad_result(r, t->requires_grad);
+        }
+        return r;
+    }
     redspec keep = *rs;
     keep.keepdim = true;
     int64_t n = 1;

@@ -73,6 +73,23 @@ int tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim, bool largest,
         tl_error_set(err, TL_ERR_RUNTIME, "selected index k out of range");
         return -1;
     }
+    if (t->ndim == 0) {
+        /* topk_out_cpu's 0-d shortcut: values.copy_(self), indices.zero_(),
+         * before any dtype dispatch (a 0-d bool works; k = 0 copies too) */
+        tl_tensor *v = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
+        if (!v)
+            return -1;
+        tl_tensor *ix = tl_tensor_new(tl_tensor_backend(t), TL_INT64, 0, NULL, err);
+        tl_scalar zero = {0};
+        if (!ix || tl_ops_fill_(ix, zero, err) < 0) {
+            tl_tensor_release(v);
+            tl_tensor_release(ix);
+            return -1;
+        }
+        *values = v;
+        *indices = ix;
+        return 0;
+    }
     if (t->dtype == TL_BOOL) { /* topk's CPU kernel dispatches no Bool */
         tl_error_set(err, TL_ERR_RUNTIME, "\"topk_cpu\" not implemented for 'Bool'");
         return -1;
