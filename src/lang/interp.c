@@ -644,9 +644,14 @@ static tl_value *eval_call(tl_interp *I, const tl_node *n, tl_error *err)
     if (!fn)
         return NULL;
     size_t npos = 0, nkw = 0, cappos = n->n;
-    tl_value **pos = tl_xmalloc((cappos ? cappos : 1) * sizeof *pos);
-    tl_value **kwv = tl_xmalloc((n->n ? n->n : 1) * sizeof *kwv);
-    const char **kwn = tl_xmalloc((n->n ? n->n : 1) * sizeof *kwn);
+    /* most calls have a few arguments: their arrays live on the stack */
+    enum { SMALL_CALL = 8 };
+    tl_value *pos_small[SMALL_CALL], *kwv_small[SMALL_CALL];
+    const char *kwn_small[SMALL_CALL];
+    bool small = n->n <= SMALL_CALL;
+    tl_value **pos = small ? pos_small : tl_xmalloc((cappos ? cappos : 1) * sizeof *pos);
+    tl_value **kwv = small ? kwv_small : tl_xmalloc((n->n ? n->n : 1) * sizeof *kwv);
+    const char **kwn = small ? kwn_small : tl_xmalloc((n->n ? n->n : 1) * sizeof *kwn);
     tl_value *result = NULL;
     for (size_t i = 1; i < n->n; i++) {
         const tl_node *a = n->kids[i];
@@ -683,7 +688,13 @@ static tl_value *eval_call(tl_interp *I, const tl_node *n, tl_error *err)
                 goto done;
             }
             cappos += m;
-            pos = tl_xrealloc(pos, cappos * sizeof *pos);
+            if (pos == pos_small) {
+                tl_value **heap = tl_xmalloc(cappos * sizeof *heap);
+                memcpy(heap, pos, npos * sizeof *heap);
+                pos = heap;
+            } else {
+                pos = tl_xrealloc(pos, cappos * sizeof *pos);
+            }
             for (size_t j = 0; j < m; j++)
                 pos[npos++] = items[j];
             free(items);
@@ -705,9 +716,12 @@ done:
         tl_value_release(pos[i]);
     for (size_t i = 0; i < nkw; i++)
         tl_value_release(kwv[i]);
-    free(pos);
-    free(kwv);
-    free(kwn);
+    if (pos != pos_small)
+        free(pos);
+    if (!small) {
+        free(kwv);
+        free(kwn);
+    }
     tl_value_release(fn);
     return result;
 }
