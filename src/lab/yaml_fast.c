@@ -494,6 +494,28 @@ static tl_ynode *quoted(yp *P, size_t i, size_t *after)
     return n;
 }
 
+/* Skip the empty lines of a block scalar from P->pos (each counted in
+ * *trailing, *end after it), looking past at most `cap` spaces of
+ * indentation; *max_indent (when given) keeps the deepest seen. Returns
+ * the position after the indentation of the first non-empty line. */
+static size_t skip_empty_lines(yp *P, size_t cap, size_t *max_indent, size_t *trailing,
+                               size_t *end)
+{
+    for (;;) {
+        size_t q = P->pos;
+        while (ch(P, q) == ' ' && q - P->lstart < cap)
+            q++;
+        if (max_indent && q - P->lstart > *max_indent)
+            *max_indent = q - P->lstart;
+        if (!is_brk(ch(P, q)))
+            return q;
+        P->pos = q;
+        skip_break(P);
+        (*trailing)++;
+        *end = P->pos;
+    }
+}
+
 /* A block scalar from its indicator at i; ind is libyaml's indent (the
  * column of the innermost block collection). Ends at the start of the
  * line after it (pos), then finds the next content. */
@@ -524,21 +546,7 @@ static tl_ynode *block_scalar(yp *P, size_t i, size_t ind)
     size_t end = P->pos;
     /* leading empty lines; the indentation from the first content line */
     size_t trailing = 0, max_indent = 0;
-    for (;;) {
-        size_t q = P->pos;
-        while (ch(P, q) == ' ')
-            q++;
-        if (q - P->lstart > max_indent)
-            max_indent = q - P->lstart;
-        if (!is_brk(ch(P, q))) {
-            k = q;
-            break;
-        }
-        P->pos = q;
-        skip_break(P);
-        trailing++;
-        end = P->pos;
-    }
+    k = skip_empty_lines(P, SIZE_MAX, &max_indent, &trailing, &end);
     size_t indent = max_indent;
     if (indent < ind + 1)
         indent = ind + 1;
@@ -570,19 +578,7 @@ static tl_ynode *block_scalar(yp *P, size_t i, size_t ind)
         }
         end = P->pos;
         /* empty lines (up to indent spaces) */
-        for (;;) {
-            size_t q = P->pos;
-            while (ch(P, q) == ' ' && q - P->lstart < indent)
-                q++;
-            if (!is_brk(ch(P, q))) {
-                k = q;
-                break;
-            }
-            P->pos = q;
-            skip_break(P);
-            trailing++;
-            end = P->pos;
-        }
+        k = skip_empty_lines(P, indent, NULL, &trailing, &end);
     }
     if (chomp != -1 && leading_break)
         buf_add(P, "\n", 1);
