@@ -829,6 +829,24 @@ static void plan_free(plan *p)
     p->dev_off = NULL;
 }
 
+/* n int64 offsets in fresh device memory (*out, the caller's to free
+ * with tl_backend_free) from the offsets kernel over ix; the first bad
+ * index as tl_backend_index_offsets reports it. Nothing is kept on error. */
+static int offsets_on_device(const tl_backend *be, int64_t n, int nidx, const tl_adv_index *ix,
+                             int64_t **out, int64_t *bad_pos, int *bad_j, int64_t *bad_value,
+                             tl_error *err)
+{
+    void *mem = NULL;
+    if (tl_backend_alloc_uninit(be, sizeof(int64_t) * (size_t)n, &mem, err))
+        return -1;
+    if (tl_backend_index_offsets(be, mem, nidx, ix, bad_pos, bad_j, bad_value, err)) {
+        tl_backend_free(be, mem);
+        return -1;
+    }
+    *out = mem;
+    return 0;
+}
+
 /* The device path's offsets: one kernel on x's device over the B block,
  * each index broadcast to it by strides (0 along broadcast dims). */
 static int plan_offsets_dev(ctx *c, plan *p, tl_error *err)
@@ -849,15 +867,11 @@ static int plan_offsets_dev(ctx *c, plan *p, tl_error *err)
         ix[j].no_wrap = false;
         ix[j].coords = false;
     }
-    void *mem = NULL;
-    if (tl_backend_alloc_uninit(be, sizeof(int64_t) * (size_t)p->bnumel, &mem, err))
-        return -1;
-    p->dev_off = mem;
-    p->dev_be = be;
     int64_t bad_pos = -1, v = 0;
     int j = 0;
-    if (tl_backend_index_offsets(be, p->dev_off, c->nadv, ix, &bad_pos, &j, &v, err))
+    if (offsets_on_device(be, p->bnumel, c->nadv, ix, &p->dev_off, &bad_pos, &j, &v, err))
         return -1;
+    p->dev_be = be;
     if (bad_pos >= 0)
         return tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds for dimension "
                             "%d with size %lld", (long long)v, j, (long long)ix[j].size);
@@ -1798,20 +1812,13 @@ static int dev_index_offsets(const tl_tensor *t, const tl_tensor *index, int64_t
         ix[1].idx.strides = coord_strides;
         ix[1].coords = true;
     }
-    void *mem = NULL;
     int64_t pos = -1;
     int j = 0;
-    int rc = tl_backend_alloc_uninit(be, sizeof(int64_t) * (size_t)n, &mem, err);
-    if (rc == 0)
-        rc = tl_backend_index_offsets(be, mem, coord_strides ? 2 : 1, ix, &pos, &j, bad_value,
-                                      err);
+    int rc = offsets_on_device(be, n, coord_strides ? 2 : 1, ix, offs, &pos, &j, bad_value, err);
     tl_tensor_release(it);
-    if (rc) {
-        tl_backend_free(be, mem);
+    if (rc)
         return -1;
-    }
     *bad = pos >= 0;
-    *offs = mem;
     return 1;
 }
 
