@@ -1258,21 +1258,37 @@ static tl_value *repeat_method(const char *fn, bool tile, tl_value *self,
 VIA_METHOD(repeat, repeat_method, false)
 VIA_METHOD(tile, repeat_method, true)
 
+#define RI_SIG                                                                 \
+    "(Tensor repeats, int dim=None, *, int output_size=None)\n"                \
+    "(int repeats, int dim=None, *, int output_size=None)"
+#define RI_TORCH_SIG                                                           \
+    "(Tensor input, Tensor repeats, int dim=None, *, int output_size=None)\n"  \
+    "(Tensor input, int repeats, int dim=None, *, int output_size=None)\n"     \
+    "(Tensor repeats, *, int output_size=None)"
+
+/* output_size=: absent or None, else an int */
+static int output_size_arg(const tl_args *a, bool *has, int64_t *out, tl_error *err)
+{
+    tl_value *v = tl_arg(a, (size_t)-1, "output_size");
+    *has = !absent(v);
+    *out = 0;
+    return *has ? tl_to_int(v, "output_size", out, err) : 0;
+}
+
 static tl_value *b_repeat_interleave(tl_value *self, const tl_args *a,
                                      tl_error *err)
 {
-    static const char *const kw[] = {"repeats", "dim", "output_size", NULL};
+    static const char *const kw[] = {"repeats", "dim", "*", "output_size", NULL};
     tl_tensor *t = tl_bind_self_tensor(self, "repeat_interleave", err);
-    if (!t || tl_args_check(a, "repeat_interleave", 2, kw,
-                            "(Tensor repeats, int dim=None, *, int output_size=None)\n(int repeats, int dim=None, *, int output_size=None)",
-                            err) < 0)
+    if (!t || tl_args_check(a, "repeat_interleave", 2, kw, RI_SIG, err) < 0)
         return NULL;
     tl_value *r = tl_arg(a, 0, "repeats");
     if (!r)
         return missing("repeat_interleave", "repeats", err);
     tl_value *dv = tl_arg(a, 1, "dim");
     int d = 0;
-    bool has_dim = !absent(dv);
+    bool has_dim = !absent(dv), has_size;
+    int64_t size;
     if (has_dim) {
         int64_t raw;
         if (tl_to_int(dv, "dim", &raw, err) < 0 ||
@@ -1282,8 +1298,68 @@ static tl_value *b_repeat_interleave(tl_value *self, const tl_args *a,
     int64_t n = 0;
     if (r->kind != TL_V_TENSOR && tl_to_int(r, "repeats", &n, err) < 0)
         return NULL;
+    if (output_size_arg(a, &has_size, &size, err) < 0)
+        return NULL;
     return ret_t(tl_ops_repeat_interleave(
-        t, r->kind == TL_V_TENSOR ? r->u.tensor : NULL, n, has_dim, d, err));
+        t, r->kind == TL_V_TENSOR ? r->u.tensor : NULL, n, has_dim, d, has_size,
+        size, err));
+}
+
+/* torch.repeat_interleave: the one-argument overload (Tensor repeats, *,
+ * output_size) when a lone tensor comes without input= or dim; the others
+ * are the method with the first positional (or input=) as self. */
+static tl_value *t_repeat_interleave(tl_value *self, const tl_args *a,
+                                     tl_error *err)
+{
+    (void)self;
+    bool has_input = false, has_repeats_kw = false, has_dim = false;
+    for (size_t k = 0; k < a->nkw; k++) {
+        has_input |= strcmp(a->kwnames[k], "input") == 0;
+        has_repeats_kw |= strcmp(a->kwnames[k], "repeats") == 0;
+        has_dim |= strcmp(a->kwnames[k], "dim") == 0;
+    }
+    bool one = !has_input && !has_dim &&
+               ((a->npos == 1 && !has_repeats_kw && a->pos[0]->kind == TL_V_TENSOR) ||
+                (a->npos == 0 && has_repeats_kw));
+    if (one) {
+        static const char *const kw[] = {"repeats", "*", "output_size", NULL};
+        if (tl_args_check(a, "repeat_interleave", 1, kw, RI_TORCH_SIG, err) < 0)
+            return NULL;
+        tl_value *rv = tl_arg(a, 0, "repeats");
+        tl_tensor *reps;
+        bool has_size;
+        int64_t size;
+        if (rv->kind != TL_V_TENSOR) {
+            tl_args_type_error(a, "repeat_interleave", RI_TORCH_SIG, err);
+            return NULL;
+        }
+        reps = rv->u.tensor;
+        if (output_size_arg(a, &has_size, &size, err) < 0)
+            return NULL;
+        return ret_t(tl_ops_repeat_interleave_index(reps, has_size, size, err));
+    }
+    if (a->npos > 0) {
+        tl_args rest = {a->npos - 1, a->pos + 1, a->nkw, a->kwnames, a->kwvals};
+        return b_repeat_interleave(a->pos[0], &rest, err);
+    }
+    if (!has_input)
+        return missing("repeat_interleave", "input", err);
+    size_t m = 0, at = 0;
+    const char **names = tl_xmalloc(a->nkw * sizeof *names);
+    tl_value **vals = tl_xmalloc(a->nkw * sizeof *vals);
+    for (size_t j = 0; j < a->nkw; j++) {
+        if (strcmp(a->kwnames[j], "input") == 0) {
+            at = j;
+            continue;
+        }
+        names[m] = a->kwnames[j];
+        vals[m++] = a->kwvals[j];
+    }
+    tl_args rest = {0, NULL, m, names, vals};
+    tl_value *r = b_repeat_interleave(a->kwvals[at], &rest, err);
+    free(names);
+    free(vals);
+    return r;
 }
 
 static tl_value *tri_method(const char *fn, bool upper, tl_value *self,
@@ -1479,6 +1555,7 @@ static const tl_binding torch_fns[] = {
     {"hstack", t_hstack, false, false},
     {"vstack", t_vstack, false, false},
     {"where", t_where, false, false},
+    {"repeat_interleave", t_repeat_interleave, false, false},
     {NULL, NULL, false, false}};
 
 const tl_bind_table tl_bind_ops_tables[] = {

@@ -492,44 +492,54 @@ static tl_tensor *repeat_impl(const tl_tensor *t, int nr, const int64_t *reps,
     return out;
 }
 
+/* repeat_interleave(int r): 2.x's scalar overload, which expands the input
+ * along a new dim after `dim` and clones it (never the 1.13 path through
+ * a repeats tensor): "Repeats must be non-negative" first, then the
+ * output_size check, and a 0-d input with a dim fails in unsqueeze(1). */
 static tl_tensor *repeat_interleave_int(const tl_tensor *t, int64_t r,
-                                        bool has_dim, int dim, tl_error *err)
+                                        bool has_dim, int dim, bool has_size,
+                                        int64_t out_size, tl_error *err)
 {
     if (r < 0) {
-        tl_error_set(err, TL_ERR_RUNTIME, "repeats can not be negative");
+        tl_error_set(err, TL_ERR_RUNTIME, "Repeats must be non-negative");
         return NULL;
     }
     int64_t shape[TL_MAX_DIMS], sz2[TL_MAX_DIMS], ds2[TL_MAX_DIMS], ss2[TL_MAX_DIMS];
     int ond, nd = t->ndim;
-    if (!has_dim) {
-        int64_t n = tl_tensor_numel(t);
-        if (tl_mul_overflow(n, r, &shape[0])) {
-            tl_error_set(err, TL_ERR_LIMIT, "repeat_interleave result is too large");
-            return NULL;
-        }
-        ond = 1;
-    } else {
-        memcpy(shape, t->sizes, sizeof(int64_t) * (size_t)nd);
-        if (nd == 0)
-            shape[0] = r, ond = 1;
-        else {
-            if (tl_mul_overflow(t->sizes[dim], r, &shape[dim])) {
-                tl_error_set(err, TL_ERR_LIMIT, "repeat_interleave result is too large");
-                return NULL;
-            }
-            ond = nd;
-        }
+    if (has_dim && nd == 0) {
+        tl_error_set(err, TL_ERR_INDEX,
+                     "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+        return NULL;
     }
     if (nd + 1 > TL_MAX_DIMS) {
         tl_error_set(err, TL_ERR_LIMIT, "too many dimensions");
         return NULL;
+    }
+    int64_t along = has_dim ? t->sizes[dim] : tl_tensor_numel(t), total;
+    if (tl_mul_overflow(along, r, &total)) {
+        tl_error_set(err, TL_ERR_LIMIT, "repeat_interleave result is too large");
+        return NULL;
+    }
+    if (has_size && out_size != total) {
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "repeat_interleave: Invalid output_size, expected %lld but got %lld",
+                     (long long)total, (long long)out_size);
+        return NULL;
+    }
+    if (!has_dim) {
+        shape[0] = total;
+        ond = 1;
+    } else {
+        memcpy(shape, t->sizes, sizeof(int64_t) * (size_t)nd);
+        shape[dim] = total;
+        ond = nd;
     }
     tl_tensor *out = tl_tensor_new(tl_tensor_backend(t), t->dtype, ond, shape, err);
     if (!out)
         return NULL;
     /* iterate (t dims..., r) with the r dim inserted after `dim` */
     int k = 0;
-    int after = has_dim && nd > 0 ? dim : nd - 1;
+    int after = has_dim ? dim : nd - 1;
     int64_t cst[TL_MAX_DIMS];
     tl_shape_contiguous_strides(nd, t->sizes, cst); /* row-major order of t */
     for (int d = 0; d < nd; d++) {
@@ -561,10 +571,70 @@ static tl_tensor *repeat_interleave_int(const tl_tensor *t, int64_t r,
     return out;
 }
 
-/* repeat_interleave(repeats tensor, dim): gather along dim. */
+/* at::repeat_interleave(repeats, output_size) on n counts (counts[i], or
+ * counts[0] for all when bcast): the index dispatch (int32/int64 only),
+ * then repeat_interleave_common's checks in its order. An empty repeats
+ * returns at once, whatever output_size says. Writes the index length. */
+static int ri_counts(const tl_tensor *reps, int64_t n, bool bcast,
+                     bool has_size, int64_t out_size, int64_t **counts_out,
+                     int64_t *total_out, tl_error *err)
+{
+    *counts_out = NULL;
+    *total_out = 0;
+    if (reps->dtype != TL_INT64 && reps->dtype != TL_INT32)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "\"repeat_interleave_%s\" not implemented for '%s'",
+                            tl_backend_device(tl_tensor_backend(reps)).kind == TL_DEV_CUDA
+                                ? "cuda" : "cpu",
+                            tl_dtype_scalar_name(reps->dtype));
+    if (n == 0)
+        return 0;
+    if (has_size && out_size < 0)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "Trying to create tensor with negative dimension %lld: [%lld]",
+                            (long long)out_size, (long long)out_size);
+    /* the counts decide the result's size: read once (one transfer from a
+     * device, where PyTorch synchronises too), never element by element */
+    tl_tensor *hreps = tl_tensor_read_host(reps, err);
+    if (!hreps)
+        return -1;
+    int64_t *counts = tl_xcalloc((size_t)n, sizeof *counts);
+    int64_t sum = 0;
+    bool negative = false;
+    for (int64_t i = 0; i < n; i++) {
+        if (tl_tensor_get_i64(hreps, bcast ? 0 : i, &counts[i], err) < 0)
+            goto fail;
+        negative |= counts[i] < 0;
+        if (tl_add_overflow(sum, counts[i], &sum) || sum > TL_MAX_NUMEL ||
+            sum < -TL_MAX_NUMEL) {
+            tl_error_set(err, TL_ERR_LIMIT, "repeat_interleave result is too large");
+            goto fail;
+        }
+    }
+    if (has_size && sum != out_size) {
+        tl_error_set(err, TL_ERR_RUNTIME, "allocated size does not match required size");
+        goto fail;
+    }
+    if (negative) {
+        tl_error_set(err, TL_ERR_RUNTIME, "repeats can not be negative");
+        goto fail;
+    }
+    tl_tensor_release(hreps);
+    *counts_out = counts;
+    *total_out = sum;
+    return 0;
+fail:
+    tl_tensor_release(hreps);
+    free(counts);
+    return -1;
+}
+
+/* repeat_interleave(repeats tensor, dim): 2.x's shape checks on repeats,
+ * then input.index_select(dim, repeat_interleave(repeats)). */
 static tl_tensor *repeat_interleave_tensor(const tl_tensor *t,
                                            const tl_tensor *reps, bool has_dim,
-                                           int dim, tl_error *err)
+                                           int dim, bool has_size,
+                                           int64_t out_size, tl_error *err)
 {
     tl_tensor *src = (tl_tensor *)t, *flat = NULL;
     if (!has_dim) {
@@ -577,12 +647,15 @@ static tl_tensor *repeat_interleave_tensor(const tl_tensor *t,
         flat = src = v;
         dim = 0;
     }
-    if (reps->ndim > 1 || tl_dtype_is_floating(reps->dtype)) {
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "repeats must be 0-dim or 1-dim tensor");
+    if (src->ndim == 0 && reps->ndim <= 1) {
+        tl_error_set(err, TL_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");
         goto fail;
     }
-    int64_t dn = src->ndim ? src->sizes[dim] : 1;
+    if (reps->ndim > 1) {
+        tl_error_set(err, TL_ERR_RUNTIME, "repeats must be 0-dim or 1-dim tensor");
+        goto fail;
+    }
+    int64_t dn = src->sizes[dim];
     int64_t nrep = reps->ndim ? reps->sizes[0] : 1;
     if (nrep != dn && nrep != 1) {
         tl_error_set(err, TL_ERR_RUNTIME,
@@ -590,35 +663,9 @@ static tl_tensor *repeat_interleave_tensor(const tl_tensor *t,
                      (long long)nrep, dim, (long long)dn);
         goto fail;
     }
-    int64_t total = 0;
-    /* the counts decide the result's size: read once (one transfer from a
-     * device, where PyTorch synchronises too), never element by element */
-    tl_tensor *hreps = tl_tensor_read_host(reps, err);
-    if (!hreps)
+    int64_t total, *counts;
+    if (ri_counts(reps, dn, nrep == 1, has_size, out_size, &counts, &total, err) < 0)
         goto fail;
-    int64_t *counts = tl_xcalloc((size_t)(dn ? dn : 1), sizeof *counts);
-    for (int64_t i = 0; i < dn; i++) {
-        int64_t c;
-        if (tl_tensor_get_i64(hreps, nrep == 1 ? 0 : i, &c, err) < 0) {
-            free(counts);
-            tl_tensor_release(hreps);
-            goto fail;
-        }
-        if (c < 0) {
-            free(counts);
-            tl_tensor_release(hreps);
-            tl_error_set(err, TL_ERR_RUNTIME, "repeats can not be negative");
-            goto fail;
-        }
-        counts[i] = c;
-        if (tl_add_overflow(total, c, &total) || total > TL_MAX_NUMEL) {
-            free(counts);
-            tl_tensor_release(hreps);
-            tl_error_set(err, TL_ERR_LIMIT, "repeat_interleave result is too large");
-            goto fail;
-        }
-    }
-    tl_tensor_release(hreps);
     int64_t *index = tl_xcalloc((size_t)(total ? total : 1), sizeof *index);
     int64_t k = 0;
     for (int64_t i = 0; i < dn; i++)
@@ -872,11 +919,45 @@ tl_tensor *tl_ops_tile(const tl_tensor *t, int n, const int64_t *reps,
 
 tl_tensor *tl_ops_repeat_interleave(const tl_tensor *t, const tl_tensor *rt,
                                     int64_t r, bool has_dim, int d,
+                                    bool has_size, int64_t out_size,
                                     tl_error *err)
 {
     if (rt)
-        return repeat_interleave_tensor(t, rt, has_dim, d, err);
-    return repeat_interleave_int(t, r, has_dim, d, err);
+        return repeat_interleave_tensor(t, rt, has_dim, d, has_size, out_size, err);
+    return repeat_interleave_int(t, r, has_dim, d, has_size, out_size, err);
+}
+
+tl_tensor *tl_ops_repeat_interleave_index(const tl_tensor *reps, bool has_size,
+                                          int64_t out_size, tl_error *err)
+{
+    /* AT_DISPATCH_INDEX_TYPES comes before the 1-D check */
+    if (reps->dtype == TL_INT64 || reps->dtype == TL_INT32) {
+        if (reps->ndim != 1) {
+            tl_error_set(err, TL_ERR_RUNTIME, "repeat_interleave only accept 1D vector as repeat");
+            return NULL;
+        }
+    }
+    int64_t n = reps->ndim == 1 ? reps->sizes[0] : 0, total, *counts;
+    if (ri_counts(reps, n, false, has_size, out_size, &counts, &total, err) < 0)
+        return NULL;
+    /* empty repeats: empty_like(repeats), so contiguous (1,) */
+    void *host = tl_create_host_buffer(total, reps->dtype, err);
+    if (!host) {
+        free(counts);
+        return NULL;
+    }
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < counts[i]; j++, k++) {
+            if (reps->dtype == TL_INT64)
+                ((int64_t *)host)[k] = i;
+            else
+                ((int32_t *)host)[k] = (int32_t)i;
+        }
+    free(counts);
+    tl_tensor *out = tl_create_upload(tl_tensor_backend(reps), reps->dtype, 1, &total, host, err);
+    free(host);
+    return out;
 }
 
 tl_tensor *tl_ops_tri(const tl_tensor *t, int64_t k, bool upper, tl_error *err)

@@ -141,10 +141,15 @@ tl_tensor *tl_ops_repeat(const tl_tensor *t, int n, const int64_t *reps,
 tl_tensor *tl_ops_tile(const tl_tensor *t, int n, const int64_t *reps,
                        tl_error *err);
 /* repeats: the tensor rt, or the int r when rt is NULL; dim (has_dim) is
- * already wrapped */
+ * already wrapped; has_size: output_size= was given (out_size) */
 tl_tensor *tl_ops_repeat_interleave(const tl_tensor *t, const tl_tensor *rt,
                                     int64_t r, bool has_dim, int dim,
+                                    bool has_size, int64_t out_size,
                                     tl_error *err);
+/* torch.repeat_interleave(repeats): each index i repeated repeats[i] times,
+ * in repeats' dtype (int32 or int64; others raise the dispatch error) */
+tl_tensor *tl_ops_repeat_interleave_index(const tl_tensor *reps, bool has_size,
+                                          int64_t out_size, tl_error *err);
 /* triu (upper) / tril with diagonal k */
 tl_tensor *tl_ops_tri(const tl_tensor *t, int64_t k, bool upper, tl_error *err);
 tl_tensor *tl_ops_diag(const tl_tensor *t, int64_t k, tl_error *err);
