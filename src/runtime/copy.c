@@ -163,6 +163,9 @@ int tl_ops_fill_(tl_tensor *dst, tl_scalar v, tl_error *err)
     return 0;
 }
 
+/* 2.x's narrow_copy_dense_cpu_out: its own checks (a dim past the end is
+ * a bare TORCH_CHECK, a negative length the "exceeds" error), and an
+ * output resized from empty({0}), so contiguous whatever t's strides. */
 tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,
                               int64_t length, tl_error *err)
 {
@@ -170,6 +173,13 @@ tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,
     if (t->ndim == 0) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "narrow() cannot be applied to a 0-dim tensor.");
+        return NULL;
+    }
+    if (dim >= t->ndim) {
+        tl_error_set(err, TL_ERR_RUNTIME,
+                     "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+                     "(Could this error message be improved?  If so, please report an enhancement "
+                     "request to PyTorch.)");
         return NULL;
     }
     if (tl_shape_wrap_dim(dim, t->ndim, &d, err) < 0)
@@ -183,11 +193,7 @@ tl_tensor *tl_ops_narrow_copy(const tl_tensor *t, int64_t dim, int64_t start,
     }
     if (start < 0)
         start += size;
-    if (length < 0) {
-        tl_error_set(err, TL_ERR_RUNTIME, "narrow(): length must be non-negative.");
-        return NULL;
-    }
-    if (start > size - length) {
+    if (length < 0 || start > size - length) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "start (%lld) + length (%lld) exceeds dimension size (%lld).",
                      (long long)start, (long long)length, (long long)size);
