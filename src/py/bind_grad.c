@@ -32,7 +32,8 @@
 typedef enum how {
     H_UNARY, H_BINARY, H_POW, H_CLAMP, H_CLAMP_MIN, H_CLAMP_MAX, H_RED,
     H_MATMUL, H_VIEW, H_RESHAPE, H_SQUEEZE, H_SPLIT, H_MULTI, H_SEP,
-    H_IDENTITY, H_GATHER, H_CAT, H_ZERO, H_FILL, H_COPY, H_VIEW_INPLACE
+    H_IDENTITY, H_GATHER, H_CAT, H_ZERO, H_FILL, H_COPY, H_VIEW_INPLACE,
+    H_MASKED_FILL
 } how;
 
 #define METHOD TL_BIND_METHOD
@@ -154,6 +155,8 @@ typedef enum how {
     X(concat, TORCH, H_CAT, TL_AG_CAT, "CatBackward0", 0)                      \
     X(concatenate, TORCH, H_CAT, TL_AG_CAT, "CatBackward0", 0)                 \
     X(stack, TORCH, H_CAT, TL_AG_STACK, "StackBackward0", 0)                   \
+    X(masked_fill, METHOD, H_MASKED_FILL, TL_AG_SETITEM, "MaskedFillBackward0", 0) \
+    X(masked_fill_, METHOD, H_MASKED_FILL, TL_AG_SETITEM, "MaskedFillBackward0", 1) \
     X(zero_, METHOD, H_ZERO, TL_AG_ZERO, "ZeroBackward0", 1)                   \
     X(fill_, METHOD, H_FILL, TL_AG_ZERO, "FillBackward2", 1)                   \
     X(copy_, METHOD, H_COPY, TL_AG_COPY, "CopyBackwards", 1)                  \
@@ -268,6 +271,7 @@ typedef struct prep {
     tl_ag_call c;
     tl_tensor *in[2];
     tl_tensor **many;   /* cat/stack inputs (owned array) */
+    tl_value *map;      /* masked_fill's written elements (owned) */
     bool skip;          /* not differentiable as called: record nothing */
 } prep;
 
@@ -290,6 +294,39 @@ static const char *matmul_name(int da, int db)
     if (da == 1 && db == 2)
         return "SqueezeBackward3";
     return "UnsafeViewBackward0";
+}
+
+static tl_value *index_probe(const tl_tensor *t, tl_error *err);
+
+/* masked_fill's map: the flat indices (in the broadcast shape of self and
+ * mask, the result's) of the elements the mask selects, read before the
+ * op runs (an in-place op may write the mask's own storage). NULL when
+ * they cannot be had: the op then raises its own error, or records nothing. */
+static tl_value *masked_map(const tl_tensor *self, const tl_tensor *mask)
+{
+    tl_error e2;
+    int64_t shape[TL_MAX_DIMS];
+    int nd = tl_shape_broadcast(self->ndim, self->sizes, mask->ndim, mask->sizes, shape, &e2);
+    if (nd < 0 || mask->dtype != TL_BOOL)
+        return NULL;
+    tl_tensor *like = tl_tensor_view(self, nd, shape, (int64_t[TL_MAX_DIMS]){0}, 0);
+    if (!like)
+        return NULL;
+    tl_value *probe = index_probe(like, &e2);
+    tl_tensor_release(like);
+    if (!probe)
+        return NULL;
+    const tl_binding *ms = tl_bind_find_raw(TL_BIND_METHOD, "masked_select");
+    tl_value *mv = tl_value_tensor(tl_tensor_alias(mask));
+    tl_args ma = {.npos = 1, .pos = &mv};
+    tl_value *m = ms ? ms->fn(probe, &ma, &e2) : NULL;
+    tl_value_release(mv);
+    tl_value_release(probe);
+    if (m && m->kind != TL_V_TENSOR) {
+        tl_value_release(m);
+        m = NULL;
+    }
+    return m;
 }
 
 /* Read the operands of spec s from self/args (before the op runs). */
@@ -436,6 +473,27 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
         tl_value *v = tl_arg(a, 0, "value");
         if (v && v->kind == TL_V_TENSOR)
             c->name = "FillBackward3"; /* the value's own grad is not kept */
+        break;
+    }
+    case H_MASKED_FILL: {
+        /* MaskedFillBackward0/1: self's grad is g with the masked elements
+         * zeroed, a tensor value's the sum of g over them (setitem's) */
+        tl_tensor *mask = tensor_of(tl_arg(a, 0, "mask"));
+        tl_value *v = tl_arg(a, 1, "value");
+        if (!p->in[0] || !mask || !v || !(p->map = masked_map(p->in[0], mask))) {
+            p->skip = true;
+            break;
+        }
+        c->map = p->map->u.tensor;
+        if (v->kind == TL_V_TENSOR) {
+            p->in[1] = v->u.tensor;
+            c->nin = 2;
+            c->name = "MaskedFillBackward1";
+        } else if (tl_value_as_double(v, &c->s0)) {
+            c->has0 = true;
+        } else {
+            p->skip = true;
+        }
         break;
     }
     case H_COPY:
@@ -610,6 +668,8 @@ static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *
         tl_tensor *others[1] = {p.c.nin > 1 ? p.in[1] : NULL};
         if (tl_ag_inplace_begin(p.c.op, p.in[0], 1, others, &orig, err) < 0) {
             free(p.many);
+            if (p.map)
+                tl_value_release(p.map);
             return NULL;
         }
     }
@@ -617,6 +677,8 @@ static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *
     if (!r) {
         tl_tensor_release(orig);
         free(p.many);
+        if (p.map)
+            tl_value_release(p.map);
         return NULL;
     }
     if (finish(s, &p, self, a, r, orig, err) < 0) {
@@ -624,6 +686,8 @@ static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *
         r = NULL;
     }
     free(p.many);
+    if (p.map)
+        tl_value_release(p.map);
     return r;
 }
 
