@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "autograd.h"
 #include "bind.h"
 #include "convert.h"
 #include "create.h"
@@ -1049,6 +1050,14 @@ static tl_value *m_requires_grad_(tl_value *self, const tl_args *a, tl_error *er
     }
     if (t->is_leaf)
         t->requires_grad = rg;
+    /* a differentiable view of a leaf (whatever the base's requires_grad)
+     * that now requires grad: check_inplace names the view in every
+     * in-place op, those the runtime checks on its own included */
+    tl_tensor *base = tl_ag_base(t);
+    if (rg && t->requires_grad && base && base->is_leaf)
+        t->is_view_of_grad_leaf = true;
+    else if (!rg && t->is_leaf)
+        t->is_view_of_grad_leaf = false;
     return tl_value_retain(self);
 }
 

@@ -696,19 +696,12 @@ fail:
     return NULL;
 }
 
-/* triu (upper = true) / tril: copy, then zero the other triangle row by row */
-static tl_tensor *tri_impl(const tl_tensor *t, int64_t k, bool upper,
-                           tl_error *err)
+/* Zero the other triangle of every matrix of out, in place, row by row
+ * through out's own strides: only zeros are written (apply_triu_tril's
+ * in-place form), so elements shared by several rows end up as PyTorch
+ * leaves them. */
+static int tri_zero(tl_tensor *out, int64_t k, bool upper, tl_error *err)
 {
-    if (t->ndim < 2) {
-        tl_error_set(err, TL_ERR_INDEX,
-                     "Dimension out of range (expected to be in range of [%d, %d], but got -2)",
-                     t->ndim == 0 ? -1 : -1, 0);
-        return NULL;
-    }
-    tl_tensor *out = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
-    if (!out)
-        return NULL;
     int nd = out->ndim;
     int64_t rows = out->sizes[nd - 2], cols = out->sizes[nd - 1];
     tl_scalar zero = {0};
@@ -762,15 +755,54 @@ static tl_tensor *tri_impl(const tl_tensor *t, int64_t k, bool upper,
                       (r0 * out->strides[nd - 2] + c0 * out->strides[nd - 1]) *
                           (int64_t)tl_dtype_size(out->dtype);
             tl_strided d = tl_ops_strided_make(p, out->dtype, nd, sz, out->strides);
-            if (tl_backend_fill(be, &d, zero, err) < 0) {
-                tl_tensor_release(out);
-                return NULL;
-            }
+            if (tl_backend_fill(be, &d, zero, err) < 0)
+                return -1;
             if (r0 != i) /* the block was flushed: row i still needs a pass */
                 i--;
         }
     }
+    return 0;
+}
+
+
+/* triu (upper = true) / tril: copy, then zero the other triangle */
+static tl_tensor *tri_impl(const tl_tensor *t, int64_t k, bool upper,
+                           tl_error *err)
+{
+    if (t->ndim < 2) {
+        tl_error_set(err, TL_ERR_INDEX,
+                     "Dimension out of range (expected to be in range of [%d, %d], but got -2)",
+                     t->ndim == 0 ? -1 : -1, 0);
+        return NULL;
+    }
+    tl_tensor *out = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
+    if (!out)
+        return NULL;
+    if (tri_zero(out, k, upper, err) < 0) {
+        tl_tensor_release(out);
+        return NULL;
+    }
     return out;
+}
+
+/* checkTrilTriuBatchContiguous(t, allow_zero_stride = true): may triu_/
+ * tril_ zero t where it lies? Contiguous tensors and those up to 3-D yes;
+ * beyond, the batch dims must be packed (dim 0 may be stride 0 or size 1).
+ * Otherwise the op runs on a contiguous copy and copy_()s it back. */
+static bool tri_in_place(const tl_tensor *t)
+{
+    if (tl_tensor_is_contiguous(t) || t->ndim <= 3)
+        return true;
+    int nd = t->ndim;
+    int64_t expected = t->sizes[nd - 1] * t->sizes[nd - 2];
+    for (int i = nd - 3; i >= 0; i--) {
+        if (i == 0 && (t->strides[0] == 0 || t->sizes[0] == 1))
+            continue;
+        if (expected != t->strides[i])
+            return false;
+        expected *= t->sizes[i];
+    }
+    return true;
 }
 
 static tl_tensor *diag_impl(const tl_tensor *t, int64_t k, tl_error *err)
@@ -1033,14 +1065,25 @@ tl_tensor *tl_ops_diagflat(const tl_tensor *t, int64_t offset, tl_error *err)
     return out;
 }
 
+/* triu_/tril_: zeros written into t itself when tri_in_place allows (an
+ * overlapping t then raises nothing, as in PyTorch), else the triangle of
+ * a contiguous copy copied back, whose copy_ rejects an overlapping t. */
 int tl_ops_tri_(tl_tensor *t, int64_t k, bool upper, tl_error *err)
 {
     if (tl_ops_check_inplace_grad(t, err) < 0)
         return -1;
+    if (t->ndim >= 2 && tl_tensor_numel(t) > 0 && tri_in_place(t)) {
+        if (tri_zero(t, k, upper, err) < 0)
+            return -1;
+        tl_tensor_bump_version(t);
+        return 0;
+    }
     tl_tensor *r = tri_impl(t, k, upper, err);
     if (!r)
         return -1;
-    int rc = tl_ops_copy_into(t, r, r->strides, err);
+    int rc = tl_tensor_numel(t) > 0 ? tl_ops_assert_no_internal_overlap(t, err) : 0;
+    if (rc == 0)
+        rc = tl_ops_copy_into(t, r, r->strides, err);
     tl_tensor_release(r);
     if (rc < 0)
         return -1;

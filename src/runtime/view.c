@@ -1187,7 +1187,7 @@ int tl_view_check_inplace(const tl_tensor *t, tl_error *err)
 {
     if (!tl_tensor_grad_mode())
         return 0; /* torch.no_grad(): in-place on leaves is allowed */
-    if (t->requires_grad && t->is_leaf)
+    if (t->requires_grad && t->is_leaf && !t->is_view_of_grad_leaf)
         return tl_error_set(err, TL_ERR_RUNTIME, "a leaf Variable that "
                             "requires grad is being used in an in-place "
                             "operation.");
