@@ -663,6 +663,17 @@ TL_KFN void tl_k_unary_item(const tl_kdesc *d, int64_t i)
             break;
         }
         case TL_KU_NEG: tl_k_stf(od, o, -tl_k_round(ct, x)); break;
+        case TL_KU_RSQRT:
+            if (ct != TL_K_F64) {
+                /* backend_cpu.c: 1 / sqrt(x) rounded twice, to float
+                 * (bfloat16: to bfloat16) */
+                int st = ct == TL_K_BF16 ? TL_K_BF16 : TL_K_F32;
+                double q = tl_k_round(st, sqrt(tl_k_round(ct, x)));
+                tl_k_stf(od, o, tl_k_round(ct, tl_k_round(st, 1.0 / q)));
+                break;
+            }
+            tl_k_stf(od, o, tl_k_round(ct, tl_k_unary_f(op, tl_k_round(ct, x))));
+            break;
         default:
             tl_k_stf(od, o, tl_k_round(ct, tl_k_unary_f(op, tl_k_round(ct, x))));
             break;

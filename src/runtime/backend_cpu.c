@@ -944,7 +944,21 @@ static int un_float(void *vctx, int64_t n, char *const *p, const int64_t *s,
         for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
             c->sf(d, -round_to(ct, c->lf(x)));
         break;
+    case TL_UN_RSQRT:
+        if (ct == TL_FLOAT64)
+            goto plain;
+        /* below double, PyTorch's rsqrt is 1 / sqrt(x) in float: two
+         * roundings (the float division done in double rounds the same);
+         * bfloat16's scalar loop rounds both to bfloat16 (c10's sqrt and
+         * operator/ on BFloat16) */
+        for (int64_t i = 0; i < n; i++, d += s[0], x += s[1]) {
+            tl_dtype st = ct == TL_BFLOAT16 ? TL_BFLOAT16 : TL_FLOAT32;
+            double q = round_to(st, sqrt(round_to(ct, c->lf(x))));
+            c->sf(d, round_to(ct, round_to(st, 1.0 / q)));
+        }
+        break;
     default:
+    plain:
         for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
             c->sf(d, round_to(ct, unary_f(op, round_to(ct, c->lf(x)))));
         break;

@@ -161,7 +161,9 @@ static int binop_types(tl_binop op, const opnd *a, const opnd *b, bool empty,
     return 0;
 }
 
-/* pow(Tensor, 3 or -2) in float, double and bfloat16: PyTorch's
+/* pow(Tensor, 0.5, -0.5 or -1) in float, double and bfloat16: sqrt,
+ * rsqrt and reciprocal, as pow_tensor_scalar_kernel dispatches them.
+ * pow(Tensor, 3 or -2) in float, double and bfloat16: PyTorch's
  * pow_tensor_scalar_optimized_kernel multiplies in the tensor's dtype,
  * base * base * base and 1 / (base * base), so the square is rounded to that
  * dtype before the second step (a bfloat16 cube can differ from the rounded
@@ -174,7 +176,16 @@ static int pow_by_products(tl_dtype compute, const tl_tensor *dst, const opnd *a
         (compute != TL_FLOAT32 && compute != TL_FLOAT64 && compute != TL_BFLOAT16))
         return 0;
     double e = b->s.is_float ? b->s.f : (double)b->s.i;
-    if (b->sdt == TL_BOOL || (e != 3.0 && e != -2.0))
+    if (b->sdt == TL_BOOL)
+        return 0;
+    /* pow_tensor_scalar_kernel's fast paths: sqrt (so pow(-inf, 0.5) is
+     * nan and pow(-0., 0.5) is -0.), rsqrt (1 / sqrt, two roundings) and
+     * reciprocal */
+    tl_unop fast = e == 0.5 ? TL_UN_SQRT : e == -0.5 ? TL_UN_RSQRT
+                 : e == -1.0 ? TL_UN_RECIPROCAL : TL_NUNOPS;
+    if (fast != TL_NUNOPS)
+        return tl_ops_run_unary(fast, compute, dst, a->t, err) < 0 ? -1 : 1;
+    if (e != 3.0 && e != -2.0)
         return 0;
     tl_tensor *sq = tl_tensor_new(tl_tensor_backend(dst), compute, dst->ndim, dst->sizes,
                                   err);
