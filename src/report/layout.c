@@ -58,6 +58,14 @@ char *tl_report_fit(const char *s, size_t cols)
     tl_buf out = {0}, unit = {0};
     size_t c = 0;
     for (const char *p = tl_buf_str(&flat); *p;) {
+        if ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7F) {
+            /* printable ASCII is its own escape, one column wide */
+            if (c + 2 > cols)
+                break;
+            tl_buf_putc(&out, *p++);
+            c++;
+            continue;
+        }
         size_t w = 1;
         if ((unsigned char)*p >= 0xC0) /* a UTF-8 lead byte and its continuation */
             while (w < 4 && ((unsigned char)p[w] & 0xC0) == 0x80)
