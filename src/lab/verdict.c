@@ -18,6 +18,11 @@
  *
  * Every run (the op and each `sometimes` variant) starts from a fresh
  * interpreter and runs setup afresh, so ops never see each other's writes.
+ * With a setup cache (tl_job.setup_cache) "afresh" is done once per thread:
+ * the first run executes the setup and snapshots its globals, and every
+ * run, that one included, continues from deep copies of them (a fresh
+ * setup's state, byte for byte, without running it; py/snapshot.h). A
+ * setup that leaves anything a copy could not reproduce is run every time.
  *
  * Time (SPEC 7): no phase of an op runs without a deadline. Each setup
  * (rerun for every run) has the per-call limit (--timeout); past it, the
@@ -36,12 +41,14 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
 #include "ops.h"
+#include "snapshot.h"
 #include "storage.h"
 #include "tensor.h"
 #include "util.h"
@@ -869,6 +876,118 @@ static void trace(const tl_runner *r, const tl_job *job, tl_value *res, tl_value
 }
 
 /* One run: setup, (variant), op, classify. */
+/* ------------------------------------------------------ setup snapshots */
+
+/* One entry per (thread, runner, setup array): the snapshot that thread
+ * took, or none (refused: that thread runs the setup every time). Entries
+ * are only added, under the lock; an entry is read and used only by its
+ * own thread. */
+typedef struct setup_entry {
+    struct setup_entry *next;
+    pthread_t thread;
+    const tl_runner *r;
+    const tl_source *setup;
+    size_t nsetup;
+    tl_snapshot *snap;
+} setup_entry;
+
+struct tl_setup_cache {
+    pthread_mutex_t mu;
+    setup_entry *head;
+};
+
+tl_setup_cache *tl_setup_cache_new(void)
+{
+    tl_setup_cache *c = tl_xcalloc(1, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    return c;
+}
+
+void tl_setup_cache_free(tl_setup_cache *c)
+{
+    if (!c)
+        return;
+    for (setup_entry *e = c->head, *next; e; e = next) {
+        next = e->next;
+        tl_snapshot_free(e->snap);
+        free(e);
+    }
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+static setup_entry *cache_find(tl_setup_cache *c, const tl_runner *r, const tl_job *job)
+{
+    pthread_t self = pthread_self();
+    pthread_mutex_lock(&c->mu);
+    setup_entry *e = c->head;
+    while (e && !(pthread_equal(e->thread, self) && e->r == r && e->setup == job->setup &&
+                  e->nsetup == job->nsetup))
+        e = e->next;
+    pthread_mutex_unlock(&c->mu);
+    return e;
+}
+
+static void cache_add(tl_setup_cache *c, const tl_runner *r, const tl_job *job,
+                      tl_snapshot *snap)
+{
+    setup_entry *e = tl_xcalloc(1, sizeof *e);
+    e->thread = pthread_self();
+    e->r = r;
+    e->setup = job->setup;
+    e->nsetup = job->nsetup;
+    e->snap = snap;
+    pthread_mutex_lock(&c->mu);
+    e->next = c->head;
+    c->head = e;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* *I after the job's setup: from this thread's snapshot when there is one
+ * (taking it on the first run), else by running the setup. 0, or -1 with
+ * the failure rendered (a setup error) or the sheet budget spent. */
+static int prepare(const tl_runner *r, const tl_job *job, tl_interp **I,
+                   tl_verdict_fail *fail)
+{
+    tl_error err;
+    tl_error_clear(&err);
+    setup_entry *e = job->setup_cache && job->nsetup ? cache_find(job->setup_cache, r, job)
+                                                     : NULL;
+    if (e && e->snap) {
+        if (tl_interp_restore(*I, e->snap, &err) == 0)
+            return 0;
+        tl_error_clear(&err); /* a limit: the setup itself tells */
+        e = NULL;
+    }
+    for (size_t i = 0; i < job->nsetup; i++) {
+        if (tl_interp_exec(*I, &job->setup[i], &err) < 0) {
+            if (!tl_budget_passed())
+                fail_with(fail, r, &job->setup[i], &err);
+            return -1;
+        }
+    }
+    if (!job->setup_cache || !job->nsetup || e)
+        return 0;
+    if (cache_find(job->setup_cache, r, job))
+        return 0; /* a restore failed above: this thread keeps its entry */
+    tl_snapshot *snap = tl_interp_snapshot(*I);
+    cache_add(job->setup_cache, r, job, snap);
+    if (!snap || tl_interp_restore(*I, snap, &err) == 0)
+        return 0;
+    /* the run cannot have copies (a limit): it starts over, uncached */
+    tl_interp_free(*I);
+    *I = tl_interp_new(&r->opts);
+    tl_error_clear(&err);
+    for (size_t i = 0; i < job->nsetup; i++) {
+        if (tl_interp_exec(*I, &job->setup[i], &err) < 0) {
+            if (!tl_budget_passed())
+                fail_with(fail, r, &job->setup[i], &err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int run_once(const tl_runner *r, const tl_job *job, int variant,
                     const char **vname, tl_op_verdict *out, tl_evidence *ev,
                     tl_classify_out *cls, tl_verdict_fail *fail)
@@ -885,13 +1004,8 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
     tl_value *trace_res = NULL, *trace_par = NULL; /* job->trace: for trace() */
     double saved_run = 0;
     bool in_run = false;
-    for (size_t i = 0; i < job->nsetup; i++) {
-        if (tl_interp_exec(I, &job->setup[i], &err) < 0) {
-            if (!tl_budget_passed())
-                fail_with(fail, r, &job->setup[i], &err);
-            goto done;
-        }
-    }
+    if (prepare(r, job, &I, fail) < 0)
+        goto done;
     saved_run = tl_deadline_run_begin(r->opts.timeout);
     in_run = true;
     parent = job->parent ? tl_interp_get(I, job->parent) : NULL;
