@@ -366,13 +366,17 @@ static void fill_meta(const tl_tensor *t, tl_evidence *ev)
     if (dev.kind == TL_DEV_CUDA)
         snprintf(ev->device, sizeof ev->device, "cuda:%d", dev.index);
     else
-        snprintf(ev->device, sizeof ev->device, "cpu");
+        memcpy(ev->device, "cpu", 4);
 }
 
+/* kinds_only: a variant's run, whose evidence is only its kinds (the
+ * signature that decides `sometimes`): no metadata or value JSON is made,
+ * but the write-through probe still checks every tensor verdict. */
 static int classify_tensor(tl_tensor *r, tl_tensor *p, pmap *map, tl_evidence *ev,
-                           tl_error *err)
+                           bool kinds_only, tl_error *err)
 {
-    fill_meta(r, ev);
+    if (!kinds_only)
+        fill_meta(r, ev);
     ev->write_through = -1;
     if (!p) {
         ev->kind = TL_KIND_COPY;
@@ -387,12 +391,12 @@ static int classify_tensor(tl_tensor *r, tl_tensor *p, pmap *map, tl_evidence *e
 }
 
 static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
-                    tl_error *err)
+                    bool kinds_only, tl_error *err)
 {
     memset(ev, 0, sizeof *ev);
     ev->write_through = -1;
     if (tl_value_is_tensorlike(result))
-        return classify_tensor(result->u.tensor, p, map, ev, err);
+        return classify_tensor(result->u.tensor, p, map, ev, kinds_only, err);
     bool tuple = false;
     if ((result->kind == TL_V_TUPLE || result->kind == TL_V_LIST) && result->u.seq.n > 0)
         for (size_t i = 0; i < result->u.seq.n && !tuple; i++)
@@ -400,12 +404,15 @@ static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
                 tuple = true;
     if (!tuple) {
         ev->kind = TL_KIND_VALUE;
-        ev->value = tl_value_to_json(result);
-        ev->value_type = tl_xstrdup(tl_value_type_name(result));
+        if (!kinds_only) {
+            ev->value = tl_value_to_json(result);
+            ev->value_type = tl_xstrdup(tl_value_type_name(result));
+        }
         return 0;
     }
     ev->is_tuple = true;
-    ev->value_type = tl_xstrdup(tl_value_type_name(result));
+    if (!kinds_only)
+        ev->value_type = tl_xstrdup(tl_value_type_name(result));
     size_t n = result->u.seq.n;
     ev->nitems_total = n;
     ev->nitems = n < TL_VERDICT_MAX_ITEMS ? n : TL_VERDICT_MAX_ITEMS;
@@ -420,7 +427,7 @@ static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
             return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
         }
         tl_evidence tmp, *it = i < ev->nitems ? &ev->items[i] : &tmp;
-        if (classify(result->u.seq.items[i], p, map, it, err) < 0) {
+        if (classify(result->u.seq.items[i], p, map, it, kinds_only, err) < 0) {
             if (it == &tmp)
                 tl_evidence_free(&tmp);
             return -1;
@@ -441,14 +448,20 @@ static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
     return 0;
 }
 
-int tl_verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
-                        tl_error *err)
+static int verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
+                            bool kinds_only, tl_error *err)
 {
     tl_tensor *p = parent && tl_value_is_tensorlike(parent) ? parent->u.tensor : NULL;
     pmap map = {0};
-    int rc = classify(result, p, &map, ev, err);
+    int rc = classify(result, p, &map, ev, kinds_only, err);
     free(map.bits);
     return rc;
+}
+
+int tl_verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
+                        tl_error *err)
+{
+    return verdict_classify(result, parent, ev, false, err);
 }
 
 void tl_verdict_from_error(const tl_error *err, const char *where, tl_evidence *ev)
@@ -1057,7 +1070,7 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
     if (!res && err.kind == TL_ERR_LIMIT && tl_budget_passed())
         goto done;
     if (res) {
-        int crc = tl_verdict_classify(res, parent, ev, &err);
+        int crc = verdict_classify(res, parent, ev, variant >= 0, &err);
         if (crc < 0 && err.kind == TL_ERR_LIMIT) {
             /* the run's time ran out while checking the result */
             tl_evidence_free(ev);
