@@ -3,11 +3,14 @@
  * revealed, determinism) and the other report formats, on the fixture
  * sheet tests/sheets/basic.yaml run through the real runtime. */
 #include <check.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grade.h"
 #include "interp.h"
+#include "jsonnum.h"
 #include "lab.h"
 #include "report.h"
 #include "scorecard.h"
@@ -206,6 +209,42 @@ START_TEST(test_text_and_formats)
 }
 END_TEST
 
+/* tl_json_shortest's integral fast path writes exactly what the general
+ * rule (the shortest of %.15g..%.17g that reads back) writes. */
+static void shortest_ref(double v, char *buf, size_t cap)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+START_TEST(test_json_shortest)
+{
+    static const double fixed[] = {0.0, -0.0, 1, -1, 10, 99, 1e14, 999999999999999.0,
+                                   -999999999999999.0, 1e15, -1e15, 1e16, 4503599627370496.0,
+                                   0.5, -2.5, 0.1, 1.0 / 3, 123456789.125};
+    char a[64], b[64];
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
+        tl_json_shortest(fixed[i], a, sizeof a);
+        shortest_ref(fixed[i], b, sizeof b);
+        ck_assert_msg(strcmp(a, b) == 0, "%.17g: %s, not %s", fixed[i], a, b);
+    }
+    ck_assert_str_eq((tl_json_shortest(-0.0, a, sizeof a), a), "-0");
+    unsigned s = 12345;
+    for (int i = 0; i < 200000; i++) {
+        s = s * 1103515245u + 12345u;
+        double v = (double)((int)(s >> 8) % 2000001 - 1000000) * pow(10, (s >> 3) % 11);
+        if (s & 1)
+            v = ldexp((double)(s >> 4), (int)((s >> 2) % 60) - 30);
+        tl_json_shortest(v, a, sizeof a);
+        shortest_ref(v, b, sizeof b);
+        ck_assert_msg(strcmp(a, b) == 0, "%.17g: %s, not %s", v, a, b);
+    }
+}
+END_TEST
+
 static Suite *tl_scorecard_suite(void)
 {
     Suite *s = suite_create("scorecard");
@@ -214,6 +253,7 @@ static Suite *tl_scorecard_suite(void)
     tcase_add_test(core, test_check_document);
     tcase_add_test(core, test_run_document);
     tcase_add_test(core, test_text_and_formats);
+    tcase_add_test(core, test_json_shortest);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
     return s;

@@ -652,6 +652,31 @@ static void note_view(const tl_ag_call *c, tl_tensor *out, int k, bool nograd)
     m->attr_version = out->version->value;
 }
 
+bool tl_ag_plain(const tl_tensor *t, tl_tensor **base)
+{
+    const tl_ag_meta *m = t->ag;
+    *base = NULL;
+    if (!m)
+        return true;
+    if (m->grad_fn || m->grad || m->retains_grad || m->acc)
+        return false;
+    *base = m->base;
+    return true;
+}
+
+void tl_ag_copy_plain(const tl_tensor *src, tl_tensor *dst, tl_tensor *base_copy)
+{
+    const tl_ag_meta *sm = src->ag;
+    if (!sm)
+        return;
+    tl_ag_meta *m = meta_of(dst);
+    m->base = base_copy ? tl_tensor_retain(base_copy) : NULL;
+    m->creation = sm->creation;
+    m->made_by = sm->made_by;
+    m->made_nr = sm->made_nr;
+    m->attr_version = sm->attr_version;
+}
+
 int tl_ag_record(const tl_ag_call *c, tl_error *err)
 {
     bool any = false;

@@ -148,6 +148,15 @@ tl_tensor *tl_ag_base(const tl_tensor *t);
 int tl_ag_backward(tl_tensor *t, const tl_tensor *gradient, bool retain_graph,
                    tl_error *err);
 
+/* ---- setup snapshots (py/snapshot.c) ----
+ * tl_ag_plain: t has no graph and no gradient (no grad_fn, .grad,
+ * retain_grad or AccumulateGrad), at most a view's link to its base, so a
+ * copy of it behaves the same; *base is that base (borrowed) or NULL.
+ * tl_ag_copy_plain: dst, a fresh tensor with no record, gets src's view
+ * link with base_copy (retained) for its base. */
+bool tl_ag_plain(const tl_tensor *t, tl_tensor **base);
+void tl_ag_copy_plain(const tl_tensor *src, tl_tensor *dst, tl_tensor *base_copy);
+
 /* Bytes of node headers held on this thread (the part of autograd's memory
  * that is not storages) and the number of live nodes. */
 int64_t tl_ag_live_bytes(void);

@@ -85,6 +85,15 @@ static void walk(tl_buf *b, const char *s, size_t n, keep_fn keep, void *arg)
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
+        if (!keep && p[i] >= 0x20 && p[i] < 0x7F) {
+            /* a run of printable ASCII is never a control: one append */
+            size_t j = i + 1;
+            while (j < n && p[j] >= 0x20 && p[j] < 0x7F)
+                j++;
+            tl_buf_append(b, s + i, j - i);
+            i = j;
+            continue;
+        }
         uint32_t cp;
         bool bad;
         size_t len = decode_one(p + i, n - i, &cp, &bad);

@@ -20,7 +20,7 @@
 #endif
 #endif
 
-#define MAX_LISTS 8
+#define MAX_LISTS 16
 
 static pthread_key_t key;
 static pthread_once_t once = PTHREAD_ONCE_INIT;

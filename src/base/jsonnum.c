@@ -35,8 +35,29 @@ cJSON *tl_json_int(int64_t v)
     return with_text((double)v, buf);
 }
 
+/* The shortest of %.15g, %.16g, %.17g that reads back as v. An integral
+ * v under 10^15 in magnitude prints as its digits under %.15g (no
+ * exponent, no point), which is written here without snprintf/strtod:
+ * tensors' values are mostly such, and a scorecard's evidence formats
+ * thousands of them. */
 void tl_json_shortest(double v, char *buf, size_t cap)
 {
+    if (cap >= 24 && v == floor(v) && fabs(v) < 1e15) {
+        char tmp[24];
+        int n = 0;
+        unsigned long long u = (unsigned long long)fabs(v);
+        do {
+            tmp[n++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        size_t k = 0;
+        if (signbit(v))
+            buf[k++] = '-';
+        while (n)
+            buf[k++] = tmp[--n];
+        buf[k] = 0;
+        return;
+    }
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, cap, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)

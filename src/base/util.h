@@ -69,7 +69,9 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 
 /* Clock in seconds for per-op deadlines: the calling thread's CPU time
  * (monotonic), so a verdict does not depend on how busy the machine is.
- * tl_time_past(when): tl_now() > when, cheap to poll in loops. */
+ * tl_now() may run up to 1 ms ahead of it (an upper bound kept from the
+ * vDSO clock between real readings: deadlines are late, never early).
+ * tl_time_past(when): the real CPU time > when, cheap to poll in loops. */
 double tl_now(void);
 bool tl_time_past(double when);
 

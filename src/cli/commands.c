@@ -189,6 +189,7 @@ typedef struct lab_run {
     tl_op_verdict *v;
     op_slot *slot;
     tl_classify_stop classify_stop;
+    tl_setup_cache *setup_cache;
 } lab_run;
 
 static void run_op(void *arg, size_t i, tl_pool *p)
@@ -202,6 +203,7 @@ static void run_op(void *arg, size_t i, tl_pool *p)
     tl_job job = {
         .classify = lab->classify && lab->classify[0] ? &clsrc : NULL,
         .classify_stop = &lr->classify_stop,
+        .setup_cache = lr->setup_cache,
         .setup = lr->setup,
         .nsetup = lr->setup->len ? 1 : 0,
         .op = &opsrc,
@@ -233,8 +235,13 @@ static int run_lab(ctx *c, const tl_lab *lab, tl_op_verdict **out, char **msg)
     op_slot *slot = tl_xcalloc(lab->nops ? lab->nops : 1, sizeof *slot);
     tl_source setup;
     tl_lab_setup_source(lab, &setup);
-    lab_run lr = {.c = c, .lab = lab, .setup = &setup, .v = v, .slot = slot};
+    /* TLAB_FRESH_SETUP=1 runs the setup for every run, as without the
+     * cache: tests/setup_cache.sh compares the two byte for byte */
+    const char *fresh = getenv("TLAB_FRESH_SETUP");
+    lab_run lr = {.c = c, .lab = lab, .setup = &setup, .v = v, .slot = slot,
+                  .setup_cache = fresh && *fresh == '1' ? NULL : tl_setup_cache_new()};
     tl_pool_run(run_op, &lr, lab->nops, c->max_bytes, c->cli->jobs);
+    tl_setup_cache_free(lr.setup_cache);
     /* the first failure in lab order; every op before it has run */
     size_t first = lab->nops;
     for (size_t i = 0; i < lab->nops && first == lab->nops; i++)

@@ -18,6 +18,11 @@
  *
  * Every run (the op and each `sometimes` variant) starts from a fresh
  * interpreter and runs setup afresh, so ops never see each other's writes.
+ * With a setup cache (tl_job.setup_cache) "afresh" is done once per thread:
+ * the first run executes the setup and snapshots its globals, and every
+ * run, that one included, continues from deep copies of them (a fresh
+ * setup's state, byte for byte, without running it; py/snapshot.h). A
+ * setup that leaves anything a copy could not reproduce is run every time.
  *
  * Time (SPEC 7): no phase of an op runs without a deadline. Each setup
  * (rerun for every run) has the per-call limit (--timeout); past it, the
@@ -36,12 +41,14 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
 #include "ops.h"
+#include "snapshot.h"
 #include "storage.h"
 #include "tensor.h"
 #include "util.h"
@@ -359,13 +366,17 @@ static void fill_meta(const tl_tensor *t, tl_evidence *ev)
     if (dev.kind == TL_DEV_CUDA)
         snprintf(ev->device, sizeof ev->device, "cuda:%d", dev.index);
     else
-        snprintf(ev->device, sizeof ev->device, "cpu");
+        memcpy(ev->device, "cpu", 4);
 }
 
+/* kinds_only: a variant's run, whose evidence is only its kinds (the
+ * signature that decides `sometimes`): no metadata or value JSON is made,
+ * but the write-through probe still checks every tensor verdict. */
 static int classify_tensor(tl_tensor *r, tl_tensor *p, pmap *map, tl_evidence *ev,
-                           tl_error *err)
+                           bool kinds_only, tl_error *err)
 {
-    fill_meta(r, ev);
+    if (!kinds_only)
+        fill_meta(r, ev);
     ev->write_through = -1;
     if (!p) {
         ev->kind = TL_KIND_COPY;
@@ -380,12 +391,12 @@ static int classify_tensor(tl_tensor *r, tl_tensor *p, pmap *map, tl_evidence *e
 }
 
 static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
-                    tl_error *err)
+                    bool kinds_only, tl_error *err)
 {
     memset(ev, 0, sizeof *ev);
     ev->write_through = -1;
     if (tl_value_is_tensorlike(result))
-        return classify_tensor(result->u.tensor, p, map, ev, err);
+        return classify_tensor(result->u.tensor, p, map, ev, kinds_only, err);
     bool tuple = false;
     if ((result->kind == TL_V_TUPLE || result->kind == TL_V_LIST) && result->u.seq.n > 0)
         for (size_t i = 0; i < result->u.seq.n && !tuple; i++)
@@ -393,12 +404,15 @@ static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
                 tuple = true;
     if (!tuple) {
         ev->kind = TL_KIND_VALUE;
-        ev->value = tl_value_to_json(result);
-        ev->value_type = tl_xstrdup(tl_value_type_name(result));
+        if (!kinds_only) {
+            ev->value = tl_value_to_json(result);
+            ev->value_type = tl_xstrdup(tl_value_type_name(result));
+        }
         return 0;
     }
     ev->is_tuple = true;
-    ev->value_type = tl_xstrdup(tl_value_type_name(result));
+    if (!kinds_only)
+        ev->value_type = tl_xstrdup(tl_value_type_name(result));
     size_t n = result->u.seq.n;
     ev->nitems_total = n;
     ev->nitems = n < TL_VERDICT_MAX_ITEMS ? n : TL_VERDICT_MAX_ITEMS;
@@ -413,7 +427,7 @@ static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
             return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
         }
         tl_evidence tmp, *it = i < ev->nitems ? &ev->items[i] : &tmp;
-        if (classify(result->u.seq.items[i], p, map, it, err) < 0) {
+        if (classify(result->u.seq.items[i], p, map, it, kinds_only, err) < 0) {
             if (it == &tmp)
                 tl_evidence_free(&tmp);
             return -1;
@@ -434,14 +448,20 @@ static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
     return 0;
 }
 
-int tl_verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
-                        tl_error *err)
+static int verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
+                            bool kinds_only, tl_error *err)
 {
     tl_tensor *p = parent && tl_value_is_tensorlike(parent) ? parent->u.tensor : NULL;
     pmap map = {0};
-    int rc = classify(result, p, &map, ev, err);
+    int rc = classify(result, p, &map, ev, kinds_only, err);
     free(map.bits);
     return rc;
+}
+
+int tl_verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
+                        tl_error *err)
+{
+    return verdict_classify(result, parent, ev, false, err);
 }
 
 void tl_verdict_from_error(const tl_error *err, const char *where, tl_evidence *ev)
@@ -869,6 +889,118 @@ static void trace(const tl_runner *r, const tl_job *job, tl_value *res, tl_value
 }
 
 /* One run: setup, (variant), op, classify. */
+/* ------------------------------------------------------ setup snapshots */
+
+/* One entry per (thread, runner, setup array): the snapshot that thread
+ * took, or none (refused: that thread runs the setup every time). Entries
+ * are only added, under the lock; an entry is read and used only by its
+ * own thread. */
+typedef struct setup_entry {
+    struct setup_entry *next;
+    pthread_t thread;
+    const tl_runner *r;
+    const tl_source *setup;
+    size_t nsetup;
+    tl_snapshot *snap;
+} setup_entry;
+
+struct tl_setup_cache {
+    pthread_mutex_t mu;
+    setup_entry *head;
+};
+
+tl_setup_cache *tl_setup_cache_new(void)
+{
+    tl_setup_cache *c = tl_xcalloc(1, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    return c;
+}
+
+void tl_setup_cache_free(tl_setup_cache *c)
+{
+    if (!c)
+        return;
+    for (setup_entry *e = c->head, *next; e; e = next) {
+        next = e->next;
+        tl_snapshot_free(e->snap);
+        free(e);
+    }
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+static setup_entry *cache_find(tl_setup_cache *c, const tl_runner *r, const tl_job *job)
+{
+    pthread_t self = pthread_self();
+    pthread_mutex_lock(&c->mu);
+    setup_entry *e = c->head;
+    while (e && !(pthread_equal(e->thread, self) && e->r == r && e->setup == job->setup &&
+                  e->nsetup == job->nsetup))
+        e = e->next;
+    pthread_mutex_unlock(&c->mu);
+    return e;
+}
+
+static void cache_add(tl_setup_cache *c, const tl_runner *r, const tl_job *job,
+                      tl_snapshot *snap)
+{
+    setup_entry *e = tl_xcalloc(1, sizeof *e);
+    e->thread = pthread_self();
+    e->r = r;
+    e->setup = job->setup;
+    e->nsetup = job->nsetup;
+    e->snap = snap;
+    pthread_mutex_lock(&c->mu);
+    e->next = c->head;
+    c->head = e;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* *I after the job's setup: from this thread's snapshot when there is one
+ * (taking it on the first run), else by running the setup. 0, or -1 with
+ * the failure rendered (a setup error) or the sheet budget spent. */
+static int prepare(const tl_runner *r, const tl_job *job, tl_interp **I,
+                   tl_verdict_fail *fail)
+{
+    tl_error err;
+    tl_error_clear(&err);
+    setup_entry *e = job->setup_cache && job->nsetup ? cache_find(job->setup_cache, r, job)
+                                                     : NULL;
+    if (e && e->snap) {
+        if (tl_interp_restore(*I, e->snap, &err) == 0)
+            return 0;
+        tl_error_clear(&err); /* a limit: the setup itself tells */
+        e = NULL;
+    }
+    for (size_t i = 0; i < job->nsetup; i++) {
+        if (tl_interp_exec(*I, &job->setup[i], &err) < 0) {
+            if (!tl_budget_passed())
+                fail_with(fail, r, &job->setup[i], &err);
+            return -1;
+        }
+    }
+    if (!job->setup_cache || !job->nsetup || e)
+        return 0;
+    if (cache_find(job->setup_cache, r, job))
+        return 0; /* a restore failed above: this thread keeps its entry */
+    tl_snapshot *snap = tl_interp_snapshot(*I);
+    cache_add(job->setup_cache, r, job, snap);
+    if (!snap || tl_interp_restore(*I, snap, &err) == 0)
+        return 0;
+    /* the run cannot have copies (a limit): it starts over, uncached */
+    tl_interp_free(*I);
+    *I = tl_interp_new(&r->opts);
+    tl_error_clear(&err);
+    for (size_t i = 0; i < job->nsetup; i++) {
+        if (tl_interp_exec(*I, &job->setup[i], &err) < 0) {
+            if (!tl_budget_passed())
+                fail_with(fail, r, &job->setup[i], &err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int run_once(const tl_runner *r, const tl_job *job, int variant,
                     const char **vname, tl_op_verdict *out, tl_evidence *ev,
                     tl_classify_out *cls, tl_verdict_fail *fail)
@@ -885,13 +1017,8 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
     tl_value *trace_res = NULL, *trace_par = NULL; /* job->trace: for trace() */
     double saved_run = 0;
     bool in_run = false;
-    for (size_t i = 0; i < job->nsetup; i++) {
-        if (tl_interp_exec(I, &job->setup[i], &err) < 0) {
-            if (!tl_budget_passed())
-                fail_with(fail, r, &job->setup[i], &err);
-            goto done;
-        }
-    }
+    if (prepare(r, job, &I, fail) < 0)
+        goto done;
     saved_run = tl_deadline_run_begin(r->opts.timeout);
     in_run = true;
     parent = job->parent ? tl_interp_get(I, job->parent) : NULL;
@@ -943,7 +1070,7 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
     if (!res && err.kind == TL_ERR_LIMIT && tl_budget_passed())
         goto done;
     if (res) {
-        int crc = tl_verdict_classify(res, parent, ev, &err);
+        int crc = verdict_classify(res, parent, ev, variant >= 0, &err);
         if (crc < 0 && err.kind == TL_ERR_LIMIT) {
             /* the run's time ran out while checking the result */
             tl_evidence_free(ev);
@@ -1066,6 +1193,9 @@ static int verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out
         return 0;
     char *sig = tl_evidence_signature(&out->ev);
     for (int w = 0; w < VAR_COUNT; w++) {
+        if (w == VAR_DEVICE && !r->other)
+            continue; /* no other device: the run could only end in "no such
+                         variant", after a whole setup (a quarter of the runs) */
         tl_evidence vev;
         memset(&vev, 0, sizeof vev);
         const char *name = NULL;

@@ -156,7 +156,18 @@ typedef struct tl_job {
     const char *id;           /* the op's id (sheet-budget message), or NULL */
     const tl_source *classify; /* the sheet's classify block, or NULL */
     tl_classify_stop *classify_stop; /* shared by the lab's jobs (classify.h) */
+    struct tl_setup_cache *setup_cache; /* shared by the lab's jobs; NULL:
+                                           the setup runs for every run */
 } tl_job;
+
+/* The setup of a lab's jobs runs once per thread, and every later run
+ * starts from copies of what it left (py/snapshot.h; a setup whose state
+ * cannot be copied keeps running every time). One cache serves one lab's
+ * jobs, identified by their setup array; the caller frees it (any thread)
+ * after the last run. */
+typedef struct tl_setup_cache tl_setup_cache;
+tl_setup_cache *tl_setup_cache_new(void);
+void tl_setup_cache_free(tl_setup_cache *c);
 
 /* A run that could not produce a verdict. */
 typedef struct tl_verdict_fail {

@@ -47,6 +47,7 @@
 #include "create.h"
 #include "pyformat.h"
 #include "interp.h"
+#include "snapshot.h"
 #include "parse.h"
 #include "parse_cache.h"
 #include "pyops.h"
@@ -311,6 +312,38 @@ static void set_var(tl_interp *I, const char *name, tl_value *v)
 void tl_interp_set(tl_interp *I, const char *name, tl_value *v)
 {
     set_global(I, name, tl_value_retain(v));
+}
+
+tl_snapshot *tl_interp_snapshot(tl_interp *I)
+{
+    /* only module-level state: no live call, no function scope */
+    if (I->envs || I->nlocals || I->frame || I->retval || I->handling)
+        return NULL;
+    const char **names = tl_xmalloc((I->nvars ? I->nvars : 1) * sizeof *names);
+    tl_value **values = tl_xmalloc((I->nvars ? I->nvars : 1) * sizeof *values);
+    for (size_t i = 0; i < I->nvars; i++) {
+        names[i] = I->vars[i].name;
+        values[i] = I->vars[i].v;
+    }
+    tl_snapshot *s = tl_snapshot_take(I->nvars, names, values, I->next_run);
+    free(names);
+    free(values);
+    return s;
+}
+
+int tl_interp_restore(tl_interp *I, const tl_snapshot *s, tl_error *err)
+{
+    size_t n = tl_snapshot_size(s);
+    tl_value **values = tl_xmalloc((n ? n : 1) * sizeof *values);
+    if (tl_snapshot_copy(s, values, err) < 0) {
+        free(values);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        set_global(I, tl_snapshot_name(s, i), values[i]);
+    free(values);
+    I->next_run = tl_snapshot_tag(s);
+    return 0;
 }
 
 /* The value of a name (new reference), or NULL with NameError (or the

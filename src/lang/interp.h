@@ -68,6 +68,14 @@ tl_value *tl_interp_call(tl_interp *I, tl_value *fn, tl_value **args, size_t nar
 tl_value *tl_interp_get(tl_interp *I, const char *name);
 void tl_interp_set(tl_interp *I, const char *name, tl_value *v);
 
+/* Setup snapshots (py/snapshot.h): the globals a program left, or NULL
+ * when something there cannot be copied (or a call is still live); and,
+ * in a fresh interpreter, copies of them, the generator, default dtype and
+ * run count as they were. -1 with err (a memory limit) and I unchanged. */
+struct tl_snapshot;
+struct tl_snapshot *tl_interp_snapshot(tl_interp *I);
+int tl_interp_restore(tl_interp *I, const struct tl_snapshot *s, tl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,7 +31,13 @@ size_t tl_layout_cols(const char *s)
 char *tl_report_fit(const char *s, size_t cols)
 {
     tl_buf flat = {0};
-    for (const char *p = s; *p; p++) {
+    for (const char *p = s; *p;) {
+        size_t run = strcspn(p, "\n\t\r"); /* copied as it is, at once */
+        if (run) {
+            tl_buf_append(&flat, p, run);
+            p += run;
+            continue;
+        }
         if (*p == '\n') {
             /* drop trailing newlines, join statements with "; " */
             const char *q = p;
@@ -39,11 +45,10 @@ char *tl_report_fit(const char *s, size_t cols)
                 q++;
             if (*q)
                 tl_buf_puts(&flat, "; ");
-            p = q - 1;
-        } else if (*p == '\t' || *p == '\r') {
+            p = q;
+        } else { /* a tab or a lone carriage return */
             tl_buf_putc(&flat, ' ');
-        } else {
-            tl_buf_putc(&flat, *p);
+            p++;
         }
     }
     /* untrusted text: every control left becomes a visible escape */
@@ -58,6 +63,14 @@ char *tl_report_fit(const char *s, size_t cols)
     tl_buf out = {0}, unit = {0};
     size_t c = 0;
     for (const char *p = tl_buf_str(&flat); *p;) {
+        if ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7F) {
+            /* printable ASCII is its own escape, one column wide */
+            if (c + 2 > cols)
+                break;
+            tl_buf_putc(&out, *p++);
+            c++;
+            continue;
+        }
         size_t w = 1;
         if ((unsigned char)*p >= 0xC0) /* a UTF-8 lead byte and its continuation */
             while (w < 4 && ((unsigned char)p[w] & 0xC0) == 0x80)

@@ -29,11 +29,15 @@
 #include "backend_impl.h"
 #include "cpu_loops.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "freelist.h"
 
 #define MAXOPS 4
 
@@ -279,8 +283,50 @@ static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
 #define HUGE_ALIGN ((size_t)2 << 20)
 #define CALLOC_MIN ((size_t)128 << 10)
 
+/* Small storages (a lab's tensors are mostly a few dozen elements) come
+ * from per-thread free lists of 64-byte-aligned blocks in four classes,
+ * 64..512 bytes: posix_memalign's aligned path costs several hundred
+ * instructions a call, and a `tlab check` makes hundreds of storages. A
+ * class's blocks all have at least its size usable; a freed block joins
+ * the largest class its usable size covers (glibc's malloc_usable_size),
+ * when it is 64-byte aligned. */
+#define SMALL_CLASSES 4
+#define SMALL_MAX ((size_t)64 << (SMALL_CLASSES - 1))
+static _Thread_local tl_freelist small_blocks[SMALL_CLASSES];
+
+static void *small_alloc(size_t nbytes, bool zero)
+{
+    int c = 0;
+    while (((size_t)64 << c) < nbytes)
+        c++;
+    size_t cap = (size_t)64 << c;
+    void *q = tl_freelist_pop(&small_blocks[c]);
+    if (!q && posix_memalign(&q, 64, cap) != 0)
+        return NULL;
+    if (zero)
+        memset(q, 0, nbytes);
+    return q;
+}
+
+static void host_free(void *p)
+{
+    if (p && ((uintptr_t)p & 63) == 0) {
+        size_t u = malloc_usable_size(p);
+        if (u >= 64 && u < 2 * SMALL_MAX) {
+            int c = SMALL_CLASSES - 1;
+            while (((size_t)64 << c) > u)
+                c--;
+            tl_freelist_push(&small_blocks[c], p, 64);
+            return;
+        }
+    }
+    free(p);
+}
+
 static void *host_alloc(size_t nbytes, bool zero)
 {
+    if (nbytes <= SMALL_MAX)
+        return small_alloc(nbytes, zero);
     if (nbytes < HUGE_MIN) {
         /* 64-byte (cache line) alignment, as PyTorch's CPU allocator: with
          * malloc's 16 bytes every 64-byte vector store of a kernel crossed
@@ -330,7 +376,7 @@ static int cpu_alloc(const tl_backend *be, size_t nbytes, void **out,
 static void cpu_free(const tl_backend *be, void *p)
 {
     (void)be;
-    free(p);
+    host_free(p);
 }
 
 /* contents undefined (tl_backend_alloc_uninit) */

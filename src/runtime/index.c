@@ -42,6 +42,7 @@
 
 #include "context.h"
 #include "ops.h"
+#include "freelist.h"
 #include "util.h"
 #include "view.h"
 
@@ -1211,6 +1212,24 @@ static int dev_scatter(const ctx *c, const plan *p, const scatter_arg *a, tl_err
 /* the sliced tensor                                                   */
 /* ------------------------------------------------------------------ */
 
+/* A ctx is 71 KiB: malloc'd per subscript it came from the heap's top
+ * and went back there, so every x[i] paid for fastbin consolidation, a
+ * heap trim and fresh pages (a fifth of lab06's instructions). One per
+ * thread is kept on a free list (nested subscripts malloc their own). */
+static _Thread_local tl_freelist ctxs;
+
+static ctx *ctx_new(void)
+{
+    ctx *c = tl_freelist_pop(&ctxs);
+    return c ? c : tl_xmalloc(sizeof *c);
+}
+
+static void ctx_delete(ctx *c)
+{
+    ctx_free(c);
+    tl_freelist_push(&ctxs, c, 1);
+}
+
 static void ctx_init(ctx *c, tl_tensor *x, bool np)
 {
     /* recs and adv (66 KiB) are zeroed one entry at a time as they are
@@ -1330,7 +1349,7 @@ int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
             return g < 0 ? -1 : 0;
         }
     }
-    ctx *c = tl_xmalloc(sizeof *c);
+    ctx *c = ctx_new();
     ctx_init(c, x, np);
     int rc = -1;
     *out = NULL;
@@ -1394,8 +1413,7 @@ int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
     rc = 0;
 out:
     plan_free(&p);
-    ctx_free(c);
-    free(c);
+    ctx_delete(c);
     return rc;
 }
 
@@ -1667,7 +1685,7 @@ int tl_index_set(tl_tensor *x, bool np, const tl_index *ix, tl_tensor *vt,
                     ix->items[0].kind == IX_BOOL;
     if (top_bool && !ix->items[0].i)
         return 0; /* x[False] = v does nothing */
-    ctx *c = tl_xmalloc(sizeof *c);
+    ctx *c = ctx_new();
     ctx_init(c, x, np);
     int rc = -1;
     if (top_bool) {
@@ -1683,8 +1701,7 @@ int tl_index_set(tl_tensor *x, bool np, const tl_index *ix, tl_tensor *vt,
     else
         rc = set_advanced(c, vt, &sc, is_scalar, true, false, err);
 out:
-    ctx_free(c);
-    free(c);
+    ctx_delete(c);
     return rc;
 }
 
@@ -1698,7 +1715,7 @@ int tl_index_put_(tl_tensor *x, tl_tensor *const *indices, size_t m,
     if (m > (size_t)x->ndim && m > 0)
         return tl_error_set(err, TL_ERR_INDEX, "too many indices for tensor "
                             "of dimension %d (got %zu)", x->ndim, m);
-    ctx *c = tl_xmalloc(sizeof *c);
+    ctx *c = ctx_new();
     ctx_init(c, x, false);
     int rc = -1;
     for (size_t i = 0; i < m; i++) {
@@ -1723,8 +1740,7 @@ int tl_index_put_(tl_tensor *x, tl_tensor *const *indices, size_t m,
     tl_scalar none = {0};
     rc = set_advanced(c, values, &none, false, false, accumulate, err);
 out:
-    ctx_free(c);
-    free(c);
+    ctx_delete(c);
     return rc;
 }
 

@@ -226,6 +226,14 @@ void tl_storage_release(tl_storage *s)
     free(s);
 }
 
+void tl_storage_uncharge(tl_storage *s)
+{
+    if (s->mem_owner || s->scratch)
+        return;
+    L->ledger_live -= s->nbytes;
+    s->scratch = true;
+}
+
 bool tl_storage_same(const tl_storage *a, const tl_storage *b)
 {
     if (!a || !b)

@@ -58,6 +58,10 @@ tl_storage *tl_storage_new_scratch(const struct tl_backend *be, size_t nbytes,
 /* The same, bytes undefined: only for a block a kernel writes whole. */
 tl_storage *tl_storage_new_uninit(const struct tl_backend *be, size_t nbytes,
                                   tl_error *err);
+/* Takes s off the ledger: its bytes no longer count as live, and freeing
+ * it later uncharges nothing (it becomes a scratch storage). A setup
+ * snapshot (py/snapshot.c) holds its storages so. */
+void tl_storage_uncharge(tl_storage *s);
 /* A new storage object over bytes [byte_offset, byte_offset + nbytes) of
  * owner's memory (numpy round trips: torch.from_numpy(x[1:].numpy()) starts
  * its storage at the array's first byte, as PyTorch does). The borrower

@@ -193,6 +193,17 @@ tl_tensor *tl_tensor_view(const tl_tensor *src, int ndim, const int64_t *sizes,
     return t;
 }
 
+tl_tensor *tl_tensor_rebind(const tl_tensor *src, tl_storage *storage, tl_version *version)
+{
+    tl_tensor *t = header(src->ndim, src->sizes, src->strides, src->offset, src->dtype);
+    t->storage = tl_storage_retain(storage);
+    t->version = tl_version_retain(version);
+    t->requires_grad = src->requires_grad;
+    t->is_leaf = src->is_leaf;
+    t->is_view_of_grad_leaf = src->is_view_of_grad_leaf;
+    return t;
+}
+
 tl_tensor *tl_tensor_alias(const tl_tensor *src)
 {
     return tl_tensor_view(src, src->ndim, src->sizes, src->strides,

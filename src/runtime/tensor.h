@@ -79,6 +79,10 @@ tl_tensor *tl_tensor_view(const tl_tensor *src, int ndim, const int64_t *sizes,
                           const int64_t *strides, int64_t offset);
 /* Same metadata as src, new object (detach(), x[...], alias ops). */
 tl_tensor *tl_tensor_alias(const tl_tensor *src);
+/* src's geometry, dtype and grad flags over another storage and version
+ * counter (both retained), with no autograd record: the copies of a setup
+ * snapshot (py/snapshot.c). */
+tl_tensor *tl_tensor_rebind(const tl_tensor *src, tl_storage *storage, tl_version *version);
 
 tl_tensor *tl_tensor_retain(tl_tensor *t);
 void tl_tensor_release(tl_tensor *t);

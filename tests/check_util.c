@@ -1,0 +1,160 @@
+/* check_util.c - unit tests for base/util.c and base/arena.c: growable
+ * buffers (tl_buf_printf formats straight into the free room, or through a
+ * stack buffer, or twice for long text: every path must give the same
+ * bytes), zeroed allocation on both sides of tl_xcalloc's malloc/calloc
+ * split, the CPU clock's bound (tl_now never behind the real thread CPU
+ * time by more than its slack, tl_time_past exact), and arena blocks that
+ * start small and grow. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arena.h"
+#include "util.h"
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+START_TEST(test_buf_printf_paths)
+{
+    /* every length from empty to past the stack buffer and past a grown
+     * buffer's room, appended to buffers of every fill */
+    for (size_t pre = 0; pre < 700; pre += 37) {
+        for (size_t n = 0; n < 1200; n += 13) {
+            char *want = malloc(pre + n + 16);
+            memset(want, 'p', pre);
+            for (size_t i = 0; i < n; i++)
+                want[pre + i] = (char)('a' + i % 26);
+            want[pre + n] = 0;
+            tl_buf b = {0};
+            tl_buf_append(&b, want, pre);
+            tl_buf_printf(&b, "%.*s", (int)n, want + pre);
+            ck_assert_uint_eq(b.len, pre + n);
+            ck_assert_str_eq(tl_buf_str(&b), want);
+            ck_assert(b.data == NULL || b.data[b.len] == 0);
+            tl_buf_printf(&b, "%s", ""); /* nothing written, still terminated */
+            ck_assert_uint_eq(b.len, pre + n);
+            ck_assert_str_eq(tl_buf_str(&b), want);
+            tl_buf_free(&b);
+            free(want);
+        }
+    }
+    tl_buf b = {0};
+    for (int i = 0; i < 1000; i++)
+        tl_buf_printf(&b, "%d,", i);
+    char *s = tl_buf_steal(&b);
+    char want[8192] = {0};
+    size_t k = 0;
+    for (int i = 0; i < 1000; i++)
+        k += (size_t)snprintf(want + k, sizeof want - k, "%d,", i);
+    ck_assert_str_eq(s, want);
+    free(s);
+}
+END_TEST
+
+START_TEST(test_xcalloc_zeroed)
+{
+    /* dirty the heap, then every size on both sides of the split is zero */
+    for (size_t n = 1; n < 9000; n = n * 3 / 2 + 1) {
+        unsigned char *d = tl_xmalloc(n);
+        memset(d, 0xAB, n);
+        free(d);
+        unsigned char *p = tl_xcalloc(n, 1);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(p[i] == 0, "byte %zu of %zu", i, n);
+        free(p);
+        int64_t *q = tl_xcalloc(n, sizeof *q);
+        for (size_t i = 0; i < n; i++)
+            ck_assert(q[i] == 0);
+        free(q);
+    }
+    free(tl_xcalloc(0, 0)); /* a real block, freeable */
+}
+END_TEST
+
+START_TEST(test_now_bound)
+{
+    /* tl_now is at least the thread's CPU time, at most 1 ms ahead of it */
+    volatile uint64_t x = 0;
+    for (int round = 0; round < 2000; round++) {
+        double before = thread_cpu();
+        double now = tl_now();
+        double after = thread_cpu();
+        ck_assert_msg(now >= before - 1e-6, "tl_now %.9f behind the clock %.9f", now, before);
+        ck_assert_msg(now <= after + 1e-3 + 1e-6, "tl_now %.9f over 1 ms ahead of %.9f", now,
+                      after);
+        for (int i = 0; i < round % 50 * 100; i++)
+            x += (uint64_t)i;
+    }
+    /* time spent asleep is wall time, not CPU time: past the slack, the
+     * bound is dropped for a real reading */
+    for (int i = 0; i < 20; i++) {
+        (void)tl_now();
+        struct timespec nap = {0, 3000000};
+        nanosleep(&nap, NULL);
+        double now = tl_now();
+        ck_assert_msg(now <= thread_cpu() + 1e-3 + 1e-6, "tl_now counted sleep as CPU time");
+    }
+    /* tl_time_past answers for the real clock */
+    double t = thread_cpu();
+    ck_assert(tl_time_past(t - 1e-3));
+    ck_assert(!tl_time_past(t + 10));
+    double until = thread_cpu() + 0.02;
+    while (!tl_time_past(until))
+        x++;
+    ck_assert(thread_cpu() >= until);
+}
+END_TEST
+
+START_TEST(test_arena_growth)
+{
+    tl_arena_block *a = NULL;
+    char *prev[2000];
+    for (int i = 0; i < 2000; i++) {
+        size_t n = (size_t)(i % 7 == 0 ? 20000 : 1 + i % 300);
+        char *p = tl_arena_alloc(&a, n);
+        ck_assert((uintptr_t)p % 16 == 0);
+        for (size_t j = 0; j < n; j++)
+            ck_assert(p[j] == 0);
+        memset(p, i & 0xFF, n);
+        prev[i] = p;
+    }
+    /* no block overlaps another: every allocation kept its bytes */
+    for (int i = 0; i < 2000; i++) {
+        size_t n = (size_t)(i % 7 == 0 ? 20000 : 1 + i % 300);
+        for (size_t j = 0; j < n; j += 97)
+            ck_assert((unsigned char)prev[i][j] == (i & 0xFF));
+    }
+    tl_arena_free(a);
+    tl_arena_free(NULL);
+}
+END_TEST
+
+static Suite *tl_util_suite(void)
+{
+    Suite *s = suite_create("util");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_buf_printf_paths);
+    tcase_add_test(core, test_xcalloc_zeroed);
+    tcase_add_test(core, test_now_bound);
+    tcase_add_test(core, test_arena_growth);
+    tcase_set_timeout(core, 60);
+    suite_add_tcase(s, core);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(tl_util_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
