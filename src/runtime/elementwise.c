@@ -502,6 +502,14 @@ static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
         tl_tensor_preserve_strides(t, st); /* ones_like / zeros_like(self, kBool) */
     else
         tl_ops_iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
+    if (op == TL_UN_ISINF && tl_dtype_is_floating(t->dtype)) {
+        /* isinf is self.abs() == inf: the comparison's iterator lays its
+         * output out after abs()'s result (they differ on empty tensors) */
+        tl_tensor shadow = *t; /* metadata only: never read, retained or freed */
+        memcpy(shadow.strides, st, sizeof(int64_t) * (size_t)t->ndim);
+        opnd so[2] = {tl_ops_opnd_tensor(&shadow), tl_ops_opnd_float(INFINITY)};
+        tl_ops_iter_out_strides(so, 2, t->dtype, t->ndim, t->sizes, st);
+    }
     tl_tensor *out = tl_tensor_new_for_write(tl_tensor_backend(t), outdt, t->ndim,
                                            t->sizes, st, err);
     if (!out)
