@@ -502,13 +502,26 @@ static tl_tensor *unary_new(tl_unop op, const tl_tensor *t, tl_error *err)
         tl_tensor_preserve_strides(t, st); /* ones_like / zeros_like(self, kBool) */
     else
         tl_ops_iter_out_strides(&o, 1, compute, t->ndim, t->sizes, st);
-    if (op == TL_UN_ISINF && tl_dtype_is_floating(t->dtype)) {
-        /* isinf is self.abs() == inf: the comparison's iterator lays its
-         * output out after abs()'s result (they differ on empty tensors) */
-        tl_tensor shadow = *t; /* metadata only: never read, retained or freed */
-        memcpy(shadow.strides, st, sizeof(int64_t) * (size_t)t->ndim);
-        opnd so[2] = {tl_ops_opnd_tensor(&shadow), tl_ops_opnd_float(INFINITY)};
+    if ((op == TL_UN_ISINF || op == TL_UN_ISFINITE) && tl_dtype_is_floating(t->dtype)) {
+        /* isinf is self.abs() == inf, isfinite (self == self) *
+         * (self.abs() != inf): each step's iterator lays its output out
+         * after the step before (on empty tensors, or size-1 dims, the
+         * layouts differ from self's) */
+        tl_tensor ab = *t, cmp = *t, eq = *t; /* metadata only: never read,
+                                                 retained or freed */
+        size_t nb = sizeof(int64_t) * (size_t)t->ndim;
+        memcpy(ab.strides, st, nb);
+        opnd so[2] = {tl_ops_opnd_tensor(&ab), tl_ops_opnd_float(INFINITY)};
         tl_ops_iter_out_strides(so, 2, t->dtype, t->ndim, t->sizes, st);
+        if (op == TL_UN_ISFINITE) {
+            memcpy(cmp.strides, st, nb);
+            cmp.dtype = TL_BOOL;
+            opnd xx[2] = {o, o};
+            tl_ops_iter_out_strides(xx, 2, t->dtype, t->ndim, t->sizes, eq.strides);
+            eq.dtype = TL_BOOL;
+            opnd m[2] = {tl_ops_opnd_tensor(&eq), tl_ops_opnd_tensor(&cmp)};
+            tl_ops_iter_out_strides(m, 2, TL_BOOL, t->ndim, t->sizes, st);
+        }
     }
     tl_tensor *out = tl_tensor_new_for_write(tl_tensor_backend(t), outdt, t->ndim,
                                            t->sizes, st, err);
