@@ -387,7 +387,8 @@ static int g_copy_strided(const tl_backend *be, const tl_strided *dst,
     if (rc != 0)
         return rc < 0 ? -1 : 0;
     int64_t isz = (int64_t)tl_dtype_size(dst->dtype);
-    if (dst->dtype == src->dtype &&
+    /* (bool -> bool is a kernel: each byte becomes 0/1, as on the CPU) */
+    if (dst->dtype == src->dtype && dst->dtype != TL_BOOL &&
         (d.ndim == 0 || (d.ndim == 1 && d.strides[0][0] == isz && d.strides[1][0] == isz))) {
         size_t bytes = (size_t)d.n * (size_t)isz;
         count_d2d(bytes);

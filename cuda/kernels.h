@@ -347,7 +347,9 @@ TL_KFN int64_t tl_k_wrap(int dt, int64_t v)
 /* dst <- src converted, one element */
 TL_KFN void tl_k_convert(int dd, char *d, int sd, const char *s)
 {
-    if (dd == sd)
+    if (dd == TL_K_BOOL && sd == TL_K_BOOL) /* backend_cpu.c's copy_bool */
+        *(uint8_t *)d = *(const uint8_t *)s != 0;
+    else if (dd == sd)
         memcpy(d, s, (size_t)tl_k_size(dd));
     else if (tl_k_is_floating(sd))
         tl_k_stf(dd, d, tl_k_ldf(sd, s));

@@ -450,6 +450,29 @@ static int copy_same(void *vctx, int64_t n, char *const *p, const int64_t *s,
     return 0;
 }
 
+/* bool -> bool: PyTorch's copy loads each bool as a byte and converts it
+ * (c10::load<bool>, gh-54789), so a byte other than 0/1 seen through
+ * view(torch.bool) lands as 1 (its vectorised loop, taken only on long
+ * contiguous runs, copies bytes; the short runs of a lab never get there) */
+static int copy_bool(void *vctx, int64_t n, char *const *p, const int64_t *s,
+                     tl_error *err)
+{
+    char *d = p[0];
+    const char *x = p[1];
+    if (s[0] == 1 && s[1] == 1 && d > x) { /* a dense strip: memmove's order */
+        for (int64_t i = n - 1; i >= 0; i--)
+            ((unsigned char *)d)[i] = ((const unsigned char *)x)[i] != 0;
+        (void)vctx;
+        (void)err;
+        return 0;
+    }
+    for (int64_t i = 0; i < n; i++, d += s[0], x += s[1])
+        *(unsigned char *)d = *(const unsigned char *)x != 0;
+    (void)vctx;
+    (void)err;
+    return 0;
+}
+
 static int copy_conv(void *vctx, int64_t n, char *const *p, const int64_t *s,
                      tl_error *err)
 {
@@ -475,7 +498,8 @@ static int cpu_copy_strided(const tl_backend *be, const tl_strided *dst,
                             const tl_strided *src, tl_error *err)
 {
     (void)be;
-    int fast = tl_cpu_loops_enabled() ? tl_cpu_loops_copy(dst, src, err) : 0;
+    bool bools = dst->dtype == TL_BOOL && src->dtype == TL_BOOL;
+    int fast = tl_cpu_loops_enabled() && !bools ? tl_cpu_loops_copy(dst, src, err) : 0;
     if (fast)
         return fast < 0 ? -1 : 0;
     const tl_strided *ops[2] = {dst, src};
@@ -483,8 +507,8 @@ static int cpu_copy_strided(const tl_backend *be, const tl_strided *dst,
     if (nd_init(&it, 2, ops, err) < 0)
         return -1;
     copy_ctx c = {dst->dtype, src->dtype, tl_dtype_size(dst->dtype)};
-    return nd_run(&it, dst->dtype == src->dtype ? copy_same : copy_conv, &c,
-                  err);
+    return nd_run(&it, bools ? copy_bool : dst->dtype == src->dtype ? copy_same : copy_conv,
+                  &c, err);
 }
 
 typedef struct fill_ctx {
