@@ -47,12 +47,18 @@ static int parse_dims(int n, const int64_t *dims, int ndim, redspec *rs,
         rs->mask = ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << ndim) - 1);
         return 0;
     }
+    bool seen0 = false; /* a 0-d tensor's dims all wrap to 0 (dim_list_to_bitset) */
     for (int i = 0; i < n; i++) {
         int d;
         if (tl_shape_wrap_dim(dims[i], ndim, &d, err) < 0)
             return -1;
-        if (ndim == 0)
+        if (ndim == 0) {
+            if (seen0)
+                return tl_error_set(err, TL_ERR_RUNTIME,
+                                    "dim 0 appears multiple times in the list of dims");
+            seen0 = true;
             continue;
+        }
         if (rs->mask & ((uint64_t)1 << d))
             return tl_error_set(err, TL_ERR_RUNTIME,
                                 "dim %d appears multiple times in the list of dims",
