@@ -249,9 +249,6 @@ static void node_destroy(tl_ag_node *n)
     }
     tl_tensor_release(n->map);
     tl_ag_node_release(n->inner);
-    free(n->next);
-    free(n->inm);
-    free(n->outm);
     free(n->retain);
     if (n->gin) {
         for (int k = 0; k < n->nout; k++)
@@ -354,16 +351,20 @@ static tl_ag_node *node_new(enum ag_kind kind, const char *name, int nnext,
                      "see --max-bytes)", bytes, limit);
         return NULL;
     }
-    tl_ag_node *n = tl_xcalloc(1, sizeof *n);
+    /* one block: the node, then its edges, input shapes and output shapes */
+    size_t ne = (size_t)(nnext ? nnext : 1), no = (size_t)(nout ? nout : 1);
+    _Static_assert(sizeof(tl_ag_node) % _Alignof(ag_edge) == 0 &&
+                   sizeof(ag_edge) % _Alignof(ag_shape) == 0, "node block layout");
+    tl_ag_node *n = tl_xcalloc(1, sizeof *n + ne * sizeof(ag_edge) + (ne + no) * sizeof(ag_shape));
     n->refcount = 1;
     n->kind = kind;
     n->name = name;
     n->seq = next_seq++;
     n->nnext = nnext;
-    n->next = tl_xcalloc((size_t)(nnext ? nnext : 1), sizeof *n->next);
-    n->inm = tl_xcalloc((size_t)(nnext ? nnext : 1), sizeof *n->inm);
+    n->next = (ag_edge *)(n + 1);
+    n->inm = (ag_shape *)(n->next + ne);
     n->nout = nout;
-    n->outm = tl_xcalloc((size_t)(nout ? nout : 1), sizeof *n->outm);
+    n->outm = n->inm + ne;
     n->bytes = bytes;
     ag_bytes += (int64_t)bytes;
     ag_nodes++;
