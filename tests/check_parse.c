@@ -9,6 +9,7 @@
 #include "check_lang.h"
 #include "ast.h"
 #include "parse.h"
+#include "parse_cache.h"
 
 /* Dump of every statement, separated by "; " */
 static char *dump(const char *src)
@@ -102,6 +103,50 @@ START_TEST(test_precedence_random)
         free(got);
         free(want);
     }
+}
+END_TEST
+
+/* The parse cache answers a text it keeps with the very tree it parsed,
+ * keeps a whole sheet's worth (1024), and puts out the least recently used
+ * first; every answer dumps as a fresh parse does. */
+START_TEST(test_parse_cache)
+{
+    enum { N = 1100 };
+    tl_ast **first = calloc(N, sizeof *first);
+    char text[64];
+    tl_error err;
+    for (int i = 0; i < N; i++) {
+        int n = snprintf(text, sizeof text, "x%d = y[%d] + %d * z", i, i % 7, i);
+        tl_error_clear(&err);
+        ck_assert_int_eq(tl_parse_cached(text, (size_t)n, 64, &first[i], &err), 0);
+    }
+    for (int i = N - 1; i >= 0; i--) { /* newest first: no hit evicts */
+        int n = snprintf(text, sizeof text, "x%d = y[%d] + %d * z", i, i % 7, i);
+        tl_ast *again;
+        tl_error_clear(&err);
+        ck_assert_int_eq(tl_parse_cached(text, (size_t)n, 64, &again, &err), 0);
+        /* the first 76 were put out by the last 76 */
+        if (i >= N - 1024)
+            ck_assert_msg(again == first[i], "text %d was not kept", i);
+        else
+            ck_assert_msg(again != first[i], "text %d should have been put out", i);
+        char *a = dump(text);
+        tl_buf b = {0};
+        tl_ast_dump(again->stmts[0], &b);
+        ck_assert_str_eq(tl_buf_str(&b), a);
+        tl_buf_free(&b);
+        free(a);
+        tl_ast_free(again);
+    }
+    /* the same text at another depth is another entry */
+    tl_ast *deep;
+    int n = snprintf(text, sizeof text, "x%d = y[%d] + %d * z", N - 1, (N - 1) % 7, N - 1);
+    ck_assert_int_eq(tl_parse_cached(text, (size_t)n, 32, &deep, &err), 0);
+    ck_assert(deep != first[N - 1]);
+    tl_ast_free(deep);
+    for (int i = 0; i < N; i++)
+        tl_ast_free(first[i]);
+    free(first);
 }
 END_TEST
 
@@ -372,6 +417,7 @@ static Suite *parse_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_precedence);
     tcase_add_test(core, test_precedence_random);
+    tcase_add_test(core, test_parse_cache);
     tcase_add_test(core, test_trailers);
     tcase_add_test(core, test_displays);
     tcase_add_test(core, test_statements);
