@@ -83,7 +83,7 @@ best_wall() {
     if [ "$have_hyperfine" = 1 ]; then
         cmd=""
         for a in "$@"; do cmd="$cmd '$a'"; done
-        "$HYPERFINE" -N -i -s none --warmup 2 --runs "$n" \
+        "$HYPERFINE" -N -i --style none --warmup 2 --runs "$n" \
             --export-csv "$tmp/hf.csv" "$cmd" >/dev/null 2>&1 &&
             awk -F, 'NR == 2 {print $7}' "$tmp/hf.csv" && return
     fi

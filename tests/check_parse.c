@@ -2,12 +2,14 @@
  * precedence and associativity (through tl_ast_dump), statements, spans,
  * unsupported constructs, and the depth/height limits. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_lang.h"
 #include "ast.h"
 #include "parse.h"
+#include "parse_cache.h"
 
 /* Dump of every statement, separated by "; " */
 static char *dump(const char *src)
@@ -44,6 +46,109 @@ static tl_error parse_fail(const char *src, int max_depth)
     ck_assert(ast == NULL);
     return err;
 }
+
+/* Random chains of binary operators (all six levels, with unary minus and
+ * ** on some operands) parse to the same tree as the same chain with every
+ * operation parenthesized by a shunting-yard reference, written here. */
+static const struct {
+    const char *text;
+    int level; /* | 0, ^ 1, & 2, shifts 3, + - 4, * / // % @ 5 */
+} chain_ops[] = {{"|", 0}, {"^", 1}, {"&", 2}, {"<<", 3}, {">>", 3}, {"+", 4},
+                 {"-", 4}, {"*", 5}, {"/", 5}, {"//", 5}, {"%", 5}, {"@", 5}};
+
+START_TEST(test_precedence_random)
+{
+    unsigned seed = 2024;
+    for (int round = 0; round < 3000; round++) {
+        char operand[16][16], src[512], vals[16][512];
+        int nops = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 9;
+        int op[16];
+        for (int i = 0; i <= nops; i++) {
+            seed = seed * 1103515245u + 12345u;
+            switch ((seed >> 16) % 4) {
+            case 0: snprintf(operand[i], sizeof operand[i], "-v%d", i); break;
+            case 1: snprintf(operand[i], sizeof operand[i], "v%d ** 2", i); break;
+            default: snprintf(operand[i], sizeof operand[i], "v%d", i); break;
+            }
+            if (i < nops) {
+                seed = seed * 1103515245u + 12345u;
+                op[i] = (int)((seed >> 16) % (sizeof chain_ops / sizeof *chain_ops));
+            }
+        }
+        size_t k = 0;
+        for (int i = 0; i <= nops; i++)
+            k += (size_t)snprintf(src + k, sizeof src - k, i ? " %s %s" : "%s%s",
+                                  i ? chain_ops[op[i - 1]].text : "", operand[i]);
+        /* shunting-yard: every left-associative operator pops the stacked
+         * ones of its level or tighter, each popped one parenthesizes */
+        int nv = 0, stack[16], ns = 0;
+        for (int i = 0; i <= nops; i++) {
+            snprintf(vals[nv++], sizeof vals[0], "(%s)", operand[i]);
+            int lv = i < nops ? chain_ops[op[i]].level : -1;
+            while (ns > 0 && chain_ops[stack[ns - 1]].level >= lv) {
+                char tmp[512];
+                snprintf(tmp, sizeof tmp, "(%s %s %s)", vals[nv - 2],
+                         chain_ops[stack[ns - 1]].text, vals[nv - 1]);
+                nv--;
+                memcpy(vals[nv - 1], tmp, sizeof tmp);
+                ns--;
+            }
+            if (i < nops)
+                stack[ns++] = op[i];
+        }
+        ck_assert_int_eq(nv, 1);
+        char *got = dump(src), *want = dump(vals[0]);
+        ck_assert_msg(strcmp(got, want) == 0, "<%s>: %s, not %s (from %s)", src, got, want,
+                      vals[0]);
+        free(got);
+        free(want);
+    }
+}
+END_TEST
+
+/* The parse cache answers a text it keeps with the very tree it parsed,
+ * keeps a whole sheet's worth (1024), and puts out the least recently used
+ * first; every answer dumps as a fresh parse does. */
+START_TEST(test_parse_cache)
+{
+    enum { N = 1100 };
+    tl_ast **first = calloc(N, sizeof *first);
+    char text[64];
+    tl_error err;
+    for (int i = 0; i < N; i++) {
+        int n = snprintf(text, sizeof text, "x%d = y[%d] + %d * z", i, i % 7, i);
+        tl_error_clear(&err);
+        ck_assert_int_eq(tl_parse_cached(text, (size_t)n, 64, &first[i], &err), 0);
+    }
+    for (int i = N - 1; i >= 0; i--) { /* newest first: no hit evicts */
+        int n = snprintf(text, sizeof text, "x%d = y[%d] + %d * z", i, i % 7, i);
+        tl_ast *again;
+        tl_error_clear(&err);
+        ck_assert_int_eq(tl_parse_cached(text, (size_t)n, 64, &again, &err), 0);
+        /* the first 76 were put out by the last 76 */
+        if (i >= N - 1024)
+            ck_assert_msg(again == first[i], "text %d was not kept", i);
+        else
+            ck_assert_msg(again != first[i], "text %d should have been put out", i);
+        char *a = dump(text);
+        tl_buf b = {0};
+        tl_ast_dump(again->stmts[0], &b);
+        ck_assert_str_eq(tl_buf_str(&b), a);
+        tl_buf_free(&b);
+        free(a);
+        tl_ast_free(again);
+    }
+    /* the same text at another depth is another entry */
+    tl_ast *deep;
+    int n = snprintf(text, sizeof text, "x%d = y[%d] + %d * z", N - 1, (N - 1) % 7, N - 1);
+    ck_assert_int_eq(tl_parse_cached(text, (size_t)n, 32, &deep, &err), 0);
+    ck_assert(deep != first[N - 1]);
+    tl_ast_free(deep);
+    for (int i = 0; i < N; i++)
+        tl_ast_free(first[i]);
+    free(first);
+}
+END_TEST
 
 START_TEST(test_precedence)
 {
@@ -311,6 +416,8 @@ static Suite *parse_suite(void)
     Suite *s = suite_create("parse");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_precedence);
+    tcase_add_test(core, test_precedence_random);
+    tcase_add_test(core, test_parse_cache);
     tcase_add_test(core, test_trailers);
     tcase_add_test(core, test_displays);
     tcase_add_test(core, test_statements);

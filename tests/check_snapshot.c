@@ -131,6 +131,12 @@ static const scase cases[] = {
     {"import torch\nimport numpy as np\nx = torch.arange(4.)\nx2 = x.clone()\nx2[0] = 9\n"
      "x3 = x.to(torch.float16)",
      {META, "x2.tolist(), x3.dtype, x3._base is None", NULL}},
+    /* more objects than the memo keeps inline */
+    {"import torch\nx = torch.arange(50.)\nl = [x[i:] for i in range(40)]\n"
+     "m = [t.view(-1, 1) for t in l[::3]]",
+     {META, "l[7].add_(1)\nx[5:9].tolist(), l[0][7].item(), m[2]._base is x, x._version",
+      "m[3].mul_(0)\nl[9][:3].tolist(), len(l), len(m)", "[t.storage_offset() for t in m]",
+      NULL}},
     {"", {"1 + 1", NULL}},
 };
 

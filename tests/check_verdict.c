@@ -3,6 +3,7 @@
  * forced disagreement), tuples, values, runs from a fresh setup, the
  * `sometimes` variants, and ops that pass a limit. */
 #include <check.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,87 @@ START_TEST(test_view_outside_parent_window)
     ck_assert(d == 0.0);
     tl_value_release(pv);
     tl_value_release(rv);
+    tl_tensor_release(base);
+}
+END_TEST
+
+/* write_through against a brute-force answer: random parents (dense in
+ * any dim order, with size-1 dims, or strided with gaps and overlaps) over
+ * a 64-element storage, and a one-element view at every storage slot: the
+ * write shows in the parent exactly when some element of the parent reads
+ * that slot. Dense parents take the range test, the others the bitmap. */
+START_TEST(test_write_through_random)
+{
+    tl_error err;
+    tl_tensor *base = arange_f32(64);
+    unsigned seed = 99;
+    int dense_seen = 0, sparse_seen = 0;
+    for (int round = 0; round < 400; round++) {
+        int nd = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 3;
+        int64_t sz[3], st[3];
+        bool dense = ((seed >> 20) & 1) == 0;
+        if (dense) { /* a permutation of contiguous strides */
+            int64_t acc = 1;
+            int order[3] = {0, 1, 2};
+            for (int i = nd - 1; i > 0; i--) {
+                seed = seed * 1103515245u + 12345u;
+                int j = (int)((seed >> 16) % (unsigned)(i + 1)), t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+            for (int k = 0; k < nd; k++) {
+                seed = seed * 1103515245u + 12345u;
+                int d = order[k];
+                sz[d] = 1 + (int64_t)((seed >> 16) % 3);
+                st[d] = acc;
+                acc *= sz[d];
+            }
+        } else {
+            for (int d = 0; d < nd; d++) {
+                seed = seed * 1103515245u + 12345u;
+                sz[d] = 1 + (int64_t)((seed >> 16) % 3);
+                st[d] = (int64_t)((seed >> 8) % 5); /* 0: overlap */
+            }
+        }
+        int64_t hi = 0;
+        for (int d = 0; d < nd; d++)
+            hi += (sz[d] - 1) * st[d];
+        seed = seed * 1103515245u + 12345u;
+        int64_t off = (int64_t)((seed >> 16) % (unsigned)(64 - hi));
+        bool reads[64] = {false};
+        int64_t idx[3] = {0, 0, 0}, n = sz[0] * (nd > 1 ? sz[1] : 1) * (nd > 2 ? sz[2] : 1);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t e = off;
+            for (int d = 0; d < nd; d++)
+                e += idx[d] * st[d];
+            reads[e] = true;
+            for (int d = nd - 1; d >= 0; d--) {
+                if (++idx[d] < sz[d])
+                    break;
+                idx[d] = 0;
+            }
+        }
+        tl_value *pv = tl_value_tensor(tl_tensor_view(base, nd, sz, st, off));
+        for (int64_t k = 0; k < 64; k++) {
+            int64_t one = 1;
+            tl_value *rv = tl_value_tensor(tl_tensor_view(base, 1, &one, &one, k));
+            tl_evidence ev;
+            ck_assert_int_eq(tl_verdict_classify(rv, pv, &ev, &err), 0);
+            ck_assert_msg(ev.write_through == (reads[k] ? 1 : 0),
+                          "round %d slot %lld: write_through %d", round, (long long)k,
+                          ev.write_through);
+            tl_evidence_free(&ev);
+            tl_value_release(rv);
+        }
+        tl_value_release(pv);
+        dense ? dense_seen++ : sparse_seen++;
+    }
+    ck_assert(dense_seen > 100 && sparse_seen > 100);
+    for (int64_t k = 0; k < 64; k++) { /* every probe put its byte back */
+        double d;
+        ck_assert_int_eq(tl_tensor_get_f64(base, k, &d, &err), 0);
+        ck_assert(d == (double)k);
+    }
     tl_tensor_release(base);
 }
 END_TEST
@@ -459,6 +541,7 @@ static Suite *tl_verdict_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_alias_view_copy);
     tcase_add_test(core, test_view_outside_parent_window);
+    tcase_add_test(core, test_write_through_random);
     tcase_add_test(core, test_tuple_value_empty);
     tcase_add_test(core, test_run_verdicts);
     tcase_add_test(core, test_gather_trace);

@@ -37,16 +37,23 @@ typedef struct ag_edge {
     int nr;
 } ag_edge;
 
+/* Shapes and geometries keep up to AG_SMALL dims inline (sizes points at
+ * `small`), so most nodes make no allocation per input and output; they
+ * live in their node's arrays and are never copied by value. */
+#define AG_SMALL 4
+
 typedef struct ag_shape {
     tl_dtype dt;
     int ndim;
     int64_t *sizes;
+    int64_t small[AG_SMALL];
 } ag_shape;
 
 typedef struct ag_geom {
     int ndim;
     int64_t *sizes, *strides;
     int64_t offset;
+    int64_t small[2 * AG_SMALL];
 } ag_geom;
 
 typedef struct tl_ag_meta tl_ag_meta;
@@ -192,6 +199,7 @@ static void on_tensor_free(tl_tensor *t)
 /* ===================================================================== */
 /* nodes                                                                  */
 
+static _Thread_local tl_ag_node *rel_inline[64];
 static _Thread_local tl_ag_node **rel_stack;
 static _Thread_local size_t rel_n, rel_cap;
 static _Thread_local bool rel_active;
@@ -204,6 +212,20 @@ static void saved_clear(ag_saved *s)
     s->owner = NULL;
 }
 
+static void shape_free(ag_shape *s)
+{
+    if (s->sizes != s->small)
+        free(s->sizes);
+}
+
+static void geom_free(ag_geom *g)
+{
+    if (g->sizes != g->small) {
+        free(g->sizes);
+        free(g->strides);
+    }
+}
+
 static void node_destroy(tl_ag_node *n)
 {
     for (int i = 0; i < n->nnext; i++)
@@ -211,15 +233,13 @@ static void node_destroy(tl_ag_node *n)
     for (int i = 0; i < SV_N; i++)
         saved_clear(&n->saved[i]);
     for (int i = 0; i < n->nnext; i++)
-        free(n->inm[i].sizes);
+        shape_free(&n->inm[i]);
     for (int i = 0; i < n->nout; i++)
-        free(n->outm[i].sizes);
+        shape_free(&n->outm[i]);
     if (n->geom) {
         int ng = n->kind == K_COPYSLICES ? 2 : 1 + n->nout;
-        for (int i = 0; i < ng; i++) {
-            free(n->geom[i].sizes);
-            free(n->geom[i].strides);
-        }
+        for (int i = 0; i < ng; i++)
+            geom_free(&n->geom[i]);
         free(n->geom);
     }
     if (n->leaf) {
@@ -229,9 +249,6 @@ static void node_destroy(tl_ag_node *n)
     }
     tl_tensor_release(n->map);
     tl_ag_node_release(n->inner);
-    free(n->next);
-    free(n->inm);
-    free(n->outm);
     free(n->retain);
     if (n->gin) {
         for (int k = 0; k < n->nout; k++)
@@ -255,8 +272,17 @@ void tl_ag_node_release(tl_ag_node *n)
     if (!n || --n->refcount > 0)
         return;
     if (rel_n == rel_cap) {
-        rel_cap = rel_cap ? 2 * rel_cap : 64;
-        rel_stack = tl_xrealloc(rel_stack, rel_cap * sizeof *rel_stack);
+        if (!rel_stack) { /* the first 64 need no allocation */
+            rel_stack = rel_inline;
+            rel_cap = TL_ARRAY_LEN(rel_inline);
+        } else {
+            tl_ag_node **grown = tl_xmalloc(2 * rel_cap * sizeof *grown);
+            memcpy(grown, rel_stack, rel_cap * sizeof *grown);
+            if (rel_stack != rel_inline)
+                free(rel_stack);
+            rel_stack = grown;
+            rel_cap *= 2;
+        }
     }
     rel_stack[rel_n++] = n;
     if (rel_active)
@@ -265,7 +291,8 @@ void tl_ag_node_release(tl_ag_node *n)
     while (rel_n)
         node_destroy(rel_stack[--rel_n]);
     rel_active = false;
-    free(rel_stack);
+    if (rel_stack != rel_inline)
+        free(rel_stack);
     rel_stack = NULL;
     rel_cap = 0;
 }
@@ -276,7 +303,8 @@ static void shape_set(ag_shape *s, tl_dtype dt, int ndim, const int64_t *sizes)
 {
     s->dt = dt;
     s->ndim = ndim;
-    s->sizes = tl_xmalloc(sizeof(int64_t) * (size_t)(ndim ? ndim : 1));
+    s->sizes = ndim <= AG_SMALL ? s->small
+                                : tl_xmalloc(sizeof(int64_t) * (size_t)ndim);
     for (int d = 0; d < ndim; d++)
         s->sizes[d] = sizes[d];
 }
@@ -284,8 +312,13 @@ static void shape_set(ag_shape *s, tl_dtype dt, int ndim, const int64_t *sizes)
 static void geom_set(ag_geom *g, const tl_tensor *t)
 {
     g->ndim = t->ndim;
-    g->sizes = tl_xmalloc(sizeof(int64_t) * (size_t)(t->ndim ? t->ndim : 1));
-    g->strides = tl_xmalloc(sizeof(int64_t) * (size_t)(t->ndim ? t->ndim : 1));
+    if (t->ndim <= AG_SMALL) {
+        g->sizes = g->small;
+        g->strides = g->small + AG_SMALL;
+    } else {
+        g->sizes = tl_xmalloc(sizeof(int64_t) * (size_t)t->ndim);
+        g->strides = tl_xmalloc(sizeof(int64_t) * (size_t)t->ndim);
+    }
     for (int d = 0; d < t->ndim; d++) {
         g->sizes[d] = t->sizes[d];
         g->strides[d] = t->strides[d];
@@ -318,16 +351,20 @@ static tl_ag_node *node_new(enum ag_kind kind, const char *name, int nnext,
                      "see --max-bytes)", bytes, limit);
         return NULL;
     }
-    tl_ag_node *n = tl_xcalloc(1, sizeof *n);
+    /* one block: the node, then its edges, input shapes and output shapes */
+    size_t ne = (size_t)(nnext ? nnext : 1), no = (size_t)(nout ? nout : 1);
+    _Static_assert(sizeof(tl_ag_node) % _Alignof(ag_edge) == 0 &&
+                   sizeof(ag_edge) % _Alignof(ag_shape) == 0, "node block layout");
+    tl_ag_node *n = tl_xcalloc(1, sizeof *n + ne * sizeof(ag_edge) + (ne + no) * sizeof(ag_shape));
     n->refcount = 1;
     n->kind = kind;
     n->name = name;
     n->seq = next_seq++;
     n->nnext = nnext;
-    n->next = tl_xcalloc((size_t)(nnext ? nnext : 1), sizeof *n->next);
-    n->inm = tl_xcalloc((size_t)(nnext ? nnext : 1), sizeof *n->inm);
+    n->next = (ag_edge *)(n + 1);
+    n->inm = (ag_shape *)(n->next + ne);
     n->nout = nout;
-    n->outm = tl_xcalloc((size_t)(nout ? nout : 1), sizeof *n->outm);
+    n->outm = n->inm + ne;
     n->bytes = bytes;
     ag_bytes += (int64_t)bytes;
     ag_nodes++;

@@ -226,8 +226,38 @@ cJSON *tl_value_to_json(const tl_value *v)
 typedef struct pmap {
     int state;
     int64_t lo, hi;       /* storage element span of the parent */
-    unsigned char *bits;  /* (hi - lo + 1) bits */
+    unsigned char *bits;  /* (hi - lo + 1) bits; NULL: every element of the
+                             span is visible (a dense parent) */
 } pmap;
+
+/* Whether t's elements fill its span exactly once: its strides, taken by
+ * size, are those of a contiguous tensor in some dimension order (size-1
+ * dims aside). */
+static bool dense_layout(const tl_tensor *t)
+{
+    int64_t sz[TL_MAX_DIMS], st[TL_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->sizes[d] == 1)
+            continue;
+        int64_t a = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
+        int k = n++;
+        while (k > 0 && st[k - 1] > a) { /* insertion by stride */
+            st[k] = st[k - 1];
+            sz[k] = sz[k - 1];
+            k--;
+        }
+        st[k] = a;
+        sz[k] = t->sizes[d];
+    }
+    int64_t want = 1;
+    for (int k = 0; k < n; k++) {
+        if (st[k] != want)
+            return false;
+        want *= sz[k];
+    }
+    return true;
+}
 
 static int build_pmap(const tl_tensor *p, pmap *m, tl_error *err)
 {
@@ -251,6 +281,11 @@ static int build_pmap(const tl_tensor *p, pmap *m, tl_error *err)
                             "its storage of %zu bytes", lo, hi, p->storage->nbytes);
     m->lo = lo;
     m->hi = hi;
+    if (dense_layout(p)) {
+        m->bits = NULL;
+        m->state = 1;
+        return 0;
+    }
     m->bits = tl_xcalloc((size_t)(hi - lo) / 8 + 1, 1);
     int64_t idx[TL_MAX_DIMS] = {0};
     for (int64_t i = 0; i < n; i++) {
@@ -327,7 +362,7 @@ static int probe(tl_tensor *r, tl_tensor *p, tl_kind kind, pmap *map, int *throu
     bool schanged = before != after; /* the parent's storage saw the write */
     int64_t e = (int64_t)(at / psz) - map->lo;
     bool visible = schanged && e >= 0 && e <= map->hi - map->lo &&
-                   (map->bits[e / 8] >> (e % 8)) & 1;
+                   (!map->bits || (map->bits[e / 8] >> (e % 8)) & 1);
     if (schanged && kind == TL_KIND_COPY) {
         tl_error_set(err, TL_ERR_INTERNAL,
                      "write-through probe disagrees with the pointer verdict: the "

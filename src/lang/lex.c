@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "lex.h"
+#include "arena.h"
 #include "util.h"
 
 static const char *const keyword_text[TL_NKEYWORDS] = {
@@ -684,7 +685,8 @@ static int lex_all(lexer *L)
                 t->u.kw = (tl_keyword)kw;
             } else {
                 tl_token *t = push(L, TL_TOK_NAME, start, p);
-                t->str = tl_xstrndup(s + start, p - start);
+                t->str = tl_arena_alloc(&L->out->names, p - start + 1); /* zeroed */
+                memcpy(t->str, s + start, p - start);
                 t->len = p - start;
             }
             L->pos = p;
@@ -774,7 +776,9 @@ int tl_lex_expr(const char *text, size_t len, int32_t base, int max_depth,
 void tl_toklist_free(tl_toklist *tl)
 {
     for (size_t i = 0; i < tl->n; i++)
-        free(tl->toks[i].str);
+        if (tl->toks[i].kind != TL_TOK_NAME)
+            free(tl->toks[i].str);
     free(tl->toks);
+    tl_arena_free(tl->names);
     memset(tl, 0, sizeof *tl);
 }

@@ -80,7 +80,8 @@ typedef struct tl_token {
         tl_keyword kw;   /* TL_TOK_KEYWORD */
         tl_opkind op;    /* TL_TOK_OP */
     } u;
-    char *str;           /* NAME: the name; STR: decoded bytes (owned) */
+    char *str;           /* NAME: the name (in the list's arena); STR: decoded
+                            bytes (owned) */
     size_t len;          /* length of str */
     int int_overflow;    /* INT literal did not fit in int64 */
     int32_t body_start;  /* FSTR: the text between the quotes */
@@ -92,6 +93,7 @@ typedef struct tl_toklist {
     tl_token *toks;
     size_t n;
     size_t cap;
+    struct tl_arena_block *names; /* NAME tokens' text (base/arena.h) */
 } tl_toklist;
 
 /* Tokenize text[0..len). max_depth bounds bracket nesting (TL_ERR_LIMIT

@@ -727,37 +727,38 @@ static tl_node *parse_factor(parser *P)
  * loosest first; every level is a left-associative chain over the next. */
 enum { LV_BITOR, LV_BITXOR, LV_BITAND, LV_SHIFT, LV_ARITH, LV_TERM, LV_FACTOR };
 
-static const struct {
-    int level;
-    tl_opkind tok;
-    tl_pyop op;
-} binops[] = {
-    {LV_BITOR, TL_OP_PIPE, TL_PY_OR},          {LV_BITXOR, TL_OP_CARET, TL_PY_XOR},
-    {LV_BITAND, TL_OP_AMP, TL_PY_AND},         {LV_SHIFT, TL_OP_LSHIFT, TL_PY_LSHIFT},
-    {LV_SHIFT, TL_OP_RSHIFT, TL_PY_RSHIFT},    {LV_ARITH, TL_OP_PLUS, TL_PY_ADD},
-    {LV_ARITH, TL_OP_MINUS, TL_PY_SUB},        {LV_TERM, TL_OP_STAR, TL_PY_MUL},
-    {LV_TERM, TL_OP_SLASH, TL_PY_TRUEDIV},     {LV_TERM, TL_OP_DSLASH, TL_PY_FLOORDIV},
-    {LV_TERM, TL_OP_PERCENT, TL_PY_MOD},       {LV_TERM, TL_OP_AT, TL_PY_MATMUL},
-};
-
-/* the binary operator of `level` at token t, or -1 */
-static int binop_at(const tl_token *t, int level)
+/* the level and operator of the binary operator at token t; -1 if none */
+static int binop_at(const tl_token *t, int *op)
 {
-    for (size_t i = 0; i < TL_ARRAY_LEN(binops); i++)
-        if (binops[i].level == level && is_op(t, binops[i].tok))
-            return (int)binops[i].op;
-    return -1;
+    if (t->kind != TL_TOK_OP)
+        return -1;
+    switch (t->u.op) {
+    case TL_OP_PIPE: *op = TL_PY_OR; return LV_BITOR;
+    case TL_OP_CARET: *op = TL_PY_XOR; return LV_BITXOR;
+    case TL_OP_AMP: *op = TL_PY_AND; return LV_BITAND;
+    case TL_OP_LSHIFT: *op = TL_PY_LSHIFT; return LV_SHIFT;
+    case TL_OP_RSHIFT: *op = TL_PY_RSHIFT; return LV_SHIFT;
+    case TL_OP_PLUS: *op = TL_PY_ADD; return LV_ARITH;
+    case TL_OP_MINUS: *op = TL_PY_SUB; return LV_ARITH;
+    case TL_OP_STAR: *op = TL_PY_MUL; return LV_TERM;
+    case TL_OP_SLASH: *op = TL_PY_TRUEDIV; return LV_TERM;
+    case TL_OP_DSLASH: *op = TL_PY_FLOORDIV; return LV_TERM;
+    case TL_OP_PERCENT: *op = TL_PY_MOD; return LV_TERM;
+    case TL_OP_AT: *op = TL_PY_MATMUL; return LV_TERM;
+    default: return -1;
+    }
 }
 
+/* Precedence climbing over the levels from `level` down to the factors:
+ * the same left-associative trees as one function per level, without
+ * passing every operand through all six of them. */
 static tl_node *parse_binary(parser *P, int level)
 {
-    if (level == LV_FACTOR)
-        return parse_factor(P);
-    tl_node *a = parse_binary(P, level + 1);
-    int op;
-    while (a && (op = binop_at(peek(P), level)) >= 0) {
+    tl_node *a = parse_factor(P);
+    int op = 0, lv;
+    while (a && (lv = binop_at(peek(P), &op)) >= level) {
         next(P);
-        tl_node *b = parse_binary(P, level + 1);
+        tl_node *b = parse_binary(P, lv + 1);
         if (!b)
             return NULL;
         a = binary(P, TL_N_BINARY, op, a, b);

@@ -176,10 +176,15 @@ void tl_snapshot_free(tl_snapshot *s)
 
 /* -------------------------------------------------------------- copying */
 
+/* the first MEMO_INLINE pairs (a setup's few objects) need no allocation */
+#define MEMO_INLINE 16
+
 typedef struct memo {
     const void **from;
     void **to;
     size_t n, cap;
+    const void *from0[MEMO_INLINE];
+    void *to0[MEMO_INLINE];
 } memo;
 
 static void *memo_get(const memo *m, const void *from)
@@ -193,9 +198,18 @@ static void *memo_get(const memo *m, const void *from)
 static void memo_put(memo *m, const void *from, void *to)
 {
     if (m->n == m->cap) {
-        m->cap = m->cap ? 2 * m->cap : 16;
-        m->from = tl_xrealloc(m->from, m->cap * sizeof *m->from);
-        m->to = tl_xrealloc(m->to, m->cap * sizeof *m->to);
+        size_t cap = 2 * m->cap;
+        const void **f = tl_xmalloc(cap * sizeof *f);
+        void **t = tl_xmalloc(cap * sizeof *t);
+        memcpy(f, m->from, m->n * sizeof *f);
+        memcpy(t, m->to, m->n * sizeof *t);
+        if (m->from != m->from0) {
+            free(m->from);
+            free(m->to);
+        }
+        m->from = f;
+        m->to = t;
+        m->cap = cap;
     }
     m->from[m->n] = from;
     m->to[m->n++] = to;
@@ -275,13 +289,19 @@ static tl_value *copy_value(memo *m, tl_value *v, tl_error *err)
 
 int tl_snapshot_copy(const tl_snapshot *s, tl_value **out, tl_error *err)
 {
-    memo m = {0};
+    memo m;
+    m.n = 0;
+    m.cap = MEMO_INLINE;
+    m.from = m.from0;
+    m.to = m.to0;
     size_t i = 0;
     for (; i < s->n; i++)
         if (!(out[i] = copy_value(&m, s->values[i], err)))
             break;
-    free(m.from);
-    free(m.to);
+    if (m.from != m.from0) {
+        free(m.from);
+        free(m.to);
+    }
     if (i < s->n) {
         while (i-- > 0)
             tl_value_release(out[i]);

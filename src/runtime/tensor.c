@@ -37,16 +37,16 @@ static _Thread_local tl_freelist headers;
 static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
                          int64_t offset, tl_dtype dt)
 {
+    /* Every field is set here, and sizes/strides only up to ndim: the
+     * 1 KiB of dims past it is never read (zeroing it was a quarter of
+     * making a view). A field added to tl_tensor must be set here too. */
     tl_tensor *t = tl_freelist_pop(&headers);
-    if (t)
-        memset(t, 0, sizeof *t);
-    else
-        t = tl_xcalloc(1, sizeof *t);
+    if (!t)
+        t = tl_xmalloc(sizeof *t);
     tl_context_get()->live_headers++;
     /* headers share the memory ledger with storages (storage.h) */
     tl_alloc_objects_add((int64_t)tl_alloc_cost(t, sizeof *t));
     t->refcount = 1;
-    t->is_leaf = true;
     t->ndim = ndim;
     if (ndim) {
         memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
@@ -54,6 +54,12 @@ static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
     }
     t->offset = offset;
     t->dtype = dt;
+    t->storage = NULL;
+    t->version = NULL;
+    t->requires_grad = false;
+    t->is_leaf = true;
+    t->is_view_of_grad_leaf = false;
+    t->ag = NULL;
     return t;
 }
 
