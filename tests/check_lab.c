@@ -258,6 +258,37 @@ START_TEST(test_err_ids_and_op)
                "duplicate id 'a' (already used at line 2)");
     expect_err("ops:\n  - id: a\n    op: x\nquestions:\n  - id: a\n", 5, 9,
                "duplicate id 'a'");
+    /* 1000 ops: an explicit id equal to an earlier op's number, found
+     * wherever it is, and none reported where every id differs */
+    for (int dup = 0; dup < 3; dup++) {
+        tl_buf b = {0};
+        tl_buf_puts(&b, "ops:\n");
+        for (int i = 1; i <= 1000; i++) {
+            if (i == 1000 && dup == 0)
+                tl_buf_puts(&b, "  - id: \"7\"\n    op: x\n"); /* op 7's own id */
+            else if (i == 1000 && dup == 1)
+                tl_buf_puts(&b, "  - id: q\n    op: x\n"); /* no clash */
+            else if (i == 500 && dup == 2)
+                tl_buf_puts(&b, "  - id: \"999\"\n    op: x\n"); /* op 999's, later */
+            else
+                tl_buf_puts(&b, "  - op: x\n");
+        }
+        tl_lab_err err;
+        tl_lab *lab = parse(tl_buf_str(&b), &err);
+        if (dup == 1) {
+            ck_assert_msg(lab != NULL, "%s", err.msg);
+            ck_assert_uint_eq(lab->nops, 1000);
+            ck_assert_str_eq(lab->ops[998].id, "999");
+            tl_lab_free(lab);
+        } else {
+            ck_assert(lab == NULL);
+            ck_assert_msg(strstr(err.msg, dup == 0 ? "duplicate id '7' (already used at line 8)"
+                                                   : "duplicate id '999' (already used at "
+                                                     "line 501)") != NULL, "%s", err.msg);
+            tl_lab_err_free(&err);
+        }
+        tl_buf_free(&b);
+    }
     expect_err("ops:\n  - id: a\n    predict: view\n", 2, 5, "op 'a' has no 'op:'");
     expect_err("ops:\n  - op: ~\n", 2, 9, "'op' is empty");
     expect_err("ops:\n  - op: x\n    op: y\n", 3, 5, "duplicate key 'op'");

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "autograd.h"
+#include "freelist.h"
 #include "grad_kernels.h"
 #include "util.h"
 
@@ -136,6 +137,9 @@ void tl_ag_set_grad_enabled(bool on) { tl_tensor_set_grad_mode(on); }
 
 static void on_tensor_free(tl_tensor *t);
 
+/* records are made for most results (every view links its base) */
+static _Thread_local tl_freelist metas;
+
 static tl_ag_meta *meta_of(tl_tensor *t)
 {
     if (!t->ag) {
@@ -144,7 +148,10 @@ static tl_ag_meta *meta_of(tl_tensor *t)
             tl_tensor_set_ag_free(on_tensor_free);
             hooked = true;
         }
-        tl_ag_meta *m = tl_xcalloc(1, sizeof *m);
+        tl_ag_meta *m = tl_freelist_pop(&metas);
+        if (!m)
+            m = tl_xmalloc(sizeof *m);
+        memset(m, 0, sizeof *m);
         m->refcount = 1;
         m->self = t;
         m->attr_version = t->version ? t->version->value : 0;
@@ -156,7 +163,7 @@ static tl_ag_meta *meta_of(tl_tensor *t)
 static void meta_release(tl_ag_meta *m)
 {
     if (m && --m->refcount == 0)
-        free(m);
+        tl_freelist_push(&metas, m, 256);
 }
 
 static void set_grad_fn(tl_tensor *t, tl_ag_node *fn, int nr)

@@ -537,13 +537,16 @@ void tl_grade_sheet_in(const tl_lab *master, const tl_lab *sheet,
                 og->score = mop->points;
                 g->correct++;
                 g->points += mop->points;
-                tl_buf_printf(&why, "correct; %s", verdicts[i].ev.reason ? verdicts[i].ev.reason
-                                                                         : "");
+                tl_buf_puts(&why, "correct; ");
+                tl_buf_puts(&why, verdicts[i].ev.reason ? verdicts[i].ev.reason : "");
             } else if (verdicts[i].ev.reason) {
-                tl_buf_printf(&why, ". %s", verdicts[i].ev.reason);
+                tl_buf_puts(&why, ". ");
+                tl_buf_puts(&why, verdicts[i].ev.reason);
             }
-            if (!og->correct && mop->explanation)
-                tl_buf_printf(&why, ". %s", mop->explanation);
+            if (!og->correct && mop->explanation) {
+                tl_buf_puts(&why, ". ");
+                tl_buf_puts(&why, mop->explanation);
+            }
             og->feedback = keep(g, &why);
         }
         /* lab-wide rules on the rule line */

@@ -25,6 +25,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1040,37 +1041,71 @@ static const char *const q_keys[] = {"id", "prompt", "answer", "mention_any",
                                     "reject", "min_words", "points", NULL};
 static const char *const rules_keys[] = {"required", "reject", "points", NULL};
 
+/* The ids seen so far, with a hash index (open addressing, at most half
+ * full): a sheet of 1000 ops compared every id with every earlier one. One
+ * block holds the set, its entries and its slots. */
 typedef struct idseen {
     const char *id;
     int line;
 } idseen;
 
-static void check_id(loader *L, const tl_ynode *n, const char *id, idseen *seen,
-                     size_t nseen)
+typedef struct idset {
+    idseen *seen;
+    size_t n;
+    uint32_t *slot; /* index + 1 into seen; 0: empty */
+    size_t mask;
+} idset;
+
+static idset *idset_new(size_t cap)
 {
-    for (size_t i = 0; i < nseen; i++)
-        if (same(seen[i].id, id))
-            FAILN(L, n, "duplicate id '%s' (already used at line %d)", id, seen[i].line);
+    size_t nslots = 16;
+    while (nslots < 2 * cap)
+        nslots *= 2;
+    idset *s = tl_xcalloc(1, sizeof *s + cap * sizeof(idseen) + nslots * sizeof(uint32_t));
+    s->seen = (idseen *)(s + 1);
+    s->slot = (uint32_t *)(s->seen + cap);
+    s->mask = nslots - 1;
+    return s;
+}
+
+static size_t id_hash(const char *id)
+{
+    size_t h = 2166136261u; /* FNV-1a */
+    for (; *id; id++)
+        h = (h ^ (unsigned char)*id) * 16777619u;
+    return h;
+}
+
+/* Fails on a duplicate, else records id (owned by the lab) at line. */
+static void check_id(loader *L, const tl_ynode *n, const char *id, int line, idset *set)
+{
+    size_t i = id_hash(id) & set->mask;
+    for (; set->slot[i]; i = (i + 1) & set->mask) {
+        const idseen *e = &set->seen[set->slot[i] - 1];
+        if (same(e->id, id))
+            FAILN(L, n, "duplicate id '%s' (already used at line %d)", id, e->line);
+    }
+    set->seen[set->n].id = id;
+    set->seen[set->n].line = line;
+    set->slot[i] = (uint32_t)++set->n;
 }
 
 /* The id of an op or question `item`: its 'id:', else prefix + number
  * ("3", "q2"); stored in *id (owned by the lab) before it is checked
- * against seen[0..*nseen), then recorded there. */
+ * against the ids seen, then recorded there. */
 static void take_id(loader *L, const tl_ynode *item, const char *prefix, size_t number,
-                    char **id, idseen *seen, size_t *nseen)
+                    char **id, idset *set)
 {
     const tl_ynode *n = tl_ynode_get(item, "id");
     if (n && !tl_ynode_is_null(n)) {
         *id = get_text(L, n, "id", false);
-        check_id(L, n, *id, seen, *nseen);
+        check_id(L, n, *id, n->line, set);
     } else {
         char buf[32];
         snprintf(buf, sizeof buf, "%s%zu", prefix, number);
         *id = tl_xstrdup(buf);
-        check_id(L, item, *id, seen, *nseen);
+        check_id(L, item, *id, item->line, set);
     }
-    seen[*nseen].id = *id;
-    seen[(*nseen)++].line = (n ? n : item)->line;
 }
 
 static bool is_ident(const char *s)
@@ -1173,8 +1208,7 @@ static void validate(loader *L)
                   TL_LAB_MAX_OPS);
         nq = qs->n;
     }
-    idseen *seen = tl_xcalloc(ops->n + nq + 1, sizeof *seen);
-    size_t nseen = 0;
+    idset *seen = idset_new(ops->n + nq + 1);
     L->seen = seen; /* borrows ids owned by the lab; freed on both paths */
     lab->ops = tl_xcalloc(ops->n, sizeof *lab->ops);
     for (size_t i = 0; i < ops->n; i++) {
@@ -1189,7 +1223,7 @@ static void validate(loader *L)
             FAILN(L, on, "each op must be a mapping with at least 'op:', got %s",
                   node_desc(on));
         check_keys(L, on, op_keys, "an op");
-        take_id(L, on, "", i + 1, &op->id, seen, &nseen);
+        take_id(L, on, "", i + 1, &op->id, seen);
         n = tl_ynode_get(on, "op");
         if (!n)
             FAILN(L, on, "op '%s' has no 'op:' (the expression to run)", op->id);
@@ -1241,7 +1275,7 @@ static void validate(loader *L)
                 FAILN(L, qn, "each question must be a mapping with 'prompt:', got %s",
                       node_desc(qn));
             check_keys(L, qn, q_keys, "a question");
-            take_id(L, qn, "q", i + 1, &q->id, seen, &nseen);
+            take_id(L, qn, "q", i + 1, &q->id, seen);
             if ((n = tl_ynode_get(qn, "prompt")))
                 q->prompt = get_text(L, n, "prompt", true);
             if ((n = tl_ynode_get(qn, "answer")))

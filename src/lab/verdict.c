@@ -670,8 +670,10 @@ static char *make_reason(const tl_op_verdict *v, const char *optext)
         break;
     }
     case TL_KIND_ERROR:
-        tl_buf_printf(&b, "error: %s: %s", ev->err_type ? ev->err_type : "Error",
-                      ev->err_msg ? ev->err_msg : "");
+        tl_buf_puts(&b, "error: ");
+        tl_buf_puts(&b, ev->err_type ? ev->err_type : "Error");
+        tl_buf_puts(&b, ": ");
+        tl_buf_puts(&b, ev->err_msg ? ev->err_msg : "");
         break;
     case TL_KIND_VALUE:
     {

@@ -50,29 +50,26 @@ static signed char ops_by_first[128][OPS_PER_BYTE];
 static signed char kws_by_first[128][KWS_PER_BYTE];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
+/* k after the row's entries (a row ends at its first -1) */
+static void row_add(signed char *row, int cap, int k)
+{
+    int i = 0;
+    while (row[i] >= 0)
+        i++;
+    TL_ASSERT(i < cap - 1);
+    row[i] = (signed char)k;
+}
+
 static void build_tables(void)
 {
     memset(ops_by_first, -1, sizeof ops_by_first);
     memset(kws_by_first, -1, sizeof kws_by_first);
     for (size_t len = 3; len >= 1; len--) /* longest first */
-        for (int k = 0; k < TL_NOPS; k++) {
-            if (strlen(op_text[k]) != len)
-                continue;
-            signed char *row = ops_by_first[(unsigned char)op_text[k][0] & 127];
-            int i = 0;
-            while (row[i] >= 0)
-                i++;
-            TL_ASSERT(i < OPS_PER_BYTE - 1);
-            row[i] = (signed char)k;
-        }
-    for (int k = 0; k < TL_NKEYWORDS; k++) {
-        signed char *row = kws_by_first[(unsigned char)keyword_text[k][0] & 127];
-        int i = 0;
-        while (row[i] >= 0)
-            i++;
-        TL_ASSERT(i < KWS_PER_BYTE - 1);
-        row[i] = (signed char)k;
-    }
+        for (int k = 0; k < TL_NOPS; k++)
+            if (strlen(op_text[k]) == len)
+                row_add(ops_by_first[(unsigned char)op_text[k][0] & 127], OPS_PER_BYTE, k);
+    for (int k = 0; k < TL_NKEYWORDS; k++)
+        row_add(kws_by_first[(unsigned char)keyword_text[k][0] & 127], KWS_PER_BYTE, k);
 }
 
 const char *tl_lex_keyword_text(tl_keyword kw)

@@ -41,16 +41,19 @@ static const tl_bind_table *const registry[] = {
     tl_bind_index_tables,
 };
 
-/* ---- the index: open addressing, a power of two at most half full ---- */
+/* ---- the index: open addressing, a power of two at most half full ----
+ * Slots are 16-bit numbers of entries (a 2 KiB table instead of 32 KiB of
+ * wide slots: fewer pages touched at start-up); an entry is a binding, its
+ * kind and, from its first lookup on, its wrapper. */
 
-typedef struct slot {
-    const char *name;        /* NULL: empty */
-    tl_bind_kind kind;
+typedef struct entry {
     const tl_binding *raw;
+    tl_bind_kind kind;
     _Atomic(const tl_binding *) found; /* raw wrapped, on the first lookup */
-} slot;
+} entry;
 
-static slot *index_slots;
+static entry *index_entries;
+static uint16_t *index_slots; /* entry number + 1; 0: empty */
 static size_t index_mask;
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
@@ -69,23 +72,29 @@ static void build_index(void)
         for (const tl_bind_table *t = registry[r]; t->entries; t++)
             for (const tl_binding *b = t->entries; b->name; b++)
                 n++;
+    TL_ASSERT(n < UINT16_MAX);
     size_t cap = 16;
     while (cap < 2 * n)
         cap *= 2;
     index_slots = tl_xcalloc(cap, sizeof *index_slots);
+    index_entries = tl_xcalloc(n ? n : 1, sizeof *index_entries);
     index_mask = cap - 1;
+    size_t used = 0;
     for (size_t r = 0; r < TL_ARRAY_LEN(registry); r++)
         for (const tl_bind_table *t = registry[r]; t->entries; t++)
             for (const tl_binding *b = t->entries; b->name; b++) {
                 size_t i = (size_t)hash(t->kind, b->name) & index_mask;
-                while (index_slots[i].name &&
-                       !(index_slots[i].kind == t->kind && !strcmp(index_slots[i].name, b->name)))
+                while (index_slots[i]) {
+                    const entry *e = &index_entries[index_slots[i] - 1];
+                    if (e->kind == t->kind && !strcmp(e->raw->name, b->name))
+                        break;
                     i = (i + 1) & index_mask;
-                if (index_slots[i].name)
+                }
+                if (index_slots[i])
                     continue; /* an earlier table has it: the first wins */
-                index_slots[i].name = b->name;
-                index_slots[i].kind = t->kind;
-                index_slots[i].raw = b;
+                index_entries[used].raw = b;
+                index_entries[used].kind = t->kind;
+                index_slots[i] = (uint16_t)++used;
             }
 }
 
@@ -93,16 +102,17 @@ const tl_binding *tl_bind_find(tl_bind_kind kind, const char *name)
 {
     pthread_once(&index_once, build_index);
     size_t i = (size_t)hash(kind, name) & index_mask;
-    for (; index_slots[i].name; i = (i + 1) & index_mask)
-        if (index_slots[i].kind == kind && !strcmp(index_slots[i].name, name)) {
-            slot *s = &index_slots[i];
-            const tl_binding *f = atomic_load_explicit(&s->found, memory_order_acquire);
+    for (; index_slots[i]; i = (i + 1) & index_mask) {
+        entry *e = &index_entries[index_slots[i] - 1];
+        if (e->kind == kind && !strcmp(e->raw->name, name)) {
+            const tl_binding *f = atomic_load_explicit(&e->found, memory_order_acquire);
             if (!f) { /* every thread computes the same wrapper */
-                f = tl_bind_grad_wrap(kind, s->raw);
-                atomic_store_explicit(&s->found, f, memory_order_release);
+                f = tl_bind_grad_wrap(kind, e->raw);
+                atomic_store_explicit(&e->found, f, memory_order_release);
             }
             return f;
         }
+    }
     return NULL;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "freelist.h"
 #include "util.h"
 
 /* the thread's ledger (context.h) */
@@ -57,9 +58,18 @@ static void charge(size_t nbytes)
         c->ledger_peak = c->ledger_live;
 }
 
+/* Storage objects and version counters are made and dropped with every
+ * tensor op: per-thread free lists (base/freelist.h) keep them off
+ * malloc's long path. */
+#define OBJECT_CACHE 256
+static _Thread_local tl_freelist storages, versions;
+
 static tl_storage *storage_object(void)
 {
-    tl_storage *s = tl_xcalloc(1, sizeof *s);
+    tl_storage *s = tl_freelist_pop(&storages);
+    if (!s)
+        s = tl_xmalloc(sizeof *s);
+    memset(s, 0, sizeof *s);
     s->refcount = 1;
     s->id = L->next_storage_id++;
     return s;
@@ -223,7 +233,7 @@ void tl_storage_release(tl_storage *s)
         if (!s->scratch)
             L->ledger_live -= s->nbytes;
     }
-    free(s);
+    tl_freelist_push(&storages, s, OBJECT_CACHE);
 }
 
 void tl_storage_uncharge(tl_storage *s)
@@ -245,8 +255,11 @@ bool tl_storage_same(const tl_storage *a, const tl_storage *b)
 
 tl_version *tl_version_new(void)
 {
-    tl_version *v = tl_xcalloc(1, sizeof *v);
+    tl_version *v = tl_freelist_pop(&versions);
+    if (!v)
+        v = tl_xmalloc(sizeof *v);
     v->refcount = 1;
+    v->value = 0;
     return v;
 }
 
@@ -260,5 +273,5 @@ tl_version *tl_version_retain(tl_version *v)
 void tl_version_release(tl_version *v)
 {
     if (v && --v->refcount == 0)
-        free(v);
+        tl_freelist_push(&versions, v, OBJECT_CACHE);
 }
