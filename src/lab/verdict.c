@@ -1130,7 +1130,12 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
         ev->bytes_allocated = bytes;
     }
     if (!res) {
-        if (tl_error_is_python(err.kind) || err.kind == TL_ERR_LIMIT) {
+        if ((tl_error_is_python(err.kind) || err.kind == TL_ERR_LIMIT) && variant >= 0) {
+            /* a variant keeps only its kind (see classify_tensor) */
+            memset(ev, 0, sizeof *ev);
+            ev->kind = TL_KIND_ERROR;
+            ev->write_through = -1;
+        } else if (tl_error_is_python(err.kind) || err.kind == TL_ERR_LIMIT) {
             int line, col;
             tl_diag_position(job->op, err.span.start >= 0 ? err.span.start : 0, &line,
                              &col);
