@@ -939,6 +939,14 @@ typedef struct setup_entry {
     const tl_source *setup;
     size_t nsetup;
     tl_snapshot *snap;
+    /* The parent variants of runs that start from snap are the same every
+     * time: each is made once (var_made) and copied per run; NULL with a
+     * name when it could not be built, NULL without one when it does not
+     * exist. Kept off the ledger, like the snapshot. */
+    const char *var_parent;           /* the parent's name they were made of */
+    bool var_made[VAR_COUNT];
+    tl_tensor *var[VAR_COUNT];
+    const char *var_name[VAR_COUNT];
 } setup_entry;
 
 struct tl_setup_cache {
@@ -960,6 +968,8 @@ void tl_setup_cache_free(tl_setup_cache *c)
     for (setup_entry *e = c->head, *next; e; e = next) {
         next = e->next;
         tl_snapshot_free(e->snap);
+        for (int w = 0; w < VAR_COUNT; w++)
+            tl_tensor_release(e->var[w]);
         free(e);
     }
     pthread_mutex_destroy(&c->mu);
@@ -978,8 +988,8 @@ static setup_entry *cache_find(tl_setup_cache *c, const tl_runner *r, const tl_j
     return e;
 }
 
-static void cache_add(tl_setup_cache *c, const tl_runner *r, const tl_job *job,
-                      tl_snapshot *snap)
+static setup_entry *cache_add(tl_setup_cache *c, const tl_runner *r, const tl_job *job,
+                              tl_snapshot *snap)
 {
     setup_entry *e = tl_xcalloc(1, sizeof *e);
     e->thread = pthread_self();
@@ -991,21 +1001,43 @@ static void cache_add(tl_setup_cache *c, const tl_runner *r, const tl_job *job,
     e->next = c->head;
     c->head = e;
     pthread_mutex_unlock(&c->mu);
+    return e;
+}
+
+/* A fresh copy of a kept variant parent (CPU memory): its bytes in a new
+ * storage, its geometry, grad flags and version count. */
+static tl_tensor *variant_copy(const tl_tensor *v, tl_error *err)
+{
+    tl_storage *s = tl_storage_new_uninit(v->storage->backend, v->storage->nbytes, err);
+    if (!s)
+        return NULL;
+    if (v->storage->nbytes)
+        memcpy(s->data, v->storage->data, v->storage->nbytes);
+    tl_version *ver = tl_version_new();
+    ver->value = v->version->value;
+    tl_tensor *t = tl_tensor_rebind(v, s, ver);
+    tl_storage_release(s);
+    tl_version_release(ver);
+    return t;
 }
 
 /* *I after the job's setup: from this thread's snapshot when there is one
  * (taking it on the first run), else by running the setup. 0, or -1 with
- * the failure rendered (a setup error) or the sheet budget spent. */
+ * the failure rendered (a setup error) or the sheet budget spent.
+ * *from is the entry when I holds copies of its snapshot, else NULL. */
 static int prepare(const tl_runner *r, const tl_job *job, tl_interp **I,
-                   tl_verdict_fail *fail)
+                   setup_entry **from, tl_verdict_fail *fail)
 {
     tl_error err;
     tl_error_clear(&err);
+    *from = NULL;
     setup_entry *e = job->setup_cache && job->nsetup ? cache_find(job->setup_cache, r, job)
                                                      : NULL;
     if (e && e->snap) {
-        if (tl_interp_restore(*I, e->snap, &err) == 0)
+        if (tl_interp_restore(*I, e->snap, &err) == 0) {
+            *from = e;
             return 0;
+        }
         tl_error_clear(&err); /* a limit: the setup itself tells */
         e = NULL;
     }
@@ -1021,9 +1053,13 @@ static int prepare(const tl_runner *r, const tl_job *job, tl_interp **I,
     if (cache_find(job->setup_cache, r, job))
         return 0; /* a restore failed above: this thread keeps its entry */
     tl_snapshot *snap = tl_interp_snapshot(*I);
-    cache_add(job->setup_cache, r, job, snap);
-    if (!snap || tl_interp_restore(*I, snap, &err) == 0)
+    setup_entry *added = cache_add(job->setup_cache, r, job, snap);
+    if (!snap)
         return 0;
+    if (tl_interp_restore(*I, snap, &err) == 0) {
+        *from = added;
+        return 0;
+    }
     /* the run cannot have copies (a limit): it starts over, uncached */
     tl_interp_free(*I);
     *I = tl_interp_new(&r->opts);
@@ -1054,7 +1090,8 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
     tl_value *trace_res = NULL, *trace_par = NULL; /* job->trace: for trace() */
     double saved_run = 0;
     bool in_run = false;
-    if (prepare(r, job, &I, fail) < 0)
+    setup_entry *from = NULL;
+    if (prepare(r, job, &I, &from, fail) < 0)
         goto done;
     saved_run = tl_deadline_run_begin(r->opts.timeout);
     in_run = true;
@@ -1087,7 +1124,26 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
         }
         tl_error verr;
         tl_error_clear(&verr);
-        tl_tensor *vt = make_variant(parent->u.tensor, variant, r->other, vname, &verr);
+        tl_tensor *vt;
+        bool keep = from && variant != VAR_DEVICE &&
+                    (!from->var_parent || !strcmp(from->var_parent, job->parent));
+        if (keep && from->var_made[variant]) {
+            *vname = from->var_name[variant];
+            vt = from->var[variant] ? variant_copy(from->var[variant], &verr) : NULL;
+        } else {
+            vt = make_variant(parent->u.tensor, variant, r->other, vname, &verr);
+            if (keep && (vt || verr.kind == TL_OK)) { /* made, or none here */
+                /* kept as made; this run gets a copy like every later one */
+                from->var_parent = job->parent;
+                from->var_made[variant] = true;
+                from->var_name[variant] = *vname;
+                from->var[variant] = vt;
+                if (vt) {
+                    tl_storage_uncharge(vt->storage);
+                    vt = variant_copy(vt, &verr);
+                }
+            }
+        }
         if (!vt) {
             if (verr.kind == TL_ERR_INTERNAL) {
                 fail_with(fail, r, job->op, &verr);
