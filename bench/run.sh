@@ -32,8 +32,8 @@ nsheets=${BENCH_SHEETS:-200}
 GNU_TIME=${GNU_TIME:-/usr/bin/time}
 HYPERFINE=${HYPERFINE:-hyperfine}
 
-# creps: runs of each `tlab check` row (a run is ~1.5 ms; on this VM the
-# best of 30 moved by 10 % between runs, the best of 200 by a few %)
+# creps: runs of each `tlab check` row, in crounds rounds (below; a run is
+# ~1.5 ms; on this VM the best of 30 in one batch moved by 10-30 %)
 if [ "$quick" = 1 ]; then
     sizes=16,20; mintime=0.02; reps=5; preps=2; creps=5
 else
@@ -173,10 +173,24 @@ row() { # name nops tlab_s torch_s tlab_kb torch_kb tlab_bytes torch_bytes
           $1, $2, ms($3), us($3, $2), ms($4), us($4, $2), $9, mib($5), mib($6), $7, $8 }'
 }
 
+# The check rows' best times are taken over `crounds` rounds through all the
+# sheets (creps / crounds runs of a sheet a round): this VM has slow phases
+# of seconds, and one batch per sheet could fall wholly inside one.
+crounds=$([ "$quick" = 1 ] && echo 1 || echo 5)
+r=0
+while [ "$r" -lt "$crounds" ]; do
+    for sheet in "$top"/answers/lab*.yaml; do
+        name=$(basename "$sheet" .yaml)
+        w=$(best_wall $((creps / crounds)) "$TLAB" check -q "$sheet")
+        echo "$name $w" >>"$tmp/check_walls.txt"
+    done
+    r=$((r + 1))
+done
 for sheet in "$top"/answers/lab*.yaml; do
     name=$(basename "$sheet" .yaml)
     nops=$(grep -c '^    op:' "$sheet")
-    t_s=$(best_wall "$creps" "$TLAB" check -q "$sheet")
+    t_s=$(awk -v n="$name" '$1 == n && (m == "" || $2 < m) { m = $2 } END { print m }' \
+        "$tmp/check_walls.txt")
     t_kb=$(peak_rss_kb "$tmp/t.json" "$tmp/t.err" "$TLAB" check --format json "$sheet")
     t_bytes=$(grep -o '"bytes_allocated": *[0-9]*' "$tmp/t.json" |
         awk -F: '{s += $2} END {print s + 0}')
