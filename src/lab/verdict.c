@@ -48,6 +48,7 @@
 
 #include "escape.h"
 #include "ops.h"
+#include "shape.h"
 #include "snapshot.h"
 #include "storage.h"
 #include "tensor.h"
@@ -227,37 +228,9 @@ typedef struct pmap {
     int state;
     int64_t lo, hi;       /* storage element span of the parent */
     unsigned char *bits;  /* (hi - lo + 1) bits; NULL: every element of the
-                             span is visible (a dense parent) */
+                             span is visible (a non-overlapping, dense parent:
+                             its elements fill the span once) */
 } pmap;
-
-/* Whether t's elements fill its span exactly once: its strides, taken by
- * size, are those of a contiguous tensor in some dimension order (size-1
- * dims aside). */
-static bool dense_layout(const tl_tensor *t)
-{
-    int64_t sz[TL_MAX_DIMS], st[TL_MAX_DIMS];
-    int n = 0;
-    for (int d = 0; d < t->ndim; d++) {
-        if (t->sizes[d] == 1)
-            continue;
-        int64_t a = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
-        int k = n++;
-        while (k > 0 && st[k - 1] > a) { /* insertion by stride */
-            st[k] = st[k - 1];
-            sz[k] = sz[k - 1];
-            k--;
-        }
-        st[k] = a;
-        sz[k] = t->sizes[d];
-    }
-    int64_t want = 1;
-    for (int k = 0; k < n; k++) {
-        if (st[k] != want)
-            return false;
-        want *= sz[k];
-    }
-    return true;
-}
 
 static int build_pmap(const tl_tensor *p, pmap *m, tl_error *err)
 {
@@ -281,7 +254,7 @@ static int build_pmap(const tl_tensor *p, pmap *m, tl_error *err)
                             "its storage of %zu bytes", lo, hi, p->storage->nbytes);
     m->lo = lo;
     m->hi = hi;
-    if (dense_layout(p)) {
+    if (tl_shape_is_non_overlapping_and_dense(p->ndim, p->sizes, p->strides)) {
         m->bits = NULL;
         m->state = 1;
         return 0;
@@ -1008,17 +981,32 @@ static setup_entry *cache_add(tl_setup_cache *c, const tl_runner *r, const tl_jo
  * storage, its geometry, grad flags and version count. */
 static tl_tensor *variant_copy(const tl_tensor *v, tl_error *err)
 {
-    tl_storage *s = tl_storage_new_uninit(v->storage->backend, v->storage->nbytes, err);
+    tl_storage *s = tl_storage_copy(v->storage, err);
     if (!s)
         return NULL;
-    if (v->storage->nbytes)
-        memcpy(s->data, v->storage->data, v->storage->nbytes);
     tl_version *ver = tl_version_new();
     ver->value = v->version->value;
     tl_tensor *t = tl_tensor_rebind(v, s, ver);
     tl_storage_release(s);
     tl_version_release(ver);
     return t;
+}
+
+/* The job's setup statements in I; -1 with the failure rendered (or the
+ * sheet budget spent). */
+static int run_setup(const tl_runner *r, const tl_job *job, tl_interp *I,
+                     tl_verdict_fail *fail)
+{
+    tl_error err;
+    for (size_t i = 0; i < job->nsetup; i++) {
+        tl_error_clear(&err);
+        if (tl_interp_exec(I, &job->setup[i], &err) < 0) {
+            if (!tl_budget_passed())
+                fail_with(fail, r, &job->setup[i], &err);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* *I after the job's setup: from this thread's snapshot when there is one
@@ -1033,29 +1021,21 @@ static int prepare(const tl_runner *r, const tl_job *job, tl_interp **I,
     *from = NULL;
     setup_entry *e = job->setup_cache && job->nsetup ? cache_find(job->setup_cache, r, job)
                                                      : NULL;
-    if (e && e->snap) {
-        if (tl_interp_restore(*I, e->snap, &err) == 0) {
-            *from = e;
-            return 0;
-        }
-        tl_error_clear(&err); /* a limit: the setup itself tells */
-        e = NULL;
-    }
-    for (size_t i = 0; i < job->nsetup; i++) {
-        if (tl_interp_exec(*I, &job->setup[i], &err) < 0) {
-            if (!tl_budget_passed())
-                fail_with(fail, r, &job->setup[i], &err);
-            return -1;
-        }
-    }
-    if (!job->setup_cache || !job->nsetup || e)
+    if (e && e->snap && tl_interp_restore(*I, e->snap, &err) == 0) {
+        *from = e;
         return 0;
-    if (cache_find(job->setup_cache, r, job))
-        return 0; /* a restore failed above: this thread keeps its entry */
+    }
+    /* no entry yet, a refused snapshot, or copies over a limit (the setup
+     * itself then tells) */
+    if (run_setup(r, job, *I, fail) < 0)
+        return -1;
+    if (e || !job->setup_cache || !job->nsetup)
+        return 0;
     tl_snapshot *snap = tl_interp_snapshot(*I);
     setup_entry *added = cache_add(job->setup_cache, r, job, snap);
     if (!snap)
         return 0;
+    tl_error_clear(&err);
     if (tl_interp_restore(*I, snap, &err) == 0) {
         *from = added;
         return 0;
@@ -1063,15 +1043,7 @@ static int prepare(const tl_runner *r, const tl_job *job, tl_interp **I,
     /* the run cannot have copies (a limit): it starts over, uncached */
     tl_interp_free(*I);
     *I = tl_interp_new(&r->opts);
-    tl_error_clear(&err);
-    for (size_t i = 0; i < job->nsetup; i++) {
-        if (tl_interp_exec(*I, &job->setup[i], &err) < 0) {
-            if (!tl_budget_passed())
-                fail_with(fail, r, &job->setup[i], &err);
-            return -1;
-        }
-    }
-    return 0;
+    return run_setup(r, job, *I, fail);
 }
 
 static int run_once(const tl_runner *r, const tl_job *job, int variant,

@@ -228,13 +228,11 @@ static tl_tensor *copy_tensor(memo *m, tl_tensor *t, tl_error *err)
         return NULL;
     tl_storage *s = memo_get(m, t->storage);
     if (!s) {
-        s = tl_storage_new_uninit(t->storage->backend, t->storage->nbytes, err);
+        s = tl_storage_copy(t->storage, err);
         if (!s) {
             tl_tensor_release(base_copy);
             return NULL;
         }
-        if (t->storage->nbytes)
-            memcpy(s->data, t->storage->data, t->storage->nbytes);
         memo_put(m, t->storage, s);
     } else {
         tl_storage_retain(s);

@@ -236,6 +236,14 @@ void tl_storage_release(tl_storage *s)
     tl_freelist_push(&storages, s, OBJECT_CACHE);
 }
 
+tl_storage *tl_storage_copy(const tl_storage *s, tl_error *err)
+{
+    tl_storage *c = tl_storage_new_uninit(s->backend, s->nbytes, err);
+    if (c && s->nbytes)
+        memcpy(c->data, s->data, s->nbytes);
+    return c;
+}
+
 void tl_storage_uncharge(tl_storage *s)
 {
     if (s->mem_owner || s->scratch)
