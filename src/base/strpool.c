@@ -29,16 +29,6 @@ struct tl_strpool {
     tl_arena_block *arena;
 };
 
-static uint64_t fnv1a(const char *s, size_t n)
-{
-    uint64_t h = 14695981039346656037u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211u;
-    }
-    return h;
-}
-
 tl_strpool *tl_strpool_new(void)
 {
     tl_strpool *p = tl_xcalloc(1, sizeof *p);
@@ -67,7 +57,7 @@ static void grow(tl_strpool *p)
 
 const char *tl_strpool_intern_n(tl_strpool *p, const char *s, size_t n)
 {
-    uint64_t h = fnv1a(s, n);
+    uint64_t h = tl_hash_bytes(s, n, 0);
     pthread_mutex_lock(&p->mu);
     size_t j = (size_t)h & (p->cap - 1);
     for (; p->slots[j].text; j = (j + 1) & (p->cap - 1)) {

@@ -198,6 +198,15 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out)
     return __builtin_add_overflow(a, b, out);
 }
 
+uint64_t tl_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+    const unsigned char *s = p;
+    uint64_t h = 14695981039346656037u ^ seed;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211u;
+    return h;
+}
+
 static double clock_s(clockid_t id)
 {
     struct timespec ts;

@@ -67,6 +67,10 @@ const char *tl_buf_str(const tl_buf *b); /* "" when empty */
 bool tl_mul_overflow(int64_t a, int64_t b, int64_t *out);
 bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 
+/* FNV-1a (64-bit) of n bytes, the offset basis xor seed: the string
+ * indexes' hash (strpool, op ids, bindings). */
+uint64_t tl_hash_bytes(const void *p, size_t n, uint64_t seed);
+
 /* Clock in seconds for per-op deadlines: the calling thread's CPU time
  * (monotonic), so a verdict does not depend on how busy the machine is.
  * tl_now() may run up to 1 ms ahead of it (an upper bound kept from the

@@ -1068,18 +1068,10 @@ static idset *idset_new(size_t cap)
     return s;
 }
 
-static size_t id_hash(const char *id)
-{
-    size_t h = 2166136261u; /* FNV-1a */
-    for (; *id; id++)
-        h = (h ^ (unsigned char)*id) * 16777619u;
-    return h;
-}
-
 /* Fails on a duplicate, else records id (owned by the lab) at line. */
 static void check_id(loader *L, const tl_ynode *n, const char *id, int line, idset *set)
 {
-    size_t i = id_hash(id) & set->mask;
+    size_t i = (size_t)tl_hash_bytes(id, strlen(id), 0) & set->mask;
     for (; set->slot[i]; i = (i + 1) & set->mask) {
         const idseen *e = &set->seen[set->slot[i] - 1];
         if (same(e->id, id))

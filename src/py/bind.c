@@ -59,10 +59,7 @@ static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
 static uint64_t hash(tl_bind_kind kind, const char *name)
 {
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)kind;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    return h;
+    return tl_hash_bytes(name, strlen(name), (uint64_t)kind);
 }
 
 static void build_index(void)
