@@ -1,7 +1,8 @@
 /* check_autograd.c - autograd against PyTorch (issue #14).
  *
- * Suite "fixtures": replays tests/fixtures/autograd.json, written by
- * tests/fixtures/gen_autograd.py from torch. A case is a program (`setup`,
+ * Suite "fixtures": replays each file of FIXTURES (tests/fixtures/), the
+ * first written by tests/fixtures/gen_autograd.py from torch, each other
+ * by the gen_*.py of the same name. A case is a program (`setup`,
  * statements) and what torch did:
  *   error   {type, message}: the program raises exactly that (first line
  *           of the message compared in full);
@@ -42,11 +43,19 @@
 #define TL_FIXTURES_DIR "tests/fixtures"
 #endif
 
-static cJSON *load(void)
+/* The fixture files, each with at least its minimum number of cases. */
+static const struct {
+    const char *file;
+    int min_cases;
+} FIXTURES[] = {
+    {"autograd.json", 100},
+};
+
+static cJSON *load(const char *file)
 {
     const char *d = getenv("TLAB_FIXTURES_DIR");
     char path[4096];
-    snprintf(path, sizeof path, "%s/autograd.json", d && *d ? d : TL_FIXTURES_DIR);
+    snprintf(path, sizeof path, "%s/%s", d && *d ? d : TL_FIXTURES_DIR, file);
     char *text;
     size_t len;
     if (tl_read_file(path, (size_t)64 << 20, &text, &len) != TL_READ_OK) {
@@ -243,13 +252,14 @@ static bool run_case(const cJSON *c, tl_buf *why)
 
 START_TEST(test_fixtures)
 {
-    cJSON *root = load();
-    ck_assert_msg(root != NULL, "tests/fixtures/autograd.json missing or invalid");
+    const char *file = FIXTURES[_i].file;
+    cJSON *root = load(file);
+    ck_assert_msg(root != NULL, "tests/fixtures/%s missing or invalid", file);
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
     ck_assert(cJSON_IsArray(cases));
     const char *only = getenv("TLAB_AG_CASE");
     int n = cJSON_GetArraySize(cases), bad = 0, ran = 0;
-    ck_assert_int_gt(n, 100);
+    ck_assert_int_ge(n, FIXTURES[_i].min_cases);
     for (int i = 0; i < n; i++) {
         if (only && atoi(only) != i)
             continue;
@@ -268,9 +278,9 @@ START_TEST(test_fixtures)
         }
         tl_buf_free(&why);
     }
-    fprintf(stderr, "autograd fixtures: %d of %d cases agree with torch\n", ran - bad, ran);
+    fprintf(stderr, "%s: %d of %d cases agree with torch\n", file, ran - bad, ran);
     cJSON_Delete(root);
-    ck_assert_msg(bad == 0, "%d of %d autograd cases differ from torch", bad, ran);
+    ck_assert_msg(bad == 0, "%s: %d of %d autograd cases differ from torch", file, bad, ran);
 }
 END_TEST
 
@@ -440,7 +450,7 @@ static Suite *suite(void)
     Suite *s = suite_create("autograd");
     TCase *f = tcase_create("fixtures");
     tcase_set_timeout(f, 120);
-    tcase_add_test(f, test_fixtures);
+    tcase_add_loop_test(f, test_fixtures, 0, (int)(sizeof FIXTURES / sizeof FIXTURES[0]));
     suite_add_tcase(s, f);
     TCase *h = tcase_create("hostile");
     tcase_set_timeout(h, 120);
