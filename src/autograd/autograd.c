@@ -637,6 +637,13 @@ static void save_for(tl_ag_node *n, const tl_ag_call *c, bool inplace,
         }
         break;
     }
+    case TL_AG_SORT: /* grad-shape: SortBackward0/TopkBackward0 save indices */
+        if (c->nout > 1 && c->out[1]) {
+            save(n, SV_RESULT, c->out[1], true, 1, c->out[1]->version->value);
+            n->saved[SV_RESULT].fn_name = NULL; /* not differentiable: no
+                                                   "which is output 1 of" */
+        }
+        break;
     default:
         break;
     }
@@ -1673,6 +1680,7 @@ static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err)
     case TL_AG_CAT: case TL_AG_STACK:
         return cat_backward(n, g[0], res, err);
     case TL_AG_INDEX:
+    case TL_AG_SORT: /* grad-shape */
         return index_backward(n, g[0], res, err);
     case TL_AG_ZERO:
         if (want(n, 0) && !(res[0] = like_shape(&n->inm[0], n->inm[0].dt, err)))

@@ -65,6 +65,9 @@ typedef enum tl_ag_op {
     TL_AG_CAT,        /* dim; nin inputs */
     TL_AG_STACK,      /* dim; nin inputs */
     TL_AG_INDEX,      /* map: int64, out's shape, in[0]'s flat index */
+    /* grad-shape: sort/topk (values, indices): INDEX's formula through
+     * map; saves the indices (output 1) for the version check */
+    TL_AG_SORT,
     /* in-place only */
     TL_AG_ZERO,       /* zero_, fill_(scalar) */
     TL_AG_COPY,       /* self.copy_(in[1]) */

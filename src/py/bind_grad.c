@@ -26,10 +26,12 @@
 #include "autograd.h"
 #include "bind_grad.h"
 #include "create.h"
+#include "grad_kernels.h"
 #include "index_parse.h"
 #include "util.h"
 
 typedef enum how {
+    H_GATHER1, H_GATHER1_FN, H_TRI_INPLACE, H_SORT, H_VIEW_FN, H_STACKS, /* grad-shape */
     H_UNARY, H_BINARY, H_POW, H_CLAMP, H_CLAMP_MIN, H_CLAMP_MAX, H_RED,
     H_MATMUL, H_VIEW, H_RESHAPE, H_SQUEEZE, H_SPLIT, H_MULTI, H_SEP,
     H_IDENTITY, H_GATHER, H_CAT, H_ZERO, H_FILL, H_COPY, H_VIEW_INPLACE,
@@ -40,8 +42,53 @@ typedef enum how {
 #define ATTR TL_BIND_ATTR
 #define TORCH TL_BIND_TORCH
 
+/* grad-shape: shape, ordering, diagonal and *_copy ops. H_GATHER1 and
+ * H_GATHER1_FN replay the op on 1 + the flat index of every input element
+ * (int64), so an element the op made (a zero of triu, diag, diag_embed)
+ * maps to -1 and receives no gradient; the node name of diag follows
+ * PyTorch 2.x (diag is diag_embed or diagonal_copy there). */
+#define GRAD_SPECS_SHAPE(X)                                                    \
+    X(triu, METHOD, H_GATHER1, TL_AG_INDEX, "TriuBackward0", 0)                \
+    X(tril, METHOD, H_GATHER1, TL_AG_INDEX, "TrilBackward0", 0)                \
+    X(triu_, METHOD, H_TRI_INPLACE, TL_AG_INDEX, "TriuBackward0", 1)           \
+    X(tril_, METHOD, H_TRI_INPLACE, TL_AG_INDEX, "TrilBackward0", 1)           \
+    X(sort, METHOD, H_SORT, TL_AG_SORT, "SortBackward0", 0)                    \
+    X(topk, METHOD, H_SORT, TL_AG_SORT, "TopkBackward0", 0)                    \
+    X(tile, METHOD, H_GATHER1, TL_AG_INDEX, "RepeatBackward0", 0)              \
+    X(fliplr, METHOD, H_GATHER1, TL_AG_INDEX, "FlipBackward0", 0)              \
+    X(flipud, METHOD, H_GATHER1, TL_AG_INDEX, "FlipBackward0", 0)              \
+    X(repeat_interleave, METHOD, H_GATHER1, TL_AG_INDEX, "IndexSelectBackward0", 0) \
+    X(diag, METHOD, H_GATHER1, TL_AG_INDEX, "DiagEmbedBackward0", 0)           \
+    X(diag_embed, METHOD, H_GATHER1, TL_AG_INDEX, "DiagEmbedBackward0", 0)     \
+    X(diagflat, METHOD, H_GATHER1, TL_AG_INDEX, "DiagEmbedBackward0", 0)       \
+    X(type_as, METHOD, H_IDENTITY, TL_AG_IDENTITY, "ToCopyBackward0", 0)       \
+    X(view_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "ViewBackward0_copy", 0)    \
+    X(permute_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "PermuteBackward0_copy", 0) \
+    X(expand_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "ExpandBackward0_copy", 0) \
+    X(transpose_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "TransposeBackward0_copy", 0) \
+    X(select_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "SelectBackward0_copy", 0) \
+    X(slice_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "SliceBackward0_copy", 0)  \
+    X(unsqueeze_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "UnsqueezeBackward0_copy", 0) \
+    X(squeeze_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "SqueezeBackward0_copy", 0) \
+    X(diagonal_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "DiagonalBackward0_copy", 0) \
+    X(as_strided_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "AsStridedBackward0_copy", 0) \
+    X(t_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "TBackward0_copy", 0)          \
+    X(alias_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "AliasBackward0_copy", 0)  \
+    X(unfold_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "UnfoldBackward0_copy", 0) \
+    X(unbind_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "UnbindBackward0_copy", 0) \
+    X(split_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "SplitBackward0_copy", 0)  \
+    X(split_with_sizes_copy, TORCH, H_GATHER1_FN, TL_AG_INDEX, "SplitWithSizesBackward0_copy", 0) \
+    X(broadcast_tensors, TORCH, H_VIEW_FN, TL_AG_VIEW, "ExpandBackward0", 0)   \
+    X(meshgrid, TORCH, H_VIEW_FN, TL_AG_VIEW, "ExpandBackward0", 0)            \
+    X(atleast_1d, TORCH, H_VIEW_FN, TL_AG_VIEW, NULL, 0)                       \
+    X(atleast_2d, TORCH, H_VIEW_FN, TL_AG_VIEW, NULL, 0)                       \
+    X(atleast_3d, TORCH, H_VIEW_FN, TL_AG_VIEW, NULL, 0)                       \
+    X(hstack, TORCH, H_STACKS, TL_AG_CAT, "CatBackward0", 0)                   \
+    X(vstack, TORCH, H_STACKS, TL_AG_CAT, "CatBackward0", 0)
+
 /* name, kind, how, op, node, in-place */
 #define GRAD_SPECS(X)                                                          \
+    GRAD_SPECS_SHAPE(X)                                                        \
     X(neg, METHOD, H_UNARY, TL_AG_NEG, "NegBackward0", 0)                      \
     X(negative, METHOD, H_UNARY, TL_AG_NEG, "NegBackward0", 0)                 \
     X(exp, METHOD, H_UNARY, TL_AG_EXP, "ExpBackward0", 0)                      \
@@ -329,6 +376,10 @@ static tl_value *masked_map(const tl_tensor *self, const tl_tensor *mask)
     return m;
 }
 
+static void shape_prepare(const spec *s, tl_value *self, const tl_args *a, prep *p);
+static int shape_finish(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
+                        int nout, tl_error *err);
+
 /* Read the operands of spec s from self/args (before the op runs). */
 static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
 {
@@ -502,6 +553,10 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
         if (!p->in[1])
             p->skip = true;
         break;
+    case H_GATHER1_FN: case H_TRI_INPLACE: case H_SORT: case H_VIEW_FN:
+    case H_STACKS:
+        shape_prepare(s, self, a, p); /* grad-shape */
+        break;
     default:
         break;
     }
@@ -576,7 +631,8 @@ static int finish(const spec *s, prep *p, tl_value *self, const tl_args *a,
     case H_RESHAPE:
         if (outs[0]->storage != c->in[0]->storage) {
             c->op = TL_AG_IDENTITY;
-            c->name = "UnsafeViewBackward0";
+            /* ravel is contiguous().view(-1): its last node is a view */
+            c->name = strcmp(s->name, "ravel") ? "UnsafeViewBackward0" : "ViewBackward0";
         }
         break;
     case H_SEP: {
@@ -610,6 +666,10 @@ static int finish(const spec *s, prep *p, tl_value *self, const tl_args *a,
         if (c->dim < 0)
             c->dim += outs[0]->ndim;
         break;
+    case H_GATHER1: case H_GATHER1_FN: case H_SORT: case H_VIEW_FN: case H_STACKS:
+        rc = shape_finish(s, p, a, outs, nout, err); /* grad-shape */
+        free(outs);
+        return rc;
     default:
         break;
     }
@@ -622,6 +682,326 @@ out:
     free(outs);
     (void)self;
     return probe && !map ? 0 : rc;
+}
+
+/* ===================================================================== */
+/* grad-shape: shape, ordering, diagonal and *_copy ops                   */
+
+/* int64 1 + arange(numel) shaped like t: 1 + the flat index of each
+ * element, so that 0 stands for an element no input element made */
+static tl_value *index_probe1(const tl_tensor *t, tl_error *err)
+{
+    int64_t n = tl_tensor_numel(t);
+    tl_tensor *r = tl_create_arange(tl_backend_cpu(), TL_INT64, 1, (double)n + 1, 1, err);
+    if (!r)
+        return NULL;
+    int64_t st[TL_MAX_DIMS];
+    tl_shape_contiguous_strides(t->ndim, t->sizes, st);
+    tl_tensor *v = tl_tensor_view(r, t->ndim, t->sizes, st, 0);
+    tl_tensor_release(r);
+    return tl_value_tensor(v);
+}
+
+/* The map from a replay on index_probe1: every element less one (new
+ * value, or NULL when m is not a tensor). */
+static tl_value *map_less1(const tl_value *m, tl_error *err)
+{
+    if (!m || m->kind != TL_V_TENSOR)
+        return NULL;
+    tl_gbuf *g = tl_gbuf_from_tensor(m->u.tensor, err);
+    if (!g)
+        return NULL;
+    for (int64_t i = 0; i < g->n; i++)
+        g->v[i] -= 1;
+    tl_tensor *t = tl_gbuf_to_tensor(g, tl_backend_cpu(), err);
+    tl_gbuf_free(g);
+    return t ? tl_value_tensor(t) : NULL;
+}
+
+/* A torch function's tensor operand: the first positional, or input= */
+static tl_value *fn_operand(const tl_args *a, size_t *kw_at)
+{
+    *kw_at = (size_t)-1;
+    if (a->npos)
+        return a->pos[0];
+    for (size_t k = 0; k < a->nkw; k++)
+        if (!strcmp(a->kwnames[k], "input") || !strcmp(a->kwnames[k], "self")) {
+            *kw_at = k;
+            return a->kwvals[k];
+        }
+    return NULL;
+}
+
+/* Run spec s's raw binding on probe in place of its tensor operand. */
+static tl_value *replay(const spec *s, const tl_args *a, tl_value *probe, tl_error *err)
+{
+    const tl_binding *raw = raw_of((int)(s - specs));
+    if (!raw)
+        return NULL;
+    if (s->kind == TL_BIND_METHOD)
+        return raw->fn(probe, a, err);
+    size_t at;
+    if (!fn_operand(a, &at))
+        return NULL;
+    tl_args b = *a;
+    tl_value **arr = NULL;
+    if (a->npos) {
+        arr = tl_xmalloc(a->npos * sizeof *arr);
+        memcpy(arr, a->pos, a->npos * sizeof *arr);
+        arr[0] = probe;
+        b.pos = arr;
+    } else {
+        arr = tl_xmalloc(a->nkw * sizeof *arr);
+        memcpy(arr, a->kwvals, a->nkw * sizeof *arr);
+        arr[at] = probe;
+        b.kwvals = arr;
+    }
+    tl_value *r = raw->fn(NULL, &b, err);
+    free(arr);
+    return r;
+}
+
+/* The tensors of a torch function's operands: its positionals, or the
+ * items of a lone list/tuple (a new array; 0 when one is no tensor). */
+static int fn_tensors(const tl_args *a, const char *kw, tl_tensor ***out)
+{
+    tl_value *const *items = a->pos;
+    size_t n = a->npos;
+    tl_value *l = a->npos ? a->pos[0] : kw ? tl_arg(a, 0, kw) : NULL;
+    if (l && (l->kind == TL_V_LIST || l->kind == TL_V_TUPLE)) {
+        items = l->u.seq.items;
+        n = l->u.seq.n;
+    }
+    if (!n)
+        return 0;
+    *out = tl_xcalloc(n, sizeof **out);
+    for (size_t i = 0; i < n; i++)
+        if (!((*out)[i] = tensor_of(items[i]))) {
+            free(*out);
+            *out = NULL;
+            return 0;
+        }
+    return (int)n;
+}
+
+static void shape_prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
+{
+    tl_ag_call *c = &p->c;
+    switch (s->h) {
+    case H_GATHER1_FN: {
+        size_t at;
+        p->in[0] = tensor_of(fn_operand(a, &at));
+        if (!strcmp(s->name, "squeeze_copy") && (a->npos > 1 || a->nkw)) {
+            tl_value *d = tl_arg(a, 1, "dim");
+            c->name = d && (d->kind == TL_V_LIST || d->kind == TL_V_TUPLE)
+                          ? "SqueezeBackward2_copy" : "SqueezeBackward1_copy";
+        }
+        break;
+    }
+    case H_TRI_INPLACE: {
+        /* the map is read before the op writes self */
+        p->skip = true;
+        if (!p->in[0] || !tl_ag_grad_enabled())
+            break;
+        tl_error e2;
+        const tl_binding *b = tl_bind_find_raw(TL_BIND_METHOD,
+                                               s->name[3] == 'u' ? "triu" : "tril");
+        tl_value *probe = index_probe1(p->in[0], &e2);
+        tl_value *m = probe && b ? b->fn(probe, a, &e2) : NULL;
+        if (probe)
+            tl_value_release(probe);
+        p->map = map_less1(m, &e2);
+        if (m)
+            tl_value_release(m);
+        if (p->map) {
+            c->map = p->map->u.tensor;
+            p->skip = false;
+        }
+        break;
+    }
+    case H_SORT:
+        if (!strcmp(s->name, "sort") && tl_arg(a, (size_t)-1, "stable"))
+            c->name = "SortBackward1"; /* the sort.stable overload */
+        break;
+    case H_VIEW_FN: case H_STACKS: {
+        tl_tensor **ts = NULL;
+        int n = fn_tensors(a, s->h == H_STACKS ? "tensors" : NULL, &ts);
+        p->in[0] = n ? ts[0] : NULL;
+        free(ts);
+        break;
+    }
+    default:
+        break;
+    }
+    (void)self;
+}
+
+/* Record outs[k] of a gather-like op (one node per output, each with its
+ * own map: the op's result on index_probe1, less one). */
+static int record_gathers(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
+                          int nout, tl_error *err)
+{
+    tl_ag_call *c = &p->c;
+    tl_tensor *in = c->in[0];
+    if (!strcmp(s->name, "diag") && in->ndim == 2)
+        c->name = "DiagonalBackward0_copy"; /* 2.x: diagonal_copy */
+    if (!strcmp(s->name, "as_strided_copy") &&
+        (in->offset != 0 || !tl_tensor_is_contiguous(in)))
+        return 0; /* the probe would not read x's storage the same way */
+    bool want = tl_ag_grad_enabled() && in->requires_grad;
+    tl_value *r = NULL;
+    if (want) {
+        tl_error e2;
+        tl_value *probe = index_probe1(in, &e2);
+        if (!probe)
+            return tl_error_set(err, e2.kind, "%s", e2.msg);
+        r = replay(s, a, probe, &e2);
+        tl_value_release(probe);
+        tl_tensor **rs = NULL;
+        int nr = r ? outputs_of(r, &rs) : 0;
+        free(rs);
+        if (nr != nout) {
+            if (r)
+                tl_value_release(r);
+            return 0; /* the probe did not replay: no node */
+        }
+    }
+    int rc = 0;
+    c->nout = 1;
+    for (int k = 0; k < nout && rc == 0; k++) {
+        tl_value *m = NULL;
+        if (want) {
+            tl_error e2;
+            m = map_less1(r->kind == TL_V_TENSOR ? r : r->u.seq.items[k], &e2);
+            if (!m)
+                continue;
+            c->map = m->u.tensor;
+        }
+        c->out = &outs[k];
+        rc = tl_ag_record(c, err);
+        if (m)
+            tl_value_release(m);
+    }
+    if (r)
+        tl_value_release(r);
+    return rc;
+}
+
+/* sort/topk: values[j] = self[the same position with indices[j] along
+ * dim], so the map is the probe gathered with the indices. */
+static int record_sort(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
+                       int nout, tl_error *err)
+{
+    tl_ag_call *c = &p->c;
+    if (nout != 2 || outs[1]->dtype != TL_INT64)
+        return 0;
+    c->out = outs;
+    c->nout = 2;
+    if (!tl_ag_grad_enabled() || !c->in[0]->requires_grad)
+        return tl_ag_record(c, err);
+    tl_value *dv = !strcmp(s->name, "topk") ? tl_arg(a, 1, "dim") : tl_arg(a, 0, "dim");
+    int64_t dim = -1;
+    if (dv && dv->kind != TL_V_NONE && !tl_value_as_index(dv, &dim))
+        return 0;
+    tl_error e2;
+    const tl_binding *g = tl_bind_find_raw(TL_BIND_METHOD, "gather");
+    tl_value *probe = index_probe(c->in[0], &e2);
+    if (!g || !probe) {
+        if (probe)
+            tl_value_release(probe);
+        return 0;
+    }
+    tl_value *args[2] = {tl_int(dim), tl_value_tensor(tl_tensor_alias(outs[1]))};
+    tl_args ga = {.npos = 2, .pos = args};
+    tl_value *m = c->in[0]->ndim ? g->fn(probe, &ga, &e2) : tl_value_retain(probe);
+    tl_value_release(args[0]);
+    tl_value_release(args[1]);
+    tl_value_release(probe);
+    int rc = 0;
+    if (m && m->kind == TL_V_TENSOR) {
+        c->map = m->u.tensor;
+        rc = tl_ag_record(c, err);
+    }
+    if (m)
+        tl_value_release(m);
+    return rc;
+}
+
+/* broadcast_tensors, meshgrid, atleast_*d: output k is a view of input k
+ * (or input k itself, which gets no node). */
+static int record_view_fn(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
+                          int nout, tl_error *err)
+{
+    tl_ag_call *c = &p->c;
+    tl_tensor **ins = NULL;
+    int n = fn_tensors(a, NULL, &ins);
+    int rc = 0;
+    if (n != nout) {
+        free(ins);
+        return 0;
+    }
+    c->nin = 1;
+    c->nout = 1;
+    for (int k = 0; k < n && rc == 0; k++) {
+        if (outs[k] == ins[k] || outs[k]->storage != ins[k]->storage)
+            continue;
+        c->in = &ins[k];
+        c->out = &outs[k];
+        c->name = s->node ? s->node
+                          : ins[k]->ndim == 0 ? "ViewBackward0" : "UnsqueezeBackward0";
+        rc = tl_ag_record(c, err);
+    }
+    c->in = p->in;
+    free(ins);
+    return rc;
+}
+
+/* hstack/vstack: cat of the inputs after atleast_1d/atleast_2d; recorded
+ * as the cat (or, for vstack of 1-D tensors, the stack) it amounts to. */
+static int record_stacks(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
+                         int nout, tl_error *err)
+{
+    tl_ag_call *c = &p->c;
+    int n = fn_tensors(a, "tensors", &p->many);
+    if (!n || nout != 1)
+        return 0;
+    bool all1 = true, all2 = true;
+    for (int i = 0; i < n; i++) {
+        all1 = all1 && p->many[i]->ndim == 1;
+        all2 = all2 && p->many[i]->ndim >= 2;
+    }
+    bool h = s->name[0] == 'h';
+    if (all1) {
+        c->op = h ? TL_AG_CAT : TL_AG_STACK;
+        c->dim = 0;
+    } else if (all2) {
+        c->op = TL_AG_CAT;
+        c->dim = h ? 1 : 0;
+    } else {
+        return 0; /* mixed ranks: not differentiated here */
+    }
+    c->in = p->many;
+    c->nin = n;
+    c->out = outs;
+    c->nout = 1;
+    return tl_ag_record(c, err);
+}
+
+static int shape_finish(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
+                        int nout, tl_error *err)
+{
+    switch (s->h) {
+    case H_GATHER1: case H_GATHER1_FN:
+        return record_gathers(s, p, a, outs, nout, err);
+    case H_SORT:
+        return record_sort(s, p, a, outs, nout, err);
+    case H_VIEW_FN:
+        return record_view_fn(s, p, a, outs, nout, err);
+    case H_STACKS:
+        return record_stacks(s, p, a, outs, nout, err);
+    default:
+        return 0;
+    }
 }
 
 static bool viewish(how h)

@@ -1305,6 +1305,13 @@ static tl_value *b_repeat_interleave(tl_value *self, const tl_args *a,
         size, err));
 }
 
+/* the method as tl_bind_find hands it out (autograd records it there) */
+static tl_value *ri_method(tl_value *self, const tl_args *a, tl_error *err)
+{
+    const tl_binding *m = tl_bind_find(TL_BIND_METHOD, "repeat_interleave");
+    return m ? m->fn(self, a, err) : b_repeat_interleave(self, a, err);
+}
+
 /* torch.repeat_interleave: the one-argument overload (Tensor repeats, *,
  * output_size) when a lone tensor comes without input= or dim; the others
  * are the method with the first positional (or input=) as self. */
@@ -1340,7 +1347,7 @@ static tl_value *t_repeat_interleave(tl_value *self, const tl_args *a,
     }
     if (a->npos > 0) {
         tl_args rest = {a->npos - 1, a->pos + 1, a->nkw, a->kwnames, a->kwvals};
-        return b_repeat_interleave(a->pos[0], &rest, err);
+        return ri_method(a->pos[0], &rest, err);
     }
     if (!has_input)
         return missing("repeat_interleave", "input", err);
@@ -1356,7 +1363,7 @@ static tl_value *t_repeat_interleave(tl_value *self, const tl_args *a,
         vals[m++] = a->kwvals[j];
     }
     tl_args rest = {0, NULL, m, names, vals};
-    tl_value *r = b_repeat_interleave(a->kwvals[at], &rest, err);
+    tl_value *r = ri_method(a->kwvals[at], &rest, err);
     free(names);
     free(vals);
     return r;
