@@ -63,9 +63,19 @@ usage_error help --format json check
 expect 0 --version
 stderr_empty
 sed -n 1p "$work/stdout" | grep -Eq '^tlab [0-9]+\.[0-9]+\.[0-9]+$' || fail "bad version line"
-sed -n 2p "$work/stdout" | grep -Eq '^build: cuda=(no|yes .*) asan=(yes|no) ubsan=(yes|no) valgrind=(yes|no) gcov=(yes|no)$' \
+sed -n 2p "$work/stdout" | grep -Eq '^build: cuda=(no|yes .*) asan=(yes|no) ubsan=(yes|no) valgrind=(yes|no) gcov=(yes|no) static-deps=(none|[a-z+]+)$' \
     || fail "bad build configuration line"
 sed -n 3p "$work/stdout" | grep -Eq '^cuda: (not built|built, .+)$' || fail "bad cuda line"
+# static-deps names the libraries linked from their archives: the binary
+# then loads no shared copy of them (configure's --disable-static-deps)
+bin=${TLAB_REAL:-$TLAB}
+if command -v ldd >/dev/null 2>&1; then
+    if grep -q '^build: .* static-deps=[a-z+]*libyaml' "$work/stdout"; then
+        ! ldd "$bin" | grep -q 'libyaml' || fail "static-deps names libyaml, but tlab loads libyaml's shared library"
+    else
+        ldd "$bin" | grep -q 'libyaml' || fail "static-deps lacks libyaml, but tlab does not load libyaml's shared library"
+    fi
+fi
 if grep -q '^build: cuda=no ' "$work/stdout"; then
     grep -q '^cuda: not built$' "$work/stdout" || fail "CUDA not built, but the cuda line says otherwise"
 else

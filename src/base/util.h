@@ -67,8 +67,9 @@ const char *tl_buf_str(const tl_buf *b); /* "" when empty */
 bool tl_mul_overflow(int64_t a, int64_t b, int64_t *out);
 bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 
-/* FNV-1a (64-bit) of n bytes, the offset basis xor seed: the string
- * indexes' hash (strpool, op ids, bindings). */
+/* A 64-bit hash of n bytes under seed, the string indexes' (strpool, op
+ * ids, bindings): a word at a time, every output bit depending on every
+ * input byte. Not for anything an attacker must not collide. */
 uint64_t tl_hash_bytes(const void *p, size_t n, uint64_t seed);
 
 /* Clock in seconds for per-op deadlines: the calling thread's CPU time
