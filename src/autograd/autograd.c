@@ -1558,7 +1558,7 @@ static int setitem_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_e
     if (want(n, 0)) {
         if (!(r0 = tl_gbuf_copy(g, err)))
             goto out;
-        for (int64_t j = 0; j < m->n; j++)
+        for (int64_t j = 0; j < m->n && n->op != TL_AG_PUT_ACC; j++)
             if ((int64_t)m->v[j] < r0->n)
                 r0->v[(int64_t)m->v[j]] = 0;
         if (!(res[0] = to_input(n, 0, r0, err))) {
@@ -1696,6 +1696,7 @@ static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err)
         }
         return 0;
     case TL_AG_SETITEM:
+    case TL_AG_PUT_ACC: /* grad-shape */
         return setitem_backward(n, g[0], res, err);
     default:
         return tl_error_set(err, TL_ERR_INTERNAL, "no backward for %s", n->name);

@@ -68,6 +68,9 @@ typedef enum tl_ag_op {
     /* grad-shape: sort/topk (values, indices): INDEX's formula through
      * map; saves the indices (output 1) for the version check */
     TL_AG_SORT,
+    /* grad-shape: index_put(accumulate=True): SETITEM's formula, self's
+     * gradient passes whole */
+    TL_AG_PUT_ACC,
     /* in-place only */
     TL_AG_ZERO,       /* zero_, fill_(scalar) */
     TL_AG_COPY,       /* self.copy_(in[1]) */

@@ -32,6 +32,7 @@
 
 typedef enum how {
     H_GATHER1, H_GATHER1_FN, H_TRI_INPLACE, H_SORT, H_VIEW_FN, H_STACKS, /* grad-shape */
+    H_INDEX_PUT,                                                         /* grad-shape */
     H_UNARY, H_BINARY, H_POW, H_CLAMP, H_CLAMP_MIN, H_CLAMP_MAX, H_RED,
     H_MATMUL, H_VIEW, H_RESHAPE, H_SQUEEZE, H_SPLIT, H_MULTI, H_SEP,
     H_IDENTITY, H_GATHER, H_CAT, H_ZERO, H_FILL, H_COPY, H_VIEW_INPLACE,
@@ -84,7 +85,9 @@ typedef enum how {
     X(atleast_2d, TORCH, H_VIEW_FN, TL_AG_VIEW, NULL, 0)                       \
     X(atleast_3d, TORCH, H_VIEW_FN, TL_AG_VIEW, NULL, 0)                       \
     X(hstack, TORCH, H_STACKS, TL_AG_CAT, "CatBackward0", 0)                   \
-    X(vstack, TORCH, H_STACKS, TL_AG_CAT, "CatBackward0", 0)
+    X(vstack, TORCH, H_STACKS, TL_AG_CAT, "CatBackward0", 0)                   \
+    X(index_put, METHOD, H_INDEX_PUT, TL_AG_SETITEM, "IndexPutBackward0", 0)   \
+    X(index_put_, METHOD, H_INDEX_PUT, TL_AG_SETITEM, "IndexPutBackward0", 1)
 
 /* name, kind, how, op, node, in-place */
 #define GRAD_SPECS(X)                                                          \
@@ -554,7 +557,7 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
             p->skip = true;
         break;
     case H_GATHER1_FN: case H_TRI_INPLACE: case H_SORT: case H_VIEW_FN:
-    case H_STACKS:
+    case H_STACKS: case H_INDEX_PUT:
         shape_prepare(s, self, a, p); /* grad-shape */
         break;
     default:
@@ -784,6 +787,8 @@ static int fn_tensors(const tl_args *a, const char *kw, tl_tensor ***out)
     return (int)n;
 }
 
+static tl_value *index_map(tl_tensor *t, tl_value *idx, tl_error *err);
+
 static void shape_prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
 {
     tl_ag_call *c = &p->c;
@@ -823,6 +828,32 @@ static void shape_prepare(const spec *s, tl_value *self, const tl_args *a, prep 
         if (!strcmp(s->name, "sort") && tl_arg(a, (size_t)-1, "stable"))
             c->name = "SortBackward1"; /* the sort.stable overload */
         break;
+    case H_INDEX_PUT: {
+        /* x.index_put_(indices, values) writes what x[tuple(indices)] reads
+         * (the map, taken before the op writes) */
+        tl_value *iv = tl_arg(a, 0, "indices"), *vv = tl_arg(a, 1, "values");
+        tl_value *av = tl_arg(a, 2, "accumulate");
+        bool acc = false;
+        p->skip = true;
+        if (!p->in[0] || !iv || !tl_value_is_seq(iv) || !vv || vv->kind != TL_V_TENSOR ||
+            (av && tl_value_truthy(av, &acc, NULL) != 0))
+            break;
+        tl_value *idx = tl_tuple_new(iv->u.seq.n);
+        for (size_t i = 0; i < iv->u.seq.n; i++)
+            tl_seq_set(idx, i, tl_value_retain(iv->u.seq.items[i]));
+        tl_error e2;
+        p->map = index_map(p->in[0], idx, &e2);
+        tl_value_release(idx);
+        if (!p->map)
+            break;
+        c->map = p->map->u.tensor;
+        p->in[1] = vv->u.tensor;
+        c->nin = 2;
+        if (acc)
+            c->op = TL_AG_PUT_ACC;
+        p->skip = false;
+        break;
+    }
     case H_VIEW_FN: case H_STACKS: {
         tl_tensor **ts = NULL;
         int n = fn_tensors(a, s->h == H_STACKS ? "tensors" : NULL, &ts);
@@ -956,8 +987,10 @@ static int record_view_fn(const spec *s, prep *p, const tl_args *a, tl_tensor **
     return rc;
 }
 
-/* hstack/vstack: cat of the inputs after atleast_1d/atleast_2d; recorded
- * as the cat (or, for vstack of 1-D tensors, the stack) it amounts to. */
+/* hstack/vstack: torch.cat of atleast_1d(t) (hstack) or atleast_2d(t)
+ * (vstack) of each input. A promoted input is a view recorded as PyTorch
+ * makes it (0-d: a reshape, ViewBackward0; 1-D under vstack: unsqueeze(0),
+ * UnsqueezeBackward0); the cat node links to those views. */
 static int record_stacks(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
                          int nout, tl_error *err)
 {
@@ -965,26 +998,42 @@ static int record_stacks(const spec *s, prep *p, const tl_args *a, tl_tensor **o
     int n = fn_tensors(a, "tensors", &p->many);
     if (!n || nout != 1)
         return 0;
-    bool all1 = true, all2 = true;
-    for (int i = 0; i < n; i++) {
-        all1 = all1 && p->many[i]->ndim == 1;
-        all2 = all2 && p->many[i]->ndim >= 2;
-    }
     bool h = s->name[0] == 'h';
-    if (all1) {
-        c->op = h ? TL_AG_CAT : TL_AG_STACK;
-        c->dim = 0;
-    } else if (all2) {
-        c->op = TL_AG_CAT;
-        c->dim = h ? 1 : 0;
-    } else {
-        return 0; /* mixed ranks: not differentiated here */
+    int want = h ? 1 : 2;
+    tl_tensor **made = tl_xcalloc((size_t)n, sizeof *made);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        tl_tensor *t = p->many[i];
+        if (t->ndim >= want)
+            continue;
+        int64_t sz[2] = {1, 1}, st[2] = {1, 1};
+        if (t->ndim == 1) {
+            sz[1] = t->sizes[0];
+            st[0] = t->sizes[0] * t->strides[0];
+            st[1] = t->strides[0];
+        }
+        made[i] = tl_tensor_view(t, want, sz, st, t->offset);
+        if (!made[i])
+            break;
+        tl_tensor *vin[1] = {t}, *vout[1] = {made[i]};
+        tl_ag_call vc = {.op = TL_AG_VIEW, .nin = 1, .in = vin, .nout = 1, .out = vout,
+                         .name = t->ndim == 0 ? "ViewBackward0" : "UnsqueezeBackward0"};
+        rc = tl_ag_record(&vc, err);
+        p->many[i] = made[i];
     }
-    c->in = p->many;
-    c->nin = n;
-    c->out = outs;
-    c->nout = 1;
-    return tl_ag_record(c, err);
+    if (rc == 0) {
+        c->op = TL_AG_CAT;
+        c->dim = h && p->many[0]->ndim == 1 ? 0 : h ? 1 : 0;
+        c->in = p->many;
+        c->nin = n;
+        c->out = outs;
+        c->nout = 1;
+        rc = tl_ag_record(c, err);
+    }
+    for (int i = 0; i < n; i++)
+        tl_tensor_release(made[i]);
+    free(made);
+    return rc;
 }
 
 static int shape_finish(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
