@@ -93,6 +93,7 @@ struct tl_ag_node {
     bool all_dims, keepdim, multi;
     int64_t dim;
     tl_tensor *map;         /* INDEX/SETITEM, private */
+    const char *what;       /* NOT_IMPL: the aten op (static) */
     ag_geom *geom;          /* VIEW: [0] input, [1+k] output k;
                                COPYSLICES: [0] base, [1] view */
     tl_ag_node *inner;      /* COPYSLICES: the in-place op's node */
@@ -672,6 +673,7 @@ static void copy_params(tl_ag_node *n, const tl_ag_call *c)
     n->keepdim = c->keepdim;
     n->dim = c->dim;
     n->multi = c->multi_output;
+    n->what = c->what;
 }
 
 /* The view bookkeeping of an output of a view op. */
@@ -1698,6 +1700,9 @@ static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err)
     case TL_AG_SETITEM:
     case TL_AG_PUT_ACC: /* grad-shape */
         return setitem_backward(n, g[0], res, err);
+    case TL_AG_NOT_IMPL: /* grad-shape */
+        return tl_error_set(err, TL_ERR_RUNTIME, "derivative for aten::%s is not implemented",
+                            n->what ? n->what : n->name);
     default:
         return tl_error_set(err, TL_ERR_INTERNAL, "no backward for %s", n->name);
     }

@@ -32,7 +32,7 @@
 
 typedef enum how {
     H_GATHER1, H_GATHER1_FN, H_TRI_INPLACE, H_SORT, H_VIEW_FN, H_STACKS, /* grad-shape */
-    H_INDEX_PUT,                                                         /* grad-shape */
+    H_INDEX_PUT, H_NOT_IMPL,                                             /* grad-shape */
     H_UNARY, H_BINARY, H_POW, H_CLAMP, H_CLAMP_MIN, H_CLAMP_MAX, H_RED,
     H_MATMUL, H_VIEW, H_RESHAPE, H_SQUEEZE, H_SPLIT, H_MULTI, H_SEP,
     H_IDENTITY, H_GATHER, H_CAT, H_ZERO, H_FILL, H_COPY, H_VIEW_INPLACE,
@@ -87,7 +87,8 @@ typedef enum how {
     X(hstack, TORCH, H_STACKS, TL_AG_CAT, "CatBackward0", 0)                   \
     X(vstack, TORCH, H_STACKS, TL_AG_CAT, "CatBackward0", 0)                   \
     X(index_put, METHOD, H_INDEX_PUT, TL_AG_SETITEM, "IndexPutBackward0", 0)   \
-    X(index_put_, METHOD, H_INDEX_PUT, TL_AG_SETITEM, "IndexPutBackward0", 1)
+    X(index_put_, METHOD, H_INDEX_PUT, TL_AG_SETITEM, "IndexPutBackward0", 1)   \
+    X(narrow_copy, METHOD, H_NOT_IMPL, TL_AG_NOT_IMPL, "NotImplemented", 0)
 
 /* name, kind, how, op, node, in-place */
 #define GRAD_SPECS(X)                                                          \
@@ -323,6 +324,9 @@ typedef struct prep {
     tl_tensor **many;   /* cat/stack inputs (owned array) */
     tl_value *map;      /* masked_fill's written elements (owned) */
     bool skip;          /* not differentiable as called: record nothing */
+    bool failed;        /* grad-shape: the map could not be had (fail says
+                           why): an error once the op itself succeeded */
+    tl_error fail;
 } prep;
 
 /* operand v: a tensor, or a number into *s (has = true) */
@@ -557,7 +561,7 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
             p->skip = true;
         break;
     case H_GATHER1_FN: case H_TRI_INPLACE: case H_SORT: case H_VIEW_FN:
-    case H_STACKS: case H_INDEX_PUT:
+    case H_STACKS: case H_INDEX_PUT: case H_NOT_IMPL:
         shape_prepare(s, self, a, p); /* grad-shape */
         break;
     default:
@@ -808,25 +812,31 @@ static void shape_prepare(const spec *s, tl_value *self, const tl_args *a, prep 
         p->skip = true;
         if (!p->in[0] || !tl_ag_grad_enabled())
             break;
-        tl_error e2;
+        if (!p->in[0]->requires_grad)
+            break; /* nothing to record: a plain tensor stays plain */
         const tl_binding *b = tl_bind_find_raw(TL_BIND_METHOD,
                                                s->name[3] == 'u' ? "triu" : "tril");
-        tl_value *probe = index_probe1(p->in[0], &e2);
-        tl_value *m = probe && b ? b->fn(probe, a, &e2) : NULL;
+        tl_value *probe = index_probe1(p->in[0], &p->fail);
+        tl_value *m = probe && b ? b->fn(probe, a, &p->fail) : NULL;
         if (probe)
             tl_value_release(probe);
-        p->map = map_less1(m, &e2);
+        p->map = m ? map_less1(m, &p->fail) : NULL;
         if (m)
             tl_value_release(m);
         if (p->map) {
             c->map = p->map->u.tensor;
             p->skip = false;
+        } else {
+            p->failed = true;
         }
         break;
     }
     case H_SORT:
         if (!strcmp(s->name, "sort") && tl_arg(a, (size_t)-1, "stable"))
             c->name = "SortBackward1"; /* the sort.stable overload */
+        break;
+    case H_NOT_IMPL:
+        c->what = s->name;
         break;
     case H_INDEX_PUT: {
         /* x.index_put_(indices, values) writes what x[tuple(indices)] reads
@@ -841,11 +851,12 @@ static void shape_prepare(const spec *s, tl_value *self, const tl_args *a, prep 
         tl_value *idx = tl_tuple_new(iv->u.seq.n);
         for (size_t i = 0; i < iv->u.seq.n; i++)
             tl_seq_set(idx, i, tl_value_retain(iv->u.seq.items[i]));
-        tl_error e2;
-        p->map = index_map(p->in[0], idx, &e2);
+        p->map = index_map(p->in[0], idx, &p->fail);
         tl_value_release(idx);
-        if (!p->map)
+        if (!p->map) {
+            p->failed = true;
             break;
+        }
         c->map = p->map->u.tensor;
         p->in[1] = vv->u.tensor;
         c->nin = 2;
@@ -1110,7 +1121,14 @@ static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *
             tl_value_release(p.map);
         return NULL;
     }
-    if (finish(s, &p, self, a, r, orig, err) < 0) {
+    if (p.failed) { /* grad-shape */
+        if (!p.fail.msg[0])
+            tl_error_set(&p.fail, TL_ERR_INTERNAL, "%s: no gradient map", s->name);
+        *err = p.fail;
+        tl_tensor_release(orig);
+        tl_value_release(r);
+        r = NULL;
+    } else if (finish(s, &p, self, a, r, orig, err) < 0) {
         tl_value_release(r);
         r = NULL;
     }
@@ -1433,7 +1451,7 @@ static tl_value *gradfn_name(tl_value *self, const tl_args *a, tl_error *err)
 {
     const char *n = self->u.func.name;
     if (strcmp(n, "CopySlices") == 0 || strcmp(n, "CopyBackwards") == 0 ||
-        strcmp(n, "AccumulateGrad") == 0) {
+        strcmp(n, "AccumulateGrad") == 0 || strcmp(n, "NotImplemented") == 0) {
         tl_buf b = {0};
         tl_buf_printf(&b, "torch::autograd::%s", n);
         tl_value *r = tl_str(tl_buf_str(&b));
