@@ -1701,7 +1701,7 @@ static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err)
     case TL_AG_PUT_ACC: /* grad-shape */
         return setitem_backward(n, g[0], res, err);
     case TL_AG_NOT_IMPL: /* grad-shape */
-        return tl_error_set(err, TL_ERR_RUNTIME, "derivative for aten::%s is not implemented",
+        return tl_error_set(err, TL_ERR_RUNTIME, "derivative for %s is not implemented",
                             n->what ? n->what : n->name);
     default:
         return tl_error_set(err, TL_ERR_INTERNAL, "no backward for %s", n->name);

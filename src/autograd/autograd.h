@@ -71,9 +71,9 @@ typedef enum tl_ag_op {
     /* grad-shape: index_put(accumulate=True): SETITEM's formula, self's
      * gradient passes whole */
     TL_AG_PUT_ACC,
-    /* grad-shape: an op PyTorch has no derivative for (narrow_copy): the
-     * node is NotImplemented, backward raises "derivative for aten::WHAT
-     * is not implemented" */
+    /* grad-shape: an op PyTorch has no derivative for (narrow_copy, set_):
+     * the node is NotImplemented, backward raises "derivative for WHAT is
+     * not implemented" */
     TL_AG_NOT_IMPL,
     /* in-place only */
     TL_AG_ZERO,       /* zero_, fill_(scalar) */
@@ -98,7 +98,7 @@ typedef struct tl_ag_call {
     int64_t dim;           /* CAT/STACK */
     const tl_tensor *map;  /* INDEX/SETITEM: borrowed */
     bool multi_output;     /* VIEW: split/chunk/unbind (no in-place on them) */
-    const char *what;      /* NOT_IMPL: the aten op's name (static) */
+    const char *what;      /* NOT_IMPL: the op as PyTorch names it (static) */
 } tl_ag_call;
 
 /* ---- grad mode (torch.no_grad()) ---- */

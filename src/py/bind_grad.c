@@ -88,7 +88,10 @@ typedef enum how {
     X(vstack, TORCH, H_STACKS, TL_AG_CAT, "CatBackward0", 0)                   \
     X(index_put, METHOD, H_INDEX_PUT, TL_AG_SETITEM, "IndexPutBackward0", 0)   \
     X(index_put_, METHOD, H_INDEX_PUT, TL_AG_SETITEM, "IndexPutBackward0", 1)   \
-    X(narrow_copy, METHOD, H_NOT_IMPL, TL_AG_NOT_IMPL, "NotImplemented", 0)
+    X(narrow_copy, METHOD, H_NOT_IMPL, TL_AG_NOT_IMPL, "NotImplemented", 0)     \
+    X(set_, METHOD, H_NOT_IMPL, TL_AG_NOT_IMPL, "NotImplemented", 1)           \
+    X(H, ATTR, H_VIEW, TL_AG_VIEW, "TransposeBackward0", 0)                    \
+    X(mH, ATTR, H_VIEW, TL_AG_VIEW, "TransposeBackward0", 0)
 
 /* name, kind, how, op, node, in-place */
 #define GRAD_SPECS(X)                                                          \
@@ -836,7 +839,12 @@ static void shape_prepare(const spec *s, tl_value *self, const tl_args *a, prep 
             c->name = "SortBackward1"; /* the sort.stable overload */
         break;
     case H_NOT_IMPL:
-        c->what = s->name;
+        /* PyTorch's words: the out-of-place op by its aten name */
+        c->what = !strcmp(s->name, "set_") ? "set_" : "aten::narrow_copy";
+        if (s->inplace) {
+            p->in[1] = tensor_of(tl_arg(a, 0, "source"));
+            c->nin = p->in[1] ? 2 : 1;
+        }
         break;
     case H_INDEX_PUT: {
         /* x.index_put_(indices, values) writes what x[tuple(indices)] reads
