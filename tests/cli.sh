@@ -206,6 +206,19 @@ accepted check --form=prairielearn --col=always "$work/missing.yaml"   # unique 
 expect 2 --run-tests "$work/no-such-file.test"
 usage_error --run-tests "$work/x.test" check
 
+# ---- TLAB_FREE_AT_EXIT=1 (free the heap before exiting, as under ASan and
+# valgrind) changes nothing a user sees: same bytes, same exit status
+for f in "$top_srcdir/answers/lab06.yaml" "$top_srcdir/labs/lab01.yaml"; do
+    for fmt in text json; do
+        if "$TLAB" check --format $fmt "$f" > "$work/kept.out" 2> "$work/kept.err"; then k=0; else k=$?; fi
+        if TLAB_FREE_AT_EXIT=1 "$TLAB" check --format $fmt "$f" > "$work/freed.out" 2> "$work/freed.err"; then
+            fr=0; else fr=$?; fi
+        [ "$k" = "$fr" ] || fail "TLAB_FREE_AT_EXIT=1 changes the exit status of check $f ($k, $fr)"
+        cmp -s "$work/kept.out" "$work/freed.out" && cmp -s "$work/kept.err" "$work/freed.err" \
+            || fail "TLAB_FREE_AT_EXIT=1 changes the output of check --format $fmt $f"
+    done
+done
+
 # ---- writing help to a full disk is an error, not a silent success
 if [ -w /dev/full ]; then
     if "$TLAB" --help > /dev/full 2> "$work/stderr"; then status=0; else status=$?; fi

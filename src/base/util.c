@@ -4,6 +4,8 @@
  * one line and abort (like jq's jv_mem_alloc). Tensor data never comes from
  * here; it goes through storage.c, which refuses softly past the limit.
  */
+#include "config.h"
+
 #include "util.h"
 
 #include <ctype.h>
@@ -17,6 +19,9 @@
 #endif
 #include <pthread.h>
 #include <signal.h>
+#ifdef HAVE_VALGRIND_VALGRIND_H
+#include <valgrind/valgrind.h>
+#endif
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -196,6 +201,28 @@ bool tl_mul_overflow(int64_t a, int64_t b, int64_t *out)
 bool tl_add_overflow(int64_t a, int64_t b, int64_t *out)
 {
     return __builtin_add_overflow(a, b, out);
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(TL_ASAN)
+#define TL_LEAK_CHECKED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TL_LEAK_CHECKED 1
+#endif
+#endif
+
+bool tl_exit_frees(void)
+{
+#ifdef TL_LEAK_CHECKED
+    return true;
+#else
+#ifdef HAVE_VALGRIND_VALGRIND_H
+    if (RUNNING_ON_VALGRIND)
+        return true;
+#endif
+    const char *e = getenv("TLAB_FREE_AT_EXIT");
+    return e && strcmp(e, "1") == 0;
+#endif
 }
 
 /* Eight bytes a step (xor, multiply, shift: FNV-1a's byte a step cost
