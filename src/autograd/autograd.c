@@ -638,6 +638,14 @@ static void save_for(tl_ag_node *n, const tl_ag_call *c, bool inplace,
         }
         break;
     }
+    case TL_AG_INDEX: /* grad-shape: the index tensor the op saves (in[1]) */
+        if (other)
+            save(n, SV_OTHER, other, false, 0, other_v);
+        break;
+    case TL_AG_SETITEM: case TL_AG_PUT_ACC: /* grad-shape: index_put's first index */
+        if (c->nin > 2 && c->in[2])
+            save(n, SV_OTHER, c->in[2], false, 0, c->in[2]->version->value);
+        break;
     case TL_AG_SORT: /* grad-shape: SortBackward0/TopkBackward0 save indices */
         if (c->nout > 1 && c->out[1]) {
             save(n, SV_RESULT, c->out[1], true, 1, c->out[1]->version->value);

@@ -323,7 +323,7 @@ static tl_value *first_arg(const tl_args *a)
 /* A call under construction: operands and parameters. */
 typedef struct prep {
     tl_ag_call c;
-    tl_tensor *in[2];
+    tl_tensor *in[3];   /* in[2]: index_put's first index (saved) */
     tl_tensor **many;   /* cat/stack inputs (owned array) */
     tl_value *map;      /* masked_fill's written elements (owned) */
     bool skip;          /* not differentiable as called: record nothing */
@@ -387,6 +387,7 @@ static tl_value *masked_map(const tl_tensor *self, const tl_tensor *mask)
 }
 
 static void shape_prepare(const spec *s, tl_value *self, const tl_args *a, prep *p);
+static void saved_index(const spec *s, const tl_args *a, prep *p);
 static int shape_finish(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
                         int nout, tl_error *err);
 
@@ -671,6 +672,7 @@ static int finish(const spec *s, prep *p, tl_value *self, const tl_args *a,
             goto out;
         }
         c->map = map->u.tensor;
+        saved_index(s, a, p); /* grad-shape */
         break;
     case H_CAT:
         if (c->dim < 0)
@@ -868,6 +870,9 @@ static void shape_prepare(const spec *s, tl_value *self, const tl_args *a, prep 
         c->map = p->map->u.tensor;
         p->in[1] = vv->u.tensor;
         c->nin = 2;
+        /* IndexPutBackward0 saves the indices: the first is version-checked */
+        if (iv->u.seq.n && (p->in[2] = tensor_of(iv->u.seq.items[0])))
+            c->nin = 3;
         if (acc)
             c->op = TL_AG_PUT_ACC;
         p->skip = false;
@@ -926,6 +931,12 @@ static int record_gathers(const spec *s, prep *p, const tl_args *a, tl_tensor **
             if (!m)
                 continue;
             c->map = m->u.tensor;
+            if (!strcmp(s->name, "repeat_interleave")) {
+                /* index_select(dim, index) saves that index: a private
+                 * tensor here (only the second-backward check sees it) */
+                p->in[1] = m->u.tensor;
+                c->nin = 2;
+            }
         }
         c->out = &outs[k];
         rc = tl_ag_record(c, err);
@@ -1053,6 +1064,23 @@ static int record_stacks(const spec *s, prep *p, const tl_args *a, tl_tensor **o
         tl_tensor_release(made[i]);
     free(made);
     return rc;
+}
+
+/* index_select, gather, take, masked_select: PyTorch's node saves the
+ * index (or mask) tensor, so backward checks its version and a second
+ * backward without retain_graph is refused; it rides along as in[1] (an
+ * input that needs no gradient), which TL_AG_INDEX saves. */
+static void saved_index(const spec *s, const tl_args *a, prep *p)
+{
+    tl_value *v = NULL;
+    if (!strcmp(s->name, "index_select") || !strcmp(s->name, "gather"))
+        v = tl_arg(a, 1, "index");
+    else if (!strcmp(s->name, "take"))
+        v = tl_arg(a, 0, "index");
+    else if (!strcmp(s->name, "masked_select"))
+        v = tl_arg(a, 0, "mask");
+    if ((p->in[1] = tensor_of(v)))
+        p->c.nin = 2;
 }
 
 static int shape_finish(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
