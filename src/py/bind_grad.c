@@ -1384,13 +1384,30 @@ static tl_value *index_map(tl_tensor *t, tl_value *idx, tl_error *err)
     return m;
 }
 
+/* grad-shape: the tensor IndexBackward0 / IndexPutBackward0 save for
+ * obj[idx]: the first index tensor of idx (its version is checked), else
+ * the map itself (a list index: PyTorch's tensor of it is private too) */
+static tl_tensor *saved_indices(const tl_value *obj, const tl_value *idx, tl_tensor *map)
+{
+    const tl_value *const *items = &idx;
+    size_t n = 1;
+    if (idx->kind == TL_V_TUPLE) {
+        items = (const tl_value *const *)idx->u.seq.items;
+        n = idx->u.seq.n;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (items[i]->kind == TL_V_TENSOR && items[i] != obj)
+            return items[i]->u.tensor;
+    return map;
+}
+
 tl_value *tl_grad_index_get(tl_value *obj, tl_value *idx, tl_error *err)
 {
     tl_value *r = tl_index_parse_getitem(obj, idx, err);
     if (!r || obj->kind != TL_V_TENSOR || r->kind != TL_V_TENSOR ||
         r->u.tensor == obj->u.tensor)
         return r;
-    tl_tensor *in[1] = {obj->u.tensor}, *out = r->u.tensor;
+    tl_tensor *in[2] = {obj->u.tensor, NULL}, *out = r->u.tensor;
     tl_ag_call c;
     memset(&c, 0, sizeof c);
     c.in = in;
@@ -1411,6 +1428,8 @@ tl_value *tl_grad_index_get(tl_value *obj, tl_value *idx, tl_error *err)
                 return NULL;
             }
             c.map = map->u.tensor;
+            in[1] = saved_indices(obj, idx, map->u.tensor); /* grad-shape */
+            c.nin = 2;
         }
     }
     int rc = tl_ag_record(&c, err);
@@ -1459,13 +1478,17 @@ int tl_grad_index_set(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err)
         tl_value_release(map);
         return -1;
     }
-    tl_tensor *in[2] = {t, tv};
+    tl_tensor *in[3] = {t, tv, NULL};
     tl_ag_call c;
     memset(&c, 0, sizeof c);
     c.op = TL_AG_SETITEM;
     c.name = whole ? "CopyBackwards" : basic ? "CopySlices" : "IndexPutBackward0";
     c.in = in;
     c.nin = 2;
+    if (!whole && !basic) { /* grad-shape: IndexPutBackward0 saves the indices */
+        in[2] = saved_indices(obj, idx, map->u.tensor);
+        c.nin = 3;
+    }
     c.out = in;
     c.nout = 1;
     c.map = map->u.tensor;
