@@ -64,7 +64,9 @@ typedef enum tl_ag_op {
     TL_AG_IDENTITY,   /* clone, contiguous copy, reshape copy, to(dtype) */
     TL_AG_CAT,        /* dim; nin inputs */
     TL_AG_STACK,      /* dim; nin inputs */
-    TL_AG_INDEX,      /* map: int64, out's shape, in[0]'s flat index */
+    TL_AG_INDEX,      /* map: int64, out's shape, in[0]'s flat index (-1:
+                         no element); in[1], if any, needs no gradient: the
+                         index tensor the node saves (version-checked) */
     /* grad-shape: sort/topk (values, indices): INDEX's formula through
      * map; saves the indices (output 1) for the version check */
     TL_AG_SORT,
