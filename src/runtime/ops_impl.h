@@ -17,9 +17,13 @@
 extern "C" {
 #endif
 
+/* A staging buffer of an op: p is be's memory, or `local` when a number
+ * for the CPU backend sits in the struct itself (no allocation). Lives
+ * where it is declared: never copied while p is set. */
 typedef struct scratch {
     const tl_backend *be;
     void *p;
+    _Alignas(16) unsigned char local[16];
 } scratch;
 
 /* One input of an elementwise op: a tensor, or a Python number (a
