@@ -283,7 +283,7 @@ static void *scratch_alloc(scratch *s, const tl_backend *be, size_t n,
 
 void tl_ops_scratch_free(scratch *s)
 {
-    if (s->p != s->local)
+    if (s->p != s->local.b)
         tl_backend_free(s->be, s->p);
     s->p = NULL;
 }
@@ -297,9 +297,9 @@ static void *scratch_scalar(scratch *s, const tl_backend *be, tl_dtype dt,
                             tl_scalar v, tl_error *err)
 {
     if (be == tl_backend_cpu()) { /* host memory: the bytes cpu_fill stores */
-        _Static_assert(sizeof s->local >= 8, "a scalar of any dtype");
+        _Static_assert(sizeof s->local.b >= 8, "a scalar of any dtype");
         s->be = be;
-        s->p = s->local;
+        s->p = s->local.b;
         if (v.is_float)
             tl_dtype_store_f64(dt, s->p, v.f);
         else

@@ -23,7 +23,11 @@ extern "C" {
 typedef struct scratch {
     const tl_backend *be;
     void *p;
-    _Alignas(16) unsigned char local[16];
+    union {
+        int64_t i;
+        double f;
+        unsigned char b[16];
+    } local;
 } scratch;
 
 /* One input of an elementwise op: a tensor, or a Python number (a
