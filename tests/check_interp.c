@@ -349,6 +349,32 @@ START_TEST(test_functions)
 }
 END_TEST
 
+/* One attribute site (a node of the tree) meets tensors, other objects
+ * and names a tensor lacks: its memo of the tensor binding must not leak
+ * into the others, and an attribute must not be taken for a method. */
+START_TEST(test_attribute_sites)
+{
+    CHECK_EVAL("import torch\ndef sh(v):\n    return v.shape\n"
+               "[sh(v) for v in [torch.ones(2), torch.zeros(3, 1), torch.ones(())]]",
+               "[torch.Size([2]), torch.Size([3, 1]), torch.Size([])]");
+    CHECK_EVAL("import torch\ndef f(v):\n    return v.count(1)\n"
+               "f((1, 2, 1)), f([1]), f((3,))", "(2, 1, 0)");
+    CHECK_EVAL("import torch\ndef m(v):\n    return v.sum\n"
+               "[m(v)() for v in [torch.ones(2), torch.arange(4)]]", "[tensor(2.), tensor(6)]");
+    CHECK_EVAL("import torch\ndef t(v):\n    return v.T\n"
+               "[t(v).shape for v in [torch.ones(2, 3), torch.ones(4, 5)]]",
+               "[torch.Size([3, 2]), torch.Size([5, 4])]");
+    CHECK_ERR("import torch\ndef f(v):\n    return v.count(1)\n"
+              "f((1, 2))\nf(torch.ones(2))", TL_ERR_UNSUPPORTED,
+              "tlab does not support Tensor.count (did you mean Tensor.chunk?)");
+    CHECK_ERR("import torch\ndef g(v):\n    return v.sum()\ng(torch.ones(2))\ng([1])",
+              TL_ERR_ATTRIBUTE, "'list' object has no attribute 'sum'");
+    CHECK_EVAL("import torch\ndef g(v):\n    return v.sum()\n"
+               "try:\n    g([1])\nexcept AttributeError:\n    pass\ng(torch.ones(3))",
+               "tensor(3.)");
+}
+END_TEST
+
 START_TEST(test_exceptions)
 {
     CHECK_EVAL("try:\n    [][0]\nexcept IndexError as e:\n    m = str(e)\nm",
@@ -426,6 +452,7 @@ static Suite *interp_suite(void)
     tcase_add_test(core, test_modules);
     tcase_add_test(core, test_control_flow);
     tcase_add_test(core, test_functions);
+    tcase_add_test(core, test_attribute_sites);
     tcase_add_test(core, test_exceptions);
     tcase_add_test(core, test_fstrings);
     tcase_add_test(core, test_types_print);

@@ -113,6 +113,51 @@ START_TEST(test_now_bound)
 }
 END_TEST
 
+/* tl_hash_bytes: every byte (at every position of a word or the tail),
+ * the length and the seed change the hash; the low bits the indexes mask
+ * spread names evenly. */
+START_TEST(test_hash_bytes)
+{
+    unsigned char a[40], b[40];
+    for (size_t i = 0; i < sizeof a; i++)
+        a[i] = (unsigned char)(i * 7 + 1);
+    for (size_t n = 0; n <= sizeof a; n++) {
+        uint64_t h = tl_hash_bytes(a, n, 0);
+        ck_assert_uint_ne(h, tl_hash_bytes(a, n, 1));
+        if (n > 0)
+            ck_assert_uint_ne(h, tl_hash_bytes(a, n - 1, 0));
+        for (size_t i = 0; i < n; i++)
+            for (int bit = 0; bit < 8; bit++) {
+                memcpy(b, a, n);
+                b[i] ^= (unsigned char)(1u << bit);
+                ck_assert_msg(tl_hash_bytes(b, n, 0) != h, "byte %zu bit %d of %zu", i, bit, n);
+            }
+    }
+    /* a string of zero bytes is not its shorter self */
+    memset(a, 0, sizeof a);
+    for (size_t n = 1; n <= sizeof a; n++)
+        ck_assert_uint_ne(tl_hash_bytes(a, n, 0), tl_hash_bytes(a, n - 1, 0));
+    /* 26^3 three-letter names and 20000 "opN" ids into 1024 buckets: no
+     * bucket over twice its share */
+    enum { NB = 1024 };
+    static int count[NB];
+    memset(count, 0, sizeof count);
+    int total = 0;
+    char name[16];
+    for (int x = 0; x < 26 * 26 * 26; x++, total++) {
+        name[0] = (char)('a' + x % 26), name[1] = (char)('a' + x / 26 % 26);
+        name[2] = (char)('a' + x / 676);
+        count[tl_hash_bytes(name, 3, 0) & (NB - 1)]++;
+    }
+    for (int i = 0; i < 20000; i++, total++) {
+        int len = snprintf(name, sizeof name, "op%d", i);
+        count[tl_hash_bytes(name, (size_t)len, 0) & (NB - 1)]++;
+    }
+    for (int i = 0; i < NB; i++)
+        ck_assert_msg(count[i] < 2 * total / NB, "bucket %d holds %d of %d", i, count[i], total);
+}
+END_TEST
+
 START_TEST(test_arena_growth)
 {
     tl_arena_block *a = NULL;
@@ -145,6 +190,7 @@ static Suite *tl_util_suite(void)
     tcase_add_test(core, test_xcalloc_zeroed);
     tcase_add_test(core, test_now_bound);
     tcase_add_test(core, test_arena_growth);
+    tcase_add_test(core, test_hash_bytes);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
     return s;

@@ -63,9 +63,19 @@ usage_error help --format json check
 expect 0 --version
 stderr_empty
 sed -n 1p "$work/stdout" | grep -Eq '^tlab [0-9]+\.[0-9]+\.[0-9]+$' || fail "bad version line"
-sed -n 2p "$work/stdout" | grep -Eq '^build: cuda=(no|yes .*) asan=(yes|no) ubsan=(yes|no) valgrind=(yes|no) gcov=(yes|no)$' \
+sed -n 2p "$work/stdout" | grep -Eq '^build: cuda=(no|yes .*) asan=(yes|no) ubsan=(yes|no) valgrind=(yes|no) gcov=(yes|no) static-deps=(none|[a-z+]+)$' \
     || fail "bad build configuration line"
 sed -n 3p "$work/stdout" | grep -Eq '^cuda: (not built|built, .+)$' || fail "bad cuda line"
+# static-deps names the libraries linked from their archives: the binary
+# then loads no shared copy of them (configure's --disable-static-deps)
+bin=${TLAB_REAL:-$TLAB}
+if command -v ldd >/dev/null 2>&1; then
+    if grep -q '^build: .* static-deps=[a-z+]*libyaml' "$work/stdout"; then
+        ! ldd "$bin" | grep -q 'libyaml' || fail "static-deps names libyaml, but tlab loads libyaml's shared library"
+    else
+        ldd "$bin" | grep -q 'libyaml' || fail "static-deps lacks libyaml, but tlab does not load libyaml's shared library"
+    fi
+fi
 if grep -q '^build: cuda=no ' "$work/stdout"; then
     grep -q '^cuda: not built$' "$work/stdout" || fail "CUDA not built, but the cuda line says otherwise"
 else
@@ -195,6 +205,19 @@ accepted check --form=prairielearn --col=always "$work/missing.yaml"   # unique 
 # an unreadable file
 expect 2 --run-tests "$work/no-such-file.test"
 usage_error --run-tests "$work/x.test" check
+
+# ---- TLAB_FREE_AT_EXIT=1 (free the heap before exiting, as under ASan and
+# valgrind) changes nothing a user sees: same bytes, same exit status
+for f in "$top_srcdir/answers/lab06.yaml" "$top_srcdir/labs/lab01.yaml"; do
+    for fmt in text json; do
+        if "$TLAB" check --format $fmt "$f" > "$work/kept.out" 2> "$work/kept.err"; then k=0; else k=$?; fi
+        if TLAB_FREE_AT_EXIT=1 "$TLAB" check --format $fmt "$f" > "$work/freed.out" 2> "$work/freed.err"; then
+            fr=0; else fr=$?; fi
+        [ "$k" = "$fr" ] || fail "TLAB_FREE_AT_EXIT=1 changes the exit status of check $f ($k, $fr)"
+        cmp -s "$work/kept.out" "$work/freed.out" && cmp -s "$work/kept.err" "$work/freed.err" \
+            || fail "TLAB_FREE_AT_EXIT=1 changes the output of check --format $fmt $f"
+    done
+done
 
 # ---- writing help to a full disk is an error, not a silent success
 if [ -w /dev/full ]; then

@@ -4,13 +4,16 @@
  * ever kept a block is registered in its thread's `lists` and emptied by
  * the one pthread key's destructor when the thread ends (the key's value
  * is set, so the destructor runs), or by atexit for the thread that calls
- * exit. A list that cannot be registered keeps nothing.
+ * exit when tl_exit_frees (util.h) wants the heap freed. A list that
+ * cannot be registered keeps nothing.
  */
 #include "freelist.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define NO_CACHE 1
@@ -49,7 +52,11 @@ static void drain_all(void *unused)
     nlists = 0;
 }
 
-static void drain_at_exit(void) { drain_all(NULL); }
+static void drain_at_exit(void)
+{
+    if (tl_exit_frees())
+        drain_all(NULL);
+}
 
 static void init(void)
 {

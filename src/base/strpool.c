@@ -1,6 +1,6 @@
 /* strpool.c - interned strings (see strpool.h).
  *
- * An open-addressing hash table (FNV-1a, linear probing, power-of-two
+ * An open-addressing hash table (tl_hash_bytes, linear probing, power-of-two
  * size, at most half full) of pointers into an arena (arena.h) that holds
  * the texts with their lengths; entries are never removed, so a returned
  * pointer is stable until the pool is freed. One mutex guards the table

@@ -4,6 +4,8 @@
  * one line and abort (like jq's jv_mem_alloc). Tensor data never comes from
  * here; it goes through storage.c, which refuses softly past the limit.
  */
+#include "config.h"
+
 #include "util.h"
 
 #include <ctype.h>
@@ -17,6 +19,9 @@
 #endif
 #include <pthread.h>
 #include <signal.h>
+#ifdef HAVE_VALGRIND_VALGRIND_H
+#include <valgrind/valgrind.h>
+#endif
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -198,12 +203,52 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out)
     return __builtin_add_overflow(a, b, out);
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(TL_ASAN)
+#define TL_LEAK_CHECKED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TL_LEAK_CHECKED 1
+#endif
+#endif
+
+bool tl_exit_frees(void)
+{
+#ifdef TL_LEAK_CHECKED
+    return true;
+#else
+#ifdef HAVE_VALGRIND_VALGRIND_H
+    if (RUNNING_ON_VALGRIND)
+        return true;
+#endif
+    const char *e = getenv("TLAB_FREE_AT_EXIT");
+    return e && strcmp(e, "1") == 0;
+#endif
+}
+
+/* Eight bytes a step (xor, multiply, shift: FNV-1a's byte a step cost
+ * four instructions a byte on the sheets' long rule and explanation
+ * texts), the length in the start value, then murmur3's fmix64 so that
+ * the low bits a power-of-two table keeps depend on every byte. */
 uint64_t tl_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
     const unsigned char *s = p;
-    uint64_t h = 14695981039346656037u ^ seed;
+    const uint64_t k = 0x9E3779B97F4A7C15u;
+    uint64_t h = (seed ^ 0x243F6A8885A308D3u) + n * k;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
     for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 1099511628211u;
+        w |= (uint64_t)s[i] << (8 * i);
+    h = (h ^ w) * k;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDu;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53u;
+    h ^= h >> 33;
     return h;
 }
 

@@ -85,19 +85,26 @@ typedef enum tl_nodekind {
 #define TL_UNOP_NOT 100 /* UNARY op code for `not` (others are tl_pyunop) */
 enum { TL_BOOL_AND = 0, TL_BOOL_OR = 1 };
 
+/* A node is 64 bytes: the kind-specific word is a union (a sheet's trees
+ * are a third of the heap a `tlab check` touches). */
 typedef struct tl_node {
     tl_nodekind kind;
     tl_span span;
     int op;
     int height;           /* 1 + max height of children */
-    int64_t ival;         /* INT; BOOL (0/1) */
-    double fval;          /* FLOAT */
+    union {
+        int64_t ival;     /* INT; BOOL (0/1); TRY: number of handlers */
+        double fval;      /* FLOAT */
+        const char *str2; /* IMPORT alias */
+        int *cmpops;      /* COMPARE: n-1 codes */
+        uintptr_t memo;   /* ATTR: what the name found on a tensor, written
+                             by the interpreter (tl_builtins_attr_memo);
+                             0 until the first lookup */
+    };
     const char *str;      /* NAME, ATTR, STR (bytes), KEYWORD, IMPORT */
     size_t len;           /* length of str */
-    const char *str2;     /* IMPORT alias */
     size_t n;             /* number of kids */
     struct tl_node **kids;
-    int *cmpops;          /* COMPARE: n-1 codes */
 } tl_node;
 
 typedef struct tl_ast {

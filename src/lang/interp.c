@@ -1194,7 +1194,8 @@ static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err)
         tl_value *obj = eval(I, n->kids[0], err);
         if (obj) {
             r = obj->kind == TL_V_MODULE ? tl_builtins_module_attr(obj, n->str, err)
-                                         : tl_builtins_attr(obj, n->str, err);
+                                         : tl_builtins_attr_memo(obj, n->str,
+                                                                 (uintptr_t *)&n->memo, err);
             tl_value_release(obj);
         }
         break;

@@ -1872,6 +1872,35 @@ static tl_value *tensor_attr(tl_value *obj, const char *name, tl_error *err)
     return NULL;
 }
 
+/* A memo is the binding's address with the low bits saying how it
+ * applies (bindings are pointer-aligned). */
+enum { MEMO_ATTR = 1, MEMO_METHOD = 2, MEMO_HOW = 3 };
+
+tl_value *tl_builtins_attr_memo(tl_value *obj, const char *name, uintptr_t *memo,
+                                tl_error *err)
+{
+    if (obj->kind != TL_V_TENSOR)
+        return tl_builtins_attr(obj, name, err);
+    uintptr_t m = __atomic_load_n(memo, __ATOMIC_RELAXED);
+    if (!m) {
+        const tl_binding *b = tl_bind_find(TL_BIND_ATTR, name);
+        if (b)
+            m = (uintptr_t)b | MEMO_ATTR;
+        else if ((b = tl_bind_find(TL_BIND_METHOD, name)))
+            m = (uintptr_t)b | MEMO_METHOD;
+        else
+            return tensor_attr(obj, name, err); /* the error */
+        _Static_assert(_Alignof(tl_binding) > MEMO_HOW, "memo tag bits");
+        __atomic_store_n(memo, m, __ATOMIC_RELAXED);
+    }
+    const tl_binding *b = (const tl_binding *)(m & ~(uintptr_t)MEMO_HOW);
+    if (m & MEMO_ATTR) {
+        tl_args empty = {0, NULL, 0, NULL, NULL};
+        return b->fn(obj, &empty, err);
+    }
+    return tl_value_func(b->name, b->fn, obj);
+}
+
 static tl_value *ndarray_attr(tl_value *obj, const char *name, tl_error *err)
 {
     const tl_binding *b = tl_bind_find(TL_BIND_NDARRAY, name);

@@ -44,6 +44,15 @@ tl_value *tl_builtins_module_attr(tl_value *mod, const char *name, tl_error *err
  * devices, sequences; AttributeError / TL_ERR_UNSUPPORTED otherwise. */
 tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err);
 
+/* tl_builtins_attr with a memo for one attribute site (the parse tree's
+ * node): a tensor's NAME resolves to the same binding every time, so the
+ * first lookup stores it in *memo (0 before) and the later ones skip the
+ * name index. Other objects go through tl_builtins_attr. The memo is one
+ * word written with a relaxed atomic store: any thread would write the
+ * same value. */
+tl_value *tl_builtins_attr_memo(tl_value *obj, const char *name, uintptr_t *memo,
+                                tl_error *err);
+
 
 #ifdef __cplusplus
 }
