@@ -19,9 +19,7 @@ y = x * 1'
 for case in "x.floor_divide(w)|Tensor.floor_divide" "torch.floor_divide(x, 2)|Tensor.floor_divide" \
             "y.floor_divide_(w)|Tensor.floor_divide_" "x // 2|the // operator" \
             "2.5 % x|the % operator with a number on the left" \
-            "x.clamp(w)|Tensor.clamp with tensor bounds" \
-            "x.clamp(min=w, max=5.0)|Tensor.clamp with tensor bounds" \
-            "x.clamp_min(w)|Tensor.clamp_min with a tensor bound"; do
+            "x.clamp(min=w, max=5.0)|Tensor.clamp with a number and a tensor for bounds"; do
     op=${case%%|*}
     what=${case#*|}
     printf '%s\nz = %s\nprint("not reached")\n' "$prelude" "$op" > net.py

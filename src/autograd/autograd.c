@@ -685,6 +685,15 @@ static void save_for(tl_ag_node *n, const tl_ag_call *c, bool inplace,
         if (c->nout > 1 && c->out[1])
             save(n, SV_RESULT, c->out[1], true, 1, c->out[1]->version->value);
         break;
+    case TL_AG_CLAMP_T: /* self, min, max (max in the third slot) */
+        if (oldself)
+            save(n, SV_SELF, oldself, false, 0, oldself->version->value);
+        if (other)
+            save(n, SV_OTHER, other, false, 0, other_v);
+        if (c->nin > 2 && c->in[2])
+            save(n, SV_RESULT, c->in[2], false, 0,
+                 c->in[2]->version->value - (inplace && c->in[2]->version == self->version));
+        break;
     default:
         break;
     }
@@ -858,7 +867,7 @@ static bool needs_orig(tl_ag_op op, bool other_rg)
     /* math */
     case TL_AG_LOG2: case TL_AG_LOG10: case TL_AG_LOG1P: case TL_AG_ASIN:
     case TL_AG_ACOS: case TL_AG_ATAN: case TL_AG_SINH: case TL_AG_COSH:
-    case TL_AG_ERF: case TL_AG_ATAN2:
+    case TL_AG_ERF: case TL_AG_ATAN2: case TL_AG_CLAMP_T:
         return true;
     case TL_AG_REMAINDER: case TL_AG_FMOD:
         return other_rg;
@@ -2014,6 +2023,50 @@ out:
     return rc;
 }
 
+/* clamp with tensor bounds (clamp_backward, clamp_backward_min_max):
+ * self's gradient where min <= self <= max; min's where self < min (and
+ * min < max when both are given); max's where self > max (or max < min) */
+static int clamp_t_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    tl_dtype dt = g->dt;
+    bool hmin = n->saved[SV_OTHER].t != NULL, hmax = n->saved[SV_RESULT].t != NULL;
+    tl_gbuf *x = NULL, *lo = NULL, *hi = NULL, *r[3] = {NULL, NULL, NULL};
+    int rc = -1;
+    if (!(x = operand(n, SV_SELF, g, false, err)) ||
+        (hmin && !(lo = operand(n, SV_OTHER, g, false, err))) ||
+        (hmax && !(hi = operand(n, SV_RESULT, g, false, err))))
+        goto out;
+    for (int i = 0; i < 3; i++)
+        if (want(n, i) && !(r[i] = tl_gbuf_new(dt, g->ndim, g->sizes, err)))
+            goto out;
+    for (int64_t j = 0; j < g->n; j++) {
+        double v = x->v[j], gv = g->v[j];
+        double mn = lo ? lo->v[j] : 0, mx = hi ? hi->v[j] : 0;
+        bool in = (!lo || v >= mn) && (!hi || v <= mx);
+        if (r[0])
+            r[0]->v[j] = in ? gv : 0;
+        if (r[1])
+            r[1]->v[j] = (v < mn && (!hi || mn < mx)) ? gv : 0;
+        if (r[2])
+            r[2]->v[j] = (v > mx || (lo && mx < mn)) ? gv : 0;
+    }
+    for (int i = 0; i < 3; i++)
+        if (r[i]) {
+            res[i] = to_input(n, i, r[i], err);
+            r[i] = NULL;
+            if (!res[i])
+                goto out;
+        }
+    rc = 0;
+out:
+    for (int i = 0; i < 3; i++)
+        tl_gbuf_free(r[i]);
+    tl_gbuf_free(x);
+    tl_gbuf_free(lo);
+    tl_gbuf_free(hi);
+    return rc;
+}
+
 static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err);
 
 /* CopySlices: run the in-place op's node on the view's slice of the
@@ -2141,6 +2194,8 @@ static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err)
         return var_backward(n, g[0], res, err);
     case TL_AG_PROD:
         return prod_backward(n, g[0], res, err);
+    case TL_AG_CLAMP_T:
+        return clamp_t_backward(n, g[0], res, err);
     default:
         return tl_error_set(err, TL_ERR_INTERNAL, "no backward for %s", n->name);
     }

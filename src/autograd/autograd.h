@@ -90,6 +90,7 @@ typedef enum tl_ag_op {
     TL_AG_AMAX,       /* amax/amin over nd dims (all_dims): ties share evenly */
     TL_AG_VAR, TL_AG_STD, /* nd dims (all_dims), keepdim; s0 = correction */
     TL_AG_PROD,       /* all_dims, or the one dim dims[0] (keepdim) */
+    TL_AG_CLAMP_T,    /* clamp(self, in[1], in[2]): tensor bounds (NULL: none) */
     TL_AG_NOPS
 } tl_ag_op;
 

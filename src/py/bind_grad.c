@@ -355,7 +355,7 @@ static tl_value *first_arg(const tl_args *a)
 /* A call under construction: operands and parameters. */
 typedef struct prep {
     tl_ag_call c;
-    tl_tensor *in[2];
+    tl_tensor *in[3];   /* in[2]: clamp's tensor max */
     tl_tensor **many;   /* cat/stack inputs (owned array) */
     tl_value *map;      /* masked_fill's written elements (owned) */
     bool skip;          /* not differentiable as called: record nothing */
@@ -432,6 +432,26 @@ static const char *scalar_node(const char *node)
         if (!strcmp(pairs[i][0], node))
             return pairs[i][1];
     return node;
+}
+
+/* clamp(min=, max=) with tensor bounds (None or absent: no bound):
+ * ClampBackward0 over self, min, max; a number beside a tensor is not one
+ * of PyTorch's forms (it raises a TypeError there) */
+static void clamp_tensor_bounds(tl_value *mn, tl_value *mx, prep *p)
+{
+    tl_ag_call *c = &p->c;
+    bool bad = (mn && mn->kind != TL_V_NONE && mn->kind != TL_V_TENSOR) ||
+               (mx && mx->kind != TL_V_NONE && mx->kind != TL_V_TENSOR);
+    if (bad) {
+        p->skip = true;
+        p->unsupported = "with a number and a tensor for bounds";
+        return;
+    }
+    c->op = TL_AG_CLAMP_T;
+    c->name = "ClampBackward0";
+    p->in[1] = tensor_of(mn);
+    p->in[2] = tensor_of(mx);
+    c->nin = 3;
 }
 
 static void keepdim_arg(tl_value *k, tl_ag_call *c)
@@ -624,8 +644,8 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
     case H_CLAMP: {
         tl_value *mn = tl_arg(a, 0, "min"), *mx = tl_arg(a, 1, "max");
         if ((mn && mn->kind == TL_V_TENSOR) || (mx && mx->kind == TL_V_TENSOR)) {
-            p->skip = true; /* tensor bounds: not differentiated here */
-            p->unsupported = "with tensor bounds";
+            clamp_tensor_bounds(mn, mx, p);
+            break;
         }
         if (mn && mn->kind != TL_V_NONE && tl_value_as_double(mn, &c->s0))
             c->has0 = true;
@@ -635,10 +655,13 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
     }
     case H_CLAMP_MIN: case H_CLAMP_MAX: {
         tl_value *v = first_arg(a);
-        if (!v || v->kind == TL_V_TENSOR || !tl_value_as_double(v, &c->s0))
+        if (v && v->kind == TL_V_TENSOR) {
+            clamp_tensor_bounds(s->h == H_CLAMP_MIN ? v : NULL, s->h == H_CLAMP_MAX ? v : NULL, p);
+            c->name = s->h == H_CLAMP_MIN ? "ClampMinBackward1" : "ClampMaxBackward1";
+            break;
+        }
+        if (!v || !tl_value_as_double(v, &c->s0))
             p->skip = true;
-        if (v && v->kind == TL_V_TENSOR)
-            p->unsupported = "with a tensor bound";
         c->has0 = true;
         break;
     }
@@ -918,8 +941,8 @@ static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *
     }
     tl_tensor *orig = NULL;
     if (s->inplace && !p.skip) {
-        tl_tensor *others[1] = {p.c.nin > 1 ? p.in[1] : NULL};
-        if (tl_ag_inplace_begin(p.c.op, p.in[0], 1, others, &orig, err) < 0) {
+        tl_tensor *others[2] = {p.c.nin > 1 ? p.in[1] : NULL, p.c.nin > 2 ? p.in[2] : NULL};
+        if (tl_ag_inplace_begin(p.c.op, p.in[0], 2, others, &orig, err) < 0) {
             free(p.many);
             if (p.map)
                 tl_value_release(p.map);
