@@ -480,6 +480,11 @@ tl_ag_node *tl_ag_grad_fn(tl_tensor *t, tl_error *err)
 
 tl_tensor *tl_ag_base(const tl_tensor *t) { return t->ag ? t->ag->base : NULL; }
 
+bool tl_ag_has_grad_fn(const tl_tensor *t)
+{
+    return t->ag && t->ag->grad_fn && t->ag->grad_fn->kind != K_UNSUPPORTED;
+}
+
 /* ===================================================================== */
 /* saving                                                                 */
 

@@ -151,6 +151,9 @@ int tl_ag_record_view_inplace(tl_tensor *self, const tl_tensor *before,
  * since it got one is given AsStridedBackward0 first, as PyTorch does. */
 tl_ag_node *tl_ag_grad_fn(tl_tensor *t, tl_error *err);
 const char *tl_ag_node_name(const tl_ag_node *n);
+/* Does t have a grad_fn (a history a gradient can flow back through)?
+ * Cheaper than tl_ag_grad_fn: makes and retains nothing. */
+bool tl_ag_has_grad_fn(const tl_tensor *t);
 tl_ag_node *tl_ag_node_retain(tl_ag_node *n);
 void tl_ag_node_release(tl_ag_node *n);
 /* .grad (borrowed, NULL for None) and .grad = g (g retained, NULL: None) */

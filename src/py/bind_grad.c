@@ -296,8 +296,9 @@ static const tl_binding *net_wrap(tl_bind_kind kind, const tl_binding *raw);
 
 const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw)
 {
-    for (int i = 0; i < S_N; i++)
-        if (specs[i].kind == kind && strcmp(specs[i].name, raw->name) == 0) {
+    for (int i = 0; i < S_N; i++) /* the first letter spares most strcmp calls */
+        if (specs[i].kind == kind && specs[i].name[0] == raw->name[0] &&
+            strcmp(specs[i].name, raw->name) == 0) {
             raw_cache[i] = raw;
             return &wrappers[i];
         }
@@ -1538,7 +1539,8 @@ const tl_bind_table tl_bind_grad_tables[] = {
  * argmax, comparisons, isnan, ... need no entry.
  *
  * A tl_cfunc carries no context, so the wrappers come from a pool of
- * NET_SLOTS functions: slot k runs net_raw[k], given out once per binding
+ * NET_SLOTS functions (about four times the bindings it serves now): slot
+ * k runs net_raw[k], given out once per binding
  * under a lock (a binding past the pool keeps its raw function).
  */
 static const char *const NO_GRAD_FN[] = {
@@ -1555,7 +1557,7 @@ static const char *const NO_GRAD_FN[] = {
     "logical_and_", "logical_or_", "logical_xor_", "logical_not_",
 };
 
-#define NET_SLOTS 1024
+#define NET_SLOTS 512
 
 static const tl_binding *net_raw[NET_SLOTS];
 static tl_bind_kind net_kind[NET_SLOTS];
@@ -1607,25 +1609,25 @@ static bool is_arg(const tl_value *self, const tl_args *a, const tl_tensor *t)
     return false;
 }
 
-/* A floating output of r that is no argument and has no grad_fn. */
+static bool output_lacks(const tl_value *self, const tl_args *a, const tl_value *v)
+{
+    if (!v || v->kind != TL_V_TENSOR)
+        return false;
+    const tl_tensor *o = v->u.tensor;
+    return tl_dtype_is_floating(o->dtype) && !tl_ag_has_grad_fn(o) && !is_arg(self, a, o);
+}
+
+/* A floating output of r (a tensor, or a tuple or list of them) that is
+ * no argument and has no grad_fn. */
 static bool lacks_history(const tl_value *self, const tl_args *a, tl_value *r)
 {
-    tl_tensor **outs = NULL;
-    int n = outputs_of(r, &outs);
-    bool bad = false;
-    for (int k = 0; k < n && !bad; k++) {
-        tl_tensor *o = outs[k];
-        if (!tl_dtype_is_floating(o->dtype) || is_arg(self, a, o))
-            continue;
-        tl_error e2;
-        tl_error_clear(&e2);
-        tl_ag_node *fn = tl_ag_grad_fn(o, &e2);
-        bad = fn == NULL;
-        tl_ag_node_release(fn);
+    if (r->kind == TL_V_TUPLE || r->kind == TL_V_LIST) {
+        for (size_t i = 0; i < r->u.seq.n; i++)
+            if (output_lacks(self, a, r->u.seq.items[i]))
+                return true;
+        return false;
     }
-    if (n > 0)
-        free(outs);
-    return bad;
+    return output_lacks(self, a, r);
 }
 
 /* After a listed op ran: did it drop the history of a differentiable
@@ -1681,7 +1683,7 @@ static tl_value *net_call(int k, tl_value *self, const tl_args *a, tl_error *err
     NET_16(X, p##4) NET_16(X, p##5) NET_16(X, p##6) NET_16(X, p##7)            \
     NET_16(X, p##8) NET_16(X, p##9) NET_16(X, p##a) NET_16(X, p##b)            \
     NET_16(X, p##c) NET_16(X, p##d) NET_16(X, p##e) NET_16(X, p##f)
-#define NET_ALL(X) NET_256(X, 0) NET_256(X, 1) NET_256(X, 2) NET_256(X, 3)
+#define NET_ALL(X) NET_256(X, 0) NET_256(X, 1)
 NET_ALL(NET_FN)
 #define NET_PTR(i) net_##i,
 static const tl_cfunc net_fns[NET_SLOTS] = {NET_ALL(NET_PTR)};
@@ -1729,7 +1731,7 @@ static const tl_binding *net_wrap(tl_bind_kind kind, const tl_binding *raw)
         return &torch_where_wrapper;
     }
     for (size_t i = 0; i < TL_ARRAY_LEN(NO_GRAD_FN); i++)
-        if (!strcmp(NO_GRAD_FN[i], raw->name))
+        if (NO_GRAD_FN[i][0] == raw->name[0] && !strcmp(NO_GRAD_FN[i], raw->name))
             return raw;
     const tl_binding *w = raw;
     pthread_mutex_lock(&net_lock);
