@@ -670,6 +670,12 @@ static void save_for(tl_ag_node *n, const tl_ag_call *c, bool inplace,
         if (other)
             save(n, SV_OTHER, other, false, 0, other_v);
         break;
+    case TL_AG_DIV_MODE: /* PyTorch's formulas read them as DIV's do */
+        if (other && (g0 || g1))
+            save(n, SV_OTHER, other, false, 0, other_v);
+        if (other && g1 && oldself)
+            save(n, SV_SELF, oldself, false, 0, oldself->version->value);
+        break;
     case TL_AG_REMAINDER: case TL_AG_FMOD:
         /* only other's formula reads them */
         if (other && g1) {
@@ -1794,7 +1800,7 @@ static int math_binary(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error 
                 r1->v[i] = a->v[i] != 0 ? 0 : g->v[i];
         }
         break;
-    default: /* ZEROS */
+    default: /* ZEROS, DIV_MODE */
         break;
     }
     if (w0 && !(res[0] = to_input(n, 0, r0, err))) {
@@ -2188,7 +2194,8 @@ static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err)
     case TL_AG_ASIN: case TL_AG_ACOS: case TL_AG_ATAN: case TL_AG_SINH:
     case TL_AG_COSH: case TL_AG_ERF: case TL_AG_PASS:
         return math_unary(n, g[0], res, err);
-    case TL_AG_ZEROS: case TL_AG_MAXIMUM: case TL_AG_MINIMUM: case TL_AG_ATAN2:
+    case TL_AG_ZEROS: case TL_AG_DIV_MODE: case TL_AG_MAXIMUM: case TL_AG_MINIMUM:
+    case TL_AG_ATAN2:
     case TL_AG_REMAINDER: case TL_AG_FMOD: case TL_AG_WHERE:
         return math_binary(n, g[0], res, err);
     case TL_AG_MAX_ALL: case TL_AG_AMAX:

@@ -78,6 +78,7 @@ typedef enum tl_ag_op {
     TL_AG_ZEROS,      /* floor ceil round trunc sign, div(rounding_mode=),
                          in-place comparisons: every input's grad is 0 */
     TL_AG_PASS,       /* frac: grad */
+    TL_AG_DIV_MODE,   /* div(rounding_mode=): zeros, saving what DIV saves */
     /* binary (in[1] NULL: the number s0) */
     TL_AG_MAXIMUM, TL_AG_MINIMUM, TL_AG_ATAN2,
     TL_AG_REMAINDER,  /* self: grad; other: -grad * floor(self / other) */

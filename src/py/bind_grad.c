@@ -606,7 +606,7 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
         tl_value *rm = tl_arg(a, (size_t)-1, "rounding_mode");
         if (rm && rm->kind != TL_V_NONE) {
             /* div(rounding_mode=): a step function, zero gradients */
-            c->op = TL_AG_ZEROS;
+            c->op = TL_AG_DIV_MODE;
             c->name = "DivBackward2";
         }
         if (!p->in[1] && !c->has0)
