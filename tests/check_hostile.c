@@ -161,6 +161,13 @@ START_TEST(test_budget)
     char msg[160];
     tl_deadline_message(msg, sizeof msg, 0);
     ck_assert_ptr_nonnull(strstr(msg, "--sheet-timeout"));
+    /* entering the same budget again (the next op) keeps it spent */
+    tl_budget_enter(&b);
+    ck_assert(tl_budget_passed());
+    /* the next sheet's budget in the same struct is a new budget */
+    tl_budget_start(&b, 60, false);
+    tl_budget_enter(&b);
+    ck_assert(!tl_budget_passed());
     tl_budget_enter(NULL);
     ck_assert(!tl_budget_passed());
     ck_assert(!tl_deadline_passed());

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "cpu.h"
 #include "util.h"
 
 static double thread_cpu(void)
@@ -158,6 +159,29 @@ START_TEST(test_hash_bytes)
 }
 END_TEST
 
+/* The one cpuid probe agrees with the compiler's own (libgcc's
+ * __builtin_cpu_supports, which the binary no longer links). */
+START_TEST(test_cpu_features)
+{
+    unsigned f = tl_cpu_features();
+    ck_assert_uint_eq(f, tl_cpu_features()); /* cached, stable */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    __builtin_cpu_init();
+    ck_assert_int_eq(!!(f & TL_CPU_SSSE3), !!__builtin_cpu_supports("ssse3"));
+    ck_assert_int_eq(!!(f & TL_CPU_SSE41), !!__builtin_cpu_supports("sse4.1"));
+    ck_assert_int_eq(!!(f & TL_CPU_AVX2), !!__builtin_cpu_supports("avx2"));
+    ck_assert_int_eq(!!(f & TL_CPU_AVX512F), !!__builtin_cpu_supports("avx512f"));
+    ck_assert_int_eq(!!(f & TL_CPU_FMA), !!__builtin_cpu_supports("fma"));
+    if (f & TL_CPU_F16C)
+        ck_assert(__builtin_cpu_supports("avx"));
+    if (f & TL_CPU_SHA)
+        ck_assert((f & TL_CPU_SSSE3) && (f & TL_CPU_SSE41));
+#else
+    ck_assert_uint_eq(f & ~0x7fu, 0);
+#endif
+}
+END_TEST
+
 START_TEST(test_arena_growth)
 {
     tl_arena_block *a = NULL;
@@ -191,6 +215,7 @@ static Suite *tl_util_suite(void)
     tcase_add_test(core, test_now_bound);
     tcase_add_test(core, test_arena_growth);
     tcase_add_test(core, test_hash_bytes);
+    tcase_add_test(core, test_cpu_features);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
     return s;

@@ -2,6 +2,7 @@
  * (bind.c) and located diagnostics (diag.c). */
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,47 @@ START_TEST(test_truthy)
     ck_assert_str_eq(err.msg, "Boolean value of Tensor with more than one "
                               "value is ambiguous");
     tl_value_release(v);
+}
+END_TEST
+
+/* None is one immortal value: the same for everyone, never freed by a
+ * release, shared by any number of containers and threads. */
+static void *none_worker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 100000; i++) {
+        tl_value *l = tl_list_new(3); /* three None slots */
+        tl_list_append(l, tl_value_retain(tl_none()));
+        tl_value_release(l);
+        tl_value_release(tl_none());
+    }
+    return NULL;
+}
+
+START_TEST(test_none_immortal)
+{
+    tl_value *a = tl_none(), *b = tl_none();
+    ck_assert_ptr_eq(a, b);
+    ck_assert(tl_value_is(a, b));
+    for (int i = 0; i < 1000; i++)
+        tl_value_release(tl_none()); /* more releases than retains */
+    ck_assert_int_eq(tl_none()->kind, TL_V_NONE);
+    tl_value *t = tl_tuple_new(2);
+    tl_seq_set(t, 1, tl_value_retain(a));
+    tl_buf r = {0};
+    tl_value_repr(t, &r);
+    ck_assert_str_eq(tl_buf_str(&r), "(None, None)");
+    tl_buf_free(&r);
+    tl_value_release(t);
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, none_worker, NULL), 0);
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    ck_assert(tl_value_is(tl_none(), a));
+    bool truth = true;
+    ck_assert_int_eq(tl_value_truthy(tl_none(), &truth, NULL), 0);
+    ck_assert(!truth);
 }
 END_TEST
 
@@ -382,6 +424,7 @@ static Suite *value_suite(void)
     tcase_add_test(core, test_seq_repr);
     tcase_add_test(core, test_equality);
     tcase_add_test(core, test_truthy);
+    tcase_add_test(core, test_none_immortal);
     tcase_add_test(core, test_shape_args);
     tcase_add_test(core, test_diag_block_scalar);
     tcase_add_test(core, test_diag_no_span);

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "grad_kernels.h"
+
+#include "freelist.h"
 #include "util.h"
 
 void tl_geom_of(const tl_tensor *t, tl_geom *g)
@@ -50,6 +52,10 @@ static int64_t numel_of(int ndim, const int64_t *sizes)
     return n;
 }
 
+/* gradient buffers are made and dropped several times a backward pass:
+ * their headers are kept for reuse (freelist.h) */
+static _Thread_local tl_freelist gbufs;
+
 tl_gbuf *tl_gbuf_new(tl_dtype dt, int ndim, const int64_t *sizes, tl_error *err)
 {
     int64_t n = numel_of(ndim, sizes);
@@ -61,7 +67,10 @@ tl_gbuf *tl_gbuf_new(tl_dtype dt, int ndim, const int64_t *sizes, tl_error *err)
     tl_storage *st = tl_storage_new(tl_backend_cpu(), (size_t)n * sizeof(double), err);
     if (!st)
         return NULL;
-    tl_gbuf *g = tl_xcalloc(1, sizeof *g);
+    tl_gbuf *g = tl_freelist_pop(&gbufs);
+    if (!g)
+        g = tl_xmalloc(sizeof *g);
+    memset(g, 0, sizeof *g);
     g->dt = dt;
     g->ndim = ndim;
     for (int d = 0; d < ndim; d++)
@@ -86,7 +95,7 @@ void tl_gbuf_free(tl_gbuf *g)
     if (!g)
         return;
     tl_storage_release(g->st);
-    free(g);
+    tl_freelist_push(&gbufs, g, 256);
 }
 
 tl_gbuf *tl_gbuf_copy(const tl_gbuf *g, tl_error *err)

@@ -10,8 +10,9 @@
  * already holds `cap`. Contents of a popped block are undefined.
  *
  * Ownership: blocks on a list belong to the list; a thread's lists are
- * emptied (free) when the thread ends, and the main thread's at exit, so
- * leak checkers see every block freed. Sanitizer builds keep nothing
+ * emptied (free) when the thread ends, and the main thread's at exit when
+ * tl_exit_frees (util.h) says so (under leak checkers), so they see every
+ * block freed. Sanitizer builds keep nothing
  * (every free is real, so use-after-free is caught).
  */
 #ifndef TL_FREELIST_H

@@ -6,9 +6,12 @@
  * x86-64 CPUs with the SHA extensions (cpuid leaf 7 EBX bit 29, with SSSE3
  * and SSE4.1) the SHA-NI one, about ten times faster (`tlab grade` hashes
  * every submission; 10 KiB took 40 % of the loader's time). The choice is
- * made once (cpuid); tests/check_lab compares both on random inputs.
+ * made from tl_cpu_features (cpu.h); tests/check_lab compares both on
+ * random inputs.
  */
 #include "sha256.h"
+
+#include "cpu.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,7 +20,6 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TL_SHA_NI 1
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -123,15 +125,6 @@ blocks_ni(uint32_t h[8], const unsigned char *p, size_t n)
     _mm_storeu_si128((__m128i *)&h[4], st1);
 }
 
-static bool have_sha_ni(void)
-{
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19)))
-        return false; /* SSSE3, SSE4.1 */
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
-        return false;
-    return (b & (1u << 29)) != 0;
-}
 #endif
 
 static void sha256(blocks_fn blocks, const void *data, size_t len, char hex[65])
@@ -162,10 +155,7 @@ static void sha256(blocks_fn blocks, const void *data, size_t len, char hex[65])
 void tl_sha256_hex(const void *data, size_t len, char hex[65])
 {
 #ifdef TL_SHA_NI
-    static int ni = -1; /* a benign race: every thread computes the same */
-    if (ni < 0)
-        ni = have_sha_ni();
-    if (ni) {
+    if (tl_cpu_features() & TL_CPU_SHA) {
         sha256(blocks_ni, data, len, hex);
         return;
     }

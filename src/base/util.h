@@ -121,6 +121,8 @@ typedef struct tl_budget {
     double seconds;       /* 0 = unlimited */
     double start;         /* CPU clock at the start */
     bool process;
+    uint64_t gen;         /* which tl_budget_start (a budget's address may
+                             be reused for the next sheet) */
 } tl_budget;
 
 void tl_budget_start(tl_budget *b, double seconds, bool process);

@@ -48,6 +48,7 @@ static const char *const op_text[TL_NOPS] = {
 #define KWS_PER_BYTE 6
 static signed char ops_by_first[128][OPS_PER_BYTE];
 static signed char kws_by_first[128][KWS_PER_BYTE];
+static unsigned char op_len[TL_NOPS], kw_len[TL_NKEYWORDS];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 /* k after the row's entries (a row ends at its first -1) */
@@ -64,6 +65,12 @@ static void build_tables(void)
 {
     memset(ops_by_first, -1, sizeof ops_by_first);
     memset(kws_by_first, -1, sizeof kws_by_first);
+    for (int k = 0; k < TL_NOPS; k++) {
+        op_len[k] = (unsigned char)strlen(op_text[k]);
+        TL_ASSERT(op_len[k] >= 1 && op_len[k] <= 3); /* lex_op compares 3 bytes */
+    }
+    for (int k = 0; k < TL_NKEYWORDS; k++)
+        kw_len[k] = (unsigned char)strlen(keyword_text[k]);
     for (size_t len = 3; len >= 1; len--) /* longest first */
         for (int k = 0; k < TL_NOPS; k++)
             if (strlen(op_text[k]) == len)
@@ -523,8 +530,9 @@ static int lex_op(lexer *L)
     if ((unsigned char)s[0] < 128) {
         const signed char *row = ops_by_first[(unsigned char)s[0]];
         for (int i = 0; row[i] >= 0; i++) { /* longest first: the first match */
-            size_t l = strlen(op_text[row[i]]);
-            if (l <= rem && memcmp(s, op_text[row[i]], l) == 0) {
+            size_t l = op_len[row[i]];
+            const char *o = op_text[row[i]]; /* o[0] == s[0] */
+            if (l <= rem && (l < 2 || o[1] == s[1]) && (l < 3 || o[2] == s[2])) {
                 best = row[i];
                 bestlen = l;
                 break;
@@ -672,7 +680,7 @@ static int lex_all(lexer *L)
             int kw = -1;
             const signed char *row = kws_by_first[(unsigned char)s[start] & 127];
             for (int i = 0; row[i] >= 0 && p - start <= 8; i++)
-                if (strlen(keyword_text[row[i]]) == p - start &&
+                if (kw_len[row[i]] == p - start &&
                     memcmp(keyword_text[row[i]], s + start, p - start) == 0) {
                     kw = row[i];
                     break;

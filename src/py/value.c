@@ -2,8 +2,9 @@
  *
  * Invariants: refcount >= 1 while reachable; containers own their items;
  * TL_V_TENSOR / TL_V_NDARRAY own one reference on their tl_tensor; a bound
- * method owns its receiver. None/Ellipsis are ordinary heap values (cheap,
- * and it keeps release uniform), so `is` on them compares kinds instead.
+ * method owns its receiver. None is one static immortal value (retain and
+ * release skip it: it is never written, so threads share it); Ellipsis is
+ * an ordinary heap value, so `is` on it compares kinds.
  *
  * Memory: every value, its string and its item array are charged to the
  * thread's memory ledger (storage.h tl_alloc_objects_add) at their
@@ -61,7 +62,13 @@ static tl_value *alloc_value(tl_vkind kind)
     return v;
 }
 
-tl_value *tl_none(void) { return alloc_value(TL_V_NONE); }
+/* None is one immortal value, as in Python: nothing ever writes to it
+ * (retain and release pass it by), so every thread may hand it out, and
+ * a statement, a default or a fresh sequence slot costs no allocation. */
+static tl_value none_value = {.refcount = 1, .kind = TL_V_NONE};
+#define IMMORTAL(v) ((v) == &none_value)
+
+tl_value *tl_none(void) { return &none_value; }
 tl_value *tl_ellipsis(void) { return alloc_value(TL_V_ELLIPSIS); }
 
 tl_value *tl_bool(bool b)
@@ -307,7 +314,7 @@ tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err)
 
 tl_value *tl_value_retain(tl_value *v)
 {
-    if (v)
+    if (v && !IMMORTAL(v))
         v->refcount++;
     return v;
 }
@@ -322,7 +329,7 @@ typedef struct dying {
 
 static void drop(dying *d, tl_value *child)
 {
-    if (!child || --child->refcount > 0)
+    if (!child || IMMORTAL(child) || --child->refcount > 0)
         return;
     if (d->n == d->cap) {
         d->cap = d->cap ? 2 * d->cap : 16;
@@ -376,7 +383,7 @@ static void destroy(dying *d, tl_value *v)
 
 void tl_value_release(tl_value *v)
 {
-    if (!v || --v->refcount > 0)
+    if (!v || IMMORTAL(v) || --v->refcount > 0)
         return;
     dying d = {0};
     destroy(&d, v);

@@ -58,6 +58,7 @@
 
 #include "cpu_loops.h"
 #include "context.h"
+#include "cpu.h"
 
 #include <stdint.h>
 
@@ -66,19 +67,38 @@
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
 #include <immintrin.h>
 #define TL_X86 1
 #endif
 
 /* Hot loops are compiled three times (AVX-512, AVX2, baseline) and picked
- * at load time by the ifunc resolver target_clones creates: the binary is
- * built for the baseline ISA and still runs the machine's widest vectors. */
-#if defined(TL_X86) && (defined(__clang__) ? __clang_major__ >= 14 : __GNUC__ >= 6)
-#define TL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+ * per call from tl_cpu_features (cpu.h): the binary is built for the
+ * baseline ISA and still runs the machine's widest vectors. A loop is
+ * written once as an always-inline NAME_body; MULTI_STRIP / MULTI_CONV
+ * wrap it in a function per ISA level (the body is compiled with the
+ * wrapper's target). target_clones did the same with ifunc resolvers, but
+ * those pull in libgcc's __cpu_indicator_init, which runs twelve cpuid
+ * instructions at every start (30 us on a VM, where each one traps). */
+#define BODY static inline __attribute__((always_inline))
+#if defined(TL_X86) && (defined(__clang__) || __GNUC__ >= 6)
+#define TL_LEVELS 3
+#define T512 __attribute__((target("avx512f")))
+#define TAVX2 __attribute__((target("avx2")))
 #else
-#define TL_CLONES
+#define TL_LEVELS 1
 #endif
+
+/* 0 baseline, 1 AVX2, 2 AVX-512 (the target_clones order: the widest the
+ * CPU and OS have) */
+static int cpu_level(void)
+{
+#if TL_LEVELS == 3
+    unsigned f = tl_cpu_features();
+    return (f & TL_CPU_AVX512F) ? 2 : (f & TL_CPU_AVX2) ? 1 : 0;
+#else
+    return 0;
+#endif
+}
 
 #define NOPS 3
 /* Tiles for transposing copies, in elements: TILE_A along the source's
@@ -241,6 +261,35 @@ static int poll(int64_t *since, int64_t n, tl_error *err)
  * calling fn with the operands' addresses. */
 typedef int (*body_fn)(void *ctx, char *const *ptrs, tl_error *err);
 
+/* NAME_for(): NAME_body compiled for this CPU's ISA level, as a body_fn */
+#if TL_LEVELS == 3
+#define MULTI_STRIP(NAME)                                                      \
+    static int NAME##_base(void *c, char *const *p, tl_error *e)               \
+    {                                                                          \
+        return NAME##_body(c, p, e);                                           \
+    }                                                                          \
+    TAVX2 static int NAME##_avx2(void *c, char *const *p, tl_error *e)         \
+    {                                                                          \
+        return NAME##_body(c, p, e);                                           \
+    }                                                                          \
+    T512 static int NAME##_512(void *c, char *const *p, tl_error *e)           \
+    {                                                                          \
+        return NAME##_body(c, p, e);                                           \
+    }                                                                          \
+    static body_fn NAME##_for(void)                                            \
+    {                                                                          \
+        static const body_fn v[3] = {NAME##_base, NAME##_avx2, NAME##_512};    \
+        return v[cpu_level()];                                                 \
+    }
+#else
+#define MULTI_STRIP(NAME)                                                      \
+    static int NAME##_base(void *c, char *const *p, tl_error *e)               \
+    {                                                                          \
+        return NAME##_body(c, p, e);                                           \
+    }                                                                          \
+    static body_fn NAME##_for(void) { return NAME##_base; }
+#endif
+
 static int walk(const plan *p, int nouter, int skip, int64_t work_per_call,
                 body_fn fn, void *ctx, tl_error *err)
 {
@@ -280,6 +329,33 @@ static int walk(const plan *p, int nouter, int skip, int64_t work_per_call,
 /* strides in elements */
 typedef void (*conv_fn)(char *d, int64_t ds, const char *s, int64_t ss,
                         int64_t n);
+
+/* NAME_base, NAME_avx2, NAME_512: NAME_body at each ISA level */
+#if TL_LEVELS == 3
+#define MULTI_CONV(NAME)                                                       \
+    static void NAME##_base(char *d, int64_t ds, const char *s, int64_t ss,    \
+                            int64_t n)                                         \
+    {                                                                          \
+        NAME##_body(d, ds, s, ss, n);                                          \
+    }                                                                          \
+    TAVX2 static void NAME##_avx2(char *d, int64_t ds, const char *s,          \
+                                  int64_t ss, int64_t n)                       \
+    {                                                                          \
+        NAME##_body(d, ds, s, ss, n);                                          \
+    }                                                                          \
+    T512 static void NAME##_512(char *d, int64_t ds, const char *s, int64_t ss, \
+                                int64_t n)                                     \
+    {                                                                          \
+        NAME##_body(d, ds, s, ss, n);                                          \
+    }
+#else
+#define MULTI_CONV(NAME)                                                       \
+    static void NAME##_base(char *d, int64_t ds, const char *s, int64_t ss,    \
+                            int64_t n)                                         \
+    {                                                                          \
+        NAME##_body(d, ds, s, ss, n);                                          \
+    }
+#endif
 
 /* carriers, exactly as tl_dtype_load_* / tl_dtype_store_* */
 static inline int64_t f64_i64(double v)
@@ -342,8 +418,8 @@ typedef float t_f32;
 typedef double t_f64;
 
 #define CONV_BODY(DN, SN, CARRIER)                                            \
-    TL_CLONES static void conv_##DN##_##SN(char *dp, int64_t ds, const char *sp,         \
-                                 int64_t ss, int64_t n)                        \
+    BODY void conv_##DN##_##SN##_body(char *dp, int64_t ds, const char *sp,    \
+                                      int64_t ss, int64_t n)                   \
     {                                                                          \
         t_##DN *d = (t_##DN *)dp;                                              \
         const t_##SN *s = (const t_##SN *)sp;                                  \
@@ -358,7 +434,8 @@ typedef double t_f64;
             for (int64_t i = 0; i < n; i++)                                    \
                 d[i * ds] = CARRIER(DN, SN, s[i * ss]);                        \
         }                                                                      \
-    }
+    }                                                                          \
+    MULTI_CONV(conv_##DN##_##SN)
 #define VIA_I(DN, SN, v) SI_##DN(LI_##SN(v))
 #define VIA_F(DN, SN, v) SF_##DN(LF_##SN(v))
 
@@ -386,15 +463,22 @@ CONV_FROM_FLOAT(bf16)
 CONV_FROM_FLOAT(f32)
 CONV_FROM_FLOAT(f64)
 
-#define CONV_ROW(DN)                                                           \
-    {conv_##DN##_b8, conv_##DN##_u8, conv_##DN##_i8, conv_##DN##_i16,          \
-     conv_##DN##_i32, conv_##DN##_i64, conv_##DN##_f16, conv_##DN##_bf16,      \
-     conv_##DN##_f32, conv_##DN##_f64}
+#define CONV_ROW(DN, L)                                                        \
+    {conv_##DN##_b8##L, conv_##DN##_u8##L, conv_##DN##_i8##L, conv_##DN##_i16##L, \
+     conv_##DN##_i32##L, conv_##DN##_i64##L, conv_##DN##_f16##L,               \
+     conv_##DN##_bf16##L, conv_##DN##_f32##L, conv_##DN##_f64##L}
+#define CONV_TABLE(L)                                                          \
+    {CONV_ROW(b8, L),  CONV_ROW(u8, L),  CONV_ROW(i8, L),   CONV_ROW(i16, L),   \
+     CONV_ROW(i32, L), CONV_ROW(i64, L), CONV_ROW(f16, L),  CONV_ROW(bf16, L),  \
+     CONV_ROW(f32, L), CONV_ROW(f64, L)}
 
-/* [dst][src], in tl_dtype order */
-static conv_fn conv_table[TL_NDTYPES][TL_NDTYPES] = {
-    CONV_ROW(b8),  CONV_ROW(u8),   CONV_ROW(i8),  CONV_ROW(i16), CONV_ROW(i32),
-    CONV_ROW(i64), CONV_ROW(f16),  CONV_ROW(bf16), CONV_ROW(f32), CONV_ROW(f64),
+/* [ISA level][dst][src], in tl_dtype order */
+static conv_fn conv_table[TL_LEVELS][TL_NDTYPES][TL_NDTYPES] = {
+    CONV_TABLE(_base),
+#if TL_LEVELS == 3
+    CONV_TABLE(_avx2),
+    CONV_TABLE(_512),
+#endif
 };
 
 #ifdef TL_X86
@@ -406,7 +490,7 @@ conv_f16_f32_f16c(char *dp, int64_t ds, const char *sp, int64_t ss, int64_t n)
     uint16_t *d = (uint16_t *)dp;
     const float *s = (const float *)sp;
     if (ds != 1 || ss != 1) {
-        conv_f16_f32(dp, ds, sp, ss, n);
+        conv_f16_f32_body(dp, ds, sp, ss, n);
         return;
     }
     int64_t i = 0;
@@ -431,7 +515,7 @@ conv_f32_f16_f16c(char *dp, int64_t ds, const char *sp, int64_t ss, int64_t n)
     float *d = (float *)dp;
     const uint16_t *s = (const uint16_t *)sp;
     if (ds != 1 || ss != 1) {
-        conv_f32_f16(dp, ds, sp, ss, n);
+        conv_f32_f16_body(dp, ds, sp, ss, n);
         return;
     }
     int64_t i = 0;
@@ -446,72 +530,41 @@ conv_f32_f16_f16c(char *dp, int64_t ds, const char *sp, int64_t ss, int64_t n)
 
 /* same dtype: the bytes, whatever they hold (NaN payloads included) */
 #define RAW_COPY(NAME, T)                                                      \
-    TL_CLONES static void NAME(char *dp, int64_t ds, const char *sp, int64_t ss,         \
-                     int64_t n)                                                \
+    BODY void NAME##_body(char *dp, int64_t ds, const char *sp, int64_t ss,    \
+                          int64_t n)                                           \
     {                                                                          \
         T *d = (T *)dp;                                                        \
         const T *s = (const T *)sp;                                            \
         for (int64_t i = 0; i < n; i++)                                        \
             d[i * ds] = s[i * ss];                                             \
-    }
+    }                                                                          \
+    MULTI_CONV(NAME)
 RAW_COPY(raw1, uint8_t)
 RAW_COPY(raw2, uint16_t)
 RAW_COPY(raw4, uint32_t)
 RAW_COPY(raw8, uint64_t)
 
-/* What the CPU and OS support, from cpuid and xgetbv (runtime dispatch:
- * the binary is built for the baseline ISA). */
-enum { CPU_F16C = 1, CPU_AVX2 = 2, CPU_FMA = 4, CPU_AVX512F = 8 };
-
-static unsigned cpu_features(void)
-{
-    static int known;
-    static unsigned feat;
-    if (known)
-        return feat;
-    unsigned f = 0;
-#ifdef TL_X86
-    unsigned a, b, c, d;
-    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27))) { /* OSXSAVE */
-        unsigned lo, hi;
-        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-        bool ymm = (lo & 6u) == 6u, zmm = (lo & 0xe6u) == 0xe6u;
-        bool avx = ymm && (c & (1u << 28));
-        if (avx && (c & (1u << 29)))
-            f |= CPU_F16C;
-        if (avx && (c & (1u << 12)))
-            f |= CPU_FMA;
-        if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
-            if (avx && (b & (1u << 5)))
-                f |= CPU_AVX2;
-            if (zmm && (b & (1u << 16)))
-                f |= CPU_AVX512F;
-        }
-    }
-#endif
-    feat = f;
-    known = 1;
-    return f;
-}
-
 static conv_fn conv_for(tl_dtype dd, tl_dtype sd)
 {
     if (dd == sd) {
-        switch (tl_dtype_size(dd)) {
-        case 1: return raw1;
-        case 2: return raw2;
-        case 4: return raw4;
-        default: return raw8;
-        }
+        static const conv_fn raw[TL_LEVELS][4] = {
+            {raw1_base, raw2_base, raw4_base, raw8_base},
+#if TL_LEVELS == 3
+            {raw1_avx2, raw2_avx2, raw4_avx2, raw8_avx2},
+            {raw1_512, raw2_512, raw4_512, raw8_512},
+#endif
+        };
+        size_t isz = tl_dtype_size(dd);
+        return raw[cpu_level()][isz == 1 ? 0 : isz == 2 ? 1 : isz == 4 ? 2 : 3];
     }
 #ifdef TL_X86
-    bool f16c = (cpu_features() & CPU_F16C) != 0;
+    bool f16c = (tl_cpu_features() & TL_CPU_F16C) != 0;
     if (f16c && dd == TL_FLOAT16 && sd == TL_FLOAT32)
         return conv_f16_f32_f16c;
     if (f16c && dd == TL_FLOAT32 && sd == TL_FLOAT16)
         return conv_f32_f16_f16c;
 #endif
-    return conv_table[dd][sd];
+    return conv_table[cpu_level()][dd][sd];
 }
 
 /* ------------------------------------------------------------------------
@@ -648,7 +701,7 @@ int tl_cpu_loops_copy(const tl_strided *dst, const tl_strided *src,
         c.dsa = p.st[0][a];
         c.ssa = p.st[1][a];
         c.tr8 = c.same && c.disz == 4 && c.ds == 1 && c.ssa == 1 &&
-            (cpu_features() & CPU_AVX2);
+            (tl_cpu_features() & TL_CPU_AVX2);
         return walk(&p, last, a, c.na * c.n, copy_tiles, &c, err) < 0 ? -1 : 1;
     }
     return walk(&p, last, -1, c.n, copy_run, &c, err) < 0 ? -1 : 1;
@@ -720,7 +773,7 @@ static inline double min_f64(double a, double b) { return (a != a || b != b) ? N
     default: break;                                                            \
     }
 
-TL_CLONES static int bin_run(void *vc, char *const *p, tl_error *err)
+BODY int bin_run_body(void *vc, char *const *p, tl_error *err)
 {
     const bin_ctx *c = vc;
     switch (c->dt) {
@@ -733,6 +786,7 @@ TL_CLONES static int bin_run(void *vc, char *const *p, tl_error *err)
     (void)err;
     return 0;
 }
+MULTI_STRIP(bin_run)
 
 int tl_cpu_loops_binary(tl_binop op, tl_dtype compute, const tl_strided *dst,
                         const tl_strided *a, const tl_strided *b, tl_error *err)
@@ -756,7 +810,7 @@ int tl_cpu_loops_binary(tl_binop op, tl_dtype compute, const tl_strided *dst,
         return 1;
     bin_ctx c = {op, compute, 1, 1, 1, 1};
     if (p.nd == 0) {
-        bin_run(&c, p.base, err);
+        bin_run_for()(&c, p.base, err);
         return 1;
     }
     int last = p.nd - 1;
@@ -764,7 +818,7 @@ int tl_cpu_loops_binary(tl_binop op, tl_dtype compute, const tl_strided *dst,
     c.sd = p.st[0][last];
     c.sa = p.st[1][last];
     c.sb = p.st[2][last];
-    return walk(&p, last, -1, c.n, bin_run, &c, err) < 0 ? -1 : 1;
+    return walk(&p, last, -1, c.n, bin_run_for(), &c, err) < 0 ? -1 : 1;
 }
 
 /* ------------------------------------------------------------------------
@@ -883,7 +937,7 @@ static void store_result(const red_ctx *c, char *d, double sum)
 
 /* A run longer than POLL_EVERY is summed in chunks with a deadline poll
  * between them (an expanded tensor can present 2^40 elements). */
-TL_CLONES static int red_run(void *vc, char *const *p, tl_error *err)
+BODY int red_run_body(void *vc, char *const *p, tl_error *err)
 {
     const red_ctx *c = vc;
     double sum = 0.0;
@@ -900,13 +954,14 @@ TL_CLONES static int red_run(void *vc, char *const *p, tl_error *err)
     store_result(c, p[0], sum);
     return 0;
 }
+MULTI_STRIP(red_run)
 
 /* Many outputs of short contiguous runs (x.sum(1) of a 256 x 256 x): the
- * last kept dim's ncol outputs in one call, so that the walk, the clone
+ * last kept dim's ncol outputs in one call, so that the walk, the level
  * dispatch and the poll are paid once per ncol rows, not once per row (at
  * 2^16 elements that overhead was half of the time). Runs of n <=
  * POLL_EVERY only (red_run splits longer ones). */
-TL_CLONES static int red_many(void *vc, char *const *p, tl_error *err)
+BODY int red_many_body(void *vc, char *const *p, tl_error *err)
 {
     const red_ctx *c = vc;
     size_t isz = c->dt == TL_FLOAT32 ? 4 : 8;
@@ -921,11 +976,12 @@ TL_CLONES static int red_many(void *vc, char *const *p, tl_error *err)
     }
     return 0;
 }
+MULTI_STRIP(red_many)
 
 /* Rows: out[j] = sum_i x[i, j] for a contiguous run of kept columns j,
  * accumulated in a double row buffer, ROWBUF columns at a time. */
 #define ROWBUF 512
-TL_CLONES static int red_rows(void *vc, char *const *p, tl_error *err)
+BODY int red_rows_body(void *vc, char *const *p, tl_error *err)
 {
     const red_ctx *c = vc;
     double acc[ROWBUF];
@@ -954,6 +1010,7 @@ TL_CLONES static int red_rows(void *vc, char *const *p, tl_error *err)
     }
     return 0;
 }
+MULTI_STRIP(red_rows)
 
 int tl_cpu_loops_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
                         const tl_strided *src, uint64_t reduce_mask,
@@ -1035,9 +1092,9 @@ int tl_cpu_loops_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
             pl.st[1][k] = kst[k];
         }
         if (pl.nd == 0) {
-            return red_rows(&c, pl.base, err) < 0 ? -1 : 1;
+            return red_rows_for()(&c, pl.base, err) < 0 ? -1 : 1;
         }
-        return walk(&pl, pl.nd, -1, count * c.ncol, red_rows, &c, err) < 0 ? -1 : 1;
+        return walk(&pl, pl.nd, -1, count * c.ncol, red_rows_for(), &c, err) < 0 ? -1 : 1;
     }
     c.n = count;
     c.s = rst[nr - 1];
@@ -1053,8 +1110,8 @@ int tl_cpu_loops_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
             pl.st[1][k] = kst[k];
         }
         if (pl.nd == 0)
-            return red_many(&c, pl.base, err) < 0 ? -1 : 1;
-        return walk(&pl, pl.nd, -1, count * c.ncol, red_many, &c, err) < 0 ? -1 : 1;
+            return red_many_for()(&c, pl.base, err) < 0 ? -1 : 1;
+        return walk(&pl, pl.nd, -1, count * c.ncol, red_many_for(), &c, err) < 0 ? -1 : 1;
     }
     pl.nd = nk;
     for (int k = 0; k < nk; k++) {
@@ -1063,9 +1120,9 @@ int tl_cpu_loops_reduce(tl_redop op, tl_dtype compute, const tl_strided *dst,
         pl.st[1][k] = kst[k];
     }
     if (nk == 0) {
-        return red_run(&c, pl.base, err) < 0 ? -1 : 1;
+        return red_run_for()(&c, pl.base, err) < 0 ? -1 : 1;
     }
-    return walk(&pl, nk, -1, count, red_run, &c, err) < 0 ? -1 : 1;
+    return walk(&pl, nk, -1, count, red_run_for(), &c, err) < 0 ? -1 : 1;
 }
 
 /* ------------------------------------------------------------------------
@@ -1169,10 +1226,10 @@ DEF_GEMM(f64_base, double, 8, v8d_base, )
 
 static int isa_level(void)
 {
-    unsigned f = cpu_features();
-    if ((f & CPU_AVX512F) && (f & CPU_FMA))
+    unsigned f = tl_cpu_features();
+    if ((f & TL_CPU_AVX512F) && (f & TL_CPU_FMA))
         return 2;
-    return (f & CPU_AVX2) && (f & CPU_FMA) ? 1 : 0;
+    return (f & TL_CPU_AVX2) && (f & TL_CPU_FMA) ? 1 : 0;
 }
 
 #define GEMM_DRIVER(SUF, T, NR)                                                \

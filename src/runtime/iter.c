@@ -283,7 +283,8 @@ static void *scratch_alloc(scratch *s, const tl_backend *be, size_t n,
 
 void tl_ops_scratch_free(scratch *s)
 {
-    tl_backend_free(s->be, s->p);
+    if (s->p != s->local.b)
+        tl_backend_free(s->be, s->p);
     s->p = NULL;
 }
 
@@ -295,6 +296,16 @@ void tl_ops_scratch_free(scratch *s)
 static void *scratch_scalar(scratch *s, const tl_backend *be, tl_dtype dt,
                             tl_scalar v, tl_error *err)
 {
+    if (be == tl_backend_cpu()) { /* host memory: the bytes cpu_fill stores */
+        _Static_assert(sizeof s->local.b >= 8, "a scalar of any dtype");
+        s->be = be;
+        s->p = s->local.b;
+        if (v.is_float)
+            tl_dtype_store_f64(dt, s->p, v.f);
+        else
+            tl_dtype_store_i64(dt, s->p, v.i);
+        return s->p;
+    }
     void *p = scratch_alloc(s, be, tl_dtype_size(dt), err);
     if (!p)
         return NULL;

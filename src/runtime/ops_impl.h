@@ -17,9 +17,17 @@
 extern "C" {
 #endif
 
+/* A staging buffer of an op: p is be's memory, or `local` when a number
+ * for the CPU backend sits in the struct itself (no allocation). Lives
+ * where it is declared: never copied while p is set. */
 typedef struct scratch {
     const tl_backend *be;
     void *p;
+    union {
+        int64_t i;
+        double f;
+        unsigned char b[16];
+    } local;
 } scratch;
 
 /* One input of an elementwise op: a tensor, or a Python number (a
