@@ -49,6 +49,7 @@ static const struct {
     int min_cases;
 } FIXTURES[] = {
     {"autograd.json", 100},
+    {"autograd_math.json", 600},
     {"autograd_shape.json", 300},
 };
 

@@ -481,6 +481,11 @@ tl_ag_node *tl_ag_grad_fn(tl_tensor *t, tl_error *err)
 
 tl_tensor *tl_ag_base(const tl_tensor *t) { return t->ag ? t->ag->base : NULL; }
 
+bool tl_ag_has_grad_fn(const tl_tensor *t)
+{
+    return t->ag && t->ag->grad_fn && t->ag->grad_fn->kind != K_UNSUPPORTED;
+}
+
 /* ===================================================================== */
 /* saving                                                                 */
 
@@ -521,6 +526,17 @@ static void shape_str(const tl_tensor *t, char *buf, size_t cap)
     buf[k] = 0;
 }
 
+/* A saved tensor's type as PyTorch's message names it: the legacy
+ * torch.FloatTensor names, and CPUBoolType for the types that have none. */
+static const char *saved_type_name(tl_dtype dt)
+{
+    if (dt == TL_BOOL)
+        return "CPUBoolType";
+    if (dt == TL_BFLOAT16)
+        return "CPUBFloat16Type";
+    return tl_dtype_tensor_type(dt);
+}
+
 /* PyTorch's SavedVariable::unpack checks. */
 static int unpack_check(tl_ag_node *n, tl_error *err)
 {
@@ -559,7 +575,7 @@ static int unpack_check(tl_ag_node *n, tl_error *err)
                             "anomaly detection to find the operation that failed to "
                             "compute its gradient, with "
                             "torch.autograd.set_detect_anomaly(True).",
-                            tl_dtype_tensor_type(s->t->dtype), shp, which,
+                            saved_type_name(s->t->dtype), shp, which,
                             (long long)s->t->version->value, (long long)s->version);
     }
     return 0;
@@ -638,6 +654,58 @@ static void save_for(tl_ag_node *n, const tl_ag_call *c, bool inplace,
         }
         break;
     }
+    /* ---- math: what PyTorch's formulas save ---- */
+    case TL_AG_RSQRT: case TL_AG_RECIPROCAL: case TL_AG_EXPM1: case TL_AG_EXP2:
+    case TL_AG_TAN:
+        save(n, SV_RESULT, out, true, 0, out->version->value);
+        break;
+    case TL_AG_LOG2: case TL_AG_LOG10: case TL_AG_LOG1P: case TL_AG_ASIN:
+    case TL_AG_ACOS: case TL_AG_ATAN: case TL_AG_SINH: case TL_AG_COSH:
+    case TL_AG_ERF: case TL_AG_VAR:
+        if (oldself)
+            save(n, SV_SELF, oldself, false, 0, oldself->version->value);
+        break;
+    case TL_AG_MAXIMUM: case TL_AG_MINIMUM: case TL_AG_ATAN2:
+        if (oldself)
+            save(n, SV_SELF, oldself, false, 0, oldself->version->value);
+        if (other)
+            save(n, SV_OTHER, other, false, 0, other_v);
+        break;
+    case TL_AG_DIV_MODE: /* PyTorch's formulas read them as DIV's do */
+        if (other && (g0 || g1))
+            save(n, SV_OTHER, other, false, 0, other_v);
+        if (other && g1 && oldself)
+            save(n, SV_SELF, oldself, false, 0, oldself->version->value);
+        break;
+    case TL_AG_REMAINDER: case TL_AG_FMOD:
+        /* only other's formula reads them */
+        if (other && g1) {
+            if (oldself)
+                save(n, SV_SELF, oldself, false, 0, oldself->version->value);
+            save(n, SV_OTHER, other, false, 0, other_v);
+        }
+        break;
+    case TL_AG_WHERE:
+        if (c->map)
+            save(n, SV_SELF, (tl_tensor *)c->map, false, 0, c->map->version->value);
+        break;
+    case TL_AG_MAX_ALL: case TL_AG_AMAX: case TL_AG_STD: case TL_AG_PROD:
+        save(n, SV_SELF, self, false, 0, self->version->value);
+        save(n, SV_RESULT, out, true, 0, out->version->value);
+        break;
+    case TL_AG_MAX_DIM:
+        if (c->nout > 1 && c->out[1])
+            save(n, SV_RESULT, c->out[1], true, 1, c->out[1]->version->value);
+        break;
+    case TL_AG_CLAMP_T: /* self, min, max (max in the third slot) */
+        if (oldself)
+            save(n, SV_SELF, oldself, false, 0, oldself->version->value);
+        if (other)
+            save(n, SV_OTHER, other, false, 0, other_v);
+        if (c->nin > 2 && c->in[2])
+            save(n, SV_RESULT, c->in[2], false, 0,
+                 c->in[2]->version->value - (inplace && c->in[2]->version == self->version));
+        break;
     case TL_AG_INDEX: /* grad-shape: the index tensor the op saves (in[1]) */
         if (other)
             save(n, SV_OTHER, other, false, 0, other_v);
@@ -823,6 +891,13 @@ static bool needs_orig(tl_ag_op op, bool other_rg)
     case TL_AG_POW_T:
         return true;
     case TL_AG_MUL: case TL_AG_DIV:
+        return other_rg;
+    /* math */
+    case TL_AG_LOG2: case TL_AG_LOG10: case TL_AG_LOG1P: case TL_AG_ASIN:
+    case TL_AG_ACOS: case TL_AG_ATAN: case TL_AG_SINH: case TL_AG_COSH:
+    case TL_AG_ERF: case TL_AG_ATAN2: case TL_AG_CLAMP_T:
+        return true;
+    case TL_AG_REMAINDER: case TL_AG_FMOD:
         return other_rg;
     default:
         return false;
@@ -1596,6 +1671,430 @@ out:
     return rc;
 }
 
+/* ===================================================================== */
+/* math formulas: rsqrt .. erf, zeros and pass-through, maximum .. where,  */
+/* max/min, amax/amin, var/std, prod. PyTorch's derivatives.yaml (and     */
+/* FunctionsManual.cpp), rounded where PyTorch materialises a tensor.     */
+
+static int math_unary(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    tl_dtype dt = g->dt;
+    int slot = SV_SELF;
+    switch (n->op) {
+    case TL_AG_RSQRT: case TL_AG_RECIPROCAL: case TL_AG_EXPM1: case TL_AG_EXP2:
+    case TL_AG_TAN:
+        slot = SV_RESULT;
+        break;
+    default:
+        break;
+    }
+    tl_gbuf *x = NULL;
+    if (n->op != TL_AG_PASS) {
+        if (!n->saved[slot].t)
+            return tl_error_set(err, TL_ERR_INTERNAL, "%s: saved tensor missing", n->name);
+        if (!(x = load_saved(&n->saved[slot], err)))
+            return -1;
+    }
+    tl_gbuf *r = tl_gbuf_new(dt, g->ndim, g->sizes, err);
+    if (!r) {
+        tl_gbuf_free(x);
+        return -1;
+    }
+    const double ln2 = 0.6931471805599453, ln10 = 2.302585092994046;
+    const double two_sqrtpi = 1.1283791670955126; /* 2 / sqrt(pi) */
+    for (int64_t i = 0; i < r->n; i++) {
+        double gv = g->v[i], xv = x ? x->v[i] : 0, v = gv;
+        switch (n->op) {
+        case TL_AG_RSQRT: /* -0.5 * grad * result.pow(3) */
+            v = R(dt, -0.5 * gv) * R(dt, xv * xv * xv);
+            break;
+        case TL_AG_RECIPROCAL: /* -grad * (result * result) */
+            v = -gv * R(dt, xv * xv);
+            break;
+        case TL_AG_EXPM1: v = gv * R(dt, xv + 1); break;
+        case TL_AG_EXP2: v = R(dt, gv * xv) * R(dt, ln2); break;
+        case TL_AG_TAN: v = gv * R(dt, 1 + R(dt, xv * xv)); break;
+        case TL_AG_LOG2: v = gv / R(dt, xv * R(dt, ln2)); break;
+        case TL_AG_LOG10: v = gv / R(dt, xv * R(dt, ln10)); break;
+        case TL_AG_LOG1P: v = gv / R(dt, xv + 1); break;
+        case TL_AG_ASIN: /* grad * (-self * self + 1).rsqrt() */
+            v = gv * R(dt, 1 / sqrt(R(dt, R(dt, -xv * xv) + 1)));
+            break;
+        case TL_AG_ACOS:
+            v = gv * -R(dt, 1 / sqrt(R(dt, R(dt, -xv * xv) + 1)));
+            break;
+        case TL_AG_ATAN: v = gv / R(dt, R(dt, xv * xv) + 1); break;
+        case TL_AG_SINH: v = gv * R(dt, cosh(xv)); break;
+        case TL_AG_COSH: v = gv * R(dt, sinh(xv)); break;
+        case TL_AG_ERF: /* 2 / sqrt(pi) * exp(-(self.pow(2))) * grad */
+            v = R(dt, R(dt, two_sqrtpi) * R(dt, exp(-R(dt, xv * xv)))) * gv;
+            break;
+        default: break; /* PASS */
+        }
+        r->v[i] = R(dt, v);
+    }
+    tl_gbuf_free(x);
+    res[0] = to_input(n, 0, r, err);
+    return res[0] ? 0 : -1;
+}
+
+/* a.div(b, rounding_mode="floor") as PyTorch's kernel computes it */
+static double div_floor(double a, double b)
+{
+    if (b == 0)
+        return a / b;
+    double mod = fmod(a, b), d = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0))
+        d -= 1;
+    if (d == 0)
+        return copysign(0.0, a / b);
+    double f = floor(d);
+    return d - f > 0.5 ? f + 1 : f;
+}
+
+static int math_binary(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    tl_dtype dt = g->dt;
+    bool w0 = want(n, 0), w1 = want(n, 1);
+    tl_gbuf *r0 = NULL, *r1 = NULL, *a = NULL, *b = NULL;
+    int rc = -1;
+    if ((w0 && !(r0 = tl_gbuf_new(dt, g->ndim, g->sizes, err))) ||
+        (w1 && !(r1 = tl_gbuf_new(dt, g->ndim, g->sizes, err))))
+        goto out;
+    switch (n->op) {
+    case TL_AG_MAXIMUM: case TL_AG_MINIMUM: {
+        /* where(self == other, grad / 2, grad), zeroed where the other
+         * operand won */
+        if (!(a = operand(n, SV_SELF, g, false, err)) ||
+            !(b = operand(n, SV_OTHER, g, false, err)))
+            goto out;
+        bool mx = n->op == TL_AG_MAXIMUM;
+        for (int64_t i = 0; i < g->n; i++) {
+            double x = a->v[i], y = b->v[i], gv = g->v[i];
+            double share = x == y ? R(dt, gv / 2) : gv;
+            if (r0)
+                r0->v[i] = (mx ? x < y : x > y) ? 0 : share;
+            if (r1)
+                r1->v[i] = (mx ? x > y : x < y) ? 0 : share;
+        }
+        break;
+    }
+    case TL_AG_ATAN2:
+        if (!(a = operand(n, SV_SELF, g, false, err)) ||
+            !(b = operand(n, SV_OTHER, g, false, err)))
+            goto out;
+        for (int64_t i = 0; i < g->n; i++) {
+            double x = a->v[i], y = b->v[i], gv = g->v[i];
+            double recip = R(dt, 1 / R(dt, R(dt, x * x) + R(dt, y * y)));
+            if (r0)
+                r0->v[i] = R(dt, R(dt, gv * y) * recip);
+            if (r1)
+                r1->v[i] = R(dt, R(dt, gv * -x) * recip);
+        }
+        break;
+    case TL_AG_REMAINDER: case TL_AG_FMOD:
+        if (r0)
+            memcpy(r0->v, g->v, sizeof(double) * (size_t)g->n);
+        if (r1) {
+            if (!(a = operand(n, SV_SELF, g, false, err)) ||
+                !(b = operand(n, SV_OTHER, g, false, err)))
+                goto out;
+            for (int64_t i = 0; i < g->n; i++) {
+                double x = a->v[i], y = b->v[i];
+                double q = n->op == TL_AG_REMAINDER ? R(dt, div_floor(x, y))
+                                                    : trunc(R(dt, x / y));
+                r1->v[i] = R(dt, -g->v[i] * q);
+            }
+        }
+        break;
+    case TL_AG_WHERE:
+        if (!(a = operand(n, SV_SELF, g, false, err)))
+            goto out;
+        for (int64_t i = 0; i < g->n; i++) {
+            if (r0)
+                r0->v[i] = a->v[i] != 0 ? g->v[i] : 0;
+            if (r1)
+                r1->v[i] = a->v[i] != 0 ? 0 : g->v[i];
+        }
+        break;
+    default: /* ZEROS, DIV_MODE */
+        break;
+    }
+    if (w0 && !(res[0] = to_input(n, 0, r0, err))) {
+        r0 = NULL;
+        goto out;
+    }
+    r0 = NULL;
+    if (w1 && !(res[1] = to_input(n, 1, r1, err))) {
+        r1 = NULL;
+        goto out;
+    }
+    r1 = NULL;
+    rc = 0;
+out:
+    tl_gbuf_free(r0);
+    tl_gbuf_free(r1);
+    tl_gbuf_free(a);
+    tl_gbuf_free(b);
+    return rc;
+}
+
+/* Is input dim d reduced by n's reduction? */
+static bool reduced_dim(const tl_ag_node *n, int d)
+{
+    if (n->all_dims)
+        return true;
+    for (int i = 0; i < n->nd; i++)
+        if (n->dims[i] == d)
+            return true;
+    return false;
+}
+
+/* A buffer of the input's shape with the reduced dims of size 1. */
+static tl_gbuf *keepdim_buf(const tl_ag_node *n, tl_dtype dt, tl_error *err)
+{
+    const ag_shape *s = &n->inm[0];
+    int64_t sz[TL_MAX_DIMS];
+    for (int d = 0; d < s->ndim; d++)
+        sz[d] = reduced_dim(n, d) ? 1 : s->sizes[d];
+    return tl_gbuf_new(dt, s->ndim, sz, err);
+}
+
+/* g (the reduction's result shape) broadcast back to the input's shape */
+static tl_gbuf *expand_back(tl_ag_node *n, const tl_gbuf *g, tl_error *err)
+{
+    tl_gbuf *r = like_shape(&n->inm[0], g->dt, err);
+    if (r)
+        tl_gk_expand_reduced(g, r, n->nd, n->dims, n->all_dims, n->keepdim);
+    return r;
+}
+
+/* max()/min() (evenly_distribute_backward: a NaN result selects the NaNs)
+ * and amax/amin (scale_grad_by_count: grad / count * mask per group). */
+static int max_even_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    tl_dtype dt = g->dt;
+    tl_gbuf *x = NULL, *v = NULL, *ve = NULL, *ge = NULL, *cnt = NULL, *ce = NULL;
+    int rc = -1;
+    if (!(x = load_saved(&n->saved[SV_SELF], err)) ||
+        !(v = load_saved(&n->saved[SV_RESULT], err)) || !(ve = expand_back(n, v, err)) ||
+        !(ge = expand_back(n, g, err)))
+        goto out;
+    bool all = n->op == TL_AG_MAX_ALL;
+    bool nan_sel = all && x->n && isnan(ve->v[0]);
+    for (int64_t i = 0; i < x->n; i++) /* x becomes the mask */
+        x->v[i] = (nan_sel ? isnan(x->v[i]) : x->v[i] == ve->v[i]) ? 1 : 0;
+    if (all) {
+        double count = 0;
+        for (int64_t i = 0; i < x->n; i++)
+            count += x->v[i];
+        double share = R(dt, g->v[0] / count);
+        for (int64_t i = 0; i < x->n; i++)
+            x->v[i] = x->v[i] != 0 ? share : 0;
+    } else {
+        if (!(cnt = keepdim_buf(n, dt, err)))
+            goto out;
+        tl_gk_sum_to(x, cnt);
+        if (!(ce = like_shape(&n->inm[0], dt, err)))
+            goto out;
+        tl_gk_broadcast(cnt, ce);
+        for (int64_t i = 0; i < x->n; i++)
+            x->v[i] = R(dt, R(dt, ge->v[i] / ce->v[i]) * x->v[i]);
+    }
+    res[0] = to_input(n, 0, x, err);
+    x = NULL;
+    rc = res[0] ? 0 : -1;
+out:
+    tl_gbuf_free(x);
+    tl_gbuf_free(v);
+    tl_gbuf_free(ve);
+    tl_gbuf_free(ge);
+    tl_gbuf_free(cnt);
+    tl_gbuf_free(ce);
+    return rc;
+}
+
+/* The sizes around dim d of shape s: outer * len * inner elements. */
+static void around(const ag_shape *s, int d, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    *outer = *inner = *len = 1;
+    if (s->ndim == 0)
+        return;
+    for (int k = 0; k < d; k++)
+        *outer *= s->sizes[k];
+    *len = s->sizes[d];
+    for (int k = d + 1; k < s->ndim; k++)
+        *inner *= s->sizes[k];
+}
+
+/* max(dim)/min(dim): each gradient goes to the index the op returned */
+static int max_dim_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    const ag_shape *s = &n->inm[0];
+    tl_gbuf *idx = load_saved(&n->saved[SV_RESULT], err);
+    if (!idx)
+        return -1;
+    tl_gbuf *r = like_shape(s, g->dt, err);
+    if (!r) {
+        tl_gbuf_free(idx);
+        return -1;
+    }
+    int64_t outer, len, inner;
+    around(s, (int)n->dim, &outer, &len, &inner);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t q = 0; q < inner; q++) {
+            int64_t j = o * inner + q, k = j < idx->n ? (int64_t)idx->v[j] : -1;
+            if (k >= 0 && k < len && j < g->n)
+                r->v[(o * len + k) * inner + q] += g->v[j];
+        }
+    tl_gbuf_free(idx);
+    res[0] = to_input(n, 0, r, err);
+    return res[0] ? 0 : -1;
+}
+
+/* var: (2 / (N - correction)) * grad * (self - self.mean(dims, true));
+ * std: the same with grad / (2 * result), 0 where the result is 0. */
+static int var_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    tl_dtype dt = g->dt;
+    const ag_shape *s = &n->inm[0];
+    tl_gbuf *x = NULL, *gv = NULL, *ge = NULL, *km = NULL, *me = NULL, *v = NULL;
+    int rc = -1;
+    if (!(x = load_saved(&n->saved[SV_SELF], err)) || !(gv = tl_gbuf_copy(g, err)))
+        goto out;
+    if (n->op == TL_AG_STD) {
+        if (!(v = load_saved(&n->saved[SV_RESULT], err)))
+            goto out;
+        for (int64_t i = 0; i < gv->n; i++)
+            gv->v[i] = v->v[i] == 0 ? 0 : R(dt, gv->v[i] / R(dt, v->v[i] * 2));
+    }
+    double count = 1;
+    for (int d = 0; d < s->ndim; d++)
+        if (reduced_dim(n, d))
+            count *= (double)s->sizes[d];
+    if (!(ge = expand_back(n, gv, err)) || !(km = keepdim_buf(n, dt, err)) ||
+        !(me = like_shape(s, dt, err)))
+        goto out;
+    tl_gk_sum_to(x, km);
+    for (int64_t i = 0; i < km->n; i++)
+        km->v[i] = R(dt, km->v[i] / R(dt, count));
+    tl_gk_broadcast(km, me);
+    double scale = R(dt, 2.0 / (count - n->s0));
+    for (int64_t i = 0; i < x->n; i++)
+        x->v[i] = R(dt, R(dt, scale * ge->v[i]) * R(dt, x->v[i] - me->v[i]));
+    res[0] = to_input(n, 0, x, err);
+    x = NULL;
+    rc = res[0] ? 0 : -1;
+out:
+    tl_gbuf_free(x);
+    tl_gbuf_free(gv);
+    tl_gbuf_free(ge);
+    tl_gbuf_free(km);
+    tl_gbuf_free(me);
+    tl_gbuf_free(v);
+    return rc;
+}
+
+/* prod: grad * (result / self) without zeros; with a zero anywhere the
+ * product of the others (exclusive cumulative products both ways). */
+static int prod_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    tl_dtype dt = g->dt;
+    const ag_shape *s = &n->inm[0];
+    tl_gbuf *x = NULL, *v = NULL, *ge = NULL, *ve = NULL, *r = NULL;
+    double *left = NULL;
+    int rc = -1;
+    if (!(x = load_saved(&n->saved[SV_SELF], err)) ||
+        !(v = load_saved(&n->saved[SV_RESULT], err)) || !(ge = expand_back(n, g, err)) ||
+        !(ve = expand_back(n, v, err)) || !(r = like_shape(s, dt, err)))
+        goto out;
+    bool zero = false;
+    for (int64_t i = 0; i < x->n; i++)
+        zero = zero || x->v[i] == 0;
+    if (s->ndim == 0) {
+        r->v[0] = g->v[0];
+    } else if (!zero) {
+        for (int64_t i = 0; i < x->n; i++)
+            r->v[i] = R(dt, ge->v[i] * R(dt, ve->v[i] / x->v[i]));
+    } else {
+        int64_t outer = 1, len = x->n, inner = 1;
+        if (!n->all_dims)
+            around(s, (int)n->dims[0], &outer, &len, &inner);
+        left = tl_xmalloc(sizeof(double) * (size_t)(len ? len : 1));
+        for (int64_t o = 0; o < outer; o++)
+            for (int64_t q = 0; q < inner; q++) {
+#define AT(k) (((o) * len + (k)) * inner + (q))
+                double p = 1;
+                for (int64_t k = 0; k < len; k++) {
+                    left[k] = p;
+                    p = R(dt, p * x->v[AT(k)]);
+                }
+                p = 1;
+                for (int64_t k = len - 1; k >= 0; k--) {
+                    r->v[AT(k)] = len == 1 ? ge->v[AT(k)]
+                                           : R(dt, ge->v[AT(k)] * R(dt, left[k] * p));
+                    p = R(dt, p * x->v[AT(k)]);
+                }
+#undef AT
+            }
+    }
+    res[0] = to_input(n, 0, r, err);
+    r = NULL;
+    rc = res[0] ? 0 : -1;
+out:
+    free(left);
+    tl_gbuf_free(x);
+    tl_gbuf_free(v);
+    tl_gbuf_free(ge);
+    tl_gbuf_free(ve);
+    tl_gbuf_free(r);
+    return rc;
+}
+
+/* clamp with tensor bounds (clamp_backward, clamp_backward_min_max):
+ * self's gradient where min <= self <= max; min's where self < min (and
+ * min < max when both are given); max's where self > max (or max < min) */
+static int clamp_t_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    tl_dtype dt = g->dt;
+    bool hmin = n->saved[SV_OTHER].t != NULL, hmax = n->saved[SV_RESULT].t != NULL;
+    tl_gbuf *x = NULL, *lo = NULL, *hi = NULL, *r[3] = {NULL, NULL, NULL};
+    int rc = -1;
+    if (!(x = operand(n, SV_SELF, g, false, err)) ||
+        (hmin && !(lo = operand(n, SV_OTHER, g, false, err))) ||
+        (hmax && !(hi = operand(n, SV_RESULT, g, false, err))))
+        goto out;
+    for (int i = 0; i < 3; i++)
+        if (want(n, i) && !(r[i] = tl_gbuf_new(dt, g->ndim, g->sizes, err)))
+            goto out;
+    for (int64_t j = 0; j < g->n; j++) {
+        double v = x->v[j], gv = g->v[j];
+        double mn = lo ? lo->v[j] : 0, mx = hi ? hi->v[j] : 0;
+        bool in = (!lo || v >= mn) && (!hi || v <= mx);
+        if (r[0])
+            r[0]->v[j] = in ? gv : 0;
+        if (r[1])
+            r[1]->v[j] = (v < mn && (!hi || mn < mx)) ? gv : 0;
+        if (r[2])
+            r[2]->v[j] = (v > mx || (lo && mx < mn)) ? gv : 0;
+    }
+    for (int i = 0; i < 3; i++)
+        if (r[i]) {
+            res[i] = to_input(n, i, r[i], err);
+            r[i] = NULL;
+            if (!res[i])
+                goto out;
+        }
+    rc = 0;
+out:
+    for (int i = 0; i < 3; i++)
+        tl_gbuf_free(r[i]);
+    tl_gbuf_free(x);
+    tl_gbuf_free(lo);
+    tl_gbuf_free(hi);
+    return rc;
+}
+
 static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err);
 
 /* CopySlices: run the in-place op's node on the view's slice of the
@@ -1708,6 +2207,26 @@ static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err)
     case TL_AG_SETITEM:
     case TL_AG_PUT_ACC: /* grad-shape */
         return setitem_backward(n, g[0], res, err);
+    /* math */
+    case TL_AG_RSQRT: case TL_AG_RECIPROCAL: case TL_AG_EXPM1: case TL_AG_EXP2:
+    case TL_AG_TAN: case TL_AG_LOG2: case TL_AG_LOG10: case TL_AG_LOG1P:
+    case TL_AG_ASIN: case TL_AG_ACOS: case TL_AG_ATAN: case TL_AG_SINH:
+    case TL_AG_COSH: case TL_AG_ERF: case TL_AG_PASS:
+        return math_unary(n, g[0], res, err);
+    case TL_AG_ZEROS: case TL_AG_DIV_MODE: case TL_AG_MAXIMUM: case TL_AG_MINIMUM:
+    case TL_AG_ATAN2:
+    case TL_AG_REMAINDER: case TL_AG_FMOD: case TL_AG_WHERE:
+        return math_binary(n, g[0], res, err);
+    case TL_AG_MAX_ALL: case TL_AG_AMAX:
+        return max_even_backward(n, g[0], res, err);
+    case TL_AG_MAX_DIM:
+        return max_dim_backward(n, g[0], res, err);
+    case TL_AG_VAR: case TL_AG_STD:
+        return var_backward(n, g[0], res, err);
+    case TL_AG_PROD:
+        return prod_backward(n, g[0], res, err);
+    case TL_AG_CLAMP_T:
+        return clamp_t_backward(n, g[0], res, err);
     case TL_AG_NOT_IMPL: /* grad-shape */
         return tl_error_set(err, TL_ERR_RUNTIME, "derivative for %s is not implemented",
                             n->what ? n->what : n->name);

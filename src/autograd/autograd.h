@@ -81,6 +81,29 @@ typedef enum tl_ag_op {
     TL_AG_ZERO,       /* zero_, fill_(scalar) */
     TL_AG_COPY,       /* self.copy_(in[1]) */
     TL_AG_SETITEM,    /* self[map] = in[1] (or the scalar s0) */
+    /* ---- math (pointwise and reductions beyond the above) ---- */
+    /* elementwise, one input; saving the result */
+    TL_AG_RSQRT, TL_AG_RECIPROCAL, TL_AG_EXPM1, TL_AG_EXP2, TL_AG_TAN,
+    /* elementwise, one input; saving self */
+    TL_AG_LOG2, TL_AG_LOG10, TL_AG_LOG1P, TL_AG_ASIN, TL_AG_ACOS, TL_AG_ATAN,
+    TL_AG_SINH, TL_AG_COSH, TL_AG_ERF,
+    TL_AG_ZEROS,      /* floor ceil round trunc sign, div(rounding_mode=),
+                         in-place comparisons: every input's grad is 0 */
+    TL_AG_PASS,       /* frac: grad */
+    TL_AG_DIV_MODE,   /* div(rounding_mode=): zeros, saving what DIV saves */
+    /* binary (in[1] NULL: the number s0) */
+    TL_AG_MAXIMUM, TL_AG_MINIMUM, TL_AG_ATAN2,
+    TL_AG_REMAINDER,  /* self: grad; other: -grad * floor(self / other) */
+    TL_AG_FMOD,       /* self: grad; other: -grad * trunc(self / other) */
+    TL_AG_WHERE,      /* where(map, in[0], in[1]): map the condition;
+                         in[0]/in[1] NULL: a number took that operand */
+    /* reductions */
+    TL_AG_MAX_ALL,    /* max()/min(): ties share the gradient evenly */
+    TL_AG_MAX_DIM,    /* max(dim)/min(dim): out[1] the indices; dim, keepdim */
+    TL_AG_AMAX,       /* amax/amin over nd dims (all_dims): ties share evenly */
+    TL_AG_VAR, TL_AG_STD, /* nd dims (all_dims), keepdim; s0 = correction */
+    TL_AG_PROD,       /* all_dims, or the one dim dims[0] (keepdim) */
+    TL_AG_CLAMP_T,    /* clamp(self, in[1], in[2]): tensor bounds (NULL: none) */
     TL_AG_NOPS
 } tl_ag_op;
 
@@ -142,6 +165,9 @@ int tl_ag_record_view_inplace(tl_tensor *self, const tl_tensor *before,
  * since it got one is given AsStridedBackward0 first, as PyTorch does. */
 tl_ag_node *tl_ag_grad_fn(tl_tensor *t, tl_error *err);
 const char *tl_ag_node_name(const tl_ag_node *n);
+/* Does t have a grad_fn (a history a gradient can flow back through)?
+ * Cheaper than tl_ag_grad_fn: makes and retains nothing. */
+bool tl_ag_has_grad_fn(const tl_tensor *t);
 tl_ag_node *tl_ag_node_retain(tl_ag_node *n);
 void tl_ag_node_release(tl_ag_node *n);
 /* .grad (borrowed, NULL for None) and .grad = g (g retained, NULL: None) */

@@ -15,11 +15,18 @@
  * grad records nothing, except that views always note their base (so an
  * in-place write with a grad operand can rebase it later).
  *
+ * Every other tensor op gets the safety net's wrapper (end of the file):
+ * with grad mode on and an argument requiring grad, a floating result
+ * without history is refused as unsupported, since PyTorch would have
+ * recorded a node; NO_GRAD_FN lists the ops PyTorch records none for.
+ * torch.where(c, x, y) has its own wrapper (a number may take x).
+ *
  * Objects handed out: a grad_fn is a function value named after the node
  * (its .name() is PyTorch's); torch.no_grad() is a function value with
  * __enter__/__exit__ (the `with` statement calls those).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +43,9 @@ typedef enum how {
     H_UNARY, H_BINARY, H_POW, H_CLAMP, H_CLAMP_MIN, H_CLAMP_MAX, H_RED,
     H_MATMUL, H_VIEW, H_RESHAPE, H_SQUEEZE, H_SPLIT, H_MULTI, H_SEP,
     H_IDENTITY, H_GATHER, H_CAT, H_ZERO, H_FILL, H_COPY, H_VIEW_INPLACE,
-    H_MASKED_FILL
+    H_MASKED_FILL,
+    /* math */
+    H_SQUARE, H_OTHER, H_SCALAR0, H_WHERE, H_MAXMIN, H_AMAX, H_VAR, H_PROD
 } how;
 
 #define METHOD TL_BIND_METHOD
@@ -220,7 +229,81 @@ typedef enum how {
     X(swapdims_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "TransposeBackward1", 0)  \
     X(squeeze_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "SqueezeBackward2", 0)     \
     X(unsqueeze_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "UnsqueezeBackward1", 0) \
-    X(as_strided_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "AsStridedBackward1", 0)
+    X(as_strided_, METHOD, H_VIEW_INPLACE, TL_AG_VIEW, "AsStridedBackward1", 0) \
+    /* ---- math (the sweep: tests/fixtures/sweep_autograd_math.py) ---- */ \
+    X(rsqrt, METHOD, H_UNARY, TL_AG_RSQRT, "RsqrtBackward0", 0)                \
+    X(rsqrt_, METHOD, H_UNARY, TL_AG_RSQRT, "RsqrtBackward0", 1)               \
+    X(reciprocal, METHOD, H_UNARY, TL_AG_RECIPROCAL, "ReciprocalBackward0", 0) \
+    X(reciprocal_, METHOD, H_UNARY, TL_AG_RECIPROCAL, "ReciprocalBackward0", 1) \
+    X(expm1, METHOD, H_UNARY, TL_AG_EXPM1, "Expm1Backward0", 0)                \
+    X(expm1_, METHOD, H_UNARY, TL_AG_EXPM1, "Expm1Backward0", 1)               \
+    X(exp2, METHOD, H_UNARY, TL_AG_EXP2, "Exp2Backward0", 0)                   \
+    X(exp2_, METHOD, H_UNARY, TL_AG_EXP2, "Exp2Backward0", 1)                  \
+    X(tan, METHOD, H_UNARY, TL_AG_TAN, "TanBackward0", 0)                      \
+    X(tan_, METHOD, H_UNARY, TL_AG_TAN, "TanBackward0", 1)                     \
+    X(log2, METHOD, H_UNARY, TL_AG_LOG2, "Log2Backward0", 0)                   \
+    X(log2_, METHOD, H_UNARY, TL_AG_LOG2, "Log2Backward0", 1)                  \
+    X(log10, METHOD, H_UNARY, TL_AG_LOG10, "Log10Backward0", 0)                \
+    X(log10_, METHOD, H_UNARY, TL_AG_LOG10, "Log10Backward0", 1)               \
+    X(log1p, METHOD, H_UNARY, TL_AG_LOG1P, "Log1PBackward0", 0)                \
+    X(log1p_, METHOD, H_UNARY, TL_AG_LOG1P, "Log1PBackward0", 1)               \
+    X(asin, METHOD, H_UNARY, TL_AG_ASIN, "AsinBackward0", 0)                   \
+    X(asin_, METHOD, H_UNARY, TL_AG_ASIN, "AsinBackward0", 1)                  \
+    X(acos, METHOD, H_UNARY, TL_AG_ACOS, "AcosBackward0", 0)                   \
+    X(acos_, METHOD, H_UNARY, TL_AG_ACOS, "AcosBackward0", 1)                  \
+    X(atan, METHOD, H_UNARY, TL_AG_ATAN, "AtanBackward0", 0)                   \
+    X(atan_, METHOD, H_UNARY, TL_AG_ATAN, "AtanBackward0", 1)                  \
+    X(sinh, METHOD, H_UNARY, TL_AG_SINH, "SinhBackward0", 0)                   \
+    X(sinh_, METHOD, H_UNARY, TL_AG_SINH, "SinhBackward0", 1)                  \
+    X(cosh, METHOD, H_UNARY, TL_AG_COSH, "CoshBackward0", 0)                   \
+    X(cosh_, METHOD, H_UNARY, TL_AG_COSH, "CoshBackward0", 1)                  \
+    X(erf, METHOD, H_UNARY, TL_AG_ERF, "ErfBackward0", 0)                      \
+    X(erf_, METHOD, H_UNARY, TL_AG_ERF, "ErfBackward0", 1)                     \
+    X(floor, METHOD, H_UNARY, TL_AG_ZEROS, "FloorBackward0", 0)                \
+    X(floor_, METHOD, H_UNARY, TL_AG_ZEROS, "FloorBackward0", 1)               \
+    X(ceil, METHOD, H_UNARY, TL_AG_ZEROS, "CeilBackward0", 0)                  \
+    X(ceil_, METHOD, H_UNARY, TL_AG_ZEROS, "CeilBackward0", 1)                 \
+    X(round, METHOD, H_UNARY, TL_AG_ZEROS, "RoundBackward0", 0)                \
+    X(round_, METHOD, H_UNARY, TL_AG_ZEROS, "RoundBackward0", 1)               \
+    X(trunc, METHOD, H_UNARY, TL_AG_ZEROS, "TruncBackward0", 0)                \
+    X(trunc_, METHOD, H_UNARY, TL_AG_ZEROS, "TruncBackward0", 1)               \
+    X(fix, METHOD, H_UNARY, TL_AG_ZEROS, "TruncBackward0", 0)                  \
+    X(fix_, METHOD, H_UNARY, TL_AG_ZEROS, "TruncBackward0", 1)                 \
+    X(sign, METHOD, H_UNARY, TL_AG_ZEROS, "SignBackward0", 0)                  \
+    X(sign_, METHOD, H_UNARY, TL_AG_ZEROS, "SignBackward0", 1)                 \
+    X(frac, METHOD, H_UNARY, TL_AG_PASS, "FracBackward0", 0)                   \
+    X(frac_, METHOD, H_UNARY, TL_AG_PASS, "FracBackward0", 1)                  \
+    X(square, METHOD, H_SQUARE, TL_AG_POW, "PowBackward0", 0)                  \
+    X(square_, METHOD, H_SQUARE, TL_AG_POW, "PowBackward0", 1)                 \
+    X(maximum, METHOD, H_OTHER, TL_AG_MAXIMUM, "MaximumBackward0", 0)          \
+    X(minimum, METHOD, H_OTHER, TL_AG_MINIMUM, "MinimumBackward0", 0)          \
+    X(atan2, METHOD, H_OTHER, TL_AG_ATAN2, "Atan2Backward0", 0)                \
+    X(atan2_, METHOD, H_OTHER, TL_AG_ATAN2, "Atan2Backward0", 1)               \
+    X(arctan2, METHOD, H_OTHER, TL_AG_ATAN2, "Atan2Backward0", 0)              \
+    X(arctan2_, METHOD, H_OTHER, TL_AG_ATAN2, "Atan2Backward0", 1)             \
+    X(remainder, METHOD, H_SCALAR0, TL_AG_REMAINDER, "RemainderBackward1", 0)  \
+    X(remainder_, METHOD, H_SCALAR0, TL_AG_REMAINDER, "RemainderBackward1", 1) \
+    X(fmod, METHOD, H_SCALAR0, TL_AG_FMOD, "FmodBackward1", 0)                 \
+    X(fmod_, METHOD, H_SCALAR0, TL_AG_FMOD, "FmodBackward1", 1)                \
+    X(eq_, METHOD, H_SCALAR0, TL_AG_ZEROS, "EqBackward1", 1)                   \
+    X(ne_, METHOD, H_SCALAR0, TL_AG_ZEROS, "NeBackward1", 1)                   \
+    X(lt_, METHOD, H_SCALAR0, TL_AG_ZEROS, "LtBackward1", 1)                   \
+    X(le_, METHOD, H_SCALAR0, TL_AG_ZEROS, "LeBackward1", 1)                   \
+    X(gt_, METHOD, H_SCALAR0, TL_AG_ZEROS, "GtBackward1", 1)                   \
+    X(ge_, METHOD, H_SCALAR0, TL_AG_ZEROS, "GeBackward1", 1)                   \
+    X(greater_, METHOD, H_SCALAR0, TL_AG_ZEROS, "GtBackward1", 1)              \
+    X(greater_equal_, METHOD, H_SCALAR0, TL_AG_ZEROS, "GeBackward1", 1)        \
+    X(less_, METHOD, H_SCALAR0, TL_AG_ZEROS, "LtBackward1", 1)                 \
+    X(less_equal_, METHOD, H_SCALAR0, TL_AG_ZEROS, "LeBackward1", 1)           \
+    X(not_equal_, METHOD, H_SCALAR0, TL_AG_ZEROS, "NeBackward1", 1)            \
+    X(where, METHOD, H_WHERE, TL_AG_WHERE, "WhereBackward0", 0)                \
+    X(max, METHOD, H_MAXMIN, TL_AG_MAX_ALL, "MaxBackward1", 0)                 \
+    X(min, METHOD, H_MAXMIN, TL_AG_MAX_ALL, "MinBackward1", 0)                 \
+    X(amax, METHOD, H_AMAX, TL_AG_AMAX, "AmaxBackward0", 0)                    \
+    X(amin, METHOD, H_AMAX, TL_AG_AMAX, "AminBackward0", 0)                    \
+    X(var, METHOD, H_VAR, TL_AG_VAR, "VarBackward0", 0)                        \
+    X(std, METHOD, H_VAR, TL_AG_STD, "StdBackward0", 0)                        \
+    X(prod, METHOD, H_PROD, TL_AG_PROD, "ProdBackward0", 0)
 
 typedef struct spec {
     const char *name;
@@ -262,14 +345,18 @@ static const tl_binding wrappers[S_N] = {
 
 static const tl_binding *raw_cache[S_N];
 
+/* the safety net (end of the file): every other op's wrapper */
+static const tl_binding *net_wrap(tl_bind_kind kind, const tl_binding *raw);
+
 const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw)
 {
-    for (int i = 0; i < S_N; i++)
-        if (specs[i].kind == kind && strcmp(specs[i].name, raw->name) == 0) {
+    for (int i = 0; i < S_N; i++) /* the first letter spares most strcmp calls */
+        if (specs[i].kind == kind && specs[i].name[0] == raw->name[0] &&
+            strcmp(specs[i].name, raw->name) == 0) {
             raw_cache[i] = raw;
             return &wrappers[i];
         }
-    return raw;
+    return net_wrap(kind, raw);
 }
 
 static const tl_binding *raw_of(int idx)
@@ -323,10 +410,11 @@ static tl_value *first_arg(const tl_args *a)
 /* A call under construction: operands and parameters. */
 typedef struct prep {
     tl_ag_call c;
-    tl_tensor *in[3];   /* in[2]: index_put's first index (saved) */
+    tl_tensor *in[3];   /* in[2]: clamp's tensor max, index_put's first index (saved) */
     tl_tensor **many;   /* cat/stack inputs (owned array) */
     tl_value *map;      /* masked_fill's written elements (owned) */
     bool skip;          /* not differentiable as called: record nothing */
+    const char *unsupported; /* a form tlab has no formula for (why) */
     bool failed;        /* grad-shape: the map could not be had (fail says
                            why): an error once the op itself succeeded */
     tl_error fail;
@@ -386,6 +474,73 @@ static tl_value *masked_map(const tl_tensor *self, const tl_tensor *mask)
     return m;
 }
 
+/* ---- math helpers of prepare ---- */
+
+/* The node of an op's number form: PyTorch names remainder(x, 2) and
+ * x.eq_(2) RemainderBackward0 and EqBackward0 (the tensor forms end in 1). */
+static const char *scalar_node(const char *node)
+{
+    static const char *const pairs[][2] = {
+        {"RemainderBackward1", "RemainderBackward0"}, {"FmodBackward1", "FmodBackward0"},
+        {"EqBackward1", "EqBackward0"}, {"NeBackward1", "NeBackward0"},
+        {"LtBackward1", "LtBackward0"}, {"LeBackward1", "LeBackward0"},
+        {"GtBackward1", "GtBackward0"}, {"GeBackward1", "GeBackward0"},
+    };
+    for (size_t i = 0; i < TL_ARRAY_LEN(pairs); i++)
+        if (!strcmp(pairs[i][0], node))
+            return pairs[i][1];
+    return node;
+}
+
+/* clamp(min=, max=) with tensor bounds (None or absent: no bound):
+ * ClampBackward0 over self, min, max; a number beside a tensor is not one
+ * of PyTorch's forms (it raises a TypeError there) */
+static void clamp_tensor_bounds(tl_value *mn, tl_value *mx, prep *p)
+{
+    tl_ag_call *c = &p->c;
+    bool bad = (mn && mn->kind != TL_V_NONE && mn->kind != TL_V_TENSOR) ||
+               (mx && mx->kind != TL_V_NONE && mx->kind != TL_V_TENSOR);
+    if (bad) {
+        p->skip = true;
+        p->unsupported = "with a number and a tensor for bounds";
+        return;
+    }
+    c->op = TL_AG_CLAMP_T;
+    c->name = "ClampBackward0";
+    p->in[1] = tensor_of(mn);
+    p->in[2] = tensor_of(mx);
+    c->nin = 3;
+}
+
+static void keepdim_arg(tl_value *k, tl_ag_call *c)
+{
+    bool kd = false;
+    if (k && tl_value_truthy(k, &kd, NULL) == 0)
+        c->keepdim = kd;
+}
+
+/* dim=None / () / int / list of ints, wrapped against t's rank: the
+ * reduced dims of c (all_dims when none is named) */
+static void dims_arg_of(tl_value *d, const tl_tensor *t, tl_ag_call *c)
+{
+    c->all_dims = true;
+    c->nd = 0;
+    if (!d || d->kind == TL_V_NONE)
+        return;
+    int64_t dims[TL_MAX_DIMS];
+    tl_error e2;
+    int n = tl_to_int_list(d, "dim", true, dims, TL_MAX_DIMS, &e2);
+    int nd = t ? t->ndim : 0;
+    if (n <= 0)
+        return;
+    c->all_dims = false;
+    c->nd = n;
+    for (int i = 0; i < n; i++) {
+        int w = 0;
+        if (tl_shape_wrap_dim(dims[i], nd > 0 ? nd : 1, &w, &e2) == 0)
+            c->dims[i] = w;
+    }
+}
 static void shape_prepare(const spec *s, tl_value *self, const tl_args *a, prep *p);
 static void saved_index(const spec *s, const tl_args *a, prep *p);
 static int shape_finish(const spec *s, prep *p, const tl_args *a, tl_tensor **outs,
@@ -402,6 +557,106 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
     p->in[0] = tensor_of(self);
     c->nin = 1;
     switch (s->h) {
+    /* ---- math ---- */
+    case H_SQUARE: /* square is pow(self, 2) in PyTorch */
+        c->s0 = 2;
+        c->has0 = true;
+        break;
+    case H_OTHER: case H_SCALAR0: {
+        /* a tensor operand; H_SCALAR0 takes a number too, and the number
+         * form is PyTorch's other node ("...Backward0") */
+        tl_value *o = tl_arg(a, 0, "other");
+        operand(o, &p->in[1], &c->s0, &c->has0);
+        c->nin = 2;
+        if (!p->in[1] && (s->h == H_OTHER || !c->has0))
+            p->skip = true;
+        else if (!p->in[1])
+            c->name = scalar_node(s->node);
+        break;
+    }
+    case H_WHERE: {
+        tl_tensor *cond = tensor_of(tl_arg(a, 0, "condition"));
+        tl_value *o = tl_arg(a, 1, "other");
+        operand(o, &p->in[1], &c->s0, &c->has0);
+        c->nin = 2;
+        c->map = cond;
+        if (!cond || (!p->in[1] && !c->has0))
+            p->skip = true;
+        break;
+    }
+    case H_MAXMIN: {
+        /* max(): MaxBackward1; max(dim): MaxBackward0 (values, indices);
+         * max(other): maximum */
+        bool is_max = s->name[1] == 'a';
+        tl_value *d = tl_arg(a, 0, "dim"), *o = tl_arg(a, (size_t)-1, "other");
+        if (d && d->kind == TL_V_TENSOR && a->npos == 1 && a->nkw == 0)
+            o = d, d = NULL;
+        if (o) {
+            p->in[1] = tensor_of(o);
+            c->nin = 2;
+            c->op = is_max ? TL_AG_MAXIMUM : TL_AG_MINIMUM;
+            c->name = is_max ? "MaximumBackward0" : "MinimumBackward0";
+            if (!p->in[1])
+                p->skip = true;
+        } else if (d) {
+            int64_t dim;
+            tl_error e2;
+            int w = 0, nd = p->in[0] ? p->in[0]->ndim : 0;
+            if (!tl_value_as_index(d, &dim) ||
+                tl_shape_wrap_dim(dim, nd > 0 ? nd : 1, &w, &e2) < 0)
+                p->skip = true;
+            c->op = TL_AG_MAX_DIM;
+            c->name = is_max ? "MaxBackward0" : "MinBackward0";
+            c->dim = w;
+            keepdim_arg(tl_arg(a, 1, "keepdim"), c);
+        } else {
+            c->all_dims = true;
+        }
+        break;
+    }
+    case H_AMAX:
+        dims_arg_of(tl_arg(a, 0, "dim"), p->in[0], c);
+        keepdim_arg(tl_arg(a, 1, "keepdim"), c);
+        break;
+    case H_VAR: {
+        /* (dim, unbiased, keepdim), (unbiased) or (dim, *, correction, keepdim) */
+        tl_value *d = tl_arg(a, 0, "dim");
+        size_t ub = 1, kd = 2;
+        bool unbiased = true;
+        if (d && d->kind == TL_V_BOOL && a->npos >= 1) {
+            unbiased = d->u.b;
+            d = NULL;
+            ub = kd = (size_t)-1;
+        }
+        tl_value *u = tl_arg(a, ub, "unbiased"), *cv = tl_arg(a, (size_t)-1, "correction");
+        if (u && u->kind == TL_V_BOOL)
+            unbiased = u->u.b;
+        double corr = unbiased ? 1 : 0;
+        if (cv && cv->kind != TL_V_NONE && !tl_value_as_double(cv, &corr))
+            p->skip = true;
+        c->s0 = corr;
+        dims_arg_of(d, p->in[0], c);
+        keepdim_arg(tl_arg(a, kd, "keepdim"), c);
+        break;
+    }
+    case H_PROD: {
+        tl_value *d = tl_arg(a, 0, "dim");
+        int64_t dim;
+        c->all_dims = true;
+        if (d && d->kind != TL_V_NONE) {
+            tl_error e2;
+            int w = 0, nd = p->in[0] ? p->in[0]->ndim : 0;
+            if (!tl_value_as_index(d, &dim) ||
+                tl_shape_wrap_dim(dim, nd > 0 ? nd : 1, &w, &e2) < 0)
+                p->skip = true;
+            c->all_dims = false;
+            c->nd = 1;
+            c->dims[0] = w;
+            c->name = "ProdBackward1";
+            keepdim_arg(tl_arg(a, 1, "keepdim"), c);
+        }
+        break;
+    }
     case H_BINARY: {
         tl_value *o = tl_arg(a, 0, "other");
         operand(o, &p->in[1], &c->s0, &c->has0);
@@ -410,8 +665,11 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
         if (al && tl_value_as_double(al, &c->s1))
             c->has1 = true;
         tl_value *rm = tl_arg(a, (size_t)-1, "rounding_mode");
-        if (rm && rm->kind != TL_V_NONE)
-            p->skip = true;
+        if (rm && rm->kind != TL_V_NONE) {
+            /* div(rounding_mode=): a step function, zero gradients */
+            c->op = TL_AG_DIV_MODE;
+            c->name = "DivBackward2";
+        }
         if (!p->in[1] && !c->has0)
             p->skip = true;
         break;
@@ -447,8 +705,10 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
     }
     case H_CLAMP: {
         tl_value *mn = tl_arg(a, 0, "min"), *mx = tl_arg(a, 1, "max");
-        if ((mn && mn->kind == TL_V_TENSOR) || (mx && mx->kind == TL_V_TENSOR))
-            p->skip = true; /* tensor bounds: not differentiated here */
+        if ((mn && mn->kind == TL_V_TENSOR) || (mx && mx->kind == TL_V_TENSOR)) {
+            clamp_tensor_bounds(mn, mx, p);
+            break;
+        }
         if (mn && mn->kind != TL_V_NONE && tl_value_as_double(mn, &c->s0))
             c->has0 = true;
         if (mx && mx->kind != TL_V_NONE && tl_value_as_double(mx, &c->s1))
@@ -457,7 +717,12 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
     }
     case H_CLAMP_MIN: case H_CLAMP_MAX: {
         tl_value *v = first_arg(a);
-        if (!v || v->kind == TL_V_TENSOR || !tl_value_as_double(v, &c->s0))
+        if (v && v->kind == TL_V_TENSOR) {
+            clamp_tensor_bounds(s->h == H_CLAMP_MIN ? v : NULL, s->h == H_CLAMP_MAX ? v : NULL, p);
+            c->name = s->h == H_CLAMP_MIN ? "ClampMinBackward1" : "ClampMaxBackward1";
+            break;
+        }
+        if (!v || !tl_value_as_double(v, &c->s0))
             p->skip = true;
         c->has0 = true;
         break;
@@ -696,6 +961,9 @@ out:
     return probe && !map ? 0 : rc;
 }
 
+static bool net_dropped_call(tl_bind_kind kind, const char *name, const tl_ag_call *c,
+                             tl_value *self, const tl_args *a, tl_value *r, tl_error *err);
+static int net_refuse(tl_bind_kind kind, const char *name, const char *why, tl_error *err);
 /* ===================================================================== */
 /* grad-shape: shape, ordering, diagonal and *_copy ops                   */
 
@@ -1139,10 +1407,17 @@ static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *
     }
     prep p;
     prepare(s, self, a, &p);
+    if (p.unsupported && tl_ag_grad_enabled()) {
+        free(p.many);
+        if (p.map)
+            tl_value_release(p.map);
+        net_refuse(s->kind, s->name, p.unsupported, err);
+        return NULL;
+    }
     tl_tensor *orig = NULL;
     if (s->inplace && !p.skip) {
-        tl_tensor *others[1] = {p.c.nin > 1 ? p.in[1] : NULL};
-        if (tl_ag_inplace_begin(p.c.op, p.in[0], 1, others, &orig, err) < 0) {
+        tl_tensor *others[2] = {p.c.nin > 1 ? p.in[1] : NULL, p.c.nin > 2 ? p.in[2] : NULL};
+        if (tl_ag_inplace_begin(p.c.op, p.in[0], 2, others, &orig, err) < 0) {
             free(p.many);
             if (p.map)
                 tl_value_release(p.map);
@@ -1164,7 +1439,8 @@ static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *
         tl_tensor_release(orig);
         tl_value_release(r);
         r = NULL;
-    } else if (finish(s, &p, self, a, r, orig, err) < 0) {
+    } else if (finish(s, &p, self, a, r, orig, err) < 0 ||
+               (!s->inplace && net_dropped_call(s->kind, s->name, &p.c, self, a, r, err))) {
         tl_value_release(r);
         r = NULL;
     }
@@ -1176,6 +1452,8 @@ static tl_value *grad_call(int idx, tl_value *self, const tl_args *a, tl_error *
 
 /* ===================================================================== */
 /* operators and subscripts                                               */
+
+static int net_refuse_op(const char *sym, const char *why, tl_error *err);
 
 static int record_binop(tl_pyop op, tl_value *a, tl_value *b, tl_tensor *out,
                         tl_error *err)
@@ -1256,6 +1534,21 @@ static int record_binop(tl_pyop op, tl_value *a, tl_value *b, tl_tensor *out,
         in[0] = ta;
         in[1] = tb;
         break;
+    /* math: x % y is remainder; x // y has no formula (PyTorch's
+     * NotImplemented node) */
+    case TL_PY_MOD:
+        if (!ta)
+            return net_refuse_op("%", "with a number on the left", err);
+        c.op = TL_AG_REMAINDER;
+        c.name = tb ? "RemainderBackward1" : "RemainderBackward0";
+        in[0] = ta;
+        in[1] = tb;
+        c.s0 = sb;
+        break;
+    case TL_PY_FLOORDIV:
+        if (!tl_dtype_is_floating(out->dtype) || !tl_ag_grad_enabled())
+            return 0;
+        return net_refuse_op("//", NULL, err);
     default:
         return 0;
     }
@@ -1305,6 +1598,15 @@ tl_value *tl_grad_binop_inplace(tl_pyop op, tl_value *a, tl_value *b,
         c.name = tb ? "PowBackward1" : "PowBackward0";
         if (!tb)
             c.nin = 1;
+        break;
+    case TL_PY_MOD:
+        c.op = TL_AG_REMAINDER;
+        c.name = tb ? "RemainderBackward1" : "RemainderBackward0";
+        break;
+    case TL_PY_FLOORDIV:
+        if (tl_ag_grad_enabled() && tl_dtype_is_floating(ta->dtype))
+            return net_refuse_op("//=", NULL, err), NULL;
+        skip = true;
         break;
     default: skip = true; break;
     }
@@ -1725,3 +2027,230 @@ const tl_bind_table tl_bind_grad_tables[] = {
     {TL_BIND_TORCH, grad_torch},
     {TL_BIND_METHOD, NULL},
 };
+
+/* ===================================================================== */
+/* the safety net                                                         */
+/*
+ * An op without a row in GRAD_SPECS must not hand back a floating result
+ * without history when its inputs require grad, where PyTorch records a
+ * node: with grad mode on and a tensor argument requiring grad, such a
+ * result is refused as unsupported (exit 2 at the call, like any feature
+ * outside tlab's subset), and so is an in-place op of that kind on a
+ * floating tensor (before it writes). A new GRAD_SPECS row takes its op
+ * out of the net. NO_GRAD_FN lists the bound ops whose results have no
+ * grad_fn in PyTorch either (tests/fixtures/sweep_autograd_math.py): they
+ * keep their raw binding. Integer and bool results never have history, so
+ * argmax, comparisons, isnan, ... need no entry.
+ *
+ * A tl_cfunc carries no context, so the wrappers come from a pool of
+ * NET_SLOTS functions (about four times the bindings it serves now): slot
+ * k runs net_raw[k], given out once per binding
+ * under a lock (a binding past the pool keeps its raw function).
+ */
+static const char *const NO_GRAD_FN[] = {
+    /* autograd's own bindings, and the detached results */
+    "grad", "grad_fn", "_base", "retains_grad", "backward", "retain_grad",
+    "requires_grad_", "data", "detach", "detach_", "detach_copy",
+    /* new leaves made from a tensor's values or metadata */
+    "tensor", "as_tensor", "Tensor", "zeros_like", "ones_like", "empty_like",
+    "full_like", "rand_like", "randn_like", "new_zeros", "new_ones",
+    "new_empty", "new_full", "new_tensor",
+    /* in-place writes whose output PyTorch does not differentiate: it
+     * records nothing, the tensor keeps its grad_fn (y.logical_and_(w)
+     * after y = x * 1 stays MulBackward0), and so does tlab */
+    "logical_and_", "logical_or_", "logical_xor_", "logical_not_",
+};
+
+#define NET_SLOTS 512
+
+static const tl_binding *net_raw[NET_SLOTS];
+static tl_bind_kind net_kind[NET_SLOTS];
+static tl_binding net_bindings[NET_SLOTS];
+static int net_used;
+static pthread_mutex_t net_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int net_refuse(tl_bind_kind kind, const char *name, const char *why, tl_error *err)
+{
+    return tl_error_set(err, TL_ERR_UNSUPPORTED,
+                        "tlab does not support autograd through %s%s%s%s (it has no "
+                        "backward formula for it)",
+                        kind == TL_BIND_TORCH ? "torch." : "Tensor.", name,
+                        why ? " " : "", why ? why : "");
+}
+
+static int net_refuse_op(const char *sym, const char *why, tl_error *err)
+{
+    return tl_error_set(err, TL_ERR_UNSUPPORTED,
+                        "tlab does not support autograd through the %s operator%s%s (it "
+                        "has no backward formula for it)", sym, why ? " " : "",
+                        why ? why : "");
+}
+
+/* Is t the tensor v holds, or one of the tensors of the sequence v? */
+static bool holds(const tl_value *v, const tl_tensor *t)
+{
+    if (!v)
+        return false;
+    if (v->kind == TL_V_TENSOR)
+        return v->u.tensor == t;
+    if (v->kind == TL_V_LIST || v->kind == TL_V_TUPLE)
+        for (size_t i = 0; i < v->u.seq.n; i++)
+            if (v->u.seq.items[i]->kind == TL_V_TENSOR && v->u.seq.items[i]->u.tensor == t)
+                return true;
+    return false;
+}
+
+static bool is_arg(const tl_value *self, const tl_args *a, const tl_tensor *t)
+{
+    if (holds(self, t))
+        return true;
+    for (size_t i = 0; i < a->npos; i++)
+        if (holds(a->pos[i], t))
+            return true;
+    for (size_t i = 0; i < a->nkw; i++)
+        if (holds(a->kwvals[i], t))
+            return true;
+    return false;
+}
+
+static bool output_lacks(const tl_value *self, const tl_args *a, const tl_value *v)
+{
+    if (!v || v->kind != TL_V_TENSOR)
+        return false;
+    const tl_tensor *o = v->u.tensor;
+    return tl_dtype_is_floating(o->dtype) && !tl_ag_has_grad_fn(o) && !is_arg(self, a, o);
+}
+
+/* A floating output of r (a tensor, or a tuple or list of them) that is
+ * no argument and has no grad_fn. */
+static bool lacks_history(const tl_value *self, const tl_args *a, tl_value *r)
+{
+    if (r->kind == TL_V_TUPLE || r->kind == TL_V_LIST) {
+        for (size_t i = 0; i < r->u.seq.n; i++)
+            if (output_lacks(self, a, r->u.seq.items[i]))
+                return true;
+        return false;
+    }
+    return output_lacks(self, a, r);
+}
+
+/* After a listed op ran: did it drop the history of a differentiable
+ * input (c's inputs) anyway? (a form its formula does not cover) */
+static bool net_dropped_call(tl_bind_kind kind, const char *name, const tl_ag_call *c,
+                             tl_value *self, const tl_args *a, tl_value *r, tl_error *err)
+{
+    if (!tl_ag_grad_enabled())
+        return false;
+    bool any = false;
+    for (int i = 0; i < c->nin && !any; i++)
+        any = c->in[i] && c->in[i]->requires_grad;
+    if (!any || !lacks_history(self, a, r))
+        return false;
+    net_refuse(kind, name, NULL, err);
+    return true;
+}
+
+static tl_value *net_call(int k, tl_value *self, const tl_args *a, tl_error *err)
+{
+    const tl_binding *raw = net_raw[k];
+    if (!tl_ag_grad_enabled() || !args_rg(self, a))
+        return raw->fn(self, a, err);
+    tl_value *r = raw->fn(self, a, err);
+    if (r && raw->inplace) {
+        /* refused after the write: the op's own errors come first, and
+         * the unsupported error ends the program anyway */
+        tl_tensor *t = tensor_of(self);
+        if (t && tl_dtype_is_floating(t->dtype)) {
+            tl_value_release(r);
+            return net_refuse(net_kind[k], raw->name, NULL, err), NULL;
+        }
+        return r;
+    }
+    if (r && lacks_history(self, a, r)) {
+        tl_value_release(r);
+        net_refuse(net_kind[k], raw->name, NULL, err);
+        return NULL;
+    }
+    return r;
+}
+
+#define NET_FN(i)                                                              \
+    static tl_value *net_##i(tl_value *s, const tl_args *a, tl_error *e)       \
+    {                                                                          \
+        return net_call(0x##i, s, a, e);                                       \
+    }
+#define NET_16(X, p)                                                           \
+    X(p##0) X(p##1) X(p##2) X(p##3) X(p##4) X(p##5) X(p##6) X(p##7)            \
+    X(p##8) X(p##9) X(p##a) X(p##b) X(p##c) X(p##d) X(p##e) X(p##f)
+#define NET_256(X, p)                                                          \
+    NET_16(X, p##0) NET_16(X, p##1) NET_16(X, p##2) NET_16(X, p##3)            \
+    NET_16(X, p##4) NET_16(X, p##5) NET_16(X, p##6) NET_16(X, p##7)            \
+    NET_16(X, p##8) NET_16(X, p##9) NET_16(X, p##a) NET_16(X, p##b)            \
+    NET_16(X, p##c) NET_16(X, p##d) NET_16(X, p##e) NET_16(X, p##f)
+#define NET_ALL(X) NET_256(X, 0) NET_256(X, 1)
+NET_ALL(NET_FN)
+#define NET_PTR(i) net_##i,
+static const tl_cfunc net_fns[NET_SLOTS] = {NET_ALL(NET_PTR)};
+#undef NET_PTR
+#undef NET_FN
+
+/* torch.where(condition, x, y): recorded here (the method form x.where
+ * has its GRAD_SPECS row; a number may take either operand here) */
+static const tl_binding *torch_where_raw;
+
+static tl_value *w_torch_where(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_value *cv = tl_arg(a, 0, "condition"), *x = tl_arg(a, 1, "input"),
+             *y = tl_arg(a, 2, "other");
+    if (!tl_ag_grad_enabled() || !x || !y || (!value_rg(x) && !value_rg(y)))
+        return torch_where_raw->fn(self, a, err);
+    tl_value *r = torch_where_raw->fn(self, a, err);
+    if (!r || r->kind != TL_V_TENSOR || !tensor_of(cv))
+        return r;
+    tl_tensor *in[2] = {tensor_of(x), tensor_of(y)}, *out = r->u.tensor;
+    tl_ag_call c;
+    memset(&c, 0, sizeof c);
+    c.op = TL_AG_WHERE;
+    c.name = "WhereBackward0";
+    c.in = in;
+    c.nin = 2;
+    c.out = &out;
+    c.nout = 1;
+    c.map = tensor_of(cv);
+    if (tl_ag_record(&c, err) < 0) {
+        tl_value_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+static const tl_binding torch_where_wrapper = {"where", w_torch_where, false, false};
+
+static const tl_binding *net_wrap(tl_bind_kind kind, const tl_binding *raw)
+{
+    if (kind != TL_BIND_METHOD && kind != TL_BIND_ATTR && kind != TL_BIND_TORCH)
+        return raw;
+    if (kind == TL_BIND_TORCH && !strcmp(raw->name, "where")) {
+        torch_where_raw = raw;
+        return &torch_where_wrapper;
+    }
+    for (size_t i = 0; i < TL_ARRAY_LEN(NO_GRAD_FN); i++)
+        if (NO_GRAD_FN[i][0] == raw->name[0] && !strcmp(NO_GRAD_FN[i], raw->name))
+            return raw;
+    const tl_binding *w = raw;
+    pthread_mutex_lock(&net_lock);
+    for (int k = 0; k < net_used; k++)
+        if (net_raw[k] == raw && net_kind[k] == kind) {
+            w = &net_bindings[k];
+            break;
+        }
+    if (w == raw && net_used < NET_SLOTS) {
+        int k = net_used++;
+        net_raw[k] = raw;
+        net_kind[k] = kind;
+        net_bindings[k] = (tl_binding){raw->name, net_fns[k], raw->is_attr, raw->inplace};
+        w = &net_bindings[k];
+    }
+    pthread_mutex_unlock(&net_lock);
+    return w;
+}
