@@ -219,6 +219,17 @@ for f in "$top_srcdir/answers/lab06.yaml" "$top_srcdir/labs/lab01.yaml"; do
     done
 done
 
+# ---- the lab's digest (computed only when a report prints it) is the
+# file's SHA-256, in check's JSON and in grade's
+f=$top_srcdir/answers/lab02.yaml
+want=$(sha256sum < "$f" | cut -d' ' -f1)
+"$TLAB" check --format json "$f" > "$work/c.json" || true
+grep -q "\"sha256\": *\"$want\"" "$work/c.json" || fail "check's JSON lacks the lab's sha256 $want"
+m=$top_srcdir/labs/lab02.yaml
+want=$(sha256sum < "$m" | cut -d' ' -f1)
+"$TLAB" grade --format json --lab "$m" "$f" > "$work/g.json" || true
+grep -q "\"sha256\": *\"$want\"" "$work/g.json" || fail "grade's JSON lacks the lab's sha256 $want"
+
 # ---- writing help to a full disk is an error, not a silent success
 if [ -w /dev/full ]; then
     if "$TLAB" --help > /dev/full 2> "$work/stderr"; then status=0; else status=$?; fi

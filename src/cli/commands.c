@@ -740,7 +740,7 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
     r->nchanges = tl_grade_tamper(m, sheet, &r->changes);
     tl_grade_sheet_in(m, sheet, gr->v, gr->texts, &r->g);
     tl_budget_enter(NULL);
-    memcpy(r->sha256, sheet->sha256, sizeof r->sha256);
+    memcpy(r->sha256, tl_lab_sha256(sheet), sizeof r->sha256);
     if (gr->is_check && sheet->warnings)
         r->warnings = tl_xstrdup(sheet->warnings);
     tl_lab_free(sheet); /* the grade borrows nothing from it (grade.h) */

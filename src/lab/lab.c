@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1454,6 +1455,22 @@ static tl_lab *parse_lab(const char *file, const char *text, size_t len, bool co
     return load(file, own_text(text, len, owned), len, color, err, how, tree_only);
 }
 
+static pthread_mutex_t sha_mu = PTHREAD_MUTEX_INITIALIZER;
+
+const char *tl_lab_sha256(const tl_lab *lab)
+{
+    if (!__atomic_load_n(&lab->sha256_known, __ATOMIC_ACQUIRE)) {
+        tl_lab *w = (tl_lab *)lab; /* a cache: the digest of bytes that never change */
+        pthread_mutex_lock(&sha_mu);
+        if (!w->sha256_known) {
+            tl_sha256_hex(w->text, w->len, w->sha256);
+            __atomic_store_n(&w->sha256_known, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&sha_mu);
+    }
+    return lab->sha256;
+}
+
 /* parse_lab's work on copy (NUL-terminated, owned: it goes to the lab) */
 static tl_lab *load(const char *file, char *copy, size_t len, bool color, tl_lab_err *err,
                     tl_lab_yaml how, bool tree_only)
@@ -1468,7 +1485,6 @@ static tl_lab *load(const char *file, char *copy, size_t len, bool color, tl_lab
     lab->text = copy;
     lab->len = len;
     L->lab = lab;
-    tl_sha256_hex(copy, len, lab->sha256);
 
     if (setjmp(L->fail)) {
         if (L->have_event)

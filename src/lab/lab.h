@@ -105,7 +105,9 @@ typedef struct tl_lab {
     char *file;           /* path as given */
     char *text;           /* whole file, NUL-terminated */
     size_t len;
-    char sha256[65];      /* hex digest of the file bytes */
+    char sha256[65];      /* hex digest of the file bytes: read it through
+                           * tl_lab_sha256, which computes it on first use */
+    int sha256_known;     /* set (atomically) once sha256 holds it */
     tl_ynode *root;       /* its nodes, scalar texts and item arrays live in
                            * `arena` (base/arena.h), freed with the lab */
     struct tl_arena_block *arena;
@@ -172,8 +174,13 @@ typedef enum tl_lab_yaml { TL_LAB_YAML_AUTO, TL_LAB_YAML_FAST, TL_LAB_YAML_LIBYA
 /* The front end tl_lab_parse/open/load use; set it before any loading
  * (a plain variable, read by every loader thread). */
 void tl_lab_set_yaml(tl_lab_yaml how);
+/* The hex SHA-256 of lab's file bytes, computed the first time it is
+ * asked for (a `tlab check` that prints no digest never hashes); any
+ * thread may ask. */
+const char *tl_lab_sha256(const tl_lab *lab);
+
 /* Byte checks and the YAML tree only, no validation: a lab whose file,
- * text, len, sha256, root and arena are set, and nothing else. With
+ * text, len, root and arena are set, and nothing else. With
  * TL_LAB_YAML_FAST, NULL and an empty err->msg when the fast path
  * declines; otherwise NULL with *err filled on an error. */
 tl_lab *tl_lab_parse_tree(const char *file, const char *text, size_t len, tl_lab_yaml how,

@@ -108,7 +108,7 @@ static char *document(const tl_lab *m, const tl_report *rs, size_t n)
     else
         JK(cJSON_AddNullToObject(lo, "id"));
     JK(cJSON_AddStringToObject(lo, "file", m->file));
-    JK(cJSON_AddStringToObject(lo, "sha256", m->sha256));
+    JK(cJSON_AddStringToObject(lo, "sha256", tl_lab_sha256(m)));
     cJSON *subs = cJSON_AddArrayToObject(root, "submissions");
     JK(subs);
     for (size_t k = 0; k < n; k++) {

@@ -270,7 +270,7 @@ cJSON *tl_scorecard_build(const tl_report *r)
     CK(add_str_or_null(lo, "id", lab->id));
     CK(add_str_or_null(lo, "title", lab->title));
     CK(cJSON_AddStringToObject(lo, "file", lab->file));
-    CK(cJSON_AddStringToObject(lo, "sha256", lab->sha256));
+    CK(cJSON_AddStringToObject(lo, "sha256", tl_lab_sha256(lab)));
     cJSON *dev = cJSON_AddObjectToObject(root, "device");
     CK(dev);
     CK(cJSON_AddStringToObject(dev, "requested", r->device_requested));
