@@ -108,6 +108,20 @@ START_TEST(test_assignment)
     /* variables persist between calls */
     CHECK_EVAL("q = 41", "None");
     CHECK_EVAL("q + 1", "42");
+    /* names of 23 bytes and fewer sit in the variable, longer ones apart:
+     * both set, read, replace, delete and survive the table growing */
+    CHECK_EVAL("abcdefghijklmnopqrstuvw = 1; abcdefghijklmnopqrstuvwx = 2\n"
+               "abcdefghijklmnopqrstuvw += 10; abcdefghijklmnopqrstuvwx += 20\n"
+               "abcdefghijklmnopqrstuvw, abcdefghijklmnopqrstuvwx", "(11, 22)");
+    CHECK_EVAL("for i in range(40):\n    exec_target = i\n"
+               "g0=0;g1=1;g2=2;g3=3;g4=4;g5=5;g6=6;g7=7;g8=8;g9=9;g10=10;g11=11\n"
+               "g12=12;g13=13;g14=14;g15=15;g16=16;g17=17\n"
+               "a_name_well_past_the_inline_buffer_of_a_variable = 7\n"
+               "del g3\ng17 + a_name_well_past_the_inline_buffer_of_a_variable + exec_target",
+               "63");
+    CHECK_ERR("longer_than_twenty_four_bytes_name = 1\ndel longer_than_twenty_four_bytes_name\n"
+              "longer_than_twenty_four_bytes_name", TL_ERR_NAME,
+              "name 'longer_than_twenty_four_bytes_name' is not defined");
 }
 END_TEST
 

@@ -53,10 +53,25 @@
 #include "pyops.h"
 #include "util.h"
 
+/* A global: its name inline when it is short (nearly all are: a run's
+ * three globals were three strdups and frees), else on the heap. */
 typedef struct var {
-    char *name;
+    char *heap;   /* the name when it does not fit in inl, else NULL */
+    char inl[24];
     tl_value *v;
 } var;
+
+static const char *var_name(const var *x) { return x->heap ? x->heap : x->inl; }
+
+static void var_name_set(var *x, const char *name)
+{
+    size_t n = strlen(name);
+    x->heap = NULL;
+    if (n < sizeof x->inl)
+        memcpy(x->inl, name, n + 1);
+    else
+        x->heap = tl_xstrdup(name);
+}
 
 typedef struct local {
     const char *name; /* AST string, valid during the call */
@@ -195,7 +210,7 @@ void tl_interp_free(tl_interp *I)
     if (!I)
         return;
     for (size_t i = 0; i < I->nvars; i++) {
-        free(I->vars[i].name);
+        free(I->vars[i].heap);
         tl_value_release(I->vars[i].v);
     }
     free(I->vars);
@@ -212,7 +227,7 @@ void tl_interp_free(tl_interp *I)
 static var *find_var(tl_interp *I, const char *name)
 {
     for (size_t i = 0; i < I->nvars; i++)
-        if (strcmp(I->vars[i].name, name) == 0)
+        if (strcmp(var_name(&I->vars[i]), name) == 0)
             return &I->vars[i];
     return NULL;
 }
@@ -288,7 +303,7 @@ static void set_global(tl_interp *I, const char *name, tl_value *v)
         I->capvars = I->capvars ? I->capvars * 2 : 16;
         I->vars = tl_xrealloc(I->vars, I->capvars * sizeof *I->vars);
     }
-    I->vars[I->nvars].name = tl_xstrdup(name);
+    var_name_set(&I->vars[I->nvars], name);
     I->vars[I->nvars].v = v;
     I->nvars++;
 }
@@ -322,7 +337,7 @@ tl_snapshot *tl_interp_snapshot(tl_interp *I)
     const char **names = tl_xmalloc((I->nvars ? I->nvars : 1) * sizeof *names);
     tl_value **values = tl_xmalloc((I->nvars ? I->nvars : 1) * sizeof *values);
     for (size_t i = 0; i < I->nvars; i++) {
-        names[i] = I->vars[i].name;
+        names[i] = var_name(&I->vars[i]);
         values[i] = I->vars[i].v;
     }
     tl_snapshot *s = tl_snapshot_take(I->nvars, names, values, I->next_run);
@@ -402,8 +417,8 @@ static int del_var(tl_interp *I, const char *name, tl_error *err)
                             "associated with a value", name);
     }
     for (size_t i = 0; i < I->nvars; i++)
-        if (strcmp(I->vars[i].name, name) == 0) {
-            free(I->vars[i].name);
+        if (strcmp(var_name(&I->vars[i]), name) == 0) {
+            free(I->vars[i].heap);
             tl_value_release(I->vars[i].v);
             I->vars[i] = I->vars[--I->nvars];
             return 0;

@@ -27,6 +27,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -348,14 +349,38 @@ static const tl_binding *raw_cache[S_N];
 /* the safety net (end of the file): every other op's wrapper */
 static const tl_binding *net_wrap(tl_bind_kind kind, const tl_binding *raw);
 
+/* The specs by the first letter of their name, in table order (the first
+ * match wins, as in a scan of the table): a lookup reads one letter's
+ * rows instead of all S_N. Built once. */
+static uint16_t letter_start[129], letter_rows[S_N];
+static pthread_once_t letters_once = PTHREAD_ONCE_INIT;
+
+_Static_assert(S_N < UINT16_MAX, "spec rows fit the letter index");
+
+static void build_letters(void)
+{
+    uint16_t count[128] = {0};
+    for (int i = 0; i < S_N; i++)
+        count[(unsigned char)specs[i].name[0] & 127]++;
+    for (int c = 0; c < 128; c++)
+        letter_start[c + 1] = (uint16_t)(letter_start[c] + count[c]);
+    uint16_t fill[128];
+    memcpy(fill, letter_start, sizeof fill);
+    for (int i = 0; i < S_N; i++)
+        letter_rows[fill[(unsigned char)specs[i].name[0] & 127]++] = (uint16_t)i;
+}
+
 const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw)
 {
-    for (int i = 0; i < S_N; i++) /* the first letter spares most strcmp calls */
-        if (specs[i].kind == kind && specs[i].name[0] == raw->name[0] &&
-            strcmp(specs[i].name, raw->name) == 0) {
+    pthread_once(&letters_once, build_letters);
+    unsigned c = (unsigned char)raw->name[0] & 127;
+    for (int k = letter_start[c]; k < letter_start[c + 1]; k++) {
+        int i = letter_rows[k];
+        if (specs[i].kind == kind && strcmp(specs[i].name, raw->name) == 0) {
             raw_cache[i] = raw;
             return &wrappers[i];
         }
+    }
     return net_wrap(kind, raw);
 }
 
