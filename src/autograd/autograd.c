@@ -103,8 +103,22 @@ struct tl_ag_node {
     /* engine scratch */
     uint64_t mark;
     int64_t deps;
-    tl_gbuf **gin;          /* per output: the gradient arriving */
+    tl_gbuf **gin;          /* per output: the gradient arriving (gin1
+                             * for a one-output node) */
+    tl_gbuf *gin1;
 };
+
+/* Free what arrived at n's outputs and its array. */
+static void gin_drop(tl_ag_node *n)
+{
+    if (!n->gin)
+        return;
+    for (int k = 0; k < n->nout; k++)
+        tl_gbuf_free(n->gin[k]);
+    if (n->gin != &n->gin1)
+        free(n->gin);
+    n->gin = NULL;
+}
 
 struct tl_ag_meta {
     int refcount;
@@ -258,11 +272,7 @@ static void node_destroy(tl_ag_node *n)
     tl_tensor_release(n->map);
     tl_ag_node_release(n->inner);
     free(n->retain);
-    if (n->gin) {
-        for (int k = 0; k < n->nout; k++)
-            tl_gbuf_free(n->gin[k]);
-        free(n->gin);
-    }
+    gin_drop(n);
     ag_bytes -= (int64_t)n->bytes;
     ag_nodes--;
     free(n);
@@ -2238,16 +2248,49 @@ static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err)
 /* ===================================================================== */
 /* the engine                                                             */
 
+/* A backward pass's node lists start in arrays on the stack (a lab's
+ * graphs have a handful of nodes: three mallocs and frees a pass fewer)
+ * and move to the heap when they outgrow them. */
+#define INLINE_NODES 32
+
+/* Append x to *arr (len, cap), which starts as the inline array inl. */
+static void nodes_push(tl_ag_node ***arr, size_t *len, size_t *cap, tl_ag_node **inl,
+                       tl_ag_node *x)
+{
+    if (*len == *cap) {
+        size_t nc = 2 * *cap;
+        if (*arr == inl) {
+            tl_ag_node **p = tl_xmalloc(nc * sizeof *p);
+            memcpy(p, inl, *len * sizeof *p);
+            *arr = p;
+        } else {
+            *arr = tl_xrealloc(*arr, nc * sizeof **arr);
+        }
+        *cap = nc;
+    }
+    (*arr)[(*len)++] = x;
+}
+
 typedef struct heap {
     tl_ag_node **v;
     size_t n, cap;
+    tl_ag_node *inl[INLINE_NODES];
 } heap;
 
 static void heap_push(heap *h, tl_ag_node *x)
 {
     if (h->n == h->cap) {
-        h->cap = h->cap ? 2 * h->cap : 64;
-        h->v = tl_xrealloc(h->v, h->cap * sizeof *h->v);
+        if (!h->v) {
+            h->v = h->inl;
+            h->cap = INLINE_NODES;
+        } else if (h->v == h->inl) {
+            h->v = tl_xmalloc(2 * h->cap * sizeof *h->v);
+            memcpy(h->v, h->inl, h->n * sizeof *h->v);
+            h->cap *= 2;
+        } else {
+            h->cap *= 2;
+            h->v = tl_xrealloc(h->v, h->cap * sizeof *h->v);
+        }
     }
     size_t i = h->n++;
     while (i > 0) {
@@ -2294,8 +2337,14 @@ static void release_saved(tl_ag_node *n)
 /* Hand a gradient (taken) to output nr of node fn. */
 static void deliver(tl_ag_node *fn, int nr, tl_gbuf *g)
 {
-    if (!fn->gin)
-        fn->gin = tl_xcalloc((size_t)fn->nout, sizeof *fn->gin);
+    if (!fn->gin) {
+        if (fn->nout == 1) {
+            fn->gin1 = NULL;
+            fn->gin = &fn->gin1;
+        } else {
+            fn->gin = tl_xcalloc((size_t)fn->nout, sizeof *fn->gin);
+        }
+    }
     if (!fn->gin[nr]) {
         fn->gin[nr] = g;
         return;
@@ -2455,24 +2504,15 @@ int tl_ag_backward(tl_tensor *t, const tl_tensor *gradient, bool retain_graph,
     }
     /* discover the graph (iteratively) and count dependencies */
     uint64_t mark = next_mark++;
-    tl_ag_node **all = NULL;
-    size_t nall = 0, cap = 0;
-    tl_ag_node **stack = NULL;
-    size_t ns = 0, scap = 0;
-#define PUSH(arr, len, c, x)                                        \
-    do {                                                            \
-        if (len == c) {                                             \
-            c = c ? 2 * c : 64;                                     \
-            arr = tl_xrealloc(arr, c * sizeof *arr);                \
-        }                                                           \
-        arr[len++] = (x);                                           \
-    } while (0)
+    tl_ag_node *all_inl[INLINE_NODES], *stack_inl[INLINE_NODES];
+    tl_ag_node **all = all_inl, **stack = stack_inl;
+    size_t nall = 0, cap = INLINE_NODES, ns = 0, scap = INLINE_NODES;
     root.fn->mark = mark;
     root.fn->deps = 0;
-    PUSH(stack, ns, scap, root.fn);
+    nodes_push(&stack, &ns, &scap, stack_inl, root.fn);
     while (ns) {
         tl_ag_node *x = stack[--ns];
-        PUSH(all, nall, cap, x);
+        nodes_push(&all, &nall, &cap, all_inl, x);
         for (int i = 0; i < x->nnext; i++) {
             tl_ag_node *y = x->next[i].fn;
             if (!y)
@@ -2480,15 +2520,17 @@ int tl_ag_backward(tl_tensor *t, const tl_tensor *gradient, bool retain_graph,
             if (y->mark != mark) {
                 y->mark = mark;
                 y->deps = 0;
-                PUSH(stack, ns, scap, y);
+                nodes_push(&stack, &ns, &scap, stack_inl, y);
             }
             y->deps++;
         }
     }
-    free(stack);
-#undef PUSH
+    if (stack != stack_inl)
+        free(stack);
     deliver(root.fn, root.nr, g0);
-    heap ready = {0};
+    heap ready;
+    ready.v = NULL;
+    ready.n = ready.cap = 0;
     heap_push(&ready, root.fn);
     int rc = 0;
     while (ready.n) {
@@ -2497,27 +2539,19 @@ int tl_ag_backward(tl_tensor *t, const tl_tensor *gradient, bool retain_graph,
             rc = -1;
             break;
         }
-        if (x->gin) {
-            for (int k = 0; k < x->nout; k++)
-                tl_gbuf_free(x->gin[k]);
-            free(x->gin);
-            x->gin = NULL;
-        }
+        gin_drop(x);
         if (!retain_graph)
             release_saved(x);
     }
-    free(ready.v);
+    if (ready.v != ready.inl)
+        free(ready.v);
     for (size_t i = 0; i < nall; i++) {
         tl_ag_node *x = all[i];
-        if (x->gin) {
-            for (int k = 0; k < x->nout; k++)
-                tl_gbuf_free(x->gin[k]);
-            free(x->gin);
-            x->gin = NULL;
-        }
+        gin_drop(x);
         x->mark = 0;
     }
-    free(all);
+    if (all != all_inl)
+        free(all);
     tl_ag_node_release(root.fn);
     return rc;
 }
