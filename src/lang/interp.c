@@ -104,10 +104,13 @@ typedef struct closure {
     uint64_t run_id;        /* the run that defined it (spans valid there) */
 } closure;
 
+#define INLINE_VARS 8 /* a run's globals: the setup's, the parent, a few */
+
 struct tl_interp {
     tl_interp_opts opts;
-    var *vars;
+    var *vars;            /* vars_inl until it holds more than INLINE_VARS */
     size_t nvars, capvars;
+    var vars_inl[INLINE_VARS];
     local *locals;
     size_t nlocals, caplocals;
     size_t local_base;    /* comprehension locals visible from here up */
@@ -154,6 +157,8 @@ void tl_interp_opts_default(tl_interp_opts *o)
 tl_interp *tl_interp_new(const tl_interp_opts *opts)
 {
     tl_interp *I = tl_xcalloc(1, sizeof *I);
+    I->vars = I->vars_inl;
+    I->capvars = INLINE_VARS;
     tl_tensor_set_grad_mode(true); /* a program starts with grad mode on:
                                       a no_grad() never leaks into the next */
     if (opts)
@@ -213,7 +218,8 @@ void tl_interp_free(tl_interp *I)
         free(I->vars[i].heap);
         tl_value_release(I->vars[i].v);
     }
-    free(I->vars);
+    if (I->vars != I->vars_inl)
+        free(I->vars);
     for (size_t i = 0; i < I->nlocals; i++)
         tl_value_release(I->locals[i].v);
     free(I->locals);
@@ -300,8 +306,15 @@ static void set_global(tl_interp *I, const char *name, tl_value *v)
         return;
     }
     if (I->nvars == I->capvars) {
-        I->capvars = I->capvars ? I->capvars * 2 : 16;
-        I->vars = tl_xrealloc(I->vars, I->capvars * sizeof *I->vars);
+        size_t cap = I->capvars * 2;
+        if (I->vars == I->vars_inl) {
+            var *v = tl_xmalloc(cap * sizeof *v);
+            memcpy(v, I->vars_inl, I->nvars * sizeof *v);
+            I->vars = v;
+        } else {
+            I->vars = tl_xrealloc(I->vars, cap * sizeof *I->vars);
+        }
+        I->capvars = cap;
     }
     var_name_set(&I->vars[I->nvars], name);
     I->vars[I->nvars].v = v;
