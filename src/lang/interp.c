@@ -45,6 +45,7 @@
 #include "builtins.h"
 #include "context.h"
 #include "create.h"
+#include "freelist.h"
 #include "pyformat.h"
 #include "interp.h"
 #include "snapshot.h"
@@ -154,9 +155,16 @@ void tl_interp_opts_default(tl_interp_opts *o)
 /* ---------------------------------------------------------------------- */
 /* environment */
 
+/* a check makes and drops an interpreter for every run: freed ones are
+ * kept for reuse (freelist.h) */
+static _Thread_local tl_freelist interps;
+
 tl_interp *tl_interp_new(const tl_interp_opts *opts)
 {
-    tl_interp *I = tl_xcalloc(1, sizeof *I);
+    tl_interp *I = tl_freelist_pop(&interps);
+    if (!I)
+        I = tl_xmalloc(sizeof *I);
+    memset(I, 0, sizeof *I);
     I->vars = I->vars_inl;
     I->capvars = INLINE_VARS;
     tl_tensor_set_grad_mode(true); /* a program starts with grad mode on:
@@ -227,7 +235,7 @@ void tl_interp_free(tl_interp *I)
     break_scope_cycles(I);
     for (env *e = I->envs; e; e = e->next)
         e->owner = NULL; /* values that outlive I (returned to the caller) */
-    free(I);
+    tl_freelist_push(&interps, I, 8);
 }
 
 static var *find_var(tl_interp *I, const char *name)
