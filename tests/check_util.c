@@ -14,6 +14,7 @@
 
 #include "arena.h"
 #include "cpu.h"
+#include "err.h"
 #include "util.h"
 
 static double thread_cpu(void)
@@ -182,6 +183,24 @@ START_TEST(test_cpu_features)
 }
 END_TEST
 
+/* tl_error_set_text copies its text verbatim ('%' included) and cuts it
+ * to the message buffer. */
+START_TEST(test_error_set_text)
+{
+    tl_error e;
+    tl_error_clear(&e);
+    ck_assert_int_eq(tl_error_set_text(&e, TL_ERR_RUNTIME, "100% of [2, 3] %s"), -1);
+    ck_assert_int_eq(e.kind, TL_ERR_RUNTIME);
+    ck_assert_int_lt(e.span.start, 0);
+    ck_assert_str_eq(e.msg, "100% of [2, 3] %s");
+    static char big[TL_ERRMSG_MAX * 2];
+    memset(big, 'x', sizeof big - 1);
+    tl_error_set_text(&e, TL_ERR_VALUE, big);
+    ck_assert_uint_eq(strlen(e.msg), TL_ERRMSG_MAX - 1);
+    ck_assert_int_eq(tl_error_set_text(NULL, TL_ERR_VALUE, "x"), -1);
+}
+END_TEST
+
 START_TEST(test_arena_growth)
 {
     tl_arena_block *a = NULL;
@@ -216,6 +235,7 @@ static Suite *tl_util_suite(void)
     tcase_add_test(core, test_arena_growth);
     tcase_add_test(core, test_hash_bytes);
     tcase_add_test(core, test_cpu_features);
+    tcase_add_test(core, test_error_set_text);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
     return s;

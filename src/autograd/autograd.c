@@ -526,14 +526,46 @@ static void save(tl_ag_node *n, int slot, tl_tensor *t, bool is_output,
     }
 }
 
-static void shape_str(const tl_tensor *t, char *buf, size_t cap)
+/* A message built by appends (the version error is raised on every run of
+ * a sheet that predicts it: formatted with snprintf, 4 k instructions). */
+typedef struct msgbuf {
+    char b[TL_ERRMSG_MAX];
+    size_t n;
+} msgbuf;
+
+static void msg_puts(msgbuf *m, const char *s)
 {
-    size_t k = 0;
-    buf[k++] = '[';
-    for (int d = 0; d < t->ndim && k + 24 < cap; d++)
-        k += (size_t)snprintf(buf + k, cap - k, d ? ", %lld" : "%lld", (long long)t->sizes[d]);
-    buf[k++] = ']';
-    buf[k] = 0;
+    size_t len = strlen(s);
+    if (len > sizeof m->b - 1 - m->n)
+        len = sizeof m->b - 1 - m->n;
+    memcpy(m->b + m->n, s, len);
+    m->n += len;
+    m->b[m->n] = 0;
+}
+
+static void msg_int(msgbuf *m, long long v)
+{
+    char d[24];
+    int k = (int)sizeof d;
+    d[--k] = 0;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do
+        d[--k] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        d[--k] = '-';
+    msg_puts(m, d + k);
+}
+
+static void shape_str(const tl_tensor *t, msgbuf *m)
+{
+    msg_puts(m, "[");
+    for (int d = 0; d < t->ndim; d++) {
+        if (d)
+            msg_puts(m, ", ");
+        msg_int(m, (long long)t->sizes[d]);
+    }
+    msg_puts(m, "]");
 }
 
 /* A saved tensor's type as PyTorch's message names it: the legacy
@@ -551,7 +583,7 @@ static const char *saved_type_name(tl_dtype dt)
 static int unpack_check(tl_ag_node *n, tl_error *err)
 {
     if (n->released && n->had_saved)
-        return tl_error_set(err, TL_ERR_RUNTIME,
+        return tl_error_set_text(err, TL_ERR_RUNTIME,
                             "Trying to backward through the graph a second time (or "
                             "directly access saved tensors after they have already been "
                             "freed). Saved intermediate values of the graph are freed when "
@@ -563,8 +595,6 @@ static int unpack_check(tl_ag_node *n, tl_error *err)
         ag_saved *s = &n->saved[i];
         if (!s->t || s->t->version->value == s->version)
             continue;
-        char shp[256], which[160] = "";
-        shape_str(s->t, shp, sizeof shp);
         const char *fname = s->fn_name;
         int fnr = s->fn_nr;
         if (!s->is_output && s->owner && s->owner->self) {
@@ -576,17 +606,29 @@ static int unpack_check(tl_ag_node *n, tl_error *err)
                 tl_ag_node_release(cur);
             }
         }
-        if (fname && !s->is_leaf)
-            snprintf(which, sizeof which, ", which is output %d of %s,", fnr, fname);
-        return tl_error_set(err, TL_ERR_RUNTIME,
-                            "one of the variables needed for gradient computation has "
-                            "been modified by an inplace operation: [%s %s]%s is at "
-                            "version %lld; expected version %lld instead. Hint: enable "
-                            "anomaly detection to find the operation that failed to "
-                            "compute its gradient, with "
-                            "torch.autograd.set_detect_anomaly(True).",
-                            saved_type_name(s->t->dtype), shp, which,
-                            (long long)s->t->version->value, (long long)s->version);
+        msgbuf m;
+        m.n = 0;
+        msg_puts(&m, "one of the variables needed for gradient computation has "
+                     "been modified by an inplace operation: [");
+        msg_puts(&m, saved_type_name(s->t->dtype));
+        msg_puts(&m, " ");
+        shape_str(s->t, &m);
+        msg_puts(&m, "]");
+        if (fname && !s->is_leaf) {
+            msg_puts(&m, ", which is output ");
+            msg_int(&m, fnr);
+            msg_puts(&m, " of ");
+            msg_puts(&m, fname);
+            msg_puts(&m, ",");
+        }
+        msg_puts(&m, " is at version ");
+        msg_int(&m, (long long)s->t->version->value);
+        msg_puts(&m, "; expected version ");
+        msg_int(&m, (long long)s->version);
+        msg_puts(&m, " instead. Hint: enable anomaly detection to find the operation "
+                     "that failed to compute its gradient, with "
+                     "torch.autograd.set_detect_anomaly(True).");
+        return tl_error_set_text(err, TL_ERR_RUNTIME, m.b);
     }
     return 0;
 }

@@ -22,6 +22,20 @@ int tl_error_set(tl_error *err, tl_errkind kind, const char *fmt, ...)
     return -1;
 }
 
+int tl_error_set_text(tl_error *err, tl_errkind kind, const char *text)
+{
+    if (!err)
+        return -1;
+    err->kind = kind;
+    err->span = TL_NO_SPAN;
+    size_t n = strlen(text);
+    if (n >= sizeof err->msg)
+        n = sizeof err->msg - 1;
+    memcpy(err->msg, text, n);
+    err->msg[n] = '\0';
+    return -1;
+}
+
 void tl_error_locate(tl_error *err, tl_span span)
 {
     if (err && err->kind != TL_OK && err->span.start < 0)

@@ -62,6 +62,9 @@ typedef struct tl_error {
  * `return tl_error_set(err, ...)`. err may be NULL (error discarded). */
 int tl_error_set(tl_error *err, tl_errkind kind, const char *fmt, ...)
     TL_PRINTF(3, 4);
+/* tl_error_set with a message built by the caller (the text's first
+ * TL_ERRMSG_MAX - 1 bytes; no format is read, so it may hold '%'). */
+int tl_error_set_text(tl_error *err, tl_errkind kind, const char *text);
 /* Attach a span if the error has none yet. */
 void tl_error_locate(tl_error *err, tl_span span);
 void tl_error_clear(tl_error *err);
