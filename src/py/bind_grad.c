@@ -1323,7 +1323,12 @@ static int record_stacks(const spec *s, prep *p, const tl_args *a, tl_tensor **o
         return 0;
     bool h = s->name[0] == 'h';
     int want = h ? 1 : 2;
+    /* the cat records over ins: the inputs, the short ones through the
+     * views made here; c->in stays the caller's tensors (made[] dies here,
+     * and the net check after finish reads c->in) */
     tl_tensor **made = tl_xcalloc((size_t)n, sizeof *made);
+    tl_tensor **ins = tl_xmalloc((size_t)n * sizeof *ins);
+    memcpy(ins, p->many, (size_t)n * sizeof *ins);
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         tl_tensor *t = p->many[i];
@@ -1342,20 +1347,23 @@ static int record_stacks(const spec *s, prep *p, const tl_args *a, tl_tensor **o
         tl_ag_call vc = {.op = TL_AG_VIEW, .nin = 1, .in = vin, .nout = 1, .out = vout,
                          .name = t->ndim == 0 ? "ViewBackward0" : "UnsqueezeBackward0"};
         rc = tl_ag_record(&vc, err);
-        p->many[i] = made[i];
+        ins[i] = made[i];
     }
     if (rc == 0) {
         c->op = TL_AG_CAT;
-        c->dim = h && p->many[0]->ndim == 1 ? 0 : h ? 1 : 0;
-        c->in = p->many;
+        c->dim = h && ins[0]->ndim == 1 ? 0 : h ? 1 : 0;
+        c->in = ins;
         c->nin = n;
         c->out = outs;
         c->nout = 1;
         rc = tl_ag_record(c, err);
     }
+    c->in = p->many;
+    c->nin = n;
     for (int i = 0; i < n; i++)
         tl_tensor_release(made[i]);
     free(made);
+    free(ins);
     return rc;
 }
 
