@@ -63,7 +63,7 @@ usage_error help --format json check
 expect 0 --version
 stderr_empty
 sed -n 1p "$work/stdout" | grep -Eq '^tlab [0-9]+\.[0-9]+\.[0-9]+$' || fail "bad version line"
-sed -n 2p "$work/stdout" | grep -Eq '^build: cuda=(no|yes .*) asan=(yes|no) ubsan=(yes|no) valgrind=(yes|no) gcov=(yes|no) static-deps=(none|[a-z+]+)$' \
+sed -n 2p "$work/stdout" | grep -Eq '^build: cuda=(no|yes .*) asan=(yes|no) ubsan=(yes|no) valgrind=(yes|no) gcov=(yes|no) static-deps=(none|[a-z+]+) lto=(yes|no)$' \
     || fail "bad build configuration line"
 sed -n 3p "$work/stdout" | grep -Eq '^cuda: (not built|built, .+)$' || fail "bad cuda line"
 # static-deps names the libraries linked from their archives: the binary
