@@ -6,6 +6,7 @@
  * time by more than its slack, tl_time_past exact), and arena blocks that
  * start small and grow. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,24 @@ START_TEST(test_heap_populate)
 }
 END_TEST
 
+/* tl_buf_put_i64 prints what "%" PRId64 prints, the extremes included. */
+START_TEST(test_buf_put_i64)
+{
+    const int64_t vals[] = {0, 1, -1, 9, 10, -10, 99, 100, 123456789, -987654321,
+                            INT64_MAX, INT64_MIN, INT64_MIN + 1, (int64_t)1 << 62};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        tl_buf b = {0};
+        tl_buf_puts(&b, "x=");
+        tl_buf_put_i64(&b, vals[i]);
+        char want[48];
+        snprintf(want, sizeof want, "x=%" PRId64, vals[i]);
+        ck_assert_str_eq(tl_buf_str(&b), want);
+        ck_assert_uint_eq(b.len, strlen(want));
+        tl_buf_free(&b);
+    }
+}
+END_TEST
+
 START_TEST(test_arena_growth)
 {
     tl_arena_block *a = NULL;
@@ -271,6 +290,7 @@ static Suite *tl_util_suite(void)
     tcase_add_test(core, test_cpu_features);
     tcase_add_test(core, test_error_set_text);
     tcase_add_test(core, test_heap_populate);
+    tcase_add_test(core, test_buf_put_i64);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
     return s;

@@ -136,6 +136,21 @@ void tl_buf_puts(tl_buf *b, const char *s) { tl_buf_append(b, s, strlen(s)); }
 
 void tl_buf_putc(tl_buf *b, char c) { tl_buf_append(b, &c, 1); }
 
+void tl_buf_put_i64(tl_buf *b, int64_t v)
+{
+    char tmp[24];
+    char *p = tmp + sizeof tmp;
+    /* the magnitude as unsigned: INT64_MIN has no positive int64 */
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    tl_buf_append(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
 /* One vsnprintf when the text fits the buffer's free room (or, for a
  * buffer with less room, a 256-byte stack buffer); a second only for
  * longer text. */

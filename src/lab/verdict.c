@@ -550,8 +550,11 @@ static tl_tensor *make_variant(tl_tensor *p, int which, const tl_backend *other,
 static void put_tuple(tl_buf *b, const int64_t *v, int n)
 {
     tl_buf_putc(b, '(');
-    for (int i = 0; i < n; i++)
-        tl_buf_printf(b, "%s%" PRId64, i ? ", " : "", v[i]);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tl_buf_append(b, ", ", 2);
+        tl_buf_put_i64(b, v[i]);
+    }
     tl_buf_puts(b, n == 1 ? ",)" : ")");
 }
 
@@ -613,8 +616,11 @@ static char *make_reason(const tl_op_verdict *v, const char *optext)
     case TL_KIND_VIEW:
         tl_buf_puts(&b, "view: strides ");
         put_tuple(&b, ev->stride, ev->ndim);
-        tl_buf_printf(&b, " at offset %" PRId64 " express the %s over the parent's storage",
-                      ev->offset, ev->ndim == v->parent_ndim ? "result" : "new shape");
+        tl_buf_puts(&b, " at offset ");
+        tl_buf_put_i64(&b, ev->offset);
+        tl_buf_puts(&b, ev->ndim == v->parent_ndim
+                            ? " express the result over the parent's storage"
+                            : " express the new shape over the parent's storage");
         break;
     case TL_KIND_COPY: {
         bool reshapey = !strcmp(m, "view") || !strcmp(m, "reshape") ||
@@ -634,11 +640,13 @@ static char *make_reason(const tl_op_verdict *v, const char *optext)
             put_tuple(&b, v->parent_stride, v->parent_ndim);
             tl_buf_puts(&b, "), so the new shape needs new storage");
         } else if (strchr(optext, '[') && !m[0]) {
-            tl_buf_printf(&b, "copy: indexing gathered the elements into new storage "
-                          "(%" PRId64 " bytes allocated)", ev->bytes_allocated);
+            tl_buf_puts(&b, "copy: indexing gathered the elements into new storage (");
+            tl_buf_put_i64(&b, ev->bytes_allocated);
+            tl_buf_puts(&b, " bytes allocated)");
         } else {
-            tl_buf_printf(&b, "copy: the result has its own storage (%" PRId64
-                          " bytes allocated)", ev->bytes_allocated);
+            tl_buf_puts(&b, "copy: the result has its own storage (");
+            tl_buf_put_i64(&b, ev->bytes_allocated);
+            tl_buf_puts(&b, " bytes allocated)");
         }
         break;
     }
@@ -1167,9 +1175,14 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
             int line, col;
             tl_diag_position(job->op, err.span.start >= 0 ? err.span.start : 0, &line,
                              &col);
-            char where[512];
-            snprintf(where, sizeof where, "%s:%d:%d", job->op->file, line, col);
-            tl_verdict_from_error(&err, where, ev);
+            tl_buf where = {0}; /* FILE:LINE:COL, without a printf */
+            tl_buf_puts(&where, job->op->file);
+            tl_buf_putc(&where, ':');
+            tl_buf_put_i64(&where, line);
+            tl_buf_putc(&where, ':');
+            tl_buf_put_i64(&where, col);
+            tl_verdict_from_error(&err, tl_buf_str(&where), ev);
+            tl_buf_free(&where);
             ev->bytes_allocated = bytes;
         } else {
             fail_with(fail, r, job->op, &err);

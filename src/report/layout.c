@@ -121,8 +121,11 @@ void tl_layout_trim(tl_buf *b)
 void tl_layout_tuple(tl_buf *b, const int64_t *v, int n)
 {
     tl_buf_putc(b, '(');
-    for (int i = 0; i < n; i++)
-        tl_buf_printf(b, "%s%" PRId64, i ? ", " : "", v[i]);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tl_buf_append(b, ", ", 2);
+        tl_buf_put_i64(b, v[i]);
+    }
     tl_buf_puts(b, n == 1 ? ",)" : ")");
 }
 
