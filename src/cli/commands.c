@@ -850,8 +850,8 @@ static int cmd_grade(const tl_cli *cli)
 int tl_commands_run(const tl_cli *cli)
 {
     const char *cmd = cli->command;
-    /* the commands that run sheets: their first 250 KiB of heap in one
-     * call rather than a page fault at a time (heap.h) */
+    /* the commands that run sheets: the heap's first 132 KiB in one call
+     * rather than a page fault at a time (heap.h) */
     if (!strcmp(cmd, "check") || !strcmp(cmd, "run") || !strcmp(cmd, "key") ||
         !strcmp(cmd, "grade") || !strcmp(cmd, "autograder"))
         tl_heap_populate();

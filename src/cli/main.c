@@ -33,7 +33,6 @@
 #include "backend.h"
 #include "exec.h"
 #include "golden.h"
-#include "heap.h"
 #include "util.h"
 
 /* ---- options ---------------------------------------------------------- */
@@ -763,7 +762,6 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
 
 int main(int argc, char **argv)
 {
-    tl_heap_reserve(TL_HEAP_PAD); /* before the first malloc (heap.h) */
     tl_tempfile_install_handlers();
     tl_cli cli = {
         .format = TL_FMT_DEFAULT,
