@@ -27,6 +27,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -574,7 +575,11 @@ static int shape_finish(const spec *s, prep *p, const tl_args *a, tl_tensor **ou
 /* Read the operands of spec s from self/args (before the op runs). */
 static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
 {
-    memset(p, 0, sizeof *p);
+    /* all but fail's 1 KiB message, which only a failure writes */
+    memset(p, 0, offsetof(prep, fail));
+    p->fail.kind = (tl_errkind)0;
+    p->fail.span = (tl_span){0};
+    p->fail.msg[0] = '\0';
     tl_ag_call *c = &p->c;
     c->op = s->op;
     c->name = s->node;
