@@ -22,24 +22,12 @@
  */
 #include "heap.h"
 
-#include "config.h"
-
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#ifdef HAVE_VALGRIND_VALGRIND_H
-#include <valgrind/valgrind.h>
-#endif
-
-#if defined(__SANITIZE_ADDRESS__)
-#define FOREIGN_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FOREIGN_MALLOC 1
-#endif
-#endif
+#include "util.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -48,16 +36,13 @@
 /* A populated range larger than this is not the start-up heap. */
 #define MAX_RANGE ((size_t)4 << 20)
 
+/* The allocator is not glibc's (a checker's, or another libc's). */
 static bool foreign_malloc(void)
 {
-#if defined(FOREIGN_MALLOC) || !defined(__GLIBC__)
-    return true;
+#if defined(__GLIBC__)
+    return tl_heap_checked();
 #else
-#ifdef HAVE_VALGRIND_VALGRIND_H
-    if (RUNNING_ON_VALGRIND)
-        return true;
-#endif
-    return false;
+    return true;
 #endif
 }
 

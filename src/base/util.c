@@ -226,7 +226,7 @@ bool tl_add_overflow(int64_t a, int64_t b, int64_t *out)
 #endif
 #endif
 
-bool tl_exit_frees(void)
+bool tl_heap_checked(void)
 {
 #ifdef TL_LEAK_CHECKED
     return true;
@@ -235,9 +235,16 @@ bool tl_exit_frees(void)
     if (RUNNING_ON_VALGRIND)
         return true;
 #endif
+    return false;
+#endif
+}
+
+bool tl_exit_frees(void)
+{
+    if (tl_heap_checked())
+        return true;
     const char *e = getenv("TLAB_FREE_AT_EXIT");
     return e && strcmp(e, "1") == 0;
-#endif
 }
 
 /* Eight bytes a step (xor, multiply, shift: FNV-1a's byte a step cost

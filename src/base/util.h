@@ -69,6 +69,10 @@ const char *tl_buf_str(const tl_buf *b); /* "" when empty */
 bool tl_mul_overflow(int64_t a, int64_t b, int64_t *out);
 bool tl_add_overflow(int64_t a, int64_t b, int64_t *out);
 
+/* Whether the heap belongs to a checker's allocator: AddressSanitizer's,
+ * or valgrind's (RUNNING_ON_VALGRIND). */
+bool tl_heap_checked(void);
+
 /* Whether what the process still holds at its end is freed, object by
  * object, before it exits: under AddressSanitizer and valgrind (their leak
  * checks then see every owner free what it owns) and with
