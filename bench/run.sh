@@ -184,6 +184,9 @@ while [ "$r" -lt "$crounds" ]; do
         w=$(best_wall $((creps / crounds)) "$TLAB" check -q "$sheet")
         echo "$name $w" >>"$tmp/check_walls.txt"
     done
+    # the VM's phase in the same rounds: the floor of any process start
+    w=$(best_wall $((creps / crounds)) /bin/true)
+    echo "true $w" >>"$tmp/check_walls.txt"
     r=$((r + 1))
 done
 for sheet in "$top"/answers/lab*.yaml; do
@@ -236,6 +239,9 @@ if [ "$jobs" -gt 1 ]; then
     j_s=$(echo "$j_s $nsheets" | awk '{printf "%.9f", $1 / $2}')
     row "grade/lab01/jobs$jobs" "$nops" "$j_s" n/a n/a n/a - -
 fi
+true_s=$(awk '$1 == "true" && (m == "" || $2 < m) { m = $2 } END { print m }' "$tmp/check_walls.txt")
+echo "  check rows: best of $creps runs in $crounds rounds through the sheets; /bin/true in the same"
+echo "         rounds (the machine's process-start floor, a gauge of its phase): $(echo "$true_s" | awk '{ printf "%.3f", $1 * 1e3 }') ms."
 echo "  grade rows: per sheet = whole run / $nsheets sheets; the master's ops run once per run."
 echo "  torch: importing torch+numpy+yaml takes $(echo "$import_s" | awk '{ if ($1 == "n/a") print $1; else printf "%.3f", $1 }') s per process (not in the rows above);"
 echo "         its check rows are the fastest of $preps in-process sheets after one warm-up sheet."
