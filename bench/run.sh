@@ -207,6 +207,7 @@ for sheet in "$top"/answers/lab*.yaml; do
         [ -n "$p_s" ] || { p_s=n/a; p_kb=n/a; p_bytes=n/a; sed 's/^/  torch: /' "$tmp/p.err" | tail -n 3; }
     fi
     row "check/$name" "$nops" "$t_s" "$p_s" "$t_kb" "$p_kb" "$t_bytes" "$p_bytes"
+    echo "$name $t_s" >>"$tmp/check_rows.txt"
 done
 
 # tlab grade over copies of the student sheets
@@ -285,7 +286,7 @@ else
             if (k in ts) {
               p = sprintf("%9.3f %8.2f", ts[k] * 1e9 / e, mv[k] / ts[k] / 1e9)
               r = sprintf("%10.2f", t / ts[k]); pr = sprintf("%11.2f", tr[k] / 1048576)
-              print kk[1], t / ts[k] > "/dev/stderr"
+              print kk[1], t / ts[k], kk[2] > "/dev/stderr"
             } else { p = sprintf("%9s %8s", "n/a", "n/a"); r = sprintf("%10s", "n/a"); pr = sprintf("%11s", "n/a") }
             printf "%-10s %3d %9.3f %8.2f %s %s %11.2f %11.2f %s\n", kk[1], kk[2],
               t * 1e9 / e, mv[k] / t / 1e9, p, r, in_[k] / 1048576, ex[k] / 1048576, pr
@@ -319,6 +320,7 @@ for n in $gcounts; do
     t1=$(now)
     kb=$(peak_rss_kb /dev/null /dev/null "$TLAB" grade --lab "$top/labs/lab01.yaml" --jobs 2 "$tmp"/scale/s*.yaml)
     echo "$n $t0 $t1 $kb" | awk '{ d = $3 - $2; printf "  grade lab01 x %-6d %8.3f s  %7.1f us/sheet  %8.0f sheets/s (--jobs 2)  peak RSS %s KiB\n", $1, d, 1e6 * d / $1, $1 / d, $4 }'
+    echo "$n $t0 $t1" | awk '{ printf "%d %.0f\n", $1, $1 / ($3 - $2) }' >>"$tmp/grade_rates.txt"
     rm -f "$tmp"/scale/s*.yaml
 done
 for n in $ocounts; do
@@ -384,5 +386,41 @@ if [ -s "$tmp/k_ratios.txt" ]; then
                        100 * t["memcpy"] / t["transpose"], t["transpose"] * 1e3, t["memcpy"] * 1e3 }' \
         "$tmp/k_tlab.tsv"
 fi
+
+# ---- issue #15's targets --------------------------------------------------
+# Each target with this run's value: "met", "NOT met", or "n/a" (not measured).
+echo
+echo "== Targets (issue #15; this run's values)"
+[ "$quick" = 1 ] && echo "  (BENCH_QUICK: a smoke run's sizes and repeats; the targets are for a full run)"
+target() { # label value op limit unit
+    echo "$1|$2|$3|$4|$5" | awk -F'|' '{
+        v = $2; st = "n/a"
+        if (v != "n/a" && v != "") st = (($3 == "<=" && v + 0 <= $4 + 0) || ($3 == ">=" && v + 0 >= $4 + 0)) ? "met" : "NOT met"
+        if (v == "") v = "n/a"
+        printf "  %-38s %16s %2s %-16s %s\n", $1, (v == "n/a" ? v : v $5), $3, $4 $5, st }'
+}
+kgm() { # gm of the kernel rows of op $1 (all rows but memcpy when $1 is "all"), bare
+    awk -v o="$1" '($1 == o || (o == "all" && $1 != "memcpy")) && $2 > 0 { s += log($2); n++ }
+        END { if (n) printf "%.2f", exp(s / n); else print "n/a" }' "$tmp/k_ratios.txt" 2>/dev/null || echo n/a
+}
+target "kernel clone (tlab/torch)" "$(kgm copy)" "<=" 0.9 ""
+target "kernel x.t().contiguous()" "$(kgm transpose)" "<=" 0.83 ""
+tpct=$(awk -F'\t' '$2 == 24 && ($1 == "transpose" || $1 == "memcpy") { t[$1] = $4 }
+    END { if (("transpose" in t) && ("memcpy" in t)) printf "%.0f", 100 * t["memcpy"] / t["transpose"]; else print "n/a" }' \
+    "$tmp/k_tlab.tsv" 2>/dev/null || echo n/a)
+target "transpose at 4096^2, % of memcpy" "$tpct" ">=" 40 "%"
+target "kernel x.to(float16)" "$(kgm to_f16)" "<=" 1.0 ""
+target "kernel x + b" "$(kgm add_bcast)" "<=" 1.0 ""
+target "kernel x.sum(1)" "$(kgm sum_dim)" "<=" 1.5 ""
+target "kernel gather" "$(kgm gather)" "<=" 1.5 ""
+target "all kernel rows" "$(kgm all)" "<=" 1.0 ""
+mm=$(awk '$1 == "matmul" && $3 == 18 { printf "%.2f", $2 }' "$tmp/k_ratios.txt" 2>/dev/null)
+target "matmul 512x512 (tlab/torch)" "${mm:-n/a}" "<=" 3.0 ""
+worst=$(awk '(m == "" || $2 > m) && $2 != "" { m = $2; w = $1 } END { if (m != "") printf "%.3f %s", m * 1e3, w }' \
+    "$tmp/check_rows.txt" 2>/dev/null)
+target "tlab check, slowest sheet (${worst#* })" "${worst%% *}" "<=" 1.5 " ms"
+grate=$(awk '$1 >= 1000 && (m == "" || $2 < m) { m = $2 } END { print (m == "" ? "n/a" : m) }' \
+    "$tmp/grade_rates.txt" 2>/dev/null)
+target "grade --jobs 2 (lowest at >= 1,000)" "$grate" ">=" 10000 " sheets/s"
 echo "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 exit 0
