@@ -251,6 +251,15 @@ START_TEST(test_buf_put_i64)
         ck_assert_uint_eq(b.len, strlen(want));
         tl_buf_free(&b);
     }
+    /* tuples as Python prints them */
+    const int64_t t[] = {2, -3, 4};
+    const char *want[] = {"()", "(2,)", "(2, -3)", "(2, -3, 4)"};
+    for (int n = 0; n <= 3; n++) {
+        tl_buf b = {0};
+        tl_buf_put_tuple(&b, t, n);
+        ck_assert_str_eq(tl_buf_str(&b), want[n]);
+        tl_buf_free(&b);
+    }
 }
 END_TEST
 

@@ -151,6 +151,17 @@ void tl_buf_put_i64(tl_buf *b, int64_t v)
     tl_buf_append(b, p, (size_t)(tmp + sizeof tmp - p));
 }
 
+void tl_buf_put_tuple(tl_buf *b, const int64_t *v, int n)
+{
+    tl_buf_putc(b, '(');
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tl_buf_append(b, ", ", 2);
+        tl_buf_put_i64(b, v[i]);
+    }
+    tl_buf_puts(b, n == 1 ? ",)" : ")");
+}
+
 /* One vsnprintf when the text fits the buffer's free room (or, for a
  * buffer with less room, a 256-byte stack buffer); a second only for
  * longer text. */

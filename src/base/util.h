@@ -60,6 +60,8 @@ void tl_buf_printf(tl_buf *b, const char *fmt, ...) TL_PRINTF(2, 3);
 void tl_buf_vprintf(tl_buf *b, const char *fmt, va_list ap);
 /* v in decimal, as "%" PRId64 prints it (a printf costs ~1 k instructions) */
 void tl_buf_put_i64(tl_buf *b, int64_t v);
+/* n ints as Python prints a tuple: (2, 3), (4,), () */
+void tl_buf_put_tuple(tl_buf *b, const int64_t *v, int n);
 /* Returns the buffer's string (never NULL) and leaves b empty; caller frees. */
 char *tl_buf_steal(tl_buf *b);
 void tl_buf_free(tl_buf *b);

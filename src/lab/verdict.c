@@ -547,17 +547,6 @@ static tl_tensor *make_variant(tl_tensor *p, int which, const tl_backend *other,
 
 /* ------------------------------------------------------------- reasons */
 
-static void put_tuple(tl_buf *b, const int64_t *v, int n)
-{
-    tl_buf_putc(b, '(');
-    for (int i = 0; i < n; i++) {
-        if (i)
-            tl_buf_append(b, ", ", 2);
-        tl_buf_put_i64(b, v[i]);
-    }
-    tl_buf_puts(b, n == 1 ? ",)" : ")");
-}
-
 /* The last method called at the top level of the op's final line, e.g.
  * "to" in `x.to(device=x.device, dtype=x.dtype)`: a `.name(` outside any
  * brackets or string literal. Empty when there is none (x[1:], x.T). */
@@ -615,7 +604,7 @@ static char *make_reason(const tl_op_verdict *v, const char *optext)
         break;
     case TL_KIND_VIEW:
         tl_buf_puts(&b, "view: strides ");
-        put_tuple(&b, ev->stride, ev->ndim);
+        tl_buf_put_tuple(&b, ev->stride, ev->ndim);
         tl_buf_puts(&b, " at offset ");
         tl_buf_put_i64(&b, ev->offset);
         tl_buf_puts(&b, ev->ndim == v->parent_ndim
@@ -637,7 +626,7 @@ static char *make_reason(const tl_op_verdict *v, const char *optext)
         if (bd >= 0) {
             tl_buf_printf(&b, "copy: dims %d-%d span two contiguous subspaces (parent strides ",
                           bd, bd + 1);
-            put_tuple(&b, v->parent_stride, v->parent_ndim);
+            tl_buf_put_tuple(&b, v->parent_stride, v->parent_ndim);
             tl_buf_puts(&b, "), so the new shape needs new storage");
         } else if (strchr(optext, '[') && !m[0]) {
             tl_buf_puts(&b, "copy: indexing gathered the elements into new storage (");

@@ -312,18 +312,18 @@ char *tl_report_explain(const char *const *stmts, size_t nstmts, const char *exp
                       tl_layout_color(o, C_OFF), parent_name);
     if (ev->is_tensor) {
         tl_buf_puts(&b, "result    shape ");
-        tl_layout_tuple(&b, ev->shape, ev->ndim);
+        tl_buf_put_tuple(&b, ev->shape, ev->ndim);
         tl_buf_puts(&b, "  stride ");
-        tl_layout_tuple(&b, ev->stride, ev->ndim);
+        tl_buf_put_tuple(&b, ev->stride, ev->ndim);
         tl_buf_printf(&b, "  offset %" PRId64 "\n          %s  %s  %s\n", ev->offset,
                       ev->contiguous ? "contiguous" : "non-contiguous",
                       tl_dtype_name(ev->dtype), ev->device);
     }
     if (v->have_parent) {
         tl_buf_printf(&b, "parent    %s: shape ", parent_name);
-        tl_layout_tuple(&b, v->parent_shape, v->parent_ndim);
+        tl_buf_put_tuple(&b, v->parent_shape, v->parent_ndim);
         tl_buf_puts(&b, "  stride ");
-        tl_layout_tuple(&b, v->parent_stride, v->parent_ndim);
+        tl_buf_put_tuple(&b, v->parent_stride, v->parent_ndim);
         tl_buf_printf(&b, "  offset %" PRId64 "  %s\n", v->parent_offset,
                       v->parent_contiguous ? "contiguous" : "non-contiguous");
     }

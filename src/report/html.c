@@ -281,8 +281,6 @@ void tl_report_html_pic_free(tl_html_pic *p)
 static void esc(tl_buf *b, const char *s) { tl_escape_html(b, s ? s : "", false); }
 static void esc_block(tl_buf *b, const char *s) { tl_escape_html(b, s ? s : "", true); }
 
-static void tuple(tl_buf *b, const int64_t *v, int n) { tl_layout_tuple(b, v, n); }
-
 static const char css[] =
     ":root{color-scheme:light}\n"
     "body{font:15px/1.45 \"DejaVu Sans\",system-ui,sans-serif;color:#1a1a1a;"
@@ -514,9 +512,9 @@ static void layout_line(tl_buf *t, const char *label, int ndim, const int64_t *s
                         const int64_t *stride, int64_t offset)
 {
     tl_buf_printf(t, "%s shape ", label);
-    tuple(t, shape, ndim);
+    tl_buf_put_tuple(t, shape, ndim);
     tl_buf_puts(t, " stride ");
-    tuple(t, stride, ndim);
+    tl_buf_put_tuple(t, stride, ndim);
     tl_buf_printf(t, " offset %" PRId64, offset);
 }
 

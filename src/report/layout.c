@@ -118,17 +118,6 @@ void tl_layout_trim(tl_buf *b)
         b->data[--b->len] = 0;
 }
 
-void tl_layout_tuple(tl_buf *b, const int64_t *v, int n)
-{
-    tl_buf_putc(b, '(');
-    for (int i = 0; i < n; i++) {
-        if (i)
-            tl_buf_append(b, ", ", 2);
-        tl_buf_put_i64(b, v[i]);
-    }
-    tl_buf_puts(b, n == 1 ? ",)" : ")");
-}
-
 /* word-wrap `text` at width, first line after `lead` (already in b),
  * continuation lines indented by `indent` spaces */
 void tl_layout_wrap(tl_buf *b, const char *text, size_t lead, size_t indent, size_t width)
@@ -237,9 +226,9 @@ static void describe_tensor(tl_buf *b, const char *label, int ndim, const int64_
                             const int64_t *stride, int64_t offset, bool contig)
 {
     tl_buf_printf(b, "    %-8s shape ", label);
-    tl_layout_tuple(b, shape, ndim);
+    tl_buf_put_tuple(b, shape, ndim);
     tl_buf_puts(b, "  stride ");
-    tl_layout_tuple(b, stride, ndim);
+    tl_buf_put_tuple(b, stride, ndim);
     tl_buf_printf(b, "  offset %" PRId64 "  %s\n", offset,
                   contig ? "contiguous" : "non-contiguous");
 }

@@ -44,7 +44,6 @@ void tl_layout_pad(tl_buf *b, const char *s, size_t cols); /* s (safe) padded */
 void tl_layout_fitpad(tl_buf *b, const char *s, size_t cols); /* fitted, padded */
 void tl_layout_cell(tl_buf *b, const char *s, size_t cols);   /* + column gap */
 void tl_layout_trim(tl_buf *b);                               /* trailing spaces */
-void tl_layout_tuple(tl_buf *b, const int64_t *v, int n);     /* (2, 3) */
 /* word-wrap text (escaped) at width; first line after `lead` columns
  * already in b, continuation lines indented by `indent` */
 void tl_layout_wrap(tl_buf *b, const char *text, size_t lead, size_t indent, size_t width);

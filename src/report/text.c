@@ -299,11 +299,11 @@ static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, boo
         star |= v->sometimes;
         if (ev->is_tensor) {
             tl_buf t = {0};
-            tl_layout_tuple(&t, ev->shape, ev->ndim);
+            tl_buf_put_tuple(&t, ev->shape, ev->ndim);
             tl_layout_fitpad(b, tl_buf_str(&t), sw);
             tl_buf_free(&t);
             tl_buf_puts(b, "  ");
-            tl_layout_tuple(&t, ev->stride, ev->ndim);
+            tl_buf_put_tuple(&t, ev->stride, ev->ndim);
             tl_layout_fitpad(b, tl_buf_str(&t), tw);
             tl_buf_free(&t);
             tl_buf_printf(b, "  %" PRId64, ev->offset);
