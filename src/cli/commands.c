@@ -850,21 +850,19 @@ static int cmd_grade(const tl_cli *cli)
 int tl_commands_run(const tl_cli *cli)
 {
     const char *cmd = cli->command;
-    /* the commands that run sheets: the heap's first 132 KiB in one call
-     * rather than a page fault at a time (heap.h) */
-    if (!strcmp(cmd, "check") || !strcmp(cmd, "run") || !strcmp(cmd, "key") ||
-        !strcmp(cmd, "grade") || !strcmp(cmd, "autograder"))
-        tl_heap_populate();
+    if (!strcmp(cmd, "new"))
+        return cmd_new(cli);
+    if (!strcmp(cmd, "explain"))
+        return cmd_explain(cli);
+    /* the rest run sheets: the heap's first 132 KiB in one call rather
+     * than a page fault at a time (heap.h) */
+    tl_heap_populate();
     if (!strcmp(cmd, "check"))
         return cli->master ? cmd_grade(cli) : cmd_lab(cli, TL_REPORT_CHECK);
     if (!strcmp(cmd, "run"))
         return cmd_lab(cli, TL_REPORT_RUN);
     if (!strcmp(cmd, "key"))
         return cmd_lab(cli, TL_REPORT_KEY);
-    if (!strcmp(cmd, "new"))
-        return cmd_new(cli);
-    if (!strcmp(cmd, "explain"))
-        return cmd_explain(cli);
     if (!strcmp(cmd, "grade"))
         return cmd_grade(cli);
     if (!strcmp(cmd, "autograder"))
