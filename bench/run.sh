@@ -173,6 +173,9 @@ row() { # name nops tlab_s torch_s tlab_kb torch_kb tlab_bytes torch_bytes
           $1, $2, ms($3), us($3, $2), ms($4), us($4, $2), $9, mib($5), mib($6), $7, $8 }'
 }
 
+# best_of NAME: the fastest of the rounds' times recorded for NAME
+best_of() { awk -v n="$1" '$1 == n && (m == "" || $2 < m) { m = $2 } END { print m }' "$tmp/check_walls.txt"; }
+
 # The check rows' best times are taken over `crounds` rounds through all the
 # sheets (creps / crounds runs of a sheet a round): this VM has slow phases
 # of seconds, and one batch per sheet could fall wholly inside one.
@@ -192,8 +195,7 @@ done
 for sheet in "$top"/answers/lab*.yaml; do
     name=$(basename "$sheet" .yaml)
     nops=$(grep -c '^    op:' "$sheet")
-    t_s=$(awk -v n="$name" '$1 == n && (m == "" || $2 < m) { m = $2 } END { print m }' \
-        "$tmp/check_walls.txt")
+    t_s=$(best_of "$name")
     t_kb=$(peak_rss_kb "$tmp/t.json" "$tmp/t.err" "$TLAB" check --format json "$sheet")
     t_bytes=$(grep -o '"bytes_allocated": *[0-9]*' "$tmp/t.json" |
         awk -F: '{s += $2} END {print s + 0}')
@@ -240,7 +242,7 @@ if [ "$jobs" -gt 1 ]; then
     j_s=$(echo "$j_s $nsheets" | awk '{printf "%.9f", $1 / $2}')
     row "grade/lab01/jobs$jobs" "$nops" "$j_s" n/a n/a n/a - -
 fi
-true_s=$(awk '$1 == "true" && (m == "" || $2 < m) { m = $2 } END { print m }' "$tmp/check_walls.txt")
+true_s=$(best_of true)
 echo "  check rows: best of $creps runs in $crounds rounds through the sheets; /bin/true in the same"
 echo "         rounds (the machine's process-start floor, a gauge of its phase): $(echo "$true_s" | awk '{ printf "%.3f", $1 * 1e3 }') ms."
 echo "  grade rows: per sheet = whole run / $nsheets sheets; the master's ops run once per run."
@@ -371,20 +373,26 @@ fi
 
 echo
 echo "== Headline (geometric mean of tlab/torch; below 1: tlab is faster)"
+# gm LIST: the geometric mean and its row count ("0.56 (33 rows)"); gm1
+# LIST the mean alone; kern OP: the kernel ratios of OP ("all": every op
+# but memcpy), one a line
 gm() { echo "$*" | tr '\n' ' ' | awk '{ for (i = 1; i <= NF; i++) { s += log($i); n++ } }
     END { if (n) printf "%.2f (%d rows)", exp(s / n), n; else printf "n/a" }'; }
+gm1() { gm "$@" | cut -d' ' -f1; }
+kern() { awk -v o="$1" '$1 == o || (o == "all" && $1 != "memcpy") {print $2}' "$tmp/k_ratios.txt" 2>/dev/null; }
+# transpose at 4096^2 against this machine's memcpy bandwidth: "% ms ms"
+tpct=$(awk -F'\t' '$2 == 24 && ($1 == "transpose" || $1 == "memcpy") { t[$1] = $4 }
+    END { if (("transpose" in t) && ("memcpy" in t))
+            printf "%.0f %.2f %.2f", 100 * t["memcpy"] / t["transpose"], t["transpose"] * 1e3, t["memcpy"] * 1e3 }' \
+    "$tmp/k_tlab.tsv" 2>/dev/null)
 echo "  end-to-end (check + grade rows): $(gm "$e2e_ratios")"
 if [ -s "$tmp/k_ratios.txt" ]; then
     for op in copy transpose to_f16 add_bcast sum_dim gather matmul; do
-        echo "  kernel $(printf '%-10s' "$op"): $(gm "$(awk -v o="$op" '$1 == o {print $2}' "$tmp/k_ratios.txt")")"
+        echo "  kernel $(printf '%-10s' "$op"): $(gm "$(kern "$op")")"
     done
-    echo "  kernels, all rows:         $(gm "$(awk '$1 != "memcpy" {print $2}' "$tmp/k_ratios.txt")")"
-    # transpose at 4096^2 against this machine's memcpy bandwidth
-    awk -F'\t' '$2 == 24 && ($1 == "transpose" || $1 == "memcpy") { t[$1] = $4 }
-        END { if (("transpose" in t) && ("memcpy" in t))
-                printf "  transpose at 4096^2: %.0f %% of memcpy bandwidth (%.2f vs %.2f ms)\n",
-                       100 * t["memcpy"] / t["transpose"], t["transpose"] * 1e3, t["memcpy"] * 1e3 }' \
-        "$tmp/k_tlab.tsv"
+    echo "  kernels, all rows:         $(gm "$(kern all)")"
+    [ -n "$tpct" ] && echo "$tpct" |
+        awk '{ printf "  transpose at 4096^2: %s %% of memcpy bandwidth (%s vs %s ms)\n", $1, $2, $3 }'
 fi
 
 # ---- issue #15's targets --------------------------------------------------
@@ -399,21 +407,14 @@ target() { # label value op limit unit
         if (v == "") v = "n/a"
         printf "  %-38s %16s %2s %-16s %s\n", $1, (v == "n/a" ? v : v $5), $3, $4 $5, st }'
 }
-kgm() { # gm of the kernel rows of op $1 (all rows but memcpy when $1 is "all"), bare
-    awk -v o="$1" '($1 == o || (o == "all" && $1 != "memcpy")) && $2 > 0 { s += log($2); n++ }
-        END { if (n) printf "%.2f", exp(s / n); else print "n/a" }' "$tmp/k_ratios.txt" 2>/dev/null || echo n/a
-}
-target "kernel clone (tlab/torch)" "$(kgm copy)" "<=" 0.9 ""
-target "kernel x.t().contiguous()" "$(kgm transpose)" "<=" 0.83 ""
-tpct=$(awk -F'\t' '$2 == 24 && ($1 == "transpose" || $1 == "memcpy") { t[$1] = $4 }
-    END { if (("transpose" in t) && ("memcpy" in t)) printf "%.0f", 100 * t["memcpy"] / t["transpose"]; else print "n/a" }' \
-    "$tmp/k_tlab.tsv" 2>/dev/null || echo n/a)
-target "transpose at 4096^2, % of memcpy" "$tpct" ">=" 40 "%"
-target "kernel x.to(float16)" "$(kgm to_f16)" "<=" 1.0 ""
-target "kernel x + b" "$(kgm add_bcast)" "<=" 1.0 ""
-target "kernel x.sum(1)" "$(kgm sum_dim)" "<=" 1.5 ""
-target "kernel gather" "$(kgm gather)" "<=" 1.5 ""
-target "all kernel rows" "$(kgm all)" "<=" 1.0 ""
+target "kernel clone (tlab/torch)" "$(gm1 "$(kern copy)")" "<=" 0.9 ""
+target "kernel x.t().contiguous()" "$(gm1 "$(kern transpose)")" "<=" 0.83 ""
+target "transpose at 4096^2, % of memcpy" "${tpct%% *}" ">=" 40 "%"
+target "kernel x.to(float16)" "$(gm1 "$(kern to_f16)")" "<=" 1.0 ""
+target "kernel x + b" "$(gm1 "$(kern add_bcast)")" "<=" 1.0 ""
+target "kernel x.sum(1)" "$(gm1 "$(kern sum_dim)")" "<=" 1.5 ""
+target "kernel gather" "$(gm1 "$(kern gather)")" "<=" 1.5 ""
+target "all kernel rows" "$(gm1 "$(kern all)")" "<=" 1.0 ""
 mm=$(awk '$1 == "matmul" && $3 == 18 { printf "%.2f", $2 }' "$tmp/k_ratios.txt" 2>/dev/null)
 target "matmul 512x512 (tlab/torch)" "${mm:-n/a}" "<=" 3.0 ""
 worst=$(awk '(m == "" || $2 > m) && $2 != "" { m = $2; w = $1 } END { if (m != "") printf "%.3f %s", m * 1e3, w }' \
