@@ -4,7 +4,7 @@
 # well-formed command line only has to get past the parser.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
 
-commands="check run grade explain new key"
+commands="check run grade explain new key exec autograder"
 
 # A usage error is exactly two lines: "tlab: ...PROBLEM" and a hint.
 usage_error() {
@@ -29,6 +29,20 @@ done
 stdout_has "Exit status:"
 stdout_lacks "--run-tests"           # hidden developer option
 cp "$work/stdout" "$work/help"
+# The commands --help lists (its dispatch table): each line is whole, the
+# synopsis exactly as the command's own usage line gives it, then the
+# summary on the same line or, for a long synopsis, on the next.
+listed=$(sed -n '/^Commands:$/,/^$/p' "$work/help" | grep -E '^  [a-z]' | awk '{print $1}')
+[ "$(echo "$listed" | grep -vx help | tr '\n' ' ')" = "$commands " ] ||
+    fail "--help lists the commands '$(echo $listed)', not '$commands help'"
+for c in $commands; do
+    "$TLAB" "$c" --help > "$work/usage" || fail "$c --help failed"
+    syn=$(head -n 1 "$work/usage" | sed "s/^Usage: tlab $c \[OPTION\]\.\.\. //")
+    awk -v l="  $c $syn" '$0 == l || index($0, l "  ") == 1 { f = 1 } END { exit !f }' "$work/help" ||
+        fail "--help cuts the line of $c (want '  $c $syn')"
+done
+! sed -n '/^Commands:$/,/^$/p' "$work/help" | grep -Ev '^(Commands:|  [^ ].*| {29}[^ ].*|)$' ||
+    fail "--help: a command line that is neither a synopsis nor a summary"
 
 expect 0 -h
 cmp -s "$work/stdout" "$work/help" || fail "-h differs from --help"
@@ -93,6 +107,12 @@ fi
 # ---- unknown command, missing command
 usage_error
 stderr_has "missing command"
+# ... naming every command --help lists, help included
+for c in $listed; do
+    grep -Eq "[(, ]$c[,) ]" "$work/stderr" || fail "bare tlab does not name the command $c"
+done
+[ "$(head -n 1 "$work/stderr" | tr -cd ',' | wc -c)" -eq "$(echo "$listed" | wc -l | awk '{print $1 - 2}')" ] ||
+    fail "bare tlab names other commands than --help: $(head -n 1 "$work/stderr")"
 usage_error chek lab.yaml
 stderr_has "'chek' is not a tlab command (did you mean 'check'?)"
 usage_error xplain 'x[1:]'

@@ -413,12 +413,13 @@ static void print_general_help(FILE *f)
           "\nCommands:\n",
           f);
     for (size_t i = 0; i < TL_ARRAY_LEN(commands); i++) {
-        char syn[64];
-        snprintf(syn, sizeof syn, "%s %s", commands[i].name, commands[i].operands);
-        if (strlen(syn) > 26)
-            fprintf(f, "  %s\n  %-26s %s\n", syn, "", commands[i].summary);
+        /* the synopsis whole, however long: a long one gets a line of its own */
+        size_t len = strlen(commands[i].name) + 1 + strlen(commands[i].operands);
+        fprintf(f, "  %s %s", commands[i].name, commands[i].operands);
+        if (len > 26)
+            fprintf(f, "\n  %-26s %s\n", "", commands[i].summary);
         else
-            fprintf(f, "  %-26s %s\n", syn, commands[i].summary);
+            fprintf(f, "%*s %s\n", (int)(26 - len), "", commands[i].summary);
     }
     fprintf(f, "  %-26s %s\n", "help COMMAND", "show the help of COMMAND");
     fputs("\nOptions (each command takes those that apply; see 'tlab COMMAND --help'):\n", f);
@@ -700,7 +701,12 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
         return tl_golden_run(run_tests);
     }
     if (!cmd) {
-        usage_error("missing command (check, run, grade, explain, new, key or exec)");
+        /* every command of the table, and help */
+        tl_buf names = {0};
+        for (size_t i = 0; i < TL_ARRAY_LEN(commands); i++)
+            tl_buf_printf(&names, "%s%s", i ? ", " : "", commands[i].name);
+        usage_error("missing command (%s or help)", tl_buf_str(&names));
+        tl_buf_free(&names);
         return report_usage_error(NULL);
     }
 
