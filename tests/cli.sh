@@ -250,6 +250,32 @@ want=$(sha256sum < "$m" | cut -d' ' -f1)
 "$TLAB" grade --format json --lab "$m" "$f" > "$work/g.json" || true
 grep -q "\"sha256\": *\"$want\"" "$work/g.json" || fail "grade's JSON lacks the lab's sha256 $want"
 
+# ---- a reader that stops early (`tlab grade ... | head -1`) ends tlab
+# normally, as for `git log | head`: the command's own exit status (not
+# 141, SIGPIPE), no message. The report is larger than a pipe's buffer, so
+# tlab is still writing when head has gone. (`set -o pipefail` where the
+# shell has it; the status is captured by hand here for any sh.)
+subs=$(ls "$top_srcdir"/tests/students/lab01-*.yaml)
+# shellcheck disable=SC2086
+if "$TLAB" grade --lab "$top_srcdir/labs/lab01.yaml" --format text $subs $subs $subs $subs $subs $subs \
+    > "$work/whole" 2> /dev/null; then want=0; else want=$?; fi
+[ "$(wc -c < "$work/whole")" -gt 131072 ] || fail "the grade report is too small to fill a pipe"
+# shellcheck disable=SC2086
+{ st=0; "$TLAB" grade --lab "$top_srcdir/labs/lab01.yaml" --format text $subs $subs $subs $subs $subs $subs \
+      2> "$work/stderr" || st=$?; echo "$st" > "$work/rc"; } | head -n 1 > "$work/stdout"
+[ "$(cat "$work/rc")" = "$want" ] || fail "grade | head -1 exited $(cat "$work/rc"), not $want"
+[ "$(cat "$work/stdout")" = "$(head -n 1 "$work/whole")" ] || fail "grade | head -1: not the first line"
+stderr_lacks "standard output"
+stderr_lacks "Broken pipe"
+stderr_lacks "tlab: "
+# exec: a script that prints more than the reader takes
+printf 'for i in range(200000):\n    print("line", i)\n' > "$work/loop.py"
+{ st=0; "$TLAB" exec "$work/loop.py" 2> "$work/stderr" || st=$?; echo "$st" > "$work/rc"; } |
+    head -n 2 > "$work/stdout"
+[ "$(cat "$work/rc")" = 0 ] || fail "exec | head -2 exited $(cat "$work/rc"), not 0"
+[ "$(sed -n 2p "$work/stdout")" = "line 1" ] || fail "exec | head -2: not the first lines"
+stderr_empty
+
 # ---- writing help to a full disk is an error, not a silent success
 if [ -w /dev/full ]; then
     if "$TLAB" --help > /dev/full 2> "$work/stderr"; then status=0; else status=$?; fi

@@ -17,15 +17,24 @@
  * SIGINT and SIGTERM remove the temporary file of an atomic -o write before
  * the process dies of the signal (util.h tl_tempfile_*), so an interrupted
  * run never leaves a `.tlab-out-XXXXXX` behind.
+ *
+ * SIGPIPE is ignored: standard output closed by its reader (`tlab grade |
+ * head`) is a normal end, as for `git log | head`. The write fails with
+ * EPIPE, nothing more is written, no message is printed and the exit status
+ * is the command's own (output.c, and the final flush below).
  */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "cli.h"
@@ -766,9 +775,22 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
     return rc;
 }
 
+/* Is standard output a pipe whose reader has gone (`| head` done)? A
+ * write there fails with EPIPE; the pipe itself says so, whatever errno
+ * holds by now (POLLERR on the write end of a pipe with no reader). */
+static bool stdout_reader_gone(void)
+{
+    struct stat st;
+    if (fstat(STDOUT_FILENO, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return false;
+    struct pollfd p = {.fd = STDOUT_FILENO, .events = POLLOUT};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
 int main(int argc, char **argv)
 {
     tl_tempfile_install_handlers();
+    signal(SIGPIPE, SIG_IGN);
     tl_cli cli = {
         .format = TL_FMT_DEFAULT,
         .device = TL_DEVREQ_AUTO,
@@ -786,7 +808,7 @@ int main(int argc, char **argv)
 
     free(cli.stmts);
     free(operands);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
+    if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_reader_gone()) {
         fprintf(stderr, "tlab: error writing to standard output: %s\n", strerror(errno));
         if (rc == TL_EXIT_OK)
             rc = TL_EXIT_INTERNAL;
