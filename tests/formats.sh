@@ -381,5 +381,69 @@ clean "$work/stdout" "key"
 run_tlab new "$evil"
 run_tlab explain 'x = 1' 2>/dev/null || true
 
+# ---- the step summary ($GITHUB_STEP_SUMMARY, Markdown) shows sheet text as
+# text (issue #28.10): an id `![x](https://...)` is no image (a fake PASS
+# badge), `|` no cell, `<img>` no HTML, a backtick no code span, a newline
+# no row; and an unreadable sheet's error is printed whole (issue #24)
+cat > "$work/md.yaml" <<'YAML'
+tlab: 1
+id: lab01
+title: "![t](https://e/t.png) <img src=x> **T**"
+setup: |
+  import torch
+  x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+ops:
+  - id: "![x](https://e/x.png)"
+    op: x.t()
+    predict: view
+  - id: "a|b <img src=x onerror=alert(1)> `c` [l](http://e) &amp;"
+    op: "x[1:]  # `|` \\| <b> ![y](https://e/y.png)"
+    predict: copy
+  - id: "line1\nline2 **b** _i_ ~s~ # h"
+    op: x.clone()
+    predict: copy
+YAML
+: > "$work/md.md"
+GITHUB_STEP_SUMMARY=$work/md.md run_tlab check --format github "$work/md.yaml"
+[ "$status" = 1 ] || fail "hostile Markdown sheet: exit $status"
+md=$work/md.md
+# what Markdown sees once every backslash escape is taken out
+sed -e 's/\\.//g' -e 's|</*code>||g' "$md" > "$work/md.bare"
+! grep -n '[][()<>!`*_~&]' "$work/md.bare" | grep -v '^[0-9]*:\*\*.*\*\*$' ||
+    fail "step summary: Markdown punctuation from the sheet left unescaped"
+! grep -qF '![x](' "$md" || fail "step summary: an image from an op id"
+! grep -Eq '(^|[^\\])<(img|b)' "$md" || fail "step summary: raw HTML from the sheet"
+rows=$(grep -c '^| ' "$work/md.bare")
+[ "$rows" = 4 ] || fail "step summary: $rows table rows, not a header and 3 ops (a newline made a row?)"
+grep '^| ' "$work/md.bare" | awk -F'|' 'NF != 7 { exit 1 }' ||
+    fail "step summary: a row with other than 5 cells (a | from the sheet split one)"
+grep -qF 'line1\\nline2' "$md" || fail "step summary: the id's newline is not shown as \\n"
+if command -v cmark-gfm > /dev/null 2>&1; then   # GitHub's own renderer
+    cmark-gfm -e table --unsafe "$md" > "$work/md.html"   # raw HTML kept, as GitHub keeps <code>
+    ! grep -Eq '<img|<a |<b>|<em>|<strong>T' "$work/md.html" || fail "cmark-gfm: the sheet made HTML: $(cat "$work/md.html")"
+    [ "$(grep -c '^<td>' "$work/md.html")" = 15 ] || fail "cmark-gfm: not 3 rows of 5 cells"
+    grep -qF '<td>![x](https://e/x.png)</td>' "$work/md.html" || fail "cmark-gfm: the id is not shown as written"
+    grep -qF '<td><code>x[1:]  # `|` \| &lt;b&gt; ![y](https://e/y.png)</code></td>' "$work/md.html" ||
+        fail "cmark-gfm: the op is not shown as written"
+fi
+# the error of an unreadable sheet, longer than 90 characters, whole
+printf 'tlab: 1\nid: lab01\nops:\n  - id: "1"\n    op: x[1:]\n    predict: "%s"\n' \
+    'a very long prediction with ``` backticks ````` and <img src=x> that runs past ninety characters' \
+    > "$work/mdbad.yaml"
+: > "$md"
+GITHUB_STEP_SUMMARY=$md run_tlab check --format github "$work/mdbad.yaml"
+[ "$status" = 2 ] || fail "unreadable sheet: exit $status"
+err=$(head -n 1 "$work/stderr")
+[ "${#err}" -gt 200 ] || fail "the error is too short for the test: $err"
+grep -qxF "$err" "$md" || fail "step summary: the error is not whole: $(cat "$md")"
+fence=$(grep -n '^``*$' "$md" | cut -d: -f2 | sort -u)
+[ "$(grep -c '^``*$' "$md")" = 2 ] && [ "$(echo "$fence" | wc -l)" = 1 ] && [ "${#fence}" -gt 5 ] ||
+    fail "step summary: the error's code fence is not longer than its backticks"
+if command -v cmark-gfm > /dev/null 2>&1; then
+    cmark-gfm "$md" > "$work/md.html"
+    grep -qF "$(printf '%s' "$err" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g')" "$work/md.html" ||
+        fail "cmark-gfm: the error is not shown whole: $(cat "$work/md.html")"
+fi
+
 [ $have_xmllint = yes ] || skip "xmllint not installed: everything but the JUnit XSD checks passed"
 exit 0
