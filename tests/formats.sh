@@ -445,5 +445,56 @@ if command -v cmark-gfm > /dev/null 2>&1; then
         fail "cmark-gfm: the error is not shown whole: $(cat "$work/md.html")"
 fi
 
+# ---- run's text table (issue #24): nothing cut (ids, ops, shapes, strides,
+# errors), the bytes allocated and the parent variants' verdicts shown
+cat > "$work/run.yaml" <<'YAML'
+tlab: 1
+id: runwide
+title: Run table
+setup: |
+  import torch
+  x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+ops:
+  - id: a-very-long-op-identifier
+    op: x.reshape(2, 1, 3, 1, 4, 1).expand(2, 5, 3, 7, 4, 9)
+  - id: big
+    op: torch.empty(2, 100000, 3).transpose(0, 2)
+  - id: c
+    op: x.clone()
+  - id: tview
+    op: x.t().view(24)
+  - id: long
+    op: "y = x.reshape(24); z = y[::2]; w = z.unsqueeze(0).expand(3, 12); w.t()"
+  - id: val
+    op: x.tolist()
+YAML
+run_tlab run "$work/run.yaml"
+[ "$status" = 0 ] || fail "run: exit $status"
+out=$work/stdout
+! grep -n "$(printf '\342\200\246')" "$out" || fail "run: a cell is cut (…)"
+head -n 4 "$out" | tail -n 1 | grep -Eq '^id +op +verdict +shape +stride +offset +bytes$' ||
+    fail "run: no bytes column in the header"
+for x in a-very-long-op-identifier 'x.reshape(2, 1, 3, 1, 4, 1).expand(2, 5, 3, 7, 4, 9)' \
+         'y = x.reshape(24); z = y[::2]; w = z.unsqueeze(0).expand(3, 12); w.t()' \
+         '(2, 5, 3, 7, 4, 9)  (12, 0, 4, 0, 1, 0)  0' '(3, 100000, 2)' '(1, 3, 300000)'; do
+    grep -qF -- "$x" "$out" || fail "run: '$x' is not printed whole"
+done
+grep -Eq '^ +copy +\(3, 100000, 2\) +\(1, 3, 300000\) +0 +2400000$' "$out" || fail "run: bytes of a new storage"
+grep -Eq '^c +x\.clone\(\) +copy +\(4, 6\) +\(6, 1\) +0 +96$' "$out" || fail "run: x.clone() allocates 96 bytes"
+grep -Eq '^ +view\* +\(2, 5, 3, 7, 4, 9\) +\(12, 0, 4, 0, 1, 0\) +0 +0$' "$out" || fail "run: a view allocates 0 bytes"
+# one variants line per op, with each variant's verdict
+[ "$(grep -c '^ *variants non-contiguous: [a-z]*, float64: [a-z]*$' "$out")" = 6 ] ||
+    fail "run: not one variants line per op"
+grep -q 'variants non-contiguous: view, float64: error$' "$out" || fail "run: tview's variants"
+# the error message whole (wrapped: its lines joined)
+tr -s ' \n' '  ' < "$out" | grep -qF "RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead." ||
+    fail "run: the error message is not whole"
+tr -s ' \n' '  ' < "$out" | grep -qF '[18, 19, 20, 21, 22, 23]]' || fail "run: the value is not whole"
+# and every shipped lab: nothing cut
+for l in labs/*.yaml; do
+    run_tlab run "$l"
+    ! grep -n "$(printf '\342\200\246')" "$work/stdout" || fail "run $l: a cell is cut (…)"
+done
+
 [ $have_xmllint = yes ] || skip "xmllint not installed: everything but the JUnit XSD checks passed"
 exit 0
