@@ -1,10 +1,16 @@
 # tl_cuda.m4 - optional CUDA backend probe (the shape of yaksa's subconfigure.m4).
 #
 # --with-cuda=auto|yes|no|PATH   auto (default): use CUDA when nvcc works, else
-#                                fall back to the CPU-only build silently;
+#                                fall back to the CPU-only build, saying why;
 #                                yes/PATH: fail loudly when it does not work.
-#                                nvcc is looked up in PATH/bin, $PATH and
-#                                /usr/local/cuda/bin (or taken from NVCC=).
+#                                nvcc is looked up in PATH/bin, $PATH,
+#                                $CUDA_HOME/bin, $CUDA_PATH/bin and
+#                                /usr/local/cuda/bin (or taken from NVCC=);
+#                                the toolkit is the one nvcc belongs to
+#                                (m4/tl_cuda_prefix.sh: PATH, nvcc --dryrun's
+#                                TOP=, CUDA_HOME, CUDA_PATH), not the parent
+#                                of a wrapper's directory. With auto, a found
+#                                nvcc that cannot be used is a warning.
 # --with-cuda-arch=LIST          compute capabilities, e.g. "80 90" (each gets
 #                                SASS; the last also gets PTX for newer GPUs),
 #                                or "native" (the GPU of the build machine).
@@ -67,15 +73,35 @@ AC_DEFUN([TL_CHECK_CUDA], [
     AS_IF([test -z "$NVCC"], [
       AS_IF([test -n "$tl_cuda_prefix"],
         [AC_PATH_PROG([NVCC], [nvcc], [no], [$tl_cuda_prefix/bin])],
-        [AC_PATH_PROG([NVCC], [nvcc], [no], [$PATH$PATH_SEPARATOR/usr/local/cuda/bin])])
+        [tl_cuda_search="$PATH"
+         for tl_d in "$CUDA_HOME" "$CUDA_PATH"; do
+           AS_IF([test -n "$tl_d"], [tl_cuda_search="$tl_cuda_search$PATH_SEPARATOR$tl_d/bin"])
+         done
+         AC_PATH_PROG([NVCC], [nvcc], [no], [$tl_cuda_search$PATH_SEPARATOR/usr/local/cuda/bin])])
     ])
-    AS_IF([test "x$NVCC" = xno || test -z "$NVCC"], [tl_cuda_why="nvcc not found"; NVCC=""])
+    AS_IF([test "x$NVCC" = xno || test -z "$NVCC"],
+      [tl_cuda_why="nvcc not found in PATH, \$CUDA_HOME/bin, \$CUDA_PATH/bin or /usr/local/cuda/bin"; NVCC=""])
+    tl_cuda_nvcc_found="$NVCC"
 
-    dnl ---- the toolkit prefix: given, or the parent of nvcc's bin/ ----
-    AS_IF([test -n "$NVCC" && test -z "$tl_cuda_prefix"], [
-      tl_nvcc_path=`command -v "$NVCC" 2>/dev/null`
-      AS_IF([test -n "$tl_nvcc_path"],
-        [tl_cuda_prefix=`AS_DIRNAME(["$tl_nvcc_path"])`; tl_cuda_prefix=`AS_DIRNAME(["$tl_cuda_prefix"])`])
+    dnl ---- the toolkit: the one nvcc belongs to, not merely the parent of
+    dnl the directory where an nvcc was found (a wrapper script or a link
+    dnl elsewhere on PATH): --with-cuda=PREFIX, what nvcc --dryrun says
+    dnl (TOP=), $CUDA_HOME, $CUDA_PATH, nvcc's own directory; the first
+    dnl that has cuda_runtime.h (m4/tl_cuda_prefix.sh, tests/cuda_prefix.sh) ----
+    tl_cuda_incdir=""
+    tl_cuda_libdir=""
+    AS_IF([test -n "$NVCC"], [
+      AC_MSG_CHECKING([for the CUDA toolkit of $NVCC])
+      AS_IF([tl_cuda_found=`$SHELL "$srcdir/m4/tl_cuda_prefix.sh" "$NVCC" "$tl_cuda_prefix" 2>&AS_MESSAGE_LOG_FD`], [
+        tl_cuda_prefix=`echo "$tl_cuda_found" | $SED -n 's/^prefix //p'`
+        tl_cuda_incdir=`echo "$tl_cuda_found" | $SED -n 's/^include //p'`
+        tl_cuda_libdir=`echo "$tl_cuda_found" | $SED -n 's/^libdir //p'`
+        tl_cuda_from=`echo "$tl_cuda_found" | $SED -n 's/^from //p'`
+        AC_MSG_RESULT([$tl_cuda_prefix (from $tl_cuda_from)])
+      ], [
+        AC_MSG_RESULT([not found])
+        tl_cuda_why="$tl_cuda_found"; NVCC=""
+      ])
     ])
 
     dnl ---- the architecture list ----
@@ -142,9 +168,7 @@ CUEOF
 
     dnl ---- the C compiler links it with libcudart (and libstdc++) ----
     AS_IF([test "x$tl_cuda_ok" = xyes], [
-      tl_cuda_libdir="$tl_cuda_prefix/lib64"
-      test -d "$tl_cuda_libdir" || tl_cuda_libdir="$tl_cuda_prefix/lib"
-      CUDA_CPPFLAGS="-I$tl_cuda_prefix/include"
+      CUDA_CPPFLAGS="-I$tl_cuda_incdir"
       CUDA_LDFLAGS="-L$tl_cuda_libdir -Wl,-rpath,$tl_cuda_libdir"
       AS_IF([test "x$with_cudart" = xstatic],
         [CUDA_LIBS="-lcudart_static -ldl -lrt -lpthread -lstdc++"],
@@ -167,10 +191,12 @@ CUEOF
       AC_DEFINE([TL_HAVE_CUDA], [1], [the CUDA backend is built])
     ], [
       CUDA_CPPFLAGS=""; CUDA_LDFLAGS=""; CUDA_LIBS=""; NVCC_GENCODE=""
+      tl_cuda_summary="($tl_cuda_why)"
       AS_IF([test "x$tl_cuda_loud" = xyes],
-        [AC_MSG_ERROR([CUDA was requested (--with-cuda=yes, a PATH or --with-cuda-arch) but it is not usable: $tl_cuda_why. Install the CUDA toolkit (nvcc, libcudart) or configure --with-cuda=no])],
-        [AS_IF([test -n "$NVCC"],
-          [AC_MSG_NOTICE([CUDA backend not built ($tl_cuda_why); configure --with-cuda=yes to insist])])])
+        [AC_MSG_ERROR([CUDA was requested (--with-cuda=yes, a PATH or --with-cuda-arch) but it is not usable: $tl_cuda_why. Install the CUDA toolkit (nvcc, libcudart), give its prefix (--with-cuda=PREFIX or CUDA_HOME) or configure --with-cuda=no])],
+        [AS_IF([test -n "$tl_cuda_nvcc_found"],
+          [AC_MSG_WARN([CUDA backend not built, although $tl_cuda_nvcc_found exists: $tl_cuda_why. This is a CPU-only build (--device cuda runs on the emulated device); configure --with-cuda=PREFIX or set CUDA_HOME to build it, or --with-cuda=yes to make this an error])],
+          [AC_MSG_NOTICE([CUDA backend not built: $tl_cuda_why])])])
     ])
   ])
   AC_SUBST([NVCC])

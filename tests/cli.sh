@@ -4,7 +4,7 @@
 # well-formed command line only has to get past the parser.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
 
-commands="check run grade explain new key"
+commands="check run grade explain new key exec autograder"
 
 # A usage error is exactly two lines: "tlab: ...PROBLEM" and a hint.
 usage_error() {
@@ -29,6 +29,20 @@ done
 stdout_has "Exit status:"
 stdout_lacks "--run-tests"           # hidden developer option
 cp "$work/stdout" "$work/help"
+# The commands --help lists (its dispatch table): each line is whole, the
+# synopsis exactly as the command's own usage line gives it, then the
+# summary on the same line or, for a long synopsis, on the next.
+listed=$(sed -n '/^Commands:$/,/^$/p' "$work/help" | grep -E '^  [a-z]' | awk '{print $1}')
+[ "$(echo "$listed" | grep -vx help | tr '\n' ' ')" = "$commands " ] ||
+    fail "--help lists the commands '$(echo $listed)', not '$commands help'"
+for c in $commands; do
+    "$TLAB" "$c" --help > "$work/usage" || fail "$c --help failed"
+    syn=$(head -n 1 "$work/usage" | sed "s/^Usage: tlab $c \[OPTION\]\.\.\. //")
+    awk -v l="  $c $syn" '$0 == l || index($0, l "  ") == 1 { f = 1 } END { exit !f }' "$work/help" ||
+        fail "--help cuts the line of $c (want '  $c $syn')"
+done
+! sed -n '/^Commands:$/,/^$/p' "$work/help" | grep -Ev '^(Commands:|  [^ ].*| {29}[^ ].*|)$' ||
+    fail "--help: a command line that is neither a synopsis nor a summary"
 
 expect 0 -h
 cmp -s "$work/stdout" "$work/help" || fail "-h differs from --help"
@@ -93,6 +107,12 @@ fi
 # ---- unknown command, missing command
 usage_error
 stderr_has "missing command"
+# ... naming every command --help lists, help included
+for c in $listed; do
+    grep -Eq "[(, ]$c[,) ]" "$work/stderr" || fail "bare tlab does not name the command $c"
+done
+[ "$(head -n 1 "$work/stderr" | tr -cd ',' | wc -c)" -eq "$(echo "$listed" | wc -l | awk '{print $1 - 2}')" ] ||
+    fail "bare tlab names other commands than --help: $(head -n 1 "$work/stderr")"
 usage_error chek lab.yaml
 stderr_has "'chek' is not a tlab command (did you mean 'check'?)"
 usage_error xplain 'x[1:]'
@@ -229,6 +249,32 @@ m=$top_srcdir/labs/lab02.yaml
 want=$(sha256sum < "$m" | cut -d' ' -f1)
 "$TLAB" grade --format json --lab "$m" "$f" > "$work/g.json" || true
 grep -q "\"sha256\": *\"$want\"" "$work/g.json" || fail "grade's JSON lacks the lab's sha256 $want"
+
+# ---- a reader that stops early (`tlab grade ... | head -1`) ends tlab
+# normally, as for `git log | head`: the command's own exit status (not
+# 141, SIGPIPE), no message. The report is larger than a pipe's buffer, so
+# tlab is still writing when head has gone. (`set -o pipefail` where the
+# shell has it; the status is captured by hand here for any sh.)
+subs=$(ls "$top_srcdir"/tests/students/lab01-*.yaml)
+# shellcheck disable=SC2086
+if "$TLAB" grade --lab "$top_srcdir/labs/lab01.yaml" --format text $subs $subs $subs $subs $subs $subs \
+    > "$work/whole" 2> /dev/null; then want=0; else want=$?; fi
+[ "$(wc -c < "$work/whole")" -gt 131072 ] || fail "the grade report is too small to fill a pipe"
+# shellcheck disable=SC2086
+{ st=0; "$TLAB" grade --lab "$top_srcdir/labs/lab01.yaml" --format text $subs $subs $subs $subs $subs $subs \
+      2> "$work/stderr" || st=$?; echo "$st" > "$work/rc"; } | head -n 1 > "$work/stdout"
+[ "$(cat "$work/rc")" = "$want" ] || fail "grade | head -1 exited $(cat "$work/rc"), not $want"
+[ "$(cat "$work/stdout")" = "$(head -n 1 "$work/whole")" ] || fail "grade | head -1: not the first line"
+stderr_lacks "standard output"
+stderr_lacks "Broken pipe"
+stderr_lacks "tlab: "
+# exec: a script that prints more than the reader takes
+printf 'for i in range(200000):\n    print("line", i)\n' > "$work/loop.py"
+{ st=0; "$TLAB" exec "$work/loop.py" 2> "$work/stderr" || st=$?; echo "$st" > "$work/rc"; } |
+    head -n 2 > "$work/stdout"
+[ "$(cat "$work/rc")" = 0 ] || fail "exec | head -2 exited $(cat "$work/rc"), not 0"
+[ "$(sed -n 2p "$work/stdout")" = "line 1" ] || fail "exec | head -2: not the first lines"
+stderr_empty
 
 # ---- writing help to a full disk is an error, not a silent success
 if [ -w /dev/full ]; then

@@ -79,7 +79,7 @@ stdout_has '"gradable": true'
 GITHUB_STEP_SUMMARY=$work/summary.md expect 1 check --format github "$basic"
 stdout_has "line=43,col=14,title=tlab wrong x.clone()::predicted view, actual copy"
 stdout_has "::warning file="
-grep -qF '| wrong | `x.clone()` | view | copy |' "$work/summary.md" || fail "step summary"
+grep -qF '| wrong | <code>x\.clone\(\)</code> | view | copy |' "$work/summary.md" || fail "step summary"
 
 # ---- run and key
 expect 0 run "$basic"

@@ -381,5 +381,120 @@ clean "$work/stdout" "key"
 run_tlab new "$evil"
 run_tlab explain 'x = 1' 2>/dev/null || true
 
+# ---- the step summary ($GITHUB_STEP_SUMMARY, Markdown) shows sheet text as
+# text (issue #28.10): an id `![x](https://...)` is no image (a fake PASS
+# badge), `|` no cell, `<img>` no HTML, a backtick no code span, a newline
+# no row; and an unreadable sheet's error is printed whole (issue #24)
+cat > "$work/md.yaml" <<'YAML'
+tlab: 1
+id: lab01
+title: "![t](https://e/t.png) <img src=x> **T**"
+setup: |
+  import torch
+  x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+ops:
+  - id: "![x](https://e/x.png)"
+    op: x.t()
+    predict: view
+  - id: "a|b <img src=x onerror=alert(1)> `c` [l](http://e) &amp;"
+    op: "x[1:]  # `|` \\| <b> ![y](https://e/y.png)"
+    predict: copy
+  - id: "line1\nline2 **b** _i_ ~s~ # h"
+    op: x.clone()
+    predict: copy
+YAML
+: > "$work/md.md"
+GITHUB_STEP_SUMMARY=$work/md.md run_tlab check --format github "$work/md.yaml"
+[ "$status" = 1 ] || fail "hostile Markdown sheet: exit $status"
+md=$work/md.md
+# what Markdown sees once every backslash escape is taken out
+sed -e 's/\\.//g' -e 's|</*code>||g' "$md" > "$work/md.bare"
+! grep -n '[][()<>!`*_~&]' "$work/md.bare" | grep -v '^[0-9]*:\*\*.*\*\*$' ||
+    fail "step summary: Markdown punctuation from the sheet left unescaped"
+! grep -qF '![x](' "$md" || fail "step summary: an image from an op id"
+! grep -Eq '(^|[^\\])<(img|b)' "$md" || fail "step summary: raw HTML from the sheet"
+rows=$(grep -c '^| ' "$work/md.bare")
+[ "$rows" = 4 ] || fail "step summary: $rows table rows, not a header and 3 ops (a newline made a row?)"
+grep '^| ' "$work/md.bare" | awk -F'|' 'NF != 7 { exit 1 }' ||
+    fail "step summary: a row with other than 5 cells (a | from the sheet split one)"
+grep -qF 'line1\\nline2' "$md" || fail "step summary: the id's newline is not shown as \\n"
+if command -v cmark-gfm > /dev/null 2>&1; then   # GitHub's own renderer
+    cmark-gfm -e table --unsafe "$md" > "$work/md.html"   # raw HTML kept, as GitHub keeps <code>
+    ! grep -Eq '<img|<a |<b>|<em>|<strong>T' "$work/md.html" || fail "cmark-gfm: the sheet made HTML: $(cat "$work/md.html")"
+    [ "$(grep -c '^<td>' "$work/md.html")" = 15 ] || fail "cmark-gfm: not 3 rows of 5 cells"
+    grep -qF '<td>![x](https://e/x.png)</td>' "$work/md.html" || fail "cmark-gfm: the id is not shown as written"
+    grep -qF '<td><code>x[1:]  # `|` \| &lt;b&gt; ![y](https://e/y.png)</code></td>' "$work/md.html" ||
+        fail "cmark-gfm: the op is not shown as written"
+fi
+# the error of an unreadable sheet, longer than 90 characters, whole
+printf 'tlab: 1\nid: lab01\nops:\n  - id: "1"\n    op: x[1:]\n    predict: "%s"\n' \
+    'a very long prediction with ``` backticks ````` and <img src=x> that runs past ninety characters' \
+    > "$work/mdbad.yaml"
+: > "$md"
+GITHUB_STEP_SUMMARY=$md run_tlab check --format github "$work/mdbad.yaml"
+[ "$status" = 2 ] || fail "unreadable sheet: exit $status"
+err=$(head -n 1 "$work/stderr")
+[ "${#err}" -gt 200 ] || fail "the error is too short for the test: $err"
+grep -qxF "$err" "$md" || fail "step summary: the error is not whole: $(cat "$md")"
+fence=$(grep -n '^``*$' "$md" | cut -d: -f2 | sort -u)
+[ "$(grep -c '^``*$' "$md")" = 2 ] && [ "$(echo "$fence" | wc -l)" = 1 ] && [ "${#fence}" -gt 5 ] ||
+    fail "step summary: the error's code fence is not longer than its backticks"
+if command -v cmark-gfm > /dev/null 2>&1; then
+    cmark-gfm "$md" > "$work/md.html"
+    grep -qF "$(printf '%s' "$err" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g')" "$work/md.html" ||
+        fail "cmark-gfm: the error is not shown whole: $(cat "$work/md.html")"
+fi
+
+# ---- run's text table (issue #24): nothing cut (ids, ops, shapes, strides,
+# errors), the bytes allocated and the parent variants' verdicts shown
+cat > "$work/run.yaml" <<'YAML'
+tlab: 1
+id: runwide
+title: Run table
+setup: |
+  import torch
+  x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+ops:
+  - id: a-very-long-op-identifier
+    op: x.reshape(2, 1, 3, 1, 4, 1).expand(2, 5, 3, 7, 4, 9)
+  - id: big
+    op: torch.empty(2, 100000, 3).transpose(0, 2)
+  - id: c
+    op: x.clone()
+  - id: tview
+    op: x.t().view(24)
+  - id: long
+    op: "y = x.reshape(24); z = y[::2]; w = z.unsqueeze(0).expand(3, 12); w.t()"
+  - id: val
+    op: x.tolist()
+YAML
+run_tlab run "$work/run.yaml"
+[ "$status" = 0 ] || fail "run: exit $status"
+out=$work/stdout
+! grep -n "$(printf '\342\200\246')" "$out" || fail "run: a cell is cut (…)"
+head -n 4 "$out" | tail -n 1 | grep -Eq '^id +op +verdict +shape +stride +offset +bytes$' ||
+    fail "run: no bytes column in the header"
+for x in a-very-long-op-identifier 'x.reshape(2, 1, 3, 1, 4, 1).expand(2, 5, 3, 7, 4, 9)' \
+         'y = x.reshape(24); z = y[::2]; w = z.unsqueeze(0).expand(3, 12); w.t()' \
+         '(2, 5, 3, 7, 4, 9)  (12, 0, 4, 0, 1, 0)  0' '(3, 100000, 2)' '(1, 3, 300000)'; do
+    grep -qF -- "$x" "$out" || fail "run: '$x' is not printed whole"
+done
+grep -Eq '^ +copy +\(3, 100000, 2\) +\(1, 3, 300000\) +0 +2400000$' "$out" || fail "run: bytes of a new storage"
+grep -Eq '^c +x\.clone\(\) +copy +\(4, 6\) +\(6, 1\) +0 +96$' "$out" || fail "run: x.clone() allocates 96 bytes"
+grep -Eq '^ +view\* +\(2, 5, 3, 7, 4, 9\) +\(12, 0, 4, 0, 1, 0\) +0 +0$' "$out" || fail "run: a view allocates 0 bytes"
+# one variants line per op, with each variant's verdict
+[ "$(grep -c '^ *variants non-contiguous: [a-z]*, float64: [a-z]*$' "$out")" = 6 ] ||
+    fail "run: not one variants line per op"
+grep -q 'variants non-contiguous: view, float64: error$' "$out" || fail "run: tview's variants"
+# the error message whole (wrapped: its lines joined)
+tr -s ' \n' '  ' < "$out" | grep -qF "RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead." ||
+    fail "run: the error message is not whole"
+tr -s ' \n' '  ' < "$out" | grep -qF '[18, 19, 20, 21, 22, 23]]' || fail "run: the value is not whole"
+# and every shipped lab: nothing cut
+for l in labs/*.yaml; do
+    run_tlab run "$l"
+    ! grep -n "$(printf '\342\200\246')" "$work/stdout" || fail "run $l: a cell is cut (…)"
+done
+
 [ $have_xmllint = yes ] || skip "xmllint not installed: everything but the JUnit XSD checks passed"
 exit 0

@@ -17,15 +17,24 @@
  * SIGINT and SIGTERM remove the temporary file of an atomic -o write before
  * the process dies of the signal (util.h tl_tempfile_*), so an interrupted
  * run never leaves a `.tlab-out-XXXXXX` behind.
+ *
+ * SIGPIPE is ignored: standard output closed by its reader (`tlab grade |
+ * head`) is a normal end, as for `git log | head`. The write fails with
+ * EPIPE, nothing more is written, no message is printed and the exit status
+ * is the command's own (output.c, and the final flush below).
  */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "cli.h"
@@ -413,12 +422,13 @@ static void print_general_help(FILE *f)
           "\nCommands:\n",
           f);
     for (size_t i = 0; i < TL_ARRAY_LEN(commands); i++) {
-        char syn[64];
-        snprintf(syn, sizeof syn, "%s %s", commands[i].name, commands[i].operands);
-        if (strlen(syn) > 26)
-            fprintf(f, "  %s\n  %-26s %s\n", syn, "", commands[i].summary);
+        /* the synopsis whole, however long: a long one gets a line of its own */
+        size_t len = strlen(commands[i].name) + 1 + strlen(commands[i].operands);
+        fprintf(f, "  %s %s", commands[i].name, commands[i].operands);
+        if (len > 26)
+            fprintf(f, "\n  %-26s %s\n", "", commands[i].summary);
         else
-            fprintf(f, "  %-26s %s\n", syn, commands[i].summary);
+            fprintf(f, "%*s %s\n", (int)(26 - len), "", commands[i].summary);
     }
     fprintf(f, "  %-26s %s\n", "help COMMAND", "show the help of COMMAND");
     fputs("\nOptions (each command takes those that apply; see 'tlab COMMAND --help'):\n", f);
@@ -700,7 +710,12 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
         return tl_golden_run(run_tests);
     }
     if (!cmd) {
-        usage_error("missing command (check, run, grade, explain, new, key or exec)");
+        /* every command of the table, and help */
+        tl_buf names = {0};
+        for (size_t i = 0; i < TL_ARRAY_LEN(commands); i++)
+            tl_buf_printf(&names, "%s%s", i ? ", " : "", commands[i].name);
+        usage_error("missing command (%s or help)", tl_buf_str(&names));
+        tl_buf_free(&names);
         return report_usage_error(NULL);
     }
 
@@ -760,9 +775,22 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
     return rc;
 }
 
+/* Is standard output a pipe whose reader has gone (`| head` done)? A
+ * write there fails with EPIPE; the pipe itself says so, whatever errno
+ * holds by now (POLLERR on the write end of a pipe with no reader). */
+static bool stdout_reader_gone(void)
+{
+    struct stat st;
+    if (fstat(STDOUT_FILENO, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return false;
+    struct pollfd p = {.fd = STDOUT_FILENO, .events = POLLOUT};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
 int main(int argc, char **argv)
 {
     tl_tempfile_install_handlers();
+    signal(SIGPIPE, SIG_IGN);
     tl_cli cli = {
         .format = TL_FMT_DEFAULT,
         .device = TL_DEVREQ_AUTO,
@@ -780,7 +808,7 @@ int main(int argc, char **argv)
 
     free(cli.stmts);
     free(operands);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
+    if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_reader_gone()) {
         fprintf(stderr, "tlab: error writing to standard output: %s\n", strerror(errno));
         if (rc == TL_EXIT_OK)
             rc = TL_EXIT_INTERNAL;

@@ -10,9 +10,17 @@
  * the runner: %25 %0D %0A in messages, plus %3A %2C in properties; file=
  * is relative to $GITHUB_WORKSPACE (else to the working directory) so the
  * annotation lands on the file in the diff; col= is always given.
+ *
+ * The summary is Markdown (GitHub's, CommonMark with GFM tables) and every
+ * text from a sheet in it (ids, ops, titles, file names, messages) is
+ * escaped: it shows as text and can make no link, image, HTML or table
+ * cell of its own (issue #28: an id `![badge](https://...)` must not show
+ * an external image). Cells are fitted to 60 columns; an unreadable
+ * sheet's error is printed whole, in a fenced code block.
  */
 #include "github.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,20 +202,79 @@ char *tl_github_render(const tl_report *rs, size_t n)
 
 /* ------------------------------------------------------------ summary */
 
+/* Text as Markdown that shows exactly that text: every ASCII punctuation
+ * character backslash-escaped (CommonMark allows it for all of them), so
+ * no sheet text can make a link, an image, emphasis, raw HTML, an entity,
+ * a code span, a heading or a table cell boundary (`\|`, which GFM's
+ * table parser takes before anything else). Controls are already visible
+ * escapes (tl_report_fit, tl_escape_line), whose backslash is escaped too. */
+static void md_text(tl_buf *b, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch < 0x80 && ispunct(ch))
+            tl_buf_putc(b, '\\');
+        tl_buf_putc(b, *p);
+    }
+}
+
+/* A table cell from sheet text: one line (a newline shows as \n), fitted
+ * to 60 columns, escaped. */
 static void md_cell(tl_buf *b, const char *s)
 {
-    char *f = tl_report_fit(s, 60);
-    for (const char *p = f; *p; p++) {
-        if (*p == '|')
-            tl_buf_puts(b, "\\|");
-        else if (*p == '`')
-            tl_buf_putc(b, '\'');
-        else if (*p == '<')
-            tl_buf_puts(b, "&lt;");
-        else
-            tl_buf_putc(b, *p);
-    }
+    char *e = tl_escape_line_dup(s);
+    char *f = tl_report_fit(e, 60);
+    md_text(b, f);
     free(f);
+    free(e);
+}
+
+/* An op in a monospace font, its statements joined with "; ": <code>
+ * keeps the Markdown inside it (escaped as above), where a `code span`
+ * could not hold a backslash before a pipe without splitting the row. */
+static void md_code_cell(tl_buf *b, const char *s)
+{
+    char *f = tl_report_fit(s, 60);
+    tl_buf_puts(b, "<code>");
+    md_text(b, f);
+    tl_buf_puts(b, "</code>");
+    free(f);
+}
+
+/* A whole multi-line message (an unreadable sheet's located error) as a
+ * fenced code block, nothing cut: its lines are shown literally, controls
+ * as visible escapes, and the fence is longer than any run of backticks in
+ * the message, so no line of it can close the block. */
+static void md_block(tl_buf *b, const char *s)
+{
+    tl_buf body = {0};
+    size_t run = 0, longest = 0;
+    for (const char *p = s; *p;) {
+        size_t n = strcspn(p, "\n");
+        tl_escape_line_n(&body, p, n);
+        tl_buf_putc(&body, '\n');
+        p += n;
+        if (*p == '\n')
+            p++;
+    }
+    while (body.len > 1 && body.data[body.len - 2] == '\n') /* trailing blank lines */
+        body.data[--body.len] = '\0';
+    for (size_t i = 0; i < body.len; i++) {
+        run = body.data[i] == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    size_t fence = longest < 3 ? 3 : longest + 1;
+    for (size_t i = 0; i < fence; i++)
+        tl_buf_putc(b, '`');
+    tl_buf_putc(b, '\n');
+    tl_buf_puts(b, tl_buf_str(&body));
+    if (!body.len)
+        tl_buf_putc(b, '\n');
+    for (size_t i = 0; i < fence; i++)
+        tl_buf_putc(b, '`');
+    tl_buf_putc(b, '\n');
+    tl_buf_free(&body);
 }
 
 static void markdown(tl_buf *b, const tl_report *r)
@@ -216,9 +283,9 @@ static void markdown(tl_buf *b, const tl_report *r)
     tl_buf_puts(b, "## tlab: ");
     if (r->error || !lab) {
         md_cell(b, tl_report_sheet(r));
-        tl_buf_puts(b, "\n\n**unreadable sheet, score 0**: ");
-        md_cell(b, r->error ? r->error : "unreadable");
-        tl_buf_puts(b, "\n\n");
+        tl_buf_puts(b, "\n\n**unreadable sheet, score 0**\n\n");
+        md_block(b, r->error ? r->error : "unreadable sheet");
+        tl_buf_puts(b, "\n");
         return;
     }
     const tl_grade *g = tl_layout_graded(r) ? r->grade : NULL;
@@ -239,9 +306,9 @@ static void markdown(tl_buf *b, const tl_report *r)
         char ab[48], pb[48];
         tl_buf_puts(b, "| ");
         md_cell(b, lab->ops[i].id);
-        tl_buf_puts(b, " | `");
-        md_cell(b, lab->ops[i].op);
-        tl_buf_puts(b, "` | ");
+        tl_buf_puts(b, " | ");
+        md_code_cell(b, lab->ops[i].op);
+        tl_buf_puts(b, " | ");
         if (g) {
             md_cell(b, tl_layout_pred(&g->ops[i], pb, sizeof pb));
             tl_buf_puts(b, " | ");
@@ -275,7 +342,9 @@ static void markdown(tl_buf *b, const tl_report *r)
         }
         tl_items_free(&it);
         char *fl = tl_report_final_line(r);
-        tl_buf_printf(b, "\n**%s**\n", fl);
+        tl_buf_puts(b, "\n**");
+        md_cell(b, fl);
+        tl_buf_puts(b, "**\n");
         free(fl);
     }
     tl_buf_putc(b, '\n');

@@ -2,6 +2,8 @@
  * the target's directory, then rename; stdout for NULL or "-". On failure
  * no file is left behind. A non-regular target (/dev/null, a FIFO) is
  * written in place; a symlink's target file is replaced, not the link.
+ * Standard output closed by its reader (EPIPE, `tlab grade | head`) is a
+ * normal end: what was written is what the reader took.
  */
 #include "output.h"
 
@@ -38,6 +40,12 @@ int tl_output_write(const char *path, const char *data, size_t len, char *errbuf
 {
     if (!path || !strcmp(path, "-")) {
         if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0) {
+            /* a reader that closed the pipe (`| head`) has all it wanted:
+             * not an error (SIGPIPE is ignored, main.c) */
+            if (errno == EPIPE) {
+                clearerr(stdout);
+                return 0;
+            }
             snprintf(errbuf, errcap, "cannot write to standard output: %s", strerror(errno));
             /* reported here, once: the caller's final flush check must not
              * report it again */

@@ -7,7 +7,8 @@
  * tampered sheet changed, and the final line
  * `17/20 correct (threshold 16) - PASS`. Unanswered ops show "unanswered"
  * and nothing else: no format reveals a verdict before it is predicted.
- * run: verdict and layout per op; key: the answer per op with notes.
+ * run: verdict, layout and bytes allocated per op, nothing cut, and the
+ * parent variants' verdicts (run_table); key: the answer per op with notes.
  * An unreadable sheet: the located error and the final line.
  *
  * Every sheet string goes through layout.c's fit/wrap (escaped).
@@ -15,6 +16,7 @@
 #include "text.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,6 +230,158 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
     free(fl);
 }
 
+/* ---- run: what happened, nothing cut
+ *
+ * id, op, verdict, shape, stride, offset and bytes allocated, one row per
+ * op; a line under it with the parent variants' verdicts. The verdict,
+ * shape, stride, offset and bytes columns are as wide as their widest
+ * cell, so none is ever cut; the op column takes what is left of 80
+ * columns (at least 16). An id or op wider than its column is printed
+ * whole on a line of its own (wrapped at 80), and its row continues on
+ * the next line at the verdict column, as `tlab --help` does for a long
+ * synopsis. An error message or value goes in the shape column when it
+ * fits there, else on lines of its own under the op ("raised", "value"),
+ * wrapped; a value longer than TL_RUN_MAX_VALUE characters ends with its
+ * length and `--format json` (which has it whole). */
+#define TL_RUN_MAX_VALUE 1000
+
+typedef struct run_row {
+    char *id, *op;              /* escaped, whole */
+    char verdict[48];
+    char *shape, *stride;       /* tensors only */
+    char offset[24], bytes[24];
+} run_row;
+
+static size_t widest(size_t w, const char *s)
+{
+    size_t c = s ? tl_layout_cols(s) : 0;
+    return c > w ? c : w;
+}
+
+static void spaces(tl_buf *b, size_t n)
+{
+    while (n--)
+        tl_buf_putc(b, ' ');
+}
+
+static void run_table(tl_buf *b, const tl_report *r)
+{
+    const tl_lab *lab = r->lab;
+    size_t n = lab->nops;
+    run_row *rows = tl_xcalloc(n ? n : 1, sizeof *rows);
+    size_t maxid = 2, maxop = 2, kw = 7, sw = 5, tw = 6, fw = 6, bw = 5;
+    bool star = false;
+    for (size_t i = 0; i < n; i++) {
+        const tl_op_verdict *v = &r->verdicts[i];
+        const tl_evidence *ev = &v->ev;
+        run_row *w = &rows[i];
+        char *e = tl_escape_line_dup(lab->ops[i].id);
+        tl_buf h = {0};
+        line_head(&h, e);
+        free(e);
+        w->id = tl_buf_steal(&h);
+        w->op = tl_report_fit(lab->ops[i].op, (size_t)-1); /* "; " joined, escaped */
+        tl_layout_actual(v, w->verdict, sizeof w->verdict);
+        star |= v->sometimes;
+        if (ev->is_tensor) {
+            tl_buf t = {0};
+            tl_buf_put_tuple(&t, ev->shape, ev->ndim);
+            w->shape = tl_buf_steal(&t);
+            tl_buf_put_tuple(&t, ev->stride, ev->ndim);
+            w->stride = tl_buf_steal(&t);
+            snprintf(w->offset, sizeof w->offset, "%" PRId64, ev->offset);
+            snprintf(w->bytes, sizeof w->bytes, "%" PRId64, ev->bytes_allocated);
+            sw = widest(sw, w->shape);
+            tw = widest(tw, w->stride);
+            fw = widest(fw, w->offset);
+            bw = widest(bw, w->bytes);
+        }
+        maxid = widest(maxid, w->id);
+        maxop = widest(maxop, w->op);
+        kw = widest(kw, w->verdict);
+    }
+    size_t idw = maxid > 8 ? 8 : maxid;
+    size_t right = kw + 2 + sw + 2 + tw + 2 + fw + 2 + bw;
+    size_t opw = TL_REPORT_WIDTH > idw + 4 + right + 16 ? TL_REPORT_WIDTH - idw - 4 - right : 16;
+    if (opw > maxop)
+        opw = maxop;
+    size_t kcol = idw + 2 + opw + 2; /* where the verdict starts */
+    size_t scol = kcol + kw + 2;     /* ... and the shape (or the value) */
+    tl_layout_pad(b, "id", idw + 2);
+    tl_layout_pad(b, "op", opw + 2);
+    tl_layout_pad(b, "verdict", kw + 2);
+    tl_layout_pad(b, "shape", sw + 2);
+    tl_layout_pad(b, "stride", tw + 2);
+    tl_layout_pad(b, "offset", fw + 2);
+    tl_buf_puts(b, "bytes\n");
+    for (size_t i = 0; i < n; i++) {
+        const tl_op_verdict *v = &r->verdicts[i];
+        const tl_evidence *ev = &v->ev;
+        run_row *w = &rows[i];
+        if (tl_layout_cols(w->id) <= idw && tl_layout_cols(w->op) <= opw) {
+            tl_layout_pad(b, w->id, idw + 2);
+            tl_layout_pad(b, w->op, opw + 2);
+        } else {
+            /* the id and op whole, then the row on the next line */
+            tl_layout_pad(b, w->id, idw);
+            tl_buf_puts(b, "  ");
+            tl_layout_wrap(b, w->op, idw + 2, idw + 2, TL_REPORT_WIDTH);
+            spaces(b, kcol);
+        }
+        tl_layout_pad(b, w->verdict, kw + 2);
+        if (ev->is_tensor) {
+            tl_layout_pad(b, w->shape, sw + 2);
+            tl_layout_pad(b, w->stride, tw + 2);
+            tl_layout_pad(b, w->offset, fw + 2);
+            tl_buf_puts(b, w->bytes);
+            tl_buf_putc(b, '\n');
+        } else {
+            tl_buf t = {0};
+            tl_layout_value_text(ev, &t);
+            if (ev->kind == TL_KIND_VALUE && t.len > TL_RUN_MAX_VALUE) {
+                size_t cut = TL_RUN_MAX_VALUE;
+                while (cut > 0 && ((unsigned char)t.data[cut] & 0xC0) == 0x80)
+                    cut--; /* not inside a UTF-8 character */
+                size_t total = t.len;
+                t.data[cut] = '\0';
+                t.len = cut;
+                tl_buf_printf(&t, "\xe2\x80\xa6 (%zu characters; --format json prints it whole)",
+                              total);
+            }
+            const char *text = t.len ? tl_buf_str(&t) : "-";
+            if (scol + tl_layout_cols(text) <= TL_REPORT_WIDTH) {
+                tl_buf_puts(b, text);
+                tl_buf_putc(b, '\n');
+            } else {
+                /* too long for the row: on lines of its own, wrapped */
+                tl_layout_trim(b);
+                tl_buf_putc(b, '\n');
+                spaces(b, idw + 2);
+                tl_layout_pad(b, ev->kind == TL_KIND_ERROR ? "raised" : "value", 9);
+                tl_layout_wrap(b, text, idw + 11, idw + 11, TL_REPORT_WIDTH);
+            }
+            tl_buf_free(&t);
+        }
+        if (v->nvariants) {
+            tl_buf t = {0};
+            for (size_t k = 0; k < v->nvariants; k++)
+                tl_buf_printf(&t, "%s%s: %s", k ? ", " : "", v->variants[k].parent,
+                              tl_kind_name(v->variants[k].kind));
+            spaces(b, idw + 2);
+            tl_buf_puts(b, "variants ");
+            tl_layout_wrap(b, tl_buf_str(&t), idw + 11, idw + 11, TL_REPORT_WIDTH);
+            tl_buf_free(&t);
+        }
+        free(w->id);
+        free(w->op);
+        free(w->shape);
+        free(w->stride);
+    }
+    free(rows);
+    if (star)
+        tl_buf_puts(b, "* the verdict changes across parent variants (sometimes)\n");
+}
+
 static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, bool key)
 {
     const tl_lab *lab = r->lab;
@@ -280,46 +434,8 @@ static void text_run(tl_buf *b, const tl_report *r, const tl_render_opts *o, boo
         }
         return;
     }
-    size_t kw = 10, sw = 11, tw = 11, fw = 6;
-    size_t opw = TL_REPORT_WIDTH - idw - kw - sw - tw - fw - 10;
-    tl_layout_cell(b, "id", idw);
-    tl_layout_cell(b, "op", opw);
-    tl_layout_cell(b, "verdict", kw);
-    tl_layout_cell(b, "shape", sw);
-    tl_layout_pad(b, "stride", tw);
-    tl_buf_puts(b, "  offset\n");
-    bool star = false;
-    for (size_t i = 0; i < lab->nops; i++) {
-        const tl_op_verdict *v = &r->verdicts[i];
-        const tl_evidence *ev = &v->ev;
-        char ab[48];
-        id_cell(b, lab->ops[i].id, idw);
-        tl_layout_cell(b, lab->ops[i].op, opw);
-        tl_layout_cell(b, tl_layout_actual(v, ab, sizeof ab), kw);
-        star |= v->sometimes;
-        if (ev->is_tensor) {
-            tl_buf t = {0};
-            tl_buf_put_tuple(&t, ev->shape, ev->ndim);
-            tl_layout_fitpad(b, tl_buf_str(&t), sw);
-            tl_buf_free(&t);
-            tl_buf_puts(b, "  ");
-            tl_buf_put_tuple(&t, ev->stride, ev->ndim);
-            tl_layout_fitpad(b, tl_buf_str(&t), tw);
-            tl_buf_free(&t);
-            tl_buf_printf(b, "  %" PRId64, ev->offset);
-        } else {
-            tl_buf t = {0};
-            tl_layout_value_text(ev, &t);
-            tl_layout_fitpad(b, tl_buf_str(&t), sw + tw + fw + 4);
-            tl_buf_free(&t);
-        }
-        tl_layout_trim(b);
-        tl_buf_putc(b, '\n');
-    }
-    if (star)
-        tl_buf_puts(b, "* the verdict changes across parent variants (sometimes)\n");
+    run_table(b, r);
 }
-
 
 static void text_error(tl_buf *b, const tl_report *r, const tl_render_opts *o)
 {
