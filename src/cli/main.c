@@ -51,6 +51,9 @@ enum {
     OPT_TIMEOUT,
     OPT_SHEET_TIMEOUT,
     OPT_FOLLOW_LINKS,
+    OPT_BLANK,
+    OPT_FORCE,
+    OPT_IMAGE,
     OPT_HELP,
     OPT_VERSION,
     OPT_RUN_TESTS
@@ -63,7 +66,7 @@ enum {
 #define EXEC_OPTS (BIT(OPT_DEVICE) | BIT(OPT_REQUIRE_GPU) | BIT(OPT_MAX_BYTES) | BIT(OPT_TIMEOUT) | \
                    BIT(OPT_SHEET_TIMEOUT) | BIT(OPT_FOLLOW_LINKS))
 /* The last option counted in a command's mask. */
-#define OPT_LAST_MASKED OPT_FOLLOW_LINKS
+#define OPT_LAST_MASKED OPT_IMAGE
 #define OUT_OPTS (BIT(OPT_OUTPUT) | BIT(OPT_COLOR) | BIT(OPT_QUIET))
 
 static const struct option longopts[] = {
@@ -80,6 +83,9 @@ static const struct option longopts[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"sheet-timeout", required_argument, NULL, OPT_SHEET_TIMEOUT},
     {"follow-links", no_argument, NULL, OPT_FOLLOW_LINKS},
+    {"blank", no_argument, NULL, OPT_BLANK},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"image", required_argument, NULL, OPT_IMAGE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"run-tests", required_argument, NULL, OPT_RUN_TESTS}, /* hidden */
@@ -108,6 +114,9 @@ static const struct {
     {OPT_TIMEOUT, "    --timeout SECONDS", "time limit per op (default 2)"},
     {OPT_SHEET_TIMEOUT, "    --sheet-timeout S", "CPU seconds for a whole sheet or submission (default 60)"},
     {OPT_FOLLOW_LINKS, "    --follow-links", "read lab files through symbolic links (default: refuse)"},
+    {OPT_BLANK, "    --blank", "autograder: accept a filled-in master; students get it blanked"},
+    {OPT_FORCE, "    --force", "autograder: overwrite an existing OUT"},
+    {OPT_IMAGE, "    --image IMAGE", "prairielearn: the grader image (default tlab/tlab:VERSION)"},
 };
 
 /* ---- formats ---------------------------------------------------------- */
@@ -209,7 +218,8 @@ static const command commands[] = {
      "repository (the GitHub Classroom workflow, a .gitlab-ci.yml job with a JUnit\n"
      "report, .tlab/ and the blank sheet). The source tarball is $TLAB_TARBALL, or\n"
      "the `make dist` tarball next to the tlab binary.\n",
-     BIT(OPT_OUTPUT) | BIT(OPT_LAB), 0, TL_FMT_DEFAULT, "platform", 1, 1},
+     BIT(OPT_OUTPUT) | BIT(OPT_LAB) | BIT(OPT_BLANK) | BIT(OPT_FORCE) | BIT(OPT_IMAGE), 0,
+     TL_FMT_DEFAULT, "platform", 1, 1},
 };
 
 static const command *find_command(const char *name)
@@ -620,6 +630,13 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
                             optarg);
             break;
         case OPT_FOLLOW_LINKS: cli.follow_links = true; break;
+        case OPT_BLANK: cli.blank = true; break;
+        case OPT_FORCE: cli.force = true; break;
+        case OPT_IMAGE:
+            if (optarg[0] == '\0')
+                usage_error("empty image name for --image");
+            cli.image = optarg;
+            break;
         case OPT_HELP: want_help = true; break;
         case OPT_VERSION: want_version = true; break;
         case OPT_RUN_TESTS: run_tests = optarg; break;
