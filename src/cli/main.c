@@ -213,11 +213,14 @@ static const command commands[] = {
      "Write what a grading platform needs to grade sheets against MASTER.yaml with\n"
      "`tlab check --lab` (tamper-proof): gradescope, a zip (setup.sh building tlab\n"
      "from the bundled source tarball, run_autograder, the master); prairielearn, a\n"
-     "directory for serverFilesCourse/tlab/ (run.sh, the master, the\n"
-     "externalGradingOptions for info.json); github, a directory for the template\n"
-     "repository (the GitHub Classroom workflow, a .gitlab-ci.yml job with a JUnit\n"
-     "report, .tlab/ and the blank sheet). The source tarball is $TLAB_TARBALL, or\n"
-     "the `make dist` tarball next to the tlab binary.\n",
+     "directory for serverFilesCourse/ (run.sh, the master, the\n"
+     "externalGradingOptions for info.json, pointing where -o says); github, a\n"
+     "directory for the template repository (the GitHub Classroom workflow with\n"
+     "per-test points, a .gitlab-ci.yml job with a JUnit report, .tlab/ and the blank\n"
+     "sheet; the master goes in a secret, not in the repository). A master with\n"
+     "answers filled in is refused unless --blank; an existing OUT unless --force.\n"
+     "The source tarball is $TLAB_TARBALL, or the `make dist` tarball next to the\n"
+     "tlab binary.\n",
      BIT(OPT_OUTPUT) | BIT(OPT_LAB) | BIT(OPT_BLANK) | BIT(OPT_FORCE) | BIT(OPT_IMAGE), 0,
      TL_FMT_DEFAULT, "platform", 1, 1},
 };
