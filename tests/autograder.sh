@@ -22,7 +22,9 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
 
 command -v python3 > /dev/null 2>&1 || skip "python3 is needed to read the zip and the JSON"
-py() { python3 - "$@"; }
+# the interpreter itself, not a version manager's shim (each call counts)
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+py() { "$PYTHON" - "$@"; }
 
 master=$top_srcdir/labs/lab01.yaml
 answers=$top_srcdir/answers/lab01.yaml
@@ -525,7 +527,7 @@ classroom_case() {
     cp -R "$work/gh" "$repo"
     cp "$2" "$repo/lab01.yaml"
     report=$work/classroom-$1.json
-    python3 "$top_srcdir/tests/classroom_sim.py" github "$repo" "$TLAB" "$3" "$work/runner-$1" 1001 \
+    "$PYTHON" "$top_srcdir/tests/classroom_sim.py" github "$repo" "$TLAB" "$3" "$work/runner-$1" 1001 \
         > "$report" || fail "classroom ($1): the workflow did not run"
 }
 # check_classroom REPORT POINTS MAX FAILED [SUMMARY_SUBSTRING]
@@ -567,7 +569,7 @@ gitlab_case() {
     cp -R "$work/gh" "$repo"
     cp "$2" "$repo/lab01.yaml"
     report=$work/gitlab-$1.json
-    python3 "$top_srcdir/tests/classroom_sim.py" gitlab "$repo" "$TLAB" "$3" "$work/gl-$1" 1001 \
+    "$PYTHON" "$top_srcdir/tests/classroom_sim.py" gitlab "$repo" "$TLAB" "$3" "$work/gl-$1" 1001 \
         > "$report" || fail "gitlab ($1): the job did not run"
 }
 gitlab_case good "$good" "$work/secrets.json"
