@@ -478,6 +478,12 @@ mkdir -p "$work/gh-old/.tlab"
 cp "$master" "$work/gh-old/.tlab/master.yaml"
 expect 0 autograder github --force --lab "$master" -o "$work/gh-old"
 [ ! -e "$work/gh-old/.tlab/master.yaml" ] || fail "--force left an old bundle's master in the repository"
+# a master too big for a GitHub secret is said at once
+{ cat "$master"; i=0; while [ $i -lt 700 ]; do echo "# filler line $i ........................................................"; i=$((i + 1)); done; } > "$work/big.yaml"
+expect 0 autograder github --lab "$work/big.yaml" -o "$work/gh-big"
+stderr_has "more than a GitHub secret holds (48 KB)"
+expect 0 autograder github --lab "$master" -o "$work/gh-small"
+stderr_lacks "GitHub secret holds"
 python3 -c 'import yaml' 2> /dev/null || skip "python3-yaml is not installed (YAML checks)"
 py "$work/gh" <<'PY' || fail "GitHub/GitLab YAML"
 import sys, yaml, os

@@ -1,26 +1,41 @@
 /* autograder.c - `tlab autograder gradescope|prairielearn|github`: a bundle
- * that drops tlab into the grader a course already runs (SPEC 2).
+ * that drops tlab into the grader a course already runs (SPEC 2), working
+ * as the platform deploys it.
  *
  * Every target grades through one path only: `tlab check --lab MASTER SHEET`,
  * the tamper-proof grading of `grade` (setup, ops, accept lists, threshold and
  * checks come from the master, whatever the sheet says). The scripts written
- * here only find the one sheet, call that, and turn "no sheet", "two sheets"
- * or "tlab could not run" into a score-0 result with a message, so the
+ * here find the one sheet, call that, and turn "no sheet", "two sheets" or
+ * "tlab could not run" into a document with a message (Gradescope: score 0;
+ * PrairieLearn: gradable false, as tlab's own unreadable sheet), so the
  * platform never shows a bare crash.
+ *
+ * Nothing students can read carries an answer: a master with predictions,
+ * rules, answers or classify() filled in is refused (located, saying what)
+ * unless --blank; students only ever get tl_lab_blank_text's sheet. The
+ * grader's own copy of the master (the zip, serverFilesCourse, a secret) is
+ * the file as given. An existing -o is refused unless --force.
  *
  * - gradescope: a zip (stored, written here: no zip tool needed) holding
  *   setup.sh (apt-get the build dependencies, build and install tlab from
  *   the bundled `make dist` tarball), run_autograder and master.yaml.
- * - prairielearn: a directory for serverFilesCourse/tlab/: run.sh, the
- *   master, and the externalGradingOptions snippet for info.json.
+ * - prairielearn: a directory for serverFilesCourse/<path>/: run.sh (run as
+ *   root, as the Dockerfile's image runs), the master, and the
+ *   externalGradingOptions snippet for info.json, whose paths are the part
+ *   of -o below serverFilesCourse/ (else tlab/<id>) and whose image is
+ *   --image or tlab/tlab:VERSION (README builds it under that name).
  * - github: a directory to copy into the assignment's template repository:
- *   the GitHub Classroom workflow (autograding-command-grader and
- *   autograding-grading-reporter), a .gitlab-ci.yml job with a JUnit report,
- *   .tlab/ (master and tarball) and the blank sheet.
+ *   the GitHub Classroom workflow (a plain run: step, .tlab/grade.sh, so
+ *   $GITHUB_STEP_SUMMARY is set, giving autograding-grading-reporter one test
+ *   per op/question/check with its points), a .gitlab-ci.yml job with a
+ *   JUnit report, .tlab/ (grade.sh and the tarball) and the blank sheet. The
+ *   master stays out of the repository: the workflow reads it, base64, from
+ *   the secret TLAB_MASTER_<ID> (#28 item 11: a student cannot edit it).
  *
  * The source tarball is $TLAB_TARBALL, else tlab-VERSION.tar.gz next to the
  * running binary (where `make dist` leaves it in a build tree), else in the
- * current directory. Templates use @NAME@ placeholders, replaced verbatim.
+ * current directory. Templates use @NAME@ placeholders, replaced verbatim by
+ * values checked to need no quoting.
  */
 #include <errno.h>
 #include <limits.h>
@@ -38,6 +53,7 @@
 
 #define TARBALL_MAX ((size_t)256 << 20) /* 256 MiB: far above a real dist */
 #define MASTER_MAX ((size_t)16 << 20)
+#define GH_SECRET_MAX ((size_t)48 << 10) /* GitHub: a secret's value, at most */
 
 /* ---- crc32 and the stored zip ----------------------------------------- */
 
@@ -982,6 +998,12 @@ static int github(const tl_cli *cli, const tl_lab *lab, const subst *s)
                 "the organization secret %s (GitHub) or CI/CD variable (GitLab), e.g.\n"
                 "  base64 -w 0 '%s' | gh secret set %s --org ORG\n",
                 cli->output, s->secret, lab->file, s->secret);
+    /* GitHub keeps at most 48 KB in a secret: say so before the first push */
+    if (rc == TL_EXIT_OK && (lab->len + 2) / 3 * 4 > GH_SECRET_MAX)
+        fprintf(stderr,
+                "tlab: warning: %s is %zu bytes, %zu in base64: more than a GitHub secret holds "
+                "(48 KB); shorten its comments and explanations\n",
+                lab->file, lab->len, (lab->len + 2) / 3 * 4);
     free(wf), free(gl), free(gr), free(blank), free(tar);
     return rc;
 }
