@@ -160,7 +160,8 @@ readme_image=$(printf '%s\n' "$readme_build" | sed 's/.*docker build -t \([^ ]*\
 # .dockerignore: nothing tracked is left out; a build tree's outputs are
 ignore=$top_srcdir/.dockerignore
 [ -f "$ignore" ] || fail "no .dockerignore"
-if git -C "$top_srcdir" rev-parse --git-dir > /dev/null 2>&1; then
+top_abs=$(cd "$top_srcdir" && pwd -P)
+if [ "$(git -C "$top_srcdir" rev-parse --show-toplevel 2> /dev/null || true)" = "$top_abs" ]; then
     git -C "$top_srcdir" ls-files > "$work/tracked"
 else
     (cd "$top_srcdir" && find . -type f | sed 's|^\./||') > "$work/tracked"

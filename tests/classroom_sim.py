@@ -108,7 +108,7 @@ def reporter(step, ctx):
         try:
             results.append(json.loads(base64.b64decode(enc).decode("utf-8")))
         except Exception as e:  # the reporter would setFailed(error.message)
-            return {"points": 0, "max_points": 0, "failed": True, "tests": [],
+            return {"points": 0, "max_points": 0, "failed": True, "tests": [], "status": [],
                     "reporter_error": str(e)}
     points = most = 0
     tests = []
@@ -207,6 +207,7 @@ def main():
     if len(sys.argv) not in (6, 7) or sys.argv[1] not in ("github", "gitlab"):
         die("usage: classroom_sim.py github|gitlab REPO TLAB VARS.json OUT [UID]")
     kind, repo, tlab, vars_file, out = sys.argv[1:6]
+    repo, tlab, out = os.path.abspath(repo), os.path.abspath(tlab), os.path.abspath(out)
     uid = int(sys.argv[6]) if len(sys.argv) == 7 else None
     values = json.load(open(vars_file))
     os.makedirs(out, exist_ok=True)
