@@ -42,6 +42,9 @@ typedef struct tl_cli {
     double timeout;         /* --timeout seconds per op, default 2 */
     double sheet_timeout;   /* --sheet-timeout CPU seconds per sheet, default 60 */
     bool follow_links;      /* --follow-links: read lab files through symlinks */
+    bool blank;             /* autograder --blank: a filled-in master is blanked for students */
+    bool force;             /* autograder --force: overwrite an existing -o */
+    const char *image;      /* autograder prairielearn --image IMAGE, NULL: the default */
     const char **stmts;     /* explain -s STMT (repeatable) */
     size_t nstmts;
     char **args;            /* operands: files, or the expression for explain */

@@ -60,6 +60,9 @@ enum {
     OPT_TIMEOUT,
     OPT_SHEET_TIMEOUT,
     OPT_FOLLOW_LINKS,
+    OPT_BLANK,
+    OPT_FORCE,
+    OPT_IMAGE,
     OPT_HELP,
     OPT_VERSION,
     OPT_RUN_TESTS
@@ -72,7 +75,7 @@ enum {
 #define EXEC_OPTS (BIT(OPT_DEVICE) | BIT(OPT_REQUIRE_GPU) | BIT(OPT_MAX_BYTES) | BIT(OPT_TIMEOUT) | \
                    BIT(OPT_SHEET_TIMEOUT) | BIT(OPT_FOLLOW_LINKS))
 /* The last option counted in a command's mask. */
-#define OPT_LAST_MASKED OPT_FOLLOW_LINKS
+#define OPT_LAST_MASKED OPT_IMAGE
 #define OUT_OPTS (BIT(OPT_OUTPUT) | BIT(OPT_COLOR) | BIT(OPT_QUIET))
 
 static const struct option longopts[] = {
@@ -89,6 +92,9 @@ static const struct option longopts[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"sheet-timeout", required_argument, NULL, OPT_SHEET_TIMEOUT},
     {"follow-links", no_argument, NULL, OPT_FOLLOW_LINKS},
+    {"blank", no_argument, NULL, OPT_BLANK},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"image", required_argument, NULL, OPT_IMAGE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"run-tests", required_argument, NULL, OPT_RUN_TESTS}, /* hidden */
@@ -117,6 +123,9 @@ static const struct {
     {OPT_TIMEOUT, "    --timeout SECONDS", "time limit per op (default 2)"},
     {OPT_SHEET_TIMEOUT, "    --sheet-timeout S", "CPU seconds for a whole sheet or submission (default 60)"},
     {OPT_FOLLOW_LINKS, "    --follow-links", "read lab files through symbolic links (default: refuse)"},
+    {OPT_BLANK, "    --blank", "autograder: accept a filled-in master; students get it blanked"},
+    {OPT_FORCE, "    --force", "autograder: overwrite an existing OUT"},
+    {OPT_IMAGE, "    --image IMAGE", "prairielearn: the grader image (default tlab/tlab:VERSION)"},
 };
 
 /* ---- formats ---------------------------------------------------------- */
@@ -213,12 +222,16 @@ static const command commands[] = {
      "Write what a grading platform needs to grade sheets against MASTER.yaml with\n"
      "`tlab check --lab` (tamper-proof): gradescope, a zip (setup.sh building tlab\n"
      "from the bundled source tarball, run_autograder, the master); prairielearn, a\n"
-     "directory for serverFilesCourse/tlab/ (run.sh, the master, the\n"
-     "externalGradingOptions for info.json); github, a directory for the template\n"
-     "repository (the GitHub Classroom workflow, a .gitlab-ci.yml job with a JUnit\n"
-     "report, .tlab/ and the blank sheet). The source tarball is $TLAB_TARBALL, or\n"
-     "the `make dist` tarball next to the tlab binary.\n",
-     BIT(OPT_OUTPUT) | BIT(OPT_LAB), 0, TL_FMT_DEFAULT, "platform", 1, 1},
+     "directory for serverFilesCourse/ (run.sh, the master, the\n"
+     "externalGradingOptions for info.json, pointing where -o says); github, a\n"
+     "directory for the template repository (the GitHub Classroom workflow with\n"
+     "per-test points, a .gitlab-ci.yml job with a JUnit report, .tlab/ and the blank\n"
+     "sheet; the master goes in a secret, not in the repository). A master with\n"
+     "answers filled in is refused unless --blank; an existing OUT unless --force.\n"
+     "The source tarball is $TLAB_TARBALL, or the `make dist` tarball next to the\n"
+     "tlab binary.\n",
+     BIT(OPT_OUTPUT) | BIT(OPT_LAB) | BIT(OPT_BLANK) | BIT(OPT_FORCE) | BIT(OPT_IMAGE), 0,
+     TL_FMT_DEFAULT, "platform", 1, 1},
 };
 
 static const command *find_command(const char *name)
@@ -630,6 +643,13 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
                             optarg);
             break;
         case OPT_FOLLOW_LINKS: cli.follow_links = true; break;
+        case OPT_BLANK: cli.blank = true; break;
+        case OPT_FORCE: cli.force = true; break;
+        case OPT_IMAGE:
+            if (optarg[0] == '\0')
+                usage_error("empty image name for --image");
+            cli.image = optarg;
+            break;
         case OPT_HELP: want_help = true; break;
         case OPT_VERSION: want_version = true; break;
         case OPT_RUN_TESTS: run_tests = optarg; break;
