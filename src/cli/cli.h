@@ -42,6 +42,7 @@ typedef struct tl_cli {
     double timeout;         /* --timeout seconds per op, default 2 */
     double sheet_timeout;   /* --sheet-timeout CPU seconds per sheet, default 60 */
     bool follow_links;      /* --follow-links: read lab files through symlinks */
+    bool keep_explanations; /* new --keep-explanations */
     const char **stmts;     /* explain -s STMT (repeatable) */
     size_t nstmts;
     char **args;            /* operands: files, or the expression for explain */

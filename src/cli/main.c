@@ -51,6 +51,7 @@ enum {
     OPT_TIMEOUT,
     OPT_SHEET_TIMEOUT,
     OPT_FOLLOW_LINKS,
+    OPT_KEEP_EXPLANATIONS,
     OPT_HELP,
     OPT_VERSION,
     OPT_RUN_TESTS
@@ -63,7 +64,7 @@ enum {
 #define EXEC_OPTS (BIT(OPT_DEVICE) | BIT(OPT_REQUIRE_GPU) | BIT(OPT_MAX_BYTES) | BIT(OPT_TIMEOUT) | \
                    BIT(OPT_SHEET_TIMEOUT) | BIT(OPT_FOLLOW_LINKS))
 /* The last option counted in a command's mask. */
-#define OPT_LAST_MASKED OPT_FOLLOW_LINKS
+#define OPT_LAST_MASKED OPT_KEEP_EXPLANATIONS
 #define OUT_OPTS (BIT(OPT_OUTPUT) | BIT(OPT_COLOR) | BIT(OPT_QUIET))
 
 static const struct option longopts[] = {
@@ -80,6 +81,7 @@ static const struct option longopts[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"sheet-timeout", required_argument, NULL, OPT_SHEET_TIMEOUT},
     {"follow-links", no_argument, NULL, OPT_FOLLOW_LINKS},
+    {"keep-explanations", no_argument, NULL, OPT_KEEP_EXPLANATIONS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"run-tests", required_argument, NULL, OPT_RUN_TESTS}, /* hidden */
@@ -108,6 +110,7 @@ static const struct {
     {OPT_TIMEOUT, "    --timeout SECONDS", "time limit per op (default 2)"},
     {OPT_SHEET_TIMEOUT, "    --sheet-timeout S", "CPU seconds for a whole sheet or submission (default 60)"},
     {OPT_FOLLOW_LINKS, "    --follow-links", "read lab files through symbolic links (default: refuse)"},
+    {OPT_KEEP_EXPLANATIONS, "    --keep-explanations", "keep the ops' explanation: text in the blank sheet"},
 };
 
 /* ---- formats ---------------------------------------------------------- */
@@ -184,9 +187,11 @@ static const command commands[] = {
      BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_STMT) | BIT(OPT_LAB),
      FMT(TL_FMT_TEXT) | FMT(TL_FMT_JSON), TL_FMT_TEXT, "EXPR", 1, 1},
     {"new", "MASTER.yaml", "a blank sheet for students (predictions and answers emptied)",
-     "Print MASTER.yaml as a blank sheet for students: every prediction, rule and\n"
-     "answer emptied, everything else kept.\n",
-     OUT_OPTS | BIT(OPT_FOLLOW_LINKS), 0, TL_FMT_DEFAULT, "MASTER.yaml", 1, 1},
+     "Print MASTER.yaml as a blank sheet for students: every prediction, rule,\n"
+     "question answer and classify body emptied; the ops' explanation: text (unless\n"
+     "--keep-explanations) and accept lists dropped; when MASTER.yaml is itself a\n"
+     "filled-in sheet, its comments dropped too. Everything else is kept.\n",
+     OUT_OPTS | BIT(OPT_FOLLOW_LINKS) | BIT(OPT_KEEP_EXPLANATIONS), 0, TL_FMT_DEFAULT, "MASTER.yaml", 1, 1},
     {"key", "MASTER.yaml", "the answer key, computed by executing the ops",
      "Execute every op of MASTER.yaml and print the answer key: the verdict of each\n"
      "op on the parent and on its variants (non-contiguous, other dtype, other\n"
@@ -620,6 +625,7 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
                             optarg);
             break;
         case OPT_FOLLOW_LINKS: cli.follow_links = true; break;
+        case OPT_KEEP_EXPLANATIONS: cli.keep_explanations = true; break;
         case OPT_HELP: want_help = true; break;
         case OPT_VERSION: want_version = true; break;
         case OPT_RUN_TESTS: run_tests = optarg; break;
