@@ -229,6 +229,65 @@ START_TEST(test_blank_master)
 }
 END_TEST
 
+/* A filled-in sheet's comments go, but never a `#` inside a scalar: code
+ * in setup and ops, quoted and block text. */
+START_TEST(test_blank_comments)
+{
+    static const char sheet[] =
+        "# answers\n"
+        "setup: |\n"
+        "  import torch\n"
+        "  # a comment in the code\n"
+        "  x = torch.arange(6.)   # trailing in code\n"
+        "ops:\n"
+        "  - op: |\n"
+        "      y = x  # keep\n"
+        "      # whole line in op\n"
+        "      y\n"
+        "    predict: alias   # trailing\n"
+        "    rule: 'a # quoted'\n"
+        "  # between ops\n"
+        "  - op: \"x # not\"   # after\n"
+        "    predict: \"view\"\n"
+        "questions:\n"
+        "  - id: q\n"
+        "    prompt: \"What # is\"\n"
+        "    answer: >\n"
+        "      folded\n"
+        "      # not a comment\n";
+    static const char want[] =
+        "setup: |\n"
+        "  import torch\n"
+        "  # a comment in the code\n"
+        "  x = torch.arange(6.)   # trailing in code\n"
+        "ops:\n"
+        "  - op: |\n"
+        "      y = x  # keep\n"
+        "      # whole line in op\n"
+        "      y\n"
+        "    predict: ~\n"
+        "    rule: ~\n"
+        "  - op: \"x # not\"\n"
+        "    predict: ~\n"
+        "questions:\n"
+        "  - id: q\n"
+        "    prompt: \"What # is\"\n"
+        "    answer: ~\n";
+    tl_lab_err err;
+    tl_lab *lab = parse(sheet, &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    char *blank = tl_lab_blank_text(lab);
+    ck_assert_str_eq(blank, want);
+    tl_lab *b = parse(blank, &err);
+    ck_assert_msg(b != NULL, "%s", err.msg);
+    ck_assert_str_eq(b->setup, lab->setup);
+    ck_assert_str_eq(b->ops[0].op, lab->ops[0].op);
+    tl_lab_free(b);
+    free(blank);
+    tl_lab_free(lab);
+}
+END_TEST
+
 START_TEST(test_filled)
 {
     tl_lab_err err;
@@ -535,6 +594,7 @@ static Suite *tl_lab_suite(void)
     tcase_add_test(core, test_defaults);
     tcase_add_test(core, test_blank_text);
     tcase_add_test(core, test_blank_master);
+    tcase_add_test(core, test_blank_comments);
     tcase_add_test(core, test_filled);
     tcase_add_test(core, test_feedback_policy);
     tcase_add_test(core, test_sha256);
