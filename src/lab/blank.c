@@ -27,10 +27,12 @@
  *   - `~` is followed by a space when the next byte would glue onto it
  *     (`predict: {kind: view}# c` becomes `predict: ~ # c`, not the plain
  *     scalar `~#`);
- *   - a comment inside the replaced value is kept, each on a line of its
- *     own below the key (indented deeper than the key's line), and when the
- *     rest of the key's line follows it (inside a flow collection) that
- *     rest moves to a new line at the same indentation;
+ *   - a comment inside a replaced value goes with it when the lab is filled
+ *     in (always, but for a value that loads as blank, e.g. `rule: "  "`);
+ *     otherwise it is kept, each on a line of its own below the key
+ *     (indented deeper than the key's line), and when the rest of the
+ *     key's line follows it (inside a flow collection) that rest moves to
+ *     a new line at the same indentation;
  *   - the edits of one mapping never overlap (distinct keys).
  */
 #include "lab.h"
@@ -180,12 +182,13 @@ static const char *file_break(const tl_lab *lab)
     return "\n";
 }
 
-/* Replace bytes [s, e) (a key's `: value`) by `: ~`, keeping comments.
+/* Replace bytes [s, e) (a key's `: value`) by `: ~`, keeping its comments
+ * when `keep` (else they go with the value).
  * Returns where copying the lab's text resumes: e, or past the blanks
  * after e when the rest of the line moved to a new line (its own
  * indentation; a tab there would be a tab in indentation). */
 static size_t blank_one(const tl_lab *lab, const tl_ynode *v, size_t s, size_t e,
-                      const char *nl, tl_buf *b)
+                      const char *nl, bool keep, tl_buf *b)
 {
     const char *t = lab->text;
     ranges sc = {0};
@@ -201,7 +204,7 @@ static size_t blank_one(const tl_lab *lab, const tl_ynode *v, size_t s, size_t e
             i = sc.r[r].end;
             continue;
         }
-        if (t[i] == '#' && (is_space(t[i - 1]) || is_break(t[i - 1]))) {
+        if (keep && t[i] == '#' && (is_space(t[i - 1]) || is_break(t[i - 1]))) {
             size_t c0 = i;
             while (i < lab->len && !is_break(t[i]))
                 i++;
@@ -301,18 +304,19 @@ char *tl_lab_blank_text_opts(const tl_lab *lab, unsigned flags)
     if (ned)
         qsort(ed, ned, sizeof *ed, cmp_edit);
     const char *nl = file_break(lab);
+    bool filled = tl_lab_has_answers(lab);
     tl_buf b = {0};
     size_t pos = 0;
     for (size_t i = 0; i < ned; i++) {
         if (ed[i].start < pos)
             continue; /* overlapping (cannot happen for distinct keys) */
         tl_buf_append(&b, lab->text + pos, ed[i].start - pos);
-        pos = ed[i].drop ? ed[i].end : blank_one(lab, ed[i].v, ed[i].start, ed[i].end, nl, &b);
+        pos = ed[i].drop ? ed[i].end : blank_one(lab, ed[i].v, ed[i].start, ed[i].end, nl, !filled, &b);
     }
     tl_buf_append(&b, lab->text + pos, lab->len - pos);
     free(ed);
     char *out = tl_buf_steal(&b);
-    if (tl_lab_has_answers(lab))
+    if (filled)
         out = drop_comments(lab, out);
     return out;
 }
