@@ -141,8 +141,15 @@ START_TEST(test_blank_text)
     tl_lab *lab = parse(good, &err);
     ck_assert(lab != NULL);
     char *blank = tl_lab_blank_text(lab);
-    ck_assert_ptr_nonnull(strstr(blank, "    op: x[1:]          # a slice\n    predict: ~\n    rule: ~\n"));
-    ck_assert_ptr_nonnull(strstr(blank, "    op: x.t()\n    predict: ~\n    points: 2\n"));
+    /* a filled-in sheet: its comments go (written beside the answers), and
+     * so do explanations and accept lists */
+    ck_assert_ptr_nonnull(strstr(blank, "    op: x[1:]\n    predict: ~\n    rule: ~\n"));
+    ck_assert_ptr_null(strstr(blank, "#"));
+    ck_assert_ptr_nonnull(strstr(blank, "    op: x.t()\n    predict: ~\n    points: 2\n"
+                                        "  - id: \"3\""));
+    ck_assert_ptr_null(strstr(blank, "accept"));
+    ck_assert_ptr_null(strstr(blank, "explanation"));
+    ck_assert_ptr_null(strstr(blank, "swaps strides"));
     ck_assert_ptr_nonnull(strstr(blank, "    op: x.stride()\n    predict: ~\n  - id: \"4\""));
     ck_assert_ptr_nonnull(strstr(blank, "    answer: ~\n    mention_any"));
     ck_assert_ptr_null(strstr(blank, "Because the strides"));
@@ -152,10 +159,193 @@ START_TEST(test_blank_text)
     for (size_t i = 0; i < b->nops; i++) {
         ck_assert(b->ops[i].predict.blank);
         ck_assert_ptr_null(b->ops[i].rule);
+        ck_assert_ptr_null(b->ops[i].explanation);
+        ck_assert(!b->ops[i].has_accept);
     }
     ck_assert_ptr_null(b->questions[0].answer);
-    ck_assert_str_eq(b->ops[1].explanation, "t() swaps strides");
+    ck_assert_uint_eq(tl_lab_filled(b), 0);
+    ck_assert(!tl_lab_has_answers(b));
     tl_lab_free(b);
+    free(blank);
+    /* asked to keep them: the explanations stay, nothing else does */
+    blank = tl_lab_blank_text_opts(lab, TL_BLANK_KEEP_EXPLANATIONS);
+    ck_assert_ptr_nonnull(strstr(blank, "    explanation: t() swaps strides\n"));
+    ck_assert_ptr_null(strstr(blank, "accept"));
+    b = parse(blank, &err);
+    ck_assert_msg(b != NULL, "%s", err.msg);
+    ck_assert_str_eq(b->ops[1].explanation, "t() swaps strides");
+    ck_assert_uint_eq(tl_lab_filled(b), TL_LAB_FILLED_EXPLANATION);
+    ck_assert(!tl_lab_has_answers(b));
+    tl_lab_free(b);
+    free(blank);
+    tl_lab_free(lab);
+}
+END_TEST
+
+/* A master with blanks keeps its comments (they are for students); flow
+ * mappings and `- accept:` blank the value they cannot drop; CR LF stays. */
+START_TEST(test_blank_master)
+{
+    static const char master[] =
+        "# lab: predict view or copy\r\n"
+        "ops:\r\n"
+        "  - id: \"1\"   # first\r\n"
+        "    op: x[1:]\r\n"
+        "    predict: ~\r\n"
+        "    explanation: >-   # why\r\n"
+        "      slicing SECRET moves\r\n"
+        "      the offset\r\n"
+        "    accept: [view,\r\n"
+        "             sometimes]  # both\r\n"
+        "    points: 2\r\n"
+        "  - {id: \"2\", op: x.t(), accept: [view], explanation: SECRET two}\r\n"
+        "  - accept: [copy]\r\n"
+        "    op: x.clone()\r\n"
+        "    explanation: SECRET three\r\n";
+    tl_lab_err err;
+    tl_lab *lab = parse(master, &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    ck_assert(!tl_lab_has_answers(lab));
+    ck_assert_uint_eq(tl_lab_filled(lab), TL_LAB_FILLED_EXPLANATION | TL_LAB_FILLED_ACCEPT);
+    char buf[64];
+    ck_assert_str_eq(tl_lab_filled_text(tl_lab_filled(lab), buf, sizeof buf),
+                     "explanations, accept lists");
+    char *blank = tl_lab_blank_text(lab);
+    ck_assert_ptr_null(strstr(blank, "SECRET"));
+    ck_assert_ptr_null(strstr(blank, "sometimes"));
+    ck_assert_ptr_null(strstr(blank, "# both"));
+    ck_assert_ptr_nonnull(strstr(blank, "# lab: predict view or copy\r\n"));
+    ck_assert_ptr_nonnull(strstr(blank, "  - id: \"1\"   # first\r\n    op: x[1:]\r\n"
+                                        "    predict: ~\r\n    points: 2\r\n"));
+    tl_lab *b = parse(blank, &err);
+    ck_assert_msg(b != NULL, "%s\n%s", err.msg, blank);
+    ck_assert_uint_eq(b->nops, 3);
+    ck_assert_uint_eq(tl_lab_filled(b), 0);
+    ck_assert_int_eq(b->ops[0].points, 2);
+    ck_assert_str_eq(b->ops[2].op, "x.clone()");
+    tl_lab_free(b);
+    free(blank);
+    tl_lab_free(lab);
+}
+END_TEST
+
+/* A filled-in sheet's comments go, but never a `#` inside a scalar: code
+ * in setup and ops, quoted and block text. */
+START_TEST(test_blank_comments)
+{
+    static const char sheet[] =
+        "# answers\n"
+        "setup: |\n"
+        "  import torch\n"
+        "  # a comment in the code\n"
+        "  x = torch.arange(6.)   # trailing in code\n"
+        "ops:\n"
+        "  - op: |\n"
+        "      y = x  # keep\n"
+        "      # whole line in op\n"
+        "      y\n"
+        "    predict: alias   # trailing\n"
+        "    rule: 'a # quoted'\n"
+        "  # between ops\n"
+        "  - op: \"x # not\"   # after\n"
+        "    predict: \"view\"\n"
+        "questions:\n"
+        "  - id: q\n"
+        "    prompt: \"What # is\"\n"
+        "    answer: >\n"
+        "      folded\n"
+        "      # not a comment\n";
+    static const char want[] =
+        "setup: |\n"
+        "  import torch\n"
+        "  # a comment in the code\n"
+        "  x = torch.arange(6.)   # trailing in code\n"
+        "ops:\n"
+        "  - op: |\n"
+        "      y = x  # keep\n"
+        "      # whole line in op\n"
+        "      y\n"
+        "    predict: ~\n"
+        "    rule: ~\n"
+        "  - op: \"x # not\"\n"
+        "    predict: ~\n"
+        "questions:\n"
+        "  - id: q\n"
+        "    prompt: \"What # is\"\n"
+        "    answer: ~\n";
+    tl_lab_err err;
+    tl_lab *lab = parse(sheet, &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    char *blank = tl_lab_blank_text(lab);
+    ck_assert_str_eq(blank, want);
+    tl_lab *b = parse(blank, &err);
+    ck_assert_msg(b != NULL, "%s", err.msg);
+    ck_assert_str_eq(b->setup, lab->setup);
+    ck_assert_str_eq(b->ops[0].op, lab->ops[0].op);
+    tl_lab_free(b);
+    free(blank);
+    tl_lab_free(lab);
+}
+END_TEST
+
+START_TEST(test_filled)
+{
+    tl_lab_err err;
+    tl_lab *lab = parse(good, &err);
+    ck_assert(lab != NULL);
+    unsigned f = tl_lab_filled(lab);
+    ck_assert_uint_eq(f, TL_LAB_FILLED_PREDICT | TL_LAB_FILLED_RULE | TL_LAB_FILLED_ANSWER |
+                             TL_LAB_FILLED_EXPLANATION | TL_LAB_FILLED_ACCEPT);
+    ck_assert(tl_lab_has_answers(lab));
+    char buf[80];
+    ck_assert_str_eq(tl_lab_filled_text(f, buf, sizeof buf),
+                     "predictions, rules, answers, explanations, accept lists");
+    ck_assert_str_eq(tl_lab_filled_text(f, buf, 12), "predictions");
+    tl_lab_free(lab);
+    /* classify alone makes a sheet filled in; a blank classify does not */
+    lab = parse("ops:\n  - op: x\nclassify: |\n  def classify(r, p):\n      return 'view'\n",
+                &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    ck_assert_uint_eq(tl_lab_filled(lab), TL_LAB_FILLED_CLASSIFY);
+    ck_assert(tl_lab_has_answers(lab));
+    tl_lab_free(lab);
+    lab = parse("ops:\n  - op: x\nclassify: ~\n", &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    ck_assert(!tl_lab_has_answers(lab));
+    tl_lab_free(lab);
+}
+END_TEST
+
+START_TEST(test_feedback_policy)
+{
+    tl_lab_err err;
+    tl_lab *lab = parse("ops:\n  - op: x\n", &err);
+    ck_assert(lab != NULL);
+    ck_assert_int_eq(lab->feedback, TL_FEEDBACK_FULL);
+    ck_assert_int_eq(lab->visibility, TL_VIS_AFTER_DUE_DATE);
+    ck_assert_ptr_null(lab->warnings);
+    tl_lab_free(lab);
+    lab = parse("feedback: wrong-ops\nvisibility: hidden\nops:\n  - op: x\n", &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    ck_assert_int_eq(lab->feedback, TL_FEEDBACK_WRONG_OPS);
+    ck_assert_int_eq(lab->visibility, TL_VIS_HIDDEN);
+    ck_assert_ptr_null(lab->warnings);
+    ck_assert_str_eq(tl_lab_feedback_name(lab->feedback), "wrong-ops");
+    ck_assert_str_eq(tl_lab_visibility_name(lab->visibility), "hidden");
+    tl_lab_free(lab);
+    lab = parse("feedback: score-only\nvisibility: after_published\nops:\n  - op: x\n", &err);
+    ck_assert_msg(lab != NULL, "%s", err.msg);
+    ck_assert_int_eq(lab->feedback, TL_FEEDBACK_SCORE_ONLY);
+    ck_assert_int_eq(lab->visibility, TL_VIS_AFTER_PUBLISHED);
+    tl_lab_free(lab);
+    expect_err("ops:\n  - op: x\nfeedback: verdicts\n", 3, 11, "'feedback' must be full");
+    expect_err("ops:\n  - op: x\nfeedback: [full]\n", 3, 11, "feedback");
+    expect_err("visibility: visible\nops:\n  - op: x\n", 1, 13, "'visibility' must be");
+    /* a blank sheet keeps the policy (it reveals no answer) */
+    lab = parse("feedback: score-only\nops:\n  - op: x\n    predict: view\n", &err);
+    ck_assert(lab != NULL);
+    char *blank = tl_lab_blank_text(lab);
+    ck_assert_ptr_nonnull(strstr(blank, "feedback: score-only\n"));
     free(blank);
     tl_lab_free(lab);
 }
@@ -403,6 +593,10 @@ static Suite *tl_lab_suite(void)
     tcase_add_test(core, test_model);
     tcase_add_test(core, test_defaults);
     tcase_add_test(core, test_blank_text);
+    tcase_add_test(core, test_blank_master);
+    tcase_add_test(core, test_blank_comments);
+    tcase_add_test(core, test_filled);
+    tcase_add_test(core, test_feedback_policy);
     tcase_add_test(core, test_sha256);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

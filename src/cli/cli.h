@@ -45,6 +45,7 @@ typedef struct tl_cli {
     bool blank;             /* autograder --blank: a filled-in master is blanked for students */
     bool force;             /* autograder --force: overwrite an existing -o */
     const char *image;      /* autograder prairielearn --image IMAGE, NULL: the default */
+    bool keep_explanations; /* new --keep-explanations */
     const char **stmts;     /* explain -s STMT (repeatable) */
     size_t nstmts;
     char **args;            /* operands: files, or the expression for explain */

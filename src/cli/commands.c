@@ -526,7 +526,8 @@ static int cmd_new(const tl_cli *cli)
     tl_lab *lab = load(&c, cli->args[0]);
     if (!lab)
         return TL_EXIT_USAGE;
-    char *blank = tl_lab_blank_text(lab);
+    char *blank = tl_lab_blank_text_opts(lab, cli->keep_explanations
+                                                  ? TL_BLANK_KEEP_EXPLANATIONS : 0);
     int rc = emit(&c, blank);
     free(blank);
     tl_lab_free(lab);

@@ -63,6 +63,7 @@ enum {
     OPT_BLANK,
     OPT_FORCE,
     OPT_IMAGE,
+    OPT_KEEP_EXPLANATIONS,
     OPT_HELP,
     OPT_VERSION,
     OPT_RUN_TESTS
@@ -75,7 +76,7 @@ enum {
 #define EXEC_OPTS (BIT(OPT_DEVICE) | BIT(OPT_REQUIRE_GPU) | BIT(OPT_MAX_BYTES) | BIT(OPT_TIMEOUT) | \
                    BIT(OPT_SHEET_TIMEOUT) | BIT(OPT_FOLLOW_LINKS))
 /* The last option counted in a command's mask. */
-#define OPT_LAST_MASKED OPT_IMAGE
+#define OPT_LAST_MASKED OPT_KEEP_EXPLANATIONS
 #define OUT_OPTS (BIT(OPT_OUTPUT) | BIT(OPT_COLOR) | BIT(OPT_QUIET))
 
 static const struct option longopts[] = {
@@ -95,6 +96,7 @@ static const struct option longopts[] = {
     {"blank", no_argument, NULL, OPT_BLANK},
     {"force", no_argument, NULL, OPT_FORCE},
     {"image", required_argument, NULL, OPT_IMAGE},
+    {"keep-explanations", no_argument, NULL, OPT_KEEP_EXPLANATIONS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"run-tests", required_argument, NULL, OPT_RUN_TESTS}, /* hidden */
@@ -126,6 +128,7 @@ static const struct {
     {OPT_BLANK, "    --blank", "autograder: accept a filled-in master; students get it blanked"},
     {OPT_FORCE, "    --force", "autograder: overwrite an existing OUT"},
     {OPT_IMAGE, "    --image IMAGE", "prairielearn: the grader image (default tlab/tlab:VERSION)"},
+    {OPT_KEEP_EXPLANATIONS, "    --keep-explanations", "keep the ops' explanation: text in the blank sheet"},
 };
 
 /* ---- formats ---------------------------------------------------------- */
@@ -202,9 +205,11 @@ static const command commands[] = {
      BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_STMT) | BIT(OPT_LAB),
      FMT(TL_FMT_TEXT) | FMT(TL_FMT_JSON), TL_FMT_TEXT, "EXPR", 1, 1},
     {"new", "MASTER.yaml", "a blank sheet for students (predictions and answers emptied)",
-     "Print MASTER.yaml as a blank sheet for students: every prediction, rule and\n"
-     "answer emptied, everything else kept.\n",
-     OUT_OPTS | BIT(OPT_FOLLOW_LINKS), 0, TL_FMT_DEFAULT, "MASTER.yaml", 1, 1},
+     "Print MASTER.yaml as a blank sheet for students: every prediction, rule,\n"
+     "question answer and classify body emptied; the ops' explanation: text (unless\n"
+     "--keep-explanations) and accept lists dropped; when MASTER.yaml is itself a\n"
+     "filled-in sheet, its comments dropped too. Everything else is kept.\n",
+     OUT_OPTS | BIT(OPT_FOLLOW_LINKS) | BIT(OPT_KEEP_EXPLANATIONS), 0, TL_FMT_DEFAULT, "MASTER.yaml", 1, 1},
     {"key", "MASTER.yaml", "the answer key, computed by executing the ops",
      "Execute every op of MASTER.yaml and print the answer key: the verdict of each\n"
      "op on the parent and on its variants (non-contiguous, other dtype, other\n"
@@ -650,6 +655,7 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
                 usage_error("empty image name for --image");
             cli.image = optarg;
             break;
+        case OPT_KEEP_EXPLANATIONS: cli.keep_explanations = true; break;
         case OPT_HELP: want_help = true; break;
         case OPT_VERSION: want_version = true; break;
         case OPT_RUN_TESTS: run_tests = optarg; break;

@@ -683,7 +683,9 @@ size_t tl_grade_tamper(const tl_lab *m, const tl_lab *s, char ***changes)
         }
         if (!str_eq(mo->op, so->op))
             change(&v, &n, "op %s: op", mo->id);
-        if (mo->has_accept != so->has_accept || mo->accept != so->accept)
+        /* a blank sheet has no accept list (tlab new drops it): only a
+         * list of the sheet's own that differs is a change */
+        if (so->has_accept && (!mo->has_accept || mo->accept != so->accept))
             change(&v, &n, "op %s: accept", mo->id);
         if (mo->points != so->points)
             change(&v, &n, "op %s: points", mo->id);

@@ -42,6 +42,18 @@
 static const char *const kind_names[] = {
     "", "view", "copy", "alias", "error", "sometimes", "value", "mixed"};
 
+const char *tl_lab_feedback_name(tl_lab_feedback f)
+{
+    return f == TL_FEEDBACK_WRONG_OPS ? "wrong-ops" : f == TL_FEEDBACK_SCORE_ONLY ? "score-only"
+                                                                                 : "full";
+}
+
+const char *tl_lab_visibility_name(tl_lab_visibility v)
+{
+    return v == TL_VIS_HIDDEN ? "hidden" : v == TL_VIS_AFTER_PUBLISHED ? "after_published"
+                                                                        : "after_due_date";
+}
+
 const char *tl_kind_name(tl_kind k)
 {
     if ((int)k < 0 || (size_t)k >= TL_ARRAY_LEN(kind_names))
@@ -1035,7 +1047,8 @@ static void free_prediction(tl_prediction *p)
 
 static const char *const top_keys[] = {"tlab", "id", "title", "device", "threshold",
                                       "setup", "parent", "ops", "questions", "rules",
-                                      "classify", "classify_points", NULL};
+                                      "classify", "classify_points", "feedback",
+                                      "visibility", NULL};
 static const char *const op_keys[] = {"id", "op", "predict", "rule", "points",
                                      "accept", "explanation", NULL};
 static const char *const q_keys[] = {"id", "prompt", "answer", "mention_any",
@@ -1167,6 +1180,30 @@ static void validate(loader *L)
     }
     if ((n = tl_ynode_get(root, "classify_points")) && !tl_ynode_is_null(n))
         lab->classify_points = get_int(L, n, "classify_points", 0, 1000000);
+    if ((n = tl_ynode_get(root, "feedback")) && !tl_ynode_is_null(n)) {
+        need_scalar(L, n, "feedback");
+        if (!strcmp(n->value, "full"))
+            lab->feedback = TL_FEEDBACK_FULL;
+        else if (!strcmp(n->value, "wrong-ops"))
+            lab->feedback = TL_FEEDBACK_WRONG_OPS;
+        else if (!strcmp(n->value, "score-only"))
+            lab->feedback = TL_FEEDBACK_SCORE_ONLY;
+        else
+            FAILN(L, n, "'feedback' must be full, wrong-ops or score-only, got '%s'",
+                  n->value);
+    }
+    if ((n = tl_ynode_get(root, "visibility")) && !tl_ynode_is_null(n)) {
+        need_scalar(L, n, "visibility");
+        if (!strcmp(n->value, "after_due_date"))
+            lab->visibility = TL_VIS_AFTER_DUE_DATE;
+        else if (!strcmp(n->value, "after_published"))
+            lab->visibility = TL_VIS_AFTER_PUBLISHED;
+        else if (!strcmp(n->value, "hidden"))
+            lab->visibility = TL_VIS_HIDDEN;
+        else
+            FAILN(L, n, "'visibility' must be after_due_date, after_published or hidden, "
+                  "got '%s'", n->value);
+    }
     lab->parent = tl_xstrdup("x");
     lab->parent_line = root->line;
     lab->parent_col = root->col;

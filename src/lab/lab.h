@@ -101,6 +101,27 @@ typedef struct tl_lab_question {
 
 typedef enum tl_lab_device { TL_LAB_DEV_NONE = 0, TL_LAB_DEV_CPU, TL_LAB_DEV_CUDA } tl_lab_device;
 
+/* `feedback:` (SPEC 3): what a graded student sees in the student-facing
+ * formats (tlab-lab(5) lists them). FULL: marks, verdicts, evidence and
+ * explanations; WRONG_OPS: which ops are right or wrong and the score, no
+ * verdict, evidence or explanation; SCORE_ONLY: the score alone. */
+typedef enum tl_lab_feedback {
+    TL_FEEDBACK_FULL = 0,
+    TL_FEEDBACK_WRONG_OPS,
+    TL_FEEDBACK_SCORE_ONLY
+} tl_lab_feedback;
+
+/* `visibility:`: the Gradescope visibility of what the policy holds back
+ * (the full feedback is still in results.json, for later). */
+typedef enum tl_lab_visibility {
+    TL_VIS_AFTER_DUE_DATE = 0,
+    TL_VIS_AFTER_PUBLISHED,
+    TL_VIS_HIDDEN
+} tl_lab_visibility;
+
+const char *tl_lab_feedback_name(tl_lab_feedback f);     /* "full", ... */
+const char *tl_lab_visibility_name(tl_lab_visibility v); /* "after_due_date", ... */
+
 typedef struct tl_lab {
     char *file;           /* path as given */
     char *text;           /* whole file, NUL-terminated */
@@ -144,6 +165,9 @@ typedef struct tl_lab {
     char *classify;
     int classify_line, classify_col, classify_block_col;
     int64_t classify_points;
+
+    tl_lab_feedback feedback;     /* feedback: (default full) */
+    tl_lab_visibility visibility; /* visibility: (default after_due_date) */
 } tl_lab;
 
 /* A loading error: position (1-based; 0 when none) and message, plus the
@@ -195,9 +219,33 @@ void tl_lab_classify_source(const tl_lab *lab, tl_source *src);
 /* The threshold as a count of ops for this lab. */
 int64_t tl_lab_threshold_count(const tl_lab *lab);
 
-/* `tlab new`: the text of a blank sheet (predictions, rules and answers
- * emptied; comments and order preserved). Caller frees. */
-char *tl_lab_blank_text(const tl_lab *lab);
+/* `tlab new`: the text of a blank sheet (blank.c): predictions, rules,
+ * question answers and classify emptied; explanations and accept lists
+ * dropped (explanations kept with TL_BLANK_KEEP_EXPLANATIONS); when the lab
+ * is itself filled in (tl_lab_has_answers), its comments dropped too (they
+ * were written beside the answers). Everything else (order, quoting, line
+ * breaks, the other comments) as written. Caller frees. */
+enum { TL_BLANK_KEEP_EXPLANATIONS = 1 };
+char *tl_lab_blank_text_opts(const tl_lab *lab, unsigned flags);
+char *tl_lab_blank_text(const tl_lab *lab); /* flags 0 */
+
+/* What in lab would reveal an answer to a student (blank.c): a bit per
+ * field that is filled in somewhere (a prediction, a rule line, a question
+ * answer, a classify body, an explanation, an accept list); 0 when none.
+ * tl_lab_has_answers: any but explanations and accept lists (the lab is a
+ * filled-in sheet, not a master with blanks). tl_lab_answers_text: the
+ * names of the bits, ", "-separated ("predictions, rules"), static. */
+enum {
+    TL_LAB_FILLED_PREDICT = 1u << 0,
+    TL_LAB_FILLED_RULE = 1u << 1,
+    TL_LAB_FILLED_ANSWER = 1u << 2,
+    TL_LAB_FILLED_CLASSIFY = 1u << 3,
+    TL_LAB_FILLED_EXPLANATION = 1u << 4,
+    TL_LAB_FILLED_ACCEPT = 1u << 5
+};
+unsigned tl_lab_filled(const tl_lab *lab);
+bool tl_lab_has_answers(const tl_lab *lab);
+const char *tl_lab_filled_text(unsigned filled, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -289,6 +289,7 @@ static void markdown(tl_buf *b, const tl_report *r)
         return;
     }
     const tl_grade *g = tl_layout_graded(r) ? r->grade : NULL;
+    tl_lab_feedback fb = tl_report_feedback(r); /* lab's feedback: (tlab-lab(5)) */
     char *suite = tl_layout_suite(r);
     md_cell(b, lab->title ? lab->title : suite);
     free(suite);
@@ -298,11 +299,13 @@ static void markdown(tl_buf *b, const tl_report *r)
         tl_buf_putc(b, ')');
     }
     tl_buf_puts(b, "\n\n");
-    if (g)
+    if (g && fb == TL_FEEDBACK_WRONG_OPS)
+        tl_buf_puts(b, "| id | op | predicted | result |\n|---|---|---|---|\n");
+    else if (g && fb == TL_FEEDBACK_FULL)
         tl_buf_puts(b, "| id | op | predicted | actual | result |\n|---|---|---|---|---|\n");
-    else
+    else if (!g)
         tl_buf_puts(b, "| id | op | verdict |\n|---|---|---|\n");
-    for (size_t i = 0; i < lab->nops; i++) {
+    for (size_t i = 0; i < lab->nops && fb != TL_FEEDBACK_SCORE_ONLY; i++) {
         char ab[48], pb[48];
         tl_buf_puts(b, "| ");
         md_cell(b, lab->ops[i].id);
@@ -313,8 +316,11 @@ static void markdown(tl_buf *b, const tl_report *r)
             md_cell(b, tl_layout_pred(&g->ops[i], pb, sizeof pb));
             tl_buf_puts(b, " | ");
             if (!g->ops[i].answered)
-                tl_buf_puts(b, "unanswered | \xe2\x9d\x94 |\n");
-            else {
+                tl_buf_puts(b, fb == TL_FEEDBACK_FULL ? "unanswered | \xe2\x9d\x94 |\n"
+                                                      : "\xe2\x9d\x94 |\n");
+            else if (fb != TL_FEEDBACK_FULL) {
+                tl_buf_puts(b, g->ops[i].correct ? "\xe2\x9c\x85 |\n" : "\xe2\x9d\x8c |\n");
+            } else {
                 md_cell(b, tl_layout_actual(&r->verdicts[i], ab, sizeof ab));
                 tl_buf_puts(b, g->ops[i].correct ? " | \xe2\x9c\x85 |\n" : " | \xe2\x9d\x8c |\n");
             }

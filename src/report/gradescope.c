@@ -9,6 +9,14 @@
  * points here too; the tamper check and the verdict are 0-point pass/fail
  * tests. An unreadable sheet is still a complete file: score 0, the
  * located error in output and in one failed test.
+ *
+ * The lab's feedback: policy (items.h) shapes the visible tests; what it
+ * holds back is still in the file with the lab's visibility: (default
+ * after_due_date), so students see it once the instructor lets them:
+ * wrong-ops adds one 0-point test, "full feedback", carrying every test's
+ * full output; score-only lists the full tests themselves under that
+ * visibility, beside the visible tamper check and verdict (0 points
+ * there: the top-level score is set, so nothing is counted twice).
  */
 #include "gradescope.h"
 
@@ -55,10 +63,48 @@ static char *top_output(const tl_report *r, const tl_items *it)
     return tl_buf_steal(&b);
 }
 
+static bool add_test(cJSON *tests, const tl_item *x, int64_t score, int64_t max_score,
+                     const char *visibility)
+{
+    cJSON *t = cJSON_CreateObject();
+    if (!t)
+        return false;
+    cJSON_AddItemToArray(tests, t);
+    if (!cJSON_AddStringToObject(t, "name", x->name) ||
+        !cJSON_AddStringToObject(t, "number", x->number) ||
+        !cJSON_AddNumberToObject(t, "score", (double)score) ||
+        !cJSON_AddNumberToObject(t, "max_score", (double)max_score) ||
+        !cJSON_AddStringToObject(t, "status", !x->graded || x->passed ? "passed" : "failed"))
+        return false;
+    char *o = test_output(x);
+    cJSON *s = cJSON_AddStringToObject(t, "output", o);
+    free(o);
+    if (!s)
+        return false;
+    return !visibility || cJSON_AddStringToObject(t, "visibility", visibility);
+}
+
+/* wrong-ops: every full test's name, status and output in one text */
+static char *full_feedback(const tl_items *full)
+{
+    tl_buf b = {0};
+    for (size_t k = 0; k < full->n; k++) {
+        const tl_item *x = &full->v[k];
+        tl_buf_printf(&b, "%s%s: %s %s", k ? "\n\n" : "", x->name,
+                      !x->graded || x->passed ? "passed" : "failed", x->message);
+        if (*x->detail)
+            tl_buf_printf(&b, "\n%s", x->detail);
+    }
+    return tl_buf_steal(&b);
+}
+
 static cJSON *document(const tl_report *r)
 {
-    tl_items it;
+    tl_lab_feedback fb = tl_report_feedback(r);
+    const char *held = r->lab ? tl_lab_visibility_name(r->lab->visibility) : NULL;
+    tl_items it, full;
     tl_items_build(r, &it);
+    tl_items_build_as(r, TL_FEEDBACK_FULL, &full);
     cJSON *root = cJSON_CreateObject();
     char *out = NULL;
     JK(root);
@@ -71,27 +117,33 @@ static cJSON *document(const tl_report *r)
     JK(cJSON_AddNumberToObject(root, "execution_time", 0));
     cJSON *tests = cJSON_AddArrayToObject(root, "tests");
     JK(tests);
-    for (size_t k = 0; k < it.n; k++) {
-        const tl_item *x = &it.v[k];
-        cJSON *t = cJSON_CreateObject();
-        JK(t);
-        cJSON_AddItemToArray(tests, t);
-        JK(cJSON_AddStringToObject(t, "name", x->name));
-        JK(cJSON_AddStringToObject(t, "number", x->number));
-        JK(cJSON_AddNumberToObject(t, "score", (double)x->score));
-        JK(cJSON_AddNumberToObject(t, "max_score", (double)x->max_score));
-        JK(cJSON_AddStringToObject(t, "status", !x->graded || x->passed ? "passed" : "failed"));
-        char *o = test_output(x);
-        cJSON *s = cJSON_AddStringToObject(t, "output", o);
-        free(o);
-        JK(s);
+    if (fb == TL_FEEDBACK_SCORE_ONLY) {
+        for (size_t k = 0; k < full.n; k++) {
+            const tl_item *x = &full.v[k];
+            bool shown = x->kind == TL_ITEM_TAMPER || x->kind == TL_ITEM_VERDICT;
+            JK(add_test(tests, x, shown ? 0 : x->score, shown ? 0 : x->max_score,
+                        shown ? NULL : held));
+        }
+    } else {
+        for (size_t k = 0; k < it.n; k++)
+            JK(add_test(tests, &it.v[k], it.v[k].score, it.v[k].max_score, NULL));
+        if (fb == TL_FEEDBACK_WRONG_OPS) {
+            char *o = full_feedback(&full);
+            tl_item x = {.kind = TL_ITEM_VERDICT, .name = "full feedback", .number = "feedback",
+                         .graded = false, .message = o, .detail = ""};
+            bool ok = add_test(tests, &x, 0, 0, held);
+            free(o);
+            JK(ok);
+        }
     }
     free(out);
     tl_items_free(&it);
+    tl_items_free(&full);
     return root;
 fail:
     free(out);
     tl_items_free(&it);
+    tl_items_free(&full);
     cJSON_Delete(root);
     return NULL;
 }

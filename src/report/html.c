@@ -18,7 +18,12 @@
  *   - every op gets exactly one <svg class="storage">, whatever it did
  *     (view, copy, error, value, tuple, or no picture captured);
  *   - the class report's percentages come from classreport.c's summary
- *     (tl_class_summary_json): they are not recomputed here.
+ *     (tl_class_summary_json): they are not recomputed here;
+ *   - the lab's feedback: policy (tl_report_feedback) holds back what it
+ *     says: wrong-ops leaves the table without the actual and storage
+ *     columns and the page without the storage pictures, evidence,
+ *     explanations and classify()'s problems; score-only leaves the score
+ *     block and the tamper list.
  *
  * Storage picture (one SVG per op): the parent's storage as a row of slots
  * labelled by slot index; for a view each slot the result reads carries the
@@ -899,6 +904,12 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
     esc(&b, r->device_used ? r->device_used : "cpu");
     tl_buf_puts(&b, "</span></p>\n</header>\n");
     score_block(&b, r);
+    tl_lab_feedback fb = tl_report_feedback(r);
+    bool full = fb == TL_FEEDBACK_FULL, ops_shown = fb != TL_FEEDBACK_SCORE_ONLY;
+    if (!full)
+        tl_buf_printf(&b, "<p id=\"feedback-policy\">This lab shows %s (feedback: %s).</p>\n",
+                      ops_shown ? "which ops are right, not their verdicts" : "the score only",
+                      tl_lab_feedback_name(fb));
 
     /* a page of many ops draws fewer slots per picture (at most 1000 ops) */
     int64_t cap = lab->nops <= 64 ? 256 : 16384 / (int64_t)lab->nops;
@@ -907,11 +918,13 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
     tl_html_pic pc;
 
     /* the table: one row per op */
-    tl_buf_printf(&b, "<h2>Ops (%zu)</h2>\n<table class=\"ops\">\n<thead><tr><th>id</th>"
-                  "<th>op</th><th>predicted</th><th>actual</th><th>result</th><th class=\"num\">"
-                  "points</th><th>storage</th></tr></thead>\n<tbody>\n", lab->nops);
+    if (ops_shown)
+        tl_buf_printf(&b, "<h2>Ops (%zu)</h2>\n<table class=\"ops\">\n<thead><tr><th>id</th>"
+                      "<th>op</th><th>predicted</th>%s<th>result</th><th class=\"num\">"
+                      "points</th>%s</tr></thead>\n<tbody>\n", lab->nops,
+                      full ? "<th>actual</th>" : "", full ? "<th>storage</th>" : "");
     bool star = false;
-    for (size_t i = 0; i < lab->nops; i++) {
+    for (size_t i = 0; ops_shown && i < lab->nops; i++) {
         const tl_op_grade *og = &g->ops[i];
         const tl_op_verdict *v = &r->verdicts[i];
         tl_buf_printf(&b, "<tr class=\"op %s\"><td><a href=\"#op-%zu\">", op_class(og), i + 1);
@@ -920,8 +933,10 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
         esc_block(&b, lab->ops[i].op);
         tl_buf_puts(&b, "</code></td><td>");
         esc(&b, og->answered ? og->predicted : "-");
-        tl_buf_puts(&b, "</td><td>");
-        if (og->answered) {
+        tl_buf_puts(&b, full ? "</td><td>" : "</td>");
+        if (!full) {
+            /* feedback: wrong-ops: no actual column */
+        } else if (og->answered) {
             tl_buf_puts(&b, tl_kind_name(v->ev.kind));
             if (v->sometimes) {
                 tl_buf_puts(&b, "*");
@@ -930,18 +945,24 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
         } else {
             tl_buf_puts(&b, "unanswered");
         }
-        tl_buf_printf(&b, "</td><td>%s</td><td class=\"num\">%" PRId64 "/%" PRId64
-                      "</td><td>", mark_html(og), og->score, og->points);
-        if (og->answered)
-            strip(&b, pics ? capped(&pics[i], cap, &pc) : NULL);
-        tl_buf_puts(&b, "</td></tr>\n");
+        tl_buf_printf(&b, "%s<td>%s</td><td class=\"num\">%" PRId64 "/%" PRId64 "</td>",
+                      full ? "</td>" : "", mark_html(og), og->score, og->points);
+        if (full) {
+            tl_buf_puts(&b, "<td>");
+            if (og->answered)
+                strip(&b, pics ? capped(&pics[i], cap, &pc) : NULL);
+            tl_buf_puts(&b, "</td>");
+        }
+        tl_buf_puts(&b, "</tr>\n");
     }
-    tl_buf_puts(&b, "</tbody>\n</table>\n");
+    if (ops_shown)
+        tl_buf_puts(&b, "</tbody>\n</table>\n");
     if (star)
         tl_buf_puts(&b, "<p>* the verdict changes across parent variants (sometimes)</p>\n");
 
     /* one card per op, with its storage picture */
-    tl_buf_puts(&b, "<h2>Storage pictures</h2>\n<p>Each box is one element of the storage, "
+    if (full)
+        tl_buf_puts(&b, "<h2>Storage pictures</h2>\n<p>Each box is one element of the storage, "
                     "labelled by its slot index (top left). A slot the result reads shows the "
                     "result&#39;s flat index there, so the numbers give the reading order; "
                     "\xc3\x97N marks a slot read N times (expand, broadcast); dashed slots are not "
@@ -949,7 +970,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
                     "its slots shows the result&#39;s flat index and, when tlab could trace it, "
                     "\xe2\x86\x90s, the parent slot the element was copied from (a line joins "
                     "them when both rows fit on one line). Hover a slot for the details.</p>\n");
-    for (size_t i = 0; i < lab->nops; i++) {
+    for (size_t i = 0; full && i < lab->nops; i++) {
         const tl_op_grade *og = &g->ops[i];
         const tl_op_verdict *v = &r->verdicts[i];
         tl_buf_printf(&b, "<section class=\"card %s\" id=\"op-%zu\">\n<h3>%s <span "
@@ -981,7 +1002,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
         tl_buf_puts(&b, "</section>\n");
     }
 
-    if (g->unanswered) {
+    if (ops_shown && g->unanswered) {
         tl_buf_printf(&b, "<h2>Unanswered (%zu)</h2>\n<p>", g->unanswered);
         bool first = true;
         for (size_t i = 0; i < lab->nops; i++)
@@ -993,7 +1014,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
             }
         tl_buf_puts(&b, "</p>\n");
     }
-    if (!g->rules_passed) {
+    if (ops_shown && !g->rules_passed) {
         tl_buf_puts(&b, "<h2>Rules</h2>\n<ul class=\"plain\">\n");
         for (size_t i = 0; i < lab->nops; i++)
             if (g->ops[i].rule_problem) {
@@ -1005,7 +1026,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
             }
         tl_buf_puts(&b, "</ul>\n");
     }
-    if (g->classify.offered) {
+    if (ops_shown && g->classify.offered) {
         const tl_classify_grade *cg = &g->classify;
         tl_buf_printf(&b, "<h2>Stretch: classify()</h2>\n<p class=\"%s\"><span class=\"mark\">"
                       "%s</span> %" PRId64 "/%" PRId64 " points, not counted toward the "
@@ -1018,7 +1039,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
             tl_buf_printf(&b, "; %zu results classified, %zu wrong or failed", cg->checked,
                           cg->nproblems);
         tl_buf_puts(&b, "</p>\n");
-        if (cg->nproblems) {
+        if (full && cg->nproblems) {
             tl_buf_puts(&b, "<ul class=\"plain\">\n");
             for (size_t k = 0; k < cg->nproblems; k++) {
                 tl_buf_puts(&b, "<li>");
@@ -1028,7 +1049,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
             tl_buf_puts(&b, "</ul>\n");
         }
     }
-    if (lab->nquestions) {
+    if (ops_shown && lab->nquestions) {
         tl_buf_printf(&b, "<h2>Questions (%zu)</h2>\n<table class=\"questions\">\n<thead><tr>"
                       "<th>id</th><th>result</th><th>why</th></tr></thead>\n<tbody>\n",
                       lab->nquestions);

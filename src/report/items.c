@@ -54,7 +54,7 @@ static void build_error(const tl_report *r, tl_items *it)
     x->col = r->error_col;
 }
 
-static void build_ops(const tl_report *r, tl_items *it)
+static void build_ops(const tl_report *r, tl_lab_feedback policy, tl_items *it)
 {
     const tl_lab *lab = r->lab;
     const tl_grade *g = tl_layout_graded(r) ? r->grade : NULL;
@@ -85,7 +85,14 @@ static void build_ops(const tl_report *r, tl_items *it)
         x->unanswered = !og->answered;
         x->score = og->score;
         if (!og->answered) {
-            x->message = tl_xstrdup("unanswered: predict this op to see its verdict");
+            x->message = tl_xstrdup(policy == TL_FEEDBACK_FULL
+                                        ? "unanswered: predict this op to see its verdict"
+                                        : "unanswered");
+            x->detail = tl_xstrdup("");
+        } else if (policy != TL_FEEDBACK_FULL) {
+            /* feedback: wrong-ops: the mark, not the verdict or why */
+            x->withheld = true;
+            x->message = tl_xstrdup(og->correct ? "correct" : "wrong");
             x->detail = tl_xstrdup("");
         } else if (og->correct) {
             x->message = dup_fit(og->feedback);
@@ -103,7 +110,7 @@ static void build_ops(const tl_report *r, tl_items *it)
     }
 }
 
-static void build_checks(const tl_report *r, tl_items *it)
+static void build_checks(const tl_report *r, tl_lab_feedback policy, tl_items *it)
 {
     const tl_lab *lab = r->lab;
     const tl_grade *g = r->grade;
@@ -183,11 +190,13 @@ static void build_checks(const tl_report *r, tl_items *it)
                           " stretch points)", cg->nproblems, cg->checked, cg->score, cg->points);
         x->message = tl_buf_steal(&m);
         tl_buf d = {0};
-        for (size_t k = 0; k < cg->nproblems; k++) {
+        /* each problem names the runtime's verdict: not under wrong-ops */
+        for (size_t k = 0; policy == TL_FEEDBACK_FULL && k < cg->nproblems; k++) {
             tl_buf_puts(&d, k ? "\n" : "");
             tl_escape_line(&d, cg->problems[k]);
         }
-        x->detail = tl_buf_steal(&d);
+        x->detail = d.len ? tl_buf_steal(&d) : tl_xstrdup("");
+        tl_buf_free(&d);
         x->line = r->lab->classify_line;
         x->col = r->lab->classify_col;
     }
@@ -224,15 +233,52 @@ static void build_checks(const tl_report *r, tl_items *it)
     x->detail = tl_xstrdup("");
 }
 
+/* feedback: score-only: the tamper check and the verdict, which carries
+ * every point (so the items still add up to the grade) */
+static void build_score_only(const tl_report *r, tl_items *it)
+{
+    tl_items full;
+    memset(&full, 0, sizeof full);
+    build_checks(r, TL_FEEDBACK_SCORE_ONLY, &full);
+    for (size_t k = 0; k < full.n; k++) {
+        tl_item *x = &full.v[k];
+        if (x->kind != TL_ITEM_TAMPER && x->kind != TL_ITEM_VERDICT)
+            continue;
+        if (x->kind == TL_ITEM_VERDICT) {
+            x->score = r->grade->points;
+            x->max_score = r->grade->max_points;
+        }
+        tl_item *y = add(it, x->kind, x->name, "");
+        free(y->number);
+        *y = *x;
+        memset(x, 0, sizeof *x); /* moved */
+    }
+    for (size_t k = 0; k < full.n; k++)
+        if (full.v[k].name) {
+            free(full.v[k].name);
+            free(full.v[k].number);
+            free(full.v[k].message);
+            free(full.v[k].detail);
+        }
+    free(full.v);
+}
+
 void tl_items_build(const tl_report *r, tl_items *it)
+{
+    tl_items_build_as(r, tl_report_feedback(r), it);
+}
+
+void tl_items_build_as(const tl_report *r, tl_lab_feedback policy, tl_items *it)
 {
     memset(it, 0, sizeof *it);
     if (r->error || !r->lab)
         build_error(r, it);
+    else if (policy == TL_FEEDBACK_SCORE_ONLY && tl_layout_graded(r))
+        build_score_only(r, it);
     else {
-        build_ops(r, it);
+        build_ops(r, policy, it);
         if (tl_layout_graded(r))
-            build_checks(r, it);
+            build_checks(r, policy, it);
     }
     for (size_t k = 0; k < it->n; k++) {
         it->score += it->v[k].score;

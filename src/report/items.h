@@ -8,6 +8,15 @@
  * points). A run/key report: one informational item per op. An unreadable
  * sheet: one failed "read" item carrying the located error.
  *
+ * The lab's feedback: policy (tl_report_feedback) shapes the list:
+ * wrong-ops keeps every item but an op's says only correct, wrong or
+ * unanswered (`withheld`: no verdict, evidence or explanation, and a
+ * renderer shows none of r->verdicts for it) and classify() only how many
+ * results it got wrong; score-only keeps the tamper check and the verdict,
+ * which then carries all the points. tl_items_build_as builds the list of
+ * another policy (gradescope.c: the full feedback, held back until the due
+ * date).
+ *
  * Ownership: tl_items owns every string (tl_items_free). name, number and
  * message are single lines without controls; detail may span lines (our
  * newlines only) and is "" when there is nothing more to say.
@@ -47,6 +56,7 @@ typedef struct tl_item {
     char *message;         /* one line */
     char *detail;          /* more lines, or "" */
     int line, col;         /* in the graded sheet; 0 when unknown */
+    bool withheld;         /* op: verdict and evidence held back (feedback:) */
 } tl_item;
 
 typedef struct tl_items {
@@ -57,6 +67,7 @@ typedef struct tl_items {
 } tl_items;
 
 void tl_items_build(const tl_report *r, tl_items *out);
+void tl_items_build_as(const tl_report *r, tl_lab_feedback policy, tl_items *out);
 void tl_items_free(tl_items *it);
 
 #ifdef __cplusplus

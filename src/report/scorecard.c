@@ -414,6 +414,13 @@ char *tl_scorecard_print_json(cJSON *root)
     return tl_escape_json_controls(tl_buf_steal(&b));
 }
 
+tl_lab_feedback tl_report_feedback(const tl_report *r)
+{
+    if (r->mode != TL_REPORT_CHECK || !r->grade || !r->lab || r->error)
+        return TL_FEEDBACK_FULL;
+    return r->lab->feedback;
+}
+
 const char *tl_report_sheet(const tl_report *r)
 {
     return r->sheet_file ? r->sheet_file : r->lab ? r->lab->file : "-";

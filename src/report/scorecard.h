@@ -50,6 +50,11 @@ typedef struct tl_report {
 
 /* The graded sheet's file name (sheet_file, else the lab's). */
 const char *tl_report_sheet(const tl_report *r);
+/* The lab's feedback: policy for what the student-facing formats show of a
+ * graded report (text, html, tap, junit, github, gradescope, prairielearn;
+ * json, csv and jsonl stay full: they are the instructor's records). FULL
+ * for run/key reports and an unreadable sheet. */
+tl_lab_feedback tl_report_feedback(const tl_report *r);
 
 #define TL_SCHEMA_VERSION 1
 

@@ -85,7 +85,7 @@ static void test_line(tl_buf *b, size_t num, const tl_report *r, const tl_item *
     }
     tl_buf_printf(b, "  data:\n    points: %lld\n    max_points: %lld\n", (long long)x->score,
                   (long long)x->max_score);
-    if (x->kind == TL_ITEM_OP && !x->unanswered) {
+    if (x->kind == TL_ITEM_OP && !x->unanswered && !x->withheld) { /* withheld: feedback: */
         const tl_op_verdict *v = &r->verdicts[x->index];
         const tl_op_grade *og = &r->grade->ops[x->index];
         char *p = tl_report_fit(og->predicted, 200);

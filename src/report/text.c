@@ -10,6 +10,10 @@
  * run: verdict, layout and bytes allocated per op, nothing cut, and the
  * parent variants' verdicts (run_table); key: the answer per op with notes.
  * An unreadable sheet: the located error and the final line.
+ * The lab's feedback: policy (a master's, under --lab) trims check:
+ * wrong-ops drops the actual column, the evidence blocks (explanations
+ * included) and classify()'s problems, keeping each op's mark; score-only
+ * prints the header, the points and the final line.
  *
  * Every sheet string goes through layout.c's fit/wrap (escaped).
  */
@@ -110,14 +114,23 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
 {
     const tl_lab *lab = r->lab;
     const tl_grade *g = r->grade;
-    if (!o->quiet) {
+    tl_lab_feedback fb = tl_report_feedback(r);
+    if (!o->quiet && fb == TL_FEEDBACK_SCORE_ONLY) {
+        header(b, r, o);
+        tl_buf_puts(b, "This lab reports the score only (feedback: score-only).\n");
+        if (r->nchanges)
+            tl_buf_printf(b, "Tampered: the sheet changed %zu thing%s the master decides "
+                          "(graded on the master).\n", r->nchanges, r->nchanges == 1 ? "" : "s");
+        tl_buf_printf(b, "\npoints %" PRId64 "/%" PRId64 "\n", g->points, g->max_points);
+    } else if (!o->quiet) {
+        bool full = fb == TL_FEEDBACK_FULL;
         header(b, r, o);
         size_t idw = id_width(r), pw = 11, aw = 11, mw = 5;
         size_t opw = TL_REPORT_WIDTH - idw - pw - aw - mw - 8;
         tl_layout_cell(b, "id", idw);
         tl_layout_cell(b, "op", opw);
         tl_layout_cell(b, "predicted", pw);
-        tl_buf_puts(b, "actual");
+        tl_buf_puts(b, full ? "actual" : "result");
         tl_buf_putc(b, '\n');
         bool star = false;
         for (size_t i = 0; i < lab->nops; i++) {
@@ -131,8 +144,10 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
                 tl_layout_pad(b, "unanswered", aw);
                 tl_buf_printf(b, "%s  %s", tl_layout_color(o, C_OFF), o->color ? "?" : "-");
             } else {
-                star |= r->verdicts[i].sometimes;
-                tl_layout_cell(b, tl_layout_actual(&r->verdicts[i], ab, sizeof ab), aw);
+                if (full) {
+                    star |= r->verdicts[i].sometimes;
+                    tl_layout_cell(b, tl_layout_actual(&r->verdicts[i], ab, sizeof ab), aw);
+                }
                 if (og->correct)
                     tl_buf_printf(b, "%s%s%s", tl_layout_color(o, C_GREEN),
                                   o->color ? "\xe2\x9c\x93" : "ok", tl_layout_color(o, C_OFF));
@@ -146,7 +161,7 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
         if (star)
             tl_buf_puts(b, "* the verdict changes across parent variants (sometimes)\n");
         bool any_wrong = false;
-        for (size_t i = 0; i < lab->nops; i++)
+        for (size_t i = 0; full && i < lab->nops; i++)
             if (g->ops[i].answered && !g->ops[i].correct) {
                 if (!any_wrong)
                     tl_buf_printf(b, "\n%sWrong predictions%s\n\n", tl_layout_color(o, C_BOLD),
@@ -189,7 +204,7 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
             if (cg->answered)
                 tl_buf_printf(b, "  %zu results classified, %zu wrong or failed\n", cg->checked,
                               cg->nproblems);
-            for (size_t k = 0; k < cg->nproblems; k++) {
+            for (size_t k = 0; full && k < cg->nproblems; k++) {
                 tl_buf_puts(b, "  ");
                 tl_layout_wrap(b, cg->problems[k], 2, 4, TL_REPORT_WIDTH);
             }

@@ -1,7 +1,9 @@
 /* blank_property.h - the property of `tlab new` that tests/fuzz/fuzz_lab.c
  * fuzzes and tests/check_hostile.c checks over the committed corpus: for a
  * lab the loader accepts, the blank sheet loads again with the same ops
- * and questions (ids, op texts) and no prediction, rule or answer left.
+ * and questions (ids, op texts) and no prediction, rule, answer, classify,
+ * explanation or accept list left (tl_lab_filled), and the same feedback:
+ * policy.
  * blank_violation returns NULL when it holds, else a description (owned:
  * free) that includes the blank sheet. Included by both; static. */
 #ifndef TL_BLANK_PROPERTY_H
@@ -36,6 +38,14 @@ static char *blank_violation(const tl_lab *lab)
         for (size_t i = 0; i < b->nquestions && !why.len; i++)
             if (strcmp(b->questions[i].id, lab->questions[i].id) || b->questions[i].answer)
                 tl_buf_printf(&why, "question %zu of the blank sheet keeps an answer", i);
+        unsigned left = tl_lab_filled(b);
+        char names[128];
+        if (!why.len && left)
+            tl_buf_printf(&why, "the blank sheet keeps %s",
+                          tl_lab_filled_text(left, names, sizeof names));
+        if (!why.len && (b->feedback != lab->feedback || b->visibility != lab->visibility))
+            tl_buf_printf(&why, "the blank sheet has feedback: %s, the lab %s",
+                          tl_lab_feedback_name(b->feedback), tl_lab_feedback_name(lab->feedback));
     }
     if (why.len)
         tl_buf_printf(&why, "\n--- blank sheet:\n%s\n", blank);

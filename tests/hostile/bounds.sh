@@ -264,18 +264,22 @@ b 20 new -o crblank.yaml cr.yaml
 [ "$status" = 0 ] || fail "tlab new failed"
 [ "$(tr -cd '\n' < crblank.yaml | wc -c)" = 0 ] || fail "the blank sheet has LF breaks"
 [ "$(tr -cd '\r' < crblank.yaml | wc -c)" = "$(tr -cd '\r' < cr.yaml | wc -c)" ] || fail "line breaks lost"
-grep -q '# a comment' crblank.yaml || fail "a comment was lost"
+# cr.yaml is filled in: its comment, written beside an answer, goes too
+! grep -q '# a comment' crblank.yaml || fail "a filled-in sheet's comment reached its blank sheet"
 b 20 check crblank.yaml
 [ "$status" = 1 ] || fail "the blank sheet of cr.yaml does not fail: $status"
 grep -q '0/2 correct' "$work/stdout" || fail "the blank sheet still scores"
 grep -q 'q FAIL: unanswered' "$work/stdout" || fail "the answer was not blanked"
-# comments inside the emptied values survive; `~` never glues onto `#`
+# comments.yaml is filled in, so its comments (inside the emptied values
+# too) go with the answers; a `#` inside a scalar is no comment; `~` never
+# glues onto `#`
 cp "$hdir/comments.yaml" comments.yaml
 b 20 new -o cblank.yaml comments.yaml
 [ "$status" = 0 ] || fail "tlab new failed"
 for c in c1 c2 c3 c4 c5 c6; do
-    grep -q "# $c" cblank.yaml || fail "comment $c was lost"
+    ! grep -q "# $c" cblank.yaml || fail "comment $c reached the blank sheet"
 done
+grep -q 'prompt: p' cblank.yaml || fail "the question lost its prompt"
 ! grep -q '~#' cblank.yaml || fail "'~#' in the blank sheet"
 ! grep -q 'not a comment\|an # answer' cblank.yaml || fail "an answer survived"
 b 20 check cblank.yaml
