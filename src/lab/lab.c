@@ -81,6 +81,7 @@ typedef struct loader {
     bool in_scan;       /* in the byte checks: the text may not be text */
     yaml_event_t event;
     void *seen;         /* id table during validation; freed on failure */
+    uint32_t *keys;     /* check_keys' index of a large mapping; freed on failure */
     bool lenient_keys;  /* unknown keys are warnings (top level only) */
     tl_buf warnings;    /* "FILE:LINE:COL: warning: ..." lines */
     jmp_buf fail;
@@ -591,17 +592,54 @@ static const char *key_text(const tl_ynode *k)
     return buf;
 }
 
+/* The earlier key of map equal to key i, or -1: a scan of the few keys
+ * of an op, a hash index (slot: key index + 1, at most half full) over a
+ * mapping of many keys (a sheet of 100,000 unknown top-level keys compared
+ * every key with every earlier one: 30 s; issue #28). */
+static long earlier_key(const tl_ynode *map, size_t i, uint32_t *slot, size_t mask)
+{
+    const char *v = map->items[2 * i]->value;
+    if (!slot) {
+        for (size_t j = 0; j < i; j++)
+            if (same(map->items[2 * j]->value, v))
+                return (long)j;
+        return -1;
+    }
+    size_t h = (size_t)tl_hash_bytes(v, strlen(v), 0) & mask;
+    for (; slot[h]; h = (h + 1) & mask)
+        if (same(map->items[2 * (slot[h] - 1)]->value, v))
+            return (long)(slot[h] - 1);
+    slot[h] = (uint32_t)(i + 1);
+    return -1;
+}
+
 static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
                        const char *where)
 {
+    uint32_t *slot = NULL;
+    size_t mask = 0;
+    if (map->n > 16) {
+        size_t ns = 64;
+        while (ns < 2 * map->n)
+            ns *= 2;
+        slot = tl_xcalloc(ns, sizeof *slot);
+        mask = ns - 1;
+        L->keys = slot; /* freed on failure too */
+    }
     for (size_t i = 0; i < map->n; i++) {
         const tl_ynode *k = map->items[2 * i];
         if (k->kind != TL_Y_SCALAR)
             FAILN(L, k, "a key in %s must be a plain word, got %s", where, node_desc(k));
-        for (size_t j = 0; j < i; j++)
-            if (same(map->items[2 * j]->value, k->value))
-                FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", key_text(k),
-                      where, map->items[2 * j]->line);
+        /* `tlab grade`: loading, too, costs at most --sheet-timeout */
+        if ((i & 255) == 255 && tl_budget_passed()) {
+            char msg[160];
+            tl_deadline_message(msg, sizeof msg, 0);
+            FAILN(L, k, "%s while loading the file", msg);
+        }
+        long j = earlier_key(map, i, slot, mask);
+        if (j >= 0)
+            FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", key_text(k), where,
+                  map->items[2 * j]->line);
         bool ok = false;
         for (size_t j = 0; known[j]; j++)
             if (same(known[j], k->value))
@@ -625,6 +663,8 @@ static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
             FAILN(L, k, "unknown key '%s' in %s (known keys: %s)", key_text(k), where, list);
         }
     }
+    free(slot);
+    L->keys = NULL;
 }
 
 static void need_scalar(loader *L, const tl_ynode *n, const char *what)
@@ -1493,6 +1533,7 @@ static tl_lab *load(const char *file, char *copy, size_t len, bool color, tl_lab
             yaml_parser_delete(&L->parser);
         lab->root = L->root; /* freed with the lab */
         free(L->seen);
+        free(L->keys);
         tl_buf_free(&L->warnings);
         render_err_as(err, file, copy, len, color, L->in_scan);
         tl_lab_free(lab);
