@@ -430,8 +430,12 @@ static char *error_line(const char *rendered, const char *file, int *line, int *
     return first;
 }
 
+/* the sheet's malformed predictions (each op scores 0, SPEC 3), then its
+ * warnings (-q keeps those back) */
 static void print_warnings(const tl_cli *cli, const tl_lab *lab)
 {
+    if (lab && lab->errors)
+        fputs(lab->errors, stderr);
     if (lab && lab->warnings && !cli->quiet)
         fputs(lab->warnings, stderr);
 }
@@ -692,6 +696,7 @@ typedef struct record {
     const char *file;   /* borrowed from the command line */
     char sha256[65];    /* of the sheet's bytes; "" when unreadable */
     char *warnings;     /* check: the sheet's warnings (owned), else NULL */
+    char *pred_errors;  /* check: its malformed predictions' diagnostics */
     char *error;        /* one line, NULL when readable */
     char *rendered;     /* check: the full diagnostic of an unreadable sheet */
     int error_line, error_col;
@@ -734,16 +739,27 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
             r->rendered = tl_xstrdup(rendered);
         tl_lab_err_free(&err);
         /* the master's totals, every answer blank: 0 points of max_points */
-        static const tl_lab blank;
-        tl_grade_sheet_in(m, &blank, gr->v, gr->texts, &r->g);
+        static const tl_lab none;
+        tl_grade_sheet_in(m, &none, gr->v, gr->texts, &r->g);
         return;
     }
     r->nchanges = tl_grade_tamper(m, sheet, &r->changes);
-    tl_grade_sheet_in(m, sheet, gr->v, gr->texts, &r->g);
+    /* SPEC 3: a sheet of another lab scores 0, with an error saying so */
+    r->error = tl_grade_wrong_lab(m, sheet, &r->error_line, &r->error_col);
+    if (r->error && gr->is_check)
+    {
+        tl_buf rb = {0};
+        tl_buf_printf(&rb, "%s\n", r->error);
+        r->rendered = tl_buf_steal(&rb);
+    }
+    static const tl_lab blank;
+    tl_grade_sheet_in(m, r->error ? &blank : sheet, gr->v, gr->texts, &r->g);
     tl_budget_enter(NULL);
     memcpy(r->sha256, tl_lab_sha256(sheet), sizeof r->sha256);
     if (gr->is_check && sheet->warnings)
         r->warnings = tl_xstrdup(sheet->warnings);
+    if (gr->is_check && sheet->errors && !r->error)
+        r->pred_errors = tl_xstrdup(sheet->errors);
     tl_lab_free(sheet); /* the grade borrows nothing from it (grade.h) */
 }
 
@@ -756,6 +772,7 @@ static void free_record(record *r)
     free(r->error);
     free(r->rendered);
     free(r->warnings);
+    free(r->pred_errors);
 }
 
 /* grade --lab MASTER SUB..., and check --lab MASTER SHEET */
@@ -803,6 +820,8 @@ static int cmd_grade(const tl_cli *cli)
          * practice check; grade: in the records and the summary only */
         if (is_check && r->error)
             fputs(r->rendered, stderr);
+        if (is_check && r->pred_errors)
+            fputs(r->pred_errors, stderr);
         if (is_check && r->warnings && !cli->quiet)
             fputs(r->warnings, stderr);
     }

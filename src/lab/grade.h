@@ -46,10 +46,12 @@ typedef struct tl_op_grade {
     /* where the answers sit in the sheet (in_sheet only): the predict: and
      * rule: values, each the op item itself when the key is absent */
     int predict_line, predict_col, rule_line, rule_col;
-    tl_kind pred_kind;
+    unsigned char pred_kind;   /* a tl_kind (a byte: 72 bytes with malformed) */
     bool pred_mapping;
     bool in_sheet;             /* the sheet has an op of this id */
     bool answered;             /* ... with a prediction that is not blank */
+    bool malformed;            /* ... that could not be read: scores 0, and
+                                * feedback is its located message */
     bool correct;
 } tl_op_grade;
 
@@ -119,6 +121,12 @@ bool tl_grade_question(const tl_lab_question *q, const char *answer,
 bool tl_grade_mentions(const char *text, const char *phrase);
 /* Is text, trimmed, case- and punctuation-insensitive, just `phrase`? */
 bool tl_grade_is_only(const char *text, const char *phrase);
+
+/* A sheet of another lab (its id differs from the master's; SPEC 3: it
+ * scores 0): the one-line error `FILE:LINE:COL: error: ...` at the sheet's
+ * id (owned, the ids and file escaped), with *line and *col; NULL when the
+ * sheet is of the master's lab or either has no id. */
+char *tl_grade_wrong_lab(const tl_lab *master, const tl_lab *sheet, int *line, int *col);
 
 /* `tlab grade`: what a submission changed relative to the master (setup,
  * parent, device, threshold, rules, op texts/accept/points, question
