@@ -675,9 +675,7 @@ char *tl_grade_wrong_lab(const tl_lab *m, const tl_lab *s, int *line, int *col)
     tl_escape_line(&b, s->id);
     tl_buf_puts(&b, "', but it is graded against lab '");
     tl_escape_line(&b, m->id);
-    tl_buf_puts(&b, "' (");
-    tl_escape_line(&b, m->file);
-    tl_buf_puts(&b, "): a sheet of another lab scores 0; fill in the sheet of this lab");
+    tl_buf_puts(&b, "': a sheet of another lab scores 0; fill in the sheet of this lab");
     return steal_fit(&b);
 }
 
