@@ -123,4 +123,37 @@ has '^not ok 1 - 1 x.clone(): predicted "vi\\e\[2Jew"$' "tap escape"
 has "^    found: '\"vi\\\\e\\[2Jew\"'$" "tap escape"
 grep -q '\\\\e' "$work/stdout" && fail "tap: an escape escaped twice"
 has '^not ok 2 - 2 x.to("a\\#b"): predicted view$' "tap #"
+# ---- JUnit: suites and classnames name the submission; tests/junit.xsd
+# and Maven Surefire's shape (tests/surefire.xsd: no file= on a suite)
+xsd_both() {
+    command -v xmllint >/dev/null 2>&1 || return 0
+    for x in junit surefire; do
+        xmllint --noout --schema "$top_srcdir/tests/$x.xsd" "$1" > x.out 2>&1 || {
+            cat x.out >&2
+            fail "$1 does not match tests/$x.xsd"
+        }
+    done
+}
+mkdir -p a b.x
+cp "$top_srcdir/tests/students/lab01-fail.yaml" a/lab01.yaml
+cp "$top_srcdir/tests/students/lab01-pass.yaml" b.x/lab01.yaml
+cp "$top_srcdir/tests/students/lab01-pass.yaml" al.ice.yaml
+printf 'ops: [\n' > broken.yaml
+expect 2 grade --lab "$master" --format junit -o grade.xml typo.yaml other.yaml a/lab01.yaml \
+    b.x/lab01.yaml al.ice.yaml broken.yaml blank.yaml
+xsd_both grade.xml
+grep -q ' file=' grade.xml && fail "junit: a file= attribute"
+for s in typo other a.lab01 b_x.lab01 al_ice broken blank; do
+    grep -q "<testsuite name=\"lab01\.$s\" " grade.xml || fail "junit: no suite lab01.$s"
+    grep -q "<testcase classname=\"lab01\.$s\" name=\"1 x\[1:\]\"" grade.xml ||
+        [ "$s" = other ] || [ "$s" = broken ] || fail "junit: no classname lab01.$s"
+done
+grep -q '<property name="file" value="b.x/lab01.yaml"/>' grade.xml || fail "junit: no file property"
+[ "$(grep -c '<testcase classname="lab01" ' grade.xml || true)" = 0 ] || fail "junit: a bare lab01 classname"
+for sheet in typo.yaml other.yaml broken.yaml; do
+    run_tlab check --lab "$master" --format junit -o one.xml "$sheet"
+    xsd_both one.xml
+done
+expect 0 check --format junit -o own.xml "$answers"
+xsd_both own.xml
 echo "fair.sh: all cases passed"
