@@ -156,4 +156,19 @@ for sheet in typo.yaml other.yaml broken.yaml; do
 done
 expect 0 check --format junit -o own.xml "$answers"
 xsd_both own.xml
+# ---- check --lab and grade run the sheet's own classify() as check does
+expect 0 check --format json "$answers"
+grep -A6 '"classify": {' "$work/stdout" > own.cls
+expect 0 check --lab "$master" --format json "$answers"
+grep -A6 '"classify": {' "$work/stdout" > lab.cls
+cmp -s own.cls lab.cls || { diff own.cls lab.cls >&2; fail "check --lab: classify() graded otherwise than check"; }
+grep -q '"passed": true' lab.cls || fail "check --lab: the reference classify() did not pass"
+grep -q '"checked": 0' lab.cls && fail "check --lab: classify() not run"
+sed 's/^  def classify(op_result, parent):$/&\n    return "copy"/' "$answers" > cls-copy.yaml
+grep -q '^    return "copy"$' cls-copy.yaml || fail "cls-copy.yaml"
+expect 0 grade --lab "$master" --format gradescope cls-copy.yaml
+has 'results wrong or failed (0/4 stretch points)' "grade: a wrong classify()"
+grep -q 'not answered\|not run by the autograder' "$work/stdout" && fail "grade: classify() not run"
+expect 0 grade --lab "$master" --format tap right.yaml
+has '^ok [0-9]* - classify() (stretch, 4/4 points)' "grade tap: classify()"
 echo "fair.sh: all cases passed"

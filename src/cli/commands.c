@@ -709,11 +709,60 @@ typedef struct record {
 typedef struct grade_run {
     const tl_lab *m;
     const tl_op_verdict *v;
+    const tl_runner *runner;    /* how the master's ops ran */
+    const tl_source *setup;     /* the master's setup, and its cache, for the */
+    tl_setup_cache *setup_cache; /* runs of a sheet's own classify() */
     record *recs;
     tl_strpool *texts;  /* the grades' per-op texts, one copy each */
     const tl_cli *cli;
     bool is_check;      /* check --lab: keep the diagnostic and warnings */
 } grade_run;
+
+/* A sheet's own classify() (SPEC 3: graded as its own test), run as
+ * `check` runs it: the master's ops again, each with its parent variants,
+ * the sheet's classifier called on every result, inside this sheet's
+ * budgets (--timeout per run, --sheet-timeout, --max-bytes); the verdicts
+ * stay the master's. A run that cannot be made leaves the test failed,
+ * "not run by the autograder", with the reason. */
+static void run_sheet_classify(const grade_run *gr, const tl_lab *sheet, tl_grade *g)
+{
+    const tl_lab *m = gr->m;
+    tl_source clsrc;
+    tl_lab_classify_source(sheet, &clsrc);
+    tl_op_verdict *cv = tl_xcalloc(m->nops ? m->nops : 1, sizeof *cv);
+    tl_classify_stop stop = {0};
+    char *why = NULL;
+    size_t ran = 0;
+    for (size_t i = 0; i < m->nops && !why; i++) {
+        tl_source opsrc;
+        tl_lab_op_source(m, &m->ops[i], &opsrc);
+        tl_job job = {
+            .classify = &clsrc,
+            .classify_stop = &stop,
+            .setup_cache = gr->setup_cache,
+            .setup = gr->setup,
+            .nsetup = gr->setup->len ? 1 : 0,
+            .op = &opsrc,
+            .parent = m->parent,
+            .parent_line = m->parent_line,
+            .parent_col = m->parent_col,
+            .variants = true,
+            .id = m->ops[i].id,
+        };
+        tl_verdict_fail fail;
+        if (tl_verdict_run(gr->runner, &job, &cv[i], &fail) < 0) {
+            why = tl_xstrdup(fail.rendered ? fail.rendered : "error");
+            tl_verdict_fail_free(&fail);
+            break;
+        }
+        ran = i + 1;
+    }
+    tl_grade_classify_ran(m, gr->v, why ? NULL : cv, why, &g->classify);
+    for (size_t i = 0; i < ran; i++)
+        tl_op_verdict_free(&cv[i]);
+    free(cv);
+    free(why);
+}
 
 /* Load, tamper-check and grade submission k into recs[k]. */
 static void grade_one(void *arg, size_t k, tl_pool *p)
@@ -754,6 +803,8 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
     }
     static const tl_lab blank;
     tl_grade_sheet_in(m, r->error ? &blank : sheet, gr->v, gr->texts, &r->g);
+    if (!r->error && r->g.classify.offered && r->g.classify.answered)
+        run_sheet_classify(gr, sheet, &r->g);
     tl_budget_enter(NULL);
     memcpy(r->sha256, tl_lab_sha256(sheet), sizeof r->sha256);
     if (gr->is_check && sheet->warnings)
@@ -791,9 +842,15 @@ static int cmd_grade(const tl_cli *cli)
     for (size_t k = 0; k < n; k++)
         recs[k].file = cli->args[k];
     tl_strpool *texts = tl_strpool_new();
-    grade_run gr = {.m = m, .v = v, .recs = recs, .texts = texts, .cli = cli,
-                    .is_check = is_check};
+    tl_source msetup;
+    tl_lab_setup_source(m, &msetup);
+    const char *fresh = getenv("TLAB_FRESH_SETUP");
+    grade_run gr = {.m = m, .v = v, .runner = &c.runner, .setup = &msetup,
+                    .setup_cache = m->classify && !(fresh && *fresh == '1') ? tl_setup_cache_new()
+                                                                            : NULL,
+                    .recs = recs, .texts = texts, .cli = cli, .is_check = is_check};
     tl_pool_run(grade_one, &gr, n, c.max_bytes, cli->jobs);
+    tl_setup_cache_free(gr.setup_cache);
 
     tl_report *rs = tl_xcalloc(n ? n : 1, sizeof *rs);
     size_t unreadable = 0, failed = 0;

@@ -458,6 +458,35 @@ static void check_answer(tl_classify_grade *c, const tl_lab_op *op, const char *
     add_problem(c, &b);
 }
 
+/* the classifier's answers in ran[] (runs made with it) against the
+ * runtime's verdicts in truth[] (the same ops) */
+static void check_all(const tl_lab *master, const tl_op_verdict *truth,
+                      const tl_op_verdict *ran, tl_classify_grade *c)
+{
+    for (size_t i = 0; i < master->nops; i++) {
+        check_answer(c, &master->ops[i], NULL, &ran[i].cls, truth[i].ev.kind,
+                     truth[i].ev.reason);
+        for (size_t k = 0; k < ran[i].nvariants && k < truth[i].nvariants; k++)
+            check_answer(c, &master->ops[i], truth[i].variants[k].parent, &ran[i].vcls[k],
+                         truth[i].variants[k].kind, NULL);
+    }
+    c->passed = c->checked > 0 && c->nproblems == 0;
+    c->score = c->passed ? c->points : 0;
+}
+
+static void not_run(tl_classify_grade *c, const char *why)
+{
+    tl_buf b = {0};
+    tl_buf_puts(&b, "classify() was not run by the autograder");
+    if (why && *why) {
+        tl_buf_puts(&b, ": ");
+        first_error_line(&b, why);
+    }
+    add_problem(c, &b);
+    c->passed = false;
+    c->score = 0;
+}
+
 static void grade_classify(const tl_lab *master, const tl_lab *sheet,
                            const tl_op_verdict *v, tl_classify_grade *c)
 {
@@ -466,18 +495,32 @@ static void grade_classify(const tl_lab *master, const tl_lab *sheet,
         return;
     c->offered = true;
     c->points = master->classify_points;
-    /* the classifier ran with the ops only when the sheet is what ran */
-    c->answered = sheet == master && sheet->classify && sheet->classify[0];
+    c->answered = sheet->classify && sheet->classify[0];
     if (!c->answered)
         return;
-    for (size_t i = 0; i < master->nops; i++) {
-        check_answer(c, &master->ops[i], NULL, &v[i].cls, v[i].ev.kind, v[i].ev.reason);
-        for (size_t k = 0; k < v[i].nvariants; k++)
-            check_answer(c, &master->ops[i], v[i].variants[k].parent, &v[i].vcls[k],
-                         v[i].variants[k].kind, NULL);
-    }
-    c->passed = c->checked > 0 && c->nproblems == 0;
-    c->score = c->passed ? c->points : 0;
+    /* the classifier ran with the ops when the sheet is what ran; another
+     * sheet's is run by tl_grade_classify_ran (tlab grade, check --lab) */
+    if (sheet == master)
+        check_all(master, v, v, c);
+    else
+        not_run(c, NULL);
+}
+
+void tl_grade_classify_ran(const tl_lab *master, const tl_op_verdict *truth,
+                           const tl_op_verdict *ran, const char *why, tl_classify_grade *c)
+{
+    if (!c->offered || !c->answered)
+        return;
+    for (size_t i = 0; i < c->nproblems; i++)
+        free(c->problems[i]);
+    free(c->problems);
+    c->problems = NULL;
+    c->nproblems = 0;
+    c->checked = 0;
+    if (ran)
+        check_all(master, truth, ran, c);
+    else
+        not_run(c, why);
 }
 
 /* where an answer sits in the sheet: the node of `key` in the item's

@@ -71,7 +71,8 @@ typedef struct tl_question_grade {
  * and the ops' points. */
 typedef struct tl_classify_grade {
     bool offered;              /* the master lab has a classify: block */
-    bool answered;             /* the sheet filled it in (and it was run) */
+    bool answered;             /* the sheet filled it in (when it could not
+                                * be run, problems says so and it fails) */
     bool passed;
     int64_t points, score;
     size_t checked;            /* results the classifier was asked about */
@@ -107,6 +108,16 @@ void tl_grade_sheet(const tl_lab *master, const tl_lab *sheet,
 void tl_grade_sheet_in(const tl_lab *master, const tl_lab *sheet,
                        const tl_op_verdict *verdicts, tl_strpool *texts, tl_grade *out);
 void tl_grade_free(tl_grade *g);
+
+/* `tlab grade` and `check --lab` run a sheet's own classify() (the
+ * master's ops again, with the sheet's classifier, under the same limits):
+ * its test in c (from tl_grade_sheet of that sheet) is then graded on
+ * ran[i], the runs for master->ops[i], against truth[i], the master's
+ * verdicts; ran NULL: the runs could not be made, and c says "not run by
+ * the autograder" with why's first line (may be NULL). A sheet that left
+ * classify blank, or a master without it: c is left as it is. */
+void tl_grade_classify_ran(const tl_lab *master, const tl_op_verdict *truth,
+                           const tl_op_verdict *ran, const char *why, tl_classify_grade *c);
 
 /* Is prediction p right for verdict v under op's accept list? Fills a
  * short reason (why not) into why (may be NULL). */
