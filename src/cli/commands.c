@@ -430,12 +430,8 @@ static char *error_line(const char *rendered, const char *file, int *line, int *
     return first;
 }
 
-/* the sheet's malformed predictions (each op scores 0, SPEC 3), then its
- * warnings (-q keeps those back) */
 static void print_warnings(const tl_cli *cli, const tl_lab *lab)
 {
-    if (lab && lab->errors)
-        fputs(lab->errors, stderr);
     if (lab && lab->warnings && !cli->quiet)
         fputs(lab->warnings, stderr);
 }
@@ -489,6 +485,11 @@ static int cmd_lab(const tl_cli *cli, tl_report_mode mode)
         tl_lab_free(lab);
         return rc;
     }
+    /* the sheet's malformed predictions, each of which scores its op 0
+     * (SPEC 3): once it is graded (a sheet that cannot be graded says
+     * only why) */
+    if (mode == TL_REPORT_CHECK && lab->errors)
+        fputs(lab->errors, stderr);
     tl_grade g;
     memset(&g, 0, sizeof g);
     if (mode == TL_REPORT_CHECK)
