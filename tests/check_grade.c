@@ -194,10 +194,67 @@ START_TEST(test_sheet_threshold_rules)
     ck_assert_ptr_null(g.ops[0].rule_problem);
     ck_assert_ptr_nonnull(strstr(g.ops[1].rule_problem, "rejected phrase 'i ran it'"));
     ck_assert_ptr_nonnull(strstr(g.ops[3].rule_problem, "no rule: line"));
-    ck_assert_ptr_null(g.ops[2].rule_problem); /* unanswered needs no rule */
+    /* SPEC 3: every op, answered or not, needs a rule */
+    ck_assert_ptr_nonnull(strstr(g.ops[2].rule_problem, "no rule: line"));
     ck_assert(!g.rules_passed);
     ck_assert(!g.passed); /* threshold reached, rules fail */
     tl_grade_free(&g);
+    /* a blank sheet never earns the rules point: every op lacks a rule */
+    static const tl_lab blank;
+    tl_grade_sheet(lab, &blank, v, &g);
+    ck_assert_int_eq(g.points, 0);
+    ck_assert_int_eq(g.rules_score, 0);
+    ck_assert(!g.rules_passed);
+    tl_grade_free(&g);
+    tl_lab_free(lab);
+}
+END_TEST
+
+/* Issue #28.1 and SPEC 3: a prediction of fields without a kind scored on
+ * the fields alone (4/4 on four tensor ops with four right dtypes); now it
+ * is malformed, and a malformed prediction (`veiw`, `a view`) scores its
+ * op 0 with the located message, never the verdict, while the rest of the
+ * sheet is graded. */
+START_TEST(test_malformed_predictions)
+{
+    tl_lab *lab = parse("threshold: 1\n"
+                        "ops:\n"
+                        "  - {id: a, op: x, predict: {dtype: float32}}\n"
+                        "  - {id: b, op: x, predict: {dtype: float32, shape: [4, 6]}}\n"
+                        "  - {id: c, op: x, predict: veiw}\n"
+                        "  - {id: d, op: x, predict: a view, points: 2}\n"
+                        "  - {id: e, op: x, predict: {kind: view, dtype: float32}}\n");
+    tl_op_verdict v[5];
+    for (int i = 0; i < 5; i++)
+        tensor_verdict(&v[i], TL_KIND_VIEW, 4, 6, 6, 1, 0, true);
+    v[0].ev.reason = strdup("the verdict's reason");
+    tl_grade g;
+    tl_grade_sheet(lab, lab, v, &g);
+    ck_assert_int_eq(g.correct, 1);
+    ck_assert_int_eq(g.points, 1);
+    ck_assert_int_eq(g.max_points, 6);
+    ck_assert_uint_eq(g.unanswered, 0);
+    ck_assert(g.passed); /* threshold 1: the rest is graded */
+    static const int line[4] = {3, 4, 5, 6}, col[4] = {29, 29, 29, 29};
+    for (int i = 0; i < 4; i++) {
+        const tl_op_grade *og = &g.ops[i];
+        ck_assert(og->answered && og->malformed && !og->correct);
+        ck_assert_int_eq(og->score, 0);
+        ck_assert_int_eq(og->predict_line, line[i]);
+        ck_assert_int_eq(og->predict_col, col[i]);
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "g.yaml:%d:%d: error: ", line[i], col[i]);
+        ck_assert_msg(!strncmp(og->feedback, prefix, strlen(prefix)), "%s", og->feedback);
+        ck_assert_ptr_null(strstr(og->feedback, "reason"));
+    }
+    ck_assert_ptr_nonnull(strstr(g.ops[0].feedback, "must name its kind"));
+    ck_assert_ptr_nonnull(strstr(g.ops[2].feedback, "invalid prediction 'veiw'"));
+    ck_assert_str_eq(g.ops[3].predicted, "a view");
+    ck_assert_str_eq(g.ops[0].predicted, "{dtype: float32}");
+    ck_assert(g.ops[4].correct && !g.ops[4].malformed);
+    tl_grade_free(&g);
+    for (int i = 0; i < 5; i++)
+        tl_op_verdict_free(&v[i]);
     tl_lab_free(lab);
 }
 END_TEST
@@ -384,6 +441,7 @@ static Suite *tl_grade_suite(void)
     tcase_add_test(core, test_words);
     tcase_add_test(core, test_questions);
     tcase_add_test(core, test_sheet_threshold_rules);
+    tcase_add_test(core, test_malformed_predictions);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     suite_add_tcase(s, limits);

@@ -20,7 +20,7 @@ stdout_has "  q2 FAIL: the answer is only 'it depends': say why, specifically"
 
 # passing sheet: a copy without the vague answer
 sed -e 's/answer: It depends\./answer: No, t() swaps the strides over the same storage./' \
-    -e '/id: blank/,+2d' "$basic" > "$work/pass.yaml"
+    -e '/id: blank/,+3d' "$basic" > "$work/pass.yaml"
 expect 0 check "$work/pass.yaml"
 stdout_has "7/8 correct (threshold 6) - PASS"
 
@@ -196,11 +196,12 @@ sed -e 's/x = torch.arange(24, dtype=torch.float32).reshape(4, 6)/x = torch.zero
 printf 'ops: [\n' > "$work/broken.yaml"
 expect 2 grade --lab "$basic" "$work/pass.yaml" "$work/tampered.yaml" "$work/broken.yaml"
 stdout_has "file,correct,total,points,max_points,passed,tampered,changes,error"
-# points: 7 op points, q1 (1), rules (1); q2 passes in pass.yaml
-stdout_has "$work/pass.yaml,7,9,10,12,true,true,op blank removed,"
+# points: 7 op points, q1 (1), q2 (passes in pass.yaml); not the rules
+# point: the op it removed has no rule line (every op needs one)
+stdout_has "$work/pass.yaml,7,9,9,12,false,true,op blank removed,"
 stdout_has "$work/tampered.yaml,7,9,9,12,false,true,setup; threshold,"
 stdout_has "$work/broken.yaml,0,9,0,12,false,false,,$work/broken.yaml:2:1: error: invalid YAML"
-stderr_has "class summary: 3 sheets, 2 graded, 1 passed, 2 tampered, 1 unreadable"
+stderr_has "class summary: 3 sheets, 2 graded, 0 passed, 2 tampered, 1 unreadable"
 expect 1 grade --lab "$basic" --format jsonl "$basic"
 stdout_has '"file":"'"$basic"'","correct":7,"total":9,"points":9,"max_points":12,"passed":false,"tampered":false,"changes":[],"error":null}'
 expect 1 grade --lab "$basic" --format json -q "$basic" "$work/pass.yaml"

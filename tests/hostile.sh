@@ -152,6 +152,21 @@ wrong() {
     sheet "$1" "$2" > "wrong$wn.yaml"
     bad "wrong$wn.yaml:$3" check "wrong$wn.yaml"
 }
+# A malformed prediction (SPEC 3): the sheet is graded, that op scores 0
+# with its located message (one error line on stderr, and in the report),
+# here the only op: below the threshold, exit 1.
+malformed() {
+    wn=$((wn + 1))
+    sheet "$1" "$2" > "wrong$wn.yaml"
+    h check "wrong$wn.yaml"
+    [ "$status" = 1 ] || fail "expected exit status 1, got $status"
+    nerr=$(grep -c '^[^ ].*error:' "$work/stderr" || true)
+    [ "$nerr" = 1 ] || fail "expected one error line on stderr, got $nerr"
+    grep -q -- "^wrong$wn.yaml:$3: error: " "$work/stderr" ||
+        fail "stderr does not start with 'wrong$wn.yaml:$3: error:'"
+    grep -q -- "wrong$wn.yaml:$3: error: " "$work/stdout" || fail "the report lacks the message"
+    grep -q -- "0/1 correct" "$work/stdout" || fail "the op did not score 0"
+}
 wrong 1 'tlab: [1]' 1:7
 wrong 1 'tlab: two' 1:7
 wrong 1 'tlab: 2' 1:7
@@ -189,15 +204,17 @@ wrong 11 '  - {id: "1"}' 11:5
 wrong 11 '  - {id: [1], op: x.t()}' 11:10
 wrong 11 '  - {id: "1", op: [x]}' 11:19
 wrong 11 '  - {id: "1", op: ""}' 11:19
-wrong 11 '  - {id: "1", op: x.t(), predict: [view]}' 11:35
-wrong 11 '  - {id: "1", op: x.t(), predict: maybe}' 11:35
-wrong 11 '  - {id: "1", op: x.t(), predict: {kind: 5}}' 11:42
-wrong 11 '  - {id: "1", op: x.t(), predict: {shape: 5}}' 11:43
-wrong 11 '  - {id: "1", op: x.t(), predict: {shape: [a]}}' 11:44
-wrong 11 '  - {id: "1", op: x.t(), predict: {shape: [99999999999999999999999]}}' 11:44
-wrong 11 '  - {id: "1", op: x.t(), predict: {offset: 1.5}}' 11:44
-wrong 11 '  - {id: "1", op: x.t(), predict: {contiguous: 5}}' 11:48
-wrong 11 '  - {id: "1", op: x.t(), predict: {dtype: float99}}' 11:43
+malformed 11 '  - {id: "1", op: x.t(), predict: [view]}' 11:35
+malformed 11 '  - {id: "1", op: x.t(), predict: maybe}' 11:35
+malformed 11 '  - {id: "1", op: x.t(), predict: {kind: 5}}' 11:42
+malformed 11 '  - {id: "1", op: x.t(), predict: {shape: 5}}' 11:43
+malformed 11 '  - {id: "1", op: x.t(), predict: {shape: [a]}}' 11:44
+malformed 11 '  - {id: "1", op: x.t(), predict: {shape: [99999999999999999999999]}}' 11:44
+malformed 11 '  - {id: "1", op: x.t(), predict: {dtype: float32}}' 11:35
+malformed 11 '  - {id: "1", op: x.t(), predict: a view}' 11:35
+malformed 11 '  - {id: "1", op: x.t(), predict: {offset: 1.5}}' 11:44
+malformed 11 '  - {id: "1", op: x.t(), predict: {contiguous: 5}}' 11:48
+malformed 11 '  - {id: "1", op: x.t(), predict: {dtype: float99}}' 11:43
 wrong 11 '  - {id: "1", op: x.t(), points: -1}' 11:34
 wrong 11 '  - {id: "1", op: x.t(), points: 99999999999999999999}' 11:34
 wrong 11 '  - {id: "1", op: x.t(), accept: [bogus]}' 11:34
@@ -206,7 +223,7 @@ wrong 11 '  - {id: "1", op: x.t(), explanation: {a: b}}' 11:39
 # unknown keys at every level
 wrong 3 'titel: 1' 3:1
 wrong 11 '  - {id: "1", op: x.t(), bogus: 1}' 11:26
-wrong 11 '  - {id: "1", op: x.t(), predict: {bogus: 1}}' 11:36
+malformed 11 '  - {id: "1", op: x.t(), predict: {bogus: 1}}' 11:36
 wrong 9 'questions: [{id: q, prompt: p, bogus: 1}]' 9:32
 wrong 8 'rules: {bogus: 1}' 8:9
 # duplicate ids and keys

@@ -96,7 +96,7 @@ sum=$(sed -n 's/.*data-count="\([0-9]*\)".*/\1/p' "$work/class60.html" | awk '{s
 [ "$sum" = 59 ] || fail "histogram counts sum to $sum, not 59 graded sheets"
 
 # ---- an unreadable sheet: a complete page, score 0, the located error
-printf 'tlab: 1\nops:\n  - id: "1"\n    op: x[1:]\n    predict: maybe\n' > "$work/bad.yaml"
+printf 'tlab: 1\nops:\n  - id: "1"\n    op: x[1:]\n    points: many\n' > "$work/bad.yaml"
 expect 2 check --format html -o "$work/bad.html" "$work/bad.yaml"
 stderr_has "bad.yaml:5:"
 page "$work/bad.html"

@@ -485,6 +485,11 @@ static int cmd_lab(const tl_cli *cli, tl_report_mode mode)
         tl_lab_free(lab);
         return rc;
     }
+    /* the sheet's malformed predictions, each of which scores its op 0
+     * (SPEC 3): once it is graded (a sheet that cannot be graded says
+     * only why) */
+    if (mode == TL_REPORT_CHECK && lab->errors)
+        fputs(lab->errors, stderr);
     tl_grade g;
     memset(&g, 0, sizeof g);
     if (mode == TL_REPORT_CHECK)
@@ -693,6 +698,7 @@ typedef struct record {
     const char *file;   /* borrowed from the command line */
     char sha256[65];    /* of the sheet's bytes; "" when unreadable */
     char *warnings;     /* check: the sheet's warnings (owned), else NULL */
+    char *pred_errors;  /* check: its malformed predictions' diagnostics */
     char *error;        /* one line, NULL when readable */
     char *rendered;     /* check: the full diagnostic of an unreadable sheet */
     int error_line, error_col;
@@ -705,11 +711,60 @@ typedef struct record {
 typedef struct grade_run {
     const tl_lab *m;
     const tl_op_verdict *v;
+    const tl_runner *runner;    /* how the master's ops ran */
+    const tl_source *setup;     /* the master's setup, and its cache, for the */
+    tl_setup_cache *setup_cache; /* runs of a sheet's own classify() */
     record *recs;
     tl_strpool *texts;  /* the grades' per-op texts, one copy each */
     const tl_cli *cli;
     bool is_check;      /* check --lab: keep the diagnostic and warnings */
 } grade_run;
+
+/* A sheet's own classify() (SPEC 3: graded as its own test), run as
+ * `check` runs it: the master's ops again, each with its parent variants,
+ * the sheet's classifier called on every result, inside this sheet's
+ * budgets (--timeout per run, --sheet-timeout, --max-bytes); the verdicts
+ * stay the master's. A run that cannot be made leaves the test failed,
+ * "not run by the autograder", with the reason. */
+static void run_sheet_classify(const grade_run *gr, const tl_lab *sheet, tl_grade *g)
+{
+    const tl_lab *m = gr->m;
+    tl_source clsrc;
+    tl_lab_classify_source(sheet, &clsrc);
+    tl_op_verdict *cv = tl_xcalloc(m->nops ? m->nops : 1, sizeof *cv);
+    tl_classify_stop stop = {0};
+    char *why = NULL;
+    size_t ran = 0;
+    for (size_t i = 0; i < m->nops && !why; i++) {
+        tl_source opsrc;
+        tl_lab_op_source(m, &m->ops[i], &opsrc);
+        tl_job job = {
+            .classify = &clsrc,
+            .classify_stop = &stop,
+            .setup_cache = gr->setup_cache,
+            .setup = gr->setup,
+            .nsetup = gr->setup->len ? 1 : 0,
+            .op = &opsrc,
+            .parent = m->parent,
+            .parent_line = m->parent_line,
+            .parent_col = m->parent_col,
+            .variants = true,
+            .id = m->ops[i].id,
+        };
+        tl_verdict_fail fail;
+        if (tl_verdict_run(gr->runner, &job, &cv[i], &fail) < 0) {
+            why = tl_xstrdup(fail.rendered ? fail.rendered : "error");
+            tl_verdict_fail_free(&fail);
+            break;
+        }
+        ran = i + 1;
+    }
+    tl_grade_classify_ran(m, gr->v, why ? NULL : cv, why, &g->classify);
+    for (size_t i = 0; i < ran; i++)
+        tl_op_verdict_free(&cv[i]);
+    free(cv);
+    free(why);
+}
 
 /* Load, tamper-check and grade submission k into recs[k]. */
 static void grade_one(void *arg, size_t k, tl_pool *p)
@@ -735,16 +790,29 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
             r->rendered = tl_xstrdup(rendered);
         tl_lab_err_free(&err);
         /* the master's totals, every answer blank: 0 points of max_points */
-        static const tl_lab blank;
-        tl_grade_sheet_in(m, &blank, gr->v, gr->texts, &r->g);
+        static const tl_lab none;
+        tl_grade_sheet_in(m, &none, gr->v, gr->texts, &r->g);
         return;
     }
     r->nchanges = tl_grade_tamper(m, sheet, &r->changes);
-    tl_grade_sheet_in(m, sheet, gr->v, gr->texts, &r->g);
+    /* SPEC 3: a sheet of another lab scores 0, with an error saying so */
+    r->error = tl_grade_wrong_lab(m, sheet, &r->error_line, &r->error_col);
+    if (r->error && gr->is_check)
+    {
+        tl_buf rb = {0};
+        tl_buf_printf(&rb, "%s\n", r->error);
+        r->rendered = tl_buf_steal(&rb);
+    }
+    static const tl_lab blank;
+    tl_grade_sheet_in(m, r->error ? &blank : sheet, gr->v, gr->texts, &r->g);
+    if (!r->error && r->g.classify.offered && r->g.classify.answered)
+        run_sheet_classify(gr, sheet, &r->g);
     tl_budget_enter(NULL);
     memcpy(r->sha256, tl_lab_sha256(sheet), sizeof r->sha256);
     if (gr->is_check && sheet->warnings)
         r->warnings = tl_xstrdup(sheet->warnings);
+    if (gr->is_check && sheet->errors && !r->error)
+        r->pred_errors = tl_xstrdup(sheet->errors);
     tl_lab_free(sheet); /* the grade borrows nothing from it (grade.h) */
 }
 
@@ -757,6 +825,7 @@ static void free_record(record *r)
     free(r->error);
     free(r->rendered);
     free(r->warnings);
+    free(r->pred_errors);
 }
 
 /* grade --lab MASTER SUB..., and check --lab MASTER SHEET */
@@ -775,9 +844,15 @@ static int cmd_grade(const tl_cli *cli)
     for (size_t k = 0; k < n; k++)
         recs[k].file = cli->args[k];
     tl_strpool *texts = tl_strpool_new();
-    grade_run gr = {.m = m, .v = v, .recs = recs, .texts = texts, .cli = cli,
-                    .is_check = is_check};
+    tl_source msetup;
+    tl_lab_setup_source(m, &msetup);
+    const char *fresh = getenv("TLAB_FRESH_SETUP");
+    grade_run gr = {.m = m, .v = v, .runner = &c.runner, .setup = &msetup,
+                    .setup_cache = m->classify && !(fresh && *fresh == '1') ? tl_setup_cache_new()
+                                                                            : NULL,
+                    .recs = recs, .texts = texts, .cli = cli, .is_check = is_check};
     tl_pool_run(grade_one, &gr, n, c.max_bytes, cli->jobs);
+    tl_setup_cache_free(gr.setup_cache);
 
     tl_report *rs = tl_xcalloc(n ? n : 1, sizeof *rs);
     size_t unreadable = 0, failed = 0;
@@ -804,6 +879,8 @@ static int cmd_grade(const tl_cli *cli)
          * practice check; grade: in the records and the summary only */
         if (is_check && r->error)
             fputs(r->rendered, stderr);
+        if (is_check && r->pred_errors)
+            fputs(r->pred_errors, stderr);
         if (is_check && r->warnings && !cli->quiet)
             fputs(r->warnings, stderr);
     }

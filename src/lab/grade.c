@@ -6,7 +6,9 @@
  * themselves; sometimes when the verdict changed across the parent
  * variants. An op's `accept:` list replaces those rules for the kind. Every
  * predicted field must match too. Blank predictions are wrong and counted
- * as unanswered; their feedback never names the verdict.
+ * as unanswered; their feedback never names the verdict. A malformed one
+ * (lab.h) is wrong, and its feedback is its located message alone. With
+ * `rules: required: true` every op needs a rule line, answered or not.
  *
  * Text checks work on words: maximal runs of letters/digits (bytes >= 0x80
  * count as letters), compared case-insensitively; a keyword matches its
@@ -313,6 +315,11 @@ bool tl_grade_prediction(const tl_lab_op *op, const tl_prediction *p,
 {
     if (!p || p->blank)
         return false;
+    if (p->malformed) {
+        if (why)
+            tl_buf_puts(why, p->bad_msg);
+        return false;
+    }
     const tl_evidence *ev = &v->ev;
     bool ok = true;
     if (p->kind != TL_KIND_NONE && !kind_right(op, p->kind, v)) {
@@ -451,6 +458,35 @@ static void check_answer(tl_classify_grade *c, const tl_lab_op *op, const char *
     add_problem(c, &b);
 }
 
+/* the classifier's answers in ran[] (runs made with it) against the
+ * runtime's verdicts in truth[] (the same ops) */
+static void check_all(const tl_lab *master, const tl_op_verdict *truth,
+                      const tl_op_verdict *ran, tl_classify_grade *c)
+{
+    for (size_t i = 0; i < master->nops; i++) {
+        check_answer(c, &master->ops[i], NULL, &ran[i].cls, truth[i].ev.kind,
+                     truth[i].ev.reason);
+        for (size_t k = 0; k < ran[i].nvariants && k < truth[i].nvariants; k++)
+            check_answer(c, &master->ops[i], truth[i].variants[k].parent, &ran[i].vcls[k],
+                         truth[i].variants[k].kind, NULL);
+    }
+    c->passed = c->checked > 0 && c->nproblems == 0;
+    c->score = c->passed ? c->points : 0;
+}
+
+static void not_run(tl_classify_grade *c, const char *why)
+{
+    tl_buf b = {0};
+    tl_buf_puts(&b, "classify() was not run by the autograder");
+    if (why && *why) {
+        tl_buf_puts(&b, ": ");
+        first_error_line(&b, why);
+    }
+    add_problem(c, &b);
+    c->passed = false;
+    c->score = 0;
+}
+
 static void grade_classify(const tl_lab *master, const tl_lab *sheet,
                            const tl_op_verdict *v, tl_classify_grade *c)
 {
@@ -459,18 +495,32 @@ static void grade_classify(const tl_lab *master, const tl_lab *sheet,
         return;
     c->offered = true;
     c->points = master->classify_points;
-    /* the classifier ran with the ops only when the sheet is what ran */
-    c->answered = sheet == master && sheet->classify && sheet->classify[0];
+    c->answered = sheet->classify && sheet->classify[0];
     if (!c->answered)
         return;
-    for (size_t i = 0; i < master->nops; i++) {
-        check_answer(c, &master->ops[i], NULL, &v[i].cls, v[i].ev.kind, v[i].ev.reason);
-        for (size_t k = 0; k < v[i].nvariants; k++)
-            check_answer(c, &master->ops[i], v[i].variants[k].parent, &v[i].vcls[k],
-                         v[i].variants[k].kind, NULL);
-    }
-    c->passed = c->checked > 0 && c->nproblems == 0;
-    c->score = c->passed ? c->points : 0;
+    /* the classifier ran with the ops when the sheet is what ran; another
+     * sheet's is run by tl_grade_classify_ran (tlab grade, check --lab) */
+    if (sheet == master)
+        check_all(master, v, v, c);
+    else
+        not_run(c, NULL);
+}
+
+void tl_grade_classify_ran(const tl_lab *master, const tl_op_verdict *truth,
+                           const tl_op_verdict *ran, const char *why, tl_classify_grade *c)
+{
+    if (!c->offered || !c->answered)
+        return;
+    for (size_t i = 0; i < c->nproblems; i++)
+        free(c->problems[i]);
+    free(c->problems);
+    c->problems = NULL;
+    c->nproblems = 0;
+    c->checked = 0;
+    if (ran)
+        check_all(master, truth, ran, c);
+    else
+        not_run(c, why);
 }
 
 /* where an answer sits in the sheet: the node of `key` in the item's
@@ -532,8 +582,13 @@ void tl_grade_sheet_in(const tl_lab *master, const tl_lab *sheet,
             og->predicted = tl_strpool_intern(g->texts, pred->text);
             og->pred_mapping = pred->mapping;
             og->pred_kind = pred->kind;
+            og->malformed = pred->malformed;
             og->correct = tl_grade_prediction(mop, pred, &verdicts[i], &why);
-            if (og->correct) {
+            if (og->malformed) {
+                /* SPEC 3: that op scores 0 with its located message; the
+                 * message is all it says (no verdict for an answer that is
+                 * not one) */
+            } else if (og->correct) {
                 og->score = mop->points;
                 g->correct++;
                 g->points += mop->points;
@@ -543,7 +598,7 @@ void tl_grade_sheet_in(const tl_lab *master, const tl_lab *sheet,
                 tl_buf_puts(&why, ". ");
                 tl_buf_puts(&why, verdicts[i].ev.reason);
             }
-            if (!og->correct && mop->explanation) {
+            if (!og->correct && !og->malformed && mop->explanation) {
                 tl_buf_puts(&why, ". ");
                 tl_buf_puts(&why, mop->explanation);
             }
@@ -551,8 +606,10 @@ void tl_grade_sheet_in(const tl_lab *master, const tl_lab *sheet,
         }
         /* lab-wide rules on the rule line */
         tl_buf rp = {0};
-        if (master->rules_required && og->answered && !rule)
-            tl_buf_puts(&rp, "no rule: line (this lab requires one for every answered op)");
+        /* SPEC 3: every op, answered or not, needs a real rule (a blank
+         * sheet earned the rules point when only answered ops were asked) */
+        if (master->rules_required && !rule)
+            tl_buf_puts(&rp, "no rule: line (this lab requires one for every op)");
         if (rule)
             for (size_t k = 0; k < master->n_rules_reject; k++)
                 if (tl_grade_mentions(rule, master->rules_reject[k])) {
@@ -644,6 +701,25 @@ static void change(char ***v, size_t *n, const char *fmt, const char *id)
     tl_buf_printf(&b, fmt, safe);
     free(safe);
     add_reason(v, n, steal_fit(&b));
+}
+
+char *tl_grade_wrong_lab(const tl_lab *m, const tl_lab *s, int *line, int *col)
+{
+    *line = *col = 0;
+    if (!m->id || !s->id || !strcmp(m->id, s->id))
+        return NULL;
+    const tl_ynode *n = s->root && s->root->kind == TL_Y_MAP ? tl_ynode_get(s->root, "id")
+                                                               : NULL;
+    *line = n ? n->line : 1;
+    *col = n ? n->col : 1;
+    tl_buf b = {0};
+    tl_escape_line(&b, s->file);
+    tl_buf_printf(&b, ":%d:%d: error: this sheet is for lab '", *line, *col);
+    tl_escape_line(&b, s->id);
+    tl_buf_puts(&b, "', but it is graded against lab '");
+    tl_escape_line(&b, m->id);
+    tl_buf_puts(&b, "': a sheet of another lab scores 0; fill in the sheet of this lab");
+    return steal_fit(&b);
 }
 
 size_t tl_grade_tamper(const tl_lab *m, const tl_lab *s, char ***changes)

@@ -46,10 +46,12 @@ typedef struct tl_op_grade {
     /* where the answers sit in the sheet (in_sheet only): the predict: and
      * rule: values, each the op item itself when the key is absent */
     int predict_line, predict_col, rule_line, rule_col;
-    tl_kind pred_kind;
+    unsigned char pred_kind;   /* a tl_kind (a byte: 72 bytes with malformed) */
     bool pred_mapping;
     bool in_sheet;             /* the sheet has an op of this id */
     bool answered;             /* ... with a prediction that is not blank */
+    bool malformed;            /* ... that could not be read: scores 0, and
+                                * feedback is its located message */
     bool correct;
 } tl_op_grade;
 
@@ -69,7 +71,8 @@ typedef struct tl_question_grade {
  * and the ops' points. */
 typedef struct tl_classify_grade {
     bool offered;              /* the master lab has a classify: block */
-    bool answered;             /* the sheet filled it in (and it was run) */
+    bool answered;             /* the sheet filled it in (when it could not
+                                * be run, problems says so and it fails) */
     bool passed;
     int64_t points, score;
     size_t checked;            /* results the classifier was asked about */
@@ -106,6 +109,16 @@ void tl_grade_sheet_in(const tl_lab *master, const tl_lab *sheet,
                        const tl_op_verdict *verdicts, tl_strpool *texts, tl_grade *out);
 void tl_grade_free(tl_grade *g);
 
+/* `tlab grade` and `check --lab` run a sheet's own classify() (the
+ * master's ops again, with the sheet's classifier, under the same limits):
+ * its test in c (from tl_grade_sheet of that sheet) is then graded on
+ * ran[i], the runs for master->ops[i], against truth[i], the master's
+ * verdicts; ran NULL: the runs could not be made, and c says "not run by
+ * the autograder" with why's first line (may be NULL). A sheet that left
+ * classify blank, or a master without it: c is left as it is. */
+void tl_grade_classify_ran(const tl_lab *master, const tl_op_verdict *truth,
+                           const tl_op_verdict *ran, const char *why, tl_classify_grade *c);
+
 /* Is prediction p right for verdict v under op's accept list? Fills a
  * short reason (why not) into why (may be NULL). */
 bool tl_grade_prediction(const tl_lab_op *op, const tl_prediction *p,
@@ -119,6 +132,12 @@ bool tl_grade_question(const tl_lab_question *q, const char *answer,
 bool tl_grade_mentions(const char *text, const char *phrase);
 /* Is text, trimmed, case- and punctuation-insensitive, just `phrase`? */
 bool tl_grade_is_only(const char *text, const char *phrase);
+
+/* A sheet of another lab (its id differs from the master's; SPEC 3: it
+ * scores 0): the one-line error `FILE:LINE:COL: error: ...` at the sheet's
+ * id (owned, the ids and file escaped), with *line and *col; NULL when the
+ * sheet is of the master's lab or either has no id. */
+char *tl_grade_wrong_lab(const tl_lab *master, const tl_lab *sheet, int *line, int *col);
 
 /* `tlab grade`: what a submission changed relative to the master (setup,
  * parent, device, threshold, rules, op texts/accept/points, question

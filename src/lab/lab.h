@@ -68,7 +68,14 @@ typedef struct tl_prediction {
     char *dtype;          /* as written, "torch." prefix removed */
     const tl_ynode *value; /* borrowed */
     char *error;          /* predicted exception type */
-    char *text;           /* display form: "view", "{kind: view, shape: [2, 2]}" */
+    char *text;           /* display form: "view", "{kind: view, shape: [2, 2]}";
+                           * as written (flow form, cut) when malformed */
+    /* malformed (`veiw`, `a view`, a tensor-field mapping without kind):
+     * the sheet still loads, this op scores 0 with the located message
+     * (SPEC 3); every other field is empty then */
+    bool malformed;
+    int bad_line, bad_col;
+    char *bad_msg;        /* "FILE:LINE:COL: error: MSG", one line, escaped */
 } tl_prediction;
 
 typedef struct tl_lab_op {
@@ -158,6 +165,8 @@ typedef struct tl_lab {
     int64_t rules_points; /* rules: points: (default 1) for the rules check */
 
     char *warnings;       /* "FILE:LINE:COL: warning: ..." lines, or NULL */
+    char *errors;         /* the malformed predictions' diagnostics (located,
+                           * with the source line and caret), or NULL */
 
     /* the stretch goal: `classify:` defines classify(op_result, parent);
      * graded as one test of classify_points (default 1), outside the

@@ -3,7 +3,9 @@
  * A sheet counts as graded when it could be read (an unreadable sheet is
  * counted apart, and in nothing else); tampered sheets are graded on the
  * master and counted both as graded and as tampered; a sheet of another
- * lab (its id differs from the master's) is counted as wrong_lab too.
+ * lab (its id differs from the master's: it scores 0 with an error, SPEC
+ * 3) is counted as wrong_lab and in nothing else, so its predictions never
+ * reach the per-op statistics.
  * Percentages are over graded sheets; with none, they are null in JSON
  * and the text says "nothing graded" instead of printing 0.0% everywhere.
  * The most common wrong prediction counts answered predictions only
@@ -33,6 +35,11 @@ typedef struct stats {
 
 static bool readable(const tl_report *r) { return !r->error && r->grade; }
 
+static bool wrong_lab(const tl_report *r)
+{
+    return r->nchanges == 1 && !strncmp(r->changes[0], "wrong lab", 9);
+}
+
 static int by_text(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -46,6 +53,10 @@ static void collect(const tl_lab *m, const tl_report *rs, size_t n, stats *s)
     s->q_passed = tl_xcalloc(m->nquestions ? m->nquestions : 1, sizeof *s->q_passed);
     for (size_t k = 0; k < n; k++) {
         const tl_report *r = &rs[k];
+        if (wrong_lab(r)) {
+            s->wrong_lab++;
+            continue;
+        }
         if (!readable(r)) {
             s->unreadable++;
             continue;
@@ -53,7 +64,6 @@ static void collect(const tl_lab *m, const tl_report *rs, size_t n, stats *s)
         s->graded++;
         s->passed += r->grade->passed;
         s->tampered += r->nchanges > 0;
-        s->wrong_lab += r->nchanges == 1 && !strncmp(r->changes[0], "wrong lab", 9);
         s->rules_passed += r->grade->rules_passed;
         for (size_t i = 0; i < m->nquestions; i++)
             s->q_passed[i] += r->grade->questions[i].passed;
@@ -63,7 +73,7 @@ static void collect(const tl_lab *m, const tl_report *rs, size_t n, stats *s)
         op_stat *o = &s->ops[i];
         size_t nw = 0;
         for (size_t k = 0; k < n; k++) {
-            if (!readable(&rs[k]))
+            if (!readable(&rs[k]) || wrong_lab(&rs[k]))
                 continue;
             const tl_op_grade *og = &rs[k].grade->ops[i];
             if (og->correct)

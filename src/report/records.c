@@ -1,7 +1,9 @@
 /* records.c - csv, jsonl and the json document of `tlab grade`.
  *
  * A record is read off a report (a submission graded on the master): an
- * unreadable sheet scores 0 of the master's totals and names its error;
+ * unreadable sheet (or one of another lab) scores 0 of the master's totals
+ * and names its error; a graded one with malformed predictions names them
+ * in `error` too (each of those ops scored 0, the rest is graded);
  * a tampered one lists what it changed. CSV cells go through
  * tl_escape_csv (no raw control, no newline, no formula); JSON strings
  * through the JSON writer and tl_escape_json_controls.
@@ -25,6 +27,29 @@
 
 static bool ok(const tl_report *r) { return !r->error && r->grade; }
 
+/* The record's error: why the sheet could not be graded (it scores 0),
+ * else, for a graded sheet with malformed predictions (each of those ops
+ * scores 0, SPEC 3), how many and the first one's located message; NULL
+ * when there is nothing to say. tmp holds the text built. */
+static const char *record_error(const tl_report *r, tl_buf *tmp)
+{
+    if (r->error || !r->grade)
+        return r->error;
+    size_t nbad = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < r->grade->nops; i++)
+        if (r->grade->ops[i].malformed && nbad++ == 0)
+            first = r->grade->ops[i].feedback;
+    if (!nbad)
+        return NULL;
+    tl_buf_printf(tmp, "%zu prediction%s could not be read (%s 0): %s", nbad,
+                  nbad == 1 ? "" : "s", nbad == 1 ? "its op scores" : "each op scores",
+                  first ? first : "");
+    if (nbad > 1)
+        tl_buf_printf(tmp, "; and %zu more", nbad - 1);
+    return tl_buf_str(tmp);
+}
+
 static cJSON *record_json(const tl_report *r)
 {
     const tl_grade *g = r->grade;
@@ -44,10 +69,11 @@ static cJSON *record_json(const tl_report *r)
         JK(c);
         cJSON_AddItemToArray(ch, c);
     }
-    if (r->error)
-        JK(cJSON_AddStringToObject(o, "error", r->error));
-    else
-        JK(cJSON_AddNullToObject(o, "error"));
+    tl_buf eb = {0};
+    const char *err = record_error(r, &eb);
+    cJSON *e = err ? cJSON_AddStringToObject(o, "error", err) : cJSON_AddNullToObject(o, "error");
+    tl_buf_free(&eb);
+    JK(e);
     return o;
 fail:
     cJSON_Delete(o);
@@ -72,7 +98,10 @@ static char *csv(const tl_report *rs, size_t n)
         tl_escape_csv(&b, tl_buf_str(&j));
         tl_buf_free(&j);
         tl_buf_putc(&b, ',');
-        tl_escape_csv(&b, r->error ? r->error : "");
+        tl_buf eb = {0};
+        const char *err = record_error(r, &eb);
+        tl_escape_csv(&b, err ? err : "");
+        tl_buf_free(&eb);
         tl_buf_putc(&b, '\n');
     }
     return tl_buf_steal(&b);

@@ -2,10 +2,15 @@
  * (items.h) and, under a failed test, a YAML diagnostic block
  * (message, severity, at, data) indented by two spaces.
  *
- * Descriptions are one line without controls (items are escaped), with
- * `#` written `\#` so a sheet's text can never become a SKIP or TODO
- * directive, and backslashes doubled. YAML values are single-quoted
- * scalars. A single unreadable sheet is `Bail out!` with the located
+ * Descriptions are one line without controls (items are escaped once:
+ * ESC is `\e`), with `#` written `\#` so a sheet's text can never become a
+ * SKIP or TODO directive; a run of backslashes is doubled only before a
+ * `#` (where a reader would take `\#` for the escape), so an escape such as
+ * `\e` is shown once, never `\\e`. YAML values are single-quoted scalars
+ * of that once-escaped text. A failed op's data says what a TAP reader
+ * diffs: `found` (the student's prediction), `wanted` (the answer that
+ * scores) and `verdict` (what the runtime saw), never `expect:` for the
+ * student's answer (which told a student the wrong answer was expected). A single unreadable sheet is `Bail out!` with the located
  * error (the run cannot go on); with several sheets, an unreadable one is
  * a failed test so the others are still reported.
  */
@@ -20,13 +25,19 @@
 
 static void desc(tl_buf *b, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '#')
+    while (*s) {
+        if (*s == '#') {
             tl_buf_puts(b, "\\#");
-        else if (*s == '\\')
-            tl_buf_puts(b, "\\\\");
-        else
-            tl_buf_putc(b, *s);
+            s++;
+        } else if (*s == '\\') {
+            size_t run = strspn(s, "\\");
+            tl_buf_append(b, s, run);
+            if (s[run] == '#')
+                tl_buf_append(b, s, run); /* doubled: then \# is the escape */
+            s += run;
+        } else {
+            tl_buf_putc(b, *s++);
+        }
     }
 }
 
@@ -89,10 +100,12 @@ static void test_line(tl_buf *b, size_t num, const tl_report *r, const tl_item *
         const tl_op_verdict *v = &r->verdicts[x->index];
         const tl_op_grade *og = &r->grade->ops[x->index];
         char *p = tl_report_fit(og->predicted, 200);
-        tl_buf_puts(b, "    got: ");
-        yaml_sq(b, tl_kind_name(v->ev.kind));
-        tl_buf_puts(b, "\n    expect: ");
+        tl_buf_puts(b, "    found: ");
         yaml_sq(b, p);
+        tl_buf_puts(b, "\n    wanted: ");
+        yaml_sq(b, tl_scorecard_key_answer(v));
+        tl_buf_puts(b, "\n    verdict: ");
+        yaml_sq(b, tl_kind_name(v->ev.kind));
         free(p);
         if (v->ev.reason) {
             char *rs = tl_report_fit(v->ev.reason, 400);
