@@ -409,6 +409,64 @@ bad memsetup.yaml:4: check --max-bytes 1K memsetup.yaml
 usage 'tlab: check: invalid --max-bytes' check --max-bytes 0 mem.yaml
 usage 'tlab: check: invalid --max-bytes' check --max-bytes 16E mem.yaml
 
+# the one memory ledger (issue 28): what a sheet makes Python objects of,
+# a kernel's scratch and a factory's temporary are charged like storages.
+# peak MAXKIB ARG...: h, and where GNU time is there (not under ASan, whose
+# shadow memory counts), the peak RSS must stay under MAXKIB KiB.
+peak() {
+    max=$1
+    shift
+    if [ -n "$vlimit" ] && /usr/bin/time -o /dev/null -f %M true 2>/dev/null; then
+        echo "tlab $*" > "$work/cmd"
+        if (
+            ulimit -v $vlimit
+            exec $tmo /usr/bin/time -o "$work/rss" -f %M "$TLAB" "$@"
+        ) > "$work/stdout" 2> "$work/stderr"; then
+            status=0
+        else
+            status=$?
+        fi
+        [ "$status" -lt 124 ] || fail "tlab hung or was killed (status $status)"
+        rss=$(tail -n 1 "$work/rss")
+        [ "$rss" -le "$max" ] || fail "peak RSS $rss KiB is over $max KiB"
+    else
+        h "$@"
+    fi
+}
+# tolist() of 9.9 M elements under 64M: refused up front (it built 734 MB)
+printf 'import torch\nx = torch.zeros(9900000)\nl = x.tolist()\nprint(len(l))\n' > tolist.py
+peak 200000 exec --max-bytes 64M tolist.py
+[ "$status" = 2 ] || fail "tolist() past --max-bytes: expected exit 2, got $status"
+stderr_has "tolist.py:3:5: error: limit exceeded: memory limit exceeded: tolist() of 9900000 elements"
+# ... and one that fits is built, polled as it goes (2-D: lists of lists)
+printf 'import torch\nl = torch.zeros(300, 1000).tolist()\nprint(len(l), len(l[0]))\n' > tolist2.py
+expect 0 exec --max-bytes 64M tolist2.py
+stdout_has "300 1000"
+# sort's and topk's rows are scratch on the ledger (they took 300 MB under 48M)
+printf 'import torch\nx = torch.zeros(2**21)\nv, i = x.sort()\n' > sortmem.py
+peak 100000 exec --max-bytes 48M sortmem.py
+[ "$status" = 1 ] || fail "sort past --max-bytes: expected exit 1, got $status"
+stderr_has "sortmem.py:3:8: error: RuntimeError: [enforce fail at alloc_cpu.cpp:75] data. DefaultCPUAllocator: not enough memory"
+printf 'import torch\nx = torch.zeros(2**22)\nv = x.topk(3)\n' > topkmem.py
+peak 150000 exec --max-bytes 100M topkmem.py
+[ "$status" = 1 ] || fail "topk past --max-bytes: expected exit 1, got $status"
+stderr_has "not enough memory"
+printf 'import torch\nx = torch.arange(2**20.).flip(0)\nv, i = x.sort()\nprint(v[:3], i[:3])\n' > sortok.py
+expect 0 exec --max-bytes 48M sortok.py
+stdout_has "tensor([0., 1., 2.]) tensor([1048575, 1048574, 1048573])"
+# rand, randn, arange, linspace write into the result: no temporary as
+# large as it (516 MB under 300M); on a device the upload buffer is charged
+for f in 'torch.rand(2**24)' 'torch.randn(2**24)' 'torch.arange(2**24, dtype=torch.float32)' \
+         'torch.linspace(0, 1, 2**24)' 'torch.eye(2**12)' 'torch.tensor([1.5] * 2**22)'; do
+    printf 'import torch\nx = %s\nprint(x.dtype)\n' "$f" > factory.py
+    peak 100000 exec --max-bytes 300M factory.py
+    [ "$status" = 0 ] || fail "$f under --max-bytes 300M: exit $status"
+done
+printf 'import torch\nx = torch.rand(2**24, device="cuda")\n' > devfactory.py
+h exec --device cuda --max-bytes 100M devfactory.py
+[ "$status" = 1 ] || fail "a device factory's host buffer is not charged (exit $status)"
+stderr_has "not enough memory"
+
 # ------------------------------------------------------------ files and -o
 bad missing.yaml check missing.yaml
 stderr_has "No such file"
