@@ -368,7 +368,7 @@ stdout_has '"value": "<list of length 10000: too large to show>"'
   printf 'ops:\n'
   printf '  - {id: show, op: a, predict: {kind: value}}\n'
   printf '  - {id: str, op: str(a), predict: {kind: error, error: LimitError}}\n'
-  printf '  - {id: eq, op: a == b, predict: {value: false}}\n'
+  printf '  - {id: eq, op: a == b, predict: {kind: error, error: LimitError}}\n' # RecursionError
   printf '  - {id: lt, op: "[a] < [b]", predict: {value: false}}\n'
   printf '  - {id: len, op: len(a + a), predict: {value: 2}}\n'; } > deep.yaml
 graded 0 check deep.yaml
@@ -462,6 +462,42 @@ for f in 'torch.rand(2**24)' 'torch.randn(2**24)' 'torch.arange(2**24, dtype=tor
     peak 100000 exec --max-bytes 300M factory.py
     [ "$status" = 0 ] || fail "$f under --max-bytes 300M: exit $status"
 done
+# a list that contains itself is collected when its run ends (item 9): it
+# stayed charged, so op 2's 32 MB tensor did not fit and op 1 turned
+# "sometimes" (its third run failed); ops are independent again
+cat > cycle.yaml <<'EOF2'
+tlab: 1
+id: cycle
+title: cycles
+threshold: 100%
+setup: |
+  import torch
+  x = torch.arange(24.).reshape(4, 6)
+ops:
+  - id: "1"
+    op: |
+      a = [torch.zeros(4 * 2**20)]
+      a.append(a)
+      b = [1, (a, [a])]
+      b[1][1].append(b)
+      x.t()
+    predict: view
+  - id: "2"
+    op: |
+      c = torch.ones(8 * 2**20)
+      x[1:]
+    predict: view
+EOF2
+for fresh in 0 1; do
+    TLAB_FRESH_SETUP=$fresh
+    export TLAB_FRESH_SETUP
+    graded 0 check --format json --max-bytes 48M cycle.yaml
+    ! grep -q '"sometimes": true' stdout || fail "an op's verdict changed across its runs"
+    [ "$(grep -c '"kind": "view"' stdout)" -ge 6 ] || fail "not every run of cycle.yaml is a view"
+done
+unset TLAB_FRESH_SETUP
+graded 0 grade --jobs 2 --format jsonl --lab cycle.yaml --max-bytes 48M cycle.yaml cycle.yaml
+stdout_has '"correct":2,"total":2'
 printf 'import torch\nx = torch.rand(2**24, device="cuda")\n' > devfactory.py
 h exec --device cuda --max-bytes 100M devfactory.py
 [ "$status" = 1 ] || fail "a device factory's host buffer is not charged (exit $status)"

@@ -10,7 +10,8 @@
  *     `global`); free names are looked up through the defining scopes
  *     (closures), then globals, then builtins. Functions keep their tree
  *     alive (tl_ast refcount); scope cycles (a nested recursive def) are
- *     broken when the interpreter is freed.
+ *     broken when the interpreter is freed, and list cycles collected
+ *     then (value.h tl_value_collect).
  *   - Statements return a completion: OK, error, break, continue, return
  *     (the value waits in I->retval). try/except catches only Python
  *     exceptions: limits (time, recursion, size) always propagate, so a
@@ -235,6 +236,8 @@ void tl_interp_free(tl_interp *I)
     break_scope_cycles(I);
     for (env *e = I->envs; e; e = e->next)
         e->owner = NULL; /* values that outlive I (returned to the caller) */
+    /* and the run's list cycles (value.h), so no op sees them charged */
+    tl_value_collect(false);
     tl_freelist_push(&interps, I, 8);
 }
 

@@ -802,10 +802,13 @@ static tl_value *bi_print(tl_value *self, const tl_args *a, tl_error *err)
     for (size_t i = 0; i < a->npos; i++) {
         if (i)
             tl_buf_append(&b, sep, nsep);
-        tl_value_str(a->pos[i], &b);
-        if (b.len > max) {
+        /* cut (too long, or nested too deep): the error str() raises */
+        if (!tl_value_str_bounded(a->pos[i], &b, max > b.len ? max - b.len : 0) ||
+            b.len > max) {
             tl_buf_free(&b);
-            tl_error_set(err, TL_ERR_LIMIT, "print() of more than %zu characters", max);
+            tl_error_set(err, TL_ERR_LIMIT,
+                         "print() of a value longer than %zu characters or nested deeper "
+                         "than %d levels", max, TL_VALUE_MAX_DEPTH);
             return NULL;
         }
     }

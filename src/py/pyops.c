@@ -835,10 +835,12 @@ tl_value *tl_pyops_compare(tl_cmpop op, tl_value *a, tl_value *b, tl_error *err)
                                       TL_PY_GT, TL_PY_GE};
         return tensor_binary(map[op], a, b, err);
     }
-    if (op == TL_CMP_EQ)
-        return tl_bool(tl_value_equal(a, b));
-    if (op == TL_CMP_NE)
-        return tl_bool(!tl_value_equal(a, b));
+    if (op == TL_CMP_EQ || op == TL_CMP_NE) {
+        bool eq; /* RecursionError past the nesting limit, as Python */
+        if (tl_value_equal_checked(a, b, &eq, err) < 0)
+            return NULL;
+        return tl_bool(op == TL_CMP_EQ ? eq : !eq);
+    }
     int c = 0;
     if (order(a, b, op, &c, err) < 0)
         return NULL;
