@@ -411,6 +411,34 @@ usage 'tlab: check: invalid --max-bytes' check --max-bytes 16E mem.yaml
 
 # the one memory ledger (issue 28): what a sheet makes Python objects of,
 # a kernel's scratch and a factory's temporary are charged like storages.
+#
+# Checklist: every allocation a sheet can reach, and how it is charged
+# (storage.h; "charged" = refused past --max-bytes with a located error)
+#   tensor storages (every op, factory, copy, resize_, torch.load, h5py)
+#       storage.c tl_storage_new/_uninit/copy/resize: charged (live)
+#   tensor headers (tensor.c), interpreter values, their strings and item
+#       arrays (value.c: lists, tuples, str, f-strings, 'a' * n, str(),
+#       repr()): charged as objects past a 16 MiB allowance; checked by
+#       every sequence build (pyops.c) and every deadline poll
+#   tolist(): its lists charged up front (convert.c), polled while built
+#   torch.tensor(data), np.array, rand, randn, arange, linspace, eye:
+#       written into the result (create.c tl_create_begin); a device
+#       result's host buffer is charged scratch; repeat_interleave: scratch
+#   sort / topk rows (backend_cpu.c cpu_sort): charged scratch
+#   the setup cache (lab/verdict.c): snapshot storages and kept parent
+#       variants charged as held; a run only they pushed past the limit
+#       runs again uncached (tests/setup_cache.sh)
+#   reference cycles of lists / tuples / bound methods: collected when the
+#       run's interpreter is freed (value.c tl_value_collect); scopes of
+#       closures: broken then (interp.c)
+#   not charged, each bounded by a charged allocation of the same size or
+#   a fixed limit: host images of device tensors (tl_storage_new_scratch),
+#   device staging buffers (backend_dispatch.c), index offset plans
+#   (index.c, one int64 per result element), print()/str() text buffers
+#   (<= 10^7 characters), interpreter scopes and argument arrays (<= 1000
+#   calls, nesting <= 64), matmul.c's packing and host staging buffers
+#   (the deadline engineer's file: one per operand or fixed), the GPU
+#   backend's sort (cuda/, not yet charged)
 # peak MAXKIB ARG...: h, and where GNU time is there (not under ASan, whose
 # shadow memory counts), the peak RSS must stay under MAXKIB KiB.
 peak() {
