@@ -526,6 +526,31 @@ done
 unset TLAB_FRESH_SETUP
 graded 0 grade --jobs 2 --format jsonl --lab cycle.yaml --max-bytes 48M cycle.yaml cycle.yaml
 stdout_has '"correct":2,"total":2'
+# an op whose result is a list of tensors that contains itself is graded
+# (its classification recursed until the stack overflowed: a crash)
+cat > selfres.yaml <<'EOF2'
+tlab: 1
+id: selfres
+title: a result that contains itself
+threshold: 1
+setup: |
+  import torch
+  x = torch.arange(6.)
+  s = [1]
+  s.append(s)
+ops:
+  - id: "1"
+    op: |
+      a = [x]
+      a.append(a)
+      a
+    predict: view
+  - {id: "2", op: s, predict: {kind: value}}
+  - {id: "3", op: "[x.t(), s]", predict: view}
+EOF2
+graded 0 check selfres.yaml
+graded 0 check --format json selfres.yaml
+stdout_has '"kind": "mixed"'
 printf 'import torch\nx = torch.rand(2**24, device="cuda")\n' > devfactory.py
 h exec --device cuda --max-bytes 100M devfactory.py
 [ "$status" = 1 ] || fail "a device factory's host buffer is not charged (exit $status)"

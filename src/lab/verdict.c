@@ -398,15 +398,21 @@ static int classify_tensor(tl_tensor *r, tl_tensor *p, pmap *map, tl_evidence *e
     return probe(r, p, ev->kind, map, &ev->write_through, err);
 }
 
+/* Tuples and lists of tensors are classified element by element down to
+ * this many levels; deeper (a list that contains itself: `a = [x];
+ * a.append(a)`) an item is a value, so the recursion is bounded. */
+#define CLASSIFY_MAX_DEPTH 64
+
 static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
-                    bool kinds_only, tl_error *err)
+                    bool kinds_only, int depth, tl_error *err)
 {
     memset(ev, 0, sizeof *ev);
     ev->write_through = -1;
     if (tl_value_is_tensorlike(result))
         return classify_tensor(result->u.tensor, p, map, ev, kinds_only, err);
     bool tuple = false;
-    if ((result->kind == TL_V_TUPLE || result->kind == TL_V_LIST) && result->u.seq.n > 0)
+    if ((result->kind == TL_V_TUPLE || result->kind == TL_V_LIST) && result->u.seq.n > 0 &&
+        depth < CLASSIFY_MAX_DEPTH)
         for (size_t i = 0; i < result->u.seq.n && !tuple; i++)
             if (tl_value_is_tensorlike(result->u.seq.items[i]))
                 tuple = true;
@@ -435,7 +441,7 @@ static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
             return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
         }
         tl_evidence tmp, *it = i < ev->nitems ? &ev->items[i] : &tmp;
-        if (classify(result->u.seq.items[i], p, map, it, kinds_only, err) < 0) {
+        if (classify(result->u.seq.items[i], p, map, it, kinds_only, depth + 1, err) < 0) {
             if (it == &tmp)
                 tl_evidence_free(&tmp);
             return -1;
@@ -461,7 +467,7 @@ static int verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
 {
     tl_tensor *p = parent && tl_value_is_tensorlike(parent) ? parent->u.tensor : NULL;
     pmap map = {0};
-    int rc = classify(result, p, &map, ev, kinds_only, err);
+    int rc = classify(result, p, &map, ev, kinds_only, 0, err);
     free(map.bits);
     return rc;
 }
