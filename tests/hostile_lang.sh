@@ -260,6 +260,25 @@ expect 0 exec "$work/selfref.py"
 stdout_has "[1, [...], ([...],)] ([1, [...], (...)],)"
 stdout_has "1 True"
 
+# list.append charges the one element it adds (it charged the whole list,
+# so 9,500 appends in one op spent the sequence budget); the length limit
+# still holds
+script appends <<'PY'
+l = []
+for i in range(200000):
+    l.append(i)
+l.extend(range(5))
+print(len(l))
+PY
+expect 0 exec "$work/appends.py"
+stdout_has "200005"
+script appendlong <<'PY'
+l = list(range(10000000))
+l.append(1)
+PY
+expect 2 exec "$work/appendlong.py"
+stderr_has "appendlong.py:2:1: error: limit exceeded: sequence of 10000001 elements is longer than the limit"
+
 # the same constructs inside a lab sheet: a located op error, not a crash
 cat > "$work/lab.yaml" <<'EOF2'
 tlab: 1
