@@ -387,13 +387,38 @@ START_TEST(test_deep_values)
 END_TEST
 
 /* Cycles (issue 28 item 9): a list that contains itself, a cycle through
- * a tuple and one through a bound method are freed by a collection, their
+ * a tuple, one through a bound method and one through a closure's
+ * defaults are freed by a collection, their
  * objects given back to the ledger; a cycle something outside still holds
  * is kept until that reference goes. */
 static tl_value *list_method(tl_value *self, const tl_args *a, tl_error *err)
 {
     (void)self, (void)a, (void)err;
     return tl_none();
+}
+
+typedef struct fake_closure {
+    tl_value *defaults[2];
+} fake_closure;
+
+static tl_value *fake_call(void *data, const tl_args *a, tl_error *err)
+{
+    (void)data, (void)a, (void)err;
+    return tl_none();
+}
+
+static tl_value **fake_refs(void *data, size_t *n)
+{
+    *n = 2;
+    return ((fake_closure *)data)->defaults;
+}
+
+static void fake_drop(void *data)
+{
+    fake_closure *c = data;
+    tl_value_release(c->defaults[0]);
+    tl_value_release(c->defaults[1]);
+    free(c);
 }
 
 START_TEST(test_cycle_collect)
@@ -414,6 +439,13 @@ START_TEST(test_cycle_collect)
     /* c = [None]; c[0] = c.append */
     tl_value *c = tl_list_new(1);
     tl_seq_set(c, 0, tl_value_func("append", list_method, c));
+    /* e = []; e.append(lambda x=e: 0), through a hooked closure layer */
+    tl_value_closure_refs_hook(fake_call, fake_refs);
+    tl_value *e = tl_list_new(0);
+    fake_closure *fc = calloc(1, sizeof *fc);
+    fc->defaults[0] = tl_value_retain(e);
+    tl_list_append(e, tl_value_closure("f", fc, fake_call, fake_drop));
+    tl_value_release(e);
     /* a kept cycle: d = [d], held by `keep` */
     tl_value *d = tl_list_new(0);
     tl_list_append(d, tl_value_retain(d));
@@ -422,7 +454,7 @@ START_TEST(test_cycle_collect)
     tl_value_release(b);
     tl_value_release(c);
     tl_value_release(d);
-    ck_assert_uint_eq(tl_value_tracked(), tracked + 5);
+    ck_assert_uint_eq(tl_value_tracked(), tracked + 6);
     ck_assert_uint_gt(tl_alloc_objects(), objects);
     tl_value_collect(false);
     ck_assert_uint_eq(tl_value_tracked(), tracked + 1); /* d survives */

@@ -428,9 +428,9 @@ usage 'tlab: check: invalid --max-bytes' check --max-bytes 16E mem.yaml
 #   the setup cache (lab/verdict.c): snapshot storages and kept parent
 #       variants charged as held; a run only they pushed past the limit
 #       runs again uncached (tests/setup_cache.sh)
-#   reference cycles of lists / tuples / bound methods: collected when the
-#       run's interpreter is freed (value.c tl_value_collect); scopes of
-#       closures: broken then (interp.c)
+#   reference cycles of lists, tuples, bound methods, closure defaults:
+#       collected when the run's interpreter is freed (value.c
+#       tl_value_collect); scopes of closures: broken then (interp.c)
 #   not charged, each bounded by a charged allocation of the same size or
 #   a fixed limit: host images of device tensors (tl_storage_new_scratch),
 #   device staging buffers (backend_dispatch.c), index offset plans

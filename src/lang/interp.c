@@ -1023,6 +1023,14 @@ static void closure_drop(void *data)
 
 static tl_value *closure_call(void *data, const tl_args *a, tl_error *err);
 
+/* what a closure holds for the cycle collector (value.h): its defaults */
+static tl_value **closure_refs(void *data, size_t *n)
+{
+    closure *c = data;
+    *n = c->nparams;
+    return c->defaults;
+}
+
 /* A DEF or LAMBDA node evaluated: defaults now, in the current scope. */
 static tl_value *make_function(tl_interp *I, const tl_node *n, tl_error *err)
 {
@@ -1062,6 +1070,7 @@ static tl_value *make_function(tl_interp *I, const tl_node *n, tl_error *err)
     c->names = loc.v;
     c->nnames = k;
     c->run_id = I->run_id;
+    tl_value_closure_refs_hook(closure_call, closure_refs);
     return tl_value_closure(c->name, c, closure_call, closure_drop);
 }
 

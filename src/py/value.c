@@ -523,10 +523,34 @@ static void gc_add(gcset *c, tl_value *v)
     c->v[c->n++] = v;
 }
 
+static tl_closure_call_fn closure_call_fn;
+static tl_value **(*closure_refs)(void *data, size_t *n);
+
+void tl_value_closure_refs_hook(tl_closure_call_fn call,
+                                tl_value **(*refs)(void *data, size_t *n))
+{
+    __atomic_store_n(&closure_call_fn, call, __ATOMIC_RELAXED);
+    __atomic_store_n(&closure_refs, refs, __ATOMIC_RELAXED);
+}
+
+/* the hook's refs for v, a closure of the hooked layer; else NULL */
+static tl_value **(*hooked(const tl_value *v))(void *, size_t *)
+{
+    if (v->u.closure.call != __atomic_load_n(&closure_call_fn, __ATOMIC_RELAXED))
+        return NULL;
+    return __atomic_load_n(&closure_refs, __ATOMIC_RELAXED);
+}
+
 /* the references v holds that a collection follows */
 static size_t gc_children(const tl_value *v, tl_value *const **kids)
 {
     switch (v->kind) {
+    case TL_V_CLOSURE: {
+        size_t n = 0;
+        tl_value **(*refs)(void *, size_t *) = hooked(v);
+        *kids = refs ? refs(v->u.closure.data, &n) : NULL;
+        return *kids ? n : 0;
+    }
     case TL_V_TUPLE:
     case TL_V_LIST:
         *kids = v->u.seq.items;
@@ -541,7 +565,8 @@ static size_t gc_children(const tl_value *v, tl_value *const **kids)
 }
 
 /* a value a collection takes in: a list of the generation(s) looked at,
- * or a tuple / bound method (never registered: found through lists) */
+ * or a tuple / bound method / closure (never registered: found through
+ * lists) */
 static bool gc_member(const tl_value *v, bool full)
 {
     if (!v || IMMORTAL(v))
@@ -550,6 +575,7 @@ static bool gc_member(const tl_value *v, bool full)
     case TL_V_LIST: return full || v->u.seq.gc_gen == 1;
     case TL_V_TUPLE: return v->u.seq.n > 0;
     case TL_V_FUNC: return v->u.func.self != NULL;
+    case TL_V_CLOSURE: return hooked(v) != NULL;
     default: return false;
     }
 }
@@ -618,6 +644,14 @@ static void collect(bool full)
             tl_value *self = v->u.func.self;
             v->u.func.self = NULL;
             tl_value_release(self);
+        } else if (v->kind == TL_V_CLOSURE) {
+            tl_value *const *kids;
+            size_t nk = gc_children(v, &kids);
+            for (size_t k = 0; k < nk; k++) {
+                tl_value *it = kids[k];
+                ((tl_value **)kids)[k] = NULL;
+                tl_value_release(it);
+            }
         } else {
             for (size_t k = 0; k < v->u.seq.n; k++) {
                 tl_value *it = v->u.seq.items[k];

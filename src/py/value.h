@@ -173,9 +173,18 @@ void tl_value_release(tl_value *v);
  * collection (and, amortised, runs a full one when the lists that
  * survived have doubled). The interpreter calls it when a run's
  * interpreter is freed, so an op's cycles are gone before the next op.
- * Cycles through a closure's defaults are not traversed (kept:
- * conservative); scope cycles are the interpreter's (lang/interp.c). */
+ * A closure's defaults are followed through the hook its layer sets
+ * (tl_value_closure_refs_hook); scope cycles are the interpreter's
+ * (lang/interp.c), broken when it is freed. */
 void tl_value_collect(bool full);
+/* The language layer's closures: for the closures whose call function is
+ * `call`, the references their data holds (an array of n values, NULL
+ * where none, that the collector may clear). Set once (any thread, the
+ * same pair every time); other closures are not followed (what they hold
+ * is then kept). */
+typedef tl_value *(*tl_closure_call_fn)(void *, const struct tl_args *, tl_error *);
+void tl_value_closure_refs_hook(tl_closure_call_fn call,
+                                tl_value **(*refs)(void *data, size_t *n));
 /* Lists now registered on this thread (young + old; tests). */
 size_t tl_value_tracked(void);
 
