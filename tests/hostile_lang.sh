@@ -273,10 +273,10 @@ PY
 expect 0 exec "$work/appends.py"
 stdout_has "200005"
 script appendlong <<'PY'
-l = list(range(10000000))
+l = [0] * 10000000
 l.append(1)
 PY
-expect 2 exec "$work/appendlong.py"
+expect 2 exec --timeout 30 "$work/appendlong.py"
 stderr_has "appendlong.py:2:1: error: limit exceeded: sequence of 10000001 elements is longer than the limit"
 
 # the same constructs inside a lab sheet: a located op error, not a crash

@@ -257,11 +257,13 @@ int tl_pyops_charge_seq(size_t n, tl_error *err)
                             "more than %d tensors alive at once (tlab limit)",
                             TL_MAX_LIVE_TENSORS);
     /* the item array about to be built, on the one memory ledger */
-    if (tl_alloc_over_limit(n * sizeof(void *)))
+    if (tl_alloc_over_limit(n * sizeof(void *))) {
+        tl_context_ledger_refused(n * sizeof(void *)); /* counted (storage.h) */
         return tl_error_set(err, TL_ERR_LIMIT,
                             "memory limit exceeded: a sequence of %zu elements does not fit "
                             "in --max-bytes (%zu bytes of storage and objects are live)", n,
                             tl_alloc_live() + tl_alloc_objects());
+    }
     return tl_context_memory_check(err);
 }
 
