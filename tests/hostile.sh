@@ -463,12 +463,12 @@ peak() {
 }
 # tolist() of 9.9 M elements under 64M: refused up front (it built 734 MB)
 printf 'import torch\nx = torch.zeros(9900000)\nl = x.tolist()\nprint(len(l))\n' > tolist.py
-peak 200000 exec --max-bytes 64M tolist.py
+peak 200000 exec --timeout 30 --max-bytes 64M tolist.py
 [ "$status" = 2 ] || fail "tolist() past --max-bytes: expected exit 2, got $status"
 stderr_has "tolist.py:3:5: error: limit exceeded: memory limit exceeded: tolist() of 9900000 elements"
 # ... and one that fits is built, polled as it goes (2-D: lists of lists)
 printf 'import torch\nl = torch.zeros(300, 1000).tolist()\nprint(len(l), len(l[0]))\n' > tolist2.py
-expect 0 exec --max-bytes 64M tolist2.py
+expect 0 exec --timeout 30 --max-bytes 64M tolist2.py
 stdout_has "300 1000"
 # sort's and topk's rows are scratch on the ledger (they took 300 MB under 48M)
 printf 'import torch\nx = torch.zeros(2**21)\nv, i = x.sort()\n' > sortmem.py
@@ -480,14 +480,14 @@ peak 150000 exec --max-bytes 100M topkmem.py
 [ "$status" = 1 ] || fail "topk past --max-bytes: expected exit 1, got $status"
 stderr_has "not enough memory"
 printf 'import torch\nx = torch.arange(2**20.).flip(0)\nv, i = x.sort()\nprint(v[:3], i[:3])\n' > sortok.py
-expect 0 exec --max-bytes 48M sortok.py
+expect 0 exec --timeout 30 --max-bytes 48M sortok.py
 stdout_has "tensor([0., 1., 2.]) tensor([1048575, 1048574, 1048573])"
 # rand, randn, arange, linspace write into the result: no temporary as
 # large as it (516 MB under 300M); on a device the upload buffer is charged
 for f in 'torch.rand(2**24)' 'torch.randn(2**24)' 'torch.arange(2**24, dtype=torch.float32)' \
          'torch.linspace(0, 1, 2**24)' 'torch.eye(2**12)' 'torch.tensor([1.5] * 2**22)'; do
     printf 'import torch\nx = %s\nprint(x.dtype)\n' "$f" > factory.py
-    peak 100000 exec --max-bytes 300M factory.py
+    peak 100000 exec --timeout 30 --max-bytes 300M factory.py
     [ "$status" = 0 ] || fail "$f under --max-bytes 300M: exit $status"
 done
 # a list that contains itself is collected when its run ends (item 9): it

@@ -225,7 +225,7 @@ for i in range(300000):
 print(a == a, a != a)
 print(a == b)
 PY
-expect 2 exec "$work/deepeq.py"
+expect 2 exec --timeout 30 "$work/deepeq.py"
 stdout_has "True False"
 stderr_has "deepeq.py:7:7: error: limit exceeded: maximum recursion depth exceeded in comparison"
 script deepprint <<'PY'
@@ -270,7 +270,7 @@ for i in range(200000):
 l.extend(range(5))
 print(len(l))
 PY
-expect 0 exec "$work/appends.py"
+expect 0 exec --timeout 30 "$work/appends.py"
 stdout_has "200005"
 script appendlong <<'PY'
 l = [0] * 10000000

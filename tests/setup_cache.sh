@@ -128,9 +128,9 @@ for fmt in text json; do
         [ $mode = cached ] || fresh=1
         if [ -n "$rss_ok" ]; then
             TLAB_FRESH_SETUP=$fresh /usr/bin/time -o $mode.rss -f %M "$TLAB" check \
-                --format $fmt --max-bytes 48M big.yaml > $mode.out 2> $mode.err || true
+                --format $fmt --timeout 20 --max-bytes 48M big.yaml > $mode.out 2> $mode.err || true
         else
-            TLAB_FRESH_SETUP=$fresh "$TLAB" check --format $fmt --max-bytes 48M big.yaml \
+            TLAB_FRESH_SETUP=$fresh "$TLAB" check --format $fmt --timeout 20 --max-bytes 48M big.yaml \
                 > $mode.out 2> $mode.err || true
         fi
     done
