@@ -8,6 +8,7 @@
 
 #include "bind.h"
 #include "diag.h"
+#include "storage.h"
 #include "value.h"
 
 static char *repr(tl_value *v)
@@ -385,6 +386,131 @@ START_TEST(test_deep_values)
 }
 END_TEST
 
+/* Cycles (issue 28 item 9): a list that contains itself, a cycle through
+ * a tuple, one through a bound method and one through a closure's
+ * defaults are freed by a collection, their
+ * objects given back to the ledger; a cycle something outside still holds
+ * is kept until that reference goes. */
+static tl_value *list_method(tl_value *self, const tl_args *a, tl_error *err)
+{
+    (void)self, (void)a, (void)err;
+    return tl_none();
+}
+
+typedef struct fake_closure {
+    tl_value *defaults[2];
+} fake_closure;
+
+static tl_value *fake_call(void *data, const tl_args *a, tl_error *err)
+{
+    (void)data, (void)a, (void)err;
+    return tl_none();
+}
+
+static tl_value **fake_refs(void *data, size_t *n)
+{
+    *n = 2;
+    return ((fake_closure *)data)->defaults;
+}
+
+static void fake_drop(void *data)
+{
+    fake_closure *c = data;
+    tl_value_release(c->defaults[0]);
+    tl_value_release(c->defaults[1]);
+    free(c);
+}
+
+START_TEST(test_cycle_collect)
+{
+    tl_value_collect(true);
+    size_t objects = tl_alloc_objects(), tracked = tl_value_tracked();
+    /* a = []; a.append(a) */
+    tl_value *a = tl_list_new(0);
+    tl_list_append(a, tl_value_retain(a));
+    /* b = [1, (2, [3])]; b[1][1].append(b) */
+    tl_value *b = tl_list_new(2), *inner = tl_list_new(1), *t = tl_tuple_new(2);
+    tl_seq_set(b, 0, tl_int(1));
+    tl_seq_set(inner, 0, tl_int(3));
+    tl_seq_set(t, 0, tl_int(2));
+    tl_seq_set(t, 1, inner);
+    tl_seq_set(b, 1, t);
+    tl_list_append(inner, tl_value_retain(b));
+    /* c = [None]; c[0] = c.append */
+    tl_value *c = tl_list_new(1);
+    tl_seq_set(c, 0, tl_value_func("append", list_method, c));
+    /* e = []; e.append(lambda x=e: 0), through a hooked closure layer */
+    tl_value_closure_refs_hook(fake_call, fake_refs);
+    tl_value *e = tl_list_new(0);
+    fake_closure *fc = calloc(1, sizeof *fc);
+    fc->defaults[0] = tl_value_retain(e);
+    tl_list_append(e, tl_value_closure("f", fc, fake_call, fake_drop));
+    tl_value_release(e);
+    /* a kept cycle: d = [d], held by `keep` */
+    tl_value *d = tl_list_new(0);
+    tl_list_append(d, tl_value_retain(d));
+    tl_value *keep = tl_value_retain(d);
+    tl_value_release(a);
+    tl_value_release(b);
+    tl_value_release(c);
+    tl_value_release(d);
+    ck_assert_uint_eq(tl_value_tracked(), tracked + 6);
+    ck_assert_uint_gt(tl_alloc_objects(), objects);
+    tl_value_collect(false);
+    ck_assert_uint_eq(tl_value_tracked(), tracked + 1); /* d survives */
+    char *s = repr(tl_value_retain(keep));
+    ck_assert_str_eq(s, "[[...]]");
+    free(s);
+    tl_value_release(keep);
+    /* d is old now: only a full collection (or the amortised one) looks */
+    tl_value_collect(false);
+    ck_assert_uint_eq(tl_value_tracked(), tracked + 1);
+    tl_value_collect(true);
+    ck_assert_uint_eq(tl_value_tracked(), tracked);
+    ck_assert_uint_eq(tl_alloc_objects(), objects);
+}
+END_TEST
+
+/* The depth limit: `a == b` of two different 3000-deep lists is Python's
+ * RecursionError, not False; identical ones compare by identity; repr of
+ * a self-containing list is [...], str of a deep one is cut (print()
+ * raises then, as str() does) */
+START_TEST(test_deep_compare_and_print)
+{
+    tl_value *a = tl_list_new(0), *b = tl_list_new(0);
+    for (int i = 0; i < 3000; i++) {
+        tl_value *na = tl_list_new(1), *nb = tl_list_new(1);
+        tl_seq_set(na, 0, a);
+        tl_seq_set(nb, 0, b);
+        a = na;
+        b = nb;
+    }
+    bool eq = true;
+    tl_error err = {0};
+    ck_assert_int_eq(tl_value_equal_checked(a, b, &eq, &err), -1);
+    ck_assert_int_eq(err.kind, TL_ERR_LIMIT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "maximum recursion depth exceeded in comparison"));
+    tl_error_clear(&err);
+    ck_assert_int_eq(tl_value_equal_checked(a, a, &eq, &err), 0);
+    ck_assert(eq);
+    tl_value *x = tl_list_new(1), *y = tl_list_new(1);
+    tl_seq_set(x, 0, tl_int(1));
+    tl_seq_set(y, 0, tl_int(2));
+    ck_assert_int_eq(tl_value_equal_checked(x, y, &eq, &err), 0);
+    ck_assert(!eq);
+    tl_buf buf = {0};
+    ck_assert(!tl_value_str_bounded(a, &buf, 1 << 20));
+    tl_buf_free(&buf);
+    ck_assert(tl_value_str_bounded(x, &buf, 1 << 20));
+    ck_assert_str_eq(tl_buf_str(&buf), "[1]");
+    tl_buf_free(&buf);
+    tl_value_release(a);
+    tl_value_release(b);
+    tl_value_release(x);
+    tl_value_release(y);
+}
+END_TEST
+
 START_TEST(test_diag_long_line)
 {
     /* a 100000-byte line is shown as a window around the column */
@@ -432,6 +558,8 @@ static Suite *value_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_repr_bounded);
     tcase_add_test(limits, test_deep_values);
+    tcase_add_test(limits, test_cycle_collect);
+    tcase_add_test(limits, test_deep_compare_and_print);
     tcase_add_test(limits, test_diag_long_line);
     tcase_set_timeout(limits, 30);
     suite_add_tcase(s, limits);

@@ -212,6 +212,73 @@ PY
 expect 1 exec "$work/reraise.py"
 stderr_has "reraise.py:1:1: error: RuntimeError: No active exception to reraise"
 
+# the depth limit (issue 28): `a == b` of two different 300,000-deep lists
+# is Python's RecursionError, located (it said False); `a == a` is True by
+# identity; print() of a deep list raises as str() does (it was cut
+# silently); a list that contains itself prints as [...], as in Python
+script deepeq <<'PY'
+a = []
+b = []
+for i in range(300000):
+    a = [a]
+    b = [b]
+print(a == a, a != a)
+print(a == b)
+PY
+expect 2 exec --timeout 30 "$work/deepeq.py"
+stdout_has "True False"
+stderr_has "deepeq.py:7:7: error: limit exceeded: maximum recursion depth exceeded in comparison"
+script deepprint <<'PY'
+a = []
+for i in range(3000):
+    a = [a]
+print(a)
+PY
+expect 2 exec "$work/deepprint.py"
+stdout_empty
+stderr_has "deepprint.py:4:1: error: limit exceeded: print() of a value longer than"
+stderr_has "or nested deeper than 1000 levels"
+script deepstr <<'PY'
+a = []
+for i in range(3000):
+    a = [a]
+s = str(a)
+PY
+expect 2 exec "$work/deepstr.py"
+stderr_has "deepstr.py:4:5: error: limit exceeded: str() of a value longer than"
+script selfref <<'PY'
+a = [1]
+a.append(a)
+t = (a,)
+a.append(t)
+print(a, t)
+b = []
+b.append(b.append)
+print(len(b), str(a) == repr(a))
+PY
+expect 0 exec "$work/selfref.py"
+stdout_has "[1, [...], ([...],)] ([1, [...], (...)],)"
+stdout_has "1 True"
+
+# list.append charges the one element it adds (it charged the whole list,
+# so 9,500 appends in one op spent the sequence budget); the length limit
+# still holds
+script appends <<'PY'
+l = []
+for i in range(200000):
+    l.append(i)
+l.extend(range(5))
+print(len(l))
+PY
+expect 0 exec --timeout 30 "$work/appends.py"
+stdout_has "200005"
+script appendlong <<'PY'
+l = [0] * 10000000
+l.append(1)
+PY
+expect 2 exec --timeout 30 "$work/appendlong.py"
+stderr_has "appendlong.py:2:1: error: limit exceeded: sequence of 10000001 elements is longer than the limit"
+
 # the same constructs inside a lab sheet: a located op error, not a crash
 cat > "$work/lab.yaml" <<'EOF2'
 tlab: 1

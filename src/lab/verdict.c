@@ -398,15 +398,21 @@ static int classify_tensor(tl_tensor *r, tl_tensor *p, pmap *map, tl_evidence *e
     return probe(r, p, ev->kind, map, &ev->write_through, err);
 }
 
+/* Tuples and lists of tensors are classified element by element down to
+ * this many levels; deeper (a list that contains itself: `a = [x];
+ * a.append(a)`) an item is a value, so the recursion is bounded. */
+#define CLASSIFY_MAX_DEPTH 64
+
 static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
-                    bool kinds_only, tl_error *err)
+                    bool kinds_only, int depth, tl_error *err)
 {
     memset(ev, 0, sizeof *ev);
     ev->write_through = -1;
     if (tl_value_is_tensorlike(result))
         return classify_tensor(result->u.tensor, p, map, ev, kinds_only, err);
     bool tuple = false;
-    if ((result->kind == TL_V_TUPLE || result->kind == TL_V_LIST) && result->u.seq.n > 0)
+    if ((result->kind == TL_V_TUPLE || result->kind == TL_V_LIST) && result->u.seq.n > 0 &&
+        depth < CLASSIFY_MAX_DEPTH)
         for (size_t i = 0; i < result->u.seq.n && !tuple; i++)
             if (tl_value_is_tensorlike(result->u.seq.items[i]))
                 tuple = true;
@@ -435,7 +441,7 @@ static int classify(tl_value *result, tl_tensor *p, pmap *map, tl_evidence *ev,
             return tl_error_set(err, TL_ERR_LIMIT, "%s", msg);
         }
         tl_evidence tmp, *it = i < ev->nitems ? &ev->items[i] : &tmp;
-        if (classify(result->u.seq.items[i], p, map, it, kinds_only, err) < 0) {
+        if (classify(result->u.seq.items[i], p, map, it, kinds_only, depth + 1, err) < 0) {
             if (it == &tmp)
                 tl_evidence_free(&tmp);
             return -1;
@@ -461,7 +467,7 @@ static int verdict_classify(tl_value *result, tl_value *parent, tl_evidence *ev,
 {
     tl_tensor *p = parent && tl_value_is_tensorlike(parent) ? parent->u.tensor : NULL;
     pmap map = {0};
-    int rc = classify(result, p, &map, ev, kinds_only, err);
+    int rc = classify(result, p, &map, ev, kinds_only, 0, err);
     free(map.bits);
     return rc;
 }
@@ -912,11 +918,13 @@ typedef struct setup_entry {
     /* The parent variants of runs that start from snap are the same every
      * time: each is made once (var_made) and copied per run; NULL with a
      * name when it could not be built, NULL without one when it does not
-     * exist. Kept off the ledger, like the snapshot. */
+     * exist. Off the storage ledger, like the snapshot's storages; both
+     * are charged to the thread's ledger as held memory (storage.h). */
     const char *var_parent;           /* the parent's name they were made of */
     bool var_made[VAR_COUNT];
     tl_tensor *var[VAR_COUNT];
     const char *var_name[VAR_COUNT];
+    size_t held;                      /* bytes charged as held (snapshot + var) */
 } setup_entry;
 
 struct tl_setup_cache {
@@ -931,15 +939,36 @@ tl_setup_cache *tl_setup_cache_new(void)
     return c;
 }
 
+/* Hold n more bytes in e (charged to this thread's ledger). */
+static void entry_hold(setup_entry *e, size_t n)
+{
+    e->held += n;
+    tl_alloc_held_add((int64_t)n);
+}
+
+/* Free what e keeps. On e's own thread its held bytes go back to the
+ * ledger; the ledger of a worker that has ended needs nothing back. */
+static void entry_empty(setup_entry *e)
+{
+    tl_snapshot_free(e->snap);
+    e->snap = NULL;
+    for (int w = 0; w < VAR_COUNT; w++) {
+        tl_tensor_release(e->var[w]);
+        e->var[w] = NULL;
+        e->var_made[w] = false;
+    }
+    if (pthread_equal(e->thread, pthread_self()))
+        tl_alloc_held_add(-(int64_t)e->held);
+    e->held = 0;
+}
+
 void tl_setup_cache_free(tl_setup_cache *c)
 {
     if (!c)
         return;
     for (setup_entry *e = c->head, *next; e; e = next) {
         next = e->next;
-        tl_snapshot_free(e->snap);
-        for (int w = 0; w < VAR_COUNT; w++)
-            tl_tensor_release(e->var[w]);
+        entry_empty(e);
         free(e);
     }
     pthread_mutex_destroy(&c->mu);
@@ -967,6 +996,7 @@ static setup_entry *cache_add(tl_setup_cache *c, const tl_runner *r, const tl_jo
     e->setup = job->setup;
     e->nsetup = job->nsetup;
     e->snap = snap;
+    entry_hold(e, tl_snapshot_bytes(snap));
     pthread_mutex_lock(&c->mu);
     e->next = c->head;
     c->head = e;
@@ -1023,7 +1053,13 @@ static int prepare(const tl_runner *r, const tl_job *job, tl_interp **I,
         return 0;
     }
     /* no entry yet, a refused snapshot, or copies over a limit (the setup
-     * itself then tells) */
+     * itself then tells, with the cache's memory given back first: a
+     * setup that fits uncached must not fail for the cache) */
+    if (e && e->snap) {
+        entry_empty(e);
+        tl_interp_free(*I);
+        *I = tl_interp_new(&r->opts);
+    }
     if (run_setup(r, job, *I, fail) < 0)
         return -1;
     if (e || !job->setup_cache || !job->nsetup)
@@ -1038,14 +1074,15 @@ static int prepare(const tl_runner *r, const tl_job *job, tl_interp **I,
         return 0;
     }
     /* the run cannot have copies (a limit): it starts over, uncached */
+    entry_empty(added);
     tl_interp_free(*I);
     *I = tl_interp_new(&r->opts);
     return run_setup(r, job, *I, fail);
 }
 
-static int run_once(const tl_runner *r, const tl_job *job, int variant,
-                    const char **vname, tl_op_verdict *out, tl_evidence *ev,
-                    tl_classify_out *cls, tl_verdict_fail *fail)
+static int run_attempt(const tl_runner *r, const tl_job *job, int variant,
+                       const char **vname, tl_op_verdict *out, tl_evidence *ev,
+                       tl_classify_out *cls, tl_verdict_fail *fail, setup_entry **used)
 {
     tl_error err;
     tl_error_clear(&err);
@@ -1062,6 +1099,7 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
     setup_entry *from = NULL;
     if (prepare(r, job, &I, &from, fail) < 0)
         goto done;
+    *used = from;
     saved_run = tl_deadline_run_begin(r->opts.timeout);
     in_run = true;
     parent = job->parent ? tl_interp_get(I, job->parent) : NULL;
@@ -1109,6 +1147,7 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
                 from->var[variant] = vt;
                 if (vt) {
                     tl_storage_uncharge(vt->storage);
+                    entry_hold(from, vt->storage->nbytes);
                     vt = variant_copy(vt, &verr);
                 }
             }
@@ -1232,6 +1271,37 @@ done:
         }
     }
     return status;
+}
+
+/* One run (the op, or one parent variant when variant >= 0). A run that
+ * started from the setup cache and met a refusal of the memory ledger that
+ * only the cache's held memory caused (storage.h tl_alloc_held_refusals)
+ * would not have failed uncached: the thread's entry is emptied (its
+ * memory given back, later runs run the setup) and the run is made again,
+ * so the cache never changes a verdict and never holds memory past
+ * --max-bytes. */
+static int run_once(const tl_runner *r, const tl_job *job, int variant,
+                    const char **vname, tl_op_verdict *out, tl_evidence *ev,
+                    tl_classify_out *cls, tl_verdict_fail *fail)
+{
+    uint64_t refused = tl_alloc_held_refusals();
+    setup_entry *used = NULL;
+    int rc = run_attempt(r, job, variant, vname, out, ev, cls, fail, &used);
+    if (rc < 0 || !used || tl_alloc_held_refusals() == refused)
+        return rc;
+    if (out) {
+        tl_op_verdict_free(out); /* ev and cls are out's */
+    } else {
+        tl_evidence_free(ev);
+        memset(ev, 0, sizeof *ev);
+        tl_classify_out_free(cls);
+        memset(cls, 0, sizeof *cls);
+    }
+    if (vname)
+        *vname = NULL;
+    entry_empty(used);
+    used = NULL;
+    return run_attempt(r, job, variant, vname, out, ev, cls, fail, &used);
 }
 
 /* The op's deadline passed in a variant: the op is a time-limit error. */

@@ -10,7 +10,8 @@
  *     `global`); free names are looked up through the defining scopes
  *     (closures), then globals, then builtins. Functions keep their tree
  *     alive (tl_ast refcount); scope cycles (a nested recursive def) are
- *     broken when the interpreter is freed.
+ *     broken when the interpreter is freed, and list cycles collected
+ *     then (value.h tl_value_collect).
  *   - Statements return a completion: OK, error, break, continue, return
  *     (the value waits in I->retval). try/except catches only Python
  *     exceptions: limits (time, recursion, size) always propagate, so a
@@ -235,6 +236,8 @@ void tl_interp_free(tl_interp *I)
     break_scope_cycles(I);
     for (env *e = I->envs; e; e = e->next)
         e->owner = NULL; /* values that outlive I (returned to the caller) */
+    /* and the run's list cycles (value.h), so no op sees them charged */
+    tl_value_collect(false);
     tl_freelist_push(&interps, I, 8);
 }
 
@@ -1020,6 +1023,14 @@ static void closure_drop(void *data)
 
 static tl_value *closure_call(void *data, const tl_args *a, tl_error *err);
 
+/* what a closure holds for the cycle collector (value.h): its defaults */
+static tl_value **closure_refs(void *data, size_t *n)
+{
+    closure *c = data;
+    *n = c->nparams;
+    return c->defaults;
+}
+
 /* A DEF or LAMBDA node evaluated: defaults now, in the current scope. */
 static tl_value *make_function(tl_interp *I, const tl_node *n, tl_error *err)
 {
@@ -1059,6 +1070,7 @@ static tl_value *make_function(tl_interp *I, const tl_node *n, tl_error *err)
     c->names = loc.v;
     c->nnames = k;
     c->run_id = I->run_id;
+    tl_value_closure_refs_hook(closure_call, closure_refs);
     return tl_value_closure(c->name, c, closure_call, closure_drop);
 }
 

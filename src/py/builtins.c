@@ -802,10 +802,13 @@ static tl_value *bi_print(tl_value *self, const tl_args *a, tl_error *err)
     for (size_t i = 0; i < a->npos; i++) {
         if (i)
             tl_buf_append(&b, sep, nsep);
-        tl_value_str(a->pos[i], &b);
-        if (b.len > max) {
+        /* cut (too long, or nested too deep): the error str() raises */
+        if (!tl_value_str_bounded(a->pos[i], &b, max > b.len ? max - b.len : 0) ||
+            b.len > max) {
             tl_buf_free(&b);
-            tl_error_set(err, TL_ERR_LIMIT, "print() of more than %zu characters", max);
+            tl_error_set(err, TL_ERR_LIMIT,
+                         "print() of a value longer than %zu characters or nested deeper "
+                         "than %d levels", max, TL_VALUE_MAX_DEPTH);
             return NULL;
         }
     }
@@ -1769,11 +1772,26 @@ static tl_value *size_numel(tl_value *self, const tl_args *a, tl_error *err)
     return tl_int(n);
 }
 
+/* self about to grow by n: its new length within the longest sequence,
+ * the n new elements on the call's budget (and the memory ledger) */
+static int list_grow_check(const tl_value *self, size_t n, tl_error *err)
+{
+    int64_t max = tl_pyops_max_seq();
+    if (n > (uint64_t)max || self->u.seq.n > (uint64_t)max - n)
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "sequence of %zu elements is longer than the limit (%" PRId64 ")",
+                            self->u.seq.n + n, max);
+    return tl_pyops_charge_seq(n, err);
+}
+
 static tl_value *list_append(tl_value *self, const tl_args *a, tl_error *err)
 {
     if (exactly_one(a, "append", err) < 0)
         return NULL;
-    if (tl_pyops_charge_seq(self->u.seq.n + 1, err) < 0)
+    /* the new length against the longest sequence; the one new element
+     * against the call's budget (charging the whole length made n appends
+     * cost n^2 / 2: 9,000 appends spent the 4 * 10^7 budget) */
+    if (list_grow_check(self, 1, err) < 0)
         return NULL;
     tl_list_append(self, tl_value_retain(a->pos[0]));
     return tl_none();
@@ -1785,7 +1803,7 @@ static tl_value *list_extend(tl_value *self, const tl_args *a, tl_error *err)
     size_t n;
     if (one_iterable(a, "extend", &items, &n, err) < 0)
         return NULL;
-    if (tl_pyops_charge_seq(self->u.seq.n + n, err) < 0) {
+    if (list_grow_check(self, n, err) < 0) {
         tl_pyops_items_free(items, n);
         return NULL;
     }

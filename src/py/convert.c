@@ -25,6 +25,7 @@
 #include "create.h"
 #include "device.h"
 #include "numpy.h"
+#include "storage.h"
 #include "util.h"
 
 int tl_convert_device(const tl_value *v, tl_device *out, tl_error *err)
@@ -405,14 +406,14 @@ static tl_tensor *from_data_impl(const tl_value *data, bool dt_given,
     if (tl_tensor_check_shape(w.ndim, w.sizes, &numel, err) < 0)
         return NULL;
     w.isz = tl_dtype_size(w.target);
-    w.host = tl_create_host_buffer(numel, w.target, err);
-    if (!w.host)
+    /* straight into the result's bytes (a charged buffer for a device) */
+    void *host;
+    tl_tensor *t = tl_create_begin(be, w.target, w.ndim, w.sizes, true, &host, err);
+    if (!t)
         return NULL;
-    tl_tensor *t = NULL;
-    if (walk_store(&w, data, 0, err) == 0)
-        t = tl_create_upload(be, w.target, w.ndim, w.sizes, w.host, err);
-    free(w.host);
-    return t;
+    w.host = host;
+    bool ok = walk_store(&w, data, 0, err) == 0;
+    return tl_create_finish(t, host, ok, err);
 }
 
 tl_tensor *tl_convert_from_data(const tl_value *data, bool dt_given, tl_dtype dt,
@@ -469,14 +470,28 @@ static tl_value *host_value(const tl_tensor *h, const void *p)
  * element off on: a walk over the strides, each list made at its size
  * (an element read through its flat index and a list grown by appends
  * were 6,000 instructions for a 2x3 tensor). */
-static tl_value *tolist_rec(const tl_tensor *h, int dim, int64_t off, size_t isz)
+static tl_value *tolist_rec(const tl_tensor *h, int dim, int64_t off, size_t isz,
+                            int64_t *made, tl_error *err)
 {
     if (dim == h->ndim)
         return host_value(h, (const char *)h->storage->data + (size_t)off * isz);
     size_t n = (size_t)h->sizes[dim];
     tl_value *list = tl_list_new(n);
-    for (size_t i = 0; i < n; i++)
-        tl_seq_set(list, i, tolist_rec(h, dim + 1, off + (int64_t)i * h->strides[dim], isz));
+    for (size_t i = 0; i < n; i++) {
+        /* the values are on the ledger as they are made: past --max-bytes
+         * (or the deadline) the op stops, its half-built lists freed */
+        if (tl_context_deadline_tick((*made)++, err) < 0) {
+            tl_value_release(list);
+            return NULL;
+        }
+        tl_value *item = tolist_rec(h, dim + 1, off + (int64_t)i * h->strides[dim], isz,
+                                    made, err);
+        if (!item) {
+            tl_value_release(list);
+            return NULL;
+        }
+        tl_seq_set(list, i, item);
+    }
     return list;
 }
 
@@ -504,11 +519,25 @@ tl_value *tl_convert_tolist(const tl_tensor *t, tl_error *err)
                      " lists and elements", TL_TOLIST_MAX);
         return NULL;
     }
+    /* what the lists will cost, charged up front: each element and list
+     * is one value block, each list an item array too */
+    size_t cost = (size_t)values * (sizeof(tl_value) + 2 * sizeof(size_t)) +
+                  (size_t)(values - n) * 2 * sizeof(size_t) + (size_t)n * sizeof(void *);
+    if (tl_alloc_over_limit(cost > TL_ALLOC_OBJECT_ALLOWANCE ? cost - TL_ALLOC_OBJECT_ALLOWANCE
+                                                             : 0)) {
+        tl_context_ledger_refused(cost);
+        tl_error_set(err, TL_ERR_LIMIT,
+                     "memory limit exceeded: tolist() of %" PRId64 " elements needs about "
+                     "%zu bytes of Python objects; the limit is %zu bytes (see --max-bytes)",
+                     n, cost, tl_alloc_limit());
+        return NULL;
+    }
     /* read device tensors through the one host read */
     tl_tensor *h = tl_tensor_read_host(t, err);
     if (!h)
         return NULL;
-    tl_value *r = tolist_rec(h, 0, h->offset, tl_dtype_size(h->dtype));
+    int64_t made = 0;
+    tl_value *r = tolist_rec(h, 0, h->offset, tl_dtype_size(h->dtype), &made, err);
     tl_tensor_release(h);
     return r;
 }

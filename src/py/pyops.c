@@ -257,11 +257,13 @@ int tl_pyops_charge_seq(size_t n, tl_error *err)
                             "more than %d tensors alive at once (tlab limit)",
                             TL_MAX_LIVE_TENSORS);
     /* the item array about to be built, on the one memory ledger */
-    if (tl_alloc_over_limit(n * sizeof(void *)))
+    if (tl_alloc_over_limit(n * sizeof(void *))) {
+        tl_context_ledger_refused(n * sizeof(void *)); /* counted (storage.h) */
         return tl_error_set(err, TL_ERR_LIMIT,
                             "memory limit exceeded: a sequence of %zu elements does not fit "
                             "in --max-bytes (%zu bytes of storage and objects are live)", n,
                             tl_alloc_live() + tl_alloc_objects());
+    }
     return tl_context_memory_check(err);
 }
 
@@ -835,10 +837,12 @@ tl_value *tl_pyops_compare(tl_cmpop op, tl_value *a, tl_value *b, tl_error *err)
                                       TL_PY_GT, TL_PY_GE};
         return tensor_binary(map[op], a, b, err);
     }
-    if (op == TL_CMP_EQ)
-        return tl_bool(tl_value_equal(a, b));
-    if (op == TL_CMP_NE)
-        return tl_bool(!tl_value_equal(a, b));
+    if (op == TL_CMP_EQ || op == TL_CMP_NE) {
+        bool eq; /* RecursionError past the nesting limit, as Python */
+        if (tl_value_equal_checked(a, b, &eq, err) < 0)
+            return NULL;
+        return tl_bool(op == TL_CMP_EQ ? eq : !eq);
+    }
     int c = 0;
     if (order(a, b, op, &c, err) < 0)
         return NULL;

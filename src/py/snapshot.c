@@ -3,7 +3,8 @@
  *
  * Taking checks every value (check_value: bounded in nodes and depth, so a
  * list that contains itself is refused rather than followed) and moves
- * the storages it will keep off the ledger. Copying walks the kept values
+ * the storages it will keep off the storage ledger (tl_snapshot_bytes says
+ * how many bytes: the holder charges them as held memory, storage.h). Copying walks the kept values
  * with a memo from each original object (value, tensor, storage, version
  * counter) to its copy, so sharing among the originals is sharing among
  * the copies. A tensor's copy is made after its base's (tl_ag_copy_plain
@@ -35,6 +36,7 @@ struct tl_snapshot {
     uint64_t rng[4];
     bool rng_seeded;
     tl_dtype default_dtype;
+    size_t bytes;           /* storage bytes taken off the ledger */
 };
 
 /* ------------------------------------------------------------- checking */
@@ -111,21 +113,24 @@ static bool check_value(check *c, const tl_value *v, int depth)
     }
 }
 
-static void uncharge_tensor(tl_tensor *t)
+static void uncharge_tensor(tl_tensor *t, size_t *bytes)
 {
-    tl_storage_uncharge(t->storage);
+    if (!t->storage->scratch && !t->storage->mem_owner) {
+        *bytes += t->storage->nbytes;
+        tl_storage_uncharge(t->storage);
+    }
     tl_tensor *base;
     if (tl_ag_plain(t, &base) && base)
-        uncharge_tensor(base);
+        uncharge_tensor(base, bytes);
 }
 
-static void uncharge_value(tl_value *v)
+static void uncharge_value(tl_value *v, size_t *bytes)
 {
     if (v->kind == TL_V_TUPLE || v->kind == TL_V_LIST)
         for (size_t i = 0; i < v->u.seq.n; i++)
-            uncharge_value(v->u.seq.items[i]);
+            uncharge_value(v->u.seq.items[i], bytes);
     else if (v->kind == TL_V_TENSOR)
-        uncharge_tensor(v->u.tensor);
+        uncharge_tensor(v->u.tensor, bytes);
 }
 
 tl_snapshot *tl_snapshot_take(size_t n, const char *const *names, tl_value *const *values,
@@ -147,7 +152,7 @@ tl_snapshot *tl_snapshot_take(size_t n, const char *const *names, tl_value *cons
     for (size_t i = 0; i < n; i++) {
         s->names[i] = tl_xstrdup(names[i]);
         s->values[i] = tl_value_retain(values[i]);
-        uncharge_value(values[i]);
+        uncharge_value(values[i], &s->bytes);
     }
     s->tag = tag;
     tl_context *ctx = tl_context_get();
@@ -158,6 +163,7 @@ tl_snapshot *tl_snapshot_take(size_t n, const char *const *names, tl_value *cons
 }
 
 size_t tl_snapshot_size(const tl_snapshot *s) { return s->n; }
+size_t tl_snapshot_bytes(const tl_snapshot *s) { return s ? s->bytes : 0; }
 const char *tl_snapshot_name(const tl_snapshot *s, size_t i) { return s->names[i]; }
 uint64_t tl_snapshot_tag(const tl_snapshot *s) { return s->tag; }
 

@@ -22,8 +22,11 @@
  *
  * Ownership: a snapshot holds references to the values it was given (never
  * handed out again: only copies and immutable values are) and names of its
- * own. Its storages are off the memory ledger (tl_storage_uncharge), so
- * holding it does not shrink --max-bytes for the runs. A snapshot is used
+ * own. Its storages are off the storage ledger (tl_storage_uncharge): the
+ * holder charges their tl_snapshot_bytes as held memory (storage.h
+ * tl_alloc_held_add) on the thread that took it, and gives them back when
+ * it frees the snapshot there (the setup cache, lab/verdict.c, also drops
+ * it when the held bytes alone made a run fail). A snapshot is used
  * by the thread that took it (refcounts are not atomic); any thread may
  * free it once that thread is done.
  */
@@ -49,6 +52,8 @@ typedef struct tl_snapshot tl_snapshot;
 tl_snapshot *tl_snapshot_take(size_t n, const char *const *names, tl_value *const *values,
                               uint64_t tag);
 size_t tl_snapshot_size(const tl_snapshot *s);
+/* Bytes of tensor storage it keeps (off the storage ledger); 0 for NULL. */
+size_t tl_snapshot_bytes(const tl_snapshot *s);
 const char *tl_snapshot_name(const tl_snapshot *s, size_t i);
 uint64_t tl_snapshot_tag(const tl_snapshot *s);
 /* Copies of the kept values into out[0..size) (new references), and the

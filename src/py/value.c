@@ -13,12 +13,17 @@
  *
  * Reuse: the interpreter makes and drops thousands of values per op, so
  * freed value blocks go on a per-thread free list (base/freelist.h).
+ *
+ * Cycles: every list is in its thread's registry (young until it survives
+ * a collection, then old) from seq_new to destroy; tl_value_collect runs
+ * CPython's trial deletion over them (value.h states the invariant).
  */
 #include "repr.h"
 #include "value.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +118,74 @@ static size_t seq_capacity(size_t n)
     return cap;
 }
 
+/* ---- the thread's list registry (value.h tl_value_collect) ---- */
+
+typedef struct gcvec {
+    tl_value **v;
+    size_t n, cap;
+} gcvec;
+
+/* young: made since the last collection; old: survived one. A thread's
+ * registry is emptied (the arrays freed) when the thread ends. */
+static _Thread_local gcvec gc_young, gc_old;
+static _Thread_local size_t gc_old_after_full;
+static pthread_key_t gc_key;
+static pthread_once_t gc_once = PTHREAD_ONCE_INIT;
+static bool gc_key_ok;
+
+static void gc_thread_end(void *unused)
+{
+    (void)unused;
+    free(gc_young.v);
+    free(gc_old.v);
+    memset(&gc_young, 0, sizeof gc_young);
+    memset(&gc_old, 0, sizeof gc_old);
+}
+
+static void gc_key_init(void) { gc_key_ok = pthread_key_create(&gc_key, gc_thread_end) == 0; }
+
+static void gc_push(gcvec *g, tl_value *v, uint8_t gen)
+{
+    if (g->n == g->cap) {
+        if (!g->cap) {
+            pthread_once(&gc_once, gc_key_init);
+            if (gc_key_ok)
+                pthread_setspecific(gc_key, &gc_young); /* any non-NULL: the destructor runs */
+        }
+        g->cap = g->cap ? 2 * g->cap : 64;
+        g->v = tl_xrealloc(g->v, g->cap * sizeof *g->v);
+    }
+    v->u.seq.gc_slot = (uint32_t)g->n;
+    v->u.seq.gc_gen = gen;
+    g->v[g->n++] = v;
+}
+
+static void gc_track(tl_value *v)
+{
+    if (gc_young.n < UINT32_MAX)
+        gc_push(&gc_young, v, 1);
+}
+
+/* Off this thread's registry. A list freed on another thread than its
+ * own (a kept result freed after its worker ended) is in no registry of
+ * this thread: the slot check leaves this one alone. */
+static void gc_untrack(tl_value *v)
+{
+    uint8_t gen = v->u.seq.gc_gen;
+    if (!gen)
+        return;
+    gcvec *g = gen == 1 ? &gc_young : &gc_old;
+    size_t i = v->u.seq.gc_slot;
+    v->u.seq.gc_gen = 0;
+    if (i >= g->n || g->v[i] != v)
+        return;
+    tl_value *last = g->v[--g->n];
+    g->v[i] = last;
+    last->u.seq.gc_slot = (uint32_t)i;
+}
+
+size_t tl_value_tracked(void) { return gc_young.n + gc_old.n; }
+
 static tl_value *seq_new(tl_vkind kind, size_t n)
 {
     tl_value *v = alloc_value(kind);
@@ -121,6 +194,8 @@ static tl_value *seq_new(tl_vkind kind, size_t n)
     charge(v, v->u.seq.items, seq_capacity(n) * sizeof(tl_value *), false);
     for (size_t i = 0; i < n; i++)
         v->u.seq.items[i] = tl_none();
+    if (kind == TL_V_LIST)
+        gc_track(v);
     return v;
 }
 
@@ -348,6 +423,7 @@ static void destroy(dying *d, tl_value *v)
     case TL_V_TUPLE:
     case TL_V_LIST:
     case TL_V_SIZE:
+        gc_untrack(v);
         for (size_t i = 0; i < v->u.seq.n; i++)
             drop(d, v->u.seq.items[i]);
         free(v->u.seq.items);
@@ -390,6 +466,221 @@ void tl_value_release(tl_value *v)
     while (d.n > 0)
         destroy(&d, d.v[--d.n]);
     free(d.v);
+}
+
+/* ---- the cycle collector (value.h) ---- */
+
+/* the values a collection looks at, with a pointer -> index map */
+typedef struct gcset {
+    tl_value **v;
+    long *refs;
+    bool *reach;
+    size_t n, cap;
+    size_t *map; /* index + 1, 0 empty; open addressing, mcap a power of 2 */
+    size_t mcap;
+} gcset;
+
+static size_t gc_hash(const tl_value *v, size_t mcap)
+{
+    uint64_t x = (uint64_t)(uintptr_t)v;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x & (mcap - 1);
+}
+
+static size_t gc_find(const gcset *c, const tl_value *v)
+{
+    for (size_t h = gc_hash(v, c->mcap);; h = (h + 1) & (c->mcap - 1)) {
+        size_t k = c->map[h];
+        if (!k || c->v[k - 1] == v)
+            return k; /* 0: not in the set */
+    }
+}
+
+static void gc_add(gcset *c, tl_value *v)
+{
+    if (2 * (c->n + 1) > c->mcap) {
+        size_t mcap = c->mcap ? 2 * c->mcap : 256;
+        free(c->map);
+        c->map = tl_xcalloc(mcap, sizeof *c->map);
+        c->mcap = mcap;
+        for (size_t i = 0; i < c->n; i++) {
+            size_t h = gc_hash(c->v[i], mcap);
+            while (c->map[h])
+                h = (h + 1) & (mcap - 1);
+            c->map[h] = i + 1;
+        }
+    }
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 64;
+        c->v = tl_xrealloc(c->v, c->cap * sizeof *c->v);
+    }
+    size_t h = gc_hash(v, c->mcap);
+    while (c->map[h])
+        h = (h + 1) & (c->mcap - 1);
+    c->map[h] = c->n + 1;
+    c->v[c->n++] = v;
+}
+
+static tl_closure_call_fn closure_call_fn;
+static tl_value **(*closure_refs)(void *data, size_t *n);
+
+void tl_value_closure_refs_hook(tl_closure_call_fn call,
+                                tl_value **(*refs)(void *data, size_t *n))
+{
+    __atomic_store_n(&closure_call_fn, call, __ATOMIC_RELAXED);
+    __atomic_store_n(&closure_refs, refs, __ATOMIC_RELAXED);
+}
+
+/* the hook's refs for v, a closure of the hooked layer; else NULL */
+static tl_value **(*hooked(const tl_value *v))(void *, size_t *)
+{
+    if (v->u.closure.call != __atomic_load_n(&closure_call_fn, __ATOMIC_RELAXED))
+        return NULL;
+    return __atomic_load_n(&closure_refs, __ATOMIC_RELAXED);
+}
+
+/* the references v holds that a collection follows */
+static size_t gc_children(const tl_value *v, tl_value *const **kids)
+{
+    switch (v->kind) {
+    case TL_V_CLOSURE: {
+        size_t n = 0;
+        tl_value **(*refs)(void *, size_t *) = hooked(v);
+        *kids = refs ? refs(v->u.closure.data, &n) : NULL;
+        return *kids ? n : 0;
+    }
+    case TL_V_TUPLE:
+    case TL_V_LIST:
+        *kids = v->u.seq.items;
+        return v->u.seq.n;
+    case TL_V_FUNC:
+        *kids = &v->u.func.self;
+        return v->u.func.self ? 1 : 0;
+    default:
+        *kids = NULL;
+        return 0;
+    }
+}
+
+/* a value a collection takes in: a list of the generation(s) looked at,
+ * or a tuple / bound method / closure (never registered: found through
+ * lists) */
+static bool gc_member(const tl_value *v, bool full)
+{
+    if (!v || IMMORTAL(v))
+        return false;
+    switch (v->kind) {
+    case TL_V_LIST: return full || v->u.seq.gc_gen == 1;
+    case TL_V_TUPLE: return v->u.seq.n > 0;
+    case TL_V_FUNC: return v->u.func.self != NULL;
+    case TL_V_CLOSURE: return hooked(v) != NULL;
+    default: return false;
+    }
+}
+
+static void collect(bool full)
+{
+    gcset c = {0};
+    for (size_t i = 0; i < gc_young.n; i++)
+        gc_add(&c, gc_young.v[i]);
+    if (full)
+        for (size_t i = 0; i < gc_old.n; i++)
+            gc_add(&c, gc_old.v[i]);
+    if (!c.n)
+        return;
+    /* everything the lists reach through tuples and bound methods */
+    for (size_t i = 0; i < c.n; i++) {
+        tl_value *const *kids;
+        size_t nk = gc_children(c.v[i], &kids);
+        for (size_t k = 0; k < nk; k++)
+            if (gc_member(kids[k], full) && !gc_find(&c, kids[k]))
+                gc_add(&c, kids[k]);
+    }
+    /* trial deletion: the references from outside the set */
+    c.refs = tl_xmalloc(c.n * sizeof *c.refs);
+    c.reach = tl_xcalloc(c.n, sizeof *c.reach);
+    for (size_t i = 0; i < c.n; i++)
+        c.refs[i] = c.v[i]->refcount;
+    for (size_t i = 0; i < c.n; i++) {
+        tl_value *const *kids;
+        size_t nk = gc_children(c.v[i], &kids);
+        for (size_t k = 0; k < nk; k++) {
+            size_t j = kids[k] ? gc_find(&c, kids[k]) : 0;
+            if (j)
+                c.refs[j - 1]--;
+        }
+    }
+    /* what those reach stays; a worklist, no recursion */
+    size_t *work = tl_xmalloc(c.n * sizeof *work), nw = 0;
+    for (size_t i = 0; i < c.n; i++)
+        if (c.refs[i] > 0) {
+            c.reach[i] = true;
+            work[nw++] = i;
+        }
+    while (nw) {
+        tl_value *const *kids;
+        size_t nk = gc_children(c.v[work[--nw]], &kids);
+        for (size_t k = 0; k < nk; k++) {
+            size_t j = kids[k] ? gc_find(&c, kids[k]) : 0;
+            if (j && !c.reach[j - 1]) {
+                c.reach[j - 1] = true;
+                work[nw++] = j - 1;
+            }
+        }
+    }
+    /* the rest is garbage held only by itself: keep each alive while the
+     * references among them are dropped, then let them go */
+    size_t ng = 0;
+    for (size_t i = 0; i < c.n; i++)
+        if (!c.reach[i]) {
+            tl_value_retain(c.v[i]);
+            work[ng++] = i;
+        }
+    for (size_t g = 0; g < ng; g++) {
+        tl_value *v = c.v[work[g]];
+        if (v->kind == TL_V_FUNC) {
+            tl_value *self = v->u.func.self;
+            v->u.func.self = NULL;
+            tl_value_release(self);
+        } else if (v->kind == TL_V_CLOSURE) {
+            tl_value *const *kids;
+            size_t nk = gc_children(v, &kids);
+            for (size_t k = 0; k < nk; k++) {
+                tl_value *it = kids[k];
+                ((tl_value **)kids)[k] = NULL;
+                tl_value_release(it);
+            }
+        } else {
+            for (size_t k = 0; k < v->u.seq.n; k++) {
+                tl_value *it = v->u.seq.items[k];
+                v->u.seq.items[k] = tl_none();
+                tl_value_release(it);
+            }
+        }
+    }
+    for (size_t g = 0; g < ng; g++)
+        tl_value_release(c.v[work[g]]);
+    free(work);
+    free(c.refs);
+    free(c.reach);
+    free(c.map);
+    free(c.v);
+}
+
+void tl_value_collect(bool full)
+{
+    if (!full && gc_old.n > 2 * gc_old_after_full + 1024)
+        full = true;
+    collect(full);
+    /* the lists that survived are old now */
+    while (gc_young.n) {
+        tl_value *v = gc_young.v[--gc_young.n];
+        gc_push(&gc_old, v, 2);
+    }
+    if (full)
+        gc_old_after_full = gc_old.n;
 }
 
 /* ---- inspection ---- */
@@ -495,7 +786,9 @@ static bool numeric(const tl_value *v, double *d, int64_t *i, bool *is_int)
     }
 }
 
-static bool equal_rec(const tl_value *a, const tl_value *b, int depth)
+/* *deep is set when the depth limit stopped the comparison of two
+ * different sequences (Python raises RecursionError there) */
+static bool equal_rec(const tl_value *a, const tl_value *b, int depth, bool *deep)
 {
     double da, db;
     int64_t ia, ib;
@@ -512,11 +805,14 @@ static bool equal_rec(const tl_value *a, const tl_value *b, int depth)
             return false;
         /* Python compares items with an identity shortcut; past the depth
          * limit identity is all that is compared (no unbounded recursion) */
-        if (depth >= TL_VALUE_MAX_DEPTH)
+        if (depth >= TL_VALUE_MAX_DEPTH) {
+            if (a != b)
+                *deep = true;
             return a == b;
+        }
         for (size_t i = 0; i < a->u.seq.n; i++) {
             const tl_value *x = a->u.seq.items[i], *y = b->u.seq.items[i];
-            if (x != y && !equal_rec(x, y, depth + 1))
+            if (x != y && !equal_rec(x, y, depth + 1, deep))
                 return false;
         }
         return true;
@@ -530,9 +826,9 @@ static bool equal_rec(const tl_value *a, const tl_value *b, int depth)
         return a->u.str.len == b->u.str.len &&
                memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
     case TL_V_SLICE:
-        return equal_rec(a->u.slice.start, b->u.slice.start, depth + 1) &&
-               equal_rec(a->u.slice.stop, b->u.slice.stop, depth + 1) &&
-               equal_rec(a->u.slice.step, b->u.slice.step, depth + 1);
+        return equal_rec(a->u.slice.start, b->u.slice.start, depth + 1, deep) &&
+               equal_rec(a->u.slice.stop, b->u.slice.stop, depth + 1, deep) &&
+               equal_rec(a->u.slice.step, b->u.slice.step, depth + 1, deep);
     case TL_V_DTYPE: return a->u.dtype == b->u.dtype;
     case TL_V_DEVICE:
         return a->u.device.kind == b->u.device.kind &&
@@ -552,12 +848,26 @@ static bool equal_rec(const tl_value *a, const tl_value *b, int depth)
 
 bool tl_value_equal(const tl_value *a, const tl_value *b)
 {
-    return equal_rec(a, b, 0);
+    bool deep = false;
+    return equal_rec(a, b, 0, &deep);
+}
+
+int tl_value_equal_checked(const tl_value *a, const tl_value *b, bool *out, tl_error *err)
+{
+    bool deep = false;
+    *out = equal_rec(a, b, 0, &deep);
+    if (deep)
+        return tl_error_set(err, TL_ERR_LIMIT,
+                            "maximum recursion depth exceeded in comparison "
+                            "(RecursionError; sequences nested deeper than %d levels)",
+                            TL_VALUE_MAX_DEPTH);
+    return 0;
 }
 
 bool tl_value_equal_at(const tl_value *a, const tl_value *b, int depth)
 {
-    return equal_rec(a, b, depth < 0 ? 0 : depth);
+    bool deep = false;
+    return equal_rec(a, b, depth < 0 ? 0 : depth, &deep);
 }
 
 bool tl_value_is(const tl_value *a, const tl_value *b)
@@ -671,9 +981,14 @@ static void str_repr(const char *s, size_t n, tl_buf *b)
 
 /* repr of v into b, giving up once b->len passes `limit` (an absolute
  * length) or nesting passes TL_VALUE_MAX_DEPTH: the function that gives up
- * appends "..." and returns false, its callers just return false. */
-static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth)
+ * appends "..." and returns false, its callers just return false.
+ * path[0..depth) are the values being printed around v: a list or tuple
+ * met again inside itself prints as Python's [...] or (...). */
+static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth,
+                     const tl_value **path)
 {
+    if (depth <= TL_VALUE_MAX_DEPTH)
+        path[depth] = v;
     if (b->len > limit) {
         tl_buf_puts(b, "...");
         return false;
@@ -698,6 +1013,11 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth)
     case TL_V_LIST:
     case TL_V_SIZE: {
         bool list = v->kind == TL_V_LIST;
+        for (int i = 0; i < depth && i <= TL_VALUE_MAX_DEPTH; i++)
+            if (path[i] == v) {
+                tl_buf_puts(b, list ? "[...]" : "(...)");
+                return true;
+            }
         if (depth >= TL_VALUE_MAX_DEPTH) {
             tl_buf_puts(b, "...");
             return false;
@@ -705,10 +1025,10 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth)
         if (v->kind == TL_V_TUPLE && v->u.seq.rtype && v->u.seq.n == 2) {
             /* torch.return_types.max(\nvalues=...,\nindices=...) */
             tl_buf_printf(b, "%s(\nvalues=", tl_value_type_name(v));
-            if (!repr_rec(v->u.seq.items[0], b, limit, depth + 1))
+            if (!repr_rec(v->u.seq.items[0], b, limit, depth + 1, path))
                 return false;
             tl_buf_puts(b, ",\nindices=");
-            if (!repr_rec(v->u.seq.items[1], b, limit, depth + 1))
+            if (!repr_rec(v->u.seq.items[1], b, limit, depth + 1, path))
                 return false;
             tl_buf_putc(b, ')');
             break;
@@ -720,7 +1040,7 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth)
         for (size_t i = 0; i < v->u.seq.n; i++) {
             if (i)
                 tl_buf_puts(b, ", ");
-            if (!repr_rec(v->u.seq.items[i], b, limit, depth + 1))
+            if (!repr_rec(v->u.seq.items[i], b, limit, depth + 1, path))
                 return false;
         }
         if (v->kind == TL_V_SIZE)
@@ -733,13 +1053,13 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth)
     }
     case TL_V_SLICE:
         tl_buf_puts(b, "slice(");
-        if (!repr_rec(v->u.slice.start, b, limit, depth + 1))
+        if (!repr_rec(v->u.slice.start, b, limit, depth + 1, path))
             return false;
         tl_buf_puts(b, ", ");
-        if (!repr_rec(v->u.slice.stop, b, limit, depth + 1))
+        if (!repr_rec(v->u.slice.stop, b, limit, depth + 1, path))
             return false;
         tl_buf_puts(b, ", ");
-        if (!repr_rec(v->u.slice.step, b, limit, depth + 1))
+        if (!repr_rec(v->u.slice.step, b, limit, depth + 1, path))
             return false;
         tl_buf_putc(b, ')');
         break;
@@ -792,7 +1112,10 @@ bool tl_value_repr_bounded(const tl_value *v, tl_buf *b, size_t max_bytes)
     size_t limit = b->len + max_bytes;
     if (limit < b->len)
         limit = SIZE_MAX - 4;
-    return repr_rec(v, b, limit, 0);
+    const tl_value **path = tl_xmalloc((TL_VALUE_MAX_DEPTH + 1) * sizeof *path);
+    bool ok = repr_rec(v, b, limit, 0, path);
+    free(path);
+    return ok;
 }
 
 void tl_value_repr(const tl_value *v, tl_buf *b)
@@ -802,25 +1125,29 @@ void tl_value_repr(const tl_value *v, tl_buf *b)
 
 void tl_value_str(const tl_value *v, tl_buf *b)
 {
+    tl_value_str_bounded(v, b, TL_VALUE_REPR_MAX);
+}
+
+bool tl_value_str_bounded(const tl_value *v, tl_buf *b, size_t max_bytes)
+{
     switch (v->kind) {
     case TL_V_STR:
         tl_buf_append(b, v->u.str.s, v->u.str.len);
-        return;
+        return true;
     case TL_V_DEVICE: {
         char dev[32];
         tl_device_str(v->u.device, dev, sizeof dev);
         tl_buf_puts(b, dev);
-        return;
+        return true;
     }
     case TL_V_EXC:
         tl_buf_puts(b, v->u.exc.msg);
-        return;
+        return true;
     case TL_V_NDARRAY:
         tl_repr_ndarray(v->u.tensor, false, b);
-        return;
+        return true;
     default:
-        tl_value_repr(v, b);
-        return;
+        return tl_value_repr_bounded(v, b, max_bytes);
     }
 }
 

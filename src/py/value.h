@@ -83,6 +83,8 @@ typedef struct tl_value {
              * "topk": static) with fields values and indices; NULL for a
              * plain tuple. A slice or sum of one is a plain tuple. */
             const char *rtype;
+            uint32_t gc_slot; /* LIST: its place in the thread's list registry */
+            uint8_t gc_gen;   /* 0: not registered, 1 young, 2 old (value.c) */
         } seq;         /* TUPLE, LIST, SIZE */
         struct {
             struct tl_value *start, *stop, *step; /* owned; NONE or INT */
@@ -159,6 +161,33 @@ tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err)
 tl_value *tl_value_retain(tl_value *v);
 void tl_value_release(tl_value *v);
 
+/* Reference cycles (`a = []; a.append(a)`) are collected, never left
+ * charged to the ledger. Invariant: every cycle of values runs through a
+ * list (the only value that can be changed to point at something made
+ * after it), and every list made on a thread is in that thread's registry
+ * until it is destroyed. tl_value_collect finds, among the registered
+ * lists and the tuples and bound methods they reach, the ones whose every
+ * reference comes from inside that set (CPython's trial deletion: nothing
+ * outside, no variable, C caller, snapshot or kept result, holds them)
+ * and frees them. `full` false looks only at lists made since the last
+ * collection (and, amortised, runs a full one when the lists that
+ * survived have doubled). The interpreter calls it when a run's
+ * interpreter is freed, so an op's cycles are gone before the next op.
+ * A closure's defaults are followed through the hook its layer sets
+ * (tl_value_closure_refs_hook); scope cycles are the interpreter's
+ * (lang/interp.c), broken when it is freed. */
+void tl_value_collect(bool full);
+/* The language layer's closures: for the closures whose call function is
+ * `call`, the references their data holds (an array of n values, NULL
+ * where none, that the collector may clear). Set once (any thread, the
+ * same pair every time); other closures are not followed (what they hold
+ * is then kept). */
+typedef tl_value *(*tl_closure_call_fn)(void *, const struct tl_args *, tl_error *);
+void tl_value_closure_refs_hook(tl_closure_call_fn call,
+                                tl_value **(*refs)(void *data, size_t *n));
+/* Lists now registered on this thread (young + old; tests). */
+size_t tl_value_tracked(void);
+
 /* ---- inspection ---- */
 const char *tl_value_type_name(const tl_value *v); /* "int", "Tensor", "tuple", ... */
 bool tl_value_is_seq(const tl_value *v);            /* tuple, list or Size */
@@ -171,6 +200,10 @@ int tl_value_truthy(const tl_value *v, bool *out, tl_error *err);
  * dtypes/devices by value. Tensors are not handled here (the interpreter
  * dispatches them to torch.eq). */
 bool tl_value_equal(const tl_value *a, const tl_value *b);
+/* Python's ==, as `a == b` evaluates it: -1 with a LimitError (Python's
+ * RecursionError) when two different sequences nest deeper than
+ * TL_VALUE_MAX_DEPTH before they differ (tl_value_equal then says false). */
+int tl_value_equal_checked(const tl_value *a, const tl_value *b, bool *out, tl_error *err);
 /* The same for items already `depth` levels down a nesting (the ordering
  * loop descends by iterating): the limit counts from the outermost value,
  * so comparing a deep nesting is linear, not quadratic, in its depth. */
@@ -185,6 +218,10 @@ void tl_value_repr(const tl_value *v, tl_buf *b);
 /* str(v) into b: strings unquoted, devices "cpu", exceptions their
  * message, arrays NumPy's str; everything else its repr. */
 void tl_value_str(const tl_value *v, tl_buf *b);
+/* str(v) with a cap of about max_bytes (repr's, for the values whose str
+ * is their repr); false when it was cut (too long or nested too deep:
+ * print() then raises as str() does). */
+bool tl_value_str_bounded(const tl_value *v, tl_buf *b, size_t max_bytes);
 /* The same with an explicit cap of about max_bytes bytes (a cut adds "...").
  * false when the value was cut (too long or nested too deep). */
 bool tl_value_repr_bounded(const tl_value *v, tl_buf *b, size_t max_bytes);

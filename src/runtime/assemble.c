@@ -988,7 +988,7 @@ tl_tensor *tl_ops_repeat_interleave_index(const tl_tensor *reps, bool has_size,
         }
     free(counts);
     tl_tensor *out = tl_create_upload(tl_tensor_backend(reps), reps->dtype, 1, &total, host, err);
-    free(host);
+    tl_create_host_buffer_free(host, total, reps->dtype);
     return out;
 }
 

@@ -28,6 +28,7 @@
 #include "context.h"
 #include "backend_impl.h"
 #include "cpu_loops.h"
+#include "storage.h"
 
 #include <malloc.h>
 #include <math.h>
@@ -1527,26 +1528,33 @@ static int cpu_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
  * sort / topk
  * ---------------------------------------------------------------------- */
 
-/* One element of a row being sorted: its key and its position. NaN is
- * the largest value, as PyTorch's sort and topk order it. */
+/* One element of a row being sorted: its key and its position (16 bytes:
+ * the row and its merge buffer are 32 bytes an element, on the ledger).
+ * A floating key is the value's bits made totally ordered as an int64
+ * (negative values' magnitude bits flipped, -0.0 as 0.0, every NaN the
+ * largest key, as PyTorch's sort and topk order NaN). */
 typedef struct sort_item {
-    double f;
-    int64_t i;
+    int64_t key;
     int64_t pos;
-    bool nan;
 } sort_item;
+
+static int64_t float_key(double f)
+{
+    if (isnan(f))
+        return INT64_MAX;
+    if (f == 0.0)
+        f = 0.0; /* -0.0 ties with 0.0 */
+    int64_t b;
+    memcpy(&b, &f, sizeof b);
+    return b < 0 ? b ^ INT64_MAX : b;
+}
 
 /* a before b? Stable in either direction: ties keep their positions. */
 static bool sort_before(const sort_item *a, const sort_item *b, bool fl,
                         bool desc)
 {
-    int c;
-    if (fl && (a->nan || b->nan))
-        c = a->nan == b->nan ? 0 : a->nan ? 1 : -1;
-    else if (fl)
-        c = a->f < b->f ? -1 : a->f > b->f ? 1 : 0;
-    else
-        c = a->i < b->i ? -1 : a->i > b->i ? 1 : 0;
+    (void)fl;
+    int c = a->key < b->key ? -1 : a->key > b->key ? 1 : 0;
     if (desc)
         c = -c;
     return c ? c < 0 : a->pos < b->pos;
@@ -1599,9 +1607,15 @@ static int cpu_sort(const tl_backend *be, const tl_strided *vals,
     bool fl = tl_dtype_is_floating(src->dtype);
     int64_t ss = nd ? src->strides[dim] : 0, vs = nd ? vals->strides[dim] : 0;
     int64_t is = nd ? idx->strides[dim] : 0;
-    sort_item *row = malloc(sizeof *row * (size_t)n * 2);
-    if (!row)
+    /* the row and its merge buffer are working memory: on the ledger */
+    size_t scratch = sizeof(sort_item) * (size_t)n * 2;
+    if (tl_alloc_scratch_charge(scratch, err) < 0)
+        return -1;
+    sort_item *row = malloc(scratch);
+    if (!row) {
+        tl_alloc_scratch_release(scratch);
         return tl_error_set(err, TL_ERR_RUNTIME, "out of host memory");
+    }
     int64_t since_check = 0;
     for (int64_t r = 0; r < rows; r++) {
         /* the row's base offsets: r in row-major order over dims != dim */
@@ -1619,13 +1633,7 @@ static int cpu_sort(const tl_backend *be, const tl_strided *vals,
         for (int64_t j = 0; j < n; j++) {
             const char *e = sp + j * ss * (int64_t)isz;
             row[j].pos = j;
-            if (fl) {
-                row[j].f = ldf[src->dtype](e);
-                row[j].nan = isnan(row[j].f);
-            } else {
-                row[j].i = ldi[src->dtype](e);
-                row[j].nan = false;
-            }
+            row[j].key = fl ? float_key(ldf[src->dtype](e)) : ldi[src->dtype](e);
         }
         sort_merge(row, row + n, n, fl, descending);
         char *vp = (char *)vals->data + vo * (int64_t)isz;
@@ -1638,10 +1646,12 @@ static int cpu_sort(const tl_backend *be, const tl_strided *vals,
         }
         if (poll_deadline(&since_check, n, err) < 0) {
             free(row);
+            tl_alloc_scratch_release(scratch);
             return -1;
         }
     }
     free(row);
+    tl_alloc_scratch_release(scratch);
     return 0;
 }
 

@@ -72,7 +72,21 @@ size_t tl_context_ledger_charged(void)
     tl_context *c = tl_context_get();
     size_t o = c->ledger_objects > 0 ? (size_t)c->ledger_objects : 0;
     size_t extra = o > TL_ALLOC_OBJECT_ALLOWANCE ? o - TL_ALLOC_OBJECT_ALLOWANCE : 0;
-    return c->ledger_live > SIZE_MAX - extra ? SIZE_MAX : c->ledger_live + extra;
+    size_t sum = c->ledger_live;
+    size_t parts[3] = {extra, c->ledger_scratch, c->ledger_held};
+    for (int i = 0; i < 3; i++)
+        sum = sum > SIZE_MAX - parts[i] ? SIZE_MAX : sum + parts[i];
+    return sum;
+}
+
+void tl_context_ledger_refused(size_t more)
+{
+    tl_context *c = tl_context_get();
+    c->ledger_refusals++;
+    /* would it have fit without what a cache holds (storage.h)? */
+    size_t charged = tl_context_ledger_charged(), held = c->ledger_held;
+    if (held && more <= c->ledger_limit && charged - held <= c->ledger_limit - more)
+        c->ledger_held_refusals++;
 }
 
 int tl_context_memory_check(tl_error *err)
@@ -80,9 +94,11 @@ int tl_context_memory_check(tl_error *err)
     tl_context *c = tl_context_get();
     if (tl_context_ledger_charged() <= c->ledger_limit)
         return 0;
+    tl_context_ledger_refused(0);
     return tl_error_set(err, TL_ERR_LIMIT,
                         "memory limit exceeded: %zu bytes of tensor storage and %lld of "
                         "interpreter objects (lists, strings, tensor headers) are live; "
                         "the limit is %zu bytes (see --max-bytes)",
-                        c->ledger_live, (long long)c->ledger_objects, c->ledger_limit);
+                        c->ledger_live + c->ledger_scratch + c->ledger_held,
+                        (long long)c->ledger_objects, c->ledger_limit);
 }

@@ -54,6 +54,10 @@ typedef struct tl_context {
     size_t ledger_peak;
     uint64_t ledger_total; /* monotonic */
     int64_t ledger_objects; /* interpreter objects and tensor headers (storage.h) */
+    size_t ledger_scratch;  /* working memory of kernels and factories (storage.h) */
+    size_t ledger_held;     /* memory a cache holds across runs (storage.h) */
+    uint64_t ledger_refusals;      /* allocations and checks refused */
+    uint64_t ledger_held_refusals; /* ... of which would have fit without held */
     uint64_t next_storage_id;
 
     double deadline_when;   /* CPU-time instant (tl_now); 0: none */
@@ -87,12 +91,15 @@ double tl_context_deadline_when(void); /* 0 when none is set */
  * run's deadline and the sheet's budget of util.h (tl_deadline_passed;
  * then "sheet time budget exceeded ... see --sheet-timeout"). */
 int tl_context_deadline_check(tl_error *err);
-/* The memory ledger (storage.h): storages plus the interpreter objects
- * and tensor headers past TL_ALLOC_OBJECT_ALLOWANCE, and the check that
- * every deadline poll makes too (-1 with a LimitError past --max-bytes). */
+/* The memory ledger (storage.h): storages, scratch and held memory plus
+ * the interpreter objects and tensor headers past
+ * TL_ALLOC_OBJECT_ALLOWANCE, and the check that every deadline poll makes
+ * too (-1 with a LimitError past --max-bytes; a refusal is counted). */
 #define TL_ALLOC_OBJECT_ALLOWANCE ((size_t)16 << 20)
 size_t tl_context_ledger_charged(void);
 int tl_context_memory_check(tl_error *err);
+/* Counts one refusal of `more` bytes (storage.h tl_alloc_refusals). */
+void tl_context_ledger_refused(size_t more);
 /* How often loops poll it: every TL_DEADLINE_POLL iterations or elements
  * (one period for kernels, factories and the evaluator). */
 #define TL_DEADLINE_POLL ((int64_t)1 << 12)

@@ -1,10 +1,13 @@
 /* create.c - tensor factories, host buffers and the cross-backend copy.
  *
  * Design:
- *   - Factories build their values in a host buffer of the target dtype
- *     and upload it once through the backend (from_host), so the same code
- *     serves the CPU, the emulated device and a real GPU. Constant fills go
- *     through backend->fill instead. torch.tensor(data) fills such a buffer
+ *   - Factories write their values straight into the result's storage
+ *     when the backend's memory is host memory, else into a host buffer of
+ *     the target dtype charged to the ledger as scratch, uploaded once
+ *     through the backend (from_host): tl_create_begin/finish, so the same
+ *     code serves the CPU, the emulated device and a real GPU, and no
+ *     factory holds an uncharged temporary. Constant fills go through
+ *     backend->fill instead. torch.tensor(data) fills such a buffer
  *     from Python data in the py layer (py/convert.c) and uploads it here.
  *   - The backends by device and the RNG state are the thread's context
  *     (context.h): `tlab grade --jobs` runs interpreters in threads.
@@ -22,6 +25,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "shape.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------------
@@ -189,8 +193,8 @@ tl_tensor *tl_create_upload(const tl_backend *be, tl_dtype dt, int ndim,
     return t;
 }
 
-/* A zeroed host buffer for numel elements of dt, or NULL with a LIMIT
- * error when it cannot be had. */
+/* A zeroed host buffer for numel elements of dt, charged as scratch, or
+ * NULL with a LIMIT error when it cannot be had. */
 void *tl_create_host_buffer(int64_t numel, tl_dtype dt, tl_error *err)
 {
     size_t isz = tl_dtype_size(dt);
@@ -199,23 +203,67 @@ void *tl_create_host_buffer(int64_t numel, tl_dtype dt, tl_error *err)
         return NULL;
     }
     size_t n = (size_t)numel * isz;
-    if (n > tl_alloc_limit()) {
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "[enforce fail at alloc_cpu.cpp:75] data. "
-                     "DefaultCPUAllocator: not enough memory: you tried to "
-                     "allocate %zu bytes. (tlab limit: %zu bytes of live "
-                     "tensor storage; see --max-bytes)",
-                     n, tl_alloc_limit());
+    if (tl_alloc_scratch_charge(n, err) < 0)
         return NULL;
-    }
     void *p = calloc(1, n ? n : 1);
-    if (!p)
+    if (!p) {
+        tl_alloc_scratch_release(n);
         tl_error_set(err, TL_ERR_RUNTIME,
                      "[enforce fail at alloc_cpu.cpp:75] data. "
                      "DefaultCPUAllocator: not enough memory: you tried to "
                      "allocate %zu bytes.",
                      n);
+    }
     return p;
+}
+
+void tl_create_host_buffer_free(void *p, int64_t numel, tl_dtype dt)
+{
+    if (!p)
+        return;
+    free(p);
+    tl_alloc_scratch_release((size_t)numel * tl_dtype_size(dt));
+}
+
+tl_tensor *tl_create_begin(const tl_backend *be, tl_dtype dt, int ndim,
+                           const int64_t *sizes, bool zero, void **host,
+                           tl_error *err)
+{
+    *host = NULL;
+    int64_t st[TL_MAX_DIMS];
+    if (!zero && ndim >= 0 && ndim <= TL_MAX_DIMS)
+        tl_shape_contiguous_strides(ndim, sizes, st);
+    tl_tensor *t = zero || ndim < 0 || ndim > TL_MAX_DIMS
+                       ? tl_tensor_new(be, dt, ndim, sizes, err)
+                       : tl_tensor_new_for_write(be, dt, ndim, sizes, st, err);
+    if (!t)
+        return NULL;
+    if (tl_backend_host_accessible(be)) {
+        *host = t->storage->data; /* NULL for zero bytes: nothing is written */
+        return t;
+    }
+    *host = tl_create_host_buffer(tl_tensor_numel(t), dt, err);
+    if (!*host) {
+        tl_tensor_release(t);
+        return NULL;
+    }
+    return t;
+}
+
+tl_tensor *tl_create_finish(tl_tensor *t, void *host, bool ok, tl_error *err)
+{
+    bool staged = host && host != t->storage->data;
+    size_t n = t->storage->nbytes;
+    if (ok && staged && n &&
+        tl_backend_from_host(tl_tensor_backend(t), t->storage->data, host, n, err) < 0)
+        ok = false;
+    if (staged)
+        tl_create_host_buffer_free(host, tl_tensor_numel(t), t->dtype);
+    if (!ok) {
+        tl_tensor_release(t);
+        return NULL;
+    }
+    return t;
 }
 
 /* ------------------------------------------------------------------------
@@ -304,8 +352,10 @@ tl_tensor *tl_create_arange(const tl_backend *be, tl_dtype dt, double start,
         return NULL;
     }
     int64_t n = (int64_t)size_d;
-    void *host = tl_create_host_buffer(n, dt, err);
-    if (!host)
+    int64_t sizes[1] = {n};
+    void *host;
+    tl_tensor *t = tl_create_begin(be, dt, 1, sizes, false, &host, err);
+    if (!t)
         return NULL;
     size_t isz = tl_dtype_size(dt);
     char *p = host;
@@ -322,10 +372,7 @@ tl_tensor *tl_create_arange(const tl_backend *be, tl_dtype dt, double start,
         for (int64_t i = 0; i < n; i++)
             tl_dtype_store_f64(dt, p + (size_t)i * isz, start + step * (double)i);
     }
-    int64_t sizes[1] = {n};
-    tl_tensor *t = tl_create_upload(be, dt, 1, sizes, host, err);
-    free(host);
-    return t;
+    return tl_create_finish(t, host, true, err);
 }
 
 tl_tensor *tl_create_eye(const tl_backend *be, tl_dtype dt, int64_t n,
@@ -344,16 +391,15 @@ tl_tensor *tl_create_eye(const tl_backend *be, tl_dtype dt, int64_t n,
     int64_t sizes[2] = {n, m}, numel;
     if (tl_tensor_check_shape(2, sizes, &numel, err) < 0)
         return NULL;
-    void *host = tl_create_host_buffer(numel, dt, err);
-    if (!host)
+    void *host;
+    tl_tensor *t = tl_create_begin(be, dt, 2, sizes, true, &host, err);
+    if (!t)
         return NULL;
     size_t isz = tl_dtype_size(dt);
     int64_t k = n < m ? n : m;
     for (int64_t i = 0; i < k; i++)
         tl_dtype_store_i64(dt, (char *)host + (size_t)(i * m + i) * isz, 1);
-    tl_tensor *t = tl_create_upload(be, dt, 2, sizes, host, err);
-    free(host);
-    return t;
+    return tl_create_finish(t, host, true, err);
 }
 
 /* linspace_kernel arithmetic: a value rounded to dt the way scalar_t
@@ -425,8 +471,9 @@ tl_tensor *tl_create_linspace(const tl_backend *be, tl_dtype dt, double start,
         if (tl_create_check_scalar(dt, sc, err) < 0)
             return NULL;
     }
-    void *host = tl_create_host_buffer(numel, dt, err);
-    if (!host)
+    void *host;
+    tl_tensor *t = tl_create_begin(be, dt, 1, sizes, false, &host, err);
+    if (!t)
         return NULL;
     size_t isz = tl_dtype_size(dt);
     char *p = host;
@@ -462,9 +509,7 @@ tl_tensor *tl_create_linspace(const tl_backend *be, tl_dtype dt, double start,
         for (; idx < steps; idx++)
             tl_dtype_store_f64(dt, p + (size_t)idx * isz, lin_scalar(&l, idx));
     }
-    tl_tensor *t = tl_create_upload(be, dt, 1, sizes, host, err);
-    free(host);
-    return t;
+    return tl_create_finish(t, host, true, err);
 }
 
 tl_tensor *tl_create_random(const tl_backend *be, tl_dtype dt, int ndim,
@@ -483,17 +528,16 @@ tl_tensor *tl_create_random(const tl_backend *be, tl_dtype dt, int ndim,
     }
     if (tl_tensor_check_shape(ndim, sizes, &numel, err) < 0)
         return NULL;
-    void *host = tl_create_host_buffer(numel, dt, err);
-    if (!host)
+    void *host;
+    tl_tensor *t = tl_create_begin(be, dt, ndim, sizes, false, &host, err);
+    if (!t)
         return NULL;
     size_t isz = tl_dtype_size(dt);
     char *p = host;
     for (int64_t i = 0; i < numel; i++) {
         double v;
-        if (tl_context_deadline_tick(i, err) < 0) {
-            free(host);
-            return NULL;
-        }
+        if (tl_context_deadline_tick(i, err) < 0)
+            return tl_create_finish(t, host, false, err);
         if (normal) {
             double u1 = rng_uniform(), u2 = rng_uniform();
             v = sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * M_PI * u2);
@@ -511,9 +555,7 @@ tl_tensor *tl_create_random(const tl_backend *be, tl_dtype dt, int ndim,
         }
         tl_dtype_store_f64(dt, p + (size_t)i * isz, v);
     }
-    tl_tensor *t = tl_create_upload(be, dt, ndim, sizes, host, err);
-    free(host);
-    return t;
+    return tl_create_finish(t, host, true, err);
 }
 
 /* ------------------------------------------------------------------------

@@ -57,9 +57,24 @@ tl_tensor *tl_create_linspace(const tl_backend *be, tl_dtype dt, double start,
 /* rand (uniform [0,1)) or randn (normal) from the context generator. */
 tl_tensor *tl_create_random(const tl_backend *be, tl_dtype dt, int ndim,
                             const int64_t *sizes, bool normal, tl_error *err);
-/* A zeroed host buffer for numel elements of dt (free() it), or NULL with
- * a LIMIT/RuntimeError when it cannot be had (the --max-bytes text). */
+/* A zeroed host buffer for numel elements of dt, charged to the ledger
+ * as scratch (storage.h) until tl_create_host_buffer_free(p, numel, dt),
+ * or NULL with a LIMIT/RuntimeError when it cannot be had (the
+ * --max-bytes text). */
 void *tl_create_host_buffer(int64_t numel, tl_dtype dt, tl_error *err);
+void tl_create_host_buffer_free(void *p, int64_t numel, tl_dtype dt);
+/* A factory's result built in place: a fresh contiguous tensor on be
+ * (zeroed when `zero`, else every byte is the caller's to write) and in
+ * *host where to write its elements, contiguous: the tensor's own bytes
+ * when be's memory is host memory, else a charged host buffer that
+ * tl_create_finish uploads in one transfer and frees. So a factory never
+ * holds an uncharged temporary as large as its result. */
+tl_tensor *tl_create_begin(const tl_backend *be, tl_dtype dt, int ndim,
+                           const int64_t *sizes, bool zero, void **host,
+                           tl_error *err);
+/* t with host's bytes (NULL with err set, t released); `ok` false: the
+ * caller failed while filling (err set), t and the buffer are dropped. */
+tl_tensor *tl_create_finish(tl_tensor *t, void *host, bool ok, tl_error *err);
 /* A fresh contiguous tensor on be whose bytes are `host` (contiguous, dt),
  * uploaded in one transfer. */
 tl_tensor *tl_create_upload(const tl_backend *be, tl_dtype dt, int ndim,

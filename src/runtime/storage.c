@@ -5,7 +5,12 @@
  *     a borrowing storage (mem_owner != NULL) and a scratch storage (a
  *     host image of a device tensor) are charged nothing.
  *   - an allocation that would take live bytes past the limit is refused
- *     with PyTorch's allocator wording (a RuntimeError), never an abort.
+ *     with PyTorch's allocator wording (a RuntimeError), never an abort;
+ *     every refusal is counted (tl_alloc_refusals), and so is one that
+ *     only a cache's held memory caused (tl_alloc_held_refusals).
+ *   - charged == live storage + scratch (kernels' and factories' working
+ *     memory, tl_alloc_scratch_charge) + held (a cache's memory kept
+ *     across runs, tl_alloc_held_add) + objects past the allowance.
  *   - storage ids are unique and never reused in a thread (they name
  *     storages in reports), so identity survives address reuse by malloc.
  *   - a borrowing storage points at the root owner (mem_owner never has a
@@ -47,6 +52,51 @@ bool tl_alloc_over_limit(size_t more)
     return more > limit || live > limit - more;
 }
 
+/* over the limit: the refusal counted (tl_alloc_refusals) */
+static bool refuse(size_t more)
+{
+    if (!tl_alloc_over_limit(more))
+        return false;
+    tl_context_ledger_refused(more);
+    return true;
+}
+
+int tl_alloc_scratch_charge(size_t nbytes, tl_error *err)
+{
+    if (refuse(nbytes))
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "[enforce fail at alloc_cpu.cpp:75] data. "
+                            "DefaultCPUAllocator: not enough memory: you tried to "
+                            "allocate %zu bytes. (tlab limit: %zu bytes of live "
+                            "tensor storage; see --max-bytes)",
+                            nbytes, L->ledger_limit);
+    tl_context *c = L;
+    c->ledger_scratch += nbytes;
+    size_t now = c->ledger_live + c->ledger_scratch;
+    if (now > c->ledger_peak)
+        c->ledger_peak = now;
+    return 0;
+}
+
+void tl_alloc_scratch_release(size_t nbytes)
+{
+    tl_context *c = L;
+    c->ledger_scratch -= nbytes < c->ledger_scratch ? nbytes : c->ledger_scratch;
+}
+
+void tl_alloc_held_add(int64_t delta)
+{
+    tl_context *c = L;
+    if (delta >= 0)
+        c->ledger_held += (size_t)delta;
+    else
+        c->ledger_held -= (size_t)-delta < c->ledger_held ? (size_t)-delta : c->ledger_held;
+}
+
+size_t tl_alloc_held(void) { return L->ledger_held; }
+uint64_t tl_alloc_refusals(void) { return L->ledger_refusals; }
+uint64_t tl_alloc_held_refusals(void) { return L->ledger_held_refusals; }
+
 int tl_alloc_check(tl_error *err) { return tl_context_memory_check(err); }
 
 static void charge(size_t nbytes)
@@ -80,7 +130,7 @@ static tl_storage *storage_new(const tl_backend *be, size_t nbytes, bool zero,
 {
     TL_ASSERT(be != NULL);
     size_t ledger_limit = L->ledger_limit;
-    if (tl_alloc_over_limit(nbytes)) {
+    if (refuse(nbytes)) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "[enforce fail at alloc_cpu.cpp:75] data. "
                      "DefaultCPUAllocator: not enough memory: you tried to "
@@ -163,7 +213,7 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
                             "Trying to resize storage that is not resizable");
     size_t grow = nbytes - s->nbytes;
     size_t ledger_limit = L->ledger_limit;
-    if (tl_alloc_over_limit(grow))
+    if (refuse(grow))
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "[enforce fail at alloc_cpu.cpp:75] data. "
                             "DefaultCPUAllocator: not enough memory: you tried "

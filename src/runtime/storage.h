@@ -119,6 +119,26 @@ bool tl_alloc_over_limit(size_t more);
  * ledger is already past the limit; 0 otherwise. */
 int tl_alloc_check(tl_error *err);
 
+/* Scratch: working memory that is not a storage (a kernel's sort rows, a
+ * factory's host buffer for a device tensor) is charged for as long as it
+ * lives: tl_alloc_scratch_charge before the malloc (0, or -1 with the
+ * allocator's RuntimeError when it does not fit), tl_alloc_scratch_release
+ * with the same size after the free, on the same thread. Not counted in
+ * tl_alloc_total (it is no op's allocated bytes). */
+int tl_alloc_scratch_charge(size_t nbytes, tl_error *err);
+void tl_alloc_scratch_release(size_t nbytes);
+/* Held: memory a cache keeps across runs (the setup cache's snapshot and
+ * parent variants, lab/verdict.c), charged as one block by its holder
+ * (+ when kept, - when dropped, on the thread whose ledger it is; a block
+ * of a thread that has ended is dropped with no call). */
+void tl_alloc_held_add(int64_t delta);
+size_t tl_alloc_held(void);
+/* Refusals so far on this thread (allocations refused, and memory checks
+ * failed), and those among them that would have fit without the held
+ * memory: a run that saw one of those would not have failed uncached. */
+uint64_t tl_alloc_refusals(void);
+uint64_t tl_alloc_held_refusals(void);
+
 /* ---- version counter: one per base tensor, shared by its views ---- */
 typedef struct tl_version {
     int refcount;
