@@ -314,6 +314,16 @@ bool tl_grade_prediction(const tl_lab_op *op, const tl_prediction *p,
     if (!p || p->blank)
         return false;
     const tl_evidence *ev = &v->ev;
+    /* a tlab limit (time, memory) is no verdict of the op's: it says
+     * nothing about view or copy, so no prediction, `error` included,
+     * matches it (SPEC 7: a located limit error for that op, score 0) */
+    if (ev->kind == TL_KIND_ERROR && ev->err_type && !strcmp(ev->err_type, "LimitError")) {
+        if (why) {
+            why_sep(why);
+            tl_buf_puts(why, "the op ran past a tlab limit, which no prediction matches");
+        }
+        return false;
+    }
     bool ok = true;
     if (p->kind != TL_KIND_NONE && !kind_right(op, p->kind, v)) {
         ok = false;
