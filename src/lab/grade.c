@@ -308,19 +308,36 @@ static bool ints_right(tl_buf *why, const char *what, const int64_t *want, int n
     return false;
 }
 
+/* The op stopped at --timeout, --sheet-timeout or --max-bytes (the
+ * LimitError messages of util.c's tl_deadline_message and storage.c), not
+ * at a limit of the language such as nesting. */
+static bool resource_limit(const tl_evidence *ev)
+{
+    if (ev->kind != TL_KIND_ERROR || !ev->err_type || strcmp(ev->err_type, "LimitError") ||
+        !ev->err_msg)
+        return false;
+    static const char *const starts[] = {"time limit exceeded", "sheet time budget exceeded",
+                                         "memory limit exceeded"};
+    for (size_t i = 0; i < sizeof starts / sizeof *starts; i++)
+        if (!strncmp(ev->err_msg, starts[i], strlen(starts[i])))
+            return true;
+    return false;
+}
+
 bool tl_grade_prediction(const tl_lab_op *op, const tl_prediction *p,
                          const tl_op_verdict *v, tl_buf *why)
 {
     if (!p || p->blank)
         return false;
     const tl_evidence *ev = &v->ev;
-    /* a tlab limit (time, memory) is no verdict of the op's: it says
+    /* running out of time or memory is no verdict of the op's: it says
      * nothing about view or copy, so no prediction, `error` included,
      * matches it (SPEC 7: a located limit error for that op, score 0) */
-    if (ev->kind == TL_KIND_ERROR && ev->err_type && !strcmp(ev->err_type, "LimitError")) {
+    if (resource_limit(ev)) {
         if (why) {
             why_sep(why);
-            tl_buf_puts(why, "the op ran past a tlab limit, which no prediction matches");
+            tl_buf_puts(why, "the op ran past tlab's time or memory limit, which no "
+                             "prediction matches");
         }
         return false;
     }
