@@ -27,15 +27,17 @@
  * Time (SPEC 7): one deadline of --timeout per op (tl_deadline_run_begin
  * in verdict_run; the interpreter's per-call deadline cannot extend it)
  * covers every run of the op: each setup (rerun for every run), building
- * the parent variant, the op, the probes, the evidence and the trace. A
+ * the parent variant, the op, the probes and the evidence. A
  * setup that alone runs past it in the first run is a lab error (exit 2 at
  * the setup); past it anywhere else, the op is a limit error
  * (LimitError, "time limit exceeded", which no prediction matches:
  * grade.c), also when only a variant ran out: a variant cut short proves
- * nothing about `sometimes`. The sheet's classify() is no part of the op:
- * it runs with the op's deadline suspended (its own per-call limit), and
- * the op's deadline is moved on by the time it took, so a classifier that
- * loops never turns the op into a limit error. The sheet's budget
+ * nothing about `sometimes`. The sheet's classify() and the pictures'
+ * tagged runs (trace) are no part of the op: each runs with the op's
+ * deadline suspended (under a limit of --timeout of its own), and the op's
+ * deadline is moved on by the time it took, so a classifier that loops
+ * never turns the op into a limit error, and `explain` (which traces)
+ * gives an op the same time as `check`. The sheet's budget
  * (--sheet-timeout, tl_budget) covers all of it, setups and freeing
  * included: once it is spent, the run fails with exit 2 at the op, naming
  * it.
@@ -799,7 +801,7 @@ static int trace_once(const tl_runner *r, const tl_job *job, const tl_tensor *re
     for (size_t i = 0; i < job->nsetup; i++)
         if (tl_interp_exec(I, &job->setup[i], &err) < 0)
             goto done;
-    /* under the op's one deadline (verdict_run) */
+    /* under the trace's own deadline (run_once) */
     parent = tl_interp_get(I, job->parent ? job->parent : "x");
     if (parent && parent->kind == TL_V_TENSOR &&
         tag_storage(parent->u.tensor, descending, &err) == 0)
@@ -1234,8 +1236,15 @@ done:
     if (in_run && variant >= 0 && status >= 0 && tl_deadline_run_passed())
         status = 2;
     if (trace_res || trace_par) {
-        if (status == 0)
+        if (status == 0) {
+            /* the pictures' tagged runs change no verdict: outside the op's
+             * deadline, under one of their own, so `explain` (which traces)
+             * and `check` (which does not) give an op the same time */
+            double op_when = tl_deadline_run_begin(r->opts.timeout);
+            double t0 = tl_now();
             trace(r, job, trace_res, trace_par, out);
+            tl_deadline_run_end(op_when > 0 ? op_when + (tl_now() - t0) : 0);
+        }
         if (trace_res)
             tl_value_release(trace_res);
         if (trace_par)
