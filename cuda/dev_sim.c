@@ -23,7 +23,15 @@
  *     provoke "CUDA out of memory"; tl_dev_sim_inject (or the environment's
  *     TLAB_SIM_FAULT=N:STATUS for the Nth launch) makes a launch fail with a
  *     chosen status (sticky-error tests).
- *   - Launches poll the op's deadline between blocks (TL_DEV_ETIMEOUT).
+ *   - Launches poll the op's deadline (TL_DEV_ETIMEOUT) about every
+ *     SERIAL_SLICE units of work: a serial launch between slices of items,
+ *     a grid launch inside each thread's grid-stride loop, which is run in
+ *     slices of whole strides (d.first, d.n), so every thread still takes
+ *     exactly its own items. A unit is one item, or what an item costs: a
+ *     sort item ranks its element against the whole row (len), a reduce
+ *     item folds one chunk (clen). Only the strip copy of an overlapping
+ *     dense copy (serial 2, one memmove pass, bounded by --max-bytes) runs
+ *     unpolled.
  */
 #include "dev_sim.h"
 
@@ -268,8 +276,18 @@ static int64_t outputs_of(tl_kkind kind, const tl_kdesc *d)
 
 static _Thread_local uint64_t launch_count;
 
-/* a serial launch runs this many items between deadline polls */
+/* a launch runs this many units of work between deadline polls */
 #define SERIAL_SLICE 65536
+
+/* the work of one item of a launch, in units (see the header) */
+static int64_t item_cost(tl_kkind kind, const tl_kdesc *d)
+{
+    if (kind == TL_K_SORT && d->len > 1)
+        return d->len;
+    if (kind == TL_K_REDUCE && d->clen > 1)
+        return d->clen;
+    return 1;
+}
 
 /* TLAB_SIM_FAULT=N:STATUS (tests): the Nth launch of the process fails
  * with STATUS, e.g. 3:700, as a GPU's illegal address would. */
@@ -338,19 +356,49 @@ static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
         }
         gdim = 0; /* done */
     }
+    /* each thread's grid-stride loop in slices of `per` strides; the
+     * kernels' 32-bit index arithmetic needs d.n to bound every size, so a
+     * launch of 2^31 items or more runs unsliced (polled per thread) */
+    int64_t n = d.n, stride = bdim * gdim;
+    int64_t cost = item_cost(kind, &d);
+    int64_t per = SERIAL_SLICE / cost > 0 ? SERIAL_SLICE / cost : 1;
+    bool sliced = d.serial != 2 && n <= 2147483647 && stride > 0;
+    int64_t work = 0; /* units since the last poll */
     for (int64_t b = 0; b < gdim && rc == 0; b++) {
         shuffle(torder, bdim, &s);
         tl_kgrid g;
         g.block = border[b];
         g.bdim = bdim;
         g.gdim = gdim;
-        for (int64_t t = 0; t < bdim; t++) {
+        for (int64_t t = 0; t < bdim && rc == 0; t++) {
             g.thread = torder[t];
-            tl_k_run((int)kind, &d, g);
+            if (!sliced) {
+                tl_k_run((int)kind, &d, g);
+                work += SERIAL_SLICE;
+            } else {
+                for (int64_t lo = 0; lo < n && rc == 0; lo += per * stride) {
+                    d.first = lo;
+                    d.n = n - lo <= per * stride ? n : lo + per * stride;
+                    tl_k_run((int)kind, &d, g);
+                    work += (d.n - lo + stride - 1) / stride * cost;
+                    if (work >= SERIAL_SLICE) {
+                        work = 0;
+                        if (tl_context_deadline_passed())
+                            rc = TL_DEV_ETIMEOUT;
+                    }
+                }
+                d.first = 0;
+                d.n = n;
+            }
+            if (work >= SERIAL_SLICE) {
+                work = 0;
+                if (tl_context_deadline_passed())
+                    rc = TL_DEV_ETIMEOUT;
+            }
         }
-        if (tl_context_deadline_passed())
-            rc = TL_DEV_ETIMEOUT;
     }
+    if (rc == 0 && tl_context_deadline_passed())
+        rc = TL_DEV_ETIMEOUT;
     for (int64_t i = 0; i < nout && rc == 0; i++)
         if (visits[i] != 1)
             rc = TL_DEV_ECHECK;

@@ -575,6 +575,33 @@ static void case_sort(void)
     free_opnd(&ix);
 }
 
+/* A sort whose rows are long enough that the simulator runs each thread's
+ * grid-stride loop in several slices between deadline polls (cuda/dev_sim.c:
+ * 65536 units a slice, a sort item costing its row length): every thread
+ * must still take exactly its own items, in every slice. */
+static void case_sort_sliced(bool desc)
+{
+    int64_t sz[2] = {6, 3000}, osz[2] = {6, 3000};
+    opnd s, v, ix;
+    make_opnd(&s, TL_FLOAT32, 2, sz, true);
+    make_opnd(&v, s.dt, 2, osz, false);
+    make_opnd(&ix, TL_INT64, 2, osz, false);
+    tl_strided sc = view_of(&s, false), vc = view_of(&v, false), ic = view_of(&ix, false);
+    tl_strided sg = view_of(&s, true), vg = view_of(&v, true), ig = view_of(&ix, true);
+    tl_error ec = {0}, eg = {0};
+    int rc = tl_backend_sort(cpu, &vc, &ic, &sc, 1, desc, 3000, &ec);
+    int rg = tl_backend_sort(gpu, &vg, &ig, &sg, 1, desc, 3000, &eg);
+    snprintf(label, sizeof label, "sort[float32, rows of 3000 (sliced launch), %s]",
+             desc ? "descending" : "ascending");
+    if (same_status(label, rc, &ec, rg, &eg)) {
+        compare(label, &v, 0);
+        compare(label, &ix, 0);
+    }
+    free_opnd(&s);
+    free_opnd(&v);
+    free_opnd(&ix);
+}
+
 /* ---- device properties the kernels rely on ---- */
 
 static void check_device_basics(void)
@@ -632,6 +659,8 @@ int main(int argc, char **argv)
         return 77;
     }
     check_device_basics();
+    case_sort_sliced(false);
+    case_sort_sliced(true);
     /* every dtype pair of copies, several layouts each */
     for (int rep = 0; rep < (cases + 99) / 100; rep++)
         for (int a = 0; a < TL_NDTYPES; a++)

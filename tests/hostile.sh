@@ -375,7 +375,9 @@ ops:
   - {id: np-big, op: "np.zeros(10**12)", predict: error}
   - {id: headers, op: "[x.t() for i in range(600000)]", predict: {kind: error, error: LimitError}}
 EOF
-graded 0 check runtime.yaml
+# (--timeout 10: `headers` builds 500001 tensors in each of its three runs,
+# which share one per-op deadline)
+graded 0 check --timeout 10 runtime.yaml
 graded 0 run --format json runtime.yaml
 stdout_has '"value": "<list of length 10000: too large to show>"'
 
@@ -404,7 +406,7 @@ ops:
   - {id: randn, op: "torch.randn(2**28)", predict: error}
 EOF
 t0=$(date +%s)
-graded 0 check --timeout 0.2 slow.yaml
+graded 1 check --timeout 0.2 slow.yaml
 t1=$(date +%s)
 # wall time, with room for a loaded 2-core machine: the limit is CPU time per op
 [ "${TLAB_VALGRIND:-0}" = 1 ] || [ $((t1 - t0)) -le 90 ] || fail "--timeout 0.2 took $((t1 - t0)) s"
@@ -413,7 +415,114 @@ stdout_has "time limit exceeded (0.1 s per op; see --timeout)"
 # the typed fast paths poll the deadline too: a 2^31-element sum of an
 # expanded tensor (about 0.2 s vectorised) is stopped at 0.01 s
 printf 'tlab: 1\nthreshold: 100%%\nsetup: |\n  import torch\n  x = torch.zeros(4, 6)\nops:\n  - {id: sum, op: "x[:1, :1].expand(2**15, 2**16).sum()", predict: error}\n  - {id: rows, op: "x[:1, :].expand(2**26, 6).sum(0)", predict: error}\n  - {id: copy, op: "x[:1, :1].expand(2**14, 2**14).contiguous()", predict: error}\n' > slowsum.yaml
-graded 0 check --timeout 0.01 slowsum.yaml
+graded 1 check --timeout 0.01 slowsum.yaml
+# every kernel loop polls the deadline (issue #28; the checklist is in
+# doc/deadline-loops.md): a large input of each, on the host and on the
+# device simulator, is a time-limit error that scores 0 (no prediction
+# matches a limit), and the whole sheet costs about its ops' limits in CPU
+# time, not the loops' n^3 (the integer/float16 matmul took 5+ s each)
+cat > loops.yaml <<'EOF'
+tlab: 1
+threshold: 1
+parent: z
+setup: |
+  import torch
+  z = torch.zeros(4, 6)
+  e = z[:1, :1].expand(2**13, 2**13)
+ops:
+  - {id: imatmul, op: "torch.ones(2000, 2000, dtype=torch.int64) @ torch.ones(2000, 2000, dtype=torch.int64)", predict: error}
+  - {id: hmatmul, op: "torch.ones(2000, 2000, dtype=torch.float16) @ torch.ones(2000, 2000, dtype=torch.float16)", predict: error}
+  - {id: unary, op: torch.sin(e), predict: error}
+  - {id: binary, op: e + 1, predict: error}
+  - {id: gather, op: "e[torch.zeros(2**13, dtype=torch.int64)]", predict: error}
+  - {id: scatter, op: "z.view(-1).index_put_((torch.zeros(2**24, dtype=torch.int64),), torch.ones(2**24), accumulate=True)", predict: error}
+EOF
+devs=cpu
+h check --device cuda base.yaml
+[ "$status" != 0 ] || devs="cpu cuda"
+for dev in $devs; do
+    if [ -x /usr/bin/time ] && [ "${TLAB_VALGRIND:-0}" != 1 ]; then
+        /usr/bin/time -f '%U %S' -o cpu.txt "$TLAB" check --device $dev --format json --timeout 0.2 loops.yaml > "$work/stdout" 2>/dev/null && fail "loops.yaml passed on $dev"
+        awk '{ if ($1 + $2 > 6) exit 1 }' cpu.txt ||
+            fail "loops.yaml on $dev took $(cat cpu.txt) s of CPU time under --timeout 0.2"
+    else
+        graded 1 check --device $dev --format json --timeout 0.2 loops.yaml
+    fi
+    [ "$(grep -c '"message": "time limit exceeded (0.2 s per op; see --timeout)' "$work/stdout")" = 6 ] ||
+        fail "not every big kernel stopped at --timeout 0.2 on $dev"
+    ! grep -q '"correct": true' "$work/stdout" || fail "a prediction matched a time limit on $dev"
+done
+
+# --timeout is one deadline per op over its runs (SPEC 7): an op whose
+# every run (the parent and its two variants) takes c seconds, under a limit
+# between c and 3c, is a time-limit error (it passed when each run had a
+# limit of its own). c is measured here, so the case holds on any machine.
+if [ -x /usr/bin/time ] && [ "${TLAB_VALGRIND:-0}" != 1 ]; then
+    printf 'tlab: 1\nthreshold: 1\nsetup: |\n  import torch\n  x = torch.ones(800, 800, dtype=torch.int64)\nops:\n  - {id: mm, op: x @ x, predict: copy}\n' > perop.yaml
+    /usr/bin/time -f '%U %S' -o cpu.txt "$TLAB" check --timeout 100 perop.yaml > /dev/null 2>&1 ||
+        fail "perop.yaml does not pass without a limit"
+    lim=$(awk '{ printf "%g", int(($1 + $2) / 2 * 1000 + 1) / 1000 }' cpu.txt)
+    graded 1 check --format json --timeout "$lim" perop.yaml
+    stdout_has "time limit exceeded ($lim s per op; see --timeout)"
+fi
+
+# a classify() that loops only on a variant's parent is the classifier's
+# failure, never the op's: the view stays a view, and `error` scores 0
+cat > classloop.yaml <<'EOF'
+tlab: 1
+threshold: 1
+setup: |
+  import torch
+  x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+classify: |
+  def classify(op_result, parent):
+      if not parent.is_contiguous():
+          while True:
+              pass
+      return "view"
+ops:
+  - {id: t, op: x.t(), predict: error}
+EOF
+graded 1 check --format json --timeout 0.3 classloop.yaml
+stdout_has '"kind": "view"'
+! grep -q 'LimitError' "$work/stdout" || fail "the classifier's time limit became the op's"
+
+# the HTML pictures share the sheet's one --sheet-timeout with the verdicts
+# (they had a second one): the page costs at most about that budget
+if [ -x /usr/bin/time ] && [ "${TLAB_VALGRIND:-0}" != 1 ]; then
+    printf 'tlab: 1\nthreshold: 1\nsetup: |\n  import torch\n  x = torch.ones(700, 700, dtype=torch.int64)\nops:\n  - {id: a, op: x @ x, predict: copy}\n  - {id: b, op: x @ x + 1, predict: copy}\n  - {id: c, op: x @ x + 2, predict: copy}\n' > pics.yaml
+    /usr/bin/time -f '%U %S' -o cpu.txt "$TLAB" check --timeout 100 pics.yaml > /dev/null 2>&1 ||
+        fail "pics.yaml does not pass"
+    budget=$(awk '{ printf "%.3f", ($1 + $2) * 1.6 }' cpu.txt)
+    /usr/bin/time -f '%U %S' -o cpu2.txt "$TLAB" check --timeout 100 --sheet-timeout "$budget" --format html -o pics.html pics.yaml > /dev/null 2>&1 ||
+        fail "pics.yaml as html under --sheet-timeout $budget"
+    awk -v b="$budget" '{ if ($1 + $2 > b * 1.2 + 0.2) exit 1 }' cpu2.txt ||
+        fail "the html page took $(cat cpu2.txt) s of CPU time under --sheet-timeout $budget"
+fi
+
+# setup exceptions are escaped and located like op errors: no escape
+# sequence, no forged located line or workflow command (check in every
+# format, exec)
+printf 'tlab: 1\nsetup: |\n  import torch\n  x = torch.zeros(3)\n  raise ValueError("\\x1b[2J\\x1b]0;pwned\\x07\\nesc.yaml:1:1: error: forged\\n::error::gh")\nops:\n  - {id: t, op: x.t(), predict: view}\n' > esc.yaml
+printf 'tlab: 1\nsetup: |\n  import torch\n  x = torch.zeros(3, device="cu\\x1b[2J\\n::error::gh")\nops:\n  - {id: t, op: x.t(), predict: view}\n' > escdev.yaml
+printf 'tlab: 1\nsetup: |\n  import torch\n  x = torch.zeros(3)\n  assert False, "\\x1b]0;t\\x07\\nescassert.yaml:1:1: error: forged"\nops:\n  - {id: t, op: x.t(), predict: view}\n' > escassert.yaml
+esc=$(printf '\033')
+for f in esc escdev escassert; do
+    for fmt in text json github junit tap gradescope prairielearn html; do
+        case $f in escdev) where=$f.yaml:4:7 ;; *) where=$f.yaml:5:3 ;; esac
+        bad $where check --format $fmt $f.yaml
+        ! grep -q "$esc" "$work/stderr" "$work/stdout" || fail "a raw escape from $f.yaml ($fmt)"
+        ! grep -q '^::error::gh\|^[a-z]*\.yaml:1:1: error: forged' "$work/stderr" "$work/stdout" ||
+            fail "a forged line from $f.yaml ($fmt)"
+    done
+done
+stderr_has '\e]0;t\x07\nescassert.yaml:1:1: error: forged'
+printf 'import torch\nraise ValueError("\\x1b[2J\\nesc.py:1:1: error: forged\\n::error::gh")\n' > esc.py
+h exec esc.py
+[ "$status" = 1 ] || fail "exec of a raising script: exit $status, not 1"
+stderr_has 'esc.py:2:1: error: ValueError: \e[2J\nesc.py:1:1: error: forged\n::error::gh'
+! grep -q "$esc" "$work/stderr" || fail "exec printed a raw escape"
+! grep -q '^::error::gh\|^esc.py:1:1' "$work/stderr" || fail "exec printed a forged line"
 usage 'tlab: check: invalid --timeout' check --timeout 0 slow.yaml
 usage 'tlab: check: invalid --timeout' check --timeout nan slow.yaml
 usage 'tlab: check: invalid --timeout' check --timeout -1 slow.yaml

@@ -6,8 +6,14 @@
  * the whole file when we have it (so the YAML indentation is shown exactly as
  * the user wrote it), else from the source text itself. Columns are 1-based
  * byte columns, as GNU tools print them.
+ *
+ * An error's message may carry a sheet's own text (a `raise` or `assert`
+ * message, a device string), so tl_diag_render shows it escaped on its one
+ * line (escape.h): no escape sequence, and no newline that could start a
+ * forged `FILE:LINE:COL: error:` line or a `::error::` workflow command.
  */
 #include "diag.h"
+#include "escape.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -177,7 +183,9 @@ void tl_diag_render(tl_buf *out, const tl_source *src, const tl_error *err,
     if (spanned)
         tl_diag_position(src, err->span.start, &line, &col);
     put_header(out, src->file, line, col, color);
-    tl_buf_printf(out, "%s: %s\n", kind_prefix(err->kind), err->msg);
+    tl_buf_printf(out, "%s: ", kind_prefix(err->kind));
+    tl_escape_line(out, err->msg);
+    tl_buf_putc(out, '\n');
     if (!spanned)
         return;
 

@@ -284,16 +284,16 @@ static int run_lab(ctx *c, const tl_lab *lab, tl_op_verdict **out, char **msg)
  * of verdict.h (job.trace: the result's storage map, a copy's gather
  * trace). Once every verdict is known, each op runs once more, alone (no
  * variants, no classify), traced: the verdicts themselves come from the
- * same runs as in every other format. This pass has a sheet budget of its
- * own (--sheet-timeout again) and never changes a verdict: a run that
- * fails or hits a limit only means no picture for that op. */
+ * same runs as in every other format. This pass shares the sheet's one
+ * budget (--sheet-timeout: what the verdicts left of it) and never changes
+ * a verdict: a run that fails or hits a limit, or an op reached once the
+ * budget is spent, only means no picture for that op. */
 typedef struct pic_run {
     ctx *c;
     const tl_lab *lab;
     const tl_source *setup;
     const tl_op_verdict *v;
     tl_html_pic *pics;
-    tl_budget budget;
 } pic_run;
 
 static void picture_op(void *arg, size_t i, tl_pool *p)
@@ -315,7 +315,9 @@ static void picture_op(void *arg, size_t i, tl_pool *p)
         .trace = true,
         .id = pr->lab->ops[i].id,
     };
-    tl_budget_enter(&pr->budget);
+    tl_budget_enter(&pr->c->budget);
+    if (tl_budget_passed())
+        return; /* the sheet's time is spent: no more pictures */
     tl_op_verdict kv;
     tl_verdict_fail fail;
     if (tl_verdict_run(&pr->c->runner, &job, &kv, &fail) < 0) {
@@ -334,7 +336,6 @@ static tl_html_pic *pictures(ctx *c, const tl_lab *lab, const tl_op_verdict *v)
     tl_source setup;
     tl_lab_setup_source(lab, &setup);
     pic_run pr = {.c = c, .lab = lab, .setup = &setup, .v = v, .pics = pics};
-    tl_budget_start(&pr.budget, c->cli->sheet_timeout, true);
     tl_pool_run(picture_op, &pr, lab->nops, c->max_bytes, c->cli->jobs);
     tl_budget_enter(&c->budget);
     return pics;

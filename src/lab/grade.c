@@ -310,6 +310,22 @@ static bool ints_right(tl_buf *why, const char *what, const int64_t *want, int n
     return false;
 }
 
+/* The op stopped at --timeout, --sheet-timeout or --max-bytes (the
+ * LimitError messages of util.c's tl_deadline_message and storage.c), not
+ * at a limit of the language such as nesting. */
+static bool resource_limit(const tl_evidence *ev)
+{
+    if (ev->kind != TL_KIND_ERROR || !ev->err_type || strcmp(ev->err_type, "LimitError") ||
+        !ev->err_msg)
+        return false;
+    static const char *const starts[] = {"time limit exceeded", "sheet time budget exceeded",
+                                         "memory limit exceeded"};
+    for (size_t i = 0; i < sizeof starts / sizeof *starts; i++)
+        if (!strncmp(ev->err_msg, starts[i], strlen(starts[i])))
+            return true;
+    return false;
+}
+
 bool tl_grade_prediction(const tl_lab_op *op, const tl_prediction *p,
                          const tl_op_verdict *v, tl_buf *why)
 {
@@ -321,6 +337,17 @@ bool tl_grade_prediction(const tl_lab_op *op, const tl_prediction *p,
         return false;
     }
     const tl_evidence *ev = &v->ev;
+    /* running out of time or memory is no verdict of the op's: it says
+     * nothing about view or copy, so no prediction, `error` included,
+     * matches it (SPEC 7: a located limit error for that op, score 0) */
+    if (resource_limit(ev)) {
+        if (why) {
+            why_sep(why);
+            tl_buf_puts(why, "the op ran past tlab's time or memory limit, which no "
+                             "prediction matches");
+        }
+        return false;
+    }
     bool ok = true;
     if (p->kind != TL_KIND_NONE && !kind_right(op, p->kind, v)) {
         ok = false;

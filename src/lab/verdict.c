@@ -24,17 +24,23 @@
  * setup's state, byte for byte, without running it; py/snapshot.h). A
  * setup that leaves anything a copy could not reproduce is run every time.
  *
- * Time (SPEC 7): no phase of an op runs without a deadline. Each setup
- * (rerun for every run) has the per-call limit (--timeout); past it, the
- * setup is a lab error (exit 2 at the setup). After the setup, everything
- * in a run (building the parent variant, the op, the probes, the evidence)
- * shares one run deadline of --timeout (tl_deadline_run_begin; the
- * interpreter's per-call deadline cannot extend it). An op past it is an
- * `error` verdict (LimitError, "time limit exceeded"), also when only a
- * variant ran out: a variant cut short proves nothing about `sometimes`.
- * The sheet's budget (--sheet-timeout, tl_budget) covers all of it, setups
- * and freeing included: once it is spent, the run fails with exit 2 at the
- * op, naming it.
+ * Time (SPEC 7): one deadline of --timeout per op (tl_deadline_run_begin
+ * in verdict_run; the interpreter's per-call deadline cannot extend it)
+ * covers every run of the op: each setup (rerun for every run), building
+ * the parent variant, the op, the probes and the evidence. A
+ * setup that alone runs past it in the first run is a lab error (exit 2 at
+ * the setup); past it anywhere else, the op is a limit error
+ * (LimitError, "time limit exceeded", which no prediction matches:
+ * grade.c), also when only a variant ran out: a variant cut short proves
+ * nothing about `sometimes`. The sheet's classify() and the pictures'
+ * tagged runs (trace) are no part of the op: each runs with the op's
+ * deadline suspended (under a limit of --timeout of its own), and the op's
+ * deadline is moved on by the time it took, so a classifier that loops
+ * never turns the op into a limit error, and `explain` (which traces)
+ * gives an op the same time as `check`. The sheet's budget
+ * (--sheet-timeout, tl_budget) covers all of it, setups and freeing
+ * included: once it is spent, the run fails with exit 2 at the op, naming
+ * it.
  */
 #include "verdict.h"
 #include "jsonnum.h"
@@ -801,7 +807,7 @@ static int trace_once(const tl_runner *r, const tl_job *job, const tl_tensor *re
     for (size_t i = 0; i < job->nsetup; i++)
         if (tl_interp_exec(I, &job->setup[i], &err) < 0)
             goto done;
-    double saved = tl_deadline_run_begin(r->opts.timeout);
+    /* under the trace's own deadline (run_once) */
     parent = tl_interp_get(I, job->parent ? job->parent : "x");
     if (parent && parent->kind == TL_V_TENSOR &&
         tag_storage(parent->u.tensor, descending, &err) == 0)
@@ -830,7 +836,6 @@ static int trace_once(const tl_runner *r, const tl_job *job, const tl_tensor *re
             tl_tensor_release(h);
         }
     }
-    tl_deadline_run_end(saved);
 done:
     if (res)
         tl_value_release(res);
@@ -1080,6 +1085,18 @@ static int prepare(const tl_runner *r, const tl_job *job, tl_interp **I,
     return run_setup(r, job, *I, fail);
 }
 
+/* The sheet's classify() on a result, outside the op's deadline: it has
+ * the interpreter's per-call limit of its own, and the op's deadline is
+ * moved on by the CPU time it took (SPEC 7: the op's time is the op's). */
+static void classify_outside(tl_interp *I, const tl_job *job, tl_value *res, tl_value *parent,
+                             tl_classify_out *cls)
+{
+    double op_when = tl_deadline_run_begin(0); /* suspends it */
+    double t0 = tl_now();
+    tl_classify_run(I, job->classify, res, parent, job->classify_stop, cls);
+    tl_deadline_run_end(op_when > 0 ? op_when + (tl_now() - t0) : 0);
+}
+
 static int run_attempt(const tl_runner *r, const tl_job *job, int variant,
                        const char **vname, tl_op_verdict *out, tl_evidence *ev,
                        tl_classify_out *cls, tl_verdict_fail *fail, setup_entry **used)
@@ -1094,13 +1111,19 @@ static int run_attempt(const tl_runner *r, const tl_job *job, int variant,
     int status = -1;
     tl_value *parent = NULL, *res = NULL;
     tl_value *trace_res = NULL, *trace_par = NULL; /* job->trace: for trace() */
-    double saved_run = 0;
     bool in_run = false;
     setup_entry *from = NULL;
-    if (prepare(r, job, &I, &from, fail) < 0)
+    if (prepare(r, job, &I, &from, fail) < 0) {
+        /* the op's deadline passed in a later run's setup: the op ran
+         * out of time, the setup (which once ran within it) is not at
+         * fault */
+        if (variant >= 0 && tl_deadline_run_passed() && !tl_budget_passed()) {
+            tl_verdict_fail_free(fail);
+            status = 2;
+        }
         goto done;
+    }
     *used = from;
-    saved_run = tl_deadline_run_begin(r->opts.timeout);
     in_run = true;
     parent = job->parent ? tl_interp_get(I, job->parent) : NULL;
     if (parent && !tl_value_is_tensorlike(parent)) {
@@ -1219,7 +1242,7 @@ static int run_attempt(const tl_runner *r, const tl_job *job, int variant,
     }
     if (res && job->classify && cls && parent && !ev->is_tuple &&
         (ev->kind == TL_KIND_VIEW || ev->kind == TL_KIND_COPY || ev->kind == TL_KIND_ALIAS))
-        tl_classify_run(I, job->classify, res, parent, job->classify_stop, cls);
+        classify_outside(I, job, res, parent, cls);
     if (out) {
         if (parent) {
             const tl_tensor *p = parent->u.tensor;
@@ -1248,15 +1271,19 @@ done:
     if (parent)
         tl_value_release(parent);
     tl_interp_free(I);
-    if (in_run) {
-        /* a variant cut short by the time limit decides nothing */
-        if (variant >= 0 && status >= 0 && tl_deadline_run_passed())
-            status = 2;
-        tl_deadline_run_end(saved_run);
-    }
+    /* a variant cut short by the time limit decides nothing */
+    if (in_run && variant >= 0 && status >= 0 && tl_deadline_run_passed())
+        status = 2;
     if (trace_res || trace_par) {
-        if (status == 0)
+        if (status == 0) {
+            /* the pictures' tagged runs change no verdict: outside the op's
+             * deadline, under one of their own, so `explain` (which traces)
+             * and `check` (which does not) give an op the same time */
+            double op_when = tl_deadline_run_begin(r->opts.timeout);
+            double t0 = tl_now();
             trace(r, job, trace_res, trace_par, out);
+            tl_deadline_run_end(op_when > 0 ? op_when + (tl_now() - t0) : 0);
+        }
         if (trace_res)
             tl_value_release(trace_res);
         if (trace_par)
@@ -1307,8 +1334,10 @@ static int run_once(const tl_runner *r, const tl_job *job, int variant,
 /* The op's deadline passed in a variant: the op is a time-limit error. */
 static void op_timed_out(const tl_job *job, tl_op_verdict *out)
 {
-    for (size_t i = 0; i < out->nvariants; i++)
+    for (size_t i = 0; i < out->nvariants; i++) {
         free(out->variants[i].signature);
+        tl_classify_out_free(&out->vcls[i]);
+    }
     out->nvariants = 0;
     out->sometimes = false;
     tl_evidence_free(&out->ev);
@@ -1351,6 +1380,7 @@ static int verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out
             return -1;
         }
         if (rc == 2) {
+            tl_classify_out_free(&vc);
             tl_evidence_free(&vev);
             op_timed_out(job, out);
             break;
@@ -1377,7 +1407,11 @@ int tl_verdict_run(const tl_runner *r, const tl_job *job, tl_op_verdict *out,
 {
     memset(out, 0, sizeof *out);
     memset(fail, 0, sizeof *fail);
-    return verdict_run(r, job, out, fail);
+    /* one deadline for the op: every run, setups, variants, probes, trace */
+    double saved = tl_deadline_run_begin(r->opts.timeout);
+    int rc = verdict_run(r, job, out, fail);
+    tl_deadline_run_end(saved);
+    return rc;
 }
 
 /* ------------------------------------------------------ storage map */

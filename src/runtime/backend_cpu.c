@@ -228,6 +228,32 @@ static bool step2(int n, int64_t *idx, const int64_t *sizes, char **dp,
     return false;
 }
 
+static int copy_same(void *vctx, int64_t n, char *const *p, const int64_t *s,
+                     tl_error *err);
+
+/* A strip longer than this is run in pieces with a deadline poll between
+ * them: a broadcast or expanded operand coalesces to one strip of up to
+ * 2^31 elements. Not copy_same, whose contiguous strip is one memmove
+ * (an overlapping copy must stay one call; bounded by memory bandwidth). */
+#define STRIP_PIECE ((int64_t)1 << 16)
+
+static int run_strip(strip_fn fn, void *ctx, int64_t n, char *const *ptrs,
+                     const int64_t *inner, int nops, tl_error *err)
+{
+    if (n <= STRIP_PIECE || fn == copy_same)
+        return fn(ctx, n, ptrs, inner, err);
+    char *piece[MAXOPS];
+    for (int64_t o = 0; o < n; o += STRIP_PIECE) {
+        for (int k = 0; k < nops; k++)
+            piece[k] = ptrs[k] + o * inner[k];
+        if (fn(ctx, n - o < STRIP_PIECE ? n - o : STRIP_PIECE, piece, inner, err) < 0)
+            return -1;
+        if (o + STRIP_PIECE < n && tl_context_deadline_check(err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
 {
     if (it->empty)
@@ -244,7 +270,7 @@ static int nd_run(const nd_iter *it, strip_fn fn, void *ctx, tl_error *err)
     int64_t idx[TL_MAX_DIMS] = {0};
     int64_t since_check = 0;
     for (;;) {
-        if (fn(ctx, it->sizes[last], ptrs, inner, err) < 0)
+        if (run_strip(fn, ctx, it->sizes[last], ptrs, inner, it->nops, err) < 0)
             return -1;
         /* poll the op's deadline every TL_DEADLINE_POLL elements */
         since_check += it->sizes[last];

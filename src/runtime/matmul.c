@@ -19,6 +19,14 @@
  * element is multiplied from the operands' own strided memory into the
  * result; float32 then accumulates in float32, as PyTorch's BLAS does.
  *
+ * Deadline (SPEC 7): the general loop polls the op's deadline about every
+ * TL_DEADLINE_POLL multiply-adds (once per inner row of m, so a long row is
+ * polled after it, a short one in groups), and the gathers and the store
+ * every TL_DEADLINE_POLL elements: an n^3 integer or float16 product, on the
+ * host or copied from a device (there is no device matmul kernel), stops
+ * with the time-limit error within a few ms of the limit. The gemm entry
+ * polls in its own blocks (cpu_loops.c).
+ *
  * Invariant: the only tensor storage allocated is the result (host scratch
  * is malloc'd and bounded by the live-storage limit).
  */
@@ -29,6 +37,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "context.h"
 #include "dtype.h"
 #include "storage.h"
 #include "util.h"
@@ -232,12 +241,25 @@ static int host_bytes(const tl_tensor *t, mmop *o, tl_error *err)
     return 0;
 }
 
+/* work units (elements or multiply-adds) since the last deadline poll;
+ * -1 with the limit error once the op's deadline or the sheet's budget
+ * has passed */
+static int poll(int64_t *since, int64_t work, tl_error *err)
+{
+    *since += work;
+    if (*since < TL_DEADLINE_POLL)
+        return 0;
+    *since = 0;
+    return tl_context_deadline_check(err);
+}
+
 /* gather block (rows x cols) at element offset off into dense scratch */
-static void gather(const mmop *o, int64_t off, bool isf, double *fd, int64_t *id)
+static int gather(const mmop *o, int64_t off, bool isf, double *fd, int64_t *id,
+                  int64_t *since, tl_error *err)
 {
     size_t isz = tl_dtype_size(o->dt);
     int64_t q = 0;
-    for (int64_t r = 0; r < o->rows; r++)
+    for (int64_t r = 0; r < o->rows; r++) {
         for (int64_t c = 0; c < o->cols; c++, q++) {
             const char *p = o->base + (size_t)(off + r * o->rst + c * o->cst) * isz;
             if (isf)
@@ -245,6 +267,10 @@ static void gather(const mmop *o, int64_t off, bool isf, double *fd, int64_t *id
             else
                 id[q] = tl_dtype_load_i64(o->dt, p);
         }
+        if (poll(since, o->cols + 1, err) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 static tl_tensor *compute(const tl_tensor *a, const tl_tensor *b, int nb, const int64_t *batch,
@@ -296,6 +322,7 @@ static tl_tensor *compute(const tl_tensor *a, const tl_tensor *b, int nb, const 
     }
     int64_t bi[TL_MAX_DIMS] = {0};
     int64_t q = 0;
+    int64_t since = 0; /* work since the last deadline poll */
     /* float32/float64 on a backend with a gemm (the CPU's blocked kernel,
      * cpu_loops.c): each batch element straight from the operands' memory
      * into the result, no scratch; the loop below is the general path */
@@ -338,8 +365,9 @@ static tl_tensor *compute(const tl_tensor *a, const tl_tensor *b, int nb, const 
         }
         if (isf) {
             double *ab = fd, *bb = fd + sa, *cb = fd + sa + sb;
-            gather(&A, aoff, true, ab, NULL);
-            gather(&B, boff, true, bb, NULL);
+            if (gather(&A, aoff, true, ab, NULL, &since, err) < 0 ||
+                gather(&B, boff, true, bb, NULL, &since, err) < 0)
+                goto done;
             memset(cb, 0, sizeof(double) * (size_t)sc);
             for (int64_t i = 0; i < n; i++)
                 for (int64_t l = 0; l < k; l++) {
@@ -348,13 +376,19 @@ static tl_tensor *compute(const tl_tensor *a, const tl_tensor *b, int nb, const 
                     double *cr = cb + i * m;
                     for (int64_t j = 0; j < m; j++)
                         cr[j] += av * br[j];
+                    if (poll(&since, m + 1, err) < 0)
+                        goto done;
                 }
-            for (int64_t i = 0; i < sc; i++, q++)
+            for (int64_t i = 0; i < sc; i++, q++) {
                 tl_dtype_store_f64(out->dtype, obuf + (size_t)q * isz, cb[i]);
+                if (poll(&since, 1, err) < 0)
+                    goto done;
+            }
         } else {
             int64_t *ab = id, *bb = id + sa, *cb = id + sa + sb;
-            gather(&A, aoff, false, NULL, ab);
-            gather(&B, boff, false, NULL, bb);
+            if (gather(&A, aoff, false, NULL, ab, &since, err) < 0 ||
+                gather(&B, boff, false, NULL, bb, &since, err) < 0)
+                goto done;
             memset(cb, 0, sizeof(int64_t) * (size_t)sc);
             for (int64_t i = 0; i < n; i++)
                 for (int64_t l = 0; l < k; l++) {
@@ -363,9 +397,14 @@ static tl_tensor *compute(const tl_tensor *a, const tl_tensor *b, int nb, const 
                     int64_t *cr = cb + i * m;
                     for (int64_t j = 0; j < m; j++)
                         cr[j] = (int64_t)((uint64_t)cr[j] + av * (uint64_t)br[j]);
+                    if (poll(&since, m + 1, err) < 0)
+                        goto done;
                 }
-            for (int64_t i = 0; i < sc; i++, q++)
+            for (int64_t i = 0; i < sc; i++, q++) {
                 tl_dtype_store_i64(out->dtype, obuf + (size_t)q * isz, cb[i]);
+                if (poll(&since, 1, err) < 0)
+                    goto done;
+            }
         }
         for (int i = nb - 1; i >= 0; i--) {
             if (++bi[i] < batch[i])

@@ -209,7 +209,10 @@ ops:
 EOF
 if [ -x /usr/bin/time ] && [ "$slow" = 1 ]; then
     b 120 check --max-bytes 256M mem.yaml
-    [ "$status" = 0 ] || fail "the lists and strings were not stopped by --max-bytes"
+    # (a memory limit is no verdict a prediction can match: issue #28, so
+    # the two limited ops score 0 and only the view passes)
+    [ "$status" = 1 ] && grep -q '^1/3 correct' "$work/stdout" ||
+        fail "the lists and strings were not stopped by --max-bytes (or scored)"
     /usr/bin/time -f '%M' -o rss.txt "$TLAB" check --max-bytes 256M mem.yaml > /dev/null 2>&1 || true
     rss=$(tail -n 1 rss.txt)
     [ "$rss" -le $(((256 + 16 + 64) * 1024)) ] || fail "peak RSS $rss KiB is over --max-bytes 256M plus the overhead"
