@@ -552,7 +552,7 @@ PY
 }
 set -- $(points_of "$master" "$good")
 classroom_case good "$good" "$work/secrets.json"
-check_classroom "$report" "$1" "$2" false "| 1 | \`x[1:]\` |"
+check_classroom "$report" "$1" "$2" false "| 1 | <code>x\\[1\\:\\]</code> |"
 set -- $(points_of "$master" "$fail_sheet")
 classroom_case fail "$fail_sheet" "$work/secrets.json"
 check_classroom "$report" "$1" "$2" true "FAIL"

@@ -427,8 +427,8 @@ if command -v cmark-gfm > /dev/null 2>&1; then   # GitHub's own renderer
         fail "cmark-gfm: the op is not shown as written"
 fi
 # the error of an unreadable sheet, longer than 90 characters, whole
-printf 'tlab: 1\nid: lab01\nops:\n  - id: "1"\n    op: x[1:]\n    predict: "%s"\n' \
-    'a very long prediction with ``` backticks ````` and <img src=x> that runs past ninety characters' \
+printf 'tlab: 1\nid: lab01\nsetup: x = 1\nops:\n  - id: "1"\n    op: x\n    predict: view\n    points: "%s"\n' \
+    'a very long prediction with ``` backticks ````` and <img src=x> that runs past ninety characters, and on past two hundred with a few more words in it' \
     > "$work/mdbad.yaml"
 : > "$md"
 GITHUB_STEP_SUMMARY=$md run_tlab check --format github "$work/mdbad.yaml"
