@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "blockcache.h"
+#include "context.h"
 #include "storage.h"
 #include "tensor.h"
 
@@ -393,6 +394,13 @@ START_TEST(test_block_cache_limit)
     tl_storage_release(x);
     ck_assert_uint_eq(tl_alloc_live(), 0);
     ck_assert_uint_le(tl_blockcache_bytes(), limit);
+    /* interpreter objects (lists, strings) charged past their allowance
+     * take the room back from the cache */
+    ck_assert_uint_gt(tl_blockcache_bytes(), 10 * mib); /* more than the room left below */
+    int64_t objs = (int64_t)(TL_ALLOC_OBJECT_ALLOWANCE + 30 * mib);
+    tl_alloc_objects_add(objs);
+    ck_assert_uint_le(tl_context_ledger_charged() + tl_blockcache_bytes(), limit);
+    tl_alloc_objects_add(-objs);
     tl_alloc_set_limit(TL_DEFAULT_MAX_BYTES);
     tl_blockcache_release();
 }

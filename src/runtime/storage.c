@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "blockcache.h"
 #include "freelist.h"
 #include "util.h"
 
@@ -33,7 +34,17 @@ uint64_t tl_alloc_total(void) { return L->ledger_total; }
 size_t tl_alloc_peak(void) { return L->ledger_peak; }
 void tl_alloc_reset_peak(void) { L->ledger_peak = L->ledger_live; }
 
-void tl_alloc_objects_add(int64_t delta) { L->ledger_objects += delta; }
+void tl_alloc_objects_add(int64_t delta)
+{
+    L->ledger_objects += delta;
+    /* objects growing into the room that freed blocks wait in (the CPU
+     * backend's block cache) take it back: cached plus charged bytes stay
+     * within the limit */
+    if (delta > 0 && tl_blockcache_bytes() > 0) {
+        size_t used = tl_context_ledger_charged(), limit = L->ledger_limit;
+        tl_blockcache_trim(used < limit ? limit - used : 0);
+    }
+}
 
 size_t tl_alloc_objects(void)
 {
