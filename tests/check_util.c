@@ -362,6 +362,19 @@ START_TEST(test_blockcache_thread_end)
 }
 END_TEST
 
+#if defined(__SANITIZE_ADDRESS__)
+/* Under AddressSanitizer a cached block is poisoned: a write through a
+ * stale pointer is reported (exit status 1), as for a freed block. */
+START_TEST(test_blockcache_poisoned)
+{
+    tl_blockcache_release();
+    volatile unsigned char *p = aligned_block((size_t)1 << 20);
+    ck_assert(tl_blockcache_keep((void *)p, SIZE_MAX));
+    p[4096] = 1;
+}
+END_TEST
+#endif
+
 /* tl_buf_put_i64 prints what "%" PRId64 prints, the extremes included. */
 START_TEST(test_buf_put_i64)
 {
@@ -429,6 +442,9 @@ static Suite *tl_util_suite(void)
     tcase_add_test(core, test_blockcache_fit);
     tcase_add_test(core, test_blockcache_bounds);
     tcase_add_test(core, test_blockcache_thread_end);
+#if defined(__SANITIZE_ADDRESS__)
+    tcase_add_exit_test(core, test_blockcache_poisoned, 1);
+#endif
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
     return s;
