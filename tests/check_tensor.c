@@ -347,8 +347,10 @@ START_TEST(test_block_reuse_zeroed)
     ck_assert_uint_eq(tl_blockcache_hits(), hits + 1);
     ck_assert_int_eq(tl_blockcache_blocks(), 0);
     const unsigned char *zb = z->data;
-    for (size_t i = 0; i < n; i++)
-        ck_assert_msg(zb[i] == 0, "byte %zu of a reused zeroed block is %d", i, zb[i]);
+    size_t nz = 0; /* one assertion: each one writes to check's pipe */
+    while (nz < n && zb[nz] == 0)
+        nz++;
+    ck_assert_msg(nz == n, "byte %zu of a reused zeroed block is %d", nz, zb[nz % n]);
     tl_storage_release(z);
     tl_storage *small = tl_storage_new_uninit(cpu, n / 2, &err);
     ck_assert_ptr_nonnull(small);
