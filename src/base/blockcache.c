@@ -1,9 +1,10 @@
 /* blockcache.c - the per-thread cache of freed large blocks (blockcache.h).
  *
  * Measured on the benchmark's 2-core VM, `tlab exec` of a loop of 100
- * `y = x.clone()` on 2048x2048 float32: 3,000 page faults and 6.3 ms an
- * op before (glibc trimmed the heap's top after every other free), about
- * none and 1 ms after (bench/script_loops.py, results-2026-12-03.txt).
+ * `y = x.clone()` on 2048x2048 float32: 2,900 page faults and 7.5 ms of
+ * CPU an op before (glibc trimmed the heap's top after every other free),
+ * 41 (the first result's pages, over 100 ops) and 1.2 ms after
+ * (bench/script_loops.py, bench/results-2026-12-03.txt).
  *
  * Invariants: slot[0..n) are the kept blocks, oldest first; bytes is the
  * sum of their usable sizes (malloc_usable_size when kept), at most
