@@ -18,8 +18,9 @@
 # tlab grade of BENCH_SHEETS copies of the student sheets), against a Python
 # script doing the same work with torch (bench/torch_labs.py, import time
 # excluded and shown apart); kernel microbenchmarks (bench/bench_kernels vs
-# bench/torch_kernels.py). Every time row has a tlab/torch column: below 1
-# tlab is faster, above 1 slower. Total run time is about a minute.
+# bench/torch_kernels.py); the same kernels as a script's loop runs them
+# (tlab exec vs the loop under torch, bench/script_loops.py). Every time row
+# has a tlab/torch column: below 1 tlab is faster, above 1 slower. Total run time is about a minute.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -300,6 +301,37 @@ else
     [ -s "$tmp/k_torch.err" ] && sed 's/^/  torch: /' "$tmp/k_torch.err" | tail -n 3
 fi
 
+# ---- kernels as a script runs them ------------------------------------------
+# The same kernels through `tlab exec` of a loop `for i in range(N): y = OP`
+# on 2048^2 float32 (a result is made while the previous one is alive),
+# against the same loop under torch: bench/script_loops.py.
+
+echo
+echo "== Kernels as a script runs them (tlab exec of 'for i in range(N): y = OP' on"
+echo "   2048^2 float32, per op: whole process less the same script without the loop;"
+echo "   torch: the same loop text timed in a fresh interpreter; one thread on both sides)"
+if [ "$quick" = 1 ]; then lreps=10; lruns=1; else lreps=100; lruns=5; fi
+if [ ! -x "$PYTHON" ]; then
+    echo "  skipped: no $PYTHON (set PYTHON)"
+elif "$PYTHON" "$here/script_loops.py" --tlab "$TLAB" --python "$PYTHON" -n "$lreps" \
+        --runs "$lruns" --tsv >"$tmp/loops.tsv" 2>"$tmp/loops.err"; then
+    awk -F'\t' '
+        function ms(x) { return x == "n/a" ? "n/a" : sprintf("%.3f", x * 1e3) }
+        function r(a, b) { return (b == "n/a" || b + 0 == 0) ? "n/a" : sprintf("%.2f", a / b) }
+        NR == 1 { printf "%-10s %10s %10s %10s %10s %10s %10s %11s %11s\n", "op", "tlab ms/op",
+                  "torch ms/op", "tlab/torch", "tlab cpu", "torch cpu", "cpu ratio", "tlab faults",
+                  "torch faults"; next }
+        { printf "%-10s %10s %10s %10s %10s %10s %10s %11.1f %11s\n", $1, ms($3), ms($4), r($3, $4),
+              ms($5), ms($6), r($5, $6), $7, $8
+          if (r($3, $4) != "n/a") print $1, $3 / $4 > "/dev/stderr" }' \
+        "$tmp/loops.tsv" 2>"$tmp/loop_ratios.txt"
+    echo "  $lreps iterations a loop, best of $lruns runs; cpu = user + system ms per op; faults = minor"
+    echo "  page faults per op (torch's depend on its heap's history: glibc decides when a freed"
+    echo "  block's pages go back to the kernel). bench_kernels' rows above free each result first."
+else
+    echo "  failed:"; sed 's/^/  /' "$tmp/loops.err" | tail -n 3
+fi
+
 # ---- scaling --------------------------------------------------------------
 # How time grows: grade over 100/1,000/10,000 sheets (per-sheet time should
 # stay flat), check of sheets with 10/100/1,000 ops, and the copy kernel from
@@ -394,6 +426,10 @@ if [ -s "$tmp/k_ratios.txt" ]; then
     [ -n "$tpct" ] && echo "$tpct" |
         awk '{ printf "  transpose at 4096^2: %s %% of memcpy bandwidth (%s vs %s ms)\n", $1, $2, $3 }'
 fi
+for op in clone add_bcast transpose; do
+    v=$(awk -v o="$op" '$1 == o {print $2}' "$tmp/loop_ratios.txt" 2>/dev/null)
+    [ -n "$v" ] && echo "  script loop $(printf '%-13s' "$op"): $(gm "$v" | cut -d' ' -f1) (wall, tlab exec vs torch)"
+done
 
 # ---- issue #15's targets --------------------------------------------------
 # Each target with this run's value: "met", "NOT met", or "n/a" (not measured).

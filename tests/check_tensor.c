@@ -1,11 +1,19 @@
 /* check_tensor.c - unit tests for the tensor header (tensor.c) and the
  * storage ledger (storage.c): layout predicates and stride rules checked
- * against the values measured on PyTorch 1.13 in the reference sheet. */
+ * against the values measured on PyTorch 1.13 in the reference sheet, and
+ * the CPU backend's reuse of freed large blocks (base/blockcache.h): a
+ * script's loop of results gets faulted-in, distinct, aligned, correctly
+ * zeroed memory, and cached plus live bytes stay within --max-bytes. */
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "backend.h"
+#include "blockcache.h"
+#include "context.h"
 #include "storage.h"
 #include "tensor.h"
 
@@ -248,6 +256,158 @@ START_TEST(test_huge_empty_shapes)
 }
 END_TEST
 
+/* every page of [p, p + n) is resident (mincore) */
+static bool resident(const void *p, size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = (uintptr_t)p & ~(uintptr_t)(pg - 1);
+    uintptr_t hi = ((uintptr_t)p + n + pg - 1) & ~(uintptr_t)(pg - 1);
+    size_t npages = (hi - lo) / pg;
+    unsigned char *vec = malloc(npages);
+    ck_assert_ptr_nonnull(vec);
+    ck_assert_int_eq(mincore((void *)lo, hi - lo, vec), 0);
+    bool all = true;
+    for (size_t i = 0; i < npages && all; i++)
+        all = vec[i] & 1;
+    free(vec);
+    return all;
+}
+
+static bool disjoint(const tl_storage *a, const tl_storage *b)
+{
+    uintptr_t pa = (uintptr_t)a->data, pb = (uintptr_t)b->data;
+    return pa + a->nbytes <= pb || pb + b->nbytes <= pa;
+}
+
+/* `for i in range(n): y = x.clone()` at the storage level, for a 16 MiB
+ * result (glibc's heap) and a 40 MiB one (glibc's mmap): every result
+ * after the first two is already resident when made (before, glibc gave
+ * the pages back on every other free, or munmap'd the block), 64-byte
+ * aligned, disjoint from x and from the live previous result, and the
+ * ledger counts exactly the live storages. */
+START_TEST(test_block_reuse_loop)
+{
+    static const size_t sizes[] = {(size_t)16 << 20, (size_t)40 << 20};
+    tl_error err = {0};
+    const tl_backend *cpu = tl_backend_cpu();
+    for (int k = 0; k < 2; k++) {
+        size_t n = sizes[k];
+        size_t live0 = tl_alloc_live();
+        tl_storage *x = tl_storage_new_uninit(cpu, n, &err);
+        ck_assert_ptr_nonnull(x);
+        memset(x->data, 1, n);
+        tl_storage *y = NULL;
+        for (int i = 0; i < 8; i++) {
+            tl_storage *r = tl_storage_new_uninit(cpu, n, &err);
+            ck_assert_ptr_nonnull(r);
+            ck_assert_uint_eq((uintptr_t)r->data & 63, 0);
+            ck_assert(disjoint(r, x));
+            if (y)
+                ck_assert(disjoint(r, y));
+            if (i >= 2)
+                ck_assert_msg(resident(r->data, n), "result %d of %zu bytes: fresh pages", i, n);
+            memcpy(r->data, x->data, n);
+            ck_assert_uint_eq(tl_alloc_live(), live0 + (y ? 3 : 2) * n);
+            tl_storage_release(y);
+            y = r;
+            ck_assert_uint_eq(tl_alloc_live(), live0 + 2 * n);
+        }
+        tl_storage_release(y);
+        tl_storage_release(x);
+        ck_assert_uint_eq(tl_alloc_live(), live0);
+    }
+    ck_assert_uint_gt(tl_blockcache_hits(), 0);
+    tl_blockcache_release();
+    ck_assert_int_eq(tl_blockcache_blocks(), 0);
+    ck_assert_uint_eq(tl_blockcache_bytes(), 0);
+}
+END_TEST
+
+/* A reused block handed out as a zeroed storage (torch.zeros) reads as
+ * zeros, whatever the freed tensor held; an uninitialised one is the
+ * freed block itself (the cache's hit), and a much smaller request does
+ * not take a large block. */
+START_TEST(test_block_reuse_zeroed)
+{
+    tl_error err = {0};
+    const tl_backend *cpu = tl_backend_cpu();
+    size_t n = (size_t)1 << 20;
+    tl_blockcache_release();
+    tl_storage *a = tl_storage_new_uninit(cpu, n, &err);
+    ck_assert_ptr_nonnull(a);
+    memset(a->data, 0xAB, n);
+    void *pa = a->data;
+    tl_storage_release(a);
+    ck_assert_int_eq(tl_blockcache_blocks(), 1);
+    ck_assert_uint_ge(tl_blockcache_bytes(), n);
+    uint64_t hits = tl_blockcache_hits();
+    tl_storage *z = tl_storage_new(cpu, n, &err);
+    ck_assert_ptr_nonnull(z);
+    ck_assert_ptr_eq(z->data, pa);
+    ck_assert_uint_eq(tl_blockcache_hits(), hits + 1);
+    ck_assert_int_eq(tl_blockcache_blocks(), 0);
+    const unsigned char *zb = z->data;
+    size_t nz = 0; /* one assertion: each one writes to check's pipe */
+    while (nz < n && zb[nz] == 0)
+        nz++;
+    ck_assert_msg(nz == n, "byte %zu of a reused zeroed block is %d", nz, zb[nz % n]);
+    tl_storage_release(z);
+    tl_storage *small = tl_storage_new_uninit(cpu, n / 2, &err);
+    ck_assert_ptr_nonnull(small);
+    ck_assert_ptr_ne(small->data, pa); /* the 1 MiB block stays cached */
+    ck_assert_int_eq(tl_blockcache_blocks(), 1);
+    tl_storage_release(small);
+    tl_blockcache_release();
+}
+END_TEST
+
+/* Cached blocks are free memory under --max-bytes: live plus cached bytes
+ * never pass the limit, and the cache never turns an allocation that fits
+ * into "not enough memory" (ops stay independent), nor lets one through
+ * that does not. */
+START_TEST(test_block_cache_limit)
+{
+    tl_error err = {0};
+    const tl_backend *cpu = tl_backend_cpu();
+    size_t mib = (size_t)1 << 20, limit = 40 * mib;
+    tl_blockcache_release();
+    tl_alloc_set_limit(limit);
+    tl_storage *x = tl_storage_new_uninit(cpu, 12 * mib, &err);
+    ck_assert_ptr_nonnull(x);
+    tl_storage *y = NULL;
+    for (int i = 0; i < 6; i++) {
+        tl_storage *r = tl_storage_new_uninit(cpu, 12 * mib, &err);
+        ck_assert_ptr_nonnull(r);
+        ck_assert_uint_le(tl_alloc_live() + tl_blockcache_bytes(), limit);
+        tl_storage_release(y);
+        y = r;
+        ck_assert_uint_le(tl_alloc_live() + tl_blockcache_bytes(), limit);
+    }
+    tl_storage_release(y);
+    ck_assert_int_ge(tl_blockcache_blocks(), 1);
+    /* 12 live + 28: fits exactly, cache or no cache */
+    tl_storage *big = tl_storage_new_uninit(cpu, 28 * mib, &err);
+    ck_assert_msg(big != NULL, "%s", err.msg);
+    ck_assert_uint_le(tl_alloc_live() + tl_blockcache_bytes(), limit);
+    tl_storage_release(big);
+    /* 12 live + 29: refused as before */
+    ck_assert_ptr_null(tl_storage_new_uninit(cpu, 29 * mib, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "not enough memory"));
+    tl_storage_release(x);
+    ck_assert_uint_eq(tl_alloc_live(), 0);
+    ck_assert_uint_le(tl_blockcache_bytes(), limit);
+    /* interpreter objects (lists, strings) charged past their allowance
+     * take the room back from the cache */
+    ck_assert_uint_gt(tl_blockcache_bytes(), 10 * mib); /* more than the room left below */
+    int64_t objs = (int64_t)(TL_ALLOC_OBJECT_ALLOWANCE + 30 * mib);
+    tl_alloc_objects_add(objs);
+    ck_assert_uint_le(tl_context_ledger_charged() + tl_blockcache_bytes(), limit);
+    tl_alloc_objects_add(-objs);
+    tl_alloc_set_limit(TL_DEFAULT_MAX_BYTES);
+    tl_blockcache_release();
+}
+END_TEST
+
 static Suite *tensor_suite(void)
 {
     Suite *s = suite_create("tensor");
@@ -264,6 +424,9 @@ static Suite *tensor_suite(void)
     tcase_add_test(limits, test_huge_empty_shapes);
     tcase_add_test(limits, test_required_bytes);
     tcase_add_test(limits, test_ledger_limit);
+    tcase_add_test(limits, test_block_reuse_loop);
+    tcase_add_test(limits, test_block_reuse_zeroed);
+    tcase_add_test(limits, test_block_cache_limit);
     suite_add_tcase(s, limits);
     TCase *errors = tcase_create("errors");
     tcase_add_test(errors, test_bad_shapes);

@@ -4,9 +4,14 @@
  * bytes), zeroed allocation on both sides of tl_xcalloc's malloc/calloc
  * split, the CPU clock's bound (tl_now never behind the real thread CPU
  * time by more than its slack, tl_time_past exact), and arena blocks that
- * start small and grow. */
+ * start small and grow; the block cache (blockcache.c) keeps at most its
+ * slots and bytes and the caller's room, oldest out first, hands a block
+ * only to a request it fits within a quarter, and frees a thread's blocks
+ * when the thread ends. */
 #include <check.h>
 #include <inttypes.h>
+#include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "blockcache.h"
 #include "cpu.h"
 #include "err.h"
 #include "heap.h"
@@ -236,6 +242,139 @@ START_TEST(test_heap_populate)
 }
 END_TEST
 
+static void *aligned_block(size_t n)
+{
+    void *p = NULL;
+    ck_assert_int_eq(posix_memalign(&p, 64, n), 0);
+    memset(p, 0x5A, n);
+    return p;
+}
+
+/* keep/take: distinct blocks come back whole (writable end to end),
+ * best fit first, never one more than a quarter too large or too small;
+ * below TL_BLOCKCACHE_MIN nothing is kept or counted. */
+START_TEST(test_blockcache_fit)
+{
+    size_t mib = (size_t)1 << 20;
+    tl_blockcache_release();
+    uint64_t h0 = tl_blockcache_hits(), m0 = tl_blockcache_misses();
+    ck_assert_ptr_null(tl_blockcache_take(mib));
+    ck_assert_uint_eq(tl_blockcache_misses(), m0 + 1);
+    ck_assert_ptr_null(tl_blockcache_take(64));
+    ck_assert_uint_eq(tl_blockcache_misses(), m0 + 1);
+    void *small = aligned_block(TL_BLOCKCACHE_MIN / 2);
+    ck_assert(!tl_blockcache_keep(small, SIZE_MAX));
+    free(small);
+    void *a = aligned_block(mib), *b = aligned_block(2 * mib);
+    ck_assert(tl_blockcache_keep(b, SIZE_MAX));
+    ck_assert(tl_blockcache_keep(a, SIZE_MAX));
+    ck_assert_int_eq(tl_blockcache_blocks(), 2);
+    ck_assert_uint_eq(tl_blockcache_bytes(), malloc_usable_size(a) + malloc_usable_size(b));
+    ck_assert_ptr_null(tl_blockcache_take(mib / 2));     /* a is twice that */
+    ck_assert_ptr_null(tl_blockcache_take(3 * mib));     /* b is too small */
+    unsigned char *t = tl_blockcache_take(mib - 4096);  /* a, not b */
+    ck_assert_ptr_eq(t, a);
+    memset(t, 1, mib - 4096);
+    t = tl_blockcache_take(2 * mib);
+    ck_assert_ptr_eq(t, b);
+    memset(t, 2, 2 * mib);
+    ck_assert_uint_eq(tl_blockcache_hits(), h0 + 2);
+    ck_assert_int_eq(tl_blockcache_blocks(), 0);
+    ck_assert_uint_eq(tl_blockcache_bytes(), 0);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* The bounds: TL_BLOCKCACHE_SLOTS blocks (the oldest goes), the room the
+ * caller gives (older blocks go to make it; a block larger than the room
+ * is not kept) and TL_BLOCKCACHE_MAX_BYTES; trim drops oldest first. */
+START_TEST(test_blockcache_bounds)
+{
+    size_t mib = (size_t)1 << 20;
+    tl_blockcache_release();
+    void *p[TL_BLOCKCACHE_SLOTS + 1];
+    for (int i = 0; i <= TL_BLOCKCACHE_SLOTS; i++) {
+        p[i] = aligned_block(mib);
+        ck_assert(tl_blockcache_keep(p[i], SIZE_MAX));
+    }
+    ck_assert_int_eq(tl_blockcache_blocks(), TL_BLOCKCACHE_SLOTS);
+    size_t u = malloc_usable_size(p[1]);
+    ck_assert_uint_eq(tl_blockcache_bytes(), TL_BLOCKCACHE_SLOTS * u);
+    tl_blockcache_trim(2 * u);                    /* p[1] and p[2] go */
+    ck_assert_int_eq(tl_blockcache_blocks(), 2);
+    ck_assert_ptr_eq(tl_blockcache_take(mib), p[3]); /* equal fits: the first */
+    ck_assert_ptr_eq(tl_blockcache_take(mib), p[4]);
+    free(p[3]);
+    free(p[4]);
+    void *big = aligned_block(4 * mib);
+    ck_assert(!tl_blockcache_keep(big, 4 * mib - 1)); /* larger than the room */
+    ck_assert_int_eq(tl_blockcache_blocks(), 0);
+    void *q = aligned_block(mib);
+    ck_assert(tl_blockcache_keep(q, SIZE_MAX));
+    ck_assert(tl_blockcache_keep(big, malloc_usable_size(big) + 1)); /* q makes way */
+    ck_assert_int_eq(tl_blockcache_blocks(), 1);
+    ck_assert_ptr_eq(tl_blockcache_take(4 * mib), big);
+    free(big);
+    size_t hn = TL_BLOCKCACHE_MAX_BYTES / 2 + mib;   /* two do not fit */
+    void *h1 = aligned_block(hn), *h2 = aligned_block(hn);
+    ck_assert(tl_blockcache_keep(h1, SIZE_MAX));
+    ck_assert(tl_blockcache_keep(h2, SIZE_MAX));
+    ck_assert_int_eq(tl_blockcache_blocks(), 1);
+    ck_assert_uint_le(tl_blockcache_bytes(), TL_BLOCKCACHE_MAX_BYTES);
+    ck_assert_ptr_eq(tl_blockcache_take(hn), h2);
+    free(h2);
+    void *over = aligned_block(TL_BLOCKCACHE_MAX_BYTES + mib);
+    ck_assert(!tl_blockcache_keep(over, SIZE_MAX));
+    free(over);
+    tl_blockcache_release();
+}
+END_TEST
+
+static void *keep_in_thread(void *arg)
+{
+    size_t n = *(size_t *)arg;
+    void *p = aligned_block(n);
+    ck_assert(tl_blockcache_keep(p, SIZE_MAX));
+    ck_assert_int_eq(tl_blockcache_blocks(), 1);
+    return NULL;
+}
+
+/* A thread's cache is its own, and is freed when the thread ends: a
+ * 64 MiB block (glibc mmaps it) kept by a thread that ended is no longer
+ * mapped (mallinfo2's mmapped bytes; LeakSanitizer checks the same in the
+ * sanitizer build). */
+START_TEST(test_blockcache_thread_end)
+{
+    size_t n = (size_t)64 << 20;
+    tl_blockcache_release();
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+    size_t before = mallinfo2().hblkhd;
+#endif
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, keep_in_thread, &n), 0);
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    ck_assert_int_eq(tl_blockcache_blocks(), 0);
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+    if (!tl_heap_checked())
+        ck_assert_uint_le(mallinfo2().hblkhd, before);
+#endif
+}
+END_TEST
+
+#if defined(__SANITIZE_ADDRESS__)
+/* Under AddressSanitizer a cached block is poisoned: a write through a
+ * stale pointer is reported (exit status 1), as for a freed block. */
+START_TEST(test_blockcache_poisoned)
+{
+    tl_blockcache_release();
+    volatile unsigned char *p = aligned_block((size_t)1 << 20);
+    ck_assert(tl_blockcache_keep((void *)p, SIZE_MAX));
+    p[4096] = 1;
+}
+END_TEST
+#endif
+
 /* tl_buf_put_i64 prints what "%" PRId64 prints, the extremes included. */
 START_TEST(test_buf_put_i64)
 {
@@ -300,6 +439,12 @@ static Suite *tl_util_suite(void)
     tcase_add_test(core, test_error_set_text);
     tcase_add_test(core, test_heap_populate);
     tcase_add_test(core, test_buf_put_i64);
+    tcase_add_test(core, test_blockcache_fit);
+    tcase_add_test(core, test_blockcache_bounds);
+    tcase_add_test(core, test_blockcache_thread_end);
+#if defined(__SANITIZE_ADDRESS__)
+    tcase_add_exit_test(core, test_blockcache_poisoned, 1);
+#endif
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
     return s;

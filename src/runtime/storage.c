@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "blockcache.h"
 #include "freelist.h"
 #include "util.h"
 
@@ -38,7 +39,25 @@ uint64_t tl_alloc_total(void) { return L->ledger_total; }
 size_t tl_alloc_peak(void) { return L->ledger_peak; }
 void tl_alloc_reset_peak(void) { L->ledger_peak = L->ledger_live; }
 
-void tl_alloc_objects_add(int64_t delta) { L->ledger_objects += delta; }
+/* Objects charged past their allowance grow into the room that freed
+ * blocks wait in (the CPU backend's block cache) and take it back: cached
+ * plus charged bytes stay within the limit. Out of line: the objects'
+ * path is hot and this is almost never needed. */
+static __attribute__((noinline)) void give_back_cache_room(const tl_context *c)
+{
+    if (tl_blockcache_bytes() > 0) {
+        size_t used = tl_context_ledger_charged(), limit = c->ledger_limit;
+        tl_blockcache_trim(used < limit ? limit - used : 0);
+    }
+}
+
+void tl_alloc_objects_add(int64_t delta)
+{
+    tl_context *c = L;
+    c->ledger_objects += delta;
+    if (c->ledger_objects > (int64_t)TL_ALLOC_OBJECT_ALLOWANCE)
+        give_back_cache_room(c);
+}
 
 size_t tl_alloc_objects(void)
 {
