@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "storage.h"
 #include "util.h"
 
 #define CHUNK 4096
@@ -217,16 +218,47 @@ static void g_host_free(const tl_backend *be, void *p)
         DEV(be)->host_free(p);
 }
 
-/* raw scratch for a launch (index offsets, partials, flags) */
+/* Scratch, on the device or the host, is charged to the thread's memory
+ * ledger for as long as it lives (storage.h tl_alloc_scratch_charge), so a
+ * sheet's --max-bytes covers a kernel's working memory too: every scratch()
+ * is given back by scratch_free() with the same size, every host_scratch()
+ * by host_scratch_free(). */
 static void *scratch(const tl_dev *dev, size_t n, tl_error *err)
 {
+    if (tl_alloc_scratch_charge(n, err) < 0)
+        return NULL;
     void *p = NULL;
     int st = dev->malloc(&p, n ? n : 1);
     if (st) {
+        tl_alloc_scratch_release(n);
         status_err(dev, st, "a scratch allocation", err);
         return NULL;
     }
     return p;
+}
+
+static void scratch_free(const tl_dev *dev, void *p, size_t n)
+{
+    dev->free(p);
+    tl_alloc_scratch_release(n);
+}
+
+static void *host_scratch(size_t n, tl_error *err)
+{
+    if (tl_alloc_scratch_charge(n, err) < 0)
+        return NULL;
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        tl_alloc_scratch_release(n);
+        tl_error_set(err, TL_ERR_RUNTIME, "out of host memory (%zu bytes of scratch)", n);
+    }
+    return p;
+}
+
+static void host_scratch_free(void *p, size_t n)
+{
+    free(p);
+    tl_alloc_scratch_release(n);
 }
 
 /* ------------------------------------------------------------------------
@@ -405,7 +437,7 @@ static int g_copy_strided(const tl_backend *be, const tl_strided *dst,
             int st = dev->d2d(tmp, d.ptr[1], bytes);
             if (st == 0)
                 st = dev->d2d(d.ptr[0], tmp, bytes);
-            dev->free(tmp);
+            scratch_free(dev, tmp, bytes);
             return status_err(dev, st, "a device-to-device copy", err);
         }
         int st = dev->d2d(d.ptr[0], d.ptr[1], bytes);
@@ -503,7 +535,7 @@ static int g_binary(const tl_backend *be, tl_binop op, tl_dtype compute,
         if (rc == 0 && zero)
             rc = tl_error_set(err, TL_ERR_RUNTIME, "ZeroDivisionError");
     }
-    dev->free(d.flag);
+    scratch_free(dev, d.flag, sizeof(int32_t));
     return rc;
 }
 
@@ -589,24 +621,24 @@ static int g_gather(const tl_backend *be, const tl_strided *dst,
             return tl_error_set(err, TL_ERR_INTERNAL, "backend: index %lld out of range",
                                 (long long)index[k]);
     size_t bytes = (size_t)n_index * sizeof(int64_t);
-    int64_t *host = malloc(bytes ? bytes : 1);
+    int64_t *host = host_scratch(bytes, err);
     if (!host)
-        return tl_error_set(err, TL_ERR_RUNTIME, "out of host memory (%zu bytes)", bytes);
+        return -1;
     int64_t sk = (int64_t)((uint64_t)src->strides[dim] * (uint64_t)tl_dtype_size(src->dtype));
     for (int64_t k = 0; k < n_index; k++)
         host[k] = index[k] * sk;
     int64_t *goffs = scratch(dev, bytes, err);
     if (!goffs) {
-        free(host);
+        host_scratch_free(host, bytes);
         return -1;
     }
     count_h2d(bytes);
     rc = g_from_host(be, goffs, host, bytes, err);
-    free(host);
+    host_scratch_free(host, bytes);
     d.goffs = goffs;
     if (rc == 0)
         rc = launch(dev, TL_K_GATHER, &d, "index_select", err);
-    dev->free(goffs);
+    scratch_free(dev, goffs, bytes);
     return rc;
 }
 
@@ -733,7 +765,7 @@ static int g_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
     d.n = nkept;
     if (rc == 0)
         rc = launch(dev, TL_K_REDUCE_COMBINE, &d, redop_name(op), err);
-    dev->free(d.partials);
+    scratch_free(dev, d.partials, (size_t)nparts * sizeof(tl_kacc));
     return rc;
 }
 
@@ -776,13 +808,16 @@ static int g_scatter(const tl_backend *be, tl_scatter_mode mode,
     if (n_index == 0)
         return 0;
     /* duplicates: the distinct targets, each with its k's ascending */
-    tgt_ent *te = malloc((size_t)n_index * sizeof *te);
+    size_t te_bytes = (size_t)n_index * sizeof(tgt_ent);
     size_t words = (size_t)(2 * n_index + 1 + n_index);
-    int64_t *host = malloc(words * sizeof *host);
-    if (!te || !host) {
-        free(te);
-        free(host);
-        return tl_error_set(err, TL_ERR_RUNTIME, "out of host memory (scatter)");
+    size_t host_bytes = words * sizeof(int64_t);
+    tgt_ent *te = host_scratch(te_bytes, err);
+    if (!te)
+        return -1;
+    int64_t *host = host_scratch(host_bytes, err);
+    if (!host) {
+        host_scratch_free(te, te_bytes);
+        return -1;
     }
     for (int64_t k = 0; k < n_index; k++) {
         te[k].t = index[k];
@@ -808,7 +843,7 @@ static int g_scatter(const tl_backend *be, tl_scatter_mode mode,
         pos[k] = te[k].k * sk;
     }
     start[m] = n_index;
-    free(te);
+    host_scratch_free(te, te_bytes);
     /* both operands over dst's shape with dim -> m targets */
     int64_t shp[TL_MAX_DIMS], sst[TL_MAX_DIMS];
     for (int i = 0; i < nd; i++) {
@@ -824,18 +859,18 @@ static int g_scatter(const tl_backend *be, tl_scatter_mode mode,
     desc_init(&d);
     int rc = merge_dims(&d, 2, ops, dim, err);
     if (rc != 0) {
-        free(host);
+        host_scratch_free(host, host_bytes);
         return rc < 0 ? -1 : 0;
     }
     size_t bytes = (size_t)(2 * m + 1 + n_index) * sizeof *host;
     int64_t *dbuf = scratch(dev, bytes, err);
     if (!dbuf) {
-        free(host);
+        host_scratch_free(host, host_bytes);
         return -1;
     }
     count_h2d(bytes);
     rc = g_from_host(be, dbuf, host, bytes, err);
-    free(host);
+    host_scratch_free(host, host_bytes);
     if (rc == 0) {
         d.gop = 0;
         d.goffs = dbuf;
@@ -844,7 +879,7 @@ static int g_scatter(const tl_backend *be, tl_scatter_mode mode,
         d.op = mode == TL_SCATTER_ADD ? TL_KS_ADD : TL_KS_ASSIGN;
         rc = launch(dev, TL_K_SCATTER, &d, mode == TL_SCATTER_ADD ? "index_add_" : "index_copy_", err);
     }
-    dev->free(dbuf);
+    scratch_free(dev, dbuf, bytes);
     return rc;
 }
 
@@ -916,7 +951,7 @@ static int g_index_offsets(const tl_backend *be, int64_t *out, int nidx,
         count_d2h(sizeof lo);
         rc = g_to_host(be, &lo, mn, sizeof lo, err);
     }
-    dev->free(mn);
+    scratch_free(dev, mn, sizeof(int64_t));
     if (rc || lo >= 0)
         return rc;
     /* an index is out of bounds: find the first (error path only) */
@@ -1094,7 +1129,7 @@ static int g_copy_d2d(const tl_backend *be, void *dst, const void *src, size_t n
         st = dev->d2d(tmp, src, n);
         if (st == 0)
             st = dev->d2d(dst, tmp, n);
-        dev->free(tmp);
+        scratch_free(dev, tmp, n);
     } else {
         st = dev->d2d(dst, src, n);
     }
