@@ -171,7 +171,7 @@ START_TEST(test_modules)
     CHECK_EVAL("import torch; torch.Size([2, 3]) == (2, 3)", "True");
     CHECK_EVAL("import torch; torch.cuda.is_available()", "False");
     CHECK_EVAL("import torch; torch.contiguous_format", "torch.contiguous_format");
-    CHECK_EVAL("import numpy as np; np.float32", "torch.float32");
+    CHECK_EVAL("import numpy as np; np.float32", "<class 'numpy.float32'>");
     CHECK_EVAL("import torch; torch.float16 == torch.half", "True");
     CHECK_ERR("import torch; torch.cuda.synchronise", TL_ERR_UNSUPPORTED,
               "tlab does not support torch.cuda.synchronise (did you mean "

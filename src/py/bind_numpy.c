@@ -489,7 +489,7 @@ static tl_value *nd_dtype(tl_value *self, const tl_args *a, tl_error *err)
 {
     tl_tensor *t = self_array(self, "dtype", err);
     (void)a;
-    return t ? tl_value_dtype(t->dtype) : NULL;
+    return t ? tl_value_np_dtype(t->dtype, TL_NPDT_DTYPE) : NULL;
 }
 
 static tl_value *nd_ndim(tl_value *self, const tl_args *a, tl_error *err)
