@@ -20,6 +20,8 @@
 
 #include "create.h"
 #include "index.h"
+#include "ops.h"
+#include "storage.h"
 #include "util.h"
 
 typedef struct shapeinfo {
@@ -371,6 +373,17 @@ int tl_index_parse_setitem(tl_value *obj, tl_value *index, tl_value *v,
      * index: `u8[9] = 300` names the overflow even when 9 is out of range */
     if (is_scalar && !np && tl_create_check_scalar(x->dtype, sc, err) < 0)
         return -1;
+    /* NumPy's assignment copies the value through a temporary when the
+     * two arrays may share memory (n[1:] = n[:-1], n[::-1] = n); torch's
+     * overlap check is torch's only */
+    if (np && vt && vt->storage && x->storage &&
+        tl_storage_same(vt->storage, x->storage)) {
+        tl_tensor *tmp = tl_ops_clone(vt, TL_MEMFMT_CONTIGUOUS, err);
+        tl_tensor_release(vt);
+        if (!tmp)
+            return -1;
+        vt = tmp;
+    }
     tl_index ix;
     int rc = -1;
     if (tl_index_parse(index, np, &ix, err) == 0) {
