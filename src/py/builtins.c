@@ -1038,7 +1038,7 @@ static void add_names(cands *c, const char *const *names, size_t n)
 static void unsupported_name(const char *prefix, const char *name, cands *c,
                              tl_error *err)
 {
-    const char *s = tl_suggest(name, c->v, c->n, 0);
+    const char *s = tl_suggest(name, c->v, c->n, TL_SUGGEST_NEAR);
     if (s)
         tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support %s%s (did you mean %s%s?)",
                      prefix, name, prefix, s);
