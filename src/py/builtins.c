@@ -18,6 +18,7 @@
  * evaluator attaches the call's span).
  */
 #include "builtins.h"
+#include "bind_numpy.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1924,6 +1925,9 @@ tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
 {
     if (tl_bind_grad_owns(obj)) /* grad_fn nodes, torch.no_grad() */
         return tl_bind_grad_attr(obj, name, err);
+    tl_value *nps = tl_bind_numpy_scalar_attr(obj, name);
+    if (nps)
+        return nps;
     switch (obj->kind) {
     case TL_V_TENSOR:
         return tensor_attr(obj, name, err);

@@ -323,16 +323,21 @@ static int value_operand(const tl_tensor *x, bool np, tl_value *v,
  * the 0-d view v. */
 static tl_value *np_scalar(const tl_tensor *v, tl_error *err)
 {
+    tl_value *r = NULL;
     if (tl_dtype_is_floating(v->dtype)) {
         double d;
         if (tl_tensor_get_f64(v, 0, &d, err) == 0)
-            return tl_float(d);
-        return NULL;
+            r = tl_float(d);
+    } else {
+        int64_t i;
+        if (tl_tensor_get_i64(v, 0, &i, err) == 0)
+            r = v->dtype == TL_BOOL ? tl_bool(i != 0) : tl_int(i);
     }
-    int64_t i;
-    if (tl_tensor_get_i64(v, 0, &i, err) == 0)
-        return v->dtype == TL_BOOL ? tl_bool(i != 0) : tl_int(i);
-    return NULL;
+    if (r) { /* a NumPy scalar (np.float32): shape (), dtype, item() */
+        r->npdt = TL_NPDT_DTYPE;
+        r->sdtype = v->dtype;
+    }
+    return r;
 }
 
 tl_value *tl_index_parse_getitem(tl_value *obj, tl_value *index,

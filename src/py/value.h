@@ -68,8 +68,10 @@ typedef struct tl_value {
      * the bytes, elements of sdtype; x.untyped_storage() is bytes */
     bool typed;
     tl_dtype sdtype;
-    /* DTYPE only: TL_NPDT_TORCH (torch.float32), TL_NPDT_TYPE (np.float32,
-     * a NumPy scalar type) or TL_NPDT_DTYPE (an ndarray's dtype('float32')) */
+    /* DTYPE: TL_NPDT_TORCH (torch.float32), TL_NPDT_TYPE (np.float32, a
+     * NumPy scalar type) or TL_NPDT_DTYPE (an ndarray's dtype('float32')).
+     * BOOL/INT/FLOAT: TL_NPDT_DTYPE marks a NumPy scalar of dtype sdtype
+     * (an element of an ndarray: a[0, 0]) */
     unsigned char npdt;
     union {
         bool b;
