@@ -149,4 +149,22 @@ YEOF
 expect 0 run --format json st27.yaml
 stdout_has "sort() received an invalid combination of arguments - got (int, stable=bool)"
 expect 0 check st27.yaml
+# ---- issue #27: where/masked_fill keep the bits of what they do not write
+# (float16 NaN payloads), on the CPU and on the device kernels (simulator)
+cat > nan27.yaml <<'YEOF'
+tlab: 1
+id: nan27
+title: nan bits
+threshold: 100%
+setup: |
+  import torch
+  x = torch.tensor([-1, 31745], dtype=torch.int16)
+ops:
+  - {id: mf, op: "x.view(torch.float16).masked_fill(torch.tensor([False, False]), 1).view(torch.int16).tolist()", predict: {value: [-1, 31745]}}
+  - {id: wh, op: "torch.where(torch.tensor([True, False]), x.view(torch.float16), x.view(torch.float16).flip(0)).view(torch.int16).tolist()", predict: {value: [-1, -1]}}
+  - {id: bf, op: "x.view(torch.bfloat16).masked_fill(torch.tensor([True, False]), 2).view(torch.int16).tolist()", predict: {value: [16384, 31745]}}
+YEOF
+for dev in cpu cuda; do
+    expect 0 check --device $dev nan27.yaml
+done
 exit 0
