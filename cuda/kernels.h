@@ -710,7 +710,11 @@ TL_KFN void tl_k_where_item(const tl_kdesc *d, int64_t i)
     int t = tl_k_ldi(d->dtype[1], d->ptr[1] + off[1]) != 0;
     const char *p = t ? d->ptr[2] + off[2] : d->ptr[3] + off[3];
     int dt = t ? d->dtype[2] : d->dtype[3];
-    if (tl_k_is_floating(d->dtype[0]))
+    if (dt == d->dtype[0]) { /* same dtype: the bits (NaN payloads kept) */
+        char *q = d->ptr[0] + off[0];
+        for (int b = 0; b < tl_k_size(dt); b++)
+            q[b] = p[b];
+    } else if (tl_k_is_floating(d->dtype[0]))
         tl_k_stf(d->dtype[0], d->ptr[0] + off[0], tl_k_ldf(dt, p));
     else
         tl_k_sti(d->dtype[0], d->ptr[0] + off[0], tl_k_ldi(dt, p));

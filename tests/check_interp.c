@@ -171,7 +171,7 @@ START_TEST(test_modules)
     CHECK_EVAL("import torch; torch.Size([2, 3]) == (2, 3)", "True");
     CHECK_EVAL("import torch; torch.cuda.is_available()", "False");
     CHECK_EVAL("import torch; torch.contiguous_format", "torch.contiguous_format");
-    CHECK_EVAL("import numpy as np; np.float32", "torch.float32");
+    CHECK_EVAL("import numpy as np; np.float32", "<class 'numpy.float32'>");
     CHECK_EVAL("import torch; torch.float16 == torch.half", "True");
     CHECK_ERR("import torch; torch.cuda.synchronise", TL_ERR_UNSUPPORTED,
               "tlab does not support torch.cuda.synchronise (did you mean "
@@ -381,6 +381,15 @@ START_TEST(test_attribute_sites)
     CHECK_ERR("import torch\ndef f(v):\n    return v.count(1)\n"
               "f((1, 2))\nf(torch.ones(2))", TL_ERR_UNSUPPORTED,
               "tlab does not support Tensor.count (did you mean Tensor.chunk?)");
+    /* issue #27: hints only within a small edit distance, or none */
+    CHECK_ERR("import torch\ntorch.ones(2).argsort()", TL_ERR_UNSUPPORTED,
+              "tlab does not support Tensor.argsort");
+    CHECK_ERR("import torch\ntorch.ones(2).scatter(0, torch.zeros(1).long(), 1.)",
+              TL_ERR_UNSUPPORTED, "tlab does not support Tensor.scatter");
+    CHECK_ERR("import torch\ntorch.argsort(torch.ones(2))", TL_ERR_UNSUPPORTED,
+              "tlab does not support torch.argsort");
+    CHECK_ERR("import torch\ntorch.ones(2).msort()", TL_ERR_UNSUPPORTED,
+              "tlab does not support Tensor.msort (did you mean Tensor.sort?)");
     CHECK_ERR("import torch\ndef g(v):\n    return v.sum()\ng(torch.ones(2))\ng([1])",
               TL_ERR_ATTRIBUTE, "'list' object has no attribute 'sum'");
     CHECK_EVAL("import torch\ndef g(v):\n    return v.sum()\n"

@@ -110,4 +110,61 @@ for want in '"value":9007199254740993,' '"value":9223372036854775807,' \
 done
 grep -q 'e+18' num.json && fail "an integer printed in exponent form: $(cat num.json)"
 expect 0 check num.yaml
+# ---- issue #27: memory shared through NumPy at an offset is probed in the
+# root's bytes (no internal error), and the verdict is view (SPEC 4)
+cat > np27.yaml <<'YEOF'
+tlab: 1
+id: np27
+title: shared through numpy
+threshold: 100%
+parent: p
+setup: |
+  import torch
+  base = torch.arange(6.)
+  p = torch.from_numpy(base.numpy()[2:])
+ops:
+  - {id: head, op: "base[:1]", predict: view}
+  - {id: tail, op: "base[5:]", predict: view}
+  - {id: all, op: "base.view(2, 3)", predict: view}
+  - {id: own, op: "p[1:]", predict: view}
+  - {id: np, op: "torch.from_numpy(base.numpy()[:2])", predict: view}
+  - {id: clone, op: "base.clone()", predict: copy}
+YEOF
+expect 0 run np27.yaml
+stderr_lacks "internal error"
+expect 0 check np27.yaml
+
+# ---- issue #27: sort's stable= is keyword-only (torch's argument parser)
+cat > st27.yaml <<'YEOF'
+tlab: 1
+id: st27
+title: stable
+setup: |
+  import torch
+  x = torch.arange(6.).reshape(2, 3)
+ops:
+  - {id: "1", op: "x.sort(1, stable=True)", predict: {kind: error, error: TypeError}}
+  - {id: "2", op: "x.sort(dim=1, stable=True)[0]", predict: copy}
+YEOF
+expect 0 run --format json st27.yaml
+stdout_has "sort() received an invalid combination of arguments - got (int, stable=bool)"
+expect 0 check st27.yaml
+# ---- issue #27: where/masked_fill keep the bits of what they do not write
+# (float16 NaN payloads), on the CPU and on the device kernels (simulator)
+cat > nan27.yaml <<'YEOF'
+tlab: 1
+id: nan27
+title: nan bits
+threshold: 100%
+setup: |
+  import torch
+  x = torch.tensor([-1, 31745], dtype=torch.int16)
+ops:
+  - {id: mf, op: "x.view(torch.float16).masked_fill(torch.tensor([False, False]), 1).view(torch.int16).tolist()", predict: {value: [-1, 31745]}}
+  - {id: wh, op: "torch.where(torch.tensor([True, False]), x.view(torch.float16), x.view(torch.float16).flip(0)).view(torch.int16).tolist()", predict: {value: [-1, -1]}}
+  - {id: bf, op: "x.view(torch.bfloat16).masked_fill(torch.tensor([True, False]), 2).view(torch.int16).tolist()", predict: {value: [16384, 31745]}}
+YEOF
+for dev in cpu cuda; do
+    expect 0 check --device $dev nan27.yaml
+done
 exit 0

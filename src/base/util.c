@@ -465,6 +465,8 @@ const char *tl_suggest(const char *word, const char *const *cands, size_t n,
         if (!cands[i] || strcmp(cands[i], word) == 0)
             continue;
         size_t d = edit_distance(word, cands[i], flags);
+        if ((flags & TL_SUGGEST_NEAR) && 2 * d > (len + strlen(cands[i]) + 3) / 3)
+            continue;
         if (d < bestd || (d == bestd && best && !(flags & TL_SUGGEST_FIRST) &&
                           strcmp(cands[i], best) < 0)) {
             bestd = d;

@@ -153,9 +153,13 @@ enum {
                                * (transposed ones still exactly) */
     TL_SUGGEST_FIRST = 2,     /* equally near: the first listed wins (default:
                                * the alphabetically first) */
-    TL_SUGGEST_PREFIX = 4     /* a non-empty word that begins exactly one
+    TL_SUGGEST_PREFIX = 4,    /* a non-empty word that begins exactly one
                                * candidate names it, however far ("ex" ->
                                * "explain") */
+    TL_SUGGEST_NEAR = 8       /* also within CPython's NameError bound for
+                               * the pair: 2 * edits <= (len(word) +
+                               * len(cand) + 3) / 3 ("argsort" suggests
+                               * no "rsqrt", "scatter" no "flatten") */
 };
 const char *tl_suggest(const char *word, const char *const *cands, size_t n,
                        unsigned flags);

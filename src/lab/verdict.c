@@ -287,10 +287,9 @@ static int build_pmap(const tl_tensor *p, pmap *m, tl_error *err)
     return 0;
 }
 
-/* One byte of the parent's storage memory, read through its backend. */
-static int read_pbyte(const tl_tensor *p, size_t at, unsigned char *out, tl_error *err)
+/* One byte of a storage's memory, read through its backend. */
+static int read_rbyte(const tl_storage *s, size_t at, unsigned char *out, tl_error *err)
 {
-    const tl_storage *s = p->storage;
     return tl_backend_to_host(s->backend, out, (const char *)s->data + at, 1, err);
 }
 
@@ -318,21 +317,27 @@ static int probe(tl_tensor *r, tl_tensor *p, tl_kind kind, pmap *map, int *throu
     const char *addr = r->storage->data ? (const char *)r->storage->data +
                                               (size_t)r->offset * isz
                                         : NULL;
-    const char *base = p->storage->data;
-    bool inside = addr && base && dr.kind == dp.kind && dr.index == dp.index &&
-                  addr >= base && addr < base + p->storage->nbytes;
-    size_t at = inside ? (size_t)(addr - base) : 0;
+    /* the memory p's storage has, or borrows from (through NumPy, at an
+     * offset): a result may share those bytes outside p's own range */
+    const tl_storage *root = p->storage->mem_owner ? p->storage->mem_owner : p->storage;
+    const char *base = p->storage->data, *rbase = root->data;
+    bool inside = addr && rbase && dr.kind == dp.kind && dr.index == dp.index &&
+                  addr >= rbase && addr < rbase + root->nbytes;
+    size_t rat = inside ? (size_t)(addr - rbase) : 0;
     unsigned char before = 0, after = 0, restored = 0;
     int status = -1;
-    if (inside && read_pbyte(p, at, &before, err) < 0)
+    if (inside && read_rbyte(root, rat, &before, err) < 0)
         goto out;
     if (tl_tensor_set_raw(r, 0, sent, err) < 0)
         goto out;
-    int rc = inside ? read_pbyte(p, at, &after, err) : 0;
+    int rc = inside ? read_rbyte(root, rat, &after, err) : 0;
     if (tl_tensor_set_raw(r, 0, old0, err) < 0 || rc < 0)
         goto out;
-    if (inside && read_pbyte(p, at, &restored, err) < 0)
+    if (inside && read_rbyte(root, rat, &restored, err) < 0)
         goto out;
+    /* visible to p only inside p's own bytes */
+    bool in_p = inside && base && addr >= base && addr < base + p->storage->nbytes;
+    size_t at = in_p ? (size_t)(addr - base) : 0;
     if (before != restored) {
         tl_error_set(err, TL_ERR_INTERNAL,
                      "write-through probe could not restore the parent");
@@ -340,7 +345,7 @@ static int probe(tl_tensor *r, tl_tensor *p, tl_kind kind, pmap *map, int *throu
     }
     bool schanged = before != after; /* the parent's storage saw the write */
     int64_t e = (int64_t)(at / psz) - map->lo;
-    bool visible = schanged && e >= 0 && e <= map->hi - map->lo &&
+    bool visible = schanged && in_p && e >= 0 && e <= map->hi - map->lo &&
                    (!map->bits || (map->bits[e / 8] >> (e % 8)) & 1);
     if (schanged && kind == TL_KIND_COPY) {
         tl_error_set(err, TL_ERR_INTERNAL,

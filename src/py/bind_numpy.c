@@ -187,6 +187,11 @@ static tl_value *array_impl(tl_value *obj, bool has, tl_dtype dt, char order,
         t = array_copy(src, has ? dt : src->dtype, order, err);
         tl_tensor_release(src);
     } else {
+        if (!has && obj->npdt == TL_NPDT_DTYPE &&
+            (obj->kind == TL_V_FLOAT || obj->kind == TL_V_INT || obj->kind == TL_V_BOOL)) {
+            has = true; /* np.array(a[0, 0]) keeps the scalar's dtype */
+            dt = obj->sdtype;
+        }
         t = tl_convert_from_data_numpy(obj, has, dt, err);
         if (t && order == 'F' && !tl_numpy_contig(t, true)) {
             tl_tensor *f = array_copy(t, t->dtype, 'F', err);
@@ -489,7 +494,7 @@ static tl_value *nd_dtype(tl_value *self, const tl_args *a, tl_error *err)
 {
     tl_tensor *t = self_array(self, "dtype", err);
     (void)a;
-    return t ? tl_value_dtype(t->dtype) : NULL;
+    return t ? tl_value_np_dtype(t->dtype, TL_NPDT_DTYPE) : NULL;
 }
 
 static tl_value *nd_ndim(tl_value *self, const tl_args *a, tl_error *err)
@@ -571,17 +576,113 @@ static tl_value *nd_tolist(tl_value *self, const tl_args *a, tl_error *err)
     return tl_convert_tolist(t, err);
 }
 
+/* One index of item(*args): wrapped into [0, n) or an IndexError. */
+static int item_index(const tl_value *v, int64_t n, int axis, int64_t *out,
+                      tl_error *err)
+{
+    int64_t i;
+    if (!v || (v->kind != TL_V_INT && v->kind != TL_V_BOOL)) {
+        tl_error_set(err, TL_ERR_TYPE, "an integer is required");
+        return -1;
+    }
+    i = v->kind == TL_V_BOOL ? v->u.b : v->u.i;
+    if (i < -n || i >= n) {
+        if (axis < 0)
+            tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds for size %lld",
+                         (long long)i, (long long)n);
+        else
+            tl_error_set(err, TL_ERR_INDEX,
+                         "index %lld is out of bounds for axis %d with size %lld",
+                         (long long)i, axis, (long long)n);
+        return -1;
+    }
+    *out = i < 0 ? i + n : i;
+    return 0;
+}
+
+/* ndarray.item(*args): no argument (size 1), a flat index in C order, or
+ * one index per axis (as arguments or one tuple) */
 static tl_value *nd_item(tl_value *self, const tl_args *a, tl_error *err)
 {
     tl_tensor *t = self_array(self, "item", err);
-    if (!t || tl_args_check(a, "item", 0, NULL, "()", err) < 0)
+    if (!t || tl_args_check(a, "item", 64, NULL, "(*args)", err) < 0)
         return NULL;
-    if (tl_tensor_numel(t) != 1) {
-        tl_error_set(err, TL_ERR_VALUE,
-                     "can only convert an array of size 1 to a Python scalar");
-        return NULL;
+    size_t n = a->npos;
+    tl_value *const *ix = a->pos;
+    if (n == 1 && a->pos[0]->kind == TL_V_TUPLE) {
+        n = a->pos[0]->u.seq.n;
+        ix = a->pos[0]->u.seq.items;
     }
-    return tl_convert_item(t, err);
+    if (n == 0) {
+        if (tl_tensor_numel(t) != 1) {
+            tl_error_set(err, TL_ERR_VALUE,
+                         "can only convert an array of size 1 to a Python scalar");
+            return NULL;
+        }
+        return tl_convert_item(t, err);
+    }
+    int64_t off = t->offset;
+    if (n == 1 && t->ndim != 1) { /* a flat index, unravelled in C order */
+        int64_t k;
+        if (item_index(ix[0], tl_tensor_numel(t), -1, &k, err) < 0)
+            return NULL;
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            off += (k % t->sizes[d]) * t->strides[d];
+            k /= t->sizes[d];
+        }
+    } else {
+        if ((int)n != t->ndim) {
+            tl_error_set(err, TL_ERR_VALUE, "incorrect number of indices for array");
+            return NULL;
+        }
+        for (int d = 0; d < t->ndim; d++) {
+            int64_t k;
+            if (item_index(ix[d], t->sizes[d], d, &k, err) < 0)
+                return NULL;
+            off += k * t->strides[d];
+        }
+    }
+    tl_tensor *e = tl_tensor_alias(t);
+    if (!e)
+        return NULL;
+    e->ndim = 0;
+    e->offset = off;
+    tl_value *r = tl_convert_item(e, err);
+    tl_tensor_release(e);
+    return r;
+}
+
+/* NumPy scalar (a[0, 0]) methods */
+static tl_value *sc_item(tl_value *self, const tl_args *a, tl_error *err)
+{
+    if (tl_args_check(a, "item", 0, NULL, "()", err) < 0)
+        return NULL;
+    switch (self->kind) {
+    case TL_V_BOOL: return tl_bool(self->u.b);
+    case TL_V_INT: return tl_int(self->u.i);
+    default: return tl_float(self->u.f);
+    }
+}
+
+tl_value *tl_bind_numpy_scalar_attr(tl_value *obj, const char *name)
+{
+    if (obj->npdt != TL_NPDT_DTYPE ||
+        (obj->kind != TL_V_FLOAT && obj->kind != TL_V_INT && obj->kind != TL_V_BOOL))
+        return NULL;
+    tl_dtype dt = obj->sdtype;
+    if (strcmp(name, "shape") == 0 || strcmp(name, "strides") == 0)
+        return int_tuple(0, NULL, 1);
+    if (strcmp(name, "ndim") == 0)
+        return tl_int(0);
+    if (strcmp(name, "size") == 0)
+        return tl_int(1);
+    if (strcmp(name, "itemsize") == 0 || strcmp(name, "nbytes") == 0)
+        return tl_int((int64_t)tl_dtype_size(dt));
+    if (strcmp(name, "dtype") == 0)
+        return tl_value_np_dtype(dt, TL_NPDT_DTYPE);
+    if (strcmp(name, "item") == 0)
+        return tl_value_func("item", sc_item, obj);
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------

@@ -18,6 +18,11 @@ extern const tl_binding tl_bind_numpy_ndarray_bindings[]; /* TL_BIND_NDARRAY */
 extern const tl_binding tl_bind_numpy_torch_bindings[];   /* TL_BIND_TORCH */
 extern const tl_binding tl_bind_numpy_method_bindings[];  /* TL_BIND_METHOD */
 
+/* An attribute of a NumPy scalar (a float/int/bool value marked npdt, an
+ * ndarray element: shape, ndim, size, dtype, itemsize, item), or NULL
+ * (no error) when obj is none or the name is not one of them. */
+tl_value *tl_bind_numpy_scalar_attr(tl_value *obj, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

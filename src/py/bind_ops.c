@@ -1291,8 +1291,15 @@ static tl_value *b_repeat_interleave(tl_value *self, const tl_args *a,
     int64_t size;
     if (has_dim) {
         int64_t raw;
-        if (tl_to_int(dv, "dim", &raw, err) < 0 ||
-            tl_shape_wrap_dim(raw, t->ndim, &d, err) < 0)
+        if (tl_to_int(dv, "dim", &raw, err) < 0)
+            return NULL;
+        if (t->ndim == 0) { /* maybe_wrap_dim without wrap_scalar */
+            tl_error_set(err, TL_ERR_INDEX,
+                         "Dimension specified as %lld but tensor has no dimensions",
+                         (long long)raw);
+            return NULL;
+        }
+        if (tl_shape_wrap_dim(raw, t->ndim, &d, err) < 0)
             return NULL;
     }
     int64_t n = 0;
@@ -1411,6 +1418,8 @@ static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
     if (v0 && v0->kind == TL_V_BOOL) /* sort(True): no overload takes it */
         return tl_args_type_error(a, "sort", sig, err), NULL;
     tl_value *sv = tl_arg(a, (size_t)-1, "stable");
+    if (sv && a->npos > 0) /* stable= only in the keyword-only overload */
+        return tl_args_type_error(a, "sort", sig, err), NULL;
     if (sv && sv->kind == TL_V_NONE) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "stable.has_value() INTERNAL ASSERT FAILED at "

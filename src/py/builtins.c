@@ -18,6 +18,7 @@
  * evaluator attaches the call's span).
  */
 #include "builtins.h"
+#include "bind_numpy.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -467,7 +468,8 @@ static tl_value *bi_str(tl_value *self, const tl_args *a, tl_error *err)
     const tl_value *v = a->pos[0];
     if (v->kind == TL_V_STR)
         return tl_value_retain(a->pos[0]);
-    if (v->kind == TL_V_EXC || v->kind == TL_V_DEVICE || v->kind == TL_V_NDARRAY) {
+    if (v->kind == TL_V_EXC || v->kind == TL_V_DEVICE || v->kind == TL_V_NDARRAY ||
+        v->kind == TL_V_DTYPE) {
         tl_buf b = {0};
         tl_value_str(v, &b); /* short: messages, device names, NumPy's str */
         tl_value *r = tl_strn(tl_buf_str(&b), b.len);
@@ -1040,7 +1042,7 @@ static void add_names(cands *c, const char *const *names, size_t n)
 static void unsupported_name(const char *prefix, const char *name, cands *c,
                              tl_error *err)
 {
-    const char *s = tl_suggest(name, c->v, c->n, 0);
+    const char *s = tl_suggest(name, c->v, c->n, TL_SUGGEST_NEAR);
     if (s)
         tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support %s%s (did you mean %s%s?)",
                      prefix, name, prefix, s);
@@ -1649,7 +1651,7 @@ static tl_value *numpy_attr(const char *name, tl_error *err)
 {
     for (size_t i = 0; i < TL_ARRAY_LEN(numpy_dtypes); i++)
         if (strcmp(numpy_dtypes[i].name, name) == 0)
-            return tl_value_dtype(numpy_dtypes[i].dt);
+            return tl_value_np_dtype(numpy_dtypes[i].dt, TL_NPDT_TYPE);
     tl_value *c = math_const(name);
     if (c)
         return c;
@@ -1941,6 +1943,9 @@ tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
 {
     if (tl_bind_grad_owns(obj)) /* grad_fn nodes, torch.no_grad() */
         return tl_bind_grad_attr(obj, name, err);
+    tl_value *nps = tl_bind_numpy_scalar_attr(obj, name);
+    if (nps)
+        return nps;
     switch (obj->kind) {
     case TL_V_TENSOR:
         return tensor_attr(obj, name, err);
@@ -1982,6 +1987,18 @@ tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
         return seq_attr(obj, name, err);
     case TL_V_DTYPE: {
         tl_dtype dt = obj->u.dtype;
+        if (obj->npdt == TL_NPDT_DTYPE) { /* NumPy's dtype attributes */
+            if (strcmp(name, "itemsize") == 0)
+                return tl_int((int64_t)tl_dtype_size(dt));
+            if (strcmp(name, "name") == 0)
+                return tl_str(tl_dtype_name(dt));
+            if (strcmp(name, "kind") == 0)
+                return tl_str(dt == TL_BOOL ? "b" : dt == TL_UINT8 ? "u"
+                              : tl_dtype_is_floating(dt) ? "f" : "i");
+            break;
+        }
+        if (obj->npdt == TL_NPDT_TYPE)
+            break;
         if (strcmp(name, "is_floating_point") == 0)
             return tl_bool(tl_dtype_is_floating(dt));
         if (strcmp(name, "is_complex") == 0)

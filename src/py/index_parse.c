@@ -20,6 +20,8 @@
 
 #include "create.h"
 #include "index.h"
+#include "ops.h"
+#include "storage.h"
 #include "util.h"
 
 typedef struct shapeinfo {
@@ -321,16 +323,21 @@ static int value_operand(const tl_tensor *x, bool np, tl_value *v,
  * the 0-d view v. */
 static tl_value *np_scalar(const tl_tensor *v, tl_error *err)
 {
+    tl_value *r = NULL;
     if (tl_dtype_is_floating(v->dtype)) {
         double d;
         if (tl_tensor_get_f64(v, 0, &d, err) == 0)
-            return tl_float(d);
-        return NULL;
+            r = tl_float(d);
+    } else {
+        int64_t i;
+        if (tl_tensor_get_i64(v, 0, &i, err) == 0)
+            r = v->dtype == TL_BOOL ? tl_bool(i != 0) : tl_int(i);
     }
-    int64_t i;
-    if (tl_tensor_get_i64(v, 0, &i, err) == 0)
-        return v->dtype == TL_BOOL ? tl_bool(i != 0) : tl_int(i);
-    return NULL;
+    if (r) { /* a NumPy scalar (np.float32): shape (), dtype, item() */
+        r->npdt = TL_NPDT_DTYPE;
+        r->sdtype = v->dtype;
+    }
+    return r;
 }
 
 tl_value *tl_index_parse_getitem(tl_value *obj, tl_value *index,
@@ -371,6 +378,17 @@ int tl_index_parse_setitem(tl_value *obj, tl_value *index, tl_value *v,
      * index: `u8[9] = 300` names the overflow even when 9 is out of range */
     if (is_scalar && !np && tl_create_check_scalar(x->dtype, sc, err) < 0)
         return -1;
+    /* NumPy's assignment copies the value through a temporary when the
+     * two arrays may share memory (n[1:] = n[:-1], n[::-1] = n); torch's
+     * overlap check is torch's only */
+    if (np && vt && vt->storage && x->storage &&
+        tl_storage_same(vt->storage, x->storage)) {
+        tl_tensor *tmp = tl_ops_clone(vt, TL_MEMFMT_CONTIGUOUS, err);
+        tl_tensor_release(vt);
+        if (!tmp)
+            return -1;
+        vt = tmp;
+    }
     tl_index ix;
     int rc = -1;
     if (tl_index_parse(index, np, &ix, err) == 0) {

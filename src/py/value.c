@@ -256,6 +256,13 @@ tl_value *tl_value_dtype(tl_dtype dt)
     return v;
 }
 
+tl_value *tl_value_np_dtype(tl_dtype dt, int npdt)
+{
+    tl_value *v = tl_value_dtype(dt);
+    v->npdt = (unsigned char)npdt;
+    return v;
+}
+
 tl_value *tl_value_device(tl_device dev)
 {
     tl_value *v = alloc_value(TL_V_DEVICE);
@@ -710,7 +717,9 @@ const char *tl_value_type_name(const tl_value *v)
     case TL_V_SIZE: return "torch.Size";
     case TL_V_SLICE: return "slice";
     case TL_V_ELLIPSIS: return "ellipsis";
-    case TL_V_DTYPE: return "torch.dtype";
+    case TL_V_DTYPE:
+        return v->npdt == TL_NPDT_TORCH ? "torch.dtype"
+               : v->npdt == TL_NPDT_TYPE ? "type" : "numpy.dtype";
     case TL_V_DEVICE: return "torch.device";
     case TL_V_MEMFMT: return "torch.memory_format";
     case TL_V_TENSOR: return "Tensor";
@@ -829,7 +838,9 @@ static bool equal_rec(const tl_value *a, const tl_value *b, int depth, bool *dee
         return equal_rec(a->u.slice.start, b->u.slice.start, depth + 1, deep) &&
                equal_rec(a->u.slice.stop, b->u.slice.stop, depth + 1, deep) &&
                equal_rec(a->u.slice.step, b->u.slice.step, depth + 1, deep);
-    case TL_V_DTYPE: return a->u.dtype == b->u.dtype;
+    case TL_V_DTYPE: /* np.float32 == ndarray.dtype; neither == torch's */
+        return a->u.dtype == b->u.dtype &&
+               (a->npdt == TL_NPDT_TORCH) == (b->npdt == TL_NPDT_TORCH);
     case TL_V_DEVICE:
         return a->u.device.kind == b->u.device.kind &&
                a->u.device.index == b->u.device.index;
@@ -882,7 +893,7 @@ bool tl_value_is(const tl_value *a, const tl_value *b)
     case TL_V_BOOL: return a->u.b == b->u.b;
     case TL_V_TENSOR:
     case TL_V_NDARRAY: return a->u.tensor == b->u.tensor;
-    case TL_V_DTYPE: return a->u.dtype == b->u.dtype;
+    case TL_V_DTYPE: return a->u.dtype == b->u.dtype && a->npdt == b->npdt;
     case TL_V_MEMFMT: return a->u.memfmt == b->u.memfmt;
     case TL_V_STORAGE: return a->u.storage == b->u.storage;
     case TL_V_MODULE: return strcmp(a->u.str.s, b->u.str.s) == 0;
@@ -1064,7 +1075,15 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth,
         tl_buf_putc(b, ')');
         break;
     case TL_V_ELLIPSIS: tl_buf_puts(b, "Ellipsis"); break;
-    case TL_V_DTYPE: tl_buf_printf(b, "torch.%s", tl_dtype_name(v->u.dtype)); break;
+    case TL_V_DTYPE:
+        if (v->npdt == TL_NPDT_TYPE)
+            tl_buf_printf(b, "<class 'numpy.%s%s'>", tl_dtype_name(v->u.dtype),
+                          v->u.dtype == TL_BOOL ? "_" : "");
+        else if (v->npdt == TL_NPDT_DTYPE)
+            tl_buf_printf(b, "dtype('%s')", tl_dtype_name(v->u.dtype));
+        else
+            tl_buf_printf(b, "torch.%s", tl_dtype_name(v->u.dtype));
+        break;
     case TL_V_DEVICE:
         if (v->u.device.kind == TL_DEV_CPU)
             tl_buf_puts(b, "device(type='cpu')");
@@ -1146,6 +1165,12 @@ bool tl_value_str_bounded(const tl_value *v, tl_buf *b, size_t max_bytes)
     case TL_V_NDARRAY:
         tl_repr_ndarray(v->u.tensor, false, b);
         return true;
+    case TL_V_DTYPE:
+        if (v->npdt == TL_NPDT_DTYPE) { /* str(dtype('float32')) */
+            tl_buf_puts(b, tl_dtype_name(v->u.dtype));
+            return true;
+        }
+        return tl_value_repr_bounded(v, b, max_bytes);
     default:
         return tl_value_repr_bounded(v, b, max_bytes);
     }

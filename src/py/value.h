@@ -68,6 +68,11 @@ typedef struct tl_value {
      * the bytes, elements of sdtype; x.untyped_storage() is bytes */
     bool typed;
     tl_dtype sdtype;
+    /* DTYPE: TL_NPDT_TORCH (torch.float32), TL_NPDT_TYPE (np.float32, a
+     * NumPy scalar type) or TL_NPDT_DTYPE (an ndarray's dtype('float32')).
+     * BOOL/INT/FLOAT: TL_NPDT_DTYPE marks a NumPy scalar of dtype sdtype
+     * (an element of an ndarray: a[0, 0]) */
+    unsigned char npdt;
     union {
         bool b;
         int64_t i;
@@ -137,6 +142,10 @@ void tl_seq_set(tl_value *seq, size_t i, tl_value *item); /* steals item */
 void tl_list_append(tl_value *list, tl_value *item);      /* steals item */
 tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step); /* steal */
 tl_value *tl_value_dtype(tl_dtype dt);
+enum { TL_NPDT_TORCH, TL_NPDT_TYPE, TL_NPDT_DTYPE };
+/* A NumPy dtype value: npdt TL_NPDT_TYPE or TL_NPDT_DTYPE. NumPy's compare
+ * equal to each other by dtype, never to torch's. */
+tl_value *tl_value_np_dtype(tl_dtype dt, int npdt);
 tl_value *tl_value_device(tl_device dev);
 tl_value *tl_value_memfmt(tl_memfmt f);
 tl_value *tl_value_tensor(tl_tensor *t);  /* steals the tensor reference */

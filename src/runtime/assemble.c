@@ -910,8 +910,10 @@ tl_tensor *tl_ops_roll(const tl_tensor *t, int nsh, const int64_t *sh, int nd,
                      nsh, nd);
         return NULL;
     }
-    /* each roll wraps its dim only after the empty-tensor early return */
-    if (nd > 0 && tl_tensor_numel(t) == 0)
+    /* each roll wraps its dim only after the empty-tensor early return;
+     * dims=() flattens first, and a 1-D flatten is the tensor itself, so
+     * its roll(shift, 0) takes the same return (keeping the strides) */
+    if ((nd > 0 || t->ndim == 1) && tl_tensor_numel(t) == 0)
         return tl_ops_clone(t, TL_MEMFMT_PRESERVE, err);
     for (int i = 0; i < nd; i++) {
         if (t->ndim == 0) {

@@ -1172,6 +1172,9 @@ typedef struct where_ctx {
     st_f64_fn sf;
     st_i64_fn si;
     bool fl;
+    /* an operand of dst's dtype is copied bit for bit (a NaN keeps its
+     * payload, as torch's where kernel copies scalar_t): its size, or 0 */
+    size_t rawa, rawb;
 } where_ctx;
 
 static int where_strip(void *vctx, int64_t n, char *const *p, const int64_t *s,
@@ -1183,7 +1186,9 @@ static int where_strip(void *vctx, int64_t n, char *const *p, const int64_t *s,
     (void)err;
     for (int64_t i = 0; i < n; i++, d += s[0], pc += s[1], pa += s[2], pb += s[3]) {
         bool t = c->lc(pc) != 0;
-        if (c->fl)
+        if (t ? c->rawa : c->rawb)
+            memcpy(d, t ? pa : pb, t ? c->rawa : c->rawb);
+        else if (c->fl)
             c->sf(d, t ? c->lfa(pa) : c->lfb(pb));
         else
             c->si(d, t ? c->lia(pa) : c->lib(pb));
@@ -1202,7 +1207,9 @@ static int cpu_where(const tl_backend *be, const tl_strided *dst,
         return -1;
     where_ctx c = {ldi[cond->dtype], ldf[a->dtype], ldf[b->dtype],
                    ldi[a->dtype], ldi[b->dtype], stf[dst->dtype],
-                   sti[dst->dtype], tl_dtype_is_floating(dst->dtype)};
+                   sti[dst->dtype], tl_dtype_is_floating(dst->dtype),
+                   a->dtype == dst->dtype ? tl_dtype_size(dst->dtype) : 0,
+                   b->dtype == dst->dtype ? tl_dtype_size(dst->dtype) : 0};
     return nd_run(&it, where_strip, &c, err);
 }
 

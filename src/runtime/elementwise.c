@@ -961,6 +961,9 @@ tl_tensor *tl_ops_matmul(const tl_tensor *a, const tl_tensor *b, bool mm_only,
     tl_tensor *out = tl_matmul(a, b, mm_only, false, err);
     if (out)
         tl_ops_grad_result(out, a->requires_grad || b->requires_grad);
+    /* torch: 1-D @ 2-D is unsqueeze(0).mm(b).squeeze_(0), one bump */
+    if (out && !mm_only && a->ndim == 1 && b->ndim == 2)
+        tl_tensor_bump_version(out);
     return out;
 }
 

@@ -307,7 +307,10 @@ static int geom_slice(ctx *c, int dim, const ixitem *sl, tl_error *err)
         } else if (lo < hi) {
             n = (hi - lo - 1) / st + 1;
         }
-        c->offset += (n > 0 ? s : 0) * c->strides[dim];
+        /* get_view_from_index: an empty slice is start 0, step 1 */
+        if (n == 0)
+            s = 0, st = 1;
+        c->offset += s * c->strides[dim];
         c->sizes[dim] = n;
         /* NumPy multiplies strides in wrapping arithmetic: a[::2**62] of a
          * (4, 6) float32 array has strides (0, 4) */

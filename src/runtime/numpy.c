@@ -159,6 +159,10 @@ tl_tensor *tl_numpy_from_tensor(const tl_tensor *t, bool force, tl_error *err)
         a = tl_tensor_alias(t);
     if (!a)
         return NULL;
+    /* tensor_to_numpy: set_resizable(false) on the storage, for good (the
+     * array holds its pointer); resize_ past it raises from then on */
+    if (a->storage)
+        a->storage->fixed = true;
     tl_numpy_plain_header(a);
     /* an empty tensor has no data pointer: NumPy allocates the array's
      * (empty) memory itself and zeroes its strides */

@@ -79,9 +79,10 @@ int tl_ops_topk(const tl_tensor *t, int64_t k, int64_t dim, bool largest,
         tl_tensor *v = tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
         if (!v)
             return -1;
-        tl_tensor *ix = tl_tensor_new(tl_tensor_backend(t), TL_INT64, 0, NULL, err);
+        /* (zero_() inside the kernel: no version bump, so _version is 0) */
         tl_scalar zero = {0};
-        if (!ix || tl_ops_fill_(ix, zero, err) < 0) {
+        tl_tensor *ix = tl_create_full(tl_tensor_backend(t), TL_INT64, 0, NULL, zero, err);
+        if (!ix) {
             tl_tensor_release(v);
             tl_tensor_release(ix);
             return -1;

@@ -227,7 +227,7 @@ int tl_storage_resize(tl_storage *s, size_t nbytes, tl_error *err)
 {
     if (nbytes <= s->nbytes)
         return 0;
-    if (s->mem_owner || s->borrowers > 0)
+    if (s->mem_owner || s->borrowers > 0 || s->fixed)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "Trying to resize storage that is not resizable");
     size_t grow = nbytes - s->nbytes;

@@ -44,6 +44,7 @@ typedef struct tl_storage {
     const struct tl_backend *host_owner;
     bool scratch; /* not charged to the ledger (tl_storage_new_scratch) */
     int borrowers; /* live storages borrowing this one's memory */
+    bool fixed; /* set_resizable(false): an ndarray (x.numpy()) uses it */
 } tl_storage;
 
 /* Allocate nbytes (zeroed) on the backend's device. Charges the ledger. */
