@@ -171,7 +171,71 @@ int tl_autograder_zip(const tl_zip_entry *e, size_t n, char **out, size_t *outle
  * them and runs each in a simulated platform layout). gs_run and pl_run
  * share their second half: find the one sheet (any case, nested, inside a
  * .zip), grade it from its own folder so every message names it by the
- * student's path, and turn a failure into a document with a message. */
+ * student's path, and turn a failure into a document with a message: that
+ * half is FIND_AND_GRADE, after each script's own zero(). */
+#define FIND_AND_GRADE \
+    "tab=$(printf '\\t')\n" \
+    "WORK=$(mktemp -d) || exit 1\n" \
+    "trap 'rm -rf \"$WORK\"' EXIT\n" \
+    "\n" \
+    "# A JSON string's inside from $1: controls dropped, \\ and \" escaped,\n" \
+    "# newlines as \\n.\n" \
+    "json_escape() {\n" \
+    "    printf '%s' \"$1\" | tr -d '\\000-\\011\\013-\\037' |\n" \
+    "        sed -e 's/\\\\/\\\\\\\\/g' -e 's/\"/\\\\\"/g' |\n" \
+    "        awk 'NR > 1 { printf \"\\\\n\" } { printf \"%s\", $0 }'\n" \
+    "}\n" \
+    "\n" \
+    "# yaml_in DIR: \"DIR<TAB>PATH\" for every .yaml/.yml (any case) under DIR,\n" \
+    "# PATH relative to DIR; hidden files and folders and __MACOSX/ are skipped.\n" \
+    "yaml_in() {\n" \
+    "    find \"$1\" -mindepth 1 \\( -name '.*' -o -name __MACOSX \\) -prune -o \\\n" \
+    "        -type f \\( -iname '*.yaml' -o -iname '*.yml' \\) -print |\n" \
+    "        while IFS= read -r f; do printf '%s\\t%s\\n' \"$1\" \"${f#\"$1\"/}\"; done\n" \
+    "}\n" \
+    "\n" \
+    "# The one sheet: in $SUB, in a folder there, or inside a .zip there (only\n" \
+    "# its .yaml/.yml members are extracted, each cut at a few MiB).\n" \
+    "list=$WORK/sheets\n" \
+    "yaml_in \"$SUB\" > \"$list\"\n" \
+    "find \"$SUB\" -mindepth 1 \\( -name '.*' -o -name __MACOSX \\) -prune -o -type f -iname '*.zip' -print |\n" \
+    "    while IFS= read -r z; do\n" \
+    "        d=$WORK/zip/${z#\"$SUB\"/}\n" \
+    "        mkdir -p \"$d\" || continue\n" \
+    "        (ulimit -f 4096; unzip -qq -o -C \"$z\" '*.yaml' '*.yml' -d \"$d\") > /dev/null 2>&1 || true\n" \
+    "    done\n" \
+    "if [ -d \"$WORK/zip\" ]; then\n" \
+    "    yaml_in \"$WORK/zip\" >> \"$list\"\n" \
+    "fi\n" \
+    "n=$(wc -l < \"$list\" | tr -d ' ')\n" \
+    "if [ \"$n\" -gt 1 ]; then\n" \
+    "    # several: the one named @SHEET@ (any case) wins\n" \
+    "    awk -F '\\t' -v want=@SHEET@ '{ b = $2; sub(/.*\\//, \"\", b); if (tolower(b) == tolower(want)) print }' \\\n" \
+    "        \"$list\" > \"$list.named\"\n" \
+    "    if [ \"$(wc -l < \"$list.named\" | tr -d ' ')\" -eq 1 ]; then\n" \
+    "        mv \"$list.named\" \"$list\"\n" \
+    "        n=1\n" \
+    "    fi\n" \
+    "fi\n" \
+    "[ \"$n\" -gt 0 ] || zero \"No sheet found: submit your filled-in @SHEET@ (one .yaml file, or a .zip holding it).\"\n" \
+    "if [ \"$n\" -gt 1 ]; then\n" \
+    "    names=$(cut -f 2 \"$list\" | head -n 5 | awk 'NR > 1 { printf \", \" } { printf \"%s\", $0 }')\n" \
+    "    zero \"Found $n .yaml files ($names): submit only your filled-in @SHEET@.\"\n" \
+    "fi\n" \
+    "line=$(cat \"$list\")\n" \
+    "base=${line%%\"$tab\"*}\n" \
+    "rel=${line#*\"$tab\"}\n" \
+    "\n" \
+    "# Grade it from its own folder, so that every message names it by the\n" \
+    "# path the student knows (lab01.yaml, hw.zip/lab01.yaml), not the grader's.\n" \
+    "rm -f \"$OUT\"\n" \
+    "(cd \"$base\" && exec \"$TLAB\" check --lab \"$MASTER\" --format \"$FMT\" -o \"$OUT\" -- \"$rel\") 2> \"$WORK/stderr\"\n" \
+    "rc=$?\n" \
+    "if [ \"$rc\" -le 2 ] && [ -s \"$OUT\" ]; then\n" \
+    "    exit 0\n" \
+    "fi\n" \
+    "zero \"tlab could not grade $rel (exit $rc): $(head -c 4000 \"$WORK/stderr\")\"\n"
+
 static const char gs_run[] =
     "#!/bin/sh\n"
     "# run_autograder - written by `tlab autograder gradescope` (tlab @VERSION@).\n"
@@ -199,67 +263,7 @@ static const char gs_run[] =
     "    exit 0\n"
     "}\n"
     "\n"
-    "tab=$(printf '\\t')\n"
-    "WORK=$(mktemp -d) || exit 1\n"
-    "trap 'rm -rf \"$WORK\"' EXIT\n"
-    "\n"
-    "# A JSON string's inside from $1: controls dropped, \\ and \" escaped,\n"
-    "# newlines as \\n.\n"
-    "json_escape() {\n"
-    "    printf '%s' \"$1\" | tr -d '\\000-\\011\\013-\\037' |\n"
-    "        sed -e 's/\\\\/\\\\\\\\/g' -e 's/\"/\\\\\"/g' |\n"
-    "        awk 'NR > 1 { printf \"\\\\n\" } { printf \"%s\", $0 }'\n"
-    "}\n"
-    "\n"
-    "# yaml_in DIR: \"DIR<TAB>PATH\" for every .yaml/.yml (any case) under DIR,\n"
-    "# PATH relative to DIR; hidden files and folders and __MACOSX/ are skipped.\n"
-    "yaml_in() {\n"
-    "    find \"$1\" -mindepth 1 \\( -name '.*' -o -name __MACOSX \\) -prune -o \\\n"
-    "        -type f \\( -iname '*.yaml' -o -iname '*.yml' \\) -print |\n"
-    "        while IFS= read -r f; do printf '%s\\t%s\\n' \"$1\" \"${f#\"$1\"/}\"; done\n"
-    "}\n"
-    "\n"
-    "# The one sheet: in $SUB, in a folder there, or inside a .zip there (only\n"
-    "# its .yaml/.yml members are extracted, each cut at a few MiB).\n"
-    "list=$WORK/sheets\n"
-    "yaml_in \"$SUB\" > \"$list\"\n"
-    "find \"$SUB\" -mindepth 1 \\( -name '.*' -o -name __MACOSX \\) -prune -o -type f -iname '*.zip' -print |\n"
-    "    while IFS= read -r z; do\n"
-    "        d=$WORK/zip/${z#\"$SUB\"/}\n"
-    "        mkdir -p \"$d\" || continue\n"
-    "        (ulimit -f 4096; unzip -qq -o -C \"$z\" '*.yaml' '*.yml' -d \"$d\") > /dev/null 2>&1 || true\n"
-    "    done\n"
-    "if [ -d \"$WORK/zip\" ]; then\n"
-    "    yaml_in \"$WORK/zip\" >> \"$list\"\n"
-    "fi\n"
-    "n=$(wc -l < \"$list\" | tr -d ' ')\n"
-    "if [ \"$n\" -gt 1 ]; then\n"
-    "    # several: the one named @SHEET@ (any case) wins\n"
-    "    awk -F '\\t' -v want=@SHEET@ '{ b = $2; sub(/.*\\//, \"\", b); if (tolower(b) == tolower(want)) print }' \\\n"
-    "        \"$list\" > \"$list.named\"\n"
-    "    if [ \"$(wc -l < \"$list.named\" | tr -d ' ')\" -eq 1 ]; then\n"
-    "        mv \"$list.named\" \"$list\"\n"
-    "        n=1\n"
-    "    fi\n"
-    "fi\n"
-    "[ \"$n\" -gt 0 ] || zero \"No sheet found: submit your filled-in @SHEET@ (one .yaml file, or a .zip holding it).\"\n"
-    "if [ \"$n\" -gt 1 ]; then\n"
-    "    names=$(cut -f 2 \"$list\" | head -n 5 | awk 'NR > 1 { printf \", \" } { printf \"%s\", $0 }')\n"
-    "    zero \"Found $n .yaml files ($names): submit only your filled-in @SHEET@.\"\n"
-    "fi\n"
-    "line=$(cat \"$list\")\n"
-    "base=${line%%\"$tab\"*}\n"
-    "rel=${line#*\"$tab\"}\n"
-    "\n"
-    "# Grade it from its own folder, so that every message names it by the\n"
-    "# path the student knows (lab01.yaml, hw.zip/lab01.yaml), not the grader's.\n"
-    "rm -f \"$OUT\"\n"
-    "(cd \"$base\" && exec \"$TLAB\" check --lab \"$MASTER\" --format \"$FMT\" -o \"$OUT\" -- \"$rel\") 2> \"$WORK/stderr\"\n"
-    "rc=$?\n"
-    "if [ \"$rc\" -le 2 ] && [ -s \"$OUT\" ]; then\n"
-    "    exit 0\n"
-    "fi\n"
-    "zero \"tlab could not grade $rel (exit $rc): $(head -c 4000 \"$WORK/stderr\")\"\n";
+    FIND_AND_GRADE;
 
 static const char gs_setup[] =
     "#!/bin/sh\n"
@@ -310,67 +314,7 @@ static const char pl_run[] =
     "    exit 0\n"
     "}\n"
     "\n"
-    "tab=$(printf '\\t')\n"
-    "WORK=$(mktemp -d) || exit 1\n"
-    "trap 'rm -rf \"$WORK\"' EXIT\n"
-    "\n"
-    "# A JSON string's inside from $1: controls dropped, \\ and \" escaped,\n"
-    "# newlines as \\n.\n"
-    "json_escape() {\n"
-    "    printf '%s' \"$1\" | tr -d '\\000-\\011\\013-\\037' |\n"
-    "        sed -e 's/\\\\/\\\\\\\\/g' -e 's/\"/\\\\\"/g' |\n"
-    "        awk 'NR > 1 { printf \"\\\\n\" } { printf \"%s\", $0 }'\n"
-    "}\n"
-    "\n"
-    "# yaml_in DIR: \"DIR<TAB>PATH\" for every .yaml/.yml (any case) under DIR,\n"
-    "# PATH relative to DIR; hidden files and folders and __MACOSX/ are skipped.\n"
-    "yaml_in() {\n"
-    "    find \"$1\" -mindepth 1 \\( -name '.*' -o -name __MACOSX \\) -prune -o \\\n"
-    "        -type f \\( -iname '*.yaml' -o -iname '*.yml' \\) -print |\n"
-    "        while IFS= read -r f; do printf '%s\\t%s\\n' \"$1\" \"${f#\"$1\"/}\"; done\n"
-    "}\n"
-    "\n"
-    "# The one sheet: in $SUB, in a folder there, or inside a .zip there (only\n"
-    "# its .yaml/.yml members are extracted, each cut at a few MiB).\n"
-    "list=$WORK/sheets\n"
-    "yaml_in \"$SUB\" > \"$list\"\n"
-    "find \"$SUB\" -mindepth 1 \\( -name '.*' -o -name __MACOSX \\) -prune -o -type f -iname '*.zip' -print |\n"
-    "    while IFS= read -r z; do\n"
-    "        d=$WORK/zip/${z#\"$SUB\"/}\n"
-    "        mkdir -p \"$d\" || continue\n"
-    "        (ulimit -f 4096; unzip -qq -o -C \"$z\" '*.yaml' '*.yml' -d \"$d\") > /dev/null 2>&1 || true\n"
-    "    done\n"
-    "if [ -d \"$WORK/zip\" ]; then\n"
-    "    yaml_in \"$WORK/zip\" >> \"$list\"\n"
-    "fi\n"
-    "n=$(wc -l < \"$list\" | tr -d ' ')\n"
-    "if [ \"$n\" -gt 1 ]; then\n"
-    "    # several: the one named @SHEET@ (any case) wins\n"
-    "    awk -F '\\t' -v want=@SHEET@ '{ b = $2; sub(/.*\\//, \"\", b); if (tolower(b) == tolower(want)) print }' \\\n"
-    "        \"$list\" > \"$list.named\"\n"
-    "    if [ \"$(wc -l < \"$list.named\" | tr -d ' ')\" -eq 1 ]; then\n"
-    "        mv \"$list.named\" \"$list\"\n"
-    "        n=1\n"
-    "    fi\n"
-    "fi\n"
-    "[ \"$n\" -gt 0 ] || zero \"No sheet found: submit your filled-in @SHEET@ (one .yaml file, or a .zip holding it).\"\n"
-    "if [ \"$n\" -gt 1 ]; then\n"
-    "    names=$(cut -f 2 \"$list\" | head -n 5 | awk 'NR > 1 { printf \", \" } { printf \"%s\", $0 }')\n"
-    "    zero \"Found $n .yaml files ($names): submit only your filled-in @SHEET@.\"\n"
-    "fi\n"
-    "line=$(cat \"$list\")\n"
-    "base=${line%%\"$tab\"*}\n"
-    "rel=${line#*\"$tab\"}\n"
-    "\n"
-    "# Grade it from its own folder, so that every message names it by the\n"
-    "# path the student knows (lab01.yaml, hw.zip/lab01.yaml), not the grader's.\n"
-    "rm -f \"$OUT\"\n"
-    "(cd \"$base\" && exec \"$TLAB\" check --lab \"$MASTER\" --format \"$FMT\" -o \"$OUT\" -- \"$rel\") 2> \"$WORK/stderr\"\n"
-    "rc=$?\n"
-    "if [ \"$rc\" -le 2 ] && [ -s \"$OUT\" ]; then\n"
-    "    exit 0\n"
-    "fi\n"
-    "zero \"tlab could not grade $rel (exit $rc): $(head -c 4000 \"$WORK/stderr\")\"\n";
+    FIND_AND_GRADE;
 
 static const char gh_grade[] =
     "#!/bin/sh\n"
