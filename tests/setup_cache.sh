@@ -140,8 +140,14 @@ for fmt in text json; do
     }
     grep -q 'ones' cached.out || fail "big.yaml: no scorecard"
     if [ -n "$rss_ok" ]; then
+        # Slack: the CPU backend's block cache keeps freed large blocks
+        # resident within --max-bytes (backend_cpu.c host_free), and which
+        # run's last free it keeps differs between the two modes (one 16 MiB
+        # result more or less), so the two peaks may differ by up to the
+        # limit itself; the uncharged cache this guards against held six
+        # times the limit past fresh (422 MB against 119 MB).
         c=$(tail -n 1 cached.rss) f=$(tail -n 1 fresh.rss)
-        [ "$c" -le $((f + 24576)) ] ||
+        [ "$c" -le $((f + 49152)) ] ||
             fail "the setup cache holds memory past --max-bytes: peak $c KiB cached, $f KiB fresh"
     fi
 done
