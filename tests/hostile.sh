@@ -453,6 +453,34 @@ for dev in $devs; do
     ! grep -q '"correct": true' "$work/stdout" || fail "a prediction matched a time limit on $dev"
 done
 
+# ... the sort inside one long row too (it polled only between rows: a
+# 2^24-element sort or topk ran ~1.2 s past --timeout 0.1 on the host, the
+# three ops 4-5 s of CPU time; polled inside the merges, about 0.5-1.5 s)
+cat > sorts.yaml <<'EOF'
+tlab: 1
+threshold: 1
+parent: z
+setup: |
+  import torch
+  z = torch.zeros(4, 6)
+ops:
+  - {id: sort, op: "torch.arange(2**24).flip(0).sort()", predict: error}
+  - {id: desc, op: "torch.arange(2**24).sort(descending=True)", predict: error}
+  - {id: topk, op: "torch.arange(2**24).flip(0).topk(2**24)", predict: error}
+EOF
+for dev in $devs; do
+    if [ -x /usr/bin/time ] && [ "${TLAB_VALGRIND:-0}" != 1 ]; then
+        /usr/bin/time -f '%U %S' -o cpu.txt "$TLAB" check --device $dev --format json --max-bytes 2G --timeout 0.1 sorts.yaml > "$work/stdout" 2>/dev/null && fail "sorts.yaml passed on $dev"
+        awk '{ if ($1 + $2 > 3) exit 1 }' cpu.txt ||
+            fail "sorts.yaml on $dev took $(cat cpu.txt) s of CPU time under --timeout 0.1"
+    else
+        graded 1 check --device $dev --format json --max-bytes 2G --timeout 0.1 sorts.yaml
+    fi
+    [ "$(grep -c '"message": "time limit exceeded (0.1 s per op; see --timeout)' "$work/stdout")" = 3 ] ||
+        fail "not every sort stopped at --timeout 0.1 on $dev"
+    ! grep -q '"correct": true' "$work/stdout" || fail "a prediction matched a time limit on $dev"
+done
+
 # --timeout is one deadline per op over its runs (SPEC 7): an op whose
 # every run (the parent and its two variants) takes c seconds, under a limit
 # between c and 3c, is a time-limit error (it passed when each run had a

@@ -228,6 +228,31 @@ PY
 expect 2 exec --timeout 30 "$work/deepeq.py"
 stdout_has "True False"
 stderr_has "deepeq.py:7:7: error: limit exceeded: maximum recursion depth exceeded in comparison"
+# ... and so is the ordering `a < b` of the same lists (it said False), or
+# of two that differ only at the bottom; `a < a` is False by identity
+script deeplt <<'PY'
+a = []
+b = []
+for i in range(300000):
+    a = [a]
+    b = [b]
+print(a < a, a <= a, [1, a] < [2, a])
+print(a < b)
+PY
+expect 2 exec --timeout 30 "$work/deeplt.py"
+stdout_has "False True True"
+stderr_has "deeplt.py:7:7: error: limit exceeded: maximum recursion depth exceeded in comparison"
+script deepgt <<'PY'
+a = [1]
+b = [2]
+for i in range(3000):
+    a = [a]
+    b = [b]
+print(b > a)
+PY
+expect 2 exec "$work/deepgt.py"
+stdout_empty
+stderr_has "deepgt.py:6:7: error: limit exceeded: maximum recursion depth exceeded in comparison"
 script deepprint <<'PY'
 a = []
 for i in range(3000):

@@ -137,6 +137,59 @@ page "$work/hostile.html"
 grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$work/hostile.html" || fail "hostile: id not shown escaped"
 grep -qF '\e]0;pwned\x07' "$work/hostile.html" || fail "hostile: control not shown as a visible escape"
 
+# ---- questions: each prompt and the student's own answer, escaped (a
+# hostile answer stays text), beside its pass/fail and reasons; under the
+# feedback: policy (questions as under full for wrong-ops, none for
+# score-only)
+for fb in full wrong-ops score-only; do
+    cat > "$work/q-$fb.yaml" <<EOF
+tlab: 1
+feedback: $fb
+threshold: 1
+setup: |
+  import torch
+  x = torch.arange(6.0)
+ops:
+  - {id: t, op: "x[1:]", predict: view}
+questions:
+  - id: q1
+    prompt: "Why is <b>x[1:]</b> a \"view\"?"
+    answer: "<script>alert('x')</script> & \"quotes\" share the storage"
+    mention_any: [storage]
+  - id: q2
+    prompt: What does clone() allocate?
+    answer: "nothing <i>at all</i>"
+    mention_any: [buffer]
+  - id: q3
+    prompt: Blank one
+    answer: ~
+EOF
+    expect 1 check --format html -o "$work/q-$fb.html" "$work/q-$fb.yaml"
+    page "$work/q-$fb.html"
+    f=$work/q-$fb.html
+    ! grep -q '<b>x\|<i>at\|<script' "$f" || fail "questions ($fb): raw markup from the sheet"
+    if [ $fb = score-only ]; then
+        ! grep -q 'Why is\|share the storage\|clone() allocate' "$f" || fail "questions (score-only): a question is shown"
+        continue
+    fi
+    grep -qF '<td class="prompt">Why is &lt;b&gt;x[1:]&lt;/b&gt; a &quot;view&quot;?</td>' "$f" ||
+        fail "questions ($fb): q1's prompt not shown escaped"
+    grep -qF '<td class="answer">&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quotes&quot; share the storage</td>' "$f" ||
+        fail "questions ($fb): q1's answer not shown escaped"
+    grep -qF '<td class="answer">nothing &lt;i&gt;at all&lt;/i&gt;</td>' "$f" || fail "questions ($fb): q2's answer missing"
+    grep -qF '<td class="prompt">Blank one</td><td class="answer unanswered">unanswered</td>' "$f" ||
+        fail "questions ($fb): q3 not shown unanswered"
+    [ "$(grep -c '<tr class="question ' "$f")" = 3 ] || fail "questions ($fb): not one row per question"
+    grep -q '<tr class="question ok">.*&lt;script&gt;.*pass' "$f" || fail "questions ($fb): q1 not beside its pass"
+    grep -q '<tr class="question wrong">.*nothing &lt;i&gt;.*FAIL.*buffer' "$f" || fail "questions ($fb): q2 not beside its FAIL and reason"
+done
+# ... graded against a master: the student's answer, never the master's
+sed 's/nothing <i>at all<\/i>/a new buffer of its own/' "$work/q-full.yaml" > "$work/q-sheet.yaml"
+expect 1 check --format html -o "$work/q-lab.html" --lab "$work/q-full.yaml" "$work/q-sheet.yaml"
+page "$work/q-lab.html"
+grep -qF '<td class="answer">a new buffer of its own</td>' "$work/q-lab.html" || fail "questions --lab: not the sheet's answer"
+! grep -q 'at all' "$work/q-lab.html" || fail "questions --lab: the master's answer is shown"
+
 # ---- the format belongs to check and grade only
 usage_html() {
     expect 2 "$@"

@@ -661,6 +661,7 @@ void tl_grade_sheet_in(const tl_lab *master, const tl_lab *sheet,
         const char *answer = sq ? sq->answer : NULL;
         qg->in_sheet = sq != NULL;
         qg->answered = answer != NULL;
+        qg->answer = answer ? tl_strpool_intern(g->texts, answer) : NULL;
         if (sq)
             place(sq->node, "answer", sq->line, sq->col, &qg->answer_line, &qg->answer_col);
         qg->passed = tl_grade_question(mq, answer, &qg->reasons, &qg->nreasons);

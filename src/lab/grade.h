@@ -59,6 +59,7 @@ typedef struct tl_question_grade {
     bool in_sheet;             /* the sheet has a question of this id */
     bool answered;             /* ... with an answer that is not blank */
     bool passed;
+    const char *answer;        /* the sheet's answer (in texts), NULL if blank */
     int answer_line, answer_col; /* its answer: value, else the question item (in_sheet) */
     int64_t points, score;     /* the question's points:, and points if passed */
     char **reasons;

@@ -728,7 +728,12 @@ again: /* sequences descend into their first differing items by looping, not
         size_t n = a->u.seq.n < b->u.seq.n ? a->u.seq.n : b->u.seq.n;
         for (size_t i = 0; i < n; i++) {
             const tl_value *x = a->u.seq.items[i], *y = b->u.seq.items[i];
-            if (tl_value_equal_at(x, y, depth + 1))
+            /* Python finds the first differing items with ==, which
+             * raises past the depth limit; so does this */
+            bool same;
+            if (tl_value_equal_at_checked(x, y, depth + 1, &same, err) < 0)
+                return -1;
+            if (same)
                 continue;
             a = x;
             b = y;

@@ -865,20 +865,20 @@ bool tl_value_equal(const tl_value *a, const tl_value *b)
 
 int tl_value_equal_checked(const tl_value *a, const tl_value *b, bool *out, tl_error *err)
 {
+    return tl_value_equal_at_checked(a, b, 0, out, err);
+}
+
+int tl_value_equal_at_checked(const tl_value *a, const tl_value *b, int depth,
+                              bool *out, tl_error *err)
+{
     bool deep = false;
-    *out = equal_rec(a, b, 0, &deep);
+    *out = equal_rec(a, b, depth < 0 ? 0 : depth, &deep);
     if (deep)
         return tl_error_set(err, TL_ERR_LIMIT,
                             "maximum recursion depth exceeded in comparison "
                             "(RecursionError; sequences nested deeper than %d levels)",
                             TL_VALUE_MAX_DEPTH);
     return 0;
-}
-
-bool tl_value_equal_at(const tl_value *a, const tl_value *b, int depth)
-{
-    bool deep = false;
-    return equal_rec(a, b, depth < 0 ? 0 : depth, &deep);
 }
 
 bool tl_value_is(const tl_value *a, const tl_value *b)

@@ -215,8 +215,10 @@ bool tl_value_equal(const tl_value *a, const tl_value *b);
 int tl_value_equal_checked(const tl_value *a, const tl_value *b, bool *out, tl_error *err);
 /* The same for items already `depth` levels down a nesting (the ordering
  * loop descends by iterating): the limit counts from the outermost value,
- * so comparing a deep nesting is linear, not quadratic, in its depth. */
-bool tl_value_equal_at(const tl_value *a, const tl_value *b, int depth);
+ * so comparing a deep nesting is linear, not quadratic, in its depth, and
+ * `a < b` raises the LimitError where `a == b` does, as Python does. */
+int tl_value_equal_at_checked(const tl_value *a, const tl_value *b, int depth,
+                              bool *out, tl_error *err);
 /* Python `is` */
 bool tl_value_is(const tl_value *a, const tl_value *b);
 /* repr() into b: 3, 2.5, 'abc', (2, 3), [1, 2], torch.Size([2, 3]),

@@ -23,7 +23,10 @@
  *     says: wrong-ops leaves the table without the actual and storage
  *     columns and the page without the storage pictures, evidence,
  *     explanations and classify()'s problems; score-only leaves the score
- *     block and the tamper list.
+ *     block and the tamper list;
+ *   - the questions table shows each master prompt and the sheet's own
+ *     answer (tl_question_grade.answer, never the master's reference
+ *     answer) beside its pass/fail and reasons, under full and wrong-ops.
  *
  * Storage picture (one SVG per op): the parent's storage as a row of slots
  * labelled by slot index; for a view each slot the result reads carries the
@@ -295,6 +298,7 @@ static const char css[] =
     "h3{font-size:1em;margin:.1em 0 .3em}\n"
     "code,.mono{font-family:\"DejaVu Sans Mono\",monospace;font-size:.93em}\n"
     "code.op{white-space:pre-wrap}\n"
+    "td.prompt,td.answer{white-space:pre-wrap}\n"
     ".meta{color:#444;margin:.1em 0}\n"
     "table{border-collapse:collapse;width:100%}\n"
     "th,td{border-bottom:1px solid #d6d6d6;padding:1px 8px;text-align:left;vertical-align:top}\n"
@@ -1051,12 +1055,23 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
     }
     if (ops_shown && lab->nquestions) {
         tl_buf_printf(&b, "<h2>Questions (%zu)</h2>\n<table class=\"questions\">\n<thead><tr>"
-                      "<th>id</th><th>result</th><th>why</th></tr></thead>\n<tbody>\n",
+                      "<th>id</th><th>question</th><th>your answer</th><th>result</th>"
+                      "<th>why</th></tr></thead>\n<tbody>\n",
                       lab->nquestions);
         for (size_t i = 0; i < lab->nquestions; i++) {
             const tl_question_grade *q = &g->questions[i];
             tl_buf_printf(&b, "<tr class=\"question %s\"><td>", q->passed ? "ok" : "wrong");
             esc(&b, lab->questions[i].id);
+            /* the master's prompt and the student's own answer (never the
+             * master's reference answer) */
+            tl_buf_puts(&b, "</td><td class=\"prompt\">");
+            esc_block(&b, lab->questions[i].prompt);
+            if (q->answer && q->answer[strspn(q->answer, " \t\r\n")]) {
+                tl_buf_puts(&b, "</td><td class=\"answer\">");
+                esc_block(&b, q->answer);
+            } else {
+                tl_buf_puts(&b, "</td><td class=\"answer unanswered\">unanswered");
+            }
             tl_buf_printf(&b, "</td><td><span class=\"mark\">%s</span></td><td>",
                           q->passed ? "\xe2\x9c\x93 pass" : "\xe2\x9c\x97 FAIL");
             char *why = tl_layout_reasons(q);

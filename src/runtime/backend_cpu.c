@@ -1622,24 +1622,62 @@ static bool sort_before(const sort_item *a, const sort_item *b, bool fl,
     return c ? c < 0 : a->pos < b->pos;
 }
 
-/* merge sort of v[0..n) using tmp[0..n) */
-static void sort_merge(sort_item *v, sort_item *tmp, int64_t n, bool fl,
-                       bool desc)
+/* Merge the sorted runs a[lo..mid) and a[mid..hi) into b[lo..hi), in
+ * pieces of at most TL_DEADLINE_POLL outputs with a deadline poll between
+ * them (*since counts the outputs since the last poll), so one long merge
+ * of the last pass stops too. */
+static int merge_runs(const sort_item *a, sort_item *b, int64_t lo,
+                      int64_t mid, int64_t hi, bool fl, bool desc,
+                      int64_t *since, tl_error *err)
 {
+    int64_t i = lo, j = mid, o = lo;
+    while (o < hi) {
+        int64_t end = o + (TL_DEADLINE_POLL - *since);
+        if (end > hi)
+            end = hi;
+        int64_t start = o;
+        while (o < end && i < mid && j < hi)
+            b[o++] = sort_before(&a[j], &a[i], fl, desc) ? a[j++] : a[i++];
+        if (o < end && i < mid) {
+            int64_t c = end - o < mid - i ? end - o : mid - i;
+            memcpy(b + o, a + i, sizeof *b * (size_t)c);
+            o += c;
+            i += c;
+        }
+        if (o < end && j < hi) {
+            int64_t c = end - o < hi - j ? end - o : hi - j;
+            memcpy(b + o, a + j, sizeof *b * (size_t)c);
+            o += c;
+            j += c;
+        }
+        if (poll_deadline(since, o - start, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Bottom-up merge sort of v[0..n), passes alternating between v and
+ * tmp[0..n); *out is the buffer that holds the sorted row. Every merge
+ * polls the deadline (merge_runs): -1 with a limit error once it passed
+ * (one 2^23-element row is ~23 passes of 2^23 items: ~1 s unpolled). */
+static int sort_merge(sort_item *v, sort_item *tmp, int64_t n, bool fl,
+                      bool desc, int64_t *since, sort_item **out,
+                      tl_error *err)
+{
+    sort_item *a = v, *b = tmp;
     for (int64_t w = 1; w < n; w *= 2) {
         for (int64_t lo = 0; lo < n; lo += 2 * w) {
             int64_t mid = lo + w < n ? lo + w : n;
             int64_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-            int64_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi)
-                tmp[o++] = sort_before(&v[j], &v[i], fl, desc) ? v[j++] : v[i++];
-            while (i < mid)
-                tmp[o++] = v[i++];
-            while (j < hi)
-                tmp[o++] = v[j++];
+            if (merge_runs(a, b, lo, mid, hi, fl, desc, since, err) < 0)
+                return -1;
         }
-        memcpy(v, tmp, sizeof *v * (size_t)n);
+        sort_item *t = a;
+        a = b;
+        b = t;
     }
+    *out = a;
+    return 0;
 }
 
 static int cpu_sort(const tl_backend *be, const tl_strided *vals,
@@ -1692,21 +1730,29 @@ static int cpu_sort(const tl_backend *be, const tl_strided *vals,
             io += i * idx->strides[d];
         }
         const char *sp = (const char *)src->data + so * (int64_t)isz;
-        for (int64_t j = 0; j < n; j++) {
+        int rc = 0;
+        for (int64_t j = 0; j < n && rc == 0; j++) {
             const char *e = sp + j * ss * (int64_t)isz;
             row[j].pos = j;
             row[j].key = fl ? float_key(ldf[src->dtype](e)) : ldi[src->dtype](e);
+            rc = poll_deadline(&since_check, 1, err);
         }
-        sort_merge(row, row + n, n, fl, descending);
+        sort_item *sorted = row;
+        if (rc == 0)
+            rc = sort_merge(row, row + n, n, fl, descending, &since_check,
+                            &sorted, err);
         char *vp = (char *)vals->data + vo * (int64_t)isz;
         char *ip = (char *)idx->data + io * (int64_t)tl_dtype_size(idx->dtype);
-        for (int64_t j = 0; j < k; j++) {
-            memcpy(vp + j * vs * (int64_t)isz, sp + row[j].pos * ss * (int64_t)isz,
+        for (int64_t j = 0; j < k && rc == 0; j++) {
+            memcpy(vp + j * vs * (int64_t)isz, sp + sorted[j].pos * ss * (int64_t)isz,
                    isz);
             sti[idx->dtype](ip + j * is * (int64_t)tl_dtype_size(idx->dtype),
-                            row[j].pos);
+                            sorted[j].pos);
+            rc = poll_deadline(&since_check, 1, err);
         }
-        if (poll_deadline(&since_check, n, err) < 0) {
+        if (rc == 0)
+            rc = poll_deadline(&since_check, 1, err);
+        if (rc < 0) {
             free(row);
             tl_alloc_scratch_release(scratch);
             return -1;
