@@ -92,8 +92,8 @@ ops:
 questions:
   - id: q1
     prompt: Why?
-    answer: Because the strides and the storage say so.
-    mention_any: [stride]
+    answer: Because the strides and the storage layout say so.
+    mention_any: [layout]
     min_words: 3
 classify_points: 2
 classify: |
@@ -111,7 +111,7 @@ stdout_lacks "Tampered"
 # the student's sheet: every prediction copy (1 and 3 wrong), its own
 # explanations, a classify that always says copy
 sed -e 's/predict: ~/predict: copy/' -e 's/rule: ~/rule: my own rule for this op/' \
-    -e 's/answer: ~/answer: the strides and storage decide it here/' \
+    -e 's/answer: ~/answer: the memory layout decides it here, I think/' \
     -e "s/^classify: ~/classify: |\\n  def classify(op_result, parent):\\n      return 'copy'/" \
     -e 's/^    op: \(.*\)$/    op: \1\n    explanation: SHEETEXPLAIN/' "$work/blank.yaml" > "$work/sheet.yaml"
 grep -q "return 'copy'" "$work/sheet.yaml" || fail "the test's sheet has no classify"
