@@ -388,7 +388,7 @@ stdout_has '"value": "<list of length 10000: too large to show>"'
   printf '  - {id: show, op: a, predict: {kind: value}}\n'
   printf '  - {id: str, op: str(a), predict: {kind: error, error: LimitError}}\n'
   printf '  - {id: eq, op: a == b, predict: {kind: error, error: LimitError}}\n' # RecursionError
-  printf '  - {id: lt, op: "[a] < [b]", predict: {value: false}}\n'
+  printf '  - {id: lt, op: "[a] < [b]", predict: {kind: error, error: LimitError}}\n' # as ==
   printf '  - {id: len, op: len(a + a), predict: {value: 2}}\n'; } > deep.yaml
 graded 0 check deep.yaml
 
