@@ -164,7 +164,10 @@ top_abs=$(cd "$top_srcdir" && pwd -P)
 if [ "$(git -C "$top_srcdir" rev-parse --show-toplevel 2> /dev/null || true)" = "$top_abs" ]; then
     git -C "$top_srcdir" ls-files > "$work/tracked"
 else
-    (cd "$top_srcdir" && find . -type f | sed 's|^\./||') > "$work/tracked"
+    # an unpacked tarball: its files, less any build tree inside it
+    # (distcheck builds in _build/sub under the unpacked sources)
+    (cd "$top_srcdir" && find . -mindepth 1 -type d -exec test -f '{}/config.status' ';' -prune \
+        -o -type f -print | sed 's|^\./||') > "$work/tracked"
 fi
 cat > "$work/built" <<'EOF'
 .git/HEAD
