@@ -34,26 +34,7 @@ validate=$top_builddir/tests/validate_json
 sed -e 's/threshold: 16/threshold: 1/' "$good" > "$work/tampered.yaml"
 printf 'ops: [\n' > "$work/broken.yaml"
 
-# as_root CMD...: run CMD as root (the platform's user on Gradescope and
-# PrairieLearn): directly when this test is root, else in a user namespace.
-as_root() {
-    if [ "$(id -u)" = 0 ]; then "$@"; else unshare -r "$@"; fi
-}
-# as_uid UID CMD...: run CMD as UID (only possible as root; else as is).
-as_uid() {
-    u=$1
-    shift
-    if [ "$u" = 0 ]; then as_root "$@"
-    elif [ "$(id -u)" = 0 ]; then setpriv --reuid="$u" --regid="$u" --clear-groups -- "$@"
-    else "$@"; fi
-}
-chmod 711 "$work" # other users (a dropped uid) may reach files below it
-
-# The simulated platform users (a dropped uid) must reach the binary: CI
-# builds in a private (0700) temporary folder, so they run a copy in $work.
-if [ "$(id -u)" = 0 ] && ! setpriv --reuid=1001 --regid=1001 --clear-groups -- test -x "$TLAB" 2> /dev/null; then
-    cp "$TLAB" "$work/tlab-bin" && chmod 755 "$work/tlab-bin" && TLAB=$work/tlab-bin
-fi
+share_tlab_with_users # platform users are root or a dropped uid
 
 # The points `tlab check --lab` gives a sheet: "POINTS MAX".
 points_of() {

@@ -41,23 +41,7 @@ validate=$top_builddir/tests/validate_json
 command -v xmllint > /dev/null 2>&1 || skip "xmllint is needed (JUnit)"
 command -v prove > /dev/null 2>&1 || skip "prove is needed (TAP)"
 
-as_root() {
-    if [ "$(id -u)" = 0 ]; then "$@"; else unshare -r "$@"; fi
-}
-as_uid() {
-    u=$1
-    shift
-    if [ "$u" = 0 ]; then as_root "$@"
-    elif [ "$(id -u)" = 0 ]; then setpriv --reuid="$u" --regid="$u" --clear-groups -- "$@"
-    else "$@"; fi
-}
-chmod 711 "$work"
-
-# The simulated platform users (a dropped uid) must reach the binary: CI
-# builds in a private (0700) temporary folder, so they run a copy in $work.
-if [ "$(id -u)" = 0 ] && ! setpriv --reuid=1001 --regid=1001 --clear-groups -- test -x "$TLAB" 2> /dev/null; then
-    cp "$TLAB" "$work/tlab-bin" && chmod 755 "$work/tlab-bin" && TLAB=$work/tlab-bin
-fi
+share_tlab_with_users # platform users are root or a dropped uid
 
 pending_failed=""
 # spec NAME DESCRIPTION CMD...: CMD must succeed; NAME in PENDING only reports.
