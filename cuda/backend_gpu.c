@@ -371,6 +371,43 @@ static bool output_overlaps(const tl_kdesc *d)
     return false;
 }
 
+/* Can operand 0's layout map two work items to one byte (a destination
+ * that overlaps itself, e.g. x.as_strided((3, 3), (1, 1)); PyTorch's
+ * "TOO_HARD" memory overlap, which it allows)? Sufficient test: with the
+ * dims sorted by |stride|, each stride reaches past the extent of all the
+ * smaller ones. A parallel launch into such a layout races; the CPU writes
+ * its items in order, so the launch must too. */
+bool tl_gpu_self_overlaps(const tl_kdesc *d)
+{
+    if (d->n <= 1)
+        return false;
+    int64_t st[TL_K_MAXDIMS], sz[TL_K_MAXDIMS];
+    int m = 0;
+    for (int i = 0; i < d->ndim; i++) {
+        if (d->sizes[i] <= 1)
+            continue;
+        int64_t s = d->strides[0][i] < 0 ? -d->strides[0][i] : d->strides[0][i];
+        if (s == 0)
+            return true;
+        /* insertion sort by stride, ascending */
+        int j = m++;
+        while (j > 0 && st[j - 1] > s) {
+            st[j] = st[j - 1];
+            sz[j] = sz[j - 1];
+            j--;
+        }
+        st[j] = s;
+        sz[j] = d->sizes[i];
+    }
+    int64_t reach = (int64_t)tl_dtype_size((tl_dtype)d->dtype[0]);
+    for (int i = 0; i < m; i++) {
+        if (st[i] < reach)
+            return true;
+        reach += (sz[i] - 1) * st[i];
+    }
+    return false;
+}
+
 static void desc_init(tl_kdesc *d)
 {
     memset(d, 0, sizeof *d);
@@ -388,13 +425,16 @@ static int launch(const tl_dev *dev, tl_kkind kind, const tl_kdesc *d,
     if (d->n == 0)
         return 0;
     tl_kdesc serial;
-    if ((kind == TL_K_COPY || kind == TL_K_BINARY || kind == TL_K_UNARY ||
-         kind == TL_K_WHERE) && output_overlaps(d)) {
+    bool elementwise = kind == TL_K_COPY || kind == TL_K_BINARY ||
+                       kind == TL_K_UNARY || kind == TL_K_WHERE;
+    bool self = (elementwise || kind == TL_K_FILL || kind == TL_K_GATHER ||
+                 kind == TL_K_SCATTER) && !d->serial && tl_gpu_self_overlaps(d);
+    if (self || (elementwise && output_overlaps(d))) {
         serial = *d;
         serial.serial = 1;
         int last = d->ndim - 1;
         int64_t isz = (int64_t)tl_dtype_size((tl_dtype)d->dtype[0]);
-        if (kind == TL_K_COPY && d->dtype[0] == d->dtype[1] && last >= 0 &&
+        if (!self && kind == TL_K_COPY && d->dtype[0] == d->dtype[1] && last >= 0 &&
             d->strides[0][last] == isz && d->strides[1][last] == isz)
             serial.serial = 2;
         d = &serial;

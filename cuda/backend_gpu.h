@@ -26,6 +26,10 @@ const tl_backend *tl_gpu_backend_cuda(void);
 /* The device API under a GPU backend, NULL for any other backend. */
 const tl_dev *tl_gpu_backend_dev(const tl_backend *be);
 
+/* Can operand 0 of a merged launch descriptor map two work items to one
+ * byte (a self-overlapping destination)? Such launches run serially. */
+bool tl_gpu_self_overlaps(const tl_kdesc *d);
+
 /* Sticky device failure: once set, every later call fails fast with an
  * internal error (exit 3). The message names the first failure. */
 bool tl_gpu_poisoned(void);

@@ -305,6 +305,49 @@ static int env_fault(void)
     return atomic_fetch_add(&launches_seen, 1) + 1 == n ? status : 0;
 }
 
+/* The race check: a launch that is not serial runs its items on many
+ * threads at once, so no two items may write one byte of the output
+ * (operand 0; its offsets through tl_k_offsets, gather/scatter targets
+ * included). A real GPU would race there silently; the simulator, which
+ * runs items one at a time, would hide it. Returns TL_DEV_ERACE, or
+ * TL_DEV_OOM when the bitmap cannot be had. */
+static int race_check(tl_kkind kind, const tl_kdesc *d)
+{
+    if (d->serial || d->n <= 1 ||
+        !(kind == TL_K_COPY || kind == TL_K_FILL || kind == TL_K_BINARY ||
+          kind == TL_K_UNARY || kind == TL_K_WHERE || kind == TL_K_GATHER ||
+          kind == TL_K_SCATTER))
+        return 0;
+    int64_t isz = (int64_t)tl_k_size(d->dtype[0]);
+    int64_t off[TL_K_MAXOPS], lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t i = 0; i < d->n; i++) {
+        tl_k_offsets(d, i, off);
+        if (off[0] < lo)
+            lo = off[0];
+        if (off[0] > hi)
+            hi = off[0];
+    }
+    uint64_t span = (uint64_t)(hi - lo) + (uint64_t)isz;
+    uint8_t *bits = calloc((size_t)(span / 8 + 1), 1);
+    if (!bits)
+        return TL_DEV_OOM;
+    int rc = 0;
+    for (int64_t i = 0; i < d->n && rc == 0; i++) {
+        tl_k_offsets(d, i, off);
+        for (int64_t b = 0; b < isz; b++) {
+            uint64_t at = (uint64_t)(off[0] - lo) + (uint64_t)b;
+            uint8_t m = (uint8_t)(1u << (at % 8));
+            if (bits[at / 8] & m) {
+                rc = TL_DEV_ERACE;
+                break;
+            }
+            bits[at / 8] |= m;
+        }
+    }
+    free(bits);
+    return rc;
+}
+
 static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
 {
     int inj = atomic_exchange(&inject, 0);
@@ -322,6 +365,9 @@ static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
     d.sstart = untag(d.sstart);
     d.spos = untag(d.spos);
     d.flag = untag(d.flag);
+    int race = race_check(kind, &d);
+    if (race)
+        return race;
     int64_t nout = outputs_of(kind, &d);
     /* one byte an output element: the check costs at most the ledger's
      * size again for the largest (bool) tensors */
@@ -439,6 +485,7 @@ static const char *sim_errname(int status)
     case 719: return "cudaErrorLaunchFailure: unspecified launch failure";
     case TL_DEV_ECHECK: return "simulator: an output element was not written exactly once";
     case TL_DEV_ETIMEOUT: return "simulator: the op's time limit passed";
+    case TL_DEV_ERACE: return "simulator: a parallel launch writes one output byte from two work items (a race on a GPU)";
     default: return "simulated device error";
     }
 }
