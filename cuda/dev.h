@@ -29,6 +29,7 @@ extern "C" {
 #define TL_DEV_OOM 2          /* cudaErrorMemoryAllocation */
 #define TL_DEV_ECHECK (-100)  /* simulator: visit-once check failed */
 #define TL_DEV_ETIMEOUT (-101) /* simulator: the op's deadline passed */
+#define TL_DEV_EOVERLAP (-103) /* simulator: overlapping D2D copy */
 #define TL_DEV_ERACE (-102)   /* simulator: a parallel launch writes one
                                * byte of its output from two work items */
 

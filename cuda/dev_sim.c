@@ -167,11 +167,15 @@ static int sim_malloc(void **out, size_t n)
         atomic_fetch_sub(&live, n);
         return TL_DEV_OOM;
     }
-    blk_hdr *h = calloc(1, sizeof *h + (n ? n : 1));
+    blk_hdr *h = malloc(sizeof *h + (n ? n : 1));
     if (!h) {
         atomic_fetch_sub(&live, n);
         return TL_DEV_OOM;
     }
+    memset(h, 0, sizeof *h);
+    /* cudaMallocAsync memory is uninitialised: poison it, so code that
+     * reads scratch before writing it differs from the CPU here too */
+    memset(h + 1, TL_DEV_SIM_POISON, n ? n : 1);
     h->magic = MAGIC;
     h->size = n;
     uintptr_t lo = (uintptr_t)(h + 1);
@@ -229,8 +233,12 @@ static int sim_d2d(void *dst, const void *src, size_t n)
 {
     if (!dev_range(dst, n) || !dev_range(src, n))
         return EILLEGAL;
+    /* cudaMemcpy's ranges must not overlap (undefined on a GPU) */
+    uintptr_t a = (uintptr_t)untag(dst), b = (uintptr_t)untag(src);
+    if (n && a < b + n && b < a + n)
+        return TL_DEV_EOVERLAP;
     if (n)
-        memmove(untag(dst), untag(src), n);
+        memcpy(untag(dst), untag(src), n);
     return 0;
 }
 
@@ -348,6 +356,37 @@ static int race_check(tl_kkind kind, const tl_kdesc *d)
     return rc;
 }
 
+/* Every pointer a launch gets must be a live device block, and an
+ * elementwise operand's whole byte range must lie inside one: a host
+ * pointer or an out-of-bounds descriptor faults on a GPU (700), or under
+ * HMM silently reads host memory. */
+static int pointers_check(tl_kkind kind, const tl_kdesc *d)
+{
+    bool whole = kind == TL_K_COPY || kind == TL_K_FILL || kind == TL_K_BINARY ||
+                 kind == TL_K_UNARY || kind == TL_K_WHERE;
+    for (int k = 0; k < d->nops && k < TL_K_MAXOPS; k++) {
+        int64_t a = 0, b = 0;
+        for (int i = 0; whole && i < d->ndim; i++) {
+            int64_t ext = (d->sizes[i] - 1) * d->strides[k][i];
+            if (ext < 0)
+                a += ext;
+            else
+                b += ext;
+        }
+        size_t len = (size_t)(b - a) + (size_t)tl_k_size(d->dtype[k]);
+        /* other kinds may not touch an operand at all (a reduction of
+         * nothing): its pointer must still be a device address */
+        if (whole ? !dev_range(d->ptr[k] + a, len)
+                  : d->ptr[k] && !tl_dev_sim_is_device(d->ptr[k]))
+            return EILLEGAL;
+    }
+    const void *aux[] = {d->goffs, d->partials, d->sstart, d->spos, d->flag};
+    for (size_t j = 0; j < sizeof aux / sizeof aux[0]; j++)
+        if (aux[j] && !dev_range(aux[j], 1))
+            return EILLEGAL;
+    return 0;
+}
+
 static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
 {
     int inj = atomic_exchange(&inject, 0);
@@ -357,6 +396,9 @@ static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
         return inj;
     if (desc->n <= 0)
         return 0;
+    int bad = pointers_check(kind, desc);
+    if (bad)
+        return bad;
     tl_kdesc d = *desc;
     for (int k = 0; k < TL_K_MAXOPS; k++)
         d.ptr[k] = untag(d.ptr[k]);
@@ -485,6 +527,7 @@ static const char *sim_errname(int status)
     case 719: return "cudaErrorLaunchFailure: unspecified launch failure";
     case TL_DEV_ECHECK: return "simulator: an output element was not written exactly once";
     case TL_DEV_ETIMEOUT: return "simulator: the op's time limit passed";
+    case TL_DEV_EOVERLAP: return "simulator: a device-to-device copy between overlapping ranges (undefined on a GPU)";
     case TL_DEV_ERACE: return "simulator: a parallel launch writes one output byte from two work items (a race on a GPU)";
     default: return "simulated device error";
     }

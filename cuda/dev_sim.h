@@ -14,6 +14,10 @@
 extern "C" {
 #endif
 
+/* The byte new simulated device memory holds (cudaMalloc leaves memory
+ * uninitialised; tl_backend_alloc zeroes it itself). */
+#define TL_DEV_SIM_POISON 0xA5
+
 /* Grid shape (threads per block, most blocks; 0 keeps the default 64 x 8)
  * and the seed of the shuffled block/thread order (0 keeps it). */
 void tl_dev_sim_configure(int64_t block, int64_t max_blocks, uint64_t seed);

@@ -482,6 +482,48 @@ START_TEST(test_sim_catches_racy_launch)
 }
 END_TEST
 
+/* The simulator's other checks, each shown catching a broken call: a host
+ * pointer or an out-of-bounds descriptor in a launch (a GPU faults with
+ * 700), new device memory is poisoned (cudaMalloc does not zero), and a
+ * device-to-device copy between overlapping ranges is refused. */
+START_TEST(test_sim_catches_bad_calls)
+{
+    const tl_dev *sim = tl_dev_sim();
+    void *dst = NULL, *src = NULL;
+    float host[8] = {0};
+    ck_assert_int_eq(sim->malloc(&dst, 8 * sizeof(float)), 0);
+    ck_assert_int_eq(sim->malloc(&src, 8 * sizeof(float)), 0);
+    unsigned char raw[8 * sizeof(float)];
+    ck_assert_int_eq(sim->d2h(raw, dst, sizeof raw), 0);
+    for (size_t i = 0; i < sizeof raw; i++)
+        ck_assert_uint_eq(raw[i], TL_DEV_SIM_POISON);
+    tl_kdesc d;
+    memset(&d, 0, sizeof d);
+    d.gdim = -1;
+    d.gop = 1;
+    d.gscale = 1;
+    d.nchunk = 1;
+    d.n = 8;
+    d.ndim = 1;
+    d.nops = 2;
+    d.dtype[0] = d.dtype[1] = TL_FLOAT32;
+    d.sizes[0] = 8;
+    d.strides[0][0] = d.strides[1][0] = 4;
+    d.ptr[0] = dst;
+    d.ptr[1] = src;
+    ck_assert_int_eq(sim->launch(TL_K_COPY, &d), 0);
+    d.ptr[1] = (char *)host; /* a host pointer */
+    ck_assert_int_eq(sim->launch(TL_K_COPY, &d), 700);
+    d.ptr[1] = src;
+    d.n = d.sizes[0] = 9; /* one element past the block */
+    ck_assert_int_eq(sim->launch(TL_K_COPY, &d), 700);
+    ck_assert_int_eq(sim->d2d(dst, (char *)dst + 4, 16), TL_DEV_EOVERLAP);
+    ck_assert_int_eq(sim->d2d(dst, src, 16), 0);
+    sim->free(dst);
+    sim->free(src);
+}
+END_TEST
+
 static Suite *device_suite(void)
 {
     Suite *s = suite_create(on_sim ? "device (simulator)" : "device (GPU)");
@@ -495,6 +537,8 @@ static Suite *device_suite(void)
     tcase_add_test(tc, test_self_overlap_in_cpu_order);
     if (on_sim)
         tcase_add_test(tc, test_sim_catches_racy_launch);
+    if (on_sim)
+        tcase_add_test(tc, test_sim_catches_bad_calls);
     suite_add_tcase(s, tc);
     tc = tcase_create("limits");
     tcase_set_timeout(tc, 120);
