@@ -68,26 +68,54 @@ static void count_d2d(size_t n)
     tl_context_get()->counters[TL_DEV_CUDA].d2d_bytes += n;
 }
 
-static atomic_int poisoned;
-static char poison_msg[200];
+/* Sticky failure, per device API (the simulator's faults in a test never
+ * disable the real GPU of the same process, and back: review E3). */
+typedef struct poison_slot {
+    atomic_int on;
+    char msg[200];
+} poison_slot;
+static poison_slot poison_sim, poison_cuda;
+
+static poison_slot *slot_of(const tl_dev *dev)
+{
+    return dev == tl_dev_sim() ? &poison_sim : &poison_cuda;
+}
+
+static bool dev_poisoned(const tl_dev *dev)
+{
+    return atomic_load(&slot_of(dev)->on) != 0;
+}
 
 bool tl_gpu_poisoned(void)
 {
-    return atomic_load(&poisoned) != 0;
+    return atomic_load(&poison_sim.on) != 0 || atomic_load(&poison_cuda.on) != 0;
 }
 
+/* After these the CUDA context is unusable (cudaError_t): 700 illegal
+ * address, 702 launch timeout, 710 assert, 714-718 hardware stack,
+ * illegal instruction, misaligned address, invalid address space,
+ * invalid PC, 719 launch failure, 214 ECC, 220 NVLink, 999 unknown. */
 static bool sticky(int st)
 {
-    return st == 700 || st == 719 || st == 710 || st == 214 || st == 999;
+    return st == 700 || st == 702 || st == 710 || (st >= 714 && st <= 719) ||
+           st == 214 || st == 220 || st == 999;
 }
 
-static int fail_poisoned(tl_error *err)
+static void poison(const tl_dev *dev, int st, const char *what)
+{
+    poison_slot *p = slot_of(dev);
+    if (!atomic_exchange(&p->on, 1))
+        snprintf(p->msg, sizeof p->msg, "%s during %s", dev->errname(st), what);
+}
+
+static int fail_poisoned_dev(const tl_dev *dev, tl_error *err)
 {
     return tl_error_set(err, TL_ERR_INTERNAL,
                         "CUDA error: the device failed earlier (%s); no "
                         "further device work is possible",
-                        poison_msg);
+                        slot_of(dev)->msg);
 }
+#define fail_poisoned(err) fail_poisoned_dev(dev, err)
 
 /* Map a device status to err; returns -1 (or 0 for status 0). */
 static int status_err(const tl_dev *dev, int st, const char *what, tl_error *err)
@@ -100,8 +128,8 @@ static int status_err(const tl_dev *dev, int st, const char *what, tl_error *err
                             tl_context_deadline_budget());
     if (st == TL_DEV_OOM)
         return tl_error_set(err, TL_ERR_RUNTIME, "CUDA out of memory (%s)", what);
-    if (sticky(st) && !atomic_exchange(&poisoned, 1))
-        snprintf(poison_msg, sizeof poison_msg, "%s during %s", dev->errname(st), what);
+    if (sticky(st))
+        poison(dev, st, what);
     return tl_error_set(err, TL_ERR_INTERNAL, "CUDA error: %s (during %s)",
                         dev->errname(st), what);
 }
@@ -137,7 +165,7 @@ static int g_alloc(const tl_backend *be, size_t n, void **out, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
     *out = NULL;
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     if (n == 0)
         return 0;
@@ -171,13 +199,13 @@ static int g_to_host(const tl_backend *be, void *h, const void *d, size_t n,
                      tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     if (n == 0)
         return 0;
     int st = dev->d2h(h, d, n);
-    if (st && !sticky(st) && st != TL_DEV_OOM)
-        st = 700; /* a failed copy leaves the context unusable */
+    if (st && st != TL_DEV_OOM)
+        poison(dev, st, "a device-to-host copy"); /* the real cause, named */
     return status_err(dev, st, "a device-to-host copy", err);
 }
 
@@ -185,21 +213,21 @@ static int g_from_host(const tl_backend *be, void *d, const void *h, size_t n,
                        tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     if (n == 0)
         return 0;
     int st = dev->h2d(d, h, n);
-    if (st && !sticky(st) && st != TL_DEV_OOM)
-        st = 700;
+    if (st && st != TL_DEV_OOM)
+        poison(dev, st, "a host-to-device copy");
     return status_err(dev, st, "a host-to-device copy", err);
 }
 
 static int g_sync(const tl_backend *be, tl_error *err)
 {
-    if (tl_gpu_poisoned())
-        return fail_poisoned(err);
     const tl_dev *dev = DEV(be);
+    if (dev_poisoned(dev))
+        return fail_poisoned(err);
     return status_err(dev, dev->sync(), "cudaStreamSynchronize", err);
 }
 
@@ -420,7 +448,7 @@ static void desc_init(tl_kdesc *d)
 static int launch(const tl_dev *dev, tl_kkind kind, const tl_kdesc *d,
                   const char *what, tl_error *err)
 {
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     if (d->n == 0)
         return 0;
@@ -450,7 +478,7 @@ static int g_copy_strided(const tl_backend *be, const tl_strided *dst,
                           const tl_strided *src, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     const tl_strided *ops[2] = {dst, src};
     tl_kdesc d;
@@ -490,7 +518,7 @@ static int g_fill(const tl_backend *be, const tl_strided *dst, tl_scalar v,
                   tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     const tl_strided *ops[1] = {dst};
     tl_kdesc d;
@@ -540,7 +568,7 @@ static int g_binary(const tl_backend *be, tl_binop op, tl_dtype compute,
                     const tl_strided *b, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     if ((unsigned)op >= (unsigned)TL_NBINOPS || !dtype_ok(compute))
         return bad_desc(err, "binop/compute");
@@ -583,7 +611,7 @@ static int g_unary(const tl_backend *be, tl_unop op, tl_dtype compute,
                    const tl_strided *dst, const tl_strided *src, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     if ((unsigned)op >= (unsigned)TL_NUNOPS || !dtype_ok(compute))
         return bad_desc(err, "unop/compute");
@@ -607,7 +635,7 @@ static int g_where(const tl_backend *be, const tl_strided *dst,
                    const tl_strided *b, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     const tl_strided *ops[4] = {dst, cond, a, b};
     tl_kdesc d;
@@ -650,7 +678,7 @@ static int g_gather(const tl_backend *be, const tl_strided *dst,
                           int64_t n_index, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     tl_kdesc d;
     int rc = gather_desc(dst, src, dim, n_index, &d, err);
@@ -715,7 +743,7 @@ static int g_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
                     uint64_t reduce_mask, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     int nd = src->ndim;
     if ((unsigned)op >= TL_NREDOPS || !dtype_ok(compute) || nd < 0 ||
@@ -830,7 +858,7 @@ static int g_scatter(const tl_backend *be, tl_scatter_mode mode,
                      const int64_t *index, int64_t n_index, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     int nd = dst->ndim;
     if (nd < 1 || nd > TL_MAX_DIMS || src->ndim != nd || dim < 0 || dim >= nd ||
@@ -935,7 +963,7 @@ static int g_index_offsets(const tl_backend *be, int64_t *out, int nidx,
                            int64_t *bad_value, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     *bad_pos = -1;
     if (nidx < 1 || nidx > TL_BACKEND_MAX_DEVICE_INDICES || nidx + 1 > TL_K_MAXOPS)
@@ -1036,7 +1064,7 @@ static int g_index_gather(const tl_backend *be, const tl_strided *dst,
                           int64_t n, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     tl_kdesc d;
     int rc = gather_desc(dst, src, dim, n, &d, err);
@@ -1055,7 +1083,7 @@ static int g_index_scatter(const tl_backend *be, tl_scatter_mode mode,
                            const int64_t *offs, int64_t n, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     int nd = src->ndim;
     if (nd < 1 || nd > TL_MAX_DIMS || dst->ndim != nd || dim < 0 || dim >= nd ||
@@ -1093,7 +1121,7 @@ static int g_sort(const tl_backend *be, const tl_strided *values,
                   bool descending, int64_t k, tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     /* a 0-d source is one row of one element */
     int64_t one = 1, zero = 0;
@@ -1156,7 +1184,7 @@ static int g_copy_d2d(const tl_backend *be, void *dst, const void *src, size_t n
                       tl_error *err)
 {
     const tl_dev *dev = DEV(be);
-    if (tl_gpu_poisoned())
+    if (dev_poisoned(dev))
         return fail_poisoned(err);
     uintptr_t a = (uintptr_t)dst, b = (uintptr_t)src;
     if (n == 0 || a == b)

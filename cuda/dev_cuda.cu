@@ -18,6 +18,8 @@
  *     4 KiB, the limit on every supported architecture).
  * Build: nvcc --fmad=false (see kernels.h), -Xptxas -warn-spills.
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -72,10 +74,18 @@ static bool no_gpu_status(cudaError_t rc)
            rc == cudaErrorUnsupportedPtxVersion;
 }
 
+static void probe_once(void);
+static pthread_once_t probe_flag = PTHREAD_ONCE_INIT;
+
+/* First-call setup is thread-safe: every caller waits for the one probe
+ * (review E4; `--jobs` workers may be the first to ask). */
 static void do_probe(void)
 {
-    if (probed)
-        return;
+    pthread_once(&probe_flag, probe_once);
+}
+
+static void probe_once(void)
+{
     int n = 0;
     cudaError_t rc = cudaGetDeviceCount(&n);
     if (rc == cudaSuccess && n == 0)
@@ -98,6 +108,15 @@ static void do_probe(void)
     cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.multiProcessorCount > 0)
         sm_count = prop.multiProcessorCount;
+    /* freed pool memory stays with the pool instead of going back to the
+     * driver at every sync (PyTorch's cudaMallocAsync backend does the
+     * same); cu_malloc trims the pool once on out of memory (review S1) */
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
+        uint64_t threshold = UINT64_MAX;
+        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+    }
+    (void)cudaGetLastError();
     probed = 1;
 }
 
@@ -185,6 +204,9 @@ static int cu_launch(tl_kkind kind, const tl_kdesc *d)
     if (d->serial)
         grid = threads = 1;
     cudaStream_t s = cudaStreamPerThread;
+    /* clear an error an earlier call left, so it is not blamed on this
+     * launch (cudaPeekAtLastError would report it again forever: E1) */
+    (void)cudaGetLastError();
     switch (kind) {
     case TL_K_COPY: k_copy<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_FILL: k_fill<<<grid, threads, 0, s>>>(*d); break;
@@ -200,9 +222,11 @@ static int cu_launch(tl_kkind kind, const tl_kdesc *d)
     case TL_K_SCATTER_SEQ: k_scatter_seq<<<grid, threads, 0, s>>>(*d); break;
     default: return (int)cudaErrorInvalidValue;
     }
-    cudaError_t rc = cudaPeekAtLastError();
+    cudaError_t rc = cudaGetLastError();
     if (rc == cudaSuccess)
         rc = cudaStreamSynchronize(s);
+    else
+        (void)cudaGetLastError();
     return st(rc);
 }
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "storage.h"
 #include "util.h"
 
@@ -43,6 +44,15 @@ static void *worker_main(void *arg)
     tl_pool *p = arg;
     tl_alloc_set_limit(p->max_bytes);
     drain(p);
+    /* the device work this thread queued (on its own stream) finishes
+     * before the thread does: the main thread may free those blocks next,
+     * on its stream, and the pool must not hand them out while a copy into
+     * them is still queued (cuda review W2) */
+    const tl_backend *gpu = tl_backend_cuda();
+    if (gpu) {
+        tl_error err;
+        (void)tl_backend_sync(gpu, &err);
+    }
     return NULL;
 }
 
