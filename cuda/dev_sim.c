@@ -162,6 +162,11 @@ static int sim_malloc(void **out, size_t n)
 {
     *out = NULL;
     size_t cap = atomic_load(&capacity);
+    /* TLAB_SIM_CAPACITY=BYTES (tests/gpu/run.sh --emulated's out-of-memory
+     * check): a device of that size, unless a test set one */
+    const char *envcap = getenv("TLAB_SIM_CAPACITY");
+    if (cap == SIZE_MAX && envcap && *envcap)
+        cap = (size_t)strtoull(envcap, NULL, 10);
     size_t now = atomic_fetch_add(&live, n);
     if (now > cap || n > cap - now || n > SIZE_MAX - sizeof(blk_hdr) - 16) {
         atomic_fetch_sub(&live, n);

@@ -1344,6 +1344,11 @@ int main(void)
     for (int i = 0; i < nbackends; i++)
         printf("backend %d: %s\n", i, tl_backend_name(backends[i]));
     SRunner *sr = srunner_create(tl_backend_suite());
+    /* a real GPU backend was opened in this process: forked children
+     * cannot use its CUDA context, so the tests run in the process */
+    for (int i = 0; i < nbackends; i++)
+        if (!strcmp(tl_backend_name(backends[i]), "cuda"))
+            srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

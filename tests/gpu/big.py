@@ -1,0 +1,32 @@
+# tests/gpu/big.py - tests/gpu/run.sh's "big" check: every kernel family on
+# @N@ elements (@R@ x @C@ for the 2-D ones), on the device (--device cuda:
+# factories without device= make device tensors) and on the CPU, compared
+# bit for bit. run.sh substitutes @N@, @R@ and @C@.
+import torch
+n = @N@
+c = (torch.arange(n, dtype=torch.float32, device="cpu") % 1000) / 7
+g = c.cuda()
+print("copy strided", n, torch.equal(g[::2].clone().cpu(), c[::2].clone()))
+print("transpose", n, torch.equal(g.view(@R@, @C@).t().contiguous().cpu(), c.view(@R@, @C@).t().contiguous()))
+print("broadcast", n, torch.equal((g.view(@R@, @C@) + g[:@C@]).cpu(), c.view(@R@, @C@) + c[:@C@]))
+print("float16", n, torch.equal(g.half().cpu(), c.half()))
+print("bfloat16", n, torch.equal(g.bfloat16().cpu(), c.bfloat16()))
+print("where", n, torch.equal(torch.where(g > 50, g, -g).cpu(), torch.where(c > 50, c, -c)))
+# floating sums: the device adds in order in double, the CPU's fast loops
+# in a float cascade (cpu_loops.c): equal to a few ulp, not bit for bit
+print("sum", n, torch.allclose(g.view(@R@, @C@).sum(1).cpu(), c.view(@R@, @C@).sum(1), rtol=1e-6, atol=0.0))
+print("sum float64", n, torch.equal(g.double().view(@R@, @C@).sum(0).cpu(), c.double().view(@R@, @C@).sum(0)))
+print("argmax", n, torch.equal(g.view(@R@, @C@).argmax(1).cpu(), c.view(@R@, @C@).argmax(1)))
+print("all-reduce", n, abs(g.sum().item() - c.sum().item()) <= 1e-6 * abs(c.sum().item()))
+i = torch.arange(n, device="cpu") % 1000
+tg = torch.zeros(1000)
+tc = torch.zeros(1000, device="cpu")
+tg.index_put_((i.cuda(),), g, accumulate=True)
+tc.index_put_((i,), c, accumulate=True)
+print("index_put accumulate", n, torch.equal(tg.cpu(), tc))
+tg[i.cuda()] = g
+tc[i] = c
+print("index_put repeated", n, torch.equal(tg.cpu(), tc))
+print("gather", n, torch.equal(g[i.cuda()].cpu(), c[i]))
+print("sort", n, torch.equal(g.view(-1, 256).sort(1)[0].cpu(), c.view(-1, 256).sort(1)[0]))
+print("done")
