@@ -37,6 +37,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "scalar_defs.h" /* the conversions and formulas both devices share */
+
 #if defined(__CUDACC__)
 #define TL_KFN static __host__ __device__ inline
 #else
@@ -156,79 +158,11 @@ enum { TL_KS_ASSIGN, TL_KS_ADD };
 TL_KFN int tl_k_isnan(double x) { return x != x; }
 TL_KFN int tl_k_isinf(double x) { return x == HUGE_VAL || x == -HUGE_VAL; }
 
-TL_KFN uint32_t tl_k_f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
-TL_KFN float tl_k_bits_f32(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
-TL_KFN uint16_t tl_k_f32_to_f16(float f)
-{
-    uint32_t x = tl_k_f32_bits(f);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    uint32_t exp = (x >> 23) & 0xffu;
-    uint32_t man = x & 0x7fffffu;
-    if (exp == 0xffu)
-        return (uint16_t)(sign | (man ? 0x7e00u : 0x7c00u));
-    if (exp == 0)
-        return (uint16_t)sign;
-    int32_t e = (int32_t)exp - 127 + 15;
-    if (e >= 31)
-        return (uint16_t)(sign | 0x7c00u);
-    if (e <= 0) {
-        uint32_t m = man | 0x800000u;
-        int shift = 14 - e;
-        if (shift >= 25)
-            return (uint16_t)sign;
-        uint32_t q = m >> shift;
-        uint32_t rem = m & ((1u << shift) - 1u);
-        uint32_t half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (q & 1u)))
-            q++;
-        return (uint16_t)(sign | q);
-    }
-    uint32_t q = ((uint32_t)e << 10) | (man >> 13);
-    uint32_t rem = man & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (q & 1u)))
-        q++;
-    return (uint16_t)(sign | q);
-}
 
-TL_KFN float tl_k_f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t man = h & 0x3ffu;
-    if (exp == 0x1fu)
-        return tl_k_bits_f32(sign | 0x7f800000u | (man << 13));
-    if (exp == 0) {
-        float v = (float)man * 5.9604644775390625e-08f; /* 2^-24, exact */
-        return sign ? -v : v;
-    }
-    return tl_k_bits_f32(sign | ((exp + 112u) << 23) | (man << 13));
-}
 
-TL_KFN uint16_t tl_k_f32_to_bf16(float f)
-{
-    if (f != f)
-        return 0x7fc0u;
-    uint32_t x = tl_k_f32_bits(f);
-    uint32_t bias = ((x >> 16) & 1u) + 0x7fffu;
-    return (uint16_t)((x + bias) >> 16);
-}
 
-TL_KFN float tl_k_bf16_to_f32(uint16_t h)
-{
-    return tl_k_bits_f32((uint32_t)h << 16);
-}
 
 TL_KFN int64_t tl_k_f64_to_i64(double v)
 {
@@ -268,8 +202,8 @@ TL_KFN double tl_k_ldf(int dt, const char *p)
     case TL_K_I16: { int16_t v; memcpy(&v, p, 2); return v; }
     case TL_K_I32: { int32_t v; memcpy(&v, p, 4); return v; }
     case TL_K_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-    case TL_K_F16: { uint16_t v; memcpy(&v, p, 2); return tl_k_f16_to_f32(v); }
-    case TL_K_BF16: { uint16_t v; memcpy(&v, p, 2); return tl_k_bf16_to_f32(v); }
+    case TL_K_F16: { uint16_t v; memcpy(&v, p, 2); return tl_sd_f16_to_f32(v); }
+    case TL_K_BF16: { uint16_t v; memcpy(&v, p, 2); return tl_sd_bf16_to_f32(v); }
     case TL_K_F32: { float v; memcpy(&v, p, 4); return v; }
     default: { double v; memcpy(&v, p, 8); return v; }
     }
@@ -298,8 +232,8 @@ TL_KFN void tl_k_sti(int dt, char *p, int64_t v)
     case TL_K_I16: { int16_t w = (int16_t)(uint16_t)u; memcpy(p, &w, 2); break; }
     case TL_K_I32: { int32_t w = (int32_t)(uint32_t)u; memcpy(p, &w, 4); break; }
     case TL_K_I64: memcpy(p, &v, 8); break;
-    case TL_K_F16: { uint16_t w = tl_k_f32_to_f16((float)v); memcpy(p, &w, 2); break; }
-    case TL_K_BF16: { uint16_t w = tl_k_f32_to_bf16((float)v); memcpy(p, &w, 2); break; }
+    case TL_K_F16: { uint16_t w = tl_sd_f32_to_f16((float)v); memcpy(p, &w, 2); break; }
+    case TL_K_BF16: { uint16_t w = tl_sd_f32_to_bf16((float)v); memcpy(p, &w, 2); break; }
     case TL_K_F32: { float w = (float)v; memcpy(p, &w, 4); break; }
     default: { double w = (double)v; memcpy(p, &w, 8); break; }
     }
@@ -312,8 +246,8 @@ TL_KFN void tl_k_stf(int dt, char *p, double v)
     case TL_K_U8: case TL_K_I8: case TL_K_I16: case TL_K_I32:
         tl_k_sti(dt, p, tl_k_f64_to_i32(v)); break;
     case TL_K_I64: tl_k_sti(dt, p, tl_k_f64_to_i64(v)); break;
-    case TL_K_F16: { uint16_t w = tl_k_f32_to_f16((float)v); memcpy(p, &w, 2); break; }
-    case TL_K_BF16: { uint16_t w = tl_k_f32_to_bf16((float)v); memcpy(p, &w, 2); break; }
+    case TL_K_F16: { uint16_t w = tl_sd_f32_to_f16((float)v); memcpy(p, &w, 2); break; }
+    case TL_K_BF16: { uint16_t w = tl_sd_f32_to_bf16((float)v); memcpy(p, &w, 2); break; }
     case TL_K_F32: { float w = (float)v; memcpy(p, &w, 4); break; }
     default: memcpy(p, &v, 8); break;
     }
@@ -324,8 +258,8 @@ TL_KFN double tl_k_round(int dt, double v)
 {
     switch (dt) {
     case TL_K_F32: return (double)(float)v;
-    case TL_K_F16: return tl_k_f16_to_f32(tl_k_f32_to_f16((float)v));
-    case TL_K_BF16: return tl_k_bf16_to_f32(tl_k_f32_to_bf16((float)v));
+    case TL_K_F16: return tl_sd_f16_to_f32(tl_sd_f32_to_f16((float)v));
+    case TL_K_BF16: return tl_sd_bf16_to_f32(tl_sd_f32_to_bf16((float)v));
     default: return v;
     }
 }
@@ -414,51 +348,8 @@ TL_KFN void tl_k_visit(const tl_kdesc *d, int64_t i)
  * Scalar op semantics (c10's, as backend_cpu.c)
  * ---------------------------------------------------------------------- */
 
-TL_KFN double tl_k_floordiv_f(double a, double b)
-{
-    if (b == 0.0)
-        return a / b;
-    double mod = fmod(a, b);
-    double div = (a - mod) / b;
-    if (mod != 0.0 && (b < 0.0) != (mod < 0.0))
-        div -= 1.0;
-    double fl;
-    if (div != 0.0) {
-        fl = floor(div);
-        if (div - fl > 0.5)
-            fl += 1.0;
-    } else {
-        fl = copysign(0.0, a / b);
-    }
-    return fl;
-}
 
-TL_KFN double tl_k_remainder_f(double a, double b)
-{
-    double mod = fmod(a, b);
-    if (mod != 0.0 && (b < 0.0) != (mod < 0.0))
-        mod += b;
-    return mod;
-}
 
-TL_KFN int64_t tl_k_pow_i(int64_t a, int64_t b)
-{
-    if (b < 0) {
-        if (a == 1)
-            return 1;
-        if (a == -1)
-            return (b & 1) ? -1 : 1;
-        return 0;
-    }
-    uint64_t result = 1, base = (uint64_t)a, e = (uint64_t)b;
-    while (e) {
-        if (e & 1)
-            result *= base;
-        base *= base;
-        e >>= 1;
-    }
-    return (int64_t)result;
-}
 
 TL_KFN double tl_k_binary_f(int op, double a, double b)
 {
@@ -467,8 +358,8 @@ TL_KFN double tl_k_binary_f(int op, double a, double b)
     case TL_KB_SUB: return a - b;
     case TL_KB_MUL: return a * b;
     case TL_KB_DIV: return a / b;
-    case TL_KB_FLOORDIV: return tl_k_floordiv_f(a, b);
-    case TL_KB_REMAINDER: return tl_k_remainder_f(a, b);
+    case TL_KB_FLOORDIV: return tl_sd_floordiv_f(a, b);
+    case TL_KB_REMAINDER: return tl_sd_remainder_f(a, b);
     case TL_KB_FMOD: return fmod(a, b);
     case TL_KB_POW: return pow(a, b);
     case TL_KB_MAXIMUM:
@@ -506,7 +397,7 @@ TL_KFN int64_t tl_k_binary_i(int op, int64_t a, int64_t b, int bits, int *zero)
                 return adj ? q - 1 : q;
             return adj ? r + b : r;
         }
-    case TL_KB_POW: return tl_k_pow_i(a, b);
+    case TL_KB_POW: return tl_sd_pow_i(a, b);
     case TL_KB_MAXIMUM: return a > b ? a : b;
     case TL_KB_MINIMUM: return a < b ? a : b;
     case TL_KB_BITAND: return a & b;

@@ -28,6 +28,7 @@
 #include "context.h"
 #include "backend_impl.h"
 #include "cpu_loops.h"
+#include "scalar_defs.h"
 #include "storage.h"
 
 #include <malloc.h>
@@ -615,32 +616,7 @@ static int cpu_fill(const tl_backend *be, const tl_strided *dst, tl_scalar v,
  * ---------------------------------------------------------------------- */
 
 /* c10 div_floor_floating */
-static double floordiv_f(double a, double b)
-{
-    if (b == 0.0)
-        return a / b;
-    double mod = fmod(a, b);
-    double div = (a - mod) / b;
-    if (mod != 0.0 && (b < 0.0) != (mod < 0.0))
-        div -= 1.0;
-    double fl;
-    if (div != 0.0) {
-        fl = floor(div);
-        if (div - fl > 0.5)
-            fl += 1.0;
-    } else {
-        fl = copysign(0.0, a / b);
-    }
-    return fl;
-}
 
-static double remainder_f(double a, double b)
-{
-    double mod = fmod(a, b);
-    if (mod != 0.0 && (b < 0.0) != (mod < 0.0))
-        mod += b;
-    return mod;
-}
 
 static double maximum_f(double a, double b)
 {
@@ -656,27 +632,6 @@ static double minimum_f(double a, double b)
     return a < b ? a : b;
 }
 
-/* a ** b for integers: c10 powi semantics (negative exponents give 0
- * except for bases 1 and -1), wrapping multiplication. */
-static int64_t pow_i(int64_t a, int64_t b)
-{
-    if (b < 0) {
-        if (a == 1)
-            return 1;
-        if (a == -1)
-            return (b & 1) ? -1 : 1;
-        return 0;
-    }
-    uint64_t result = 1, base = (uint64_t)a;
-    uint64_t e = (uint64_t)b;
-    while (e) {
-        if (e & 1)
-            result *= base;
-        base *= base;
-        e >>= 1;
-    }
-    return (int64_t)result;
-}
 
 static int64_t lshift_i(int64_t a, int64_t b, int bits)
 {
@@ -852,8 +807,8 @@ static int bin_float(void *vctx, int64_t n, char *const *p, const int64_t *s,
     case TL_BIN_SUB: BLOOP(double, LA, LB, OUT(a - b)) break;
     case TL_BIN_MUL: BLOOP(double, LA, LB, OUT(a * b)) break;
     case TL_BIN_DIV: BLOOP(double, LA, LB, OUT(a / b)) break;
-    case TL_BIN_FLOORDIV: BLOOP(double, LA, LB, OUT(floordiv_f(a, b))) break;
-    case TL_BIN_REMAINDER: BLOOP(double, LA, LB, OUT(remainder_f(a, b))) break;
+    case TL_BIN_FLOORDIV: BLOOP(double, LA, LB, OUT(tl_sd_floordiv_f(a, b))) break;
+    case TL_BIN_REMAINDER: BLOOP(double, LA, LB, OUT(tl_sd_remainder_f(a, b))) break;
     case TL_BIN_FMOD: BLOOP(double, LA, LB, OUT(fmod(a, b))) break;
     case TL_BIN_POW: BLOOP(double, LA, LB, OUT(pow(a, b))) break;
     case TL_BIN_MAXIMUM: BLOOP(double, LA, LB, OUT(maximum_f(a, b))) break;
@@ -900,7 +855,7 @@ static int bin_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
     case TL_BIN_FMOD:
         BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(fmod_i(a, b)))
         break;
-    case TL_BIN_POW: BLOOP(int64_t, LA, LB, OUT(pow_i(a, b))) break;
+    case TL_BIN_POW: BLOOP(int64_t, LA, LB, OUT(tl_sd_pow_i(a, b))) break;
     case TL_BIN_MAXIMUM: BLOOP(int64_t, LA, LB, OUT(a > b ? a : b)) break;
     case TL_BIN_MINIMUM: BLOOP(int64_t, LA, LB, OUT(a < b ? a : b)) break;
     case TL_BIN_ATAN2:

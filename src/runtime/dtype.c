@@ -19,6 +19,7 @@
  *     float constructor does), then to nearest-even in 16 bits.
  */
 #include "dtype.h"
+#include "scalar_defs.h"
 
 #include <math.h>
 #include <string.h>
@@ -150,85 +151,29 @@ bool tl_dtype_can_cast(tl_dtype from, tl_dtype to)
 }
 
 /* ------------------------------------------------------------------------
- * float16 / bfloat16
+ * float16 / bfloat16: the shared definitions of scalar_defs.h (the CUDA
+ * kernels include the same lines)
  * ---------------------------------------------------------------------- */
 
-static uint32_t f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float bits_f32(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 uint16_t tl_f32_to_f16(float f)
 {
-    uint32_t x = f32_bits(f);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    uint32_t exp = (x >> 23) & 0xffu;
-    uint32_t man = x & 0x7fffffu;
-
-    if (exp == 0xffu) /* inf or NaN (NaN becomes the quiet 0x7e00) */
-        return (uint16_t)(sign | (man ? 0x7e00u : 0x7c00u));
-    if (exp == 0) /* zero or float subnormal: far below half's range */
-        return (uint16_t)sign;
-
-    int32_t e = (int32_t)exp - 127 + 15; /* half's biased exponent */
-    if (e >= 31)
-        return (uint16_t)(sign | 0x7c00u);
-    if (e <= 0) {
-        /* half subnormal: value = q * 2^-24 */
-        uint32_t m = man | 0x800000u;
-        int shift = 14 - e;
-        if (shift >= 25)
-            return (uint16_t)sign;
-        uint32_t q = m >> shift;
-        uint32_t rem = m & ((1u << shift) - 1u);
-        uint32_t half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (q & 1u)))
-            q++;
-        return (uint16_t)(sign | q);
-    }
-    uint32_t q = ((uint32_t)e << 10) | (man >> 13);
-    uint32_t rem = man & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (q & 1u)))
-        q++; /* a carry into the exponent is correct, up to inf */
-    return (uint16_t)(sign | q);
+    return tl_sd_f32_to_f16(f);
 }
 
 float tl_f16_to_f32(uint16_t h)
 {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t man = h & 0x3ffu;
-    if (exp == 0x1fu)
-        return bits_f32(sign | 0x7f800000u | (man << 13));
-    if (exp == 0) {
-        /* zero or subnormal: man * 2^-24, exact in float */
-        float v = (float)man * 0x1p-24f;
-        return sign ? -v : v;
-    }
-    return bits_f32(sign | ((exp + 112u) << 23) | (man << 13));
+    return tl_sd_f16_to_f32(h);
 }
 
 uint16_t tl_f32_to_bf16(float f)
 {
-    if (isnan(f))
-        return 0x7fc0u; /* c10::detail::round_to_nearest_even */
-    uint32_t x = f32_bits(f);
-    uint32_t bias = ((x >> 16) & 1u) + 0x7fffu;
-    return (uint16_t)((x + bias) >> 16);
+    return tl_sd_f32_to_bf16(f);
 }
 
 float tl_bf16_to_f32(uint16_t h)
 {
-    return bits_f32((uint32_t)h << 16);
+    return tl_sd_bf16_to_f32(h);
 }
 
 /* ------------------------------------------------------------------------
