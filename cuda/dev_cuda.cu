@@ -25,6 +25,7 @@
 
 #include <cuda_runtime.h>
 
+#include "context.h"
 #include "dev.h"
 #include "tl_cuda.h"
 
@@ -193,16 +194,9 @@ static int cu_memset0(void *dst, size_t n)
     return st(cudaMemsetAsync(dst, 0, n, cudaStreamPerThread));
 }
 
-static int cu_launch(tl_kkind kind, const tl_kdesc *d)
+/* One launch of items [d->first, d->n). */
+static cudaError_t launch_once(tl_kkind kind, const tl_kdesc *d, unsigned grid, unsigned threads)
 {
-    if (d->n <= 0)
-        return 0;
-    int64_t blocks = (d->n + TL_THREADS - 1) / TL_THREADS;
-    int64_t cap = (int64_t)sm_count * 32; /* grid-stride beyond this */
-    unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
-    unsigned threads = TL_THREADS;
-    if (d->serial)
-        grid = threads = 1;
     cudaStream_t s = cudaStreamPerThread;
     /* clear an error an earlier call left, so it is not blamed on this
      * launch (cudaPeekAtLastError would report it again forever: E1) */
@@ -220,14 +214,57 @@ static int cu_launch(tl_kkind kind, const tl_kdesc *d)
     case TL_K_SORT: k_sort<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_INDEX_OFFSETS: k_index_offsets<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_SCATTER_SEQ: k_scatter_seq<<<grid, threads, 0, s>>>(*d); break;
-    default: return (int)cudaErrorInvalidValue;
+    default: return cudaErrorInvalidValue;
     }
     cudaError_t rc = cudaGetLastError();
     if (rc == cudaSuccess)
         rc = cudaStreamSynchronize(s);
     else
         (void)cudaGetLastError();
-    return st(rc);
+    return rc;
+}
+
+/* Work units between deadline polls: one slice of a launch runs about this
+ * many item-costs (an item of a sort row or a reduction chunk costs its
+ * length), so `--timeout` holds on a GPU as on the simulator, and no
+ * single launch runs long enough for a display watchdog (702). */
+#define SLICE_UNITS ((int64_t)1 << 26)
+#define SERIAL_SLICE_UNITS ((int64_t)1 << 16)
+
+static int cu_launch(tl_kkind kind, const tl_kdesc *d)
+{
+    if (d->n <= 0)
+        return 0;
+    int64_t blocks = (d->n + TL_THREADS - 1) / TL_THREADS;
+    int64_t cap = (int64_t)sm_count * 32; /* grid-stride beyond this */
+    unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+    unsigned threads = TL_THREADS;
+    if (d->serial)
+        grid = threads = 1;
+    int64_t cost = 1;
+    if (kind == TL_K_SORT && d->len > 1)
+        cost = d->len;
+    if (kind == TL_K_REDUCE && d->clen > 1)
+        cost = d->clen;
+    int64_t per = (d->serial ? SERIAL_SLICE_UNITS : SLICE_UNITS) / cost;
+    if (per < 1)
+        per = 1;
+    /* a strip copy (serial 2) is one piece; the kernels' 32-bit index
+     * arithmetic needs d->n to bound every size, so 2^31 items or more run
+     * unsliced, as on the simulator */
+    if (d->serial == 2 || d->n > 2147483647)
+        return st(launch_once(kind, d, grid, threads));
+    tl_kdesc piece = *d;
+    for (int64_t lo = d->first; lo < d->n; lo += per) {
+        piece.first = lo;
+        piece.n = d->n - lo <= per ? d->n : lo + per;
+        cudaError_t rc = launch_once(kind, &piece, grid, threads);
+        if (rc != cudaSuccess)
+            return st(rc);
+        if (piece.n < d->n && tl_context_deadline_passed())
+            return TL_DEV_ETIMEOUT;
+    }
+    return 0;
 }
 
 static int cu_sync(void)
