@@ -845,7 +845,9 @@ static bool kind_under(const char *cls, int kind)
         return kind == TL_ERR_INDEX || kind == TL_ERR_KEY;
     if (strcmp(cls, "OSError") == 0 || strcmp(cls, "IOError") == 0 ||
         strcmp(cls, "EnvironmentError") == 0)
-        return kind == TL_ERR_OS || kind == TL_ERR_FILENOTFOUND;
+        return kind == TL_ERR_OS || kind == TL_ERR_FILENOTFOUND || kind == TL_ERR_IOUNSUPPORTED;
+    if (strcmp(cls, "ValueError") == 0 && kind == TL_ERR_IOUNSUPPORTED)
+        return true;
     if (strcmp(cls, "ArithmeticError") == 0)
         return kind == TL_ERR_ZERODIV || kind == TL_ERR_OVERFLOW;
     if (strcmp(cls, "RuntimeError") == 0)

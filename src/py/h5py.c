@@ -255,6 +255,8 @@ static int check_steps(const tl_value *idx, tl_error *err)
         one = idx->kind == TL_V_TUPLE ? idx->u.seq.items[i] : idx;
         if (one->kind == TL_V_SLICE && one->u.slice.step->kind != TL_V_NONE) {
             int64_t st = 1;
+            if (tl_value_as_index(one->u.slice.step, &st) && st == 0)
+                return tl_error_set(err, TL_ERR_VALUE, "slice step cannot be zero");
             if (tl_value_as_index(one->u.slice.step, &st) && st < 1)
                 return tl_error_set(err, TL_ERR_VALUE, "Step must be >= 1 (got %" PRId64 ")", st);
         }

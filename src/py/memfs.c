@@ -338,7 +338,7 @@ static tl_value *f_write(tl_value *self, const tl_args *a, tl_error *err)
         return NULL;
     }
     if (!fo->writable) {
-        tl_error_set(err, TL_ERR_OS, "not writable");
+        tl_error_set(err, TL_ERR_IOUNSUPPORTED, "not writable");
         return NULL;
     }
     if (check_text(fo, err) < 0)
@@ -366,7 +366,7 @@ static int readable(fileobj *fo, tl_error *err)
     if (check_open(fo, err) < 0)
         return -1;
     if (!fo->readable)
-        return tl_error_set(err, TL_ERR_OS, "not readable");
+        return tl_error_set(err, TL_ERR_IOUNSUPPORTED, "not readable");
     return check_text(fo, err);
 }
 

@@ -93,8 +93,8 @@ size_t tl_serialize_zip_size(const char *stem, size_t pkl, const size_t *storage
     free(keys);
     cur = record(cur, sl + 7, 2); /* version: "3\n" */
     central += 46 + sl + 7;
-    cur = record(cur, sl + 21, 40); /* .data/serialization_id */
-    central += 46 + sl + 21;
+    cur = record(cur, sl + 22, 40); /* .data/serialization_id */
+    central += 46 + sl + 22;
     return cur + central + 56 + 20 + 22;
 }
 
@@ -594,7 +594,7 @@ static tl_memfile *file_arg(const tl_value *f, bool write, const char **name, tl
     tl_memfile *m = f ? tl_memfs_file_of(f, &writable) : NULL;
     if (m) {
         if (write && !writable) {
-            tl_error_set(err, TL_ERR_OS, "not writable");
+            tl_error_set(err, TL_ERR_IOUNSUPPORTED, "write");
             return NULL;
         }
         m->refcount++;
