@@ -380,7 +380,8 @@ static void obj_repr(const tl_value *obj, tl_buf *b)
 
 static size_t member_cost(const tl_value *arr)
 {
-    return H5_PER_MEMBER + (arr ? arr->u.tensor->storage->nbytes : 0);
+    const tl_tensor *t = arr->u.tensor;
+    return H5_PER_MEMBER + (size_t)tl_tensor_numel(t) * tl_dtype_size(t->dtype);
 }
 
 /* the parent group of path below o, creating intermediate groups; the
@@ -483,6 +484,12 @@ static tl_value *g_create_dataset(tl_value *self, const tl_args *a, tl_error *er
     if (data && data->kind == TL_V_NONE)
         data = NULL;
     tl_value *arr = NULL;
+    /* the file is charged the data: refuse before copying it */
+    if (data && tl_value_is_tensorlike(data)) {
+        size_t need = member_cost(data);
+        if (tl_alloc_over_limit(need) && tl_memfile_charge(o->f, (int64_t)need, err) < 0)
+            return NULL; /* the LimitError */
+    }
     if (data) {
         if (dtype) {
             tl_dtype dt;
@@ -548,6 +555,7 @@ static tl_value *g_create_dataset(tl_value *self, const tl_args *a, tl_error *er
         return NULL;
     }
     o->f->len += member_cost(arr) + made * H5_PER_GROUP;
+    tl_storage_uncharge(arr->u.tensor->storage); /* the file's charge covers it */
     h5node *nd = node_new(leaf, leaf_n, false);
     nd->array = arr;
     add_child(g, nd);

@@ -533,6 +533,12 @@ tl_memfile *tl_memfs_file_of(const tl_value *v, bool *writable)
     return fo->f;
 }
 
+const char *tl_memfs_file_name(const tl_value *v)
+{
+    fileobj *fo = fileobj_of(v);
+    return fo ? fo->name : NULL;
+}
+
 tl_value *tl_memfs_open_builtin(tl_value *self, const tl_args *a, tl_error *err)
 {
     (void)self;

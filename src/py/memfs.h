@@ -80,6 +80,9 @@ tl_value *tl_memfs_module_attr(const char *module, const char *name, tl_error *e
  * whether it was opened for writing), NULL when v is none or closed. */
 tl_memfile *tl_memfs_file_of(const tl_value *v, bool *writable);
 
+/* The name an open() file object was opened with (borrowed), else NULL. */
+const char *tl_memfs_file_name(const tl_value *v);
+
 /* A path argument: a str, else TypeError "NAME: path should be string,
  * bytes or os.PathLike, not TYPE" (borrowed out). */
 int tl_memfs_path_arg(const tl_value *v, const char *fname, const char **out, tl_error *err);

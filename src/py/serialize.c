@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "context.h"
 #include "memfs.h"
 #include "pyops.h"
 #include "storage.h"
@@ -625,13 +626,12 @@ static tl_value *t_save(tl_value *self, const tl_args *a, tl_error *err)
         tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab's torch.save writes pickle protocol 2 only");
         return NULL;
     }
-    tl_value *copy = deep_copy(obj, false, err);
-    if (!copy)
-        return NULL;
     const char *name;
-    tl_memfile *m = file_arg(f, true, &name, err);
-    if (!m) {
-        tl_value_release(copy);
+    if (f->kind == TL_V_STR)
+        name = f->u.str.s;
+    else if (!(name = tl_memfs_file_name(f))) {
+        tl_error_set(err, TL_ERR_TYPE, "expected a file name (str) or an open file, got %s",
+                     tl_value_type_name(f));
         return NULL;
     }
     size_t ns, *sb;
@@ -640,6 +640,23 @@ static tl_value *t_save(tl_value *self, const tl_args *a, tl_error *err)
     size_t size = tl_serialize_zip_size(stem, pkl, sb, ns);
     free(stem);
     free(sb);
+    /* the file is charged its size: refuse before copying anything */
+    if (tl_alloc_over_limit(size)) {
+        tl_context_ledger_refused(size);
+        tl_error_set(err, TL_ERR_LIMIT,
+                     "memory limit exceeded: a checkpoint of %zu bytes does not fit in "
+                     "--max-bytes (files live in the run's memory; %zu bytes of storage and "
+                     "objects are live)", size, tl_alloc_live() + tl_alloc_objects());
+        return NULL;
+    }
+    tl_value *copy = deep_copy(obj, false, err);
+    if (!copy)
+        return NULL;
+    tl_memfile *m = file_arg(f, true, &name, err);
+    if (!m) {
+        tl_value_release(copy);
+        return NULL;
+    }
     int rc = tl_memfile_set_payload(m, PAYLOAD, copy, payload_drop, size, err);
     tl_memfile_release(m);
     if (rc < 0) {
