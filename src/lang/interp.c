@@ -361,6 +361,9 @@ tl_snapshot *tl_interp_snapshot(tl_interp *I)
     /* only module-level state: no live call, no function scope */
     if (I->envs || I->nlocals || I->frame || I->retval || I->handling)
         return NULL;
+    /* a setup that wrote files (memfs.h) reruns: files are not copied */
+    if (tl_memfs_files() > 0)
+        return NULL;
     const char **names = tl_xmalloc((I->nvars ? I->nvars : 1) * sizeof *names);
     tl_value **values = tl_xmalloc((I->nvars ? I->nvars : 1) * sizeof *values);
     for (size_t i = 0; i < I->nvars; i++) {

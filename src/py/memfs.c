@@ -37,6 +37,8 @@ static _Thread_local memfs fs;
 
 void tl_memfs_enter(void) { fs.users++; }
 
+size_t tl_memfs_files(void) { return fs.n; }
+
 void tl_memfs_leave(void)
 {
     if (fs.users <= 0 || --fs.users > 0)

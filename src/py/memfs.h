@@ -48,6 +48,9 @@ typedef struct tl_memfile {
 /* Join (or make) this thread's file system; leave drops it at the last. */
 void tl_memfs_enter(void);
 void tl_memfs_leave(void);
+/* How many files the file system now holds (a setup snapshot copies no
+ * files: one that wrote any is rerun, lang/interp.c). */
+size_t tl_memfs_files(void);
 
 /* The file at path (a new reference), or NULL with FileNotFoundError
  * "[Errno 2] No such file or directory: 'PATH'". */
