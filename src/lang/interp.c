@@ -238,9 +238,9 @@ void tl_interp_free(tl_interp *I)
     break_scope_cycles(I);
     for (env *e = I->envs; e; e = e->next)
         e->owner = NULL; /* values that outlive I (returned to the caller) */
+    tl_memfs_leave(); /* first: a saved checkpoint's cycles are then collected too */
     /* and the run's list cycles (value.h), so no op sees them charged */
     tl_value_collect(false);
-    tl_memfs_leave();
     tl_freelist_push(&interps, I, 8);
 }
 
