@@ -179,6 +179,31 @@ START_TEST(test_modules)
 }
 END_TEST
 
+/* issue 26: dict displays, with/open on the run's in-memory files, os */
+START_TEST(test_files_and_dicts)
+{
+    CHECK_EVAL("d = {'a': 1, 2: [3]}; d['c'] = d.get('a', 0) + 1; d", "{'a': 1, 2: [3], 'c': 2}");
+    CHECK_EVAL("d = {'a': 1}; ('a' in d, 'b' in d, len(d), list(d), d.pop('a'), d)",
+               "(True, False, 1, ['a'], 1, {})");
+    CHECK_EVAL("dict([(1, 2)], x=3) == {1: 2, 'x': 3}", "True");
+    CHECK_ERR("{[1]: 2}", TL_ERR_TYPE, "unhashable type: 'list'");
+    CHECK_ERR("{'a': 1}['b']", TL_ERR_KEY, "'b'");
+    CHECK_EVAL("with open('n.txt', 'w') as f:\n    n = f.write('ab\\ncd')\nn, f.closed",
+               "(5, True)");
+    CHECK_EVAL("with open('./n.txt') as f:\n    r = f.read()\nr", "'ab\\ncd'");
+    CHECK_EVAL("import os; os.path.exists('n.txt'), os.path.getsize('n.txt'), os.listdir()",
+               "(True, 5, ['n.txt'])");
+    CHECK_EVAL("import os; os.remove('n.txt'); os.path.exists('n.txt')", "False");
+    CHECK_ERR("import os; os.remove('n.txt')", TL_ERR_FILENOTFOUND,
+              "[Errno 2] No such file or directory: 'n.txt'");
+    CHECK_ERR("open('x', 'rw')", TL_ERR_VALUE,
+              "must have exactly one of create/read/write/append mode");
+    CHECK_ERR("import os; os.system('ls')", TL_ERR_UNSUPPORTED,
+              "tlab does not support os.system (files live in memory for one run: "
+              "os.path.exists, os.path.getsize, os.path.join, os.remove, os.listdir)");
+}
+END_TEST
+
 START_TEST(test_python_errors)
 {
     CHECK_ERR("1 // 0", TL_ERR_ZERODIV, "integer division or modulo by zero");
@@ -207,7 +232,8 @@ START_TEST(test_python_errors)
     CHECK_ERR("-'a'", TL_ERR_TYPE, "bad operand type for unary -: 'str'");
     CHECK_ERR("1 @ 2", TL_ERR_TYPE, "unsupported operand type(s) for @: 'int' and 'int'");
     CHECK_ERR("y", TL_ERR_NAME, "name 'y' is not defined");
-    CHECK_ERR("open('f')", TL_ERR_UNSUPPORTED, "tlab does not support the builtin 'open'");
+    CHECK_ERR("open('f')", TL_ERR_FILENOTFOUND, "[Errno 2] No such file or directory: 'f'");
+    CHECK_ERR("eval('f')", TL_ERR_UNSUPPORTED, "tlab does not support the builtin 'eval'");
     CHECK_ERR("max([])", TL_ERR_VALUE, "max() arg is an empty sequence");
     CHECK_ERR("range(1.5)", TL_ERR_TYPE, "'float' object cannot be interpreted as an integer");
     CHECK_ERR("range(1, 2, 0)", TL_ERR_VALUE, "range() arg 3 must not be zero");
@@ -489,6 +515,7 @@ static Suite *interp_suite(void)
     TCase *errors = tcase_create("errors");
     tcase_add_checked_fixture(errors, setup, teardown);
     tcase_add_test(errors, test_python_errors);
+    tcase_add_test(errors, test_files_and_dicts);
     tcase_add_test(errors, test_error_spans);
     suite_add_tcase(s, errors);
     return s;

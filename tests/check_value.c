@@ -471,6 +471,46 @@ START_TEST(test_cycle_collect)
 }
 END_TEST
 
+/* dicts (issue 26): insertion order, replace keeps the first key, delete,
+ * equality by content, repr with {...} for a cycle, and a cycle through a
+ * dict (`d['self'] = d`) is collected with its memory given back */
+START_TEST(test_dict_values)
+{
+    tl_value_collect(true);
+    size_t objects = tl_alloc_objects(), tracked = tl_value_tracked();
+    tl_value *d = tl_dict_new(), *k1 = tl_str("b"), *k2 = tl_int(1), *k3 = tl_float(1.0);
+    tl_dict_set(d, k1, tl_int(10));
+    tl_dict_set(d, k2, tl_str("one"));
+    tl_dict_set(d, k3, tl_str("uno")); /* 1.0 == 1: replaces the value, keeps key 1 */
+    ck_assert_uint_eq(tl_dict_len(d), 2);
+    char *s = repr(tl_value_retain(d));
+    ck_assert_str_eq(s, "{'b': 10, 1: 'uno'}");
+    free(s);
+    tl_value *e = tl_dict_new();
+    tl_dict_set(e, k2, tl_str("uno"));
+    tl_dict_set(e, k1, tl_int(10));
+    ck_assert(tl_value_equal(d, e)); /* order does not matter for == */
+    ck_assert(tl_dict_del(e, k1));
+    ck_assert(!tl_dict_del(e, k1));
+    ck_assert(!tl_value_equal(d, e));
+    ck_assert_ptr_null(tl_dict_get(e, k1));
+    ck_assert(!tl_value_hashable(d));
+    tl_dict_set(d, k1, tl_value_retain(d)); /* d['b'] = d */
+    s = repr(tl_value_retain(d));
+    ck_assert_str_eq(s, "{'b': {...}, 1: 'uno'}");
+    free(s);
+    tl_value_release(k1);
+    tl_value_release(k2);
+    tl_value_release(k3);
+    tl_value_release(e);
+    tl_value_release(d);
+    ck_assert_uint_eq(tl_value_tracked(), tracked + 1);
+    tl_value_collect(true);
+    ck_assert_uint_eq(tl_value_tracked(), tracked);
+    ck_assert_uint_eq(tl_alloc_objects(), objects);
+}
+END_TEST
+
 /* The depth limit: `a == b` of two different 3000-deep lists is Python's
  * RecursionError, not False; identical ones compare by identity; repr of
  * a self-containing list is [...], str of a deep one is cut (print()
@@ -565,6 +605,7 @@ static Suite *value_suite(void)
     suite_add_tcase(s, limits);
     TCase *errors = tcase_create("errors");
     tcase_add_test(errors, test_wrap_dim);
+    tcase_add_test(errors, test_dict_values);
     tcase_add_test(errors, test_shape_arg_errors);
     suite_add_tcase(s, errors);
     return s;

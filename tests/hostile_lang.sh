@@ -326,4 +326,66 @@ EOF2
 expect 0 run --format json "$work/lab.yaml"
 stdout_has "maximum recursion depth exceeded"
 stdout_has "format width longer than the limit"
+# files (issue 26): the run's in-memory file system starts empty and never
+# reaches the disk; what a sheet writes is bounded by --max-bytes
+script passwd <<'PY'
+import os
+print(os.path.exists('/etc/passwd'), os.listdir())
+with open('/etc/passwd') as f:
+    print(f.read())
+PY
+expect 1 exec "$work/passwd.py"
+stdout_has "False []"
+stderr_has "passwd.py:3:6: error: FileNotFoundError: [Errno 2] No such file or directory: '/etc/passwd'"
+script escape <<'PY'
+import torch
+torch.save(torch.arange(3), '../escape.pt')
+with open('/tmp/tlab_sheet_was_here', 'w') as f:
+    f.write('x')
+print(torch.load('../escape.pt'))
+PY
+rm -f /tmp/tlab_sheet_was_here "$work/../escape.pt"
+(cd "$work" && "$TLAB" exec escape.py > stdout 2> stderr) || fail "escape.py: exit $?"
+[ ! -e /tmp/tlab_sheet_was_here ] && [ ! -e "$work/../escape.pt" ] || fail "a sheet wrote a real file"
+stdout_has "tensor([0, 1, 2])"
+script fill <<'PY'
+s = 'x' * 100000
+with open('big.txt', 'w') as f:
+    while True:
+        f.write(s)
+PY
+expect 2 exec --max-bytes 8M "$work/fill.py"
+stderr_has "fill.py:4:9: error: limit exceeded: memory limit exceeded:"
+stderr_has "in the file 'big.txt'"
+script saves <<'PY'
+import torch
+x = torch.zeros(100000)
+i = 0
+while True:
+    torch.save(x, f'ckpt{i}.pt')
+    i += 1
+PY
+expect 2 exec --max-bytes 16M "$work/saves.py"
+stderr_has "saves.py:5:5: error: limit exceeded: memory limit exceeded: a checkpoint of"
+script h5fill <<'PY'
+import h5py
+import numpy as np
+z = np.zeros(100000)
+with h5py.File('d.h5', 'w') as f:
+    for i in range(100000):
+        f.create_dataset(f'd{i}', data=z)
+PY
+expect 2 exec --max-bytes 16M "$work/h5fill.py"
+stderr_has "h5fill.py:6:9: error: limit exceeded: memory limit exceeded"
+script selfdict <<'PY'
+import torch
+d = {'w': torch.zeros(3)}
+d['self'] = d
+torch.save(d, 'd.pt')
+e = torch.load('d.pt')
+print(e['self'] is e, e['self']['w'] is e['w'])
+PY
+expect 0 exec "$work/selfdict.py"
+stdout_has "True True"
+
 echo "ok: hostile language scripts"

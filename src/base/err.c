@@ -66,6 +66,10 @@ const char *tl_error_kind_name(tl_errkind kind)
     case TL_ERR_KEY: return "KeyError";
     case TL_ERR_NAME: return "NameError";
     case TL_ERR_ATTRIBUTE: return "AttributeError";
+    case TL_ERR_FILENOTFOUND: return "FileNotFoundError";
+    case TL_ERR_OS: return "OSError";
+    case TL_ERR_UNPICKLING: return "UnpicklingError";
+    case TL_ERR_IOUNSUPPORTED: return "UnsupportedOperation";
     case TL_ERR_EXCEPTION: return "Exception";
     case TL_ERR_SYNTAX: return "SyntaxError";
     case TL_ERR_UNSUPPORTED: return "UnsupportedError";

@@ -35,6 +35,10 @@ typedef enum tl_errkind {
     TL_ERR_KEY,         /* KeyError */
     TL_ERR_NAME,        /* NameError (undefined variable) */
     TL_ERR_ATTRIBUTE,   /* AttributeError (e.g. attribute of an int) */
+    TL_ERR_FILENOTFOUND, /* FileNotFoundError (the run's in-memory files) */
+    TL_ERR_OS,          /* OSError (io.UnsupportedOperation, IsADirectoryError ...) */
+    TL_ERR_UNPICKLING,  /* pickle.UnpicklingError (torch.load weights_only) */
+    TL_ERR_IOUNSUPPORTED, /* io.UnsupportedOperation (an OSError and a ValueError) */
     TL_ERR_EXCEPTION,   /* Exception (raised by the program itself) */
     /* tlab errors: not a Python behaviour; the sheet or tlab is at fault */
     TL_ERR_SYNTAX,      /* cannot parse */

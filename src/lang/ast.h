@@ -50,6 +50,8 @@
  *   WITH          kids = {context, target or NULL, body}
  *   DEL           kids = targets
  *   GLOBAL        kids = NAMEs
+ *   DICT          kids = key, value, key, value ... ({k: v, ...}; no ** and no
+ *                 comprehension)
  */
 #ifndef TL_AST_H
 #define TL_AST_H
@@ -77,7 +79,9 @@ typedef enum tl_nodekind {
     /* compound statements */
     TL_N_BLOCK, TL_N_IF, TL_N_WHILE, TL_N_FOR, TL_N_BREAK, TL_N_CONTINUE,
     TL_N_RETURN, TL_N_DEF, TL_N_TRY, TL_N_HANDLER, TL_N_RAISE, TL_N_WITH,
-    TL_N_DEL, TL_N_GLOBAL
+    TL_N_DEL, TL_N_GLOBAL,
+    /* displays added later */
+    TL_N_DICT
 } tl_nodekind;
 
 /* operator codes (op, cmpops): tl_pyop, tl_pyunop, tl_cmpop (pyop.h) */

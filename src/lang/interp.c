@@ -49,6 +49,7 @@
 #include "freelist.h"
 #include "pyformat.h"
 #include "interp.h"
+#include "memfs.h"
 #include "snapshot.h"
 #include "parse.h"
 #include "parse_cache.h"
@@ -186,6 +187,7 @@ tl_interp *tl_interp_new(const tl_interp_opts *opts)
      * seed, whichever thread (and whatever ran there before) */
     tl_create_manual_seed(I->opts.seed);
     tl_dtype_set_default(TL_FLOAT32); /* and float32 the default dtype */
+    tl_memfs_enter(); /* the run's files: one file system while any interpreter lives */
     return I;
 }
 
@@ -236,6 +238,7 @@ void tl_interp_free(tl_interp *I)
     break_scope_cycles(I);
     for (env *e = I->envs; e; e = e->next)
         e->owner = NULL; /* values that outlive I (returned to the caller) */
+    tl_memfs_leave(); /* first: a saved checkpoint's cycles are then collected too */
     /* and the run's list cycles (value.h), so no op sees them charged */
     tl_value_collect(false);
     tl_freelist_push(&interps, I, 8);
@@ -357,6 +360,9 @@ tl_snapshot *tl_interp_snapshot(tl_interp *I)
 {
     /* only module-level state: no live call, no function scope */
     if (I->envs || I->nlocals || I->frame || I->retval || I->handling)
+        return NULL;
+    /* a setup that wrote files (memfs.h) reruns: files are not copied */
+    if (tl_memfs_files() > 0)
         return NULL;
     const char **names = tl_xmalloc((I->nvars ? I->nvars : 1) * sizeof *names);
     tl_value **values = tl_xmalloc((I->nvars ? I->nvars : 1) * sizeof *values);
@@ -843,10 +849,10 @@ static bool is_python_builtin(const char *name)
 {
     static const char *const names[] = {
         "__import__", "ascii", "bin", "breakpoint", "bytearray", "bytes", "callable",
-        "chr", "classmethod", "compile", "complex", "delattr", "dict", "dir", "divmod",
+        "chr", "classmethod", "compile", "complex", "delattr", "dir", "divmod",
         "eval", "exec", "exit", "filter", "format", "frozenset", "getattr", "globals",
         "hasattr", "hash", "help", "hex", "input", "isinstance", "issubclass", "iter",
-        "locals", "map", "memoryview", "next", "object", "oct", "open", "ord", "pow",
+        "locals", "map", "memoryview", "next", "object", "oct", "ord", "pow",
         "property", "quit", "round", "set", "setattr", "sorted", "staticmethod",
         "super", "type", "vars"};
     for (size_t i = 0; i < TL_ARRAY_LEN(names); i++)
@@ -857,6 +863,38 @@ static bool is_python_builtin(const char *name)
 
 static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err);
 static bool stack_exhausted(const tl_interp *I);
+
+/* {k: v, ...}: keys and values left to right, as CPython 3.8+ */
+static tl_value *eval_dict(tl_interp *I, const tl_node *n, tl_error *err)
+{
+    if (tl_pyops_charge_seq(n->n, err) < 0)
+        return NULL;
+    tl_value *d = tl_dict_new();
+    for (size_t i = 0; i + 1 < n->n; i += 2) {
+        tl_value *k = eval(I, n->kids[i], err);
+        if (!k) {
+            tl_value_release(d);
+            return NULL;
+        }
+        tl_value *v = eval(I, n->kids[i + 1], err);
+        if (!v) {
+            tl_value_release(k);
+            tl_value_release(d);
+            return NULL;
+        }
+        if (!tl_value_hashable(k)) {
+            tl_error_set(err, TL_ERR_TYPE, "unhashable type: '%s'", tl_value_type_name(k));
+            tl_value_release(k);
+            tl_value_release(v);
+            tl_value_release(d);
+            fail_node(n->kids[i], err);
+            return NULL;
+        }
+        tl_dict_set(d, k, v);
+        tl_value_release(k);
+    }
+    return d;
+}
 /* ---------------------------------------------------------------------- */
 /* f-strings */
 
@@ -1323,6 +1361,7 @@ static tl_value *eval(tl_interp *I, const tl_node *n, tl_error *err)
         break;
     }
     case TL_N_LISTCOMP: r = eval_listcomp(I, n, err); break;
+    case TL_N_DICT: r = eval_dict(I, n, err); break;
     case TL_N_STARRED:
         tl_error_set(err, TL_ERR_SYNTAX, "can't use starred expression here");
         break;
@@ -1718,7 +1757,7 @@ static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
 {
     switch (s->kind) {
     case TL_N_IMPORT:
-        set_var(I, s->str2, tl_value_module(strcmp(s->str, "numpy") == 0 ? "numpy" : "torch"));
+        set_var(I, s->str2, tl_value_module(s->str)); /* torch numpy os h5py (parse.c) */
         return 0;
     case TL_N_PASS:
         return 0;

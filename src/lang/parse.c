@@ -402,6 +402,56 @@ static tl_node *parse_list(parser *P, const tl_token *open)
     return parse_display(P, first, open, TL_OP_RSQB, TL_N_LIST);
 }
 
+/* { key: value, ... } after the opening brace was consumed; a set display,
+ * `**` and comprehensions are refused where they start */
+static tl_node *parse_dict(parser *P, const tl_token *open)
+{
+    nodevec v = {0};
+    for (;;) {
+        const tl_token *t = peek(P);
+        if (is_op(t, TL_OP_RBRACE))
+            break;
+        if (is_op(t, TL_OP_DSTAR)) {
+            free(v.v);
+            return fail_at(P, TL_ERR_UNSUPPORTED, span_of(t),
+                           "tlab does not support ** in dict displays");
+        }
+        tl_node *k = parse_test(P);
+        if (!k) {
+            free(v.v);
+            return NULL;
+        }
+        if (!is_op(peek(P), TL_OP_COLON)) {
+            free(v.v);
+            if (is_op(peek(P), TL_OP_COMMA) || is_op(peek(P), TL_OP_RBRACE))
+                return fail_at(P, TL_ERR_UNSUPPORTED, join(open->span, k->span),
+                               "tlab does not support set literals");
+            return syntax_error(P);
+        }
+        next(P);
+        tl_node *val = parse_test(P);
+        if (!val) {
+            free(v.v);
+            return NULL;
+        }
+        if (is_kw(peek(P), TL_KW_FOR)) {
+            free(v.v);
+            return fail_at(P, TL_ERR_UNSUPPORTED, span_of(peek(P)),
+                           "tlab does not support dict comprehensions");
+        }
+        vec_push(&v, k);
+        vec_push(&v, val);
+        if (!accept_op(P, TL_OP_COMMA))
+            break;
+    }
+    const tl_token *end = peek(P);
+    if (!expect_op(P, TL_OP_RBRACE)) {
+        free(v.v);
+        return NULL;
+    }
+    return vec_to_node(P, &v, TL_N_DICT, join(open->span, end->span));
+}
+
 static tl_node *parse_strings(parser *P);
 
 static tl_node *parse_atom(parser *P)
@@ -460,11 +510,13 @@ static tl_node *parse_atom(parser *P)
             next(P);
             return new_node(P, TL_N_ELLIPSIS, t->span, 0);
         }
-        if (t->u.op == TL_OP_LPAR || t->u.op == TL_OP_LSQB) {
+        if (t->u.op == TL_OP_LPAR || t->u.op == TL_OP_LSQB || t->u.op == TL_OP_LBRACE) {
             next(P);
             if (!enter(P))
                 return NULL;
-            nd = t->u.op == TL_OP_LPAR ? parse_paren(P, t) : parse_list(P, t);
+            nd = t->u.op == TL_OP_LPAR   ? parse_paren(P, t)
+                 : t->u.op == TL_OP_LSQB ? parse_list(P, t)
+                                         : parse_dict(P, t);
             leave(P);
             return nd;
         }
@@ -1373,10 +1425,11 @@ static tl_node *parse_import(parser *P)
             msp = join(msp, part->span);
             dotted = true;
         }
-        if (dotted || (strcmp(m->str, "torch") != 0 && strcmp(m->str, "numpy") != 0)) {
+        if (dotted || (strcmp(m->str, "torch") != 0 && strcmp(m->str, "numpy") != 0 &&
+                       strcmp(m->str, "os") != 0 && strcmp(m->str, "h5py") != 0)) {
             free(v.v);
             fail_at(P, TL_ERR_UNSUPPORTED, msp,
-                    "tlab does not support importing '%s' (only torch and numpy)",
+                    "tlab does not support importing '%s' (only torch, numpy, os and h5py)",
                     tl_buf_str(&full));
             tl_buf_free(&full);
             return NULL;

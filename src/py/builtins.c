@@ -33,6 +33,9 @@
 #include "context.h"
 #include "convert.h"
 #include "create.h"
+#include "dict.h"
+#include "h5py.h"
+#include "memfs.h"
 #include "ops.h"
 #include "pyops.h"
 #include "repr.h"
@@ -122,6 +125,8 @@ static tl_value *bi_len(tl_value *self, const tl_args *a, tl_error *err)
         return tl_int((int64_t)v->u.seq.n);
     case TL_V_STR:
         return tl_int((int64_t)v->u.str.len);
+    case TL_V_DICT:
+        return tl_int((int64_t)tl_dict_len(v));
     case TL_V_STORAGE:
         return tl_int((int64_t)(v->u.storage->nbytes /
                                 (v->typed ? tl_dtype_size(v->sdtype) : 1)));
@@ -137,6 +142,14 @@ static tl_value *bi_len(tl_value *self, const tl_args *a, tl_error *err)
             return NULL;
         }
         return tl_int(v->u.tensor->sizes[0]);
+    case TL_V_OBJECT:
+        if (v->u.obj.cls->len) {
+            int64_t n = 0;
+            if (v->u.obj.cls->len(v, &n, err) < 0)
+                return NULL;
+            return tl_int(n);
+        }
+        /* fall through */
     default:
         tl_error_set(err, TL_ERR_TYPE, "object of type '%s' has no len()",
                      tl_value_type_name(v));
@@ -830,6 +843,11 @@ static bool kind_under(const char *cls, int kind)
         return tl_error_is_python((tl_errkind)kind);
     if (strcmp(cls, "LookupError") == 0)
         return kind == TL_ERR_INDEX || kind == TL_ERR_KEY;
+    if (strcmp(cls, "OSError") == 0 || strcmp(cls, "IOError") == 0 ||
+        strcmp(cls, "EnvironmentError") == 0)
+        return kind == TL_ERR_OS || kind == TL_ERR_FILENOTFOUND || kind == TL_ERR_IOUNSUPPORTED;
+    if (strcmp(cls, "ValueError") == 0 && kind == TL_ERR_IOUNSUPPORTED)
+        return true;
     if (strcmp(cls, "ArithmeticError") == 0)
         return kind == TL_ERR_ZERODIV || kind == TL_ERR_OVERFLOW;
     if (strcmp(cls, "RuntimeError") == 0)
@@ -887,6 +905,8 @@ static const struct {
     {"OverflowError", TL_ERR_OVERFLOW},   {"NotImplementedError", TL_ERR_NOTIMPL},
     {"KeyError", TL_ERR_KEY},             {"NameError", TL_ERR_NAME},
     {"AttributeError", TL_ERR_ATTRIBUTE},
+    {"FileNotFoundError", TL_ERR_FILENOTFOUND}, {"OSError", TL_ERR_OS},
+    {"IOError", TL_ERR_OS},               {"UnpicklingError", TL_ERR_UNPICKLING},
 };
 
 tl_value *tl_builtins_exc_type(int kind)
@@ -909,6 +929,7 @@ static const struct {
     {"int", TL_V_INT, bi_int},       {"float", TL_V_FLOAT, bi_float},
     {"str", TL_V_STR, bi_str},       {"bool", TL_V_BOOL, bi_bool},
     {"list", TL_V_LIST, bi_list},    {"tuple", TL_V_TUPLE, bi_tuple},
+    {"dict", TL_V_DICT, tl_pydict_ctor},
 };
 
 /* the class of a value: type(v) */
@@ -999,6 +1020,7 @@ static const struct {
     {"repr", bi_repr},     {"reversed", bi_reversed},
     {"str", bi_str},       {"sum", bi_sum},     {"tuple", bi_tuple},
     {"zip", bi_zip},       {"type", bi_type},   {"isinstance", bi_isinstance},
+    {"open", tl_memfs_open_builtin},
 };
 
 tl_value *tl_builtins_lookup(const char *name)
@@ -1699,6 +1721,10 @@ tl_value *tl_builtins_module_attr(tl_value *mod, const char *name, tl_error *err
         return numpy_attr(name, err);
     if (strcmp(m, "torch.cuda") == 0)
         return cuda_attr(name, err);
+    if (strcmp(m, "os") == 0 || strcmp(m, "os.path") == 0)
+        return tl_memfs_module_attr(m, name, err);
+    if (strcmp(m, "h5py") == 0)
+        return tl_h5py_module_attr(name, err);
     tl_error_set(err, TL_ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", m, name);
     return NULL;
 }
@@ -1955,6 +1981,10 @@ tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
         return storage_attr(obj, name, err);
     case TL_V_MODULE:
         return tl_builtins_module_attr(obj, name, err);
+    case TL_V_DICT:
+        return tl_pydict_attr(obj, name, err);
+    case TL_V_OBJECT:
+        return obj->u.obj.cls->attr(obj, name, err);
     case TL_V_TYPE:
         if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) {
             const char *dot = strrchr(obj->u.type.name, '.');

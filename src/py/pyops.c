@@ -797,6 +797,19 @@ static tl_value *contains(tl_value *container, tl_value *item, tl_error *err)
                 return tl_bool(true);
         return tl_bool(false);
     }
+    if (container->kind == TL_V_DICT) {
+        if (!tl_value_hashable(item)) {
+            tl_error_set(err, TL_ERR_TYPE, "unhashable type: '%s'", tl_value_type_name(item));
+            return NULL;
+        }
+        return tl_bool(tl_dict_get(container, item) != NULL);
+    }
+    if (container->kind == TL_V_OBJECT && container->u.obj.cls->contains) {
+        bool in = false;
+        if (container->u.obj.cls->contains(container, item, &in, err) < 0)
+            return NULL;
+        return tl_bool(in);
+    }
     if (tl_value_is_seq(container)) {
         for (size_t i = 0; i < container->u.seq.n; i++) {
             tl_value *x = container->u.seq.items[i];
@@ -942,6 +955,25 @@ int tl_pyops_iterate(tl_value *v, tl_value ***items, size_t *n, tl_error *err)
         *n = k;
         return 0;
     }
+    case TL_V_DICT: { /* the keys */
+        size_t k = v->u.seq.n / 2;
+        tl_value **out = tl_xmalloc((k ? k : 1) * sizeof *out);
+        for (size_t i = 0; i < k; i++)
+            out[i] = tl_value_retain(v->u.seq.items[2 * i]);
+        *items = out;
+        *n = k;
+        return 0;
+    }
+    case TL_V_OBJECT:
+        if (v->u.obj.cls->iter) {
+            tl_value *l = v->u.obj.cls->iter(v, err);
+            if (!l)
+                return -1;
+            int rc = tl_pyops_iterate(l, items, n, err);
+            tl_value_release(l);
+            return rc;
+        }
+        /* fall through */
     default:
         return tl_error_set(err, TL_ERR_TYPE, "'%s' object is not iterable",
                             tl_value_type_name(v));
@@ -1068,6 +1100,25 @@ tl_value *tl_pyops_getitem(tl_value *obj, tl_value *idx, tl_error *err)
         return seq_getitem(obj, idx, err);
     case TL_V_STORAGE:
         return tl_convert_storage_get(obj, idx, err);
+    case TL_V_DICT: {
+        if (!tl_value_hashable(idx)) {
+            tl_error_set(err, TL_ERR_TYPE, "unhashable type: '%s'", tl_value_type_name(idx));
+            return NULL;
+        }
+        tl_value *v = tl_dict_get(obj, idx);
+        if (!v) {
+            tl_buf b = {0};
+            tl_value_repr_bounded(idx, &b, 200);
+            tl_error_set(err, TL_ERR_KEY, "%s", tl_buf_str(&b));
+            tl_buf_free(&b);
+            return NULL;
+        }
+        return tl_value_retain(v);
+    }
+    case TL_V_OBJECT:
+        if (obj->u.obj.cls->getitem)
+            return obj->u.obj.cls->getitem(obj, idx, err);
+        /* fall through */
     default:
         tl_error_set(err, TL_ERR_TYPE, "'%s' object is not subscriptable",
                      tl_value_type_name(obj));
@@ -1099,6 +1150,18 @@ int tl_pyops_setitem(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err)
     }
     case TL_V_STORAGE:
         return tl_convert_storage_set(obj, idx, v, err);
+    case TL_V_DICT:
+        if (!tl_value_hashable(idx))
+            return tl_error_set(err, TL_ERR_TYPE, "unhashable type: '%s'",
+                                tl_value_type_name(idx));
+        if (!tl_dict_get(obj, idx) && tl_pyops_charge_seq(2, err) < 0)
+            return -1;
+        tl_dict_set(obj, idx, tl_value_retain(v));
+        return 0;
+    case TL_V_OBJECT:
+        if (obj->u.obj.cls->setitem)
+            return obj->u.obj.cls->setitem(obj, idx, v, err);
+        /* fall through */
     default:
         return tl_error_set(err, TL_ERR_TYPE,
                             "'%s' object does not support item assignment",

@@ -194,7 +194,7 @@ static tl_value *seq_new(tl_vkind kind, size_t n)
     charge(v, v->u.seq.items, seq_capacity(n) * sizeof(tl_value *), false);
     for (size_t i = 0; i < n; i++)
         v->u.seq.items[i] = tl_none();
-    if (kind == TL_V_LIST)
+    if (kind == TL_V_LIST || kind == TL_V_DICT)
         gc_track(v);
     return v;
 }
@@ -238,6 +238,103 @@ void tl_list_append(tl_value *list, tl_value *item)
     }
     list->u.seq.items[n] = item;
     list->u.seq.n = n + 1;
+}
+
+/* ---- dict: key, value pairs in u.seq.items, in insertion order ---- */
+
+tl_value *tl_dict_new(void)
+{
+    tl_value *d = seq_new(TL_V_DICT, 0);
+    return d;
+}
+
+size_t tl_dict_len(const tl_value *d) { return d->u.seq.n / 2; }
+
+static size_t dict_find(const tl_value *d, const tl_value *k)
+{
+    for (size_t i = 0; i < d->u.seq.n; i += 2)
+        if (tl_value_equal(d->u.seq.items[i], k))
+            return i;
+    return SIZE_MAX;
+}
+
+tl_value *tl_dict_get(const tl_value *d, const tl_value *k)
+{
+    size_t i = dict_find(d, k);
+    return i == SIZE_MAX ? NULL : d->u.seq.items[i + 1];
+}
+
+/* room for two more items (capacity doubles as the list's does) */
+static void dict_grow(tl_value *d)
+{
+    size_t n = d->u.seq.n, cap = seq_capacity(n);
+    if (n + 2 <= cap)
+        return;
+    size_t ncap = seq_capacity(n + 2);
+    charge(d, d->u.seq.items, sizeof(tl_value *) * cap, true);
+    d->u.seq.items = tl_xrealloc(d->u.seq.items, sizeof(tl_value *) * ncap);
+    charge(d, d->u.seq.items, sizeof(tl_value *) * ncap, false);
+}
+
+void tl_dict_set(tl_value *d, tl_value *k, tl_value *v)
+{
+    TL_ASSERT(d->kind == TL_V_DICT);
+    size_t i = dict_find(d, k);
+    if (i != SIZE_MAX) {
+        tl_value_release(d->u.seq.items[i + 1]);
+        d->u.seq.items[i + 1] = v;
+        return;
+    }
+    dict_grow(d);
+    d->u.seq.items[d->u.seq.n] = tl_value_retain(k);
+    d->u.seq.items[d->u.seq.n + 1] = v;
+    d->u.seq.n += 2;
+}
+
+bool tl_dict_del(tl_value *d, const tl_value *k)
+{
+    size_t i = dict_find(d, k);
+    if (i == SIZE_MAX)
+        return false;
+    tl_value *ok = d->u.seq.items[i], *ov = d->u.seq.items[i + 1];
+    memmove(d->u.seq.items + i, d->u.seq.items + i + 2,
+            (d->u.seq.n - i - 2) * sizeof(tl_value *));
+    d->u.seq.n -= 2;
+    tl_value_release(ok);
+    tl_value_release(ov);
+    return true;
+}
+
+bool tl_value_hashable(const tl_value *v)
+{
+    switch (v->kind) {
+    case TL_V_LIST:
+    case TL_V_DICT:
+    case TL_V_SLICE:
+    case TL_V_NDARRAY:
+        return false;
+    case TL_V_TUPLE:
+    case TL_V_SIZE:
+        for (size_t i = 0; i < v->u.seq.n; i++)
+            if (!tl_value_hashable(v->u.seq.items[i]))
+                return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
+tl_value *tl_value_object(const tl_objclass *cls, void *data)
+{
+    tl_value *v = alloc_value(TL_V_OBJECT);
+    v->u.obj.cls = cls;
+    v->u.obj.data = data;
+    return v;
+}
+
+void *tl_value_object_data(const tl_value *v, const tl_objclass *cls)
+{
+    return v && v->kind == TL_V_OBJECT && v->u.obj.cls == cls ? v->u.obj.data : NULL;
 }
 
 tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step)
@@ -430,6 +527,7 @@ static void destroy(dying *d, tl_value *v)
     case TL_V_TUPLE:
     case TL_V_LIST:
     case TL_V_SIZE:
+    case TL_V_DICT:
         gc_untrack(v);
         for (size_t i = 0; i < v->u.seq.n; i++)
             drop(d, v->u.seq.items[i]);
@@ -456,6 +554,10 @@ static void destroy(dying *d, tl_value *v)
     case TL_V_CLOSURE:
         if (v->u.closure.drop)
             v->u.closure.drop(v->u.closure.data);
+        break;
+    case TL_V_OBJECT:
+        if (v->u.obj.cls->drop)
+            v->u.obj.cls->drop(v->u.obj.data);
         break;
     default:
         break;
@@ -560,6 +662,7 @@ static size_t gc_children(const tl_value *v, tl_value *const **kids)
     }
     case TL_V_TUPLE:
     case TL_V_LIST:
+    case TL_V_DICT:
         *kids = v->u.seq.items;
         return v->u.seq.n;
     case TL_V_FUNC:
@@ -579,7 +682,8 @@ static bool gc_member(const tl_value *v, bool full)
     if (!v || IMMORTAL(v))
         return false;
     switch (v->kind) {
-    case TL_V_LIST: return full || v->u.seq.gc_gen == 1;
+    case TL_V_LIST:
+    case TL_V_DICT: return full || v->u.seq.gc_gen == 1;
     case TL_V_TUPLE: return v->u.seq.n > 0;
     case TL_V_FUNC: return v->u.func.self != NULL;
     case TL_V_CLOSURE: return hooked(v) != NULL;
@@ -730,6 +834,8 @@ const char *tl_value_type_name(const tl_value *v)
     case TL_V_TYPE: return "type";
     case TL_V_EXC: return tl_error_kind_name((tl_errkind)v->u.exc.errkind);
     case TL_V_CLOSURE: return "function";
+    case TL_V_DICT: return "dict";
+    case TL_V_OBJECT: return v->u.obj.cls->name;
     case TL_V_NKINDS: break;
     }
     return "object";
@@ -755,7 +861,8 @@ int tl_value_truthy(const tl_value *v, bool *out, tl_error *err)
     case TL_V_STR: *out = v->u.str.len != 0; return 0;
     case TL_V_TUPLE:
     case TL_V_LIST:
-    case TL_V_SIZE: *out = v->u.seq.n != 0; return 0;
+    case TL_V_SIZE:
+    case TL_V_DICT: *out = v->u.seq.n != 0; return 0;
     case TL_V_TENSOR:
     case TL_V_NDARRAY: {
         const tl_tensor *t = v->u.tensor;
@@ -834,6 +941,21 @@ static bool equal_rec(const tl_value *a, const tl_value *b, int depth, bool *dee
     case TL_V_STR:
         return a->u.str.len == b->u.str.len &&
                memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
+    case TL_V_DICT:
+        if (a->u.seq.n != b->u.seq.n)
+            return false;
+        if (depth >= TL_VALUE_MAX_DEPTH) {
+            if (a != b)
+                *deep = true;
+            return a == b;
+        }
+        for (size_t i = 0; i < a->u.seq.n; i += 2) {
+            const tl_value *y = tl_dict_get(b, a->u.seq.items[i]);
+            if (!y || (y != a->u.seq.items[i + 1] &&
+                       !equal_rec(a->u.seq.items[i + 1], y, depth + 1, deep)))
+                return false;
+        }
+        return true;
     case TL_V_SLICE:
         return equal_rec(a->u.slice.start, b->u.slice.start, depth + 1, deep) &&
                equal_rec(a->u.slice.stop, b->u.slice.stop, depth + 1, deep) &&
@@ -1073,6 +1195,35 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth,
         if (!repr_rec(v->u.slice.step, b, limit, depth + 1, path))
             return false;
         tl_buf_putc(b, ')');
+        break;
+    case TL_V_DICT: {
+        for (int i = 0; i < depth && i <= TL_VALUE_MAX_DEPTH; i++)
+            if (path[i] == v) {
+                tl_buf_puts(b, "{...}");
+                return true;
+            }
+        if (depth >= TL_VALUE_MAX_DEPTH) {
+            tl_buf_puts(b, "...");
+            return false;
+        }
+        tl_buf_putc(b, '{');
+        for (size_t i = 0; i < v->u.seq.n; i += 2) {
+            if (i)
+                tl_buf_puts(b, ", ");
+            if (!repr_rec(v->u.seq.items[i], b, limit, depth + 1, path))
+                return false;
+            tl_buf_puts(b, ": ");
+            if (!repr_rec(v->u.seq.items[i + 1], b, limit, depth + 1, path))
+                return false;
+        }
+        tl_buf_putc(b, '}');
+        break;
+    }
+    case TL_V_OBJECT:
+        if (v->u.obj.cls->repr)
+            v->u.obj.cls->repr(v, b);
+        else
+            tl_buf_printf(b, "<%s object>", v->u.obj.cls->name);
         break;
     case TL_V_ELLIPSIS: tl_buf_puts(b, "Ellipsis"); break;
     case TL_V_DTYPE:

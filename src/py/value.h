@@ -51,6 +51,10 @@ typedef enum tl_vkind {
     TL_V_TYPE,     /* a class: int, torch.Tensor, RuntimeError ... (u.type) */
     TL_V_EXC,      /* an exception object (u.exc) */
     TL_V_CLOSURE,  /* a function written in the program (u.closure) */
+    TL_V_DICT,     /* dict: u.seq.items holds key, value, key, value ... in
+                      insertion order (u.seq.n is twice the length); in the
+                      cycle registry as lists are */
+    TL_V_OBJECT,   /* an object of a host class (u.obj): a file, an h5py File */
     TL_V_NKINDS
 } tl_vkind;
 
@@ -121,6 +125,10 @@ typedef struct tl_value {
                                      tl_error *err);
             void (*drop)(void *data);
         } closure;
+        struct {
+            const struct tl_objclass *cls; /* static */
+            void *data;                    /* owned: cls->drop(data) */
+        } obj;
     } u;
 } tl_value;
 
@@ -164,6 +172,42 @@ tl_value *tl_value_exc(int errkind, const char *msg);
 tl_value *tl_value_closure(const char *name, void *data,
                            tl_value *(*call)(void *, const struct tl_args *, tl_error *),
                            void (*drop)(void *));
+/* A host class (py/memfs.c files, py/h5py.c objects): attributes come from
+ * attr (a new reference, or NULL with AttributeError set); repr appends
+ * the object's repr (NULL: <NAME object>); drop frees data. The objects it
+ * makes hold no interpreter values (so no cycle runs through them). */
+typedef struct tl_objclass {
+    const char *name;   /* type(obj).__name__, e.g. "TextIOWrapper" */
+    struct tl_value *(*attr)(struct tl_value *obj, const char *name, tl_error *err);
+    void (*repr)(const struct tl_value *obj, tl_buf *b);
+    void (*drop)(void *data);
+    /* optional protocols (NULL: Python's TypeError for the class): obj[idx]
+     * (a new reference), obj[idx] = v, len(obj), `item in obj`, iter(obj)
+     * (a new list of the items) */
+    struct tl_value *(*getitem)(struct tl_value *obj, struct tl_value *idx, tl_error *err);
+    int (*setitem)(struct tl_value *obj, struct tl_value *idx, struct tl_value *v,
+                   tl_error *err);
+    int (*len)(struct tl_value *obj, int64_t *out, tl_error *err);
+    int (*contains)(struct tl_value *obj, struct tl_value *item, bool *out, tl_error *err);
+    struct tl_value *(*iter)(struct tl_value *obj, tl_error *err);
+} tl_objclass;
+tl_value *tl_value_object(const tl_objclass *cls, void *data); /* steals data */
+/* v's data when v is an object of class cls, else NULL */
+void *tl_value_object_data(const tl_value *v, const tl_objclass *cls);
+
+/* dict: an empty one; d[k] = v (steals v, retains k; a key that is equal
+ * to one already there keeps the old key); the value at key k (borrowed,
+ * NULL when absent); removal; the number of entries. Keys are compared
+ * with tl_value_equal (hashability is the caller's check). */
+tl_value *tl_dict_new(void);
+void tl_dict_set(tl_value *d, tl_value *k, tl_value *v);
+tl_value *tl_dict_get(const tl_value *d, const tl_value *k);
+bool tl_dict_del(tl_value *d, const tl_value *k);
+size_t tl_dict_len(const tl_value *d);
+/* Python's hashable check: None, bool, int, float, str, dtype, device and
+ * tuples of those; tensors hash by identity. */
+bool tl_value_hashable(const tl_value *v);
+
 /* Call any callable (builtin, closure, class); TypeError for others. */
 tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err);
 
