@@ -264,11 +264,14 @@ int tl_scan_lerp_(tl_tensor *self, const tl_tensor *end, const tl_tensor *wt,
     const tl_backend *be;
     int nd;
     int64_t shape[TL_MAX_DIMS];
+    /* TensorIterator's build order: overlaps, then the shape */
+    if (end->dtype == self->dtype && (!wt || wt->dtype == self->dtype) &&
+        (tl_ops_assert_no_internal_overlap(self, err) < 0 ||
+         tl_ops_assert_no_partial_overlap(self, end, err) < 0 ||
+         (wt && tl_ops_assert_no_partial_overlap(self, wt, err) < 0)))
+        return -1;
     if (lerp_check(self, end, wt, &be, &nd, shape, err) < 0 ||
-        tl_ops_check_out_shape(self, nd, shape, err) < 0 ||
-        tl_ops_assert_no_internal_overlap(self, err) < 0 ||
-        tl_ops_assert_no_partial_overlap(self, end, err) < 0 ||
-        (wt && tl_ops_assert_no_partial_overlap(self, wt, err) < 0))
+        tl_ops_check_out_shape(self, nd, shape, err) < 0)
         return -1;
     if (tl_tensor_numel(self) > 0 &&
         lerp_compute(self, self, end, wt, w, be, nd, shape, err) < 0)
