@@ -151,7 +151,11 @@ static int lerp_compute(const tl_tensor *dst, const tl_tensor *self,
         return -1;
     opnd od = tl_ops_opnd_tensor(diff);
     int rc = tl_ops_run_binary(TL_BIN_SUB, C, diff, &oe, &os, err);
-    if (rc == 0 && !wt) {
+    if (rc < 0) {
+        tl_tensor_release(diff);
+        return -1;
+    }
+    if (!wt) {
         /* weight.to<opmath_t>(), one branch for every element */
         double wf = C == TL_FLOAT64 ? w : (double)(float)w;
         if (fabs(wf) < 0.5) {
@@ -170,13 +174,11 @@ static int lerp_compute(const tl_tensor *dst, const tl_tensor *self,
         return rc;
     }
     tl_tensor *a = NULL, *b = NULL, *aw = NULL, *mask = NULL, *r = NULL;
-    if (rc == 0) {
-        a = tmp(be, C, nd, shape, err);
-        b = a ? tmp(be, C, nd, shape, err) : NULL;
-        aw = b ? tmp(be, C, wt->ndim, wt->sizes, err) : NULL;
-        mask = aw ? tmp(be, TL_BOOL, nd, shape, err) : NULL;
-        rc = mask ? 0 : -1;
-    }
+    a = tmp(be, C, nd, shape, err);
+    b = a ? tmp(be, C, nd, shape, err) : NULL;
+    aw = b ? tmp(be, C, wt->ndim, wt->sizes, err) : NULL;
+    mask = aw ? tmp(be, TL_BOOL, nd, shape, err) : NULL;
+    rc = mask ? 0 : -1;
     opnd ow = tl_ops_opnd_tensor(wt), one = tl_ops_opnd_float(1.0), half = tl_ops_opnd_float(0.5);
     opnd oa = tl_ops_opnd_tensor(a), ob = tl_ops_opnd_tensor(b), oaw = tl_ops_opnd_tensor(aw);
     /* a = self + w * diff;  b = end - diff * (1 - w);  |w| < 0.5 ? a : b */
