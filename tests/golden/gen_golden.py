@@ -177,7 +177,7 @@ INDEXING = [
 
 ERRORS = [
     ("x46", "x.view(5, 5)"), ("x46", "x.t().view(24)"), ("x46", "x.view(-1, -1)"),
-    ("x46", "x.cumsum(2)"), ("x46", "x.kthvalue(7)"), ("x10", "x.lerp(x, 0.5)"),
+    ("x46", "x.cumsum(2)"), ("x46", "x.kthvalue(7)"), ("x46", "x.lerp(x, torch.ones(4))"),
     ("x46", "x.lerp(x.double(), 0.5)"), ("x46", "x.take_along_dim(torch.tensor([0]), 0)"),
     ("x46", "x.reshape(5, -1)"), ("x46", "x.transpose(0, 2)"), ("x46", "x.permute(0)"),
     ("x46", "x.permute(0, 0)"), ("x46", "x.unsqueeze(3)"),
