@@ -1216,6 +1216,8 @@ static const tl_backend_ops gpu_ops = {
            * check already proves every output element is written */
     NULL, /* gemm: matmul takes the runtime's generic path */
     g_index_offsets, g_index_gather, g_index_scatter,
+    NULL, /* scan (cumsum/cumprod): the host fallback of backend_dispatch.c,
+           * the CPU's sequential loop, so both give the same bits */
 };
 
 static const gpu_ctx sim_ctx = {tl_dev_sim};

@@ -193,6 +193,17 @@ static int t_sort(const tl_strided *vals, const tl_strided *idx,
     return rc;
 }
 
+static int t_scan(bool prod, const tl_strided *dst, const tl_strided *src,
+                  int dim, tl_error *err)
+{
+    stage a, b;
+    tl_strided d = up(dst, &a), s = up(src, &b);
+    int rc = tl_backend_scan(be, prod, &d, &s, dim, err);
+    down(&a, true);
+    down(&b, false);
+    return rc;
+}
+
 static tl_strided desc(void *data, tl_dtype dt, int ndim, const int64_t *sizes,
                        const int64_t *strides)
 {
@@ -1038,6 +1049,77 @@ START_TEST(test_sort)
 }
 END_TEST
 
+/* cumsum/cumprod (tl_backend_scan): sequential along dim in the CPU's
+ * accumulate type, the same bits on every backend: float32 sums in double
+ * (1000 x 0.1f rounds differently in a float accumulator), float16 in
+ * float, int8 wraps through int64; rows of a transposed int32 along dim 0;
+ * bool is refused. */
+START_TEST(test_scan)
+{
+    be = backends[_i];
+    tl_error err = {0};
+    enum { N = 1000 };
+    static float f[N], fo[N];
+    int64_t nn[1] = {N}, one[1] = {1};
+    for (int i = 0; i < N; i++)
+        f[i] = 0.1f;
+    tl_strided sf = desc(f, TL_FLOAT32, 1, nn, one), so = desc(fo, TL_FLOAT32, 1, nn, one);
+    ck_assert_int_eq(t_scan(false, &so, &sf, 0, &err), 0);
+    double acc = 0;
+    float facc = 0;
+    bool differs = false;
+    for (int i = 0; i < N; i++) {
+        acc += (double)0.1f;
+        facc += 0.1f;
+        ck_assert(fo[i] == (float)acc);
+        differs = differs || facc != (float)acc;
+    }
+    ck_assert(differs); /* the test tells the accumulators apart */
+    /* float16: 0.1 x 2048 in a float accumulator, rounded per element */
+    static uint16_t h[2048], ho[2048];
+    int64_t nh[1] = {2048};
+    uint16_t tenth = tl_f32_to_f16(0.1f);
+    for (int i = 0; i < 2048; i++)
+        h[i] = tenth;
+    tl_strided sh = desc(h, TL_FLOAT16, 1, nh, one), sho = desc(ho, TL_FLOAT16, 1, nh, one);
+    ck_assert_int_eq(t_scan(false, &sho, &sh, 0, &err), 0);
+    float ha = 0;
+    for (int i = 0; i < 2048; i++) {
+        ha += tl_f16_to_f32(tenth);
+        ck_assert_uint_eq(ho[i], tl_f32_to_f16(ha));
+    }
+    /* int8 wraps: 100, -56, 44, ... and the product 100^k mod 256 */
+    int8_t b[4] = {100, 100, 100, 100}, bo[4];
+    int64_t n4[1] = {4};
+    tl_strided sb = desc(b, TL_INT8, 1, n4, one), sbo = desc(bo, TL_INT8, 1, n4, one);
+    ck_assert_int_eq(t_scan(false, &sbo, &sb, 0, &err), 0);
+    ck_assert(bo[0] == 100 && bo[1] == -56 && bo[2] == 44 && bo[3] == -112);
+    ck_assert_int_eq(t_scan(true, &sbo, &sb, 0, &err), 0);
+    ck_assert(bo[0] == 100 && bo[1] == 16 && bo[2] == 64 && bo[3] == 0);
+    /* m = [[1, 2], [3, 4], [5, 6]] stored column-major, cumsum(0) into a
+     * row-major (3, 2): [[1, 2], [4, 6], [9, 12]]; cumprod(1): [[1, 2],
+     * [3, 12], [5, 30]] */
+    int32_t m[6] = {1, 3, 5, 2, 4, 6}, mo[6];
+    int64_t msz[2] = {3, 2}, mst[2] = {1, 3}, ost[2] = {2, 1};
+    tl_strided sm = desc(m, TL_INT32, 2, msz, mst), smo = desc(mo, TL_INT32, 2, msz, ost);
+    ck_assert_int_eq(t_scan(false, &smo, &sm, 0, &err), 0);
+    int32_t ws[6] = {1, 2, 4, 6, 9, 12}, wp[6] = {1, 2, 3, 12, 5, 30};
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(mo[i], ws[i]);
+    ck_assert_int_eq(t_scan(true, &smo, &sm, 1, &err), 0);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(mo[i], wp[i]);
+    /* bool and a dim past ndim are malformed descriptors */
+    bool q[2] = {true, true}, qo[2];
+    int64_t n2[1] = {2};
+    tl_strided sq = desc(q, TL_BOOL, 1, n2, one), sqo = desc(qo, TL_BOOL, 1, n2, one);
+    ck_assert_int_eq(t_scan(false, &sqo, &sq, 0, &err), -1);
+    tl_error_clear(&err);
+    ck_assert_int_eq(t_scan(false, &sbo, &sb, 1, &err), -1);
+    tl_error_clear(&err);
+}
+END_TEST
+
 /* The per-thread counters through the tensor layer: x.t().contiguous()
  * is one kernel on x's device and moves no byte through the host; .cpu()
  * of a device tensor is one device->host transfer of its bytes, .cuda()
@@ -1317,6 +1399,7 @@ static Suite *tl_backend_suite(void)
     ADD(core, test_where_index_select);
     ADD(core, test_scatter);
     ADD(core, test_sort);
+    ADD(core, test_scan);
     ADD(core, test_reduce);
     ADD(core, test_reduce_truth);
     ADD(core, test_counters);

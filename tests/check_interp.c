@@ -408,14 +408,15 @@ START_TEST(test_attribute_sites)
               "f((1, 2))\nf(torch.ones(2))", TL_ERR_UNSUPPORTED,
               "tlab does not support Tensor.count (did you mean Tensor.chunk?)");
     /* issue #27: hints only within a small edit distance, or none */
-    CHECK_ERR("import torch\ntorch.ones(2).argsort()", TL_ERR_UNSUPPORTED,
-              "tlab does not support Tensor.argsort");
+    CHECK_ERR("import torch\ntorch.ones(2).histc()", TL_ERR_UNSUPPORTED,
+              "tlab does not support Tensor.histc");
     CHECK_ERR("import torch\ntorch.ones(2).scatter(0, torch.zeros(1).long(), 1.)",
               TL_ERR_UNSUPPORTED, "tlab does not support Tensor.scatter");
-    CHECK_ERR("import torch\ntorch.argsort(torch.ones(2))", TL_ERR_UNSUPPORTED,
-              "tlab does not support torch.argsort");
-    CHECK_ERR("import torch\ntorch.ones(2).msort()", TL_ERR_UNSUPPORTED,
-              "tlab does not support Tensor.msort (did you mean Tensor.sort?)");
+    CHECK_ERR("import torch\ntorch.histc(torch.ones(2))", TL_ERR_UNSUPPORTED,
+              "tlab does not support torch.histc");
+    /* (argsort and msort are bound now: a typo of sort still hints it) */
+    CHECK_ERR("import torch\ntorch.ones(2).sortt()", TL_ERR_UNSUPPORTED,
+              "tlab does not support Tensor.sortt (did you mean Tensor.sort?)");
     CHECK_ERR("import torch\ndef g(v):\n    return v.sum()\ng(torch.ones(2))\ng([1])",
               TL_ERR_ATTRIBUTE, "'list' object has no attribute 'sum'");
     CHECK_EVAL("import torch\ndef g(v):\n    return v.sum()\n"

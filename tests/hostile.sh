@@ -482,6 +482,32 @@ for dev in $devs; do
     ! grep -q '"correct": true' "$work/stdout" || fail "a prediction matched a time limit on $dev"
 done
 
+# ... and the scans (cumsum/cumprod: backend_cpu.c cpu_scan polls every
+# TL_DEADLINE_POLL elements): a 2^28-element int8 cumsum of an expanded
+# input runs ~1.4 s of CPU time to the end, under --timeout 0.1 it stops
+# (host only: a device without a scan kernel stages through the host, and
+# the staging copies are not this loop)
+cat > scans.yaml <<'EOF'
+tlab: 1
+threshold: 1
+parent: z
+setup: |
+  import torch
+  z = torch.zeros(4, 6, dtype=torch.int8)
+ops:
+  - {id: cumsum, op: "z[:1, :1].expand(2**15, 2**13).cumsum(1, dtype=torch.int8)", predict: error}
+  - {id: cumprod, op: "z[:1, :1].expand(2**15, 2**13).cumprod(0, dtype=torch.int8)", predict: error}
+EOF
+if [ -x /usr/bin/time ] && [ "${TLAB_VALGRIND:-0}" != 1 ]; then
+    /usr/bin/time -f '%U %S' -o cpu.txt "$TLAB" check --format json --max-bytes 2G --timeout 0.1 scans.yaml > "$work/stdout" 2>/dev/null && fail "scans.yaml passed"
+    awk '{ if ($1 + $2 > 1.2) exit 1 }' cpu.txt ||
+        fail "scans.yaml took $(cat cpu.txt) s of CPU time under --timeout 0.1"
+else
+    graded 1 check --format json --max-bytes 2G --timeout 0.1 scans.yaml
+fi
+[ "$(grep -c '"message": "time limit exceeded (0.1 s per op; see --timeout)' "$work/stdout")" = 2 ] ||
+    fail "not every scan stopped at --timeout 0.1"
+
 # --timeout is one deadline per op over its runs (SPEC 7): an op whose
 # every run (the parent and its two variants) takes c seconds, under a limit
 # between c and 3c, is a time-limit error (it passed when each run had a

@@ -801,6 +801,7 @@ static const char *return_type_name(const char *rtype)
     static const char *const names[][2] = {
         {"max", "torch.return_types.max"},   {"min", "torch.return_types.min"},
         {"sort", "torch.return_types.sort"}, {"topk", "torch.return_types.topk"},
+        {"kthvalue", "torch.return_types.kthvalue"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(names[i][0], rtype) == 0)

@@ -218,6 +218,14 @@ int tl_backend_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
 int tl_backend_sort(const tl_backend *be, const tl_strided *vals,
                     const tl_strided *idx, const tl_strided *src, int dim,
                     bool descending, int64_t k, tl_error *err);
+/* Cumulative sum (prod false) or product along dim (ndim >= 1): dst[..., j,
+ * ...] = the sum/product of src[..., 0..j, ...], accumulated sequentially
+ * in PyTorch's CPU accumulate type (float for float16/bfloat16, double for
+ * float32/float64, wrapping int64 for integers; bool is refused), every
+ * partial result rounded to the dtype. dst and src: one dtype and shape;
+ * they may be the same memory (exactly). */
+int tl_backend_scan(const tl_backend *be, bool prod, const tl_strided *dst,
+                    const tl_strided *src, int dim, tl_error *err);
 
 /* ---- advanced indexing on the device (TL_BACKEND_CAP_DEVICE_INDEX) ----
  * x[i0, i1] and x[i0, i1] = v for a device x and device index tensors

@@ -1722,6 +1722,87 @@ static int cpu_sort(const tl_backend *be, const tl_strided *vals,
  * The two backends
  * ---------------------------------------------------------------------- */
 
+/* ------------------------------------------------------------------------
+ * Cumulative sum / product (scan.c's cumsum, cumprod)
+ * ---------------------------------------------------------------------- */
+
+/* dst[..., j, ...] = src[..., 0, ...] (+ or *) ... src[..., j, ...] along
+ * dim, sequentially, in PyTorch's CPU accumulate type (cpu_cum_base_kernel:
+ * acc_type<T, false>): float for float16/bfloat16, double for float32 and
+ * float64, int64 for the integers (wrapping), each partial result rounded
+ * to the dtype when stored. dst and src have one dtype and shape and may be
+ * the same memory (cumsum_). Polls the deadline every TL_DEADLINE_POLL
+ * elements. */
+static int cpu_scan(const tl_backend *be, bool prod, const tl_strided *dst,
+                    const tl_strided *src, int dim, tl_error *err)
+{
+    (void)be;
+    int nd = src->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || dst->ndim != nd || dim < 0 || dim >= nd ||
+        !dtype_ok(src->dtype) || dst->dtype != src->dtype || src->dtype == TL_BOOL)
+        return bad_desc(err, "scan");
+    int64_t rows = 1;
+    for (int d = 0; d < nd; d++) {
+        if (dst->sizes[d] != src->sizes[d])
+            return bad_desc(err, "scan sizes");
+        if (d != dim)
+            rows *= src->sizes[d];
+    }
+    int64_t n = src->sizes[dim];
+    if (rows == 0 || n == 0)
+        return 0;
+    tl_dtype dt = src->dtype;
+    size_t es = tl_dtype_size(dt);
+    int64_t ss = src->strides[dim] * (int64_t)es, ds = dst->strides[dim] * (int64_t)es;
+    int64_t coord[TL_MAX_DIMS] = {0};
+    int64_t since = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t so = 0, dof = 0;
+        for (int d = 0; d < nd; d++) {
+            so += coord[d] * src->strides[d];
+            dof += coord[d] * dst->strides[d];
+        }
+        const char *sp = (const char *)src->data + so * (int64_t)es;
+        char *dp = (char *)dst->data + dof * (int64_t)es;
+        if (dt == TL_FLOAT16 || dt == TL_BFLOAT16) {
+            float acc = prod ? 1.0f : 0.0f;
+            for (int64_t j = 0; j < n; j++) {
+                float v = (float)tl_dtype_load_f64(dt, sp + j * ss);
+                acc = prod ? acc * v : acc + v;
+                tl_dtype_store_f64(dt, dp + j * ds, (double)acc);
+                if (poll_deadline(&since, 1, err) < 0)
+                    return -1;
+            }
+        } else if (tl_dtype_is_floating(dt)) {
+            double acc = prod ? 1.0 : 0.0;
+            for (int64_t j = 0; j < n; j++) {
+                double v = tl_dtype_load_f64(dt, sp + j * ss);
+                acc = prod ? acc * v : acc + v;
+                tl_dtype_store_f64(dt, dp + j * ds, acc);
+                if (poll_deadline(&since, 1, err) < 0)
+                    return -1;
+            }
+        } else {
+            uint64_t acc = prod ? 1u : 0u;
+            for (int64_t j = 0; j < n; j++) {
+                uint64_t v = (uint64_t)tl_dtype_load_i64(dt, sp + j * ss);
+                acc = prod ? acc * v : acc + v;
+                tl_dtype_store_i64(dt, dp + j * ds, (int64_t)acc);
+                if (poll_deadline(&since, 1, err) < 0)
+                    return -1;
+            }
+        }
+        for (int d = nd - 1; d >= 0; d--) {
+            if (d == dim)
+                continue;
+            if (++coord[d] < src->sizes[d])
+                break;
+            coord[d] = 0;
+        }
+    }
+    return 0;
+}
+
 static const tl_backend_ops cpu_ops = {
     .alloc_uninit = cpu_alloc_uninit,
     .gemm = cpu_gemm,
@@ -1742,6 +1823,7 @@ static const tl_backend_ops cpu_ops = {
     .scatter = cpu_scatter,
     .reduce = cpu_reduce,
     .sort = cpu_sort,
+    .scan = cpu_scan,
 };
 
 static const tl_backend cpu_backend = {

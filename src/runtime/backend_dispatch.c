@@ -428,6 +428,31 @@ int tl_backend_sort(const tl_backend *be, const tl_strided *vals,
     return stage_up(be, idx, &hi, err);
 }
 
+int tl_backend_scan(const tl_backend *be, bool prod, const tl_strided *dst,
+                    const tl_strided *src, int dim, tl_error *err)
+{
+    launched(be);
+    if (be->ops->scan)
+        return be->ops->scan(be, prod, dst, src, dim, err);
+    /* host fallback: src staged down, the CPU's kernel, dst staged up
+     * (dst may alias src: it is read from src's staged copy) */
+    const tl_backend *cpu = tl_backend_cpu();
+    staged hs, hd;
+    if (stage_down(be, src, true, &hs, err) < 0)
+        return -1;
+    if (stage_down(be, dst, false, &hd, err) < 0) {
+        staged_free(be, &hs);
+        return -1;
+    }
+    int rc = cpu->ops->scan(cpu, prod, &hd.h, &hs.h, dim, err);
+    staged_free(be, &hs);
+    if (rc < 0) {
+        staged_free(be, &hd);
+        return -1;
+    }
+    return stage_up(be, dst, &hd, err);
+}
+
 /* ------------------------------------------------------------------------
  * Registry and resolver
  * ---------------------------------------------------------------------- */

@@ -16,7 +16,7 @@
  *   copy_d2d      falls back to copy_strided over bytes (uint8, 1-d)
  *   sync          falls back to "nothing queued" (returns 0)
  *   host_alloc/host_free  fall back to calloc/free (not pinned)
- *   gather, scatter, sort  fall back to host staging: the operands are
+ *   gather, scatter, sort, scan  fall back to host staging: the operands are
  *                 made dense on the device (copy_strided), moved to the
  *                 host, run on the CPU backend's kernel, and moved back.
  *                 Correct but slow; a GPU backend should implement them.
@@ -93,6 +93,9 @@ typedef struct tl_backend_ops {
     int (*index_scatter)(const tl_backend *be, tl_scatter_mode mode,
                          const tl_strided *dst, const tl_strided *src, int dim,
                          const int64_t *offs, int64_t n, tl_error *err);
+    /* (optional) cumsum/cumprod along a dim; host fallback */
+    int (*scan)(const tl_backend *be, bool prod, const tl_strided *dst,
+                const tl_strided *src, int dim, tl_error *err); /* (optional) */
 } tl_backend_ops;
 
 struct tl_backend {

@@ -144,6 +144,12 @@ COPIES = [
     ("x46", "x.t().add_(1)", "version"), ("x46", "x.view(-1)[0] = 100.; x[0, 0]", "values"),
     ("np", "x.numpy()"), ("np", "torch.from_numpy(a)"), ("np", "torch.tensor(a)"),
     ("np", "torch.as_tensor(a)"), ("np", "x.t().numpy()"), ("np", "x.clone().numpy()"),
+    # issue #27: scans, lerp, argsort/msort/kthvalue, take_along_dim
+    ("x46", "x.cumsum(1)", "values"), ("xt", "x.cumsum(0)"), ("x10", "x.cumprod(0)", "values"),
+    ("x46", "x.cumsum_(0)", "version"), ("x46", "x.lerp(x * 2, 0.25)", "values"),
+    ("xt", "torch.lerp(x, x.flip(0), x / 24)"), ("x46", "x.lerp_(x.flip(1), 0.5)", "version"),
+    ("xt", "x.argsort(1, descending=True)"), ("x46", "x.msort()"),
+    ("x46", "x.kthvalue(2, 0)"), ("x46", "x.take_along_dim(x.argsort(1), 1)", "values"),
 ]
 
 INDEXING = [
@@ -171,6 +177,8 @@ INDEXING = [
 
 ERRORS = [
     ("x46", "x.view(5, 5)"), ("x46", "x.t().view(24)"), ("x46", "x.view(-1, -1)"),
+    ("x46", "x.cumsum(2)"), ("x46", "x.kthvalue(7)"), ("x46", "x.lerp(x, torch.ones(4))"),
+    ("x46", "x.lerp(x.double(), 0.5)"), ("x46", "x.take_along_dim(torch.tensor([0]), 0)"),
     ("x46", "x.reshape(5, -1)"), ("x46", "x.transpose(0, 2)"), ("x46", "x.permute(0)"),
     ("x46", "x.permute(0, 0)"), ("x46", "x.unsqueeze(3)"),
     ("x46", "x.expand(3, 6)"), ("x46", "x.expand(4, 7)"), ("x234", "x.t()"),
