@@ -33,6 +33,7 @@
 #include "context.h"
 #include "convert.h"
 #include "create.h"
+#include "einops.h"
 #include "ops.h"
 #include "pyops.h"
 #include "repr.h"
@@ -833,7 +834,7 @@ static bool kind_under(const char *cls, int kind)
     if (strcmp(cls, "ArithmeticError") == 0)
         return kind == TL_ERR_ZERODIV || kind == TL_ERR_OVERFLOW;
     if (strcmp(cls, "RuntimeError") == 0)
-        return kind == TL_ERR_RUNTIME || kind == TL_ERR_NOTIMPL;
+        return kind == TL_ERR_RUNTIME || kind == TL_ERR_NOTIMPL || kind == TL_ERR_EINOPS;
     return strcmp(cls, tl_error_kind_name((tl_errkind)kind)) == 0;
 }
 
@@ -885,6 +886,7 @@ static const struct {
     {"ValueError", TL_ERR_VALUE},         {"TypeError", TL_ERR_TYPE},
     {"AssertionError", TL_ERR_ASSERTION}, {"ZeroDivisionError", TL_ERR_ZERODIV},
     {"OverflowError", TL_ERR_OVERFLOW},   {"NotImplementedError", TL_ERR_NOTIMPL},
+    {"ImportError", TL_ERR_IMPORT},
     {"KeyError", TL_ERR_KEY},             {"NameError", TL_ERR_NAME},
     {"AttributeError", TL_ERR_ATTRIBUTE},
 };
@@ -1697,6 +1699,8 @@ tl_value *tl_builtins_module_attr(tl_value *mod, const char *name, tl_error *err
         return torch_attr(name, err);
     if (strcmp(m, "numpy") == 0)
         return numpy_attr(name, err);
+    if (strcmp(m, "einops") == 0)
+        return tl_einops_attr(name, err);
     if (strcmp(m, "torch.cuda") == 0)
         return cuda_attr(name, err);
     tl_error_set(err, TL_ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", m, name);
