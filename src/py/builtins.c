@@ -37,6 +37,7 @@
 #include "ops.h"
 #include "pyops.h"
 #include "repr.h"
+#include "sparse.h"
 #include "util.h"
 
 /* ---------------------------------------------------------------------- */
@@ -1564,7 +1565,7 @@ static const char *const torch_extra_names[] = {
     "device", "Size", "contiguous_format", "channels_last", "channels_last_3d",
     "preserve_format", "cuda", "manual_seed", "get_default_dtype", "is_tensor",
     "inf", "nan", "pi", "e", "equal", "allclose", "finfo", "iinfo", "broadcast_shapes",
-    "set_default_dtype", "Tensor"};
+    "set_default_dtype", "Tensor", "strided", "sparse_coo"};
 
 static const struct {
     const char *name;
@@ -1613,6 +1614,8 @@ static tl_value *torch_attr(const char *name, tl_error *err)
         return tl_value_memfmt(TL_MEMFMT_PRESERVE);
     if (strcmp(name, "cuda") == 0)
         return tl_value_module("torch.cuda");
+    if (strcmp(name, "strided") == 0 || strcmp(name, "sparse_coo") == 0)
+        return tl_sparse_layout(strcmp(name, "sparse_coo") == 0);
     tl_value *c = math_const(name);
     if (c)
         return c;
@@ -1959,6 +1962,8 @@ tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
         return storage_attr(obj, name, err);
     case TL_V_MODULE:
         return tl_builtins_module_attr(obj, name, err);
+    case TL_V_OBJECT:
+        return obj->u.obj.cls->attr(obj, name, err);
     case TL_V_TYPE:
         if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) {
             const char *dot = strrchr(obj->u.type.name, '.');

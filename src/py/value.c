@@ -240,6 +240,19 @@ void tl_list_append(tl_value *list, tl_value *item)
     list->u.seq.n = n + 1;
 }
 
+tl_value *tl_value_object(const tl_objclass *cls, void *data)
+{
+    tl_value *v = alloc_value(TL_V_OBJECT);
+    v->u.obj.cls = cls;
+    v->u.obj.data = data;
+    return v;
+}
+
+void *tl_value_object_data(const tl_value *v, const tl_objclass *cls)
+{
+    return v && v->kind == TL_V_OBJECT && v->u.obj.cls == cls ? v->u.obj.data : NULL;
+}
+
 tl_value *tl_slice_new(tl_value *start, tl_value *stop, tl_value *step)
 {
     tl_value *v = alloc_value(TL_V_SLICE);
@@ -456,6 +469,10 @@ static void destroy(dying *d, tl_value *v)
     case TL_V_CLOSURE:
         if (v->u.closure.drop)
             v->u.closure.drop(v->u.closure.data);
+        break;
+    case TL_V_OBJECT:
+        if (v->u.obj.cls->drop)
+            v->u.obj.cls->drop(v->u.obj.data);
         break;
     default:
         break;
@@ -730,6 +747,7 @@ const char *tl_value_type_name(const tl_value *v)
     case TL_V_TYPE: return "type";
     case TL_V_EXC: return tl_error_kind_name((tl_errkind)v->u.exc.errkind);
     case TL_V_CLOSURE: return "function";
+    case TL_V_OBJECT: return v->u.obj.cls->name;
     case TL_V_NKINDS: break;
     }
     return "object";
@@ -853,6 +871,7 @@ static bool equal_rec(const tl_value *a, const tl_value *b, int depth, bool *dee
         return a->u.func.fn == b->u.func.fn && a->u.func.self == b->u.func.self;
     case TL_V_TYPE: return strcmp(a->u.type.name, b->u.type.name) == 0;
     case TL_V_CLOSURE: return a->u.closure.data == b->u.closure.data;
+    case TL_V_OBJECT: return a->u.obj.cls == b->u.obj.cls && a->u.obj.data == b->u.obj.data;
     default: return a == b;
     }
 }
@@ -899,6 +918,7 @@ bool tl_value_is(const tl_value *a, const tl_value *b)
     case TL_V_MODULE: return strcmp(a->u.str.s, b->u.str.s) == 0;
     case TL_V_TYPE: return strcmp(a->u.type.name, b->u.type.name) == 0;
     case TL_V_CLOSURE: return a->u.closure.data == b->u.closure.data;
+    case TL_V_OBJECT: return a->u.obj.cls == b->u.obj.cls && a->u.obj.data == b->u.obj.data;
     default: return false;
     }
 }
@@ -1109,6 +1129,12 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth,
             tl_buf_puts(b, v->u.str.s);
         else
             tl_buf_printf(b, "<module '%s'>", v->u.str.s);
+        break;
+    case TL_V_OBJECT:
+        if (v->u.obj.cls->repr)
+            v->u.obj.cls->repr(v, b);
+        else
+            tl_buf_printf(b, "<%s object>", v->u.obj.cls->name);
         break;
     case TL_V_FUNC: tl_buf_printf(b, "<built-in method %s>", v->u.func.name); break;
     case TL_V_TYPE: tl_buf_printf(b, "<class '%s'>", v->u.type.name); break;

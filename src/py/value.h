@@ -51,6 +51,7 @@ typedef enum tl_vkind {
     TL_V_TYPE,     /* a class: int, torch.Tensor, RuntimeError ... (u.type) */
     TL_V_EXC,      /* an exception object (u.exc) */
     TL_V_CLOSURE,  /* a function written in the program (u.closure) */
+    TL_V_OBJECT,   /* an object of a host class (u.obj): a sparse COO tensor, a layout */
     TL_V_NKINDS
 } tl_vkind;
 
@@ -121,6 +122,10 @@ typedef struct tl_value {
                                      tl_error *err);
             void (*drop)(void *data);
         } closure;
+        struct {
+            const struct tl_objclass *cls; /* static */
+            void *data;                    /* owned: cls->drop(data) */
+        } obj;
     } u;
 } tl_value;
 
@@ -164,6 +169,22 @@ tl_value *tl_value_exc(int errkind, const char *msg);
 tl_value *tl_value_closure(const char *name, void *data,
                            tl_value *(*call)(void *, const struct tl_args *, tl_error *),
                            void (*drop)(void *));
+/* A host class (py/sparse.c: sparse COO tensors, torch layouts):
+ * attributes come from attr (a new reference, or NULL with an error set);
+ * repr appends the object's repr (NULL: <NAME object>); drop frees data
+ * (NULL: data is static). The objects hold no interpreter values (so no
+ * cycle runs through them). Two objects are equal (==, is) when they have
+ * the same class and data. */
+typedef struct tl_objclass {
+    const char *name;   /* type(obj).__name__, e.g. "Tensor" */
+    struct tl_value *(*attr)(struct tl_value *obj, const char *name, tl_error *err);
+    void (*repr)(const struct tl_value *obj, tl_buf *b);
+    void (*drop)(void *data);
+} tl_objclass;
+tl_value *tl_value_object(const tl_objclass *cls, void *data); /* steals data */
+/* v's data when v is an object of class cls, else NULL */
+void *tl_value_object_data(const tl_value *v, const tl_objclass *cls);
+
 /* Call any callable (builtin, closure, class); TypeError for others. */
 tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err);
 
