@@ -34,7 +34,6 @@
 #include <string.h>
 
 #include "bind.h"
-#include "builtins.h"
 #include "util.h"
 
 #define MAXAX TL_MAX_DIMS /* elementary axes on one side, groups on one side */
@@ -352,6 +351,12 @@ typedef struct elem {
     int64_t len;
 } elem;
 
+/* a *= b; false on int64 overflow (axis sizes come from the sheet) */
+static bool mul_ok(int64_t *a, int64_t b)
+{
+    return !__builtin_mul_overflow(*a, b, a);
+}
+
 static int elem_find(const elem *el, int n, const axis *a)
 {
     for (int i = 0; i < n; i++)
@@ -592,7 +597,8 @@ static tl_value *apply(tl_value *x, side *L, side *R, opkind op, const kwsize *k
             if (el[p].len == UNKNOWN) {
                 unknown = p;
             } else {
-                known *= len[p];
+                if (!mul_ok(&known, len[p]))
+                    goto overflow;
                 nknown++;
             }
         }
@@ -659,7 +665,8 @@ static tl_value *apply(tl_value *x, side *L, side *R, opkind op, const kwsize *k
     for (int i = 0; i < nr; i++) {
         int64_t prod = 1;
         for (int k = 0; k < rcn[i]; k++)
-            prod *= len[elem_find(el, nel, rc[i][k])];
+            if (!mul_ok(&prod, len[elem_find(el, nel, rc[i][k])]))
+                goto overflow;
         final[i] = prod;
         if (rcn[i] != 1)
             need_final = true;
@@ -727,6 +734,9 @@ static tl_value *apply(tl_value *x, side *L, side *R, opkind op, const kwsize *k
     return y;
 too_many:
     tl_error_set(err, TL_ERR_LIMIT, "einops pattern with more than %d axes", MAXAX);
+    return NULL;
+overflow:
+    tl_error_set(err, TL_ERR_OVERFLOW, "einops axis sizes overflow a 64-bit integer");
     return NULL;
 }
 

@@ -130,20 +130,21 @@ static void inner_repr(const tl_tensor *t, int shift, tl_buf *b)
         s += 7;
         n -= 8; /* the final ')' */
     }
-    /* drop a dtype= suffix (the sparse repr prints the dtype itself) */
-    for (size_t i = n; i-- > 0;) {
-        if (s[i] == ']')
-            break;
-        if (strncmp(s + i, "dtype=", 6) == 0) {
+    /* drop the device= and dtype= suffixes (the sparse repr prints them
+     * itself): from the first one after the last ']' on */
+    size_t close = n;
+    while (close > 0 && s[close - 1] != ']')
+        close--;
+    for (size_t i = close; i < n; i++)
+        if (strncmp(s + i, "dtype=", 6) == 0 || strncmp(s + i, "device=", 7) == 0) {
             size_t j = i;
-            while (j > 0 && (s[j - 1] == ' ' || s[j - 1] == '\n'))
+            while (j > close && (s[j - 1] == ' ' || s[j - 1] == '\n'))
                 j--;
-            if (j > 0 && s[j - 1] == ',')
+            if (j > close && s[j - 1] == ',')
                 j--;
             n = j;
             break;
         }
-    }
     for (size_t i = 0; i < n; i++) {
         tl_buf_putc(b, s[i]);
         if (s[i] == '\n' && i + 1 < n && s[i + 1] != '\n')
@@ -160,7 +161,14 @@ static void sparse_repr(const tl_value *obj, tl_buf *b)
     inner_repr(s->indices, 15, b);
     tl_buf_puts(b, "),\n       values=tensor(");
     inner_repr(s->values, 14, b);
-    tl_buf_puts(b, "),\n       size=");
+    tl_buf_puts(b, "),\n       ");
+    tl_device dev = tl_tensor_device(s->values);
+    if (dev.kind != TL_DEV_CPU) {
+        char name[32];
+        tl_device_str(dev, name, sizeof name);
+        tl_buf_printf(b, "device='%s', ", name);
+    }
+    tl_buf_puts(b, "size=");
     tl_buf_put_tuple(b, s->sizes, s->ndim);
     tl_buf_printf(b, ", nnz=%" PRId64, nnz_of(s));
     tl_dtype dt = s->values->dtype;
@@ -236,15 +244,30 @@ fail:
     return NULL;
 }
 
+/* coalesce's order: the index tuples, lexicographically (the row-major
+ * linear index, without forming it: a sparse size may exceed int64) */
 typedef struct entry {
-    int64_t lin, k;
+    const int64_t *idx; /* host copy of the indices, [sd][n] */
+    int64_t k, n;
+    int sd;
 } entry;
+
+static int cmp_tuple(const entry *x, const entry *y)
+{
+    for (int d = 0; d < x->sd; d++) {
+        int64_t a = x->idx[(int64_t)d * x->n + x->k], b = y->idx[(int64_t)d * y->n + y->k];
+        if (a != b)
+            return a < b ? -1 : 1;
+    }
+    return 0;
+}
 
 static int cmp_entry(const void *a, const void *b)
 {
     const entry *x = a, *y = b;
-    if (x->lin != y->lin)
-        return x->lin < y->lin ? -1 : 1;
+    int c = cmp_tuple(x, y);
+    if (c)
+        return c;
     return x->k < y->k ? -1 : x->k > y->k;
 }
 
@@ -255,17 +278,18 @@ static tl_value *coalesce(tl_value *self, const sparse *s, tl_error *err)
     int64_t n = nnz_of(s), blk = dense_block(s);
     int sd = sparse_dim(s);
     entry *e = tl_xmalloc((size_t)(n ? n : 1) * sizeof *e);
-    for (int64_t k = 0; k < n; k++) {
-        e[k].k = k;
-        if (linear_of(s, k, &e[k].lin, err) < 0) {
-            free(e);
-            return NULL;
-        }
-    }
+    int64_t *idx = tl_xmalloc((size_t)(n * sd != 0 ? n * sd : 1) * sizeof *idx);
+    tl_tensor *ind = NULL, *val = NULL;
+    for (int d = 0; d < sd; d++)
+        for (int64_t k = 0; k < n; k++)
+            if (get_index(s, d, k, &idx[(int64_t)d * n + k], err) < 0)
+                goto fail;
+    for (int64_t k = 0; k < n; k++)
+        e[k] = (entry){idx, k, n, sd};
     qsort(e, (size_t)n, sizeof *e, cmp_entry);
     int64_t m = 0;
     for (int64_t k = 0; k < n; k++)
-        if (k == 0 || e[k].lin != e[k - 1].lin)
+        if (k == 0 || cmp_tuple(&e[k], &e[k - 1]) != 0)
             m++;
     const tl_backend *be = tl_tensor_backend(s->values);
     int64_t isz[2] = {sd, m};
@@ -277,30 +301,30 @@ static tl_value *coalesce(tl_value *self, const sparse *s, tl_error *err)
     int64_t full[2] = {sd, n};
     tl_tensor *buf = tl_tensor_new(tl_tensor_backend(s->indices), TL_INT64, 2, full, err);
     int64_t istr[2] = {n, 1};
-    tl_tensor *ind = buf ? tl_tensor_view(buf, 2, isz, istr, 0) : NULL;
+    ind = buf ? tl_tensor_view(buf, 2, isz, istr, 0) : NULL;
     tl_tensor_release(buf);
-    tl_tensor *val = ind ? tl_tensor_new(be, s->values->dtype, s->values->ndim, vsz, err) : NULL;
+    val = ind ? tl_tensor_new(be, s->values->dtype, s->values->ndim, vsz, err) : NULL;
     if (!val)
         goto fail;
     int64_t out = -1;
     for (int64_t k = 0; k < n; k++) {
-        if (k == 0 || e[k].lin != e[k - 1].lin) {
+        if (k == 0 || cmp_tuple(&e[k], &e[k - 1]) != 0) {
             out++;
-            for (int d = 0; d < sd; d++) {
-                int64_t v;
-                if (get_index(s, d, e[k].k, &v, err) < 0 ||
-                    tl_tensor_set_i64(ind, (int64_t)d * m + out, v, err) < 0) /* logical */
+            for (int d = 0; d < sd; d++)
+                if (tl_tensor_set_i64(ind, (int64_t)d * m + out, idx[(int64_t)d * n + e[k].k],
+                                      err) < 0) /* logical index */
                     goto fail;
-            }
         }
         for (int64_t j = 0; j < blk; j++)
             if (add_elem(val, out * blk + j, s->values, e[k].k * blk + j, err) < 0)
                 goto fail;
     }
     free(e);
+    free(idx);
     return sparse_new(ind, val, s->ndim, s->sizes, true);
 fail:
     free(e);
+    free(idx);
     tl_tensor_release(ind);
     tl_tensor_release(val);
     return NULL;
@@ -629,9 +653,12 @@ static tl_value *t_sparse_coo_tensor(tl_value *self, const tl_args *a, tl_error 
                          "dense_dim (%d), but got %d", sd, dd, n);
             goto out;
         }
-        int64_t numel;
-        if (tl_tensor_check_shape(n, given, &numel, err) < 0)
-            goto out;
+        for (int d = 0; d < n; d++)
+            if (given[d] < 0) {
+                tl_error_set(err, TL_ERR_RUNTIME, "Trying to create tensor with negative "
+                             "dimension %" PRId64, given[d]);
+                goto out;
+            }
         for (int d = 0; d < sd; d++)
             if (maxi[d] >= given[d]) {
                 tl_error_set(err, TL_ERR_RUNTIME, "size is inconsistent with indices: for dim "
@@ -647,8 +674,14 @@ static tl_value *t_sparse_coo_tensor(tl_value *self, const tl_args *a, tl_error 
             }
         memcpy(sizes, given, (size_t)n * sizeof *sizes);
     } else {
-        for (int d = 0; d < sd; d++)
+        for (int d = 0; d < sd; d++) {
+            if (maxi[d] == INT64_MAX) {
+                tl_error_set(err, TL_ERR_OVERFLOW, "sparse_coo_tensor(): size of dim %d "
+                                                    "overflows int64", d);
+                goto out;
+            }
             sizes[d] = maxi[d] + 1;
+        }
         for (int d = sd; d < ndim; d++)
             sizes[d] = val->sizes[d - sd + 1];
     }
