@@ -199,6 +199,9 @@ START_TEST(test_einops_sparse)
                "' Error while processing sum-reduction pattern \"a -> \".\\n Input tensor "
                "shape: torch.Size([2]). Additional info: {\\'a\\': 3}.\\n Shape mismatch, "
                "2 != 3'");
+    CHECK_EVAL("import torch, einops\n"
+               "try:\n    einops.repeat(torch.zeros(2), 'a -> a b')\n"
+               "except einops.EinopsError as e:\n    n = type(e).__name__\nn", "'EinopsError'");
     CHECK_ERR("import torch, einops; einops.rearrange(torch.zeros(2), 'a')", TL_ERR_VALUE,
               "not enough values to unpack (expected 2, got 1)");
     CHECK_ERR("import einops; einops.rearrange(3, 'a -> a')", TL_ERR_RUNTIME,

@@ -894,6 +894,8 @@ static const struct {
 
 tl_value *tl_builtins_exc_type(int kind)
 {
+    if (kind == TL_ERR_EINOPS) /* einops.EinopsError: no builtin name */
+        return tl_value_type("EinopsError", kind, TL_V_EXC, NULL);
     for (size_t i = 0; i < TL_ARRAY_LEN(exc_classes); i++)
         if (exc_classes[i].kind == kind && kind != TL_ERR_EXCEPTION)
             return tl_value_type(exc_classes[i].name, kind, TL_V_EXC, exc_ctor);
