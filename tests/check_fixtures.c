@@ -60,6 +60,7 @@ static const char *const fixture_files[] = {
     "issue12", "issue27",
     "files",
     "ops27a",
+    "einops", "sparse",
     "errors",
 };
 #define N_FILES ((int)TL_ARRAY_LEN(fixture_files))
@@ -607,7 +608,9 @@ static const tl_backend *fixture_backend(void)
  * refuses the latter). */
 static bool device_dependent(const char *setup, const char *expr)
 {
-    static const char *const words[] = {"numpy", "np.", "cpu", "device", "type("};
+    /* repr(/str(: a printed tensor names its device (device='cuda:0') */
+    static const char *const words[] = {"numpy", "np.", "cpu", "device", "type(",
+                                        "repr(", "str("};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (strstr(setup, words[i]) || strstr(expr, words[i]))
             return true;

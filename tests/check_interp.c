@@ -204,6 +204,45 @@ START_TEST(test_files_and_dicts)
 }
 END_TEST
 
+/* einops and sparse COO (#26): the module, its names, its error class */
+START_TEST(test_einops_sparse)
+{
+    CHECK_EVAL("import einops; einops", "<module 'einops'>");
+    CHECK_EVAL("from einops import rearrange as r, repeat; r, repeat",
+               "(<built-in method rearrange>, <built-in method repeat>)");
+    CHECK_ERR("from einops import einsum", TL_ERR_IMPORT,
+              "cannot import name 'einsum' from 'einops'");
+    CHECK_ERR("import einops; einops.pack", TL_ERR_ATTRIBUTE,
+              "module 'einops' has no attribute 'pack'");
+    /* EinopsError is a RuntimeError, and einops.EinopsError catches it */
+    CHECK_EVAL("import torch, einops\n"
+               "try:\n    einops.rearrange(torch.zeros(2), 'a -> b')\n"
+               "except RuntimeError:\n    k = 1\nk", "1");
+    CHECK_EVAL("import torch, einops\n"
+               "try:\n    einops.reduce(torch.zeros(2), 'a -> ', 'sum', a=3)\n"
+               "except einops.EinopsError as e:\n    m = str(e)\nm",
+               "' Error while processing sum-reduction pattern \"a -> \".\\n Input tensor "
+               "shape: torch.Size([2]). Additional info: {\\'a\\': 3}.\\n Shape mismatch, "
+               "2 != 3'");
+    CHECK_EVAL("import torch, einops\n"
+               "try:\n    einops.repeat(torch.zeros(2), 'a -> a b')\n"
+               "except einops.EinopsError as e:\n    n = type(e).__name__\nn", "'EinopsError'");
+    CHECK_ERR("import torch, einops; einops.rearrange(torch.zeros(2), 'a')", TL_ERR_VALUE,
+              "not enough values to unpack (expected 2, got 1)");
+    CHECK_ERR("import einops; einops.rearrange(3, 'a -> a')", TL_ERR_RUNTIME,
+              "Tensor type unknown to einops <class 'int'>");
+    CHECK_EVAL("import torch; torch.zeros(2).to_sparse().layout, torch.zeros(2).layout",
+               "(torch.sparse_coo, torch.strided)");
+    CHECK_EVAL("import torch; s = torch.sparse_coo_tensor([[0, 0]], [1., 2.]); "
+               "s._nnz(), s.coalesce()._nnz(), s.to_dense()",
+               "(2, 1, tensor([3.]))");
+    CHECK_ERR("import torch; torch.sparse_coo_tensor([[0]], [1.]).t()", TL_ERR_NOTIMPL,
+              "Could not run 'aten::t' with arguments from the 'SparseCPU' backend. (tlab's "
+              "sparse COO tensors support only _nnz, indices, values, coalesce, is_coalesced, "
+              "to_dense and the shape queries)");
+}
+END_TEST
+
 START_TEST(test_python_errors)
 {
     CHECK_ERR("1 // 0", TL_ERR_ZERODIV, "integer division or modulo by zero");
@@ -506,6 +545,7 @@ static Suite *interp_suite(void)
     tcase_add_test(core, test_exceptions);
     tcase_add_test(core, test_fstrings);
     tcase_add_test(core, test_types_print);
+    tcase_add_test(core, test_einops_sparse);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, teardown);

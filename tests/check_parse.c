@@ -200,6 +200,10 @@ START_TEST(test_statements)
 {
     CHECK_DUMP("import torch", "(Import torch torch)");
     CHECK_DUMP("import numpy as np, torch", "(Import numpy np); (Import torch torch)");
+    CHECK_DUMP("from einops import rearrange as r, reduce",
+               "(Import einops.rearrange r); (Import einops.reduce reduce)");
+    CHECK_DUMP("from einops import (repeat,)", "(Import einops.repeat repeat)");
+    CHECK_DUMP("import einops", "(Import einops einops)");
     CHECK_DUMP("a, b = x.split(2)", "(Assign (Tuple a b) (Call (Attr x split) 2))");
     CHECK_DUMP("a = b = 1", "(Assign a b 1)");
     CHECK_DUMP("x[0] += 1", "(AugAssign + (Subscript x 0) 1)");
@@ -337,7 +341,12 @@ START_TEST(test_errors)
         {"y = {k: 1 for k in a}", TL_ERR_UNSUPPORTED, "tlab does not support dict comprehensions", 10},
         {"x.a = 1", TL_ERR_UNSUPPORTED, "tlab does not support assigning to attributes", 0},
         {"import sys", TL_ERR_UNSUPPORTED,
-         "tlab does not support importing 'sys' (only torch, numpy, os and h5py)", 7},
+         "tlab does not support importing 'sys' (only torch, numpy, os, h5py and einops)", 7},
+        {"from einops import *", TL_ERR_UNSUPPORTED,
+         "tlab does not support 'from einops import *'", 19},
+        {"from einops.layers import Rearrange", TL_ERR_UNSUPPORTED,
+         "tlab does not support 'from ... import' except from einops (use 'import torch' or "
+         "'import numpy as np')", 0},
         {"[i for i in a for j in b]", TL_ERR_UNSUPPORTED,
          "tlab supports list comprehensions with one 'for' and at most one 'if'", 14},
         {"f(x for x in y)", TL_ERR_UNSUPPORTED,

@@ -283,4 +283,16 @@ if [ -w /dev/full ]; then
     grep -q "error writing" "$work/stderr" || fail "no write error message"
 fi
 
+
+# einops and sparse COO (#26): rearrange's view/copy is torch's reshape
+# rule; a sparse result is a value whose rule says what it stores
+expect 0 explain -s "import torch" -s "from einops import rearrange" \
+    -s "x = torch.arange(24.).reshape(2, 3, 4)" "rearrange(x, 'b c h -> b (c h)')"
+stdout_has "view"
+expect 0 explain -s "import torch" -s "from einops import rearrange" \
+    -s "x = torch.arange(24.).reshape(2, 3, 4)" "rearrange(x, 'b c h -> b (h c)')"
+stdout_has "copy"
+expect 0 explain -s "import torch" -s "x = torch.arange(4.)" "x.to_sparse()"
+stdout_has "value: the op returns a sparse COO tensor (stored coordinates and"
+
 exit 0

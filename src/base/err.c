@@ -62,6 +62,8 @@ const char *tl_error_kind_name(tl_errkind kind)
     case TL_ERR_ASSERTION: return "AssertionError";
     case TL_ERR_ZERODIV: return "ZeroDivisionError";
     case TL_ERR_OVERFLOW: return "OverflowError";
+    case TL_ERR_EINOPS: return "EinopsError";
+    case TL_ERR_IMPORT: return "ImportError";
     case TL_ERR_NOTIMPL: return "NotImplementedError";
     case TL_ERR_KEY: return "KeyError";
     case TL_ERR_NAME: return "NameError";

@@ -31,6 +31,8 @@ typedef enum tl_errkind {
     TL_ERR_ASSERTION,   /* AssertionError */
     TL_ERR_ZERODIV,     /* ZeroDivisionError */
     TL_ERR_OVERFLOW,    /* OverflowError */
+    TL_ERR_EINOPS,      /* einops.EinopsError (a RuntimeError) */
+    TL_ERR_IMPORT,      /* ImportError (from einops import NAME) */
     TL_ERR_NOTIMPL,     /* NotImplementedError */
     TL_ERR_KEY,         /* KeyError */
     TL_ERR_NAME,        /* NameError (undefined variable) */

@@ -666,8 +666,12 @@ static char *make_reason(const tl_op_verdict *v, const char *optext)
     {
         const char *ty = ev->value_type ? ev->value_type : "value";
         bool vowel = strchr("aeiouAEIOU", ty[0]) != NULL;
-        tl_buf_printf(&b, "value: the op returns %s %s, not a tensor",
-                      vowel ? "an" : "a", ty);
+        if (strcmp(ty, "Tensor") == 0) /* a Tensor that is a value: sparse COO (py/sparse.h) */
+            tl_buf_puts(&b, "value: the op returns a sparse COO tensor (stored coordinates "
+                            "and values, no strides), not a strided tensor");
+        else
+            tl_buf_printf(&b, "value: the op returns %s %s, not a tensor",
+                          vowel ? "an" : "a", ty);
     }
         break;
     case TL_KIND_MIXED:

@@ -111,6 +111,10 @@ typedef struct tl_node {
     struct tl_node **kids;
 } tl_node;
 
+/* IMPORT op: 0 `import M [as A]`; TL_IMPORT_FROM `from M import N [as A]`
+ * (str "M.N") */
+#define TL_IMPORT_FROM 1
+
 typedef struct tl_ast {
     int refcount;         /* functions defined in the tree retain it */
     size_t nstmts;

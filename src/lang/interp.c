@@ -1753,10 +1753,32 @@ static int exec_compound(tl_interp *I, const tl_node *s, tl_error *err)
 /* ---------------------------------------------------------------------- */
 /* statements */
 
+/* import einops / from einops import NAME (parse.c allows nothing else) */
+static int exec_import_einops(tl_interp *I, const tl_node *s, tl_error *err)
+{
+    tl_value *mod = tl_value_module("einops");
+    if (s->op != TL_IMPORT_FROM) {
+        set_var(I, s->str2, mod);
+        return 0;
+    }
+    const char *name = strchr(s->str, '.') + 1;
+    tl_value *v = tl_builtins_module_attr(mod, name, err);
+    tl_value_release(mod);
+    if (!v) {
+        tl_error_clear(err);
+        tl_error_set(err, TL_ERR_IMPORT, "cannot import name '%s' from 'einops'", name);
+        return fail_node(s, err);
+    }
+    set_var(I, s->str2, v);
+    return 0;
+}
+
 static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
 {
     switch (s->kind) {
     case TL_N_IMPORT:
+        if (s->op == TL_IMPORT_FROM || strcmp(s->str, "einops") == 0)
+            return exec_import_einops(I, s, err);
         set_var(I, s->str2, tl_value_module(s->str)); /* torch numpy os h5py (parse.c) */
         return 0;
     case TL_N_PASS:

@@ -1426,10 +1426,11 @@ static tl_node *parse_import(parser *P)
             dotted = true;
         }
         if (dotted || (strcmp(m->str, "torch") != 0 && strcmp(m->str, "numpy") != 0 &&
-                       strcmp(m->str, "os") != 0 && strcmp(m->str, "h5py") != 0)) {
+                       strcmp(m->str, "os") != 0 && strcmp(m->str, "h5py") != 0 &&
+                       strcmp(m->str, "einops") != 0)) {
             free(v.v);
             fail_at(P, TL_ERR_UNSUPPORTED, msp,
-                    "tlab does not support importing '%s' (only torch, numpy, os and h5py)",
+                    "tlab does not support importing '%s' (only torch, numpy, os, h5py and einops)",
                     tl_buf_str(&full));
             tl_buf_free(&full);
             return NULL;
@@ -1469,6 +1470,75 @@ static tl_node *parse_import(parser *P)
     return vec_to_node(P, &v, TL_N_TUPLE, all);
 }
 
+/* from einops import NAME [as ALIAS], ...: one IMPORT node per name, op
+ * TL_IMPORT_FROM, str "einops.NAME", str2 the alias (einops is the one
+ * module whose names can be imported: its functions are the lesson's idiom) */
+static tl_node *parse_from_import(parser *P)
+{
+    const tl_token *kw = next(P);
+    const tl_token *m = peek(P);
+    if (m->kind != TL_TOK_NAME)
+        return syntax_error(P);
+    next(P);
+    if (strcmp(m->str, "einops") != 0 || is_op(peek(P), TL_OP_DOT))
+        return fail_at(P, TL_ERR_UNSUPPORTED, join(kw->span, m->span),
+                       "tlab does not support 'from ... import' except from einops (use "
+                       "'import torch' or 'import numpy as np')");
+    if (!is_kw(peek(P), TL_KW_IMPORT))
+        return syntax_error(P);
+    next(P);
+    bool paren = accept_op(P, TL_OP_LPAR);
+    nodevec v = {0};
+    tl_span all = kw->span;
+    for (;;) {
+        const tl_token *name = peek(P);
+        if (name->kind != TL_TOK_NAME) {
+            free(v.v);
+            if (is_op(name, TL_OP_STAR))
+                return fail_at(P, TL_ERR_UNSUPPORTED, span_of(name),
+                               "tlab does not support 'from einops import *'");
+            return syntax_error(P);
+        }
+        next(P);
+        const tl_token *alias = name;
+        tl_span sp = name->span;
+        if (is_kw(peek(P), TL_KW_AS)) {
+            next(P);
+            alias = peek(P);
+            if (alias->kind != TL_TOK_NAME) {
+                free(v.v);
+                return syntax_error(P);
+            }
+            next(P);
+            sp = join(sp, alias->span);
+        }
+        tl_node *nd = new_node(P, TL_N_IMPORT, join(kw->span, sp), 0);
+        tl_buf full = {0};
+        tl_buf_printf(&full, "einops.%s", name->str);
+        nd->str = tl_ast_strndup(P->ast, tl_buf_str(&full), full.len);
+        nd->len = full.len;
+        tl_buf_free(&full);
+        nd->str2 = tl_ast_strndup(P->ast, alias->str, alias->len);
+        nd->op = TL_IMPORT_FROM;
+        vec_push(&v, nd);
+        all = join(all, sp);
+        if (!accept_op(P, TL_OP_COMMA))
+            break;
+        if (paren && is_op(peek(P), TL_OP_RPAR))
+            break;
+    }
+    if (paren && !expect_op(P, TL_OP_RPAR)) {
+        free(v.v);
+        return NULL;
+    }
+    if (v.n == 1) {
+        tl_node *nd = v.v[0];
+        free(v.v);
+        return nd;
+    }
+    return vec_to_node(P, &v, TL_N_TUPLE, all);
+}
+
 static tl_node *unsupported_stmt(parser *P, const tl_token *t)
 {
     return fail_at(P, TL_ERR_UNSUPPORTED, span_of(t),
@@ -1485,9 +1555,7 @@ static tl_node *parse_simple_stmt(parser *P)
         case TL_KW_IMPORT:
             return parse_import(P);
         case TL_KW_FROM:
-            return fail_at(P, TL_ERR_UNSUPPORTED, span_of(t),
-                           "tlab does not support 'from ... import' (use "
-                           "'import torch' or 'import numpy as np')");
+            return parse_from_import(P);
         case TL_KW_PASS:
             next(P);
             return new_node(P, TL_N_PASS, t->span, 0);

@@ -30,6 +30,7 @@ extern const tl_bind_table tl_bind_view_tables[];
 extern const tl_bind_table tl_bind_index_tables[];
 extern const tl_bind_table tl_bind_serialize_tables[];
 extern const tl_bind_table tl_bind_scan_tables[];
+extern const tl_bind_table tl_bind_sparse_tables[]; /* sparse.h */
 /* bind_grad.c (declared here, not included: bind_grad.h includes bind.h) */
 extern const tl_bind_table tl_bind_grad_tables[];
 const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw);
@@ -43,6 +44,7 @@ static const tl_bind_table *const registry[] = {
     tl_bind_index_tables,
     tl_bind_serialize_tables,
     tl_bind_scan_tables,
+    tl_bind_sparse_tables,
 };
 
 /* ---- the index: open addressing, a power of two at most half full ----

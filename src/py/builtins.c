@@ -36,9 +36,11 @@
 #include "dict.h"
 #include "h5py.h"
 #include "memfs.h"
+#include "einops.h"
 #include "ops.h"
 #include "pyops.h"
 #include "repr.h"
+#include "sparse.h"
 #include "util.h"
 
 /* ---------------------------------------------------------------------- */
@@ -851,7 +853,7 @@ static bool kind_under(const char *cls, int kind)
     if (strcmp(cls, "ArithmeticError") == 0)
         return kind == TL_ERR_ZERODIV || kind == TL_ERR_OVERFLOW;
     if (strcmp(cls, "RuntimeError") == 0)
-        return kind == TL_ERR_RUNTIME || kind == TL_ERR_NOTIMPL;
+        return kind == TL_ERR_RUNTIME || kind == TL_ERR_NOTIMPL || kind == TL_ERR_EINOPS;
     return strcmp(cls, tl_error_kind_name((tl_errkind)kind)) == 0;
 }
 
@@ -903,6 +905,7 @@ static const struct {
     {"ValueError", TL_ERR_VALUE},         {"TypeError", TL_ERR_TYPE},
     {"AssertionError", TL_ERR_ASSERTION}, {"ZeroDivisionError", TL_ERR_ZERODIV},
     {"OverflowError", TL_ERR_OVERFLOW},   {"NotImplementedError", TL_ERR_NOTIMPL},
+    {"ImportError", TL_ERR_IMPORT},
     {"KeyError", TL_ERR_KEY},             {"NameError", TL_ERR_NAME},
     {"AttributeError", TL_ERR_ATTRIBUTE},
     {"FileNotFoundError", TL_ERR_FILENOTFOUND}, {"OSError", TL_ERR_OS},
@@ -911,6 +914,8 @@ static const struct {
 
 tl_value *tl_builtins_exc_type(int kind)
 {
+    if (kind == TL_ERR_EINOPS) /* einops.EinopsError: no builtin name */
+        return tl_value_type("EinopsError", kind, TL_V_EXC, NULL);
     for (size_t i = 0; i < TL_ARRAY_LEN(exc_classes); i++)
         if (exc_classes[i].kind == kind && kind != TL_ERR_EXCEPTION)
             return tl_value_type(exc_classes[i].name, kind, TL_V_EXC, exc_ctor);
@@ -1584,7 +1589,7 @@ static const char *const torch_extra_names[] = {
     "device", "Size", "contiguous_format", "channels_last", "channels_last_3d",
     "preserve_format", "cuda", "manual_seed", "get_default_dtype", "is_tensor",
     "inf", "nan", "pi", "e", "equal", "allclose", "finfo", "iinfo", "broadcast_shapes",
-    "set_default_dtype", "Tensor"};
+    "set_default_dtype", "Tensor", "strided", "sparse_coo"};
 
 static const struct {
     const char *name;
@@ -1633,6 +1638,8 @@ static tl_value *torch_attr(const char *name, tl_error *err)
         return tl_value_memfmt(TL_MEMFMT_PRESERVE);
     if (strcmp(name, "cuda") == 0)
         return tl_value_module("torch.cuda");
+    if (strcmp(name, "strided") == 0 || strcmp(name, "sparse_coo") == 0)
+        return tl_sparse_layout(strcmp(name, "sparse_coo") == 0);
     tl_value *c = math_const(name);
     if (c)
         return c;
@@ -1719,6 +1726,8 @@ tl_value *tl_builtins_module_attr(tl_value *mod, const char *name, tl_error *err
         return torch_attr(name, err);
     if (strcmp(m, "numpy") == 0)
         return numpy_attr(name, err);
+    if (strcmp(m, "einops") == 0)
+        return tl_einops_attr(name, err);
     if (strcmp(m, "torch.cuda") == 0)
         return cuda_attr(name, err);
     if (strcmp(m, "os") == 0 || strcmp(m, "os.path") == 0)

@@ -976,6 +976,7 @@ static bool equal_rec(const tl_value *a, const tl_value *b, int depth, bool *dee
         return a->u.func.fn == b->u.func.fn && a->u.func.self == b->u.func.self;
     case TL_V_TYPE: return strcmp(a->u.type.name, b->u.type.name) == 0;
     case TL_V_CLOSURE: return a->u.closure.data == b->u.closure.data;
+    case TL_V_OBJECT: return a->u.obj.cls == b->u.obj.cls && a->u.obj.data == b->u.obj.data;
     default: return a == b;
     }
 }
@@ -1022,6 +1023,7 @@ bool tl_value_is(const tl_value *a, const tl_value *b)
     case TL_V_MODULE: return strcmp(a->u.str.s, b->u.str.s) == 0;
     case TL_V_TYPE: return strcmp(a->u.type.name, b->u.type.name) == 0;
     case TL_V_CLOSURE: return a->u.closure.data == b->u.closure.data;
+    case TL_V_OBJECT: return a->u.obj.cls == b->u.obj.cls && a->u.obj.data == b->u.obj.data;
     default: return false;
     }
 }
@@ -1261,6 +1263,12 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth,
             tl_buf_puts(b, v->u.str.s);
         else
             tl_buf_printf(b, "<module '%s'>", v->u.str.s);
+        break;
+    case TL_V_OBJECT:
+        if (v->u.obj.cls->repr)
+            v->u.obj.cls->repr(v, b);
+        else
+            tl_buf_printf(b, "<%s object>", v->u.obj.cls->name);
         break;
     case TL_V_FUNC: tl_buf_printf(b, "<built-in method %s>", v->u.func.name); break;
     case TL_V_TYPE: tl_buf_printf(b, "<class '%s'>", v->u.type.name); break;

@@ -1,20 +1,17 @@
-import os
+import numpy as np
 
-# Create sample state dictionary
-checkpoint = {
-    'model_weights': torch.randn(4, 4),
-    'epoch': 10,
-    'learning_rate': 1e-3
-}
+# Convert PyTorch tensor to NumPy array
+torch_orig = torch.ones(3, dtype=torch.float32)
+numpy_view = torch_orig.numpy()
+print(f"NumPy view: {numpy_view}")
 
-# Save checkpoint to disk
-torch.save(checkpoint, 'checkpoint.pt')
+# Mutate the PyTorch tensor in-place
+torch_orig.add_(10.0)
 
-# Load checkpoint securely (preventing arbitrary code execution)
-loaded_checkpoint = torch.load('checkpoint.pt', weights_only=True)
-print(f"Loaded checkpoint keys: {list(loaded_checkpoint.keys())}")
-print(f"Loaded weights shape: {loaded_checkpoint['model_weights'].shape}")
+# The NumPy view immediately reflects the modification
+print(f"NumPy view after PyTorch mutation: {numpy_view}")
 
-# Clean up temporary file
-if os.path.exists('checkpoint.pt'):
-    os.remove('checkpoint.pt')
+# Convert NumPy array back to PyTorch tensor with torch.from_numpy
+np_arr = np.array([5.0, 6.0, 7.0], dtype=np.float32)
+torch_from_np = torch.from_numpy(np_arr)
+print(f"PyTorch tensor from NumPy: {torch_from_np}")

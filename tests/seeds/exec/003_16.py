@@ -1,18 +1,8 @@
-import h5py
+# Coordinates of non-zero entries: (0, 2), (1, 0), (2, 1)
+indices = torch.tensor([[0, 1, 2], [2, 0, 1]], dtype=torch.int64)
+values = torch.tensor([3.0, 4.0, 5.0], dtype=torch.float32)
 
-# Write tensor data directly to HDF5 binary container
-tensor_to_save = torch.arange(100, dtype=torch.float32).reshape(10, 10)
-
-with h5py.File('dataset_sample.h5', 'w') as h5f:
-    h5f.create_dataset('features', data=tensor_to_save.numpy())
-
-# Read sliced sub-regions without loading the entire file into RAM
-with h5py.File('dataset_sample.h5', 'r') as h5f:
-    hdf5_data = h5f['features']
-    # Load only rows 2 to 5 directly into PyTorch
-    sub_tensor = torch.from_numpy(hdf5_data[2:5, :])
-    print(f"Loaded HDF5 sub-tensor shape: {sub_tensor.shape}")
-
-# Clean up temporary file
-if os.path.exists('dataset_sample.h5'):
-    os.remove('dataset_sample.h5')
+# Construct 1000x1000 sparse tensor
+sparse_tensor = torch.sparse_coo_tensor(indices, values, (1000, 1000))
+print(f"Sparse tensor non-zero elements: {sparse_tensor._nnz()}")
+print(f"Sparse tensor shape: {sparse_tensor.shape}")

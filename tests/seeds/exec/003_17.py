@@ -1,10 +1,20 @@
-# Create 1D tensor of 9 elements
-a = torch.tensor(list(range(9)))
-print(f"Tensor a: size={a.size()}, offset={a.storage_offset()}, stride={a.stride()}")
+import os
 
-# Reshape into a 3x3 matrix via view
-b = a.view(3, 3)
-print(f"Tensor b: size={b.size()}, offset={b.storage_offset()}, stride={b.stride()}")
+# Create sample state dictionary
+checkpoint = {
+    'model_weights': torch.randn(4, 4),
+    'epoch': 10,
+    'learning_rate': 1e-3
+}
 
-# Verify shared storage
-print(f"Do a and b share the exact same storage pointer? {a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()}")
+# Save checkpoint to disk
+torch.save(checkpoint, 'checkpoint.pt')
+
+# Load checkpoint securely (preventing arbitrary code execution)
+loaded_checkpoint = torch.load('checkpoint.pt', weights_only=True)
+print(f"Loaded checkpoint keys: {list(loaded_checkpoint.keys())}")
+print(f"Loaded weights shape: {loaded_checkpoint['model_weights'].shape}")
+
+# Clean up temporary file
+if os.path.exists('checkpoint.pt'):
+    os.remove('checkpoint.pt')

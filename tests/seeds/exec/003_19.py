@@ -1,13 +1,10 @@
-# Construct integer tensor
-int_tensor = torch.tensor([1, 4, 9, 16], dtype=torch.int32)
+# Create 1D tensor of 9 elements
+a = torch.tensor(list(range(9)))
+print(f"Tensor a: size={a.size()}, offset={a.storage_offset()}, stride={a.stride()}")
 
-# Attempting torch.sqrt_() directly on an integer tensor raises a RuntimeError
-try:
-    int_tensor.sqrt_()
-except RuntimeError as e:
-    print(f"In-place sqrt on integer tensor failed as expected: {e}")
+# Reshape into a 3x3 matrix via view
+b = a.view(3, 3)
+print(f"Tensor b: size={b.size()}, offset={b.storage_offset()}, stride={b.stride()}")
 
-# Convert to float32 before in-place computation
-float_tensor = int_tensor.to(dtype=torch.float32)
-float_tensor.sqrt_()
-print(f"Successful in-place sqrt on float tensor: {float_tensor}")
+# Verify shared storage
+print(f"Do a and b share the exact same storage pointer? {a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()}")
