@@ -1264,12 +1264,6 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth,
         else
             tl_buf_printf(b, "<module '%s'>", v->u.str.s);
         break;
-    case TL_V_OBJECT:
-        if (v->u.obj.cls->repr)
-            v->u.obj.cls->repr(v, b);
-        else
-            tl_buf_printf(b, "<%s object>", v->u.obj.cls->name);
-        break;
     case TL_V_FUNC: tl_buf_printf(b, "<built-in method %s>", v->u.func.name); break;
     case TL_V_TYPE: tl_buf_printf(b, "<class '%s'>", v->u.type.name); break;
     case TL_V_EXC:
