@@ -28,6 +28,7 @@ extern const tl_bind_table tl_bind_create_tables[];
 extern const tl_bind_table tl_bind_ops_tables[];
 extern const tl_bind_table tl_bind_view_tables[];
 extern const tl_bind_table tl_bind_index_tables[];
+extern const tl_bind_table tl_bind_named_tables[];
 /* bind_grad.c (declared here, not included: bind_grad.h includes bind.h) */
 extern const tl_bind_table tl_bind_grad_tables[];
 const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw);
@@ -39,6 +40,7 @@ static const tl_bind_table *const registry[] = {
     tl_bind_ops_tables,
     tl_bind_view_tables,
     tl_bind_index_tables,
+    tl_bind_named_tables,
 };
 
 /* ---- the index: open addressing, a power of two at most half full ----
@@ -225,6 +227,15 @@ int tl_args_type_error(const tl_args *a, const char *fname, const char *sig,
     return -1;
 }
 
+/* names= is taken by the functions that declare it (named.c sets them) */
+static bool named_ok(const char *const *kwnames)
+{
+    for (size_t j = 0; kwnames && kwnames[j]; j++)
+        if (strcmp(kwnames[j], "names") == 0)
+            return true;
+    return false;
+}
+
 int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
                   const char *const *kwnames, const char *sig, tl_error *err)
 {
@@ -246,7 +257,8 @@ int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
             return tl_error_set(err, TL_ERR_UNSUPPORTED,
                                 "tlab does not support out= (%s() writing into a given "
                                 "tensor); assign the result instead", fname);
-        if (a->kwvals[k]->kind != TL_V_NONE && strcmp(a->kwnames[k], "names") == 0)
+        if (a->kwvals[k]->kind != TL_V_NONE && strcmp(a->kwnames[k], "names") == 0 &&
+            !named_ok(kwnames))
             return tl_error_set(err, TL_ERR_UNSUPPORTED,
                                 "tlab does not support named tensors (names= of %s())",
                                 fname);

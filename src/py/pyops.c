@@ -25,6 +25,7 @@
 #include "context.h"
 #include "convert.h"
 #include "index_parse.h"
+#include "named.h"
 #include "ops.h"
 #include "storage.h"
 #include "util.h"
@@ -571,7 +572,7 @@ static tl_value *str_repeat(const tl_value *a, int64_t k, tl_error *err)
 tl_value *tl_pyops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b))
-        return tl_grad_binop(op, a, b, tensor_binary, err);
+        return tl_named_binary(tl_grad_binop(op, a, b, tensor_binary, err), a, b, err);
     if (is_num(a) && is_num(b))
         return num_binop(op, a, b, err);
     bool sa = tl_value_is_seq(a), sb = tl_value_is_seq(b);

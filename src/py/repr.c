@@ -25,6 +25,7 @@
 
 #include "autograd.h"
 #include "backend.h"
+#include "named.h"
 #include "repr.h"
 #include "storage.h"
 
@@ -382,6 +383,17 @@ static void repr_tensor_elems(const tl_tensor *t, const tl_tensor *elems, tl_buf
     int last = len - (nl ? (int)(nl - body) : -1) + 1;
     for (int i = 0; i < ns; i++)
         add_suffix(b, start, suffixes[i], indent, &last);
+    if (tl_named_has(t)) { /* names=(...) comes last, as has_names() */
+        size_t cap = 16;
+        for (int d = 0; d < t->ndim; d++) {
+            const char *n = tl_named_get(t, d);
+            cap += (n ? strlen(n) : 4) + 4;
+        }
+        char *ns_buf = tl_xmalloc(cap);
+        tl_named_repr(t, ns_buf, cap);
+        add_suffix(b, start, ns_buf, indent, &last);
+        free(ns_buf);
+    }
     tl_buf_putc(b, ')');
 }
 

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "freelist.h"
+#include "named.h"
 #include "storage.h"
 #include "util.h"
 
@@ -377,8 +378,8 @@ tl_value *tl_value_closure(const char *name, void *data,
 tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err)
 {
     switch (fn->kind) {
-    case TL_V_FUNC:
-        return fn->u.func.fn(fn->u.func.self, args, err);
+    case TL_V_FUNC: /* named tensors' rules apply around methods */
+        return tl_named_call(fn->u.func.name, fn->u.func.fn, fn->u.func.self, args, err);
     case TL_V_CLOSURE:
         return fn->u.closure.call(fn->u.closure.data, args, err);
     case TL_V_TYPE:

@@ -60,6 +60,7 @@ static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
     t->is_leaf = true;
     t->is_view_of_grad_leaf = false;
     t->ag = NULL;
+    t->names = NULL;
     return t;
 }
 
@@ -236,6 +237,8 @@ void tl_tensor_release(tl_tensor *t)
         return;
     if (t->ag && ag_free)
         ag_free(t);
+    free(t->names);
+    t->names = NULL;
     tl_storage_release(t->storage);
     tl_version_release(t->version);
     tl_alloc_objects_add(-(int64_t)tl_alloc_cost(t, sizeof *t));

@@ -45,6 +45,10 @@ typedef struct tl_tensor {
     struct tl_ag_meta *ag;        /* autograd's record (src/autograd); NULL
                                      until autograd attaches one. Released
                                      through the hook below. */
+    char *names;                  /* named tensors (py/named.c): ndim
+                                     NUL-terminated names back to back, ""
+                                     for an unnamed dim; NULL: no names.
+                                     Owned (malloc), freed with the header. */
 } tl_tensor;
 
 /* ---- the autograd layer's two hooks into the runtime ----
