@@ -257,11 +257,13 @@ int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
             return tl_error_set(err, TL_ERR_UNSUPPORTED,
                                 "tlab does not support out= (%s() writing into a given "
                                 "tensor); assign the result instead", fname);
+        /* names= where PyTorch declares it (named.c sets the names); a
+         * names= no overload takes, or that is no tuple of names, fits no
+         * overload (PyTorch's TypeError) */
         if (a->kwvals[k]->kind != TL_V_NONE && strcmp(a->kwnames[k], "names") == 0 &&
-            !named_ok(kwnames))
-            return tl_error_set(err, TL_ERR_UNSUPPORTED,
-                                "tlab does not support named tensors (names= of %s())",
-                                fname);
+            (!named_ok(kwnames) || (a->kwvals[k]->kind != TL_V_TUPLE &&
+                                    a->kwvals[k]->kind != TL_V_LIST)))
+            return tl_args_type_error(a, fname, sig, err);
         bool known = false;
         size_t pos = 0;
         for (size_t j = 0; kwnames && kwnames[j]; j++) {

@@ -315,7 +315,7 @@ static const op_rule rules[] = {
     {"cuda", R_KEEP, NULL, 0}, {"zero_", R_KEEP, NULL, 0}, {"fill_", R_KEEP, NULL, 0},
     {"softmax", R_KEEP, NULL, 1}, {"log_softmax", R_KEEP, NULL, 1},
     {"cumsum", R_KEEP, NULL, 1}, {"cumprod", R_KEEP, NULL, 1},
-    {"narrow", R_KEEP, NULL, 1},
+    {"narrow", R_KEEP, NULL, 1}, {"expand", R_KEEP, NULL, 0},
     {"add", R_UNIFY, NULL, 0}, {"sub", R_UNIFY, NULL, 0}, {"mul", R_UNIFY, NULL, 0},
     {"div", R_UNIFY, NULL, 0}, {"pow", R_UNIFY, NULL, 0}, {"maximum", R_UNIFY, NULL, 0},
     {"minimum", R_UNIFY, NULL, 0}, {"eq", R_UNIFY, NULL, 0}, {"ne", R_UNIFY, NULL, 0},
@@ -437,6 +437,52 @@ tl_value *tl_named_binary(tl_value *r, const tl_value *a, const tl_value *b, tl_
     tl_value *out = put_names(r, n, (const char *const *)snap, err);
     for (int d = 0; d < n; d++)
         free(snap[d]);
+    return out;
+}
+
+tl_value *tl_named_getitem(tl_value *r, const tl_value *obj, const tl_value *idx,
+                           tl_error *err)
+{
+    if (!r || !named_value(obj))
+        return r;
+    const tl_tensor *t = obj->u.tensor;
+    size_t n = 1;
+    tl_value *const *items = (tl_value *const *)&idx;
+    if (idx->kind == TL_V_TUPLE) {
+        n = idx->u.seq.n;
+        items = idx->u.seq.items;
+    }
+    /* ints drop a dim, slices keep it, one Ellipsis covers the rest;
+     * anything else (None, tensors, lists) gives an unnamed result */
+    size_t given = 0;
+    for (size_t i = 0; i < n; i++) {
+        tl_vkind k = items[i]->kind;
+        if (k == TL_V_INT || k == TL_V_BOOL || k == TL_V_SLICE)
+            given++;
+        else if (k != TL_V_ELLIPSIS)
+            return r;
+    }
+    const char *names[TL_MAX_DIMS];
+    int nout = 0, d = 0;
+    for (size_t i = 0; i < n && d <= t->ndim; i++) {
+        tl_vkind k = items[i]->kind;
+        if (k == TL_V_ELLIPSIS) {
+            for (int64_t j = 0; j < (int64_t)t->ndim - (int64_t)given && d < t->ndim; j++)
+                names[nout++] = tl_named_get(t, d++);
+        } else if (k == TL_V_SLICE) {
+            names[nout++] = tl_named_get(t, d++);
+        } else {
+            d++;
+        }
+    }
+    while (d < t->ndim)
+        names[nout++] = tl_named_get(t, d++);
+    char *snap[TL_MAX_DIMS] = {NULL};
+    for (int i = 0; i < nout; i++)
+        snap[i] = names[i] ? tl_xstrdup(names[i]) : NULL;
+    tl_value *out = put_names(r, nout, (const char *const *)snap, err);
+    for (int i = 0; i < nout; i++)
+        free(snap[i]);
     return out;
 }
 
@@ -663,18 +709,23 @@ static tl_value *b_has_names(tl_value *self, const tl_args *a, tl_error *err)
     return tl_bool(tl_named_has(t));
 }
 
-/* A view of t with t's geometry (rename's alias) or the given one. */
+/* A view of t with the given geometry (t's own for rename) carrying
+ * names[0..nnames); the names are checked before the view is made. */
 static tl_value *alias_with(const tl_tensor *t, int n, const int64_t *sizes,
-                            const int64_t *strides, const char *const *names,
-                            tl_error *err)
+                            const int64_t *strides, int nnames,
+                            const char *const *names, tl_error *err)
 {
-    tl_tensor *v = tl_view_as_strided(t, n, sizes, n, strides, false, 0, err);
-    if (!v)
+    tl_tensor probe = {0};
+    probe.ndim = n;
+    if (names && set_names(&probe, nnames, names, err) < 0)
         return NULL;
-    if (set_names(v, n, names, err) < 0) {
-        tl_tensor_release(v);
+    tl_tensor *v = tl_view_as_strided(t, n, sizes, n, strides, false, 0, err);
+    if (!v) {
+        free(probe.names);
         return NULL;
     }
+    free(v->names);
+    v->names = probe.names;
     return tl_value_tensor(v);
 }
 
@@ -821,7 +872,7 @@ static tl_value *b_rename(tl_value *self, const tl_args *a, tl_error *err)
             expand_ellipsis(t, given, ell, (int)a->npos, names, &n);
         }
     }
-    return alias_with(t, t->ndim, t->sizes, t->strides, names, err);
+    return alias_with(t, t->ndim, t->sizes, t->strides, n, names, err);
 }
 
 static tl_value *b_refine_names(tl_value *self, const tl_args *a, tl_error *err)
@@ -878,13 +929,15 @@ static tl_value *b_refine_names(tl_value *self, const tl_args *a, tl_error *err)
             return NULL;
         }
     }
-    return alias_with(t, t->ndim, t->sizes, t->strides, names, err);
+    return alias_with(t, t->ndim, t->sizes, t->strides, n, names, err);
 }
 
 /* align_to(names[0..n)) with at most one Ellipsis: the permute view. */
 static tl_value *align(tl_tensor *t, const char **given, const bool *ell, int n,
                        const tl_args *a, tl_error *err)
 {
+    if (n == 1 && ell[0] && !tl_named_has(t)) /* align_to(...): nothing to do */
+        return alias_with(t, t->ndim, t->sizes, t->strides, 0, NULL, err);
     for (int d = 0; d < t->ndim; d++) {
         if (!tl_named_get(t, d)) {
             tl_buf s = {0};
@@ -956,7 +1009,7 @@ static tl_value *align(tl_tensor *t, const char **given, const bool *ell, int n,
             return NULL;
         }
     }
-    return alias_with(t, nout, sizes, strides, names, err);
+    return alias_with(t, nout, sizes, strides, nout, names, err);
 }
 
 static tl_value *b_align_to(tl_value *self, const tl_args *a, tl_error *err)

@@ -46,6 +46,11 @@ tl_value *tl_named_call(const char *name, tl_cfunc fn, tl_value *self,
 tl_value *tl_named_binary(tl_value *r, const tl_value *a, const tl_value *b,
                           tl_error *err);
 
+/* The result r of obj[idx] (stolen; NULL passes through): basic indexing
+ * (ints, slices, ...) keeps the names of the dims it keeps. */
+tl_value *tl_named_getitem(tl_value *r, const tl_value *obj, const tl_value *idx,
+                           tl_error *err);
+
 extern const tl_bind_table tl_bind_named_tables[];
 
 #ifdef __cplusplus

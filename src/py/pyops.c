@@ -1061,7 +1061,7 @@ tl_value *tl_pyops_getitem(tl_value *obj, tl_value *idx, tl_error *err)
     switch (obj->kind) {
     case TL_V_TENSOR:
     case TL_V_NDARRAY:
-        return tl_grad_index_get(obj, idx, err);
+        return tl_named_getitem(tl_grad_index_get(obj, idx, err), obj, idx, err);
     case TL_V_LIST:
     case TL_V_TUPLE:
     case TL_V_SIZE:

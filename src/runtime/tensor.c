@@ -208,7 +208,21 @@ tl_tensor *tl_tensor_rebind(const tl_tensor *src, tl_storage *storage, tl_versio
     t->requires_grad = src->requires_grad;
     t->is_leaf = src->is_leaf;
     t->is_view_of_grad_leaf = src->is_view_of_grad_leaf;
+    tl_tensor_copy_names(t, src);
     return t;
+}
+
+void tl_tensor_copy_names(tl_tensor *dst, const tl_tensor *src)
+{
+    free(dst->names);
+    dst->names = NULL;
+    if (!src->names || dst->ndim != src->ndim)
+        return;
+    size_t len = 0;
+    for (int d = 0; d < src->ndim; d++)
+        len += strlen(src->names + len) + 1;
+    dst->names = tl_xmalloc(len);
+    memcpy(dst->names, src->names, len);
 }
 
 tl_tensor *tl_tensor_alias(const tl_tensor *src)

@@ -87,6 +87,8 @@ tl_tensor *tl_tensor_alias(const tl_tensor *src);
  * counter (both retained), with no autograd record: the copies of a setup
  * snapshot (py/snapshot.c). */
 tl_tensor *tl_tensor_rebind(const tl_tensor *src, tl_storage *storage, tl_version *version);
+/* dst's names become a copy of src's (none when the ranks differ). */
+void tl_tensor_copy_names(tl_tensor *dst, const tl_tensor *src);
 
 tl_tensor *tl_tensor_retain(tl_tensor *t);
 void tl_tensor_release(tl_tensor *t);
