@@ -1,10 +1,17 @@
-# Create 1D tensor of 9 elements
-a = torch.tensor(list(range(9)))
-print(f"Tensor a: size={a.size()}, offset={a.storage_offset()}, stride={a.stride()}")
+import numpy as np
 
-# Reshape into a 3x3 matrix via view
-b = a.view(3, 3)
-print(f"Tensor b: size={b.size()}, offset={b.storage_offset()}, stride={b.stride()}")
+# Convert PyTorch tensor to NumPy array
+torch_orig = torch.ones(3, dtype=torch.float32)
+numpy_view = torch_orig.numpy()
+print(f"NumPy view: {numpy_view}")
 
-# Verify shared storage
-print(f"Do a and b share the exact same storage pointer? {a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()}")
+# Mutate the PyTorch tensor in-place
+torch_orig.add_(10.0)
+
+# The NumPy view immediately reflects the modification
+print(f"NumPy view after PyTorch mutation: {numpy_view}")
+
+# Convert NumPy array back to PyTorch tensor with torch.from_numpy
+np_arr = np.array([5.0, 6.0, 7.0], dtype=np.float32)
+torch_from_np = torch.from_numpy(np_arr)
+print(f"PyTorch tensor from NumPy: {torch_from_np}")
