@@ -288,7 +288,8 @@ typedef enum rule {
     R_UNIFY,    /* binary elementwise: self's and other's, from the right */
     R_REDUCE,   /* dim / keepdim reductions: reduced dims lose their name */
     R_TRANSPOSE,/* transpose(d0, d1): swap */
-    R_REVERSE,  /* t(), T: reversed */
+    R_REVERSE,  /* t(): reversed */
+    R_MT,       /* mT: the last two swapped */
     R_SELECT,   /* select(dim, i): that dim goes */
     R_SQUEEZE,  /* squeeze(): size-1 dims go */
     R_DIMS,     /* size/stride/...: names as dims, result not a tensor */
@@ -328,6 +329,7 @@ static const op_rule rules[] = {
     {"logsumexp", R_REDUCE, NULL, 1}, {"all", R_REDUCE, NULL, 1},
     {"any", R_REDUCE, NULL, 1},
     {"transpose", R_TRANSPOSE, NULL, 2}, {"t", R_REVERSE, NULL, 0},
+    {"mT", R_MT, NULL, 0}, {"T", R_REFUSE, "permute", 0},
     {"select", R_SELECT, NULL, 1}, {"squeeze", R_SQUEEZE, NULL, 0},
     {"size", R_DIMS, NULL, 1}, {"stride", R_DIMS, NULL, 1},
     {"view", R_REFUSE, "view", 0}, {"view_as", R_REFUSE, "view", 0},
@@ -638,6 +640,14 @@ tl_value *tl_named_call(const char *name, tl_cfunc fn, tl_value *self, const tl_
     case R_REVERSE:
         for (int d = 0; d < n; d++)
             out[nout++] = in[n - 1 - d];
+        break;
+    case R_MT:
+        for (int d = 0; d < n; d++)
+            out[nout++] = in[d];
+        if (n >= 2) {
+            out[n - 2] = in[n - 1];
+            out[n - 1] = in[n - 2];
+        }
         break;
     case R_SELECT:
         for (int d = 0; d < n; d++)
