@@ -111,7 +111,7 @@ static int invalid_name(const char *s, tl_error *err)
 {
     /* the name is quoted back only when it prints plainly */
     for (const char *p = s; *p; p++)
-        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f || *p == '\'')
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
             return tl_error_set(err, TL_ERR_RUNTIME,
                                 "Invalid name: a valid identifier contains only "
                                 "digits, alphabetical characters, and/or underscore "
@@ -442,6 +442,16 @@ tl_value *tl_named_binary(tl_value *r, const tl_value *a, const tl_value *b, tl_
     return out;
 }
 
+/* PyTorch's refusal of op `aten` on named tensors */
+static void refuse(const char *aten, tl_error *err)
+{
+    tl_error_set(err, TL_ERR_RUNTIME,
+                 "aten::%s is not yet supported with named tensors. Please drop "
+                 "names via `tensor = tensor.rename(None)`, call the op with an "
+                 "unnamed tensor, and set names on the result of the operation.",
+                 aten);
+}
+
 tl_value *tl_named_getitem(tl_value *r, const tl_value *obj, const tl_value *idx,
                            tl_error *err)
 {
@@ -459,10 +469,13 @@ tl_value *tl_named_getitem(tl_value *r, const tl_value *obj, const tl_value *idx
     size_t given = 0;
     for (size_t i = 0; i < n; i++) {
         tl_vkind k = items[i]->kind;
-        if (k == TL_V_INT || k == TL_V_BOOL || k == TL_V_SLICE)
+        if (k == TL_V_INT || k == TL_V_SLICE) {
             given++;
-        else if (k != TL_V_ELLIPSIS)
-            return r;
+        } else if (k != TL_V_ELLIPSIS) {
+            tl_value_release(r);
+            refuse(k == TL_V_NONE ? "unsqueeze" : "index.Tensor", err);
+            return NULL;
+        }
     }
     const char *names[TL_MAX_DIMS];
     int nout = 0, d = 0;
@@ -510,11 +523,7 @@ tl_value *tl_named_call(const char *name, tl_cfunc fn, tl_value *self, const tl_
         return fn(self, a, err);
     tl_tensor *t = self->u.tensor;
     if (r->how == R_REFUSE) {
-        tl_error_set(err, TL_ERR_RUNTIME,
-                     "aten::%s is not yet supported with named tensors. Please drop "
-                     "names via `tensor = tensor.rename(None)`, call the op with an "
-                     "unnamed tensor, and set names on the result of the operation.",
-                     r->aten);
+        refuse(r->aten, err);
         return NULL;
     }
     /* names as dims: the first r->ndims positionals and dim= */
@@ -970,12 +979,7 @@ static tl_value *align(tl_tensor *t, const char **given, const bool *ell, int n,
     const char *names[TL_MAX_DIMS];
     int nout = 0;
     for (int i = 0; i < n; i++) {
-        if (!ell[i]) {
-            if (!given[i]) {
-                tl_error_set(err, TL_ERR_RUNTIME,
-                             "align_to: Cannot align to an unnamed dim (None)");
-                return NULL;
-            }
+        if (!ell[i]) { /* None is kept, and never matches a dim */
             names[nout++] = given[i];
             continue;
         }
@@ -1000,7 +1004,7 @@ static tl_value *align(tl_tensor *t, const char **given, const bool *ell, int n,
         sizes[i] = 1;
         strides[i] = 0;
         for (int d = 0; d < t->ndim; d++) {
-            if (strcmp(tl_named_get(t, d), names[i]) == 0) {
+            if (names[i] && strcmp(tl_named_get(t, d), names[i]) == 0) {
                 sizes[i] = t->sizes[d];
                 strides[i] = t->strides[d];
                 used[d] = true;

@@ -42,12 +42,14 @@ void tl_named_set_warnings(FILE *f);
 tl_value *tl_named_call(const char *name, tl_cfunc fn, tl_value *self,
                         const tl_args *a, tl_error *err);
 /* The result r of `a OP b` (stolen; NULL passes through): names unified
- * from the right as PyTorch broadcasts them, or the mismatch error. */
+ * from the right as PyTorch broadcasts them, or the mismatch error. A
+ * unary operator passes its operand as both a and b. */
 tl_value *tl_named_binary(tl_value *r, const tl_value *a, const tl_value *b,
                           tl_error *err);
 
 /* The result r of obj[idx] (stolen; NULL passes through): basic indexing
- * (ints, slices, ...) keeps the names of the dims it keeps. */
+ * (ints, slices, ...) keeps the names of the dims it keeps; None and
+ * index tensors/lists are PyTorch's "not yet supported" errors. */
 tl_value *tl_named_getitem(tl_value *r, const tl_value *obj, const tl_value *idx,
                            tl_error *err);
 

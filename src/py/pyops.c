@@ -666,7 +666,7 @@ tl_value *tl_pyops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error
 tl_value *tl_pyops_unary(tl_pyunop op, tl_value *a, tl_error *err)
 {
     if (tl_value_is_tensorlike(a))
-        return tl_grad_unop(op, a, tensor_unary, err);
+        return tl_named_binary(tl_grad_unop(op, a, tensor_unary, err), a, a, err);
     const char *sym = op == TL_PY_NEG ? "-" : op == TL_PY_POS ? "+" : "~";
     if (is_intlike(a)) {
         int64_t x = ival(a);
@@ -841,7 +841,7 @@ tl_value *tl_pyops_compare(tl_cmpop op, tl_value *a, tl_value *b, tl_error *err)
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b)) {
         static const tl_pyop map[] = {TL_PY_EQ, TL_PY_NE, TL_PY_LT, TL_PY_LE,
                                       TL_PY_GT, TL_PY_GE};
-        return tensor_binary(map[op], a, b, err);
+        return tl_named_binary(tensor_binary(map[op], a, b, err), a, b, err);
     }
     if (op == TL_CMP_EQ || op == TL_CMP_NE) {
         bool eq; /* RecursionError past the nesting limit, as Python */
