@@ -7,9 +7,11 @@
  * dim; the error texts are c10/core/Dimname.cpp's and
  * aten/src/ATen/NamedTensorUtils.cpp's.
  *
- * Other ops meet names in two places only: tl_named_call, which the
- * interpreter's method calls go through (value.c), and tl_named_binary
- * after Python's binary operators (pyops.c). Both do nothing unless a
+ * Other ops meet names in a few places only: tl_named_call, which the
+ * interpreter's method calls go through (value.c's call hook, installed by
+ * each new interpreter) and attribute reads (builtins.c), tl_named_binary
+ * after Python's operators and tl_named_getitem after subscripts
+ * (pyops.c); repr.c prints the names= suffix from the header. Both do nothing unless a
  * named tensor takes part, so unnamed programs pay one test per call.
  * The op table below says, per method, what PyTorch does with names:
  * keep them, unify them (binary ops), drop reduced dims, swap them
@@ -211,26 +213,6 @@ int tl_named_set_value(tl_tensor *t, const tl_value *v, tl_error *err)
         if (name_of(v->u.seq.items[i], &names[i], err) < 0)
             return -1;
     return set_names(t, (int)v->u.seq.n, names, err);
-}
-
-void tl_named_repr(const tl_tensor *t, char *buf, size_t cap)
-{
-    tl_buf b = {0};
-    tl_buf_puts(&b, "names=(");
-    for (int d = 0; d < t->ndim; d++) {
-        const char *n = tl_named_get(t, d);
-        if (d)
-            tl_buf_puts(&b, ", ");
-        if (n)
-            tl_buf_printf(&b, "'%s'", n);
-        else
-            tl_buf_puts(&b, "None");
-    }
-    if (t->ndim == 1)
-        tl_buf_putc(&b, ',');
-    tl_buf_putc(&b, ')');
-    snprintf(buf, cap, "%s", tl_buf_str(&b));
-    tl_buf_free(&b);
 }
 
 /* ---- dims by name ---- */
@@ -702,6 +684,11 @@ fail:
     for (size_t i = 0; i < b.nkw; i++)
         tl_value_release(kw[i]);
     return NULL;
+}
+
+void tl_named_install(void)
+{
+    tl_value_set_call_hook(tl_named_call);
 }
 
 /* ---- the name methods ---- */

@@ -30,8 +30,9 @@ const char *tl_named_get(const tl_tensor *t, int d);
 /* Set t's names from the value of names= (a tuple/list of str or None, or
  * None); PyTorch's TypeErrors/RuntimeErrors otherwise. 0 or -1. */
 int tl_named_set_value(tl_tensor *t, const tl_value *names, tl_error *err);
-/* Append "names=('N', 'C')" (torch's repr suffix) to buf, cap bytes. */
-void tl_named_repr(const tl_tensor *t, char *buf, size_t cap);
+/* Route method calls through tl_named_call (tl_value_set_call_hook);
+ * idempotent, called by every new interpreter. */
+void tl_named_install(void);
 
 /* The first-use UserWarning goes to f (NULL, the default: discarded);
  * setting it re-arms the once-per-run warning. Per thread. */
