@@ -605,7 +605,9 @@ static const tl_backend *fixture_backend(void)
  * refuses the latter). */
 static bool device_dependent(const char *setup, const char *expr)
 {
-    static const char *const words[] = {"numpy", "np.", "cpu", "device", "type("};
+    /* repr/str print device='cuda:0' there */
+    static const char *const words[] = {"numpy", "np.", "cpu", "device", "type(",
+                                        "repr(", "str("};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (strstr(setup, words[i]) || strstr(expr, words[i]))
             return true;
