@@ -276,6 +276,36 @@ printf 'for i in range(200000):\n    print("line", i)\n' > "$work/loop.py"
 [ "$(sed -n 2p "$work/stdout")" = "line 1" ] || fail "exec | head -2: not the first lines"
 stderr_empty
 
+# ---- exec: the named-tensor UserWarning, once per run, on stderr only
+cat > "$work/named.py" <<'PYEOF'
+import torch
+x = torch.zeros(2, 3, names=('N', 'C'))
+y = torch.ones(3, names=('C',))
+print((x + y).align_to('C', 'N').names)
+PYEOF
+expect 0 exec "$work/named.py"
+[ "$(cat "$work/stdout")" = "('C', 'N')" ] || fail "named exec printed: $(cat "$work/stdout")"
+stderr_lines 1
+stderr_has "UserWarning: Named tensors and all their associated APIs are an experimental feature"
+printf 'import torch\nprint(torch.zeros(2).names)\n' > "$work/unnamed.py"
+expect 0 exec "$work/unnamed.py"
+stderr_empty
+# a lab never prints it (stderr is the report's)
+cat > "$work/named.yaml" <<'YEOF'
+tlab: 1
+id: named
+title: named
+setup: |
+  import torch
+  x = torch.zeros(2, 3, names=('N', 'C'))
+ops:
+  - {id: "1", op: "x.align_to('C', 'N')", predict: {kind: view, shape: [3, 2], stride: [1, 3]}}
+  - {id: "2", op: "x.sum('C')", predict: {kind: copy, shape: [2]}}
+  - {id: "3", op: "x.view(6)", predict: error}
+YEOF
+expect 0 check "$work/named.yaml"
+stderr_lacks "UserWarning"
+
 # ---- writing help to a full disk is an error, not a silent success
 if [ -w /dev/full ]; then
     if "$TLAB" --help > /dev/full 2> "$work/stderr"; then status=0; else status=$?; fi

@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "exec.h"
 #include "interp.h"
+#include "named.h"
 #include "storage.h"
 #include "util.h"
 
@@ -123,7 +124,9 @@ int tl_exec_run(const tl_cli *cli)
     tl_interp *I = tl_interp_new(&o);
     fflush(stdout);
     tl_builtins_set_stdout(stdout);
+    tl_named_set_warnings(stderr);
     int erc = tl_interp_exec(I, &src, &err);
+    tl_named_set_warnings(NULL);
     tl_builtins_set_stdout(NULL);
     fflush(stdout);
     if (erc < 0) {

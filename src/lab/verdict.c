@@ -559,6 +559,7 @@ static tl_tensor *make_variant(tl_tensor *p, int which, const tl_backend *other,
     t->is_leaf = true;
     t->is_view_of_grad_leaf = false;
     t->version->value = p->version->value;
+    tl_tensor_copy_names(t, p); /* a named parent's variants keep its names */
     return t;
 }
 

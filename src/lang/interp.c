@@ -47,6 +47,7 @@
 #include "context.h"
 #include "create.h"
 #include "freelist.h"
+#include "named.h"
 #include "pyformat.h"
 #include "interp.h"
 #include "memfs.h"
@@ -163,6 +164,7 @@ static _Thread_local tl_freelist interps;
 
 tl_interp *tl_interp_new(const tl_interp_opts *opts)
 {
+    tl_named_install(); /* PyTorch's name rules around method calls */
     tl_interp *I = tl_freelist_pop(&interps);
     if (!I)
         I = tl_xmalloc(sizeof *I);

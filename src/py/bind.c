@@ -31,6 +31,7 @@ extern const tl_bind_table tl_bind_index_tables[];
 extern const tl_bind_table tl_bind_serialize_tables[];
 extern const tl_bind_table tl_bind_scan_tables[];
 extern const tl_bind_table tl_bind_sparse_tables[]; /* sparse.h */
+extern const tl_bind_table tl_bind_named_tables[];
 /* bind_grad.c (declared here, not included: bind_grad.h includes bind.h) */
 extern const tl_bind_table tl_bind_grad_tables[];
 const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw);
@@ -45,6 +46,7 @@ static const tl_bind_table *const registry[] = {
     tl_bind_serialize_tables,
     tl_bind_scan_tables,
     tl_bind_sparse_tables,
+    tl_bind_named_tables,
 };
 
 /* ---- the index: open addressing, a power of two at most half full ----
@@ -231,6 +233,15 @@ int tl_args_type_error(const tl_args *a, const char *fname, const char *sig,
     return -1;
 }
 
+/* names= is taken by the functions that declare it (named.c sets them) */
+static bool named_ok(const char *const *kwnames)
+{
+    for (size_t j = 0; kwnames && kwnames[j]; j++)
+        if (strcmp(kwnames[j], "names") == 0)
+            return true;
+    return false;
+}
+
 int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
                   const char *const *kwnames, const char *sig, tl_error *err)
 {
@@ -252,10 +263,13 @@ int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
             return tl_error_set(err, TL_ERR_UNSUPPORTED,
                                 "tlab does not support out= (%s() writing into a given "
                                 "tensor); assign the result instead", fname);
-        if (a->kwvals[k]->kind != TL_V_NONE && strcmp(a->kwnames[k], "names") == 0)
-            return tl_error_set(err, TL_ERR_UNSUPPORTED,
-                                "tlab does not support named tensors (names= of %s())",
-                                fname);
+        /* names= where PyTorch declares it (named.c sets the names); a
+         * names= no overload takes, or that is no tuple of names, fits no
+         * overload (PyTorch's TypeError) */
+        if (a->kwvals[k]->kind != TL_V_NONE && strcmp(a->kwnames[k], "names") == 0 &&
+            (!named_ok(kwnames) || (a->kwvals[k]->kind != TL_V_TUPLE &&
+                                    a->kwvals[k]->kind != TL_V_LIST)))
+            return tl_args_type_error(a, fname, sig, err);
         bool known = false;
         size_t pos = 0;
         for (size_t j = 0; kwnames && kwnames[j]; j++) {

@@ -18,6 +18,7 @@
 #include "bind.h"
 #include "convert.h"
 #include "create.h"
+#include "named.h"
 #include "bind_numpy.h"
 #include "ops.h"
 #include "util.h"
@@ -36,6 +37,7 @@ typedef struct fopts {
     const tl_backend *be; /* NULL: default / like-input */
     bool requires_grad;
     tl_memfmt memfmt;
+    const tl_value *names; /* names= (borrowed), NULL: none */
 } fopts;
 
 static int parse_opts(const tl_args *a, fopts *o, tl_error *err)
@@ -58,6 +60,8 @@ static int parse_opts(const tl_args *a, fopts *o, tl_error *err)
             bool pin;
             if (v->kind != TL_V_NONE && tl_to_bool(v, "pin_memory", &pin, err) < 0)
                 return -1;
+        } else if (strcmp(n, "names") == 0) {
+            o->names = v->kind == TL_V_NONE ? NULL : v;
         } else if (strcmp(n, "memory_format") == 0) {
             if (v->kind == TL_V_MEMFMT)
                 o->memfmt = v->u.memfmt;
@@ -75,6 +79,10 @@ static tl_value *finish(tl_tensor *t, const fopts *o, tl_error *err)
 {
     if (!t)
         return NULL;
+    if (o->names && tl_named_set_value(t, o->names, err) < 0) {
+        tl_tensor_release(t);
+        return NULL;
+    }
     if (o->requires_grad && tl_create_set_requires_grad(t, true, err) < 0) {
         tl_tensor_release(t);
         return NULL;

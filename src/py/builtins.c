@@ -37,6 +37,7 @@
 #include "h5py.h"
 #include "memfs.h"
 #include "einops.h"
+#include "named.h"
 #include "ops.h"
 #include "pyops.h"
 #include "repr.h"
@@ -1913,7 +1914,7 @@ static tl_value *tensor_attr(tl_value *obj, const char *name, tl_error *err)
     const tl_binding *b = tl_bind_find(TL_BIND_ATTR, name);
     if (b) {
         tl_args empty = {0, NULL, 0, NULL, NULL};
-        return b->fn(obj, &empty, err);
+        return tl_named_call(b->name, b->fn, obj, &empty, err); /* x.T of a named x */
     }
     b = tl_bind_find(TL_BIND_METHOD, name);
     if (b)
@@ -1951,7 +1952,7 @@ tl_value *tl_builtins_attr_memo(tl_value *obj, const char *name, uintptr_t *memo
     const tl_binding *b = (const tl_binding *)(m & ~(uintptr_t)MEMO_HOW);
     if (m & MEMO_ATTR) {
         tl_args empty = {0, NULL, 0, NULL, NULL};
-        return b->fn(obj, &empty, err);
+        return tl_named_call(b->name, b->fn, obj, &empty, err);
     }
     return tl_value_func(b->name, b->fn, obj);
 }

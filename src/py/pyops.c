@@ -25,6 +25,7 @@
 #include "context.h"
 #include "convert.h"
 #include "index_parse.h"
+#include "named.h"
 #include "ops.h"
 #include "storage.h"
 #include "util.h"
@@ -571,7 +572,7 @@ static tl_value *str_repeat(const tl_value *a, int64_t k, tl_error *err)
 tl_value *tl_pyops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b))
-        return tl_grad_binop(op, a, b, tensor_binary, err);
+        return tl_named_binary(tl_grad_binop(op, a, b, tensor_binary, err), a, b, err);
     if (is_num(a) && is_num(b))
         return num_binop(op, a, b, err);
     bool sa = tl_value_is_seq(a), sb = tl_value_is_seq(b);
@@ -665,7 +666,7 @@ tl_value *tl_pyops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error
 tl_value *tl_pyops_unary(tl_pyunop op, tl_value *a, tl_error *err)
 {
     if (tl_value_is_tensorlike(a))
-        return tl_grad_unop(op, a, tensor_unary, err);
+        return tl_named_binary(tl_grad_unop(op, a, tensor_unary, err), a, a, err);
     const char *sym = op == TL_PY_NEG ? "-" : op == TL_PY_POS ? "+" : "~";
     if (is_intlike(a)) {
         int64_t x = ival(a);
@@ -853,7 +854,7 @@ tl_value *tl_pyops_compare(tl_cmpop op, tl_value *a, tl_value *b, tl_error *err)
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b)) {
         static const tl_pyop map[] = {TL_PY_EQ, TL_PY_NE, TL_PY_LT, TL_PY_LE,
                                       TL_PY_GT, TL_PY_GE};
-        return tensor_binary(map[op], a, b, err);
+        return tl_named_binary(tensor_binary(map[op], a, b, err), a, b, err);
     }
     if (op == TL_CMP_EQ || op == TL_CMP_NE) {
         bool eq; /* RecursionError past the nesting limit, as Python */
@@ -1092,7 +1093,7 @@ tl_value *tl_pyops_getitem(tl_value *obj, tl_value *idx, tl_error *err)
     switch (obj->kind) {
     case TL_V_TENSOR:
     case TL_V_NDARRAY:
-        return tl_grad_index_get(obj, idx, err);
+        return tl_named_getitem(tl_grad_index_get(obj, idx, err), obj, idx, err);
     case TL_V_LIST:
     case TL_V_TUPLE:
     case TL_V_SIZE:

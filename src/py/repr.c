@@ -382,6 +382,22 @@ static void repr_tensor_elems(const tl_tensor *t, const tl_tensor *elems, tl_buf
     int last = len - (nl ? (int)(nl - body) : -1) + 1;
     for (int i = 0; i < ns; i++)
         add_suffix(b, start, suffixes[i], indent, &last);
+    if (t->names) { /* names=(...) comes last, as has_names() (named.c) */
+        tl_buf nb = {0};
+        tl_buf_puts(&nb, "names=(");
+        const char *p = t->names;
+        for (int d = 0; d < t->ndim; d++, p += strlen(p) + 1) {
+            if (d)
+                tl_buf_puts(&nb, ", ");
+            if (*p)
+                tl_buf_printf(&nb, "'%s'", p);
+            else
+                tl_buf_puts(&nb, "None");
+        }
+        tl_buf_puts(&nb, t->ndim == 1 ? ",)" : ")");
+        add_suffix(b, start, tl_buf_str(&nb), indent, &last);
+        tl_buf_free(&nb);
+    }
     tl_buf_putc(b, ')');
 }
 

@@ -210,6 +210,12 @@ bool tl_value_hashable(const tl_value *v);
 
 /* Call any callable (builtin, closure, class); TypeError for others. */
 tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err);
+/* A builtin function or bound method is called through hook when one is
+ * set (named.c's tl_named_call: PyTorch's name rules); set once, before
+ * any interpreter runs (tl_named_install). */
+typedef tl_value *(*tl_value_call_hook)(const char *name, tl_cfunc fn, tl_value *self,
+                                        const struct tl_args *a, tl_error *err);
+void tl_value_set_call_hook(tl_value_call_hook hook);
 
 tl_value *tl_value_retain(tl_value *v);
 void tl_value_release(tl_value *v);

@@ -60,6 +60,7 @@ static tl_tensor *header(int ndim, const int64_t *sizes, const int64_t *strides,
     t->is_leaf = true;
     t->is_view_of_grad_leaf = false;
     t->ag = NULL;
+    t->names = NULL;
     return t;
 }
 
@@ -207,7 +208,21 @@ tl_tensor *tl_tensor_rebind(const tl_tensor *src, tl_storage *storage, tl_versio
     t->requires_grad = src->requires_grad;
     t->is_leaf = src->is_leaf;
     t->is_view_of_grad_leaf = src->is_view_of_grad_leaf;
+    tl_tensor_copy_names(t, src);
     return t;
+}
+
+void tl_tensor_copy_names(tl_tensor *dst, const tl_tensor *src)
+{
+    free(dst->names);
+    dst->names = NULL;
+    if (!src->names || dst->ndim != src->ndim)
+        return;
+    size_t len = 0;
+    for (int d = 0; d < src->ndim; d++)
+        len += strlen(src->names + len) + 1;
+    dst->names = tl_xmalloc(len);
+    memcpy(dst->names, src->names, len);
 }
 
 tl_tensor *tl_tensor_alias(const tl_tensor *src)
@@ -236,6 +251,8 @@ void tl_tensor_release(tl_tensor *t)
         return;
     if (t->ag && ag_free)
         ag_free(t);
+    free(t->names);
+    t->names = NULL;
     tl_storage_release(t->storage);
     tl_version_release(t->version);
     tl_alloc_objects_add(-(int64_t)tl_alloc_cost(t, sizeof *t));

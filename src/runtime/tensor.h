@@ -45,6 +45,10 @@ typedef struct tl_tensor {
     struct tl_ag_meta *ag;        /* autograd's record (src/autograd); NULL
                                      until autograd attaches one. Released
                                      through the hook below. */
+    char *names;                  /* named tensors (py/named.c): ndim
+                                     NUL-terminated names back to back, ""
+                                     for an unnamed dim; NULL: no names.
+                                     Owned (malloc), freed with the header. */
 } tl_tensor;
 
 /* ---- the autograd layer's two hooks into the runtime ----
@@ -83,6 +87,8 @@ tl_tensor *tl_tensor_alias(const tl_tensor *src);
  * counter (both retained), with no autograd record: the copies of a setup
  * snapshot (py/snapshot.c). */
 tl_tensor *tl_tensor_rebind(const tl_tensor *src, tl_storage *storage, tl_version *version);
+/* dst's names become a copy of src's (none when the ranks differ). */
+void tl_tensor_copy_names(tl_tensor *dst, const tl_tensor *src);
 
 tl_tensor *tl_tensor_retain(tl_tensor *t);
 void tl_tensor_release(tl_tensor *t);

@@ -1,12 +1,8 @@
-# %pip install einops
-import torch
-from einops import rearrange
+# Create a 4D tensor with explicit dimension names (Experimental PyTorch API)
+images = torch.zeros(2, 3, 28, 28, names=('batch', 'channels', 'rows', 'cols'))
+print(f"Named Tensor dimensions: {images.names}")
 
-# 1. Construct input tensor in NCHW format
-imgs = torch.randn(2, 3, 28, 28)
-
-# 2. Declare dimension names and transform to target layout (NCHW -> NHWC)
-imgs_reordered = rearrange(imgs, 'batch channels rows cols -> batch rows cols channels')
-
-print("Original Shape :", imgs.shape)          # torch.Size([2, 3, 28, 28])
-print("Reordered Shape:", imgs_reordered.shape)  # torch.Size([2, 28, 28, 3])
+# Reorder dimensions using align_to without memorizing integer axis indices
+reordered_images = images.align_to('batch', 'rows', 'cols', 'channels')
+print(f"Reordered tensor dimensions: {reordered_images.names}")
+print(f"Reordered tensor shape: {reordered_images.shape}")

@@ -1,11 +1,12 @@
-# Default float tensor creation uses float32
-default_float = torch.tensor([1.0, 2.0, 3.0])
-print(f"Default float dtype: {default_float.dtype}")
+# %pip install einops
+import torch
+from einops import rearrange
 
-# Explicitly cast to bfloat16 for high-throughput memory-efficient training
-bf16_tensor = default_float.to(dtype=torch.bfloat16)
-print(f"Cast to bfloat16: {bf16_tensor.dtype} | Element size: {bf16_tensor.element_size()} bytes")
+# 1. Construct input tensor in NCHW format
+imgs = torch.randn(2, 3, 28, 28)
 
-# Integer casting for target classification labels
-int_labels = torch.tensor([0, 2, 1], dtype=torch.int64)
-print(f"Classification labels dtype: {int_labels.dtype}")
+# 2. Declare dimension names and transform to target layout (NCHW -> NHWC)
+imgs_reordered = rearrange(imgs, 'batch channels rows cols -> batch rows cols channels')
+
+print("Original Shape :", imgs.shape)          # torch.Size([2, 3, 28, 28])
+print("Reordered Shape:", imgs_reordered.shape)  # torch.Size([2, 28, 28, 3])

@@ -1,10 +1,11 @@
-# Construct a 2x3 matrix
-matrix = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+# Default float tensor creation uses float32
+default_float = torch.tensor([1.0, 2.0, 3.0])
+print(f"Default float dtype: {default_float.dtype}")
 
-# Reduce along dimension 0 (collapse rows -> compute column averages)
-mean_dim0 = torch.mean(matrix, dim=0)
-print(f"Mean across dim=0: {mean_dim0} | Shape: {mean_dim0.shape}")
+# Explicitly cast to bfloat16 for high-throughput memory-efficient training
+bf16_tensor = default_float.to(dtype=torch.bfloat16)
+print(f"Cast to bfloat16: {bf16_tensor.dtype} | Element size: {bf16_tensor.element_size()} bytes")
 
-# Reduce along dimension 1 with keepdim=True (preserves 2D rank)
-mean_dim1_kept = torch.mean(matrix, dim=1, keepdim=True)
-print(f"Mean across dim=1 (keepdim=True):\n{mean_dim1_kept} | Shape: {mean_dim1_kept.shape}")
+# Integer casting for target classification labels
+int_labels = torch.tensor([0, 2, 1], dtype=torch.int64)
+print(f"Classification labels dtype: {int_labels.dtype}")

@@ -1,11 +1,10 @@
-# Create a tensor and mutate its values in-place
-x = torch.ones(2, 2)
-print(f"Original x:\n{x}")
+# Construct a 2x3 matrix
+matrix = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 
-# Add 5 to every element in-place
-x.add_(5.0)
-print(f"x after x.add_(5.0):\n{x}")
+# Reduce along dimension 0 (collapse rows -> compute column averages)
+mean_dim0 = torch.mean(matrix, dim=0)
+print(f"Mean across dim=0: {mean_dim0} | Shape: {mean_dim0.shape}")
 
-# In-place zeroing out of the entire tensor
-x.zero_()
-print(f"x after x.zero_():\n{x}")
+# Reduce along dimension 1 with keepdim=True (preserves 2D rank)
+mean_dim1_kept = torch.mean(matrix, dim=1, keepdim=True)
+print(f"Mean across dim=1 (keepdim=True):\n{mean_dim1_kept} | Shape: {mean_dim1_kept.shape}")

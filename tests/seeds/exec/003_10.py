@@ -1,11 +1,13 @@
-# Original 3x2 tensor
+# Construct points tensor
 points = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
-print(f"points shape: {points.shape} | stride: {points.stride()}")
 
-# Transpose the 2D tensor
-points_t = points.t()
-print(f"points_t shape: {points_t.shape} | stride: {points_t.stride()}")
-print(f"points_t values:\n{points_t}")
+# Extract the second row (index 1)
+second_point = points[1]
 
-# Verify data pointer identity
-print(f"Memory shared: {points.data_ptr() == points_t.data_ptr()}")
+print(f"second_point values: {second_point}")
+print(f"second_point shape: {second_point.shape}")
+print(f"second_point storage_offset: {second_point.storage_offset()}")
+print(f"second_point stride: {second_point.stride()}")
+
+# Verify that points and second_point share the exact same underlying storage pointer
+print(f"Shared storage: {points.untyped_storage().data_ptr() == second_point.untyped_storage().data_ptr()}")

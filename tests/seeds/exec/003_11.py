@@ -1,7 +1,11 @@
-# Create a 3D tensor of shape (2, 3, 4)
-tensor_3d = torch.zeros(2, 3, 4)
-print(f"tensor_3d shape: {tensor_3d.shape} | stride: {tensor_3d.stride()}")
+# Original 3x2 tensor
+points = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+print(f"points shape: {points.shape} | stride: {points.stride()}")
 
-# Permute dimensions to (4, 2, 3)
-permuted_3d = tensor_3d.permute(2, 0, 1)
-print(f"permuted_3d shape: {permuted_3d.shape} | stride: {permuted_3d.stride()}")
+# Transpose the 2D tensor
+points_t = points.t()
+print(f"points_t shape: {points_t.shape} | stride: {points_t.stride()}")
+print(f"points_t values:\n{points_t}")
+
+# Verify data pointer identity
+print(f"Memory shared: {points.data_ptr() == points_t.data_ptr()}")

@@ -1,15 +1,7 @@
-# Check contiguity of original and transposed tensors
-print(f"points.is_contiguous(): {points.is_contiguous()}")
-print(f"points_t.is_contiguous(): {points_t.is_contiguous()}")
+# Create a 3D tensor of shape (2, 3, 4)
+tensor_3d = torch.zeros(2, 3, 4)
+print(f"tensor_3d shape: {tensor_3d.shape} | stride: {tensor_3d.stride()}")
 
-# Attempting .view() on a non-contiguous tensor raises a RuntimeError
-try:
-    points_t.view(6)
-except RuntimeError as e:
-    print(f"Expected view error on non-contiguous tensor: {e}")
-
-# .contiguous() copies elements into a fresh, contiguous storage buffer
-points_t_cont = points_t.contiguous()
-print(f"points_t_cont.is_contiguous(): {points_t_cont.is_contiguous()}")
-print(f"points_t_cont stride: {points_t_cont.stride()}")
-print(f"points_t_cont.view(6) works: {points_t_cont.view(6)}")
+# Permute dimensions to (4, 2, 3)
+permuted_3d = tensor_3d.permute(2, 0, 1)
+print(f"permuted_3d shape: {permuted_3d.shape} | stride: {permuted_3d.stride()}")

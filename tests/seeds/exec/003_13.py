@@ -1,8 +1,15 @@
-# Construct a 1D tensor with sequential values
-base = torch.arange(10, dtype=torch.float32)
-print(f"Base 1D tensor: {base}")
+# Check contiguity of original and transposed tensors
+print(f"points.is_contiguous(): {points.is_contiguous()}")
+print(f"points_t.is_contiguous(): {points_t.is_contiguous()}")
 
-# Create a 2D sliding window view of shape (7, 4) with stride (1, 1)
-# Window size = 4, Step = 1 across 10 elements -> 7 windows
-sliding_windows = base.as_strided(size=(7, 4), stride=(1, 1), storage_offset=0)
-print(f"Sliding window view (zero copy!):\n{sliding_windows}")
+# Attempting .view() on a non-contiguous tensor raises a RuntimeError
+try:
+    points_t.view(6)
+except RuntimeError as e:
+    print(f"Expected view error on non-contiguous tensor: {e}")
+
+# .contiguous() copies elements into a fresh, contiguous storage buffer
+points_t_cont = points_t.contiguous()
+print(f"points_t_cont.is_contiguous(): {points_t_cont.is_contiguous()}")
+print(f"points_t_cont stride: {points_t_cont.stride()}")
+print(f"points_t_cont.view(6) works: {points_t_cont.view(6)}")

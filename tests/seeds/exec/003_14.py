@@ -1,12 +1,8 @@
-# Configure hardware accelerator device dynamically
-device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')
-print(f"Selected computation device: {device}")
+# Construct a 1D tensor with sequential values
+base = torch.arange(10, dtype=torch.float32)
+print(f"Base 1D tensor: {base}")
 
-# Move CPU tensor to GPU
-cpu_tensor = torch.ones(3, 3)
-gpu_tensor = cpu_tensor.to(device=device)
-print(f"Tensor device: {gpu_tensor.device}")
-
-# Perform mathematical operations directly on the GPU
-gpu_result = 2.0 * gpu_tensor + 1.0
-print(f"GPU result device: {gpu_result.device}")
+# Create a 2D sliding window view of shape (7, 4) with stride (1, 1)
+# Window size = 4, Step = 1 across 10 elements -> 7 windows
+sliding_windows = base.as_strided(size=(7, 4), stride=(1, 1), storage_offset=0)
+print(f"Sliding window view (zero copy!):\n{sliding_windows}")

@@ -1,17 +1,12 @@
-import numpy as np
+# Configure hardware accelerator device dynamically
+device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')
+print(f"Selected computation device: {device}")
 
-# Convert PyTorch tensor to NumPy array
-torch_orig = torch.ones(3, dtype=torch.float32)
-numpy_view = torch_orig.numpy()
-print(f"NumPy view: {numpy_view}")
+# Move CPU tensor to GPU
+cpu_tensor = torch.ones(3, 3)
+gpu_tensor = cpu_tensor.to(device=device)
+print(f"Tensor device: {gpu_tensor.device}")
 
-# Mutate the PyTorch tensor in-place
-torch_orig.add_(10.0)
-
-# The NumPy view immediately reflects the modification
-print(f"NumPy view after PyTorch mutation: {numpy_view}")
-
-# Convert NumPy array back to PyTorch tensor with torch.from_numpy
-np_arr = np.array([5.0, 6.0, 7.0], dtype=np.float32)
-torch_from_np = torch.from_numpy(np_arr)
-print(f"PyTorch tensor from NumPy: {torch_from_np}")
+# Perform mathematical operations directly on the GPU
+gpu_result = 2.0 * gpu_tensor + 1.0
+print(f"GPU result device: {gpu_result.device}")

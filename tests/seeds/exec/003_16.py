@@ -1,8 +1,17 @@
-# Coordinates of non-zero entries: (0, 2), (1, 0), (2, 1)
-indices = torch.tensor([[0, 1, 2], [2, 0, 1]], dtype=torch.int64)
-values = torch.tensor([3.0, 4.0, 5.0], dtype=torch.float32)
+import numpy as np
 
-# Construct 1000x1000 sparse tensor
-sparse_tensor = torch.sparse_coo_tensor(indices, values, (1000, 1000))
-print(f"Sparse tensor non-zero elements: {sparse_tensor._nnz()}")
-print(f"Sparse tensor shape: {sparse_tensor.shape}")
+# Convert PyTorch tensor to NumPy array
+torch_orig = torch.ones(3, dtype=torch.float32)
+numpy_view = torch_orig.numpy()
+print(f"NumPy view: {numpy_view}")
+
+# Mutate the PyTorch tensor in-place
+torch_orig.add_(10.0)
+
+# The NumPy view immediately reflects the modification
+print(f"NumPy view after PyTorch mutation: {numpy_view}")
+
+# Convert NumPy array back to PyTorch tensor with torch.from_numpy
+np_arr = np.array([5.0, 6.0, 7.0], dtype=np.float32)
+torch_from_np = torch.from_numpy(np_arr)
+print(f"PyTorch tensor from NumPy: {torch_from_np}")

@@ -1,20 +1,8 @@
-import os
+# Coordinates of non-zero entries: (0, 2), (1, 0), (2, 1)
+indices = torch.tensor([[0, 1, 2], [2, 0, 1]], dtype=torch.int64)
+values = torch.tensor([3.0, 4.0, 5.0], dtype=torch.float32)
 
-# Create sample state dictionary
-checkpoint = {
-    'model_weights': torch.randn(4, 4),
-    'epoch': 10,
-    'learning_rate': 1e-3
-}
-
-# Save checkpoint to disk
-torch.save(checkpoint, 'checkpoint.pt')
-
-# Load checkpoint securely (preventing arbitrary code execution)
-loaded_checkpoint = torch.load('checkpoint.pt', weights_only=True)
-print(f"Loaded checkpoint keys: {list(loaded_checkpoint.keys())}")
-print(f"Loaded weights shape: {loaded_checkpoint['model_weights'].shape}")
-
-# Clean up temporary file
-if os.path.exists('checkpoint.pt'):
-    os.remove('checkpoint.pt')
+# Construct 1000x1000 sparse tensor
+sparse_tensor = torch.sparse_coo_tensor(indices, values, (1000, 1000))
+print(f"Sparse tensor non-zero elements: {sparse_tensor._nnz()}")
+print(f"Sparse tensor shape: {sparse_tensor.shape}")

@@ -1,18 +1,20 @@
-import h5py
+import os
 
-# Write tensor data directly to HDF5 binary container
-tensor_to_save = torch.arange(100, dtype=torch.float32).reshape(10, 10)
+# Create sample state dictionary
+checkpoint = {
+    'model_weights': torch.randn(4, 4),
+    'epoch': 10,
+    'learning_rate': 1e-3
+}
 
-with h5py.File('dataset_sample.h5', 'w') as h5f:
-    h5f.create_dataset('features', data=tensor_to_save.numpy())
+# Save checkpoint to disk
+torch.save(checkpoint, 'checkpoint.pt')
 
-# Read sliced sub-regions without loading the entire file into RAM
-with h5py.File('dataset_sample.h5', 'r') as h5f:
-    hdf5_data = h5f['features']
-    # Load only rows 2 to 5 directly into PyTorch
-    sub_tensor = torch.from_numpy(hdf5_data[2:5, :])
-    print(f"Loaded HDF5 sub-tensor shape: {sub_tensor.shape}")
+# Load checkpoint securely (preventing arbitrary code execution)
+loaded_checkpoint = torch.load('checkpoint.pt', weights_only=True)
+print(f"Loaded checkpoint keys: {list(loaded_checkpoint.keys())}")
+print(f"Loaded weights shape: {loaded_checkpoint['model_weights'].shape}")
 
 # Clean up temporary file
-if os.path.exists('dataset_sample.h5'):
-    os.remove('dataset_sample.h5')
+if os.path.exists('checkpoint.pt'):
+    os.remove('checkpoint.pt')
