@@ -58,6 +58,7 @@
 static const char *const fixture_files[] = {
     "views", "indexing", "copies", "arith", "queries", "numpy", "inplace", "extra", "random", "random2",
     "issue12", "issue27",
+    "numpy3",
     "errors",
 };
 #define N_FILES ((int)TL_ARRAY_LEN(fixture_files))

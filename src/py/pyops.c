@@ -25,6 +25,7 @@
 #include "context.h"
 #include "convert.h"
 #include "index_parse.h"
+#include "numpy.h"
 #include "ops.h"
 #include "storage.h"
 #include "util.h"
@@ -152,11 +153,38 @@ static tl_value *tensor_binary(tl_pyop op, tl_value *a, tl_value *b,
     return r ? wrap_result(r, nd) : NULL;
 }
 
+/* n OP= v on an ndarray: NumPy computes `n OP v` by its own rules and
+ * stores the result back (numpy.h: same_kind casting, no _version bump;
+ * overlapping operands read before the write) */
+static tl_value *ndarray_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
+{
+    static const char *const ufunc[TL_NPYOPS] = {
+        "add", "subtract", "multiply", "divide", "floor_divide", "remainder",
+        "power", "matmul", "equal", "not_equal", "less", "less_equal",
+        "greater", "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
+        "left_shift", "right_shift"};
+    tl_value *r = tensor_binary(op, a, b, err);
+    if (!r)
+        return NULL;
+    int rc = -1;
+    if (r->kind != TL_V_NDARRAY && r->kind != TL_V_TENSOR)
+        tl_error_set(err, TL_ERR_TYPE,
+                     "unsupported operand type(s) for %s=: '%s' and '%s'",
+                     pyop_symbol(op), tl_value_type_name(a), tl_value_type_name(b));
+    else
+        rc = tl_numpy_store_inplace(a->u.tensor, r->u.tensor,
+                                    (unsigned)op < TL_NPYOPS ? ufunc[op] : "?", err);
+    tl_value_release(r);
+    return rc < 0 ? NULL : tl_value_retain(a);
+}
+
 static tl_value *tensor_binary_inplace(tl_pyop op, tl_value *a, tl_value *b,
                                        tl_error *err)
 {
     if (a->kind != TL_V_TENSOR && a->kind != TL_V_NDARRAY)
         return tensor_binary(op, a, b, err);
+    if (a->kind == TL_V_NDARRAY && op != TL_PY_MATMUL)
+        return ndarray_inplace(op, a, b, err);
     tl_operand y;
     if (!tl_pyops_operand(b, &y)) {
         tl_error_set(err, TL_ERR_TYPE,

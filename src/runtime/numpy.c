@@ -29,6 +29,8 @@
 #include <string.h>
 
 #include "create.h"
+#include "ops.h"
+#include "shape.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------------
@@ -312,4 +314,59 @@ bool tl_numpy_overlap(const tl_tensor *a, const tl_tensor *b, bool exact)
     }
     free(sa);
     return hit;
+}
+
+/* ------------------------------------------------------------------------
+ * In-place ufuncs (n += v): the result stored back without torch's rules
+ * ---------------------------------------------------------------------- */
+
+/* NumPy's casting='same_kind' over the dtypes both sides have: bool <
+ * unsigned < signed < floating, any cast within a kind or to a higher one */
+static int kind_rank(tl_dtype dt)
+{
+    if (dt == TL_BOOL)
+        return 0;
+    if (dt == TL_UINT8)
+        return 1;
+    return tl_dtype_is_floating(dt) ? 3 : 2;
+}
+
+static void fmt_shape(char *buf, size_t n, const tl_tensor *t)
+{
+    size_t k = 0;
+    k += (size_t)snprintf(buf + k, n - k, "(");
+    for (int d = 0; d < t->ndim && k < n; d++)
+        k += (size_t)snprintf(buf + k, n - k, d ? ",%" PRId64 : "%" PRId64, t->sizes[d]);
+    if (k < n)
+        snprintf(buf + k, n - k, t->ndim == 1 ? ",)" : ")");
+}
+
+int tl_numpy_store_inplace(tl_tensor *dst, const tl_tensor *r, const char *ufunc,
+                           tl_error *err)
+{
+    if (!tl_shape_equal(dst->ndim, dst->sizes, r->ndim, r->sizes)) {
+        char a[256], b[256];
+        fmt_shape(a, sizeof a, dst);
+        fmt_shape(b, sizeof b, r);
+        tl_error_set(err, TL_ERR_VALUE,
+                     "non-broadcastable output operand with shape %s doesn't match "
+                     "the broadcast shape %s", a, b);
+        return -1;
+    }
+    if (kind_rank(r->dtype) > kind_rank(dst->dtype)) {
+        tl_error_set(err, TL_ERR_TYPE,
+                     "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') "
+                     "with casting rule 'same_kind'",
+                     ufunc, tl_dtype_name(r->dtype), tl_dtype_name(dst->dtype));
+        return -1;
+    }
+    /* a header with a private version counter: NumPy writes never bump
+     * the tensor's _version (as tl_index_set's ndarray writes) */
+    tl_tensor *d = tl_tensor_alias(dst);
+    tl_version_release(d->version);
+    d->version = tl_version_new();
+    tl_numpy_plain_header(d);
+    int rc = tl_ops_copy_(d, r, err);
+    tl_tensor_release(d);
+    return rc;
 }

@@ -42,6 +42,15 @@ tl_tensor *tl_numpy_to_tensor(const tl_tensor *arr, tl_error *err);
  * numel-0 operands share nothing. */
 bool tl_numpy_overlap(const tl_tensor *a, const tl_tensor *b, bool exact);
 
+/* The store of an in-place ufunc (n += v, n *= v ...): r, the result of
+ * `dst OP v` under NumPy's rules (a fresh array, so overlapping operands
+ * are already read), is written into dst. NumPy's checks first: r's shape
+ * must be dst's (ValueError "non-broadcastable output operand ...") and r's
+ * dtype must cast to dst's under casting='same_kind' (TypeError "Cannot
+ * cast ufunc 'UFUNC' output ..."). The write never bumps dst's _version. */
+int tl_numpy_store_inplace(tl_tensor *dst, const tl_tensor *r, const char *ufunc,
+                           tl_error *err);
+
 /* NumPy's contiguity flags (relaxed strides: size-1 axes are ignored, an
  * empty array is both C- and F-contiguous). Strides in elements. */
 bool tl_numpy_contig(const tl_tensor *t, bool fortran);
