@@ -370,3 +370,17 @@ int tl_numpy_store_inplace(tl_tensor *dst, const tl_tensor *r, const char *ufunc
     tl_tensor_release(d);
     return rc;
 }
+
+tl_tensor *tl_numpy_scalar_as(tl_dtype dt, tl_scalar sc, tl_error *err)
+{
+    /* the number as NumPy holds it (int64 / float64), then a plain cast:
+     * out-of-range integers wrap, floats overflow to inf (NumPy 1.24 warns
+     * and goes on) where torch's Scalar::to raises */
+    tl_tensor *w = tl_create_full(tl_backend_cpu(), sc.is_float ? TL_FLOAT64 : TL_INT64,
+                                  0, NULL, sc, err);
+    if (!w)
+        return NULL;
+    tl_tensor *r = tl_ops_to(w, NULL, dt, true, TL_MEMFMT_PRESERVE, err);
+    tl_tensor_release(w);
+    return r;
+}

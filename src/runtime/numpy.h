@@ -48,6 +48,10 @@ bool tl_numpy_overlap(const tl_tensor *a, const tl_tensor *b, bool exact);
  * must be dst's (ValueError "non-broadcastable output operand ...") and r's
  * dtype must cast to dst's under casting='same_kind' (TypeError "Cannot
  * cast ufunc 'UFUNC' output ..."). The write never bumps dst's _version. */
+/* A 0-d array of dtype dt holding the Python number sc as NumPy stores it
+ * in `n[i] = sc`: integers wrap, float overflow is inf, never an error. */
+tl_tensor *tl_numpy_scalar_as(tl_dtype dt, tl_scalar sc, tl_error *err);
+
 int tl_numpy_store_inplace(tl_tensor *dst, const tl_tensor *r, const char *ufunc,
                            tl_error *err);
 
