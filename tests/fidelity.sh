@@ -148,6 +148,9 @@ ops:
 YEOF
 expect 0 run --format json st27.yaml
 stdout_has "sort() received an invalid combination of arguments - got (int, stable=bool)"
+# torch's FULL text (1.13; 2.x lists the same four overloads): both positional
+# overloads say why they did not match
+stdout_has 'bool descending)\n      didn'"'"'t match because some of the keywords were incorrect: stable\n * (*, bool stable, name dim, bool descending)\n * (name dim, bool descending)\n      didn'"'"'t match because some of the keywords were incorrect: stable\n"'
 expect 0 check st27.yaml
 # ---- issue #27: where/masked_fill keep the bits of what they do not write
 # (float16 NaN payloads), on the CPU and on the device kernels (simulator)
