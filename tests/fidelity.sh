@@ -152,6 +152,27 @@ stdout_has "sort() received an invalid combination of arguments - got (int, stab
 # overloads say why they did not match
 stdout_has 'bool descending)\n      didn'"'"'t match because some of the keywords were incorrect: stable\n * (*, bool stable, name dim, bool descending)\n * (name dim, bool descending)\n      didn'"'"'t match because some of the keywords were incorrect: stable\n"'
 expect 0 check st27.yaml
+# ---- issue #27: a NumPy type where a torch.dtype is expected is torch's
+# TypeError (no overload takes it; a one-overload function names the argument)
+cat > npdt27.yaml <<'YEOF'
+tlab: 1
+id: npdt27
+title: numpy dtypes
+setup: |
+  import torch
+  import numpy as np
+  x = torch.arange(6.).reshape(2, 3)
+ops:
+  - {id: z, op: "torch.zeros(2, dtype=np.float32)", predict: {kind: error, error: TypeError}}
+  - {id: t, op: "torch.tensor([1], dtype=np.float32)", predict: {kind: error, error: TypeError}}
+  - {id: o, op: "torch.ones(2, dtype=x.numpy().dtype)", predict: {kind: error, error: TypeError}}
+  - {id: ok, op: "torch.zeros(2, dtype=torch.float32)", predict: copy}
+YEOF
+expect 0 run --format json npdt27.yaml
+stdout_has 'zeros() received an invalid combination of arguments - got (int, dtype=type), but expected one of:\n * (tuple of ints size, *, tuple of names names, torch.dtype dtype, torch.layout layout, torch.device device, bool pin_memory, bool requires_grad)\n * (tuple of SymInts size, *, Tensor out, torch.dtype dtype'
+stdout_has "tensor(): argument 'dtype' must be torch.dtype, not type"
+stdout_has 'ones() received an invalid combination of arguments - got (int, dtype=numpy.dtype'
+expect 0 check npdt27.yaml
 # ---- issue #27: where/masked_fill keep the bits of what they do not write
 # (float16 NaN payloads), on the CPU and on the device kernels (simulator)
 cat > nan27.yaml <<'YEOF'
