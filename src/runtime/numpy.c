@@ -384,3 +384,53 @@ tl_tensor *tl_numpy_scalar_as(tl_dtype dt, tl_scalar sc, tl_error *err)
     tl_tensor_release(w);
     return r;
 }
+
+/* ------------------------------------------------------------------------
+ * NumPy 1.24 scalar promotion (np.result_type over scalar types)
+ * ---------------------------------------------------------------------- */
+
+static int int_bits(tl_dtype dt)
+{
+    switch (dt) {
+    case TL_UINT8: case TL_INT8: return 8;
+    case TL_INT16: return 16;
+    case TL_INT32: return 32;
+    default: return 64;
+    }
+}
+
+static tl_dtype signed_of(int bits)
+{
+    return bits <= 8 ? TL_INT8 : bits <= 16 ? TL_INT16 : bits <= 32 ? TL_INT32 : TL_INT64;
+}
+
+static tl_dtype float_of(int bits)
+{
+    return bits <= 16 ? TL_FLOAT16 : bits <= 32 ? TL_FLOAT32 : TL_FLOAT64;
+}
+
+static int float_bits(tl_dtype dt)
+{
+    return dt == TL_FLOAT16 || dt == TL_BFLOAT16 ? 16 : dt == TL_FLOAT32 ? 32 : 64;
+}
+
+tl_dtype tl_numpy_promote(tl_dtype a, tl_dtype b)
+{
+    if (a == b || b == TL_BOOL)
+        return a;
+    if (a == TL_BOOL)
+        return b;
+    bool fa = tl_dtype_is_floating(a), fb = tl_dtype_is_floating(b);
+    if (fa && fb)
+        return float_bits(a) >= float_bits(b) ? a : b;
+    if (fa || fb) { /* the float must hold every value of the integer */
+        tl_dtype f = fa ? a : b, i = fa ? b : a;
+        int need = int_bits(i) == 8 ? 16 : int_bits(i) == 16 ? 32 : 64;
+        return float_of(float_bits(f) > need ? float_bits(f) : need);
+    }
+    bool ua = a == TL_UINT8, ub = b == TL_UINT8;
+    if (ua == ub)
+        return int_bits(a) >= int_bits(b) ? a : b;
+    int bu = int_bits(ua ? a : b), bs = int_bits(ua ? b : a);
+    return bs > bu ? (ua ? b : a) : signed_of(2 * bu);
+}

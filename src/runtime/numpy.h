@@ -52,6 +52,11 @@ bool tl_numpy_overlap(const tl_tensor *a, const tl_tensor *b, bool exact);
  * in `n[i] = sc`: integers wrap, float overflow is inf, never an error. */
 tl_tensor *tl_numpy_scalar_as(tl_dtype dt, tl_scalar sc, tl_error *err);
 
+/* np.result_type of two NumPy scalar types (NumPy 1.24, no value-based
+ * casting between scalars: a Python int is int64, a float float64):
+ * float32 + int64 is float64, uint8 + int8 int16, bool + x x. */
+tl_dtype tl_numpy_promote(tl_dtype a, tl_dtype b);
+
 int tl_numpy_store_inplace(tl_tensor *dst, const tl_tensor *r, const char *ufunc,
                            tl_error *err);
 
