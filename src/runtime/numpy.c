@@ -234,11 +234,17 @@ static bool byte_extent(const tl_tensor *t, uintptr_t *lo, uintptr_t *hi)
     if (tl_tensor_numel(t) == 0 || !t->storage->data)
         return false;
     size_t isz = tl_dtype_size(t->dtype);
-    int64_t last = t->offset;
-    for (int d = 0; d < t->ndim; d++)
-        last += (t->sizes[d] - 1) * t->strides[d];
+    /* negative strides (n[::-1]) reach below the first element */
+    int64_t first = t->offset, last = t->offset;
+    for (int d = 0; d < t->ndim; d++) {
+        int64_t span = (t->sizes[d] - 1) * t->strides[d];
+        if (span < 0)
+            first += span;
+        else
+            last += span;
+    }
     uintptr_t base = (uintptr_t)t->storage->data;
-    *lo = base + (uintptr_t)t->offset * isz;
+    *lo = base + (uintptr_t)first * isz;
     *hi = base + (uintptr_t)(last + 1) * isz;
     return true;
 }
