@@ -61,6 +61,7 @@ static const char *const fixture_files[] = {
     "files",
     "ops27a",
     "einops", "sparse",
+    "numpy3",
     "errors",
 };
 #define N_FILES ((int)TL_ARRAY_LEN(fixture_files))

@@ -147,7 +147,58 @@ ops:
 YEOF
 expect 0 run --format json st27.yaml
 stdout_has "sort() received an invalid combination of arguments - got (int, stable=bool)"
+# torch's FULL text (1.13; 2.x lists the same four overloads): both positional
+# overloads say why they did not match
+stdout_has 'bool descending)\n      didn'"'"'t match because some of the keywords were incorrect: stable\n * (*, bool stable, name dim, bool descending)\n * (name dim, bool descending)\n      didn'"'"'t match because some of the keywords were incorrect: stable\n"'
 expect 0 check st27.yaml
+# ---- issue #27: a NumPy type where a torch.dtype is expected is torch's
+# TypeError (no overload takes it; a one-overload function names the argument)
+cat > npdt27.yaml <<'YEOF'
+tlab: 1
+id: npdt27
+title: numpy dtypes
+setup: |
+  import torch
+  import numpy as np
+  x = torch.arange(6.).reshape(2, 3)
+ops:
+  - {id: z, op: "torch.zeros(2, dtype=np.float32)", predict: {kind: error, error: TypeError}}
+  - {id: t, op: "torch.tensor([1], dtype=np.float32)", predict: {kind: error, error: TypeError}}
+  - {id: o, op: "torch.ones(2, dtype=x.numpy().dtype)", predict: {kind: error, error: TypeError}}
+  - {id: ok, op: "torch.zeros(2, dtype=torch.float32)", predict: copy}
+YEOF
+expect 0 run --format json npdt27.yaml
+stdout_has 'zeros() received an invalid combination of arguments - got (int, dtype=type), but expected one of:\n * (tuple of ints size, *, tuple of names names, torch.dtype dtype, torch.layout layout, torch.device device, bool pin_memory, bool requires_grad)\n * (tuple of SymInts size, *, Tensor out, torch.dtype dtype'
+stdout_has "tensor(): argument 'dtype' must be torch.dtype, not type"
+stdout_has 'ones() received an invalid combination of arguments - got (int, dtype=numpy.dtype'
+expect 0 check npdt27.yaml
+# ---- issue #27: NumPy scalars keep NumPy 1.24's dtypes through arithmetic
+# (a Python int is int64, a float float64: np.float32 * 2 is float64 there;
+# float32 with float32 stays float32; int8 wraps)
+cat > npsc27.yaml <<'YEOF'
+tlab: 1
+id: npsc27
+title: numpy scalars
+threshold: 100%
+setup: |
+  import torch
+  import numpy as np
+  x = torch.arange(6.).reshape(2, 3) + 0.5
+  n = x.numpy()
+  i8 = torch.tensor([100, 3], dtype=torch.int8).numpy()
+ops:
+  - {id: m2, op: "str((n[0, 1] * 2).dtype)", predict: {value: "float64"}}
+  - {id: m25, op: "str((n[0, 1] * 2.5).dtype)", predict: {value: "float64"}}
+  - {id: ff, op: "str((n[0, 1] + n[1, 0]).dtype)", predict: {value: "float32"}}
+  - {id: fi, op: "str((n[0, 1] + i8[1]).dtype)", predict: {value: "float32"}}
+  - {id: neg, op: "str((-n[0, 1]).dtype)", predict: {value: "float32"}}
+  - {id: wrap, op: "(i8[0] + i8[0]).item()", predict: {value: -56}}
+  - {id: i1, op: "str((i8[0] + 1).dtype)", predict: {value: "int64"}}
+  - {id: div, op: "str((i8[0] / 2).dtype)", predict: {value: "float64"}}
+  - {id: T, op: "n.T.strides", predict: {value: [4, 12]}}
+  - {id: Tv, op: "n.T", predict: view}
+YEOF
+expect 0 check npsc27.yaml
 # ---- issue #27: where/masked_fill keep the bits of what they do not write
 # (float16 NaN payloads), on the CPU and on the device kernels (simulator)
 cat > nan27.yaml <<'YEOF'

@@ -280,6 +280,18 @@ int tl_args_check(const tl_args *a, const char *fname, size_t maxpos,
         }
         if (!known)
             return tl_args_type_error(a, fname, sig, err);
+        /* dtype=np.float32 (or an ndarray's .dtype): a NumPy type is no
+         * torch.dtype, so no overload of a torch.dtype parameter takes it
+         * and the parser lists them all (torch.zeros(2, dtype=np.float32)) */
+        if (strcmp(a->kwnames[k], "dtype") == 0 && a->kwvals[k]->kind == TL_V_DTYPE &&
+            a->kwvals[k]->npdt != TL_NPDT_TORCH && sig && strstr(sig, "torch.dtype dtype")) {
+            if (strchr(sig, '\n')) /* several overloads: none matched */
+                return tl_args_type_error(a, fname, sig, err);
+            /* one overload: the parser names the argument */
+            return tl_error_set(err, TL_ERR_TYPE,
+                                "%s(): argument 'dtype' must be torch.dtype, not %s",
+                                fname, tl_value_type_name(a->kwvals[k]));
+        }
         if (pos < npositional && pos < a->npos)
             return tl_error_set(err, TL_ERR_TYPE,
                                 "%s() got multiple values for argument '%s'",

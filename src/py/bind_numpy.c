@@ -526,6 +526,27 @@ static tl_value *nd_nbytes(tl_value *self, const tl_args *a, tl_error *err)
              : NULL;
 }
 
+/* ndarray.T: the axes reversed, a view over the same memory (a 0-d or 1-d
+ * array is its own transpose, still a new view object) */
+static tl_value *nd_T(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_tensor *t = self_array(self, "T", err);
+    (void)a;
+    if (!t)
+        return NULL;
+    tl_tensor *v = tl_tensor_alias(t);
+    if (!v)
+        return NULL;
+    for (int i = 0, j = v->ndim - 1; i < j; i++, j--) {
+        int64_t s = v->sizes[i], st = v->strides[i];
+        v->sizes[i] = v->sizes[j];
+        v->strides[i] = v->strides[j];
+        v->sizes[j] = s;
+        v->strides[j] = st;
+    }
+    return tl_value_ndarray(v);
+}
+
 static tl_value *nd_copy(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"order", NULL};
@@ -827,6 +848,7 @@ const tl_binding tl_bind_numpy_ndarray_bindings[] = {
     {"size", nd_size, true, false},
     {"itemsize", nd_itemsize, true, false},
     {"nbytes", nd_nbytes, true, false},
+    {"T", nd_T, true, false},
     {"copy", nd_copy, false, false},
     {"astype", nd_astype, false, false},
     {"tolist", nd_tolist, false, false},

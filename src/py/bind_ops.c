@@ -1404,6 +1404,28 @@ static tl_value *tri_inplace(const char *fn, bool upper, tl_value *self,
 VIA_METHOD(triu_, tri_inplace, true)
 VIA_METHOD(tril_, tri_inplace, false)
 
+/* x.sort(1, stable=True): stable is keyword-only, so the positional
+ * overloads (int dim / name dim) reject the keyword and torch's argument
+ * parser says so under each of them (1.13 and 2.x list the same four
+ * overloads: sort, sort.stable, sort.dimname, sort.dimname_stable) */
+static void sort_stable_error(const tl_args *a, tl_error *err)
+{
+    static const char nomatch[] =
+        "\n      didn't match because some of the keywords were incorrect: stable";
+    tl_buf b = {0};
+    tl_buf_puts(&b, "sort() received an invalid combination of arguments - got ");
+    tl_args_describe(a, &b);
+    tl_buf_puts(&b, ", but expected one of:\n * (*, bool stable, int dim, bool descending)"
+                    "\n * (int dim, bool descending)");
+    tl_buf_puts(&b, nomatch);
+    tl_buf_puts(&b, "\n * (*, bool stable, name dim, bool descending)"
+                    "\n * (name dim, bool descending)");
+    tl_buf_puts(&b, nomatch);
+    tl_buf_puts(&b, "\n");
+    tl_error_set(err, TL_ERR_TYPE, "%s", tl_buf_str(&b));
+    tl_buf_free(&b);
+}
+
 static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"dim", "descending", "stable", NULL};
@@ -1419,7 +1441,7 @@ static tl_value *b_sort(tl_value *self, const tl_args *a, tl_error *err)
         return tl_args_type_error(a, "sort", sig, err), NULL;
     tl_value *sv = tl_arg(a, (size_t)-1, "stable");
     if (sv && a->npos > 0) /* stable= only in the keyword-only overload */
-        return tl_args_type_error(a, "sort", sig, err), NULL;
+        return sort_stable_error(a, err), NULL;
     if (sv && sv->kind == TL_V_NONE) {
         tl_error_set(err, TL_ERR_RUNTIME,
                      "stable.has_value() INTERNAL ASSERT FAILED at "

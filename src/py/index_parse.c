@@ -20,6 +20,7 @@
 
 #include "create.h"
 #include "index.h"
+#include "numpy.h"
 #include "ops.h"
 #include "storage.h"
 #include "util.h"
@@ -377,6 +378,10 @@ int tl_index_parse_setitem(tl_value *obj, tl_value *index, tl_value *v,
      * (valueToTensor, Scalar::to's overflow check) before it looks at the
      * index: `u8[9] = 300` names the overflow even when 9 is out of range */
     if (is_scalar && !np && tl_create_check_scalar(x->dtype, sc, err) < 0)
+        return -1;
+    /* NumPy casts an out-of-range number into the array's dtype (wraps,
+     * overflows to inf) where torch raises: the value as a 0-d array */
+    if (is_scalar && np && !(vt = tl_numpy_scalar_as(x->dtype, sc, err)))
         return -1;
     /* NumPy's assignment copies the value through a temporary when the
      * two arrays may share memory (n[1:] = n[:-1], n[::-1] = n); torch's

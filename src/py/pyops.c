@@ -26,6 +26,7 @@
 #include "convert.h"
 #include "index_parse.h"
 #include "named.h"
+#include "numpy.h"
 #include "ops.h"
 #include "storage.h"
 #include "util.h"
@@ -153,11 +154,38 @@ static tl_value *tensor_binary(tl_pyop op, tl_value *a, tl_value *b,
     return r ? wrap_result(r, nd) : NULL;
 }
 
+/* n OP= v on an ndarray: NumPy computes `n OP v` by its own rules and
+ * stores the result back (numpy.h: same_kind casting, no _version bump;
+ * overlapping operands read before the write) */
+static tl_value *ndarray_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
+{
+    static const char *const ufunc[TL_NPYOPS] = {
+        "add", "subtract", "multiply", "divide", "floor_divide", "remainder",
+        "power", "matmul", "equal", "not_equal", "less", "less_equal",
+        "greater", "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
+        "left_shift", "right_shift"};
+    tl_value *r = tensor_binary(op, a, b, err);
+    if (!r)
+        return NULL;
+    int rc = -1;
+    if (r->kind != TL_V_NDARRAY && r->kind != TL_V_TENSOR)
+        tl_error_set(err, TL_ERR_TYPE,
+                     "unsupported operand type(s) for %s=: '%s' and '%s'",
+                     pyop_symbol(op), tl_value_type_name(a), tl_value_type_name(b));
+    else
+        rc = tl_numpy_store_inplace(a->u.tensor, r->u.tensor,
+                                    (unsigned)op < TL_NPYOPS ? ufunc[op] : "?", err);
+    tl_value_release(r);
+    return rc < 0 ? NULL : tl_value_retain(a);
+}
+
 static tl_value *tensor_binary_inplace(tl_pyop op, tl_value *a, tl_value *b,
                                        tl_error *err)
 {
     if (a->kind != TL_V_TENSOR && a->kind != TL_V_NDARRAY)
         return tensor_binary(op, a, b, err);
+    if (a->kind == TL_V_NDARRAY && op != TL_PY_MATMUL)
+        return ndarray_inplace(op, a, b, err);
     tl_operand y;
     if (!tl_pyops_operand(b, &y)) {
         tl_error_set(err, TL_ERR_TYPE,
@@ -569,10 +597,72 @@ static tl_value *str_repeat(const tl_value *a, int64_t k, tl_error *err)
     return r;
 }
 
+/* A NumPy scalar (n[0, 0]) keeps NumPy's dtype through arithmetic: a
+ * Python int counts as int64, a float as float64, a bool as bool_; the
+ * result type is np.result_type of the two (numpy.h), true division of
+ * integers float64; the value is computed as Python does and stored in
+ * that dtype (integers wrap, floats round). */
+static bool is_np_scalar(const tl_value *v)
+{
+    return v->npdt == TL_NPDT_DTYPE &&
+           (v->kind == TL_V_FLOAT || v->kind == TL_V_INT || v->kind == TL_V_BOOL);
+}
+
+static tl_dtype np_scalar_type(const tl_value *v)
+{
+    if (is_np_scalar(v))
+        return v->sdtype;
+    return v->kind == TL_V_BOOL ? TL_BOOL : v->kind == TL_V_INT ? TL_INT64 : TL_FLOAT64;
+}
+
+static tl_value *np_scalar_result(tl_value *r, tl_dtype dt, tl_error *err)
+{
+    if (!r)
+        return NULL;
+    tl_scalar sc = {0};
+    if (r->kind == TL_V_FLOAT) {
+        sc.is_float = true;
+        sc.f = r->u.f;
+    } else {
+        sc.i = r->kind == TL_V_BOOL ? r->u.b : r->u.i;
+        sc.f = (double)sc.i;
+    }
+    tl_value_release(r);
+    tl_tensor *t = tl_numpy_scalar_as(dt, sc, err);
+    if (!t)
+        return NULL;
+    tl_value *v = NULL;
+    if (tl_dtype_is_floating(dt)) {
+        double d;
+        if (tl_tensor_get_f64(t, 0, &d, err) == 0)
+            v = tl_float(d);
+    } else {
+        int64_t i;
+        if (tl_tensor_get_i64(t, 0, &i, err) == 0)
+            v = dt == TL_BOOL ? tl_bool(i != 0) : tl_int(i);
+    }
+    tl_tensor_release(t);
+    if (v) {
+        v->npdt = TL_NPDT_DTYPE;
+        v->sdtype = dt;
+    }
+    return v;
+}
+
+static tl_value *np_scalar_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
+{
+    tl_dtype dt = tl_numpy_promote(np_scalar_type(a), np_scalar_type(b));
+    if (op == TL_PY_TRUEDIV && !tl_dtype_is_floating(dt))
+        dt = TL_FLOAT64;
+    return np_scalar_result(num_binop(op, a, b, err), dt, err);
+}
+
 tl_value *tl_pyops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b))
         return tl_named_binary(tl_grad_binop(op, a, b, tensor_binary, err), a, b, err);
+    if (is_num(a) && is_num(b) && (is_np_scalar(a) || is_np_scalar(b)))
+        return np_scalar_binop(op, a, b, err);
     if (is_num(a) && is_num(b))
         return num_binop(op, a, b, err);
     bool sa = tl_value_is_seq(a), sb = tl_value_is_seq(b);
@@ -668,6 +758,13 @@ tl_value *tl_pyops_unary(tl_pyunop op, tl_value *a, tl_error *err)
     if (tl_value_is_tensorlike(a))
         return tl_named_binary(tl_grad_unop(op, a, tensor_unary, err), a, a, err);
     const char *sym = op == TL_PY_NEG ? "-" : op == TL_PY_POS ? "+" : "~";
+    if (is_np_scalar(a) && a->kind != TL_V_BOOL && op != TL_PY_INVERT) {
+        /* -n[0, 0] stays a NumPy scalar of its dtype (uint8 wraps) */
+        tl_value *plain = a->kind == TL_V_FLOAT ? tl_float(a->u.f) : tl_int(a->u.i);
+        tl_value *r = tl_pyops_unary(op, plain, err);
+        tl_value_release(plain);
+        return np_scalar_result(r, a->sdtype, err);
+    }
     if (is_intlike(a)) {
         int64_t x = ival(a);
         if (op == TL_PY_NEG) {

@@ -29,6 +29,8 @@
 #include <string.h>
 
 #include "create.h"
+#include "ops.h"
+#include "shape.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------------
@@ -232,11 +234,17 @@ static bool byte_extent(const tl_tensor *t, uintptr_t *lo, uintptr_t *hi)
     if (tl_tensor_numel(t) == 0 || !t->storage->data)
         return false;
     size_t isz = tl_dtype_size(t->dtype);
-    int64_t last = t->offset;
-    for (int d = 0; d < t->ndim; d++)
-        last += (t->sizes[d] - 1) * t->strides[d];
+    /* negative strides (n[::-1]) reach below the first element */
+    int64_t first = t->offset, last = t->offset;
+    for (int d = 0; d < t->ndim; d++) {
+        int64_t span = (t->sizes[d] - 1) * t->strides[d];
+        if (span < 0)
+            first += span;
+        else
+            last += span;
+    }
     uintptr_t base = (uintptr_t)t->storage->data;
-    *lo = base + (uintptr_t)t->offset * isz;
+    *lo = base + (uintptr_t)first * isz;
     *hi = base + (uintptr_t)(last + 1) * isz;
     return true;
 }
@@ -312,4 +320,123 @@ bool tl_numpy_overlap(const tl_tensor *a, const tl_tensor *b, bool exact)
     }
     free(sa);
     return hit;
+}
+
+/* ------------------------------------------------------------------------
+ * In-place ufuncs (n += v): the result stored back without torch's rules
+ * ---------------------------------------------------------------------- */
+
+/* NumPy's casting='same_kind' over the dtypes both sides have: bool <
+ * unsigned < signed < floating, any cast within a kind or to a higher one */
+static int kind_rank(tl_dtype dt)
+{
+    if (dt == TL_BOOL)
+        return 0;
+    if (dt == TL_UINT8)
+        return 1;
+    return tl_dtype_is_floating(dt) ? 3 : 2;
+}
+
+static void fmt_shape(char *buf, size_t n, const tl_tensor *t)
+{
+    size_t k = 0;
+    k += (size_t)snprintf(buf + k, n - k, "(");
+    for (int d = 0; d < t->ndim && k < n; d++)
+        k += (size_t)snprintf(buf + k, n - k, d ? ",%" PRId64 : "%" PRId64, t->sizes[d]);
+    if (k < n)
+        snprintf(buf + k, n - k, t->ndim == 1 ? ",)" : ")");
+}
+
+int tl_numpy_store_inplace(tl_tensor *dst, const tl_tensor *r, const char *ufunc,
+                           tl_error *err)
+{
+    if (!tl_shape_equal(dst->ndim, dst->sizes, r->ndim, r->sizes)) {
+        char a[256], b[256];
+        fmt_shape(a, sizeof a, dst);
+        fmt_shape(b, sizeof b, r);
+        tl_error_set(err, TL_ERR_VALUE,
+                     "non-broadcastable output operand with shape %s doesn't match "
+                     "the broadcast shape %s", a, b);
+        return -1;
+    }
+    if (kind_rank(r->dtype) > kind_rank(dst->dtype)) {
+        tl_error_set(err, TL_ERR_TYPE,
+                     "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') "
+                     "with casting rule 'same_kind'",
+                     ufunc, tl_dtype_name(r->dtype), tl_dtype_name(dst->dtype));
+        return -1;
+    }
+    /* a header with a private version counter: NumPy writes never bump
+     * the tensor's _version (as tl_index_set's ndarray writes) */
+    tl_tensor *d = tl_tensor_alias(dst);
+    tl_version_release(d->version);
+    d->version = tl_version_new();
+    tl_numpy_plain_header(d);
+    int rc = tl_ops_copy_(d, r, err);
+    tl_tensor_release(d);
+    return rc;
+}
+
+tl_tensor *tl_numpy_scalar_as(tl_dtype dt, tl_scalar sc, tl_error *err)
+{
+    /* the number as NumPy holds it (int64 / float64), then a plain cast:
+     * out-of-range integers wrap, floats overflow to inf (NumPy 1.24 warns
+     * and goes on) where torch's Scalar::to raises */
+    tl_tensor *w = tl_create_full(tl_backend_cpu(), sc.is_float ? TL_FLOAT64 : TL_INT64,
+                                  0, NULL, sc, err);
+    if (!w)
+        return NULL;
+    tl_tensor *r = tl_ops_to(w, NULL, dt, true, TL_MEMFMT_PRESERVE, err);
+    tl_tensor_release(w);
+    return r;
+}
+
+/* ------------------------------------------------------------------------
+ * NumPy 1.24 scalar promotion (np.result_type over scalar types)
+ * ---------------------------------------------------------------------- */
+
+static int int_bits(tl_dtype dt)
+{
+    switch (dt) {
+    case TL_UINT8: case TL_INT8: return 8;
+    case TL_INT16: return 16;
+    case TL_INT32: return 32;
+    default: return 64;
+    }
+}
+
+static tl_dtype signed_of(int bits)
+{
+    return bits <= 8 ? TL_INT8 : bits <= 16 ? TL_INT16 : bits <= 32 ? TL_INT32 : TL_INT64;
+}
+
+static tl_dtype float_of(int bits)
+{
+    return bits <= 16 ? TL_FLOAT16 : bits <= 32 ? TL_FLOAT32 : TL_FLOAT64;
+}
+
+static int float_bits(tl_dtype dt)
+{
+    return dt == TL_FLOAT16 || dt == TL_BFLOAT16 ? 16 : dt == TL_FLOAT32 ? 32 : 64;
+}
+
+tl_dtype tl_numpy_promote(tl_dtype a, tl_dtype b)
+{
+    if (a == b || b == TL_BOOL)
+        return a;
+    if (a == TL_BOOL)
+        return b;
+    bool fa = tl_dtype_is_floating(a), fb = tl_dtype_is_floating(b);
+    if (fa && fb)
+        return float_bits(a) >= float_bits(b) ? a : b;
+    if (fa || fb) { /* the float must hold every value of the integer */
+        tl_dtype f = fa ? a : b, i = fa ? b : a;
+        int need = int_bits(i) == 8 ? 16 : int_bits(i) == 16 ? 32 : 64;
+        return float_of(float_bits(f) > need ? float_bits(f) : need);
+    }
+    bool ua = a == TL_UINT8, ub = b == TL_UINT8;
+    if (ua == ub)
+        return int_bits(a) >= int_bits(b) ? a : b;
+    int bu = int_bits(ua ? a : b), bs = int_bits(ua ? b : a);
+    return bs > bu ? (ua ? b : a) : signed_of(2 * bu);
 }

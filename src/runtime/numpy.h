@@ -42,6 +42,24 @@ tl_tensor *tl_numpy_to_tensor(const tl_tensor *arr, tl_error *err);
  * numel-0 operands share nothing. */
 bool tl_numpy_overlap(const tl_tensor *a, const tl_tensor *b, bool exact);
 
+/* The store of an in-place ufunc (n += v, n *= v ...): r, the result of
+ * `dst OP v` under NumPy's rules (a fresh array, so overlapping operands
+ * are already read), is written into dst. NumPy's checks first: r's shape
+ * must be dst's (ValueError "non-broadcastable output operand ...") and r's
+ * dtype must cast to dst's under casting='same_kind' (TypeError "Cannot
+ * cast ufunc 'UFUNC' output ..."). The write never bumps dst's _version. */
+/* A 0-d array of dtype dt holding the Python number sc as NumPy stores it
+ * in `n[i] = sc`: integers wrap, float overflow is inf, never an error. */
+tl_tensor *tl_numpy_scalar_as(tl_dtype dt, tl_scalar sc, tl_error *err);
+
+/* np.result_type of two NumPy scalar types (NumPy 1.24, no value-based
+ * casting between scalars: a Python int is int64, a float float64):
+ * float32 + int64 is float64, uint8 + int8 int16, bool + x x. */
+tl_dtype tl_numpy_promote(tl_dtype a, tl_dtype b);
+
+int tl_numpy_store_inplace(tl_tensor *dst, const tl_tensor *r, const char *ufunc,
+                           tl_error *err);
+
 /* NumPy's contiguity flags (relaxed strides: size-1 axes are ignored, an
  * empty array is both C- and F-contiguous). Strides in elements. */
 bool tl_numpy_contig(const tl_tensor *t, bool fortran);
