@@ -222,7 +222,7 @@ static const command commands[] = {
      "prints a traceback-like located message and exits 1; a syntax error, an\n"
      "unsupported construct or a limit exits 2.\n",
      BIT(OPT_COLOR) | EXEC_OPTS, 0, TL_FMT_DEFAULT, "FILE.py", 1, 1},
-    {"autograder", "gradescope|prairielearn|github --lab MASTER.yaml -o OUT",
+    {"autograder", "gradescope|prairielearn|github|web --lab MASTER.yaml -o OUT",
      "a ready bundle for a grading platform that grades with the master",
      "Write what a grading platform needs to grade sheets against MASTER.yaml with\n"
      "`tlab check --lab` (tamper-proof): gradescope, a zip (setup.sh building tlab\n"
@@ -234,7 +234,9 @@ static const command commands[] = {
      "sheet; the master goes in a secret, not in the repository). A master with\n"
      "answers filled in is refused unless --blank; an existing OUT unless --force.\n"
      "The source tarball is $TLAB_TARBALL, or the `make dist` tarball next to the\n"
-     "tlab binary.\n",
+     "tlab binary. web: a static lab page for students (index.html running\n"
+     "tlab.wasm in the browser, the blank lab.yaml) for any static host or file://;\n"
+     "tlab.wasm is $TLAB_WASM, next to the tlab binary, or installed.\n",
      BIT(OPT_OUTPUT) | BIT(OPT_LAB) | BIT(OPT_BLANK) | BIT(OPT_FORCE) | BIT(OPT_IMAGE), 0,
      TL_FMT_DEFAULT, "platform", 1, 1},
 };
