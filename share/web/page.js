@@ -14,7 +14,8 @@
  * Test mode: #fill=<URI-encoded JSON {ops:{ID:{predict,rule}},questions:{ID:text}}>
  * replaces the state before the first check (tests/web.sh drives the page
  * with it under chromium --dump-dom). When a check is done, <body> gets
- * data-checked="N" (the number of checks run) and data-score="correct/total".
+ * data-checked="N" (the number of checks run) and data-score="correct/total";
+ * window.tlabBench(n) times n more checks (bench/web.sh).
  */
 (function () {
   'use strict';
@@ -221,6 +222,17 @@
       $('explained').textContent = (r.stdout + r.stderr).trim();
     });
   }
+
+  /* n more checks of the current sheet, each timed (bench/web.sh) */
+  window.tlabBench = function (n) {
+    var times = [];
+    function one() {
+      if (times.length >= n) return Promise.resolve(times);
+      var t0 = performance.now();
+      return check().then(function () { times.push(performance.now() - t0); return one(); });
+    }
+    return one();
+  };
 
   function start() {
     status('loading tlab.wasm...');
