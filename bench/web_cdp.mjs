@@ -38,7 +38,10 @@ function send(method, params = {}, sessionId) {
   return new Promise((ok, no) => waiting.set(m.id, (r) => r.error ? no(new Error(method + ': ' + r.error.message)) : ok(r.result)));
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const done = (code) => { chrome.kill(); fs.rmSync(prof, { recursive: true, force: true }); process.exit(code); };
+const done = (code) => {
+  chrome.kill();
+  setTimeout(() => { try { fs.rmSync(prof, { recursive: true, force: true }); } catch (e) { /* chromium still exiting */ } process.exit(code); }, 300);
+};
 setTimeout(() => { console.error('web_cdp: timed out'); done(1); }, 120000);
 try {
   const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
@@ -60,7 +63,7 @@ try {
     out.check_ms = { n: t.length, median: +sorted[sorted.length >> 1].toFixed(2), min: +sorted[0].toFixed(2), max: +sorted[sorted.length - 1].toFixed(2) };
   }
   if (shot) {
-    await sleep(300); // the report iframe paints
+    await sleep(+opt('--wait', 1500)); // the report iframe paints
     const r = await send('Page.captureScreenshot', { format: 'png' }, s);
     fs.writeFileSync(shot, Buffer.from(r.data, 'base64'));
     out.shot = shot;

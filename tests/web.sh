@@ -110,7 +110,7 @@ dom() {
 attr() { sed -n "s/.*<body[^>]* data-$1=\"\([^\"]*\)\".*/\1/p" "$2"; }
 unhtml() { sed -e 's/&lt;/</g' -e 's/&gt;/>/g' -e 's/&quot;/"/g' -e "s/&#39;/'/g" -e 's/&amp;/\&/g'; }
 sheet_of() { # the <pre id="sheet"> text of a DOM
-    awk '/<pre id="sheet">/{p=1; sub(/.*<pre id="sheet">/,"")} p{ if (sub(/<\/pre>.*/,"")) {print; exit} print }' "$1" | unhtml
+    awk '/<pre id="sheet">/{p=1; sub(/.*<pre id="sheet">/,"")} p{ if (sub(/<\/pre>.*/,"")) {printf "%s", $0; exit} print }' "$1" | unhtml
 }
 url="file://$work/page/index.html"
 dom "$work/blank.dom" "$url"
@@ -140,6 +140,7 @@ set -e
 native=$(node -e 'const c = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).score;
 process.stdout.write(c.correct + "/" + c.total)' "$work/native.json")
 [ "$native" = "$score" ] || fail "page score $score, native tlab check of its sheet $native"
+echo "the page: blank 0/21, filled $score; native tlab check of the page's sheet: $native"
 grep -q 'rule: "strides and the offset over the same storage decide it: \\"1\\" <ok> & done"' \
     "$work/downloaded.yaml" || fail "the sheet's rule is not the typed text"
 # reload without #fill: localStorage brings the same answers back

@@ -9,7 +9,8 @@ import { execFileSync } from 'child_process';
 import { createRequire } from 'module';
 import { fileURLToPath } from 'url';
 
-const [wasmPath, tlab, work] = process.argv.slice(2);
+const [wasmPath, tlabArg, work] = process.argv.slice(2);
+const tlab = path.resolve(tlabArg);
 const top = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const W = createRequire(import.meta.url)(path.join(top, 'share/web/wasi.js'));
 const mod = await WebAssembly.compile(fs.readFileSync(wasmPath));
@@ -22,6 +23,7 @@ function native(args, sheet) {
                                            stdio: ['ignore', 'pipe', 'pipe'] });
     return { code: 0, stdout: out.toString() };
   } catch (e) {
+    if (!e.stdout) throw e;
     return { code: e.status, stdout: e.stdout.toString() };
   }
 }
