@@ -46,7 +46,7 @@ setTimeout(() => { console.error('web_cdp: timed out'); done(1); }, 120000);
 try {
   const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
   const { sessionId: s } = await send('Target.attachToTarget', { targetId, flatten: true });
-  await send('Emulation.setDeviceMetricsOverride', { width: w, height: h, deviceScaleFactor: 1, mobile: w < 600 }, s);
+  await send('Emulation.setDeviceMetricsOverride', { width: w, height: h, deviceScaleFactor: 1, mobile: false }, s);
   const t0 = Date.now();
   await send('Page.navigate', { url }, s);
   const ev = async (e) => (await send('Runtime.evaluate', { expression: e, awaitPromise: true, returnByValue: true }, s)).result.value;

@@ -197,6 +197,7 @@
       $('score').textContent = c + ' of ' + t + ' correct (' + th + ' to pass): ' +
         (r.code === 0 ? 'the sheet passes' : 'not yet passing');
       $('score').className = r.code === 0 ? 'pass' : 'fail';
+      $('score-bar-text').textContent = c + '/' + t + ' correct (' + th + ' to pass): see the result';
       status('checked in ' + ms.toFixed(1) + ' ms');
       document.body.dataset.score = c + '/' + t;
       document.body.dataset.ms = ms.toFixed(2);
