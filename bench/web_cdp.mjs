@@ -1,9 +1,11 @@
-// bench/web_cdp.mjs URL [--size WxH] [--shot FILE.png] [--bench N] - drive
+// bench/web_cdp.mjs URL [--size WxH] [--shot FILE.png] [--bench N] [--download DIR] - drive
 // headless Chromium over --remote-debugging-pipe (the DevTools protocol on
 // fds 3 and 4; no npm package, no websocket) in real time, unlike
 // --virtual-time-budget: load URL, wait for the lab page's first check
 // (<body data-checked>), then time N more checks (window.tlabBench) and/or
-// save a screenshot of the full page at width W. Prints JSON.
+// save a screenshot of the full page at width W, and/or press "Download my
+// sheet" with the keyboard (focus, Enter) and wait for the file in DIR.
+// Prints JSON.
 import { spawn } from 'child_process';
 import fs from 'fs';
 import os from 'os';
@@ -13,7 +15,7 @@ const args = process.argv.slice(2);
 const url = args[0];
 const opt = (k, d) => { const i = args.indexOf(k); return i > 0 ? args[i + 1] : d; };
 const [w, h] = opt('--size', '1280x900').split('x').map(Number);
-const shot = opt('--shot', null), bench = +opt('--bench', 0);
+const shot = opt('--shot', null), bench = +opt('--bench', 0), dl = opt('--download', null);
 const prof = fs.mkdtempSync(path.join(os.tmpdir(), 'tlab-cdp-'));
 const chrome = spawn(process.env.CHROMIUM || 'chromium',
   ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
@@ -61,6 +63,20 @@ try {
     const t = await ev(`window.tlabBench(${bench})`);
     const sorted = [...t].sort((a, b) => a - b);
     out.check_ms = { n: t.length, median: +sorted[sorted.length >> 1].toFixed(2), min: +sorted[0].toFixed(2), max: +sorted[sorted.length - 1].toFixed(2) };
+  }
+  if (dl) {
+    await send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: path.resolve(dl) });
+    await ev("document.getElementById('download').focus()");
+    for (const type of ['keyDown', 'keyUp'])
+      await send('Input.dispatchKeyEvent', { type, key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13,
+                                            text: type === 'keyDown' ? '\r' : undefined }, s);
+    const t1 = Date.now();
+    let files = [];
+    while (!(files = fs.readdirSync(dl).filter((f) => !f.endsWith('.crdownload'))).length) {
+      if (Date.now() - t1 > 20000) throw new Error('no download in ' + dl);
+      await sleep(50);
+    }
+    out.download = path.join(dl, files[0]);
   }
   if (shot) {
     await sleep(+opt('--wait', 1500)); // the report iframe paints

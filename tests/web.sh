@@ -11,8 +11,9 @@
 # Chromium loads the published page from file:// (the embedded lab and wasm),
 # blank (score 0), then filled through the page's #fill= test mode (the score
 # changes), then reloaded without it (localStorage keeps the answers); the
-# sheet the page would download (#sheet) passes native `tlab check` with the
-# same score. The publish part always runs; the test then exits 77 where
+# sheet downloaded by pressing "Download my sheet" (bench/web_cdp.mjs, over
+# the DevTools pipe) is the sheet the page shows and passes native
+# `tlab check` with the page's score. The publish part always runs; the test then exits 77 where
 # tlab.wasm, node or chromium is missing (CI installs them).
 . "${top_srcdir:-.}/tests/setup"
 cd "$top_srcdir"
@@ -131,7 +132,16 @@ process.stdout.write(encodeURIComponent(JSON.stringify({ops, questions: q})));' 
 dom "$work/filled.dom" "$url#fill=$fill"
 score=$(attr score "$work/filled.dom")
 [ -n "$score" ] && [ "$score" != 0/21 ] || fail "filled page: the score did not change ($score)"
-sheet_of "$work/filled.dom" > "$work/downloaded.yaml"
+sheet_of "$work/filled.dom" > "$work/sheet.yaml"
+# the real download: "Download my sheet" pressed with the keyboard (focus,
+# Enter) in real time over the DevTools pipe; the file is the sheet shown
+mkdir "$work/dl"
+CHROMIUM=$chromium node "$top_srcdir/bench/web_cdp.mjs" "$url#fill=$fill" --download "$work/dl" > "$work/dl.json" ||
+    fail "the download did not happen"
+[ -f "$work/dl/lab01.yaml" ] || fail "download: no lab01.yaml ($(ls "$work/dl"))"
+cmp -s "$work/dl/lab01.yaml" "$work/sheet.yaml" || fail "the downloaded sheet is not the sheet the page shows"
+grep -q "\"score\":\"$score\"" "$work/dl.json" || fail "download run: $(cat "$work/dl.json"), not $score"
+cp "$work/dl/lab01.yaml" "$work/downloaded.yaml"
 set +e
 "$TLAB" check --format json "$work/downloaded.yaml" > "$work/native.json" 2> "$work/native.err"
 rc=$?
