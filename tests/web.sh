@@ -128,7 +128,7 @@ k.ops.slice(0, 10).forEach(o => { ops[o.id] = {predict: o.actual.kind,
   rule: "strides and the offset over the same storage decide it: \"" + o.id + "\" <ok> & done"}; });
 ops[k.ops[10].id] = {predict: "error", rule: "it raises"};
 const q = {}; q["21"] = "A view keeps the storage; stride and byte offset change, nothing is copied.";
-process.stdout.write(encodeURIComponent(JSON.stringify({ops, questions: q})));' "$work/key.json")
+process.stdout.write(encodeURIComponent(JSON.stringify({ops, questions: q, explain: "x.t()[1:]"})));' "$work/key.json")
 dom "$work/filled.dom" "$url#fill=$fill"
 score=$(attr score "$work/filled.dom")
 [ -n "$score" ] && [ "$score" != 0/21 ] || fail "filled page: the score did not change ($score)"
@@ -157,6 +157,15 @@ grep -q 'rule: "strides and the offset over the same storage decide it: \\"1\\" 
 dom "$work/reload.dom" "$url"
 [ "$(attr score "$work/reload.dom")" = "$score" ] || fail "reload: score $(attr score "$work/reload.dom"), not $score"
 sheet_of "$work/reload.dom" | cmp -s - "$work/downloaded.yaml" || fail "reload: the sheet changed"
+# the explain box ran tlab explain after the lab's setup, picture included
+grep -q '^verdict   view (compared with x)' "$work/filled.dom" || fail "the explain box shows no verdict"
+grep -q '^storage picture: ' "$work/filled.dom" || fail "the explain box shows no storage picture"
 # the report iframe holds tlab check --format html of that sheet
 grep -q '<iframe id="report"[^>]*srcdoc=' "$work/filled.dom" || fail "no report in the page"
+set +e
+"$TLAB" check --format html "$work/downloaded.yaml" > "$work/native.html"
+set -e
+want=$(grep -o '<svg class="storage"' "$work/native.html" | wc -l)
+got=$(grep -o '&lt;svg class=&quot;storage&quot;' "$work/filled.dom" | wc -l)
+[ "$want" -ge 1 ] && [ "$got" = "$want" ] || fail "the page's report has $got storage pictures, native $want"
 exit 0
