@@ -47,6 +47,7 @@
 
 #include "config.h"
 #include "autograder.h"
+#include "platform.h"
 #include "lab.h"
 #include "output.h"
 #include "util.h"
@@ -624,8 +625,12 @@ static int put_file(const char *dir, const char *rel, const char *data, size_t l
     char eb[256];
     if (rc == 0 && tl_output_write(path, data, len, eb, sizeof eb) != 0)
         rc = errorf("%s%s", eb, "");
+#if TL_HAVE_FILE_MODES
     if (rc == 0 && chmod(path, mode) != 0)
         rc = errorf("cannot chmod %s%s", path, "");
+#else
+    (void)mode; /* no file modes (wasm32-wasi) */
+#endif
     free(path);
     return rc ? -1 : 0;
 }

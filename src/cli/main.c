@@ -27,7 +27,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include "platform.h"
+#if TL_HAVE_SIGNALS
 #include <signal.h>
+#endif
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -627,6 +630,9 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
                 cli.jobs = (int)n;
             else
                 usage_error("invalid --jobs '%s' (expected a whole number from 1 to 1024)", optarg);
+            if (!TL_HAVE_THREADS && cli.jobs > 1)
+                usage_error("--jobs %d is unavailable in this build (" TL_PLATFORM_NAME
+                            " has no threads): use --jobs 1", cli.jobs);
             break;
         case OPT_LAB:
             if (optarg[0] == '\0')
@@ -818,7 +824,9 @@ static bool stdout_reader_gone(void)
 int main(int argc, char **argv)
 {
     tl_tempfile_install_handlers();
+#if TL_HAVE_SIGNALS
     signal(SIGPIPE, SIG_IGN);
+#endif
     tl_cli cli = {
         .format = TL_FMT_DEFAULT,
         .device = TL_DEVREQ_AUTO,
