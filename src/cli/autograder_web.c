@@ -30,6 +30,7 @@
 #include "autograder.h"
 #include "lab.h"
 #include "output.h"
+#include "platform.h"
 #include "util.h"
 
 #ifndef TL_PKGDATADIR
@@ -120,8 +121,10 @@ static int put(const char *dir, const char *name, const char *data, size_t len)
     int rc = 0;
     if (tl_output_write(path, data, len, eb, sizeof eb) != 0)
         rc = fail("%s%s", eb, "");
+#if TL_HAVE_FILE_MODES
     else if (chmod(path, 0644) != 0)
         rc = fail("cannot chmod %s%s", path, "");
+#endif
     free(path);
     return rc;
 }
