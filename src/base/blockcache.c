@@ -16,7 +16,7 @@
  */
 #include "blockcache.h"
 
-#include <pthread.h>
+#include "platform.h"
 #include <stdlib.h>
 
 #include "util.h"

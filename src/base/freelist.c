@@ -9,7 +9,7 @@
  */
 #include "freelist.h"
 
-#include <pthread.h>
+#include "platform.h"
 #include <stdlib.h>
 #include <string.h>
 

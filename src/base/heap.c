@@ -24,8 +24,11 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include "platform.h"
+#if TL_HAVE_MMAP
 #include <sys/mman.h>
 #include <unistd.h>
+#endif
 
 #include "util.h"
 
@@ -48,6 +51,9 @@ static bool foreign_malloc(void)
 
 bool tl_heap_populate(void)
 {
+#if !TL_HAVE_MMAP
+    return false; /* no madvise (wasm32-wasi): the pages fault in as used */
+#else
     if (foreign_malloc())
         return false;
     char *probe = malloc(1);
@@ -61,4 +67,5 @@ bool tl_heap_populate(void)
     }
     free(probe);
     return done;
+#endif
 }

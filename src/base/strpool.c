@@ -8,7 +8,7 @@
  */
 #include "strpool.h"
 
-#include <pthread.h>
+#include "platform.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,8 +17,10 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
-#include <pthread.h>
+#include "platform.h"
+#if TL_HAVE_SIGNALS
 #include <signal.h>
+#endif
 #ifdef HAVE_VALGRIND_VALGRIND_H
 #include <valgrind/valgrind.h>
 #endif
@@ -577,6 +579,7 @@ tl_read_status tl_read_regular_file(const char *path, size_t max, bool follow_li
 /* ---- the -o temp file, for the signal handler (main.c) */
 
 static char temp_path[4096];
+#if TL_HAVE_SIGNALS
 static volatile sig_atomic_t temp_set;
 
 static void block_stop_signals(sigset_t *old)
@@ -587,12 +590,46 @@ static void block_stop_signals(sigset_t *old)
     sigaddset(&s, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &s, old);
 }
+#else
+/* no signals (wasm32-wasi): nothing can interrupt a rename */
+static int temp_set;
+typedef int sigset_t;
+static void block_stop_signals(sigset_t *old) { *old = 0; }
+#define pthread_sigmask(how, set, old) ((void)(set), 0)
+#endif
+
+#if TL_HAVE_FILE_MODES
+#define make_temp mkstemp
+#else
+/* mkstemp of a libc without one (wasm32-wasi): the XXXXXX from a counter
+ * and the clock, created exclusively */
+static int make_temp(char *tmpl)
+{
+    size_t n = strlen(tmpl);
+    if (n < 6 || strcmp(tmpl + n - 6, "XXXXXX") != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    static unsigned long seq;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    for (int tries = 0; tries < 100; tries++) {
+        unsigned long v = (unsigned long)ts.tv_nsec * 2654435761u + ++seq * 40503u;
+        for (int k = 0; k < 6; k++, v /= 36)
+            tmpl[n - 6 + k] = "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36];
+        int fd = open(tmpl, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+#endif
 
 int tl_tempfile_make(char *tmpl)
 {
     sigset_t old;
     block_stop_signals(&old);
-    int fd = mkstemp(tmpl);
+    int fd = make_temp(tmpl);
     int saved = errno;
     if (fd >= 0 && strlen(tmpl) < sizeof temp_path) {
         memcpy(temp_path, tmpl, strlen(tmpl) + 1);
@@ -635,14 +672,17 @@ void tl_tempfile_remove_now(void)
 
 /* SA_RESETHAND restores the default action and SA_NODEFER lets raise()
  * deliver the signal at once: the process dies of it, as it would have. */
+#if TL_HAVE_SIGNALS
 static void on_stop_signal(int sig)
 {
     tl_tempfile_remove_now();
     raise(sig);
 }
+#endif
 
 void tl_tempfile_install_handlers(void)
 {
+#if TL_HAVE_SIGNALS
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
@@ -650,6 +690,7 @@ void tl_tempfile_install_handlers(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+#endif
 }
 
 /* strerror_r is the XSI one (int) or the GNU one (char *) depending on the

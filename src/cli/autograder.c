@@ -47,6 +47,7 @@
 
 #include "config.h"
 #include "autograder.h"
+#include "platform.h"
 #include "lab.h"
 #include "output.h"
 #include "util.h"
@@ -624,8 +625,12 @@ static int put_file(const char *dir, const char *rel, const char *data, size_t l
     char eb[256];
     if (rc == 0 && tl_output_write(path, data, len, eb, sizeof eb) != 0)
         rc = errorf("%s%s", eb, "");
+#if TL_HAVE_FILE_MODES
     if (rc == 0 && chmod(path, mode) != 0)
         rc = errorf("cannot chmod %s%s", path, "");
+#else
+    (void)mode; /* no file modes (wasm32-wasi) */
+#endif
     free(path);
     return rc ? -1 : 0;
 }
@@ -758,7 +763,7 @@ static int check_blank(const tl_cli *cli, const tl_lab *lab, const char *target)
     if (cli->blank) {
         fprintf(stderr, "tlab: autograder %s: --blank: %s has %s filled in; ", target, lab->file,
                 what.data);
-        if (!strcmp(target, "github"))
+        if (!strcmp(target, "github") || !strcmp(target, "web"))
             fputs("the blank sheet students get has them emptied, and the master itself stays "
                   "out of the repository\n",
                   stderr);
@@ -955,8 +960,10 @@ static int github(const tl_cli *cli, const tl_lab *lab, const subst *s)
 int tl_autograder_run(const tl_cli *cli)
 {
     const char *target = cli->args[0];
-    if (strcmp(target, "gradescope") && strcmp(target, "prairielearn") && strcmp(target, "github"))
-        return errorf("'%s' is not an autograder target (gradescope, prairielearn or github)%s",
+    if (strcmp(target, "gradescope") && strcmp(target, "prairielearn") && strcmp(target, "github") &&
+        strcmp(target, "web"))
+        return errorf("'%s' is not an autograder target (gradescope, prairielearn, github or "
+                      "web)%s",
                       target, "");
     if (!cli->master)
         return errorf("autograder %s needs --lab MASTER.yaml%s", target, "");
@@ -990,7 +997,9 @@ int tl_autograder_run(const tl_cli *cli)
     }
     char *sheet = sheet_name(cli->master), *secret = secret_name(lab);
     subst s = {sheet, secret, image, NULL};
-    if (!strcmp(target, "github")) {
+    if (!strcmp(target, "web")) {
+        rc = tl_autograder_web(cli, lab); /* autograder_web.c */
+    } else if (!strcmp(target, "github")) {
         rc = github(cli, lab, &s);
     } else {
         char *master;

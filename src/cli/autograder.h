@@ -20,6 +20,12 @@ extern "C" {
  * master lab, cli->output the zip (gradescope) or directory. Exit status. */
 int tl_autograder_run(const tl_cli *cli);
 
+/* `autograder web` (autograder_web.c): the static lab page, tlab.wasm and
+ * the blank lab written into cli->output, for a lab already checked to be
+ * blank (or --blank). Exit status. */
+struct tl_lab;
+int tl_autograder_web(const tl_cli *cli, const struct tl_lab *lab);
+
 /* One member of a stored (uncompressed) zip archive. */
 typedef struct tl_zip_entry {
     const char *name;  /* path inside the archive, '/'-separated */

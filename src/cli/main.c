@@ -27,7 +27,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include "platform.h"
+#if TL_HAVE_SIGNALS
 #include <signal.h>
+#endif
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -222,7 +225,7 @@ static const command commands[] = {
      "prints a traceback-like located message and exits 1; a syntax error, an\n"
      "unsupported construct or a limit exits 2.\n",
      BIT(OPT_COLOR) | EXEC_OPTS, 0, TL_FMT_DEFAULT, "FILE.py", 1, 1},
-    {"autograder", "gradescope|prairielearn|github --lab MASTER.yaml -o OUT",
+    {"autograder", "gradescope|prairielearn|github|web --lab MASTER.yaml -o OUT",
      "a ready bundle for a grading platform that grades with the master",
      "Write what a grading platform needs to grade sheets against MASTER.yaml with\n"
      "`tlab check --lab` (tamper-proof): gradescope, a zip (setup.sh building tlab\n"
@@ -234,7 +237,9 @@ static const command commands[] = {
      "sheet; the master goes in a secret, not in the repository). A master with\n"
      "answers filled in is refused unless --blank; an existing OUT unless --force.\n"
      "The source tarball is $TLAB_TARBALL, or the `make dist` tarball next to the\n"
-     "tlab binary.\n",
+     "tlab binary. web: a static lab page for students (index.html running\n"
+     "tlab.wasm in the browser, the blank lab.yaml) for any static host or file://;\n"
+     "tlab.wasm is $TLAB_WASM, next to the tlab binary, or installed.\n",
      BIT(OPT_OUTPUT) | BIT(OPT_LAB) | BIT(OPT_BLANK) | BIT(OPT_FORCE) | BIT(OPT_IMAGE), 0,
      TL_FMT_DEFAULT, "platform", 1, 1},
 };
@@ -625,6 +630,9 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
                 cli.jobs = (int)n;
             else
                 usage_error("invalid --jobs '%s' (expected a whole number from 1 to 1024)", optarg);
+            if (!TL_HAVE_THREADS && cli.jobs > 1)
+                usage_error("--jobs %d is unavailable in this build (" TL_PLATFORM_NAME
+                            " has no threads): use --jobs 1", cli.jobs);
             break;
         case OPT_LAB:
             if (optarg[0] == '\0')
@@ -816,7 +824,9 @@ static bool stdout_reader_gone(void)
 int main(int argc, char **argv)
 {
     tl_tempfile_install_handlers();
+#if TL_HAVE_SIGNALS
     signal(SIGPIPE, SIG_IGN);
+#endif
     tl_cli cli = {
         .format = TL_FMT_DEFAULT,
         .device = TL_DEVREQ_AUTO,

@@ -4,11 +4,12 @@
  * an item at or past `stop` never starts; the calling thread works too and
  * keeps its own ledger limit; workers get a stack as deep as the main
  * thread's, since the parser and interpreter recurse (nesting <= 64, YAML
- * depth bounded).
+ * depth bounded). Without threads (TL_HAVE_THREADS 0: wasm32-wasi) the
+ * calling thread does every item; the CLI refuses --jobs N > 1 there.
  */
 #include "pool.h"
 
-#include <pthread.h>
+#include "platform.h"
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -69,6 +70,7 @@ void tl_pool_run(tl_pool_fn fn, void *arg, size_t n, size_t max_bytes, int jobs)
     tl_pool *p = &pool;
     atomic_init(&p->next, 0);
     atomic_init(&p->stop, SIZE_MAX);
+#if TL_HAVE_THREADS
     size_t extra = jobs > 1 ? (size_t)jobs - 1 : 0;
     if (extra > p->n - (p->n > 0))
         extra = p->n - (p->n > 0);
@@ -90,4 +92,9 @@ void tl_pool_run(tl_pool_fn fn, void *arg, size_t n, size_t max_bytes, int jobs)
     for (size_t k = 0; k < started; k++)
         pthread_join(t[k], NULL);
     free(t);
+#else
+    (void)jobs;
+    (void)worker_main;
+    drain(p);
+#endif
 }

@@ -23,8 +23,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
-#include <setjmp.h>
+#include "platform.h"
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -98,9 +97,6 @@ typedef struct loader {
     tl_buf warnings;    /* "FILE:LINE:COL: warning: ..." lines */
     tl_buf errors;      /* malformed predictions' diagnostics (lab->errors) */
     bool color;         /* for those diagnostics */
-    bool in_prediction; /* a failure is the prediction's own: pred_fail */
-    jmp_buf pred_fail;
-    jmp_buf fail;
 } loader;
 
 static void set_err(tl_lab_err *e, int line, int col, const char *fmt, va_list ap)
@@ -117,18 +113,26 @@ static void set_err(tl_lab_err *e, int line, int col, const char *fmt, va_list a
     }
 }
 
-static TL_NORETURN void failat(loader *L, int line, int col, const char *fmt, ...)
-    TL_PRINTF(4, 5);
-static void failat(loader *L, int line, int col, const char *fmt, ...)
+/* Errors are values (no setjmp: wasi-libc has none): failat records the
+ * one located error and returns false, which every fallible step returns
+ * to its caller (TRY) up to load(), or to read_prediction for a malformed
+ * prediction. Whatever a step allocated before failing is already owned
+ * by L or the lab, so the one cleanup in load() frees it. */
+static bool failat(loader *L, int line, int col, const char *fmt, ...) TL_PRINTF(4, 5);
+static bool failat(loader *L, int line, int col, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     set_err(L->err, line, col, fmt, ap);
     va_end(ap);
-    if (L->in_prediction)
-        longjmp(L->pred_fail, 1);
-    longjmp(L->fail, 1);
+    return false;
 }
+
+#define TRY(step)         \
+    do {                  \
+        if (!(step))      \
+            return false; \
+    } while (0)
 
 #define FAILN(L, node, ...) failat((L), (node)->line, (node)->col, __VA_ARGS__)
 
@@ -159,7 +163,7 @@ static void add_line(loader *L, size_t *cap, size_t i)
 
 /* The byte checks, and the line table on the way (NEL, U+2028 and U+2029
  * are refused here, so a line ends at LF, CR LF or CR only). */
-static void scan_bytes(loader *L)
+static bool scan_bytes(loader *L)
 {
     size_t line = 1, col = 1;
     bool at_indent = true, ascii = true;
@@ -207,37 +211,37 @@ static void scan_bytes(loader *L)
         if (c >= 0x80)
             ascii = false;
         if (c == 0)
-            failat(L, (int)line, (int)col, "NUL byte in file (a lab file is UTF-8 text)");
+            return failat(L, (int)line, (int)col, "NUL byte in file (a lab file is UTF-8 text)");
         if (c >= 0x80) {
             unsigned cp;
             if (c >= 0xC2 && c <= 0xDF) { w = 2; cp = c & 0x1F; }
             else if (c >= 0xE0 && c <= 0xEF) { w = 3; cp = c & 0x0F; }
             else if (c >= 0xF0 && c <= 0xF4) { w = 4; cp = c & 0x07; }
             else
-                failat(L, (int)line, (int)col, "invalid UTF-8 byte 0x%02x (a lab file is UTF-8 text)", c);
+                return failat(L, (int)line, (int)col, "invalid UTF-8 byte 0x%02x (a lab file is UTF-8 text)", c);
             if (i + w > L->len)
-                failat(L, (int)line, (int)col, "truncated UTF-8 sequence (a lab file is UTF-8 text)");
+                return failat(L, (int)line, (int)col, "truncated UTF-8 sequence (a lab file is UTF-8 text)");
             for (size_t k = 1; k < w; k++) {
                 if ((s[i + k] & 0xC0) != 0x80)
-                    failat(L, (int)line, (int)col, "invalid UTF-8 sequence (a lab file is UTF-8 text)");
+                    return failat(L, (int)line, (int)col, "invalid UTF-8 sequence (a lab file is UTF-8 text)");
                 cp = (cp << 6) | (s[i + k] & 0x3F);
             }
             if ((w == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
                 (w == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-                failat(L, (int)line, (int)col, "invalid UTF-8 sequence (a lab file is UTF-8 text)");
+                return failat(L, (int)line, (int)col, "invalid UTF-8 sequence (a lab file is UTF-8 text)");
             if (cp == 0x85 || cp == 0x2028 || cp == 0x2029)
-                failat(L, (int)line, (int)col,
+                return failat(L, (int)line, (int)col,
                        "line break U+%04X in the file (end lines with a newline)", cp);
             if ((cp >= 0x80 && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF ||
                 (cp == 0xFEFF && i > 0))
-                failat(L, (int)line, (int)col, "control character U+%04X in the file", cp);
+                return failat(L, (int)line, (int)col, "control character U+%04X in the file", cp);
         }
         /* what libyaml refuses anyway ("control characters are not
          * allowed"), here with its position */
         if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)
-            failat(L, (int)line, (int)col, "control character 0x%02x in the file", c);
+            return failat(L, (int)line, (int)col, "control character 0x%02x in the file", c);
         if (c == '\t' && at_indent)
-            failat(L, (int)line, (int)col,
+            return failat(L, (int)line, (int)col,
                    "tab character in indentation (YAML indents with spaces)");
         size_t br = tl_diag_break_len(L->text, L->len, i);
         if (br) {
@@ -255,6 +259,7 @@ static void scan_bytes(loader *L)
         i += w;
     }
     L->ascii = ascii;
+    return true;
 }
 
 /* A leading UTF-8 BOM: 3, else 0. libyaml is given the text after it. With
@@ -327,7 +332,7 @@ static bool free_text_hint(const loader *L, size_t line0, char *hint, size_t cap
     return false;
 }
 
-static void next_event(loader *L)
+static bool next_event(loader *L)
 {
     if (L->have_event) {
         yaml_event_delete(&L->event);
@@ -348,30 +353,33 @@ static void next_event(loader *L)
                 else
                     hi = mid;
             }
-            failat(L, (int)lo + 1, (int)(off - L->line_start[lo]) + 1, "invalid YAML: %s",
+            return failat(L, (int)lo + 1, (int)(off - L->line_start[lo]) + 1, "invalid YAML: %s",
                    p->problem ? p->problem : "unreadable text");
         }
         char hint[200];
         if (free_text_hint(L, p->problem_mark.line, hint, sizeof hint))
-            failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
+            return failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
                    "invalid YAML: %s%s", p->problem ? p->problem : "syntax error", hint);
         if (p->context)
-            failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
+            return failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
                    "invalid YAML: %s %s at line %zu",
                    p->problem ? p->problem : "syntax error", p->context,
                    p->context_mark.line + 1);
-        failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
+        return failat(L, (int)p->problem_mark.line + 1, mark_col(L, &p->problem_mark),
                "invalid YAML: %s", p->problem ? p->problem : "syntax error");
     }
     L->have_event = true;
+    return true;
 }
 
 static tl_ynode *new_node(loader *L, tl_ykind kind)
 {
     const yaml_event_t *e = &L->event;
-    if (++L->nodes > TL_LAB_MAX_NODES)
+    if (++L->nodes > TL_LAB_MAX_NODES) {
         failat(L, ev_line(e), ev_col(e), "too many YAML nodes (more than %d)",
                TL_LAB_MAX_NODES);
+        return NULL;
+    }
     tl_ynode *n = tl_arena_alloc(&L->lab->arena, sizeof *n);
     n->kind = kind;
     n->line = ev_line(e);
@@ -400,7 +408,7 @@ static void attach(loader *L, frame *f, tl_ynode *child)
     f->node->n = f->node->kind == TL_Y_MAP ? f->used / 2 : f->used;
 }
 
-static void build_tree(loader *L)
+static bool build_tree(loader *L)
 {
     frame stack[TL_LAB_MAX_DEPTH + 2];
     int depth = 0; /* number of open collections */
@@ -408,13 +416,13 @@ static void build_tree(loader *L)
     bool done = false;
     size_t events = 0;
     while (!done) {
-        next_event(L);
+        TRY(next_event(L));
         const yaml_event_t *e = &L->event;
         /* `tlab grade`: one submission costs at most --sheet-timeout */
         if ((++events & 255) == 0 && tl_budget_passed()) {
             char msg[160];
             tl_deadline_message(msg, sizeof msg, 0);
-            failat(L, ev_line(e), ev_col(e), "%s while loading the file", msg);
+            return failat(L, ev_line(e), ev_col(e), "%s while loading the file", msg);
         }
         const yaml_char_t *anchor = NULL;
         tl_ynode *n = NULL;
@@ -424,14 +432,14 @@ static void build_tree(loader *L)
             continue;
         case YAML_DOCUMENT_START_EVENT:
             if (++docs > 1)
-                failat(L, ev_line(e), ev_col(e),
+                return failat(L, ev_line(e), ev_col(e),
                        "a lab file holds one YAML document, found a second");
             continue;
         case YAML_STREAM_END_EVENT:
             done = true;
             continue;
         case YAML_ALIAS_EVENT:
-            failat(L, ev_line(e), ev_col(e),
+            return failat(L, ev_line(e), ev_col(e),
                    "YAML aliases (*%s) are not allowed in a lab file",
                    (const char *)e->data.alias.anchor);
         case YAML_SCALAR_EVENT:
@@ -454,18 +462,20 @@ static void build_tree(loader *L)
             else if (f->used > 0)
                 f->node->end = f->node->items[f->used - 1]->end;
             if (f->node->kind == TL_Y_MAP && f->used % 2)
-                failat(L, f->node->line, f->node->col, "invalid YAML mapping");
+                return failat(L, f->node->line, f->node->col, "invalid YAML mapping");
             continue;
         }
         default:
-            failat(L, ev_line(e), ev_col(e), "unexpected YAML event");
+            return failat(L, ev_line(e), ev_col(e), "unexpected YAML event");
         }
         if (anchor)
-            failat(L, ev_line(e), ev_col(e),
+            return failat(L, ev_line(e), ev_col(e),
                    "YAML anchors (&%s) are not allowed in a lab file",
                    (const char *)anchor);
         if (e->type == YAML_SCALAR_EVENT) {
             n = new_node(L, TL_Y_SCALAR);
+            if (!n)
+                return false;
             n->value = tl_arena_alloc(&L->lab->arena, e->data.scalar.length + 1);
             memcpy(n->value, e->data.scalar.value, e->data.scalar.length);
             n->len = e->data.scalar.length;
@@ -475,20 +485,22 @@ static void build_tree(loader *L)
                               st == YAML_FOLDED_SCALAR_STYLE;
         } else {
             n = new_node(L, e->type == YAML_SEQUENCE_START_EVENT ? TL_Y_SEQ : TL_Y_MAP);
+            if (!n)
+                return false;
             n->flow = e->type == YAML_SEQUENCE_START_EVENT
                           ? e->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
                           : e->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
         }
         if (depth == 0) {
             if (L->root) /* cannot happen with one document */
-                failat(L, ev_line(e), ev_col(e), "unexpected second root node");
+                return failat(L, ev_line(e), ev_col(e), "unexpected second root node");
             L->root = n;
         } else {
             attach(L, &stack[depth - 1], n);
         }
         if (n->kind != TL_Y_SCALAR) {
             if (depth >= TL_LAB_MAX_DEPTH)
-                failat(L, n->line, n->col, "YAML nested deeper than %d levels",
+                return failat(L, n->line, n->col, "YAML nested deeper than %d levels",
                        TL_LAB_MAX_DEPTH);
             stack[depth].node = n;
             stack[depth].cap = 0;
@@ -496,8 +508,9 @@ static void build_tree(loader *L)
             depth++;
         }
         if (n->kind == TL_Y_SCALAR && n->len != strlen(n->value))
-            failat(L, n->line, n->col, "NUL character in a YAML scalar");
+            return failat(L, n->line, n->col, "NUL character in a YAML scalar");
     }
+    return true;
 }
 
 /* -------------------------------------------------------------- node API */
@@ -634,7 +647,7 @@ static long earlier_key(const tl_ynode *map, size_t i, uint32_t *slot, size_t ma
     return -1;
 }
 
-static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
+static bool check_keys(loader *L, const tl_ynode *map, const char *const *known,
                        const char *where)
 {
     uint32_t *slot = NULL;
@@ -650,16 +663,16 @@ static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
     for (size_t i = 0; i < map->n; i++) {
         const tl_ynode *k = map->items[2 * i];
         if (k->kind != TL_Y_SCALAR)
-            FAILN(L, k, "a key in %s must be a plain word, got %s", where, node_desc(k));
+            return FAILN(L, k, "a key in %s must be a plain word, got %s", where, node_desc(k));
         /* `tlab grade`: loading, too, costs at most --sheet-timeout */
         if ((i & 255) == 255 && tl_budget_passed()) {
             char msg[160];
             tl_deadline_message(msg, sizeof msg, 0);
-            FAILN(L, k, "%s while loading the file", msg);
+            return FAILN(L, k, "%s while loading the file", msg);
         }
         long j = earlier_key(map, i, slot, mask);
         if (j >= 0)
-            FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", key_text(k), where,
+            return FAILN(L, k, "duplicate key '%s' in %s (first at line %d)", key_text(k), where,
                   map->items[2 * j]->line);
         bool ok = false;
         for (size_t j = 0; known[j]; j++)
@@ -679,42 +692,49 @@ static void check_keys(loader *L, const tl_ynode *map, const char *const *known,
             char list[300];
             join_words(list, sizeof list, known);
             if (sug)
-                FAILN(L, k, "unknown key '%s' in %s (did you mean '%s'?)", key_text(k),
+                return FAILN(L, k, "unknown key '%s' in %s (did you mean '%s'?)", key_text(k),
                       where, sug);
-            FAILN(L, k, "unknown key '%s' in %s (known keys: %s)", key_text(k), where, list);
+            return FAILN(L, k, "unknown key '%s' in %s (known keys: %s)", key_text(k), where, list);
         }
     }
     free(slot);
     L->keys = NULL;
+    return true;
 }
 
-static void need_scalar(loader *L, const tl_ynode *n, const char *what)
+static bool need_scalar(loader *L, const tl_ynode *n, const char *what)
 {
     if (n->kind != TL_Y_SCALAR)
-        FAILN(L, n, "'%s' must be a scalar, got %s", what, node_desc(n));
+        return FAILN(L, n, "'%s' must be a scalar, got %s", what, node_desc(n));
+    return true;
 }
 
-/* Text of a scalar; NULL when null/blank (if allow_null). */
-static char *get_text(loader *L, const tl_ynode *n, const char *what, bool allow_null)
+/* *out: the text of a scalar (owned); NULL when null/blank (if allow_null). */
+static bool get_text(loader *L, const tl_ynode *n, const char *what, bool allow_null,
+                     char **out)
 {
-    need_scalar(L, n, what);
+    TRY(need_scalar(L, n, what));
     if (tl_ynode_is_null(n)) {
-        if (allow_null)
-            return NULL;
-        FAILN(L, n, "'%s' is empty", what);
+        if (!allow_null)
+            return FAILN(L, n, "'%s' is empty", what);
+        *out = NULL;
+        return true;
     }
-    return tl_xstrdup(n->value);
+    *out = tl_xstrdup(n->value);
+    return true;
 }
 
 /* An optional text: NULL when null or only blanks. */
-static char *get_nonblank_text(loader *L, const tl_ynode *n, const char *what)
+static bool get_nonblank_text(loader *L, const tl_ynode *n, const char *what, char **out)
 {
-    char *s = get_text(L, n, what, true);
+    char *s;
+    TRY(get_text(L, n, what, true, &s));
     if (s && s[strspn(s, " \t\n\r")] == 0) {
         free(s);
         s = NULL;
     }
-    return s;
+    *out = s;
+    return true;
 }
 
 static bool parse_int(const char *s, int64_t *out)
@@ -737,17 +757,18 @@ static bool parse_int(const char *s, int64_t *out)
     return true;
 }
 
-static int64_t get_int(loader *L, const tl_ynode *n, const char *what, int64_t lo,
-                       int64_t hi)
+static bool get_int(loader *L, const tl_ynode *n, const char *what, int64_t lo, int64_t hi,
+                    int64_t *out)
 {
-    need_scalar(L, n, what);
+    TRY(need_scalar(L, n, what));
     int64_t v;
     if (!n->plain || !parse_int(n->value, &v))
-        FAILN(L, n, "'%s' must be an integer, got '%s'", what, n->value);
+        return FAILN(L, n, "'%s' must be an integer, got '%s'", what, n->value);
     if (v < lo || v > hi)
-        FAILN(L, n, "'%s' must be between %lld and %lld, got %lld", what, (long long)lo,
+        return FAILN(L, n, "'%s' must be between %lld and %lld, got %lld", what, (long long)lo,
               (long long)hi, (long long)v);
-    return v;
+    *out = v;
+    return true;
 }
 
 static bool parse_bool(const tl_ynode *n, bool *out)
@@ -766,39 +787,39 @@ static bool parse_bool(const tl_ynode *n, bool *out)
     return false;
 }
 
-static bool get_bool(loader *L, const tl_ynode *n, const char *what)
+static bool get_bool(loader *L, const tl_ynode *n, const char *what, bool *out)
 {
-    bool b;
-    if (!parse_bool(n, &b))
-        FAILN(L, n, "'%s' must be true or false, got %s", what,
+    if (!parse_bool(n, out))
+        return FAILN(L, n, "'%s' must be true or false, got %s", what,
               n->kind == TL_Y_SCALAR ? n->value : node_desc(n));
-    return b;
+    return true;
 }
 
 /* A scalar or a list of scalars -> owned string array. */
-static void get_str_list(loader *L, const tl_ynode *n, const char *what, char ***out,
+static bool get_str_list(loader *L, const tl_ynode *n, const char *what, char ***out,
                          size_t *count)
 {
     *out = NULL;
     *count = 0;
     if (tl_ynode_is_null(n))
-        return;
+        return true;
     if (n->kind == TL_Y_SCALAR) {
         *out = tl_xmalloc(sizeof **out);
         (*out)[0] = tl_xstrdup(n->value);
         *count = 1;
-        return;
+        return true;
     }
     if (n->kind != TL_Y_SEQ)
-        FAILN(L, n, "'%s' must be a list of words, got %s", what, node_desc(n));
+        return FAILN(L, n, "'%s' must be a list of words, got %s", what, node_desc(n));
     *out = tl_xcalloc(n->n ? n->n : 1, sizeof **out);
     for (size_t i = 0; i < n->n; i++) {
         const tl_ynode *it = n->items[i];
         if (it->kind != TL_Y_SCALAR || tl_ynode_is_null(it))
-            FAILN(L, it, "items of '%s' must be non-empty words", what);
+            return FAILN(L, it, "items of '%s' must be non-empty words", what);
         (*out)[i] = tl_xstrdup(it->value);
         *count = i + 1;
     }
+    return true;
 }
 
 static void free_str_list(char **v, size_t n)
@@ -869,31 +890,32 @@ static const char *const pred_keys[] = {"kind", "shape", "stride", "offset",
 static const char *const accept_names[] = {"view", "copy", "alias", "error",
                                           "sometimes", "value", NULL};
 
-static void fail_prediction(loader *L, const tl_ynode *n, const char *got)
+static bool fail_prediction(loader *L, const tl_ynode *n, const char *got)
 {
     const char *sug = got ? closest(got, pred_scalar_names) : NULL;
     char hint[64] = "";
     if (sug)
         snprintf(hint, sizeof hint, " (did you mean '%s'?)", sug);
-    FAILN(L, n,
+    return FAILN(L, n,
           "invalid prediction '%s'%s; valid predictions: view, copy, alias, error, "
           "sometimes, or a mapping {kind, shape, stride, offset, contiguous, dtype, "
           "value, error}",
           got ? got : node_desc(n), hint);
 }
 
-static void int_list(loader *L, const tl_ynode *n, const char *what, int64_t **out,
+static bool int_list(loader *L, const tl_ynode *n, const char *what, int64_t **out,
                      int *count)
 {
     if (n->kind != TL_Y_SEQ)
-        FAILN(L, n, "'%s' must be a list of integers like [2, 3], got %s", what,
+        return FAILN(L, n, "'%s' must be a list of integers like [2, 3], got %s", what,
               n->kind == TL_Y_SCALAR ? n->value : node_desc(n));
     if (n->n > 64)
-        FAILN(L, n, "'%s' has more than 64 dimensions", what);
+        return FAILN(L, n, "'%s' has more than 64 dimensions", what);
     *out = tl_xcalloc(n->n ? n->n : 1, sizeof **out);
     *count = (int)n->n;
     for (size_t i = 0; i < n->n; i++)
-        (*out)[i] = get_int(L, n->items[i], what, INT64_MIN / 2, INT64_MAX / 2);
+        TRY(get_int(L, n->items[i], what, INT64_MIN / 2, INT64_MAX / 2, &(*out)[i]));
+    return true;
 }
 
 static void ynode_flow(const tl_ynode *n, tl_buf *b)
@@ -932,12 +954,12 @@ static void put_ints(tl_buf *b, const int64_t *v, int n)
     tl_buf_putc(b, ']');
 }
 
-static void parse_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
+static bool parse_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
 {
     memset(p, 0, sizeof *p);
     if (!n || tl_ynode_is_null(n) || (n->kind == TL_Y_SCALAR && n->value[0] == 0)) {
         p->blank = true;
-        return;
+        return true;
     }
     if (n->kind == TL_Y_SCALAR) {
         char low[32];
@@ -952,19 +974,19 @@ static void parse_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
         low[k] = 0;
         if (k == 0) {
             p->blank = true;
-            return;
+            return true;
         }
         tl_kind kd = TL_KIND_NONE;
         if (strlen(n->value) >= sizeof low || !tl_kind_from_name(low, &kd) ||
             kd == TL_KIND_VALUE || kd == TL_KIND_MIXED)
-            fail_prediction(L, n, n->value);
+            return fail_prediction(L, n, n->value);
         p->kind = kd;
         p->text = tl_xstrdup(tl_kind_name(kd));
-        return;
+        return true;
     }
     if (n->kind == TL_Y_SEQ)
-        fail_prediction(L, n, NULL);
-    check_keys(L, n, pred_keys, "a prediction");
+        return fail_prediction(L, n, NULL);
+    TRY(check_keys(L, n, pred_keys, "a prediction"));
     p->mapping = true;
     bool any = false;
     for (size_t i = 0; i < n->n; i++) {
@@ -974,44 +996,44 @@ static void parse_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
             continue;
         any = true;
         if (!strcmp(key, "kind")) {
-            need_scalar(L, v, "kind");
+            TRY(need_scalar(L, v, "kind"));
             tl_kind kd;
             if (!tl_kind_from_name(v->value, &kd) || kd == TL_KIND_MIXED) {
                 const char *sug = closest(v->value, accept_names);
-                FAILN(L, v, "invalid kind '%s'%s%s%s; valid kinds: view, copy, alias, "
+                return FAILN(L, v, "invalid kind '%s'%s%s%s; valid kinds: view, copy, alias, "
                       "error, sometimes, value", v->value, sug ? " (did you mean '" : "",
                       sug ? sug : "", sug ? "'?)" : "");
             }
             p->kind = kd;
         } else if (!strcmp(key, "shape")) {
-            int_list(L, v, "shape", &p->shape, &p->shape_n);
+            TRY(int_list(L, v, "shape", &p->shape, &p->shape_n));
             p->has_shape = true;
         } else if (!strcmp(key, "stride")) {
-            int_list(L, v, "stride", &p->stride, &p->stride_n);
+            TRY(int_list(L, v, "stride", &p->stride, &p->stride_n));
             p->has_stride = true;
         } else if (!strcmp(key, "offset")) {
-            p->offset = get_int(L, v, "offset", 0, INT64_MAX / 2);
+            TRY(get_int(L, v, "offset", 0, INT64_MAX / 2, &p->offset));
             p->has_offset = true;
         } else if (!strcmp(key, "contiguous")) {
-            p->contiguous = get_bool(L, v, "contiguous");
+            TRY(get_bool(L, v, "contiguous", &p->contiguous));
             p->has_contiguous = true;
         } else if (!strcmp(key, "dtype")) {
-            need_scalar(L, v, "dtype");
+            TRY(need_scalar(L, v, "dtype"));
             const char *s = v->value;
             if (!strncmp(s, "torch.", 6))
                 s += 6;
             tl_dtype dt;
             if (!tl_dtype_from_name(s, &dt))
-                FAILN(L, v, "unknown dtype '%s' (e.g. float32, int64, bool)", v->value);
+                return FAILN(L, v, "unknown dtype '%s' (e.g. float32, int64, bool)", v->value);
             p->dtype = tl_xstrdup(tl_dtype_name(dt));
             p->has_dtype = true;
         } else if (!strcmp(key, "value")) {
             if (v->kind == TL_Y_MAP)
-                FAILN(L, v, "'value' must be a scalar or a list, got a mapping");
+                return FAILN(L, v, "'value' must be a scalar or a list, got a mapping");
             p->value = v;
             p->has_value = true;
         } else if (!strcmp(key, "error")) {
-            need_scalar(L, v, "error");
+            TRY(need_scalar(L, v, "error"));
             p->error = tl_xstrdup(v->value);
             p->has_error = true;
         }
@@ -1019,7 +1041,7 @@ static void parse_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
     if (!any) {
         p->blank = true;
         p->mapping = false;
-        return;
+        return true;
     }
     bool tensor_fields = p->has_shape || p->has_stride || p->has_offset ||
                          p->has_contiguous || p->has_dtype;
@@ -1028,23 +1050,23 @@ static void parse_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
      * the fields only: four right dtypes, 4/4 without one view/copy answer
      * (issue #28.1). */
     if (p->kind == TL_KIND_NONE && !p->has_value && !p->has_error)
-        FAILN(L, n, "a prediction mapping must name its kind (kind: view, copy, alias, "
+        return FAILN(L, n, "a prediction mapping must name its kind (kind: view, copy, alias, "
               "error or sometimes; {value: ...} for a result that is not a tensor)");
     if (p->has_value) {
         if (p->kind == TL_KIND_NONE)
             p->kind = TL_KIND_VALUE;
         if (p->kind != TL_KIND_VALUE || tensor_fields || p->has_error)
-            FAILN(L, n, "a prediction with 'value' is for a non-tensor result: "
+            return FAILN(L, n, "a prediction with 'value' is for a non-tensor result: "
                   "use kind: value and no tensor fields");
     }
     if (p->has_error) {
         if (p->kind == TL_KIND_NONE)
             p->kind = TL_KIND_ERROR;
         if (p->kind != TL_KIND_ERROR || tensor_fields)
-            FAILN(L, n, "a prediction with 'error' must have kind: error and no tensor fields");
+            return FAILN(L, n, "a prediction with 'error' must have kind: error and no tensor fields");
     }
     if (tensor_fields && (p->kind == TL_KIND_VALUE || p->kind == TL_KIND_ERROR))
-        FAILN(L, n, "kind: %s predicts no tensor, so shape/stride/offset/contiguous/dtype "
+        return FAILN(L, n, "kind: %s predicts no tensor, so shape/stride/offset/contiguous/dtype "
               "do not apply", tl_kind_name(p->kind));
     tl_buf b = {0};
     tl_buf_putc(&b, '{');
@@ -1088,6 +1110,7 @@ static void parse_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
 #undef SEP
     tl_buf_putc(&b, '}');
     p->text = tl_buf_steal(&b);
+    return true;
 }
 
 static void free_prediction(tl_prediction *p)
@@ -1108,13 +1131,8 @@ static void free_prediction(tl_prediction *p)
  * (types elsewhere, duplicate ids, a missing op) still fails it. */
 static void read_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
 {
-    L->in_prediction = true;
-    if (setjmp(L->pred_fail) == 0) {
-        parse_prediction(L, n, p);
-        L->in_prediction = false;
+    if (parse_prediction(L, n, p))
         return;
-    }
-    L->in_prediction = false;
     free(L->keys); /* check_keys' index, when it failed there */
     L->keys = NULL;
     free_prediction(p);
@@ -1184,35 +1202,37 @@ static idset *idset_new(size_t cap)
 }
 
 /* Fails on a duplicate, else records id (owned by the lab) at line. */
-static void check_id(loader *L, const tl_ynode *n, const char *id, int line, idset *set)
+static bool check_id(loader *L, const tl_ynode *n, const char *id, int line, idset *set)
 {
     size_t i = (size_t)tl_hash_bytes(id, strlen(id), 0) & set->mask;
     for (; set->slot[i]; i = (i + 1) & set->mask) {
         const idseen *e = &set->seen[set->slot[i] - 1];
         if (same(e->id, id))
-            FAILN(L, n, "duplicate id '%s' (already used at line %d)", id, e->line);
+            return FAILN(L, n, "duplicate id '%s' (already used at line %d)", id, e->line);
     }
     set->seen[set->n].id = id;
     set->seen[set->n].line = line;
     set->slot[i] = (uint32_t)++set->n;
+    return true;
 }
 
 /* The id of an op or question `item`: its 'id:', else prefix + number
  * ("3", "q2"); stored in *id (owned by the lab) before it is checked
  * against the ids seen, then recorded there. */
-static void take_id(loader *L, const tl_ynode *item, const char *prefix, size_t number,
+static bool take_id(loader *L, const tl_ynode *item, const char *prefix, size_t number,
                     char **id, idset *set)
 {
     const tl_ynode *n = tl_ynode_get(item, "id");
     if (n && !tl_ynode_is_null(n)) {
-        *id = get_text(L, n, "id", false);
-        check_id(L, n, *id, n->line, set);
+        TRY(get_text(L, n, "id", false, id));
+        TRY(check_id(L, n, *id, n->line, set));
     } else {
         char buf[32];
         snprintf(buf, sizeof buf, "%s%zu", prefix, number);
         *id = tl_xstrdup(buf);
-        check_id(L, item, *id, item->line, set);
+        TRY(check_id(L, item, *id, item->line, set));
     }
+    return true;
 }
 
 static bool is_ident(const char *s)
@@ -1225,45 +1245,45 @@ static bool is_ident(const char *s)
     return true;
 }
 
-static void validate(loader *L)
+static bool validate(loader *L)
 {
     tl_lab *lab = L->lab;
     const tl_ynode *root = L->root;
     if (!root || tl_ynode_is_null(root))
-        failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
+        return failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
     if (root->kind != TL_Y_MAP)
-        FAILN(L, root, "a lab file is a mapping of keys (tlab, id, title, setup, ops, ...), "
+        return FAILN(L, root, "a lab file is a mapping of keys (tlab, id, title, setup, ops, ...), "
               "got %s", node_desc(root));
     L->lenient_keys = true;
-    check_keys(L, root, top_keys, "the lab");
+    TRY(check_keys(L, root, top_keys, "the lab"));
     L->lenient_keys = false;
 
     const tl_ynode *n;
     lab->version = 1;
     if ((n = tl_ynode_get(root, "tlab")) && !tl_ynode_is_null(n)) {
-        lab->version = get_int(L, n, "tlab", INT64_MIN / 2, INT64_MAX / 2);
+        TRY(get_int(L, n, "tlab", INT64_MIN / 2, INT64_MAX / 2, &lab->version));
         if (lab->version != 1)
-            FAILN(L, n, "unsupported lab format version %lld (this tlab reads version 1)",
+            return FAILN(L, n, "unsupported lab format version %lld (this tlab reads version 1)",
                   (long long)lab->version);
     }
     if ((n = tl_ynode_get(root, "id")))
-        lab->id = get_text(L, n, "id", true);
+        TRY(get_text(L, n, "id", true, &lab->id));
     if ((n = tl_ynode_get(root, "title")))
-        lab->title = get_text(L, n, "title", true);
+        TRY(get_text(L, n, "title", true, &lab->title));
     if ((n = tl_ynode_get(root, "device")) && !tl_ynode_is_null(n)) {
-        need_scalar(L, n, "device");
+        TRY(need_scalar(L, n, "device"));
         if (!strcmp(n->value, "cpu"))
             lab->device = TL_LAB_DEV_CPU;
         else if (!strcmp(n->value, "cuda"))
             lab->device = TL_LAB_DEV_CUDA;
         else
-            FAILN(L, n, "'device' must be cpu or cuda, got '%s'", n->value);
+            return FAILN(L, n, "'device' must be cpu or cuda, got '%s'", n->value);
     }
     lab->setup = tl_xstrdup("");
     lab->setup_line = 1;
     lab->setup_col = 1;
     if ((n = tl_ynode_get(root, "setup")) && !tl_ynode_is_null(n)) {
-        need_scalar(L, n, "setup");
+        TRY(need_scalar(L, n, "setup"));
         free(lab->setup);
         lab->setup = tl_xstrdup(n->value);
         text_position(L, n, &lab->setup_line, &lab->setup_col, &lab->setup_block_col);
@@ -1272,7 +1292,7 @@ static void validate(loader *L)
     if ((n = tl_ynode_get(root, "classify"))) {
         lab->classify = tl_xstrdup("");
         if (!tl_ynode_is_null(n)) {
-            need_scalar(L, n, "classify");
+            TRY(need_scalar(L, n, "classify"));
             free(lab->classify);
             lab->classify = tl_xstrdup(n->value);
             text_position(L, n, &lab->classify_line, &lab->classify_col,
@@ -1280,9 +1300,9 @@ static void validate(loader *L)
         }
     }
     if ((n = tl_ynode_get(root, "classify_points")) && !tl_ynode_is_null(n))
-        lab->classify_points = get_int(L, n, "classify_points", 0, 1000000);
+        TRY(get_int(L, n, "classify_points", 0, 1000000, &lab->classify_points));
     if ((n = tl_ynode_get(root, "feedback")) && !tl_ynode_is_null(n)) {
-        need_scalar(L, n, "feedback");
+        TRY(need_scalar(L, n, "feedback"));
         if (!strcmp(n->value, "full"))
             lab->feedback = TL_FEEDBACK_FULL;
         else if (!strcmp(n->value, "wrong-ops"))
@@ -1290,11 +1310,11 @@ static void validate(loader *L)
         else if (!strcmp(n->value, "score-only"))
             lab->feedback = TL_FEEDBACK_SCORE_ONLY;
         else
-            FAILN(L, n, "'feedback' must be full, wrong-ops or score-only, got '%s'",
+            return FAILN(L, n, "'feedback' must be full, wrong-ops or score-only, got '%s'",
                   n->value);
     }
     if ((n = tl_ynode_get(root, "visibility")) && !tl_ynode_is_null(n)) {
-        need_scalar(L, n, "visibility");
+        TRY(need_scalar(L, n, "visibility"));
         if (!strcmp(n->value, "after_due_date"))
             lab->visibility = TL_VIS_AFTER_DUE_DATE;
         else if (!strcmp(n->value, "after_published"))
@@ -1302,16 +1322,16 @@ static void validate(loader *L)
         else if (!strcmp(n->value, "hidden"))
             lab->visibility = TL_VIS_HIDDEN;
         else
-            FAILN(L, n, "'visibility' must be after_due_date, after_published or hidden, "
+            return FAILN(L, n, "'visibility' must be after_due_date, after_published or hidden, "
                   "got '%s'", n->value);
     }
     lab->parent = tl_xstrdup("x");
     lab->parent_line = root->line;
     lab->parent_col = root->col;
     if ((n = tl_ynode_get(root, "parent")) && !tl_ynode_is_null(n)) {
-        need_scalar(L, n, "parent");
+        TRY(need_scalar(L, n, "parent"));
         if (!is_ident(n->value))
-            FAILN(L, n, "'parent' must be a variable name, got '%s'", n->value);
+            return FAILN(L, n, "'parent' must be a variable name, got '%s'", n->value);
         free(lab->parent);
         lab->parent = tl_xstrdup(n->value);
         lab->parent_line = n->line;
@@ -1321,21 +1341,21 @@ static void validate(loader *L)
     /* ops */
     const tl_ynode *ops = tl_ynode_get(root, "ops");
     if (!ops)
-        FAILN(L, root, "missing key 'ops' (the list of ops to predict)");
+        return FAILN(L, root, "missing key 'ops' (the list of ops to predict)");
     if (ops->kind != TL_Y_SEQ)
-        FAILN(L, ops, "'ops' must be a list of ops, got %s", node_desc(ops));
+        return FAILN(L, ops, "'ops' must be a list of ops, got %s", node_desc(ops));
     if (ops->n == 0)
-        FAILN(L, ops, "'ops' is empty: a lab needs at least one op");
+        return FAILN(L, ops, "'ops' is empty: a lab needs at least one op");
     if (ops->n > TL_LAB_MAX_OPS)
-        FAILN(L, ops->items[TL_LAB_MAX_OPS], "too many ops (%zu; at most %d)", ops->n,
+        return FAILN(L, ops->items[TL_LAB_MAX_OPS], "too many ops (%zu; at most %d)", ops->n,
               TL_LAB_MAX_OPS);
     const tl_ynode *qs = tl_ynode_get(root, "questions");
     size_t nq = 0;
     if (qs && !tl_ynode_is_null(qs)) {
         if (qs->kind != TL_Y_SEQ)
-            FAILN(L, qs, "'questions' must be a list, got %s", node_desc(qs));
+            return FAILN(L, qs, "'questions' must be a list, got %s", node_desc(qs));
         if (qs->n > TL_LAB_MAX_OPS)
-            FAILN(L, qs->items[TL_LAB_MAX_OPS], "too many questions (at most %d)",
+            return FAILN(L, qs->items[TL_LAB_MAX_OPS], "too many questions (at most %d)",
                   TL_LAB_MAX_OPS);
         nq = qs->n;
     }
@@ -1351,27 +1371,27 @@ static void validate(loader *L)
         op->line = on->line;
         op->col = on->col;
         if (on->kind != TL_Y_MAP)
-            FAILN(L, on, "each op must be a mapping with at least 'op:', got %s",
+            return FAILN(L, on, "each op must be a mapping with at least 'op:', got %s",
                   node_desc(on));
-        check_keys(L, on, op_keys, "an op");
-        take_id(L, on, "", i + 1, &op->id, seen);
+        TRY(check_keys(L, on, op_keys, "an op"));
+        TRY(take_id(L, on, "", i + 1, &op->id, seen));
         n = tl_ynode_get(on, "op");
         if (!n)
-            FAILN(L, on, "op '%s' has no 'op:' (the expression to run)", op->id);
-        need_scalar(L, n, "op");
+            return FAILN(L, on, "op '%s' has no 'op:' (the expression to run)", op->id);
+        TRY(need_scalar(L, n, "op"));
         if (tl_ynode_is_null(n) || n->value[strspn(n->value, " \n\r")] == 0)
-            FAILN(L, n, "'op' is empty in op '%s'", op->id);
+            return FAILN(L, n, "'op' is empty in op '%s'", op->id);
         op->op = tl_xstrdup(n->value);
         text_position(L, n, &op->op_line, &op->op_col, &op->op_block_col);
         read_prediction(L, tl_ynode_get(on, "predict"), &op->predict);
         if ((n = tl_ynode_get(on, "rule")))
-            op->rule = get_nonblank_text(L, n, "rule");
+            TRY(get_nonblank_text(L, n, "rule", &op->rule));
         if ((n = tl_ynode_get(on, "points")) && !tl_ynode_is_null(n))
-            op->points = get_int(L, n, "points", 0, 1000000);
+            TRY(get_int(L, n, "points", 0, 1000000, &op->points));
         if ((n = tl_ynode_get(on, "accept")) && !tl_ynode_is_null(n)) {
             char **names;
             size_t cnt;
-            get_str_list(L, n, "accept", &names, &cnt);
+            TRY(get_str_list(L, n, "accept", &names, &cnt));
             op->has_accept = true;
             for (size_t k = 0; k < cnt; k++) {
                 tl_kind kd;
@@ -1380,7 +1400,7 @@ static void validate(loader *L)
                     char bad[128];
                     snprintf(bad, sizeof bad, "%s", names[k]);
                     free_str_list(names, cnt);
-                    FAILN(L, n, "invalid kind '%s' in 'accept'%s%s%s; valid kinds: view, "
+                    return FAILN(L, n, "invalid kind '%s' in 'accept'%s%s%s; valid kinds: view, "
                           "copy, alias, error, sometimes, value", bad,
                           sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
                 }
@@ -1389,7 +1409,7 @@ static void validate(loader *L)
             free_str_list(names, cnt);
         }
         if ((n = tl_ynode_get(on, "explanation")))
-            op->explanation = get_text(L, n, "explanation", true);
+            TRY(get_text(L, n, "explanation", true, &op->explanation));
     }
 
     /* questions */
@@ -1403,23 +1423,23 @@ static void validate(loader *L)
             q->line = qn->line;
             q->col = qn->col;
             if (qn->kind != TL_Y_MAP)
-                FAILN(L, qn, "each question must be a mapping with 'prompt:', got %s",
+                return FAILN(L, qn, "each question must be a mapping with 'prompt:', got %s",
                       node_desc(qn));
-            check_keys(L, qn, q_keys, "a question");
-            take_id(L, qn, "q", i + 1, &q->id, seen);
+            TRY(check_keys(L, qn, q_keys, "a question"));
+            TRY(take_id(L, qn, "q", i + 1, &q->id, seen));
             if ((n = tl_ynode_get(qn, "prompt")))
-                q->prompt = get_text(L, n, "prompt", true);
+                TRY(get_text(L, n, "prompt", true, &q->prompt));
             if ((n = tl_ynode_get(qn, "answer")))
-                q->answer = get_nonblank_text(L, n, "answer");
+                TRY(get_nonblank_text(L, n, "answer", &q->answer));
             if ((n = tl_ynode_get(qn, "mention_any")))
-                get_str_list(L, n, "mention_any", &q->mention_any, &q->n_mention);
+                TRY(get_str_list(L, n, "mention_any", &q->mention_any, &q->n_mention));
             if ((n = tl_ynode_get(qn, "reject")))
-                get_str_list(L, n, "reject", &q->reject, &q->n_reject);
+                TRY(get_str_list(L, n, "reject", &q->reject, &q->n_reject));
             if ((n = tl_ynode_get(qn, "min_words")) && !tl_ynode_is_null(n))
-                q->min_words = get_int(L, n, "min_words", 0, 100000);
+                TRY(get_int(L, n, "min_words", 0, 100000, &q->min_words));
             q->points = 1;
             if ((n = tl_ynode_get(qn, "points")) && !tl_ynode_is_null(n))
-                q->points = get_int(L, n, "points", 0, 1000000);
+                TRY(get_int(L, n, "points", 0, 1000000, &q->points));
         }
     }
     free(seen);
@@ -1428,18 +1448,18 @@ static void validate(loader *L)
     /* rules */
     if ((n = tl_ynode_get(root, "rules")) && !tl_ynode_is_null(n)) {
         if (n->kind != TL_Y_MAP)
-            FAILN(L, n, "'rules' must be a mapping {required, reject}, got %s",
+            return FAILN(L, n, "'rules' must be a mapping {required, reject}, got %s",
                   node_desc(n));
-        check_keys(L, n, rules_keys, "'rules'");
+        TRY(check_keys(L, n, rules_keys, "'rules'"));
         lab->has_rules = true;
         const tl_ynode *r;
         if ((r = tl_ynode_get(n, "required")) && !tl_ynode_is_null(r))
-            lab->rules_required = get_bool(L, r, "required");
+            TRY(get_bool(L, r, "required", &lab->rules_required));
         if ((r = tl_ynode_get(n, "reject")))
-            get_str_list(L, r, "reject", &lab->rules_reject, &lab->n_rules_reject);
+            TRY(get_str_list(L, r, "reject", &lab->rules_reject, &lab->n_rules_reject));
         lab->rules_points = 1;
         if ((r = tl_ynode_get(n, "points")) && !tl_ynode_is_null(r))
-            lab->rules_points = get_int(L, r, "points", 0, 1000000);
+            TRY(get_int(L, r, "points", 0, 1000000, &lab->rules_points));
     }
 
     /* threshold (after ops: a count is checked against their number) */
@@ -1447,16 +1467,16 @@ static void validate(loader *L)
         lab->threshold_line = n->line;
         lab->threshold_col = n->col;
         if (n->kind != TL_Y_SCALAR)
-            FAILN(L, n, "'threshold' must be a count of ops or a percentage like \"80%%\", "
+            return FAILN(L, n, "'threshold' must be a count of ops or a percentage like \"80%%\", "
                   "got %s", node_desc(n));
         int64_t cnt;
         const char *s = n->value;
         size_t sl = strlen(s);
         if (n->plain && parse_int(s, &cnt)) {
             if (cnt < 0)
-                FAILN(L, n, "'threshold' must not be negative, got %lld", (long long)cnt);
+                return FAILN(L, n, "'threshold' must not be negative, got %lld", (long long)cnt);
             if ((uint64_t)cnt > lab->nops)
-                FAILN(L, n, "'threshold' is %lld but the lab has only %zu ops",
+                return FAILN(L, n, "'threshold' is %lld but the lab has only %zu ops",
                       (long long)cnt, lab->nops);
             lab->threshold_value = (double)cnt;
         } else if (sl >= 2 && s[sl - 1] == '%') {
@@ -1467,16 +1487,17 @@ static void validate(loader *L)
                 end++;
             if (end != s + sl - 1 || errno || !(v >= 0 && v <= 100) ||
                 !isdigit((unsigned char)s[0]))
-                FAILN(L, n, "'threshold' percentage must be between 0%% and 100%%, "
+                return FAILN(L, n, "'threshold' percentage must be between 0%% and 100%%, "
                       "got '%s'", s);
             lab->threshold_pct = true;
             lab->threshold_value = v;
         } else {
-            FAILN(L, n, "'threshold' must be a count of ops or a percentage like \"80%%\", "
+            return FAILN(L, n, "'threshold' must be a count of ops or a percentage like \"80%%\", "
                   "got '%s'", s);
         }
         lab->has_threshold = true;
     }
+    return true;
 }
 
 /* ---------------------------------------------------------------- public */
@@ -1610,6 +1631,48 @@ const char *tl_lab_sha256(const tl_lab *lab)
     return lab->sha256;
 }
 
+/* load's steps: the byte checks, the tree (the fast front end, else
+ * libyaml), the validation. false: a located error in L->err, or (*declined)
+ * the fast front end alone was asked for and declined. */
+static bool load_steps(loader *L, tl_lab_yaml how, bool tree_only, bool *declined)
+{
+    tl_lab *lab = L->lab;
+    L->in_scan = true;
+    TRY(scan_bytes(L));
+    L->in_scan = false;
+    build_chars(L); /* after scan_bytes: it knows whether the text is ASCII */
+    if (L->len == 0 || L->text[strspn(L->text, " \t\r\n")] == 0)
+        return failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
+    /* the fast front end first; libyaml when it declines (lab->arena is
+     * still empty then, and stays so) */
+    if (how != TL_LAB_YAML_LIBYAML)
+        L->root = tl_yfast_parse(L->text, L->len, TL_LAB_MAX_NODES, TL_LAB_MAX_DEPTH,
+                                 &lab->arena);
+    if (!L->root && how == TL_LAB_YAML_FAST) {
+        *declined = true;
+        return false;
+    }
+    if (!L->root) {
+        if (!yaml_parser_initialize(&L->parser))
+            return failat(L, 1, 1, "cannot initialise the YAML parser (out of memory)");
+        L->have_parser = true;
+        size_t bom = bom_len(L);
+        yaml_parser_set_input_string(&L->parser, (const unsigned char *)L->text + bom,
+                                     L->len - bom);
+        yaml_parser_set_encoding(&L->parser, YAML_UTF8_ENCODING);
+        TRY(build_tree(L));
+        if (L->have_event) {
+            yaml_event_delete(&L->event);
+            L->have_event = false;
+        }
+        yaml_parser_delete(&L->parser);
+        L->have_parser = false;
+    }
+    if (!tree_only)
+        TRY(validate(L));
+    return true;
+}
+
 /* parse_lab's work on copy (NUL-terminated, owned: it goes to the lab) */
 static tl_lab *load(const char *file, char *copy, size_t len, bool color, tl_lab_err *err,
                     tl_lab_yaml how, bool tree_only)
@@ -1626,7 +1689,8 @@ static tl_lab *load(const char *file, char *copy, size_t len, bool color, tl_lab
     lab->len = len;
     L->lab = lab;
 
-    if (setjmp(L->fail)) {
+    bool declined = false;
+    if (!load_steps(L, how, tree_only, &declined)) {
         if (L->have_event)
             yaml_event_delete(&L->event);
         if (L->have_parser)
@@ -1636,47 +1700,14 @@ static tl_lab *load(const char *file, char *copy, size_t len, bool color, tl_lab
         free(L->keys);
         tl_buf_free(&L->warnings);
         tl_buf_free(&L->errors);
-        render_err_as(err, file, copy, len, color, L->in_scan);
+        if (!declined) /* declined: err->msg stays empty */
+            render_err_as(err, file, copy, len, color, L->in_scan);
         tl_lab_free(lab);
         free(L->line_start);
         free(L->char_byte);
         free(L);
         return NULL;
     }
-    L->in_scan = true;
-    scan_bytes(L);
-    L->in_scan = false;
-    build_chars(L); /* after scan_bytes: it knows whether the text is ASCII */
-    if (len == 0 || copy[strspn(copy, " \t\r\n")] == 0)
-        failat(L, 1, 1, "empty lab file (expected a mapping with tlab, setup, ops, ...)");
-    /* the fast front end first; libyaml when it declines (lab->arena is
-     * still empty then, and stays so) */
-    if (how != TL_LAB_YAML_LIBYAML)
-        L->root = tl_yfast_parse(copy, len, TL_LAB_MAX_NODES, TL_LAB_MAX_DEPTH, &lab->arena);
-    if (!L->root && how == TL_LAB_YAML_FAST) {
-        tl_lab_free(lab);
-        free(L->line_start);
-        free(L->char_byte);
-        free(L);
-        return NULL; /* declined: err->msg stays empty */
-    }
-    if (!L->root) {
-        if (!yaml_parser_initialize(&L->parser))
-            failat(L, 1, 1, "cannot initialise the YAML parser (out of memory)");
-        L->have_parser = true;
-        size_t bom = bom_len(L);
-        yaml_parser_set_input_string(&L->parser, (const unsigned char *)copy + bom, len - bom);
-        yaml_parser_set_encoding(&L->parser, YAML_UTF8_ENCODING);
-        build_tree(L);
-        if (L->have_event) {
-            yaml_event_delete(&L->event);
-            L->have_event = false;
-        }
-        yaml_parser_delete(&L->parser);
-        L->have_parser = false;
-    }
-    if (!tree_only)
-        validate(L);
     lab->root = L->root;
     lab->warnings = L->warnings.len ? tl_buf_steal(&L->warnings) : NULL;
     lab->errors = L->errors.len ? tl_buf_steal(&L->errors) : NULL;

@@ -47,7 +47,7 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
+#include "platform.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

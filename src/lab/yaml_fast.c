@@ -33,12 +33,12 @@
  * Invariants: the position only moves forward and every loop advances it,
  * so the pass is linear; every read is bounds-checked against len; the
  * recursion is bounded by max_depth (collections), the node count by
- * max_nodes; a decline longjmps to tl_yfast_parse, which frees
- * what was allocated.
+ * max_nodes. Errors are values: a function that can decline returns
+ * false (or NULL for a node), every caller passes that straight up, and
+ * tl_yfast_parse frees what was allocated (no setjmp: wasi-libc has none).
  */
 #include "yaml_fast.h"
 
-#include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -66,12 +66,9 @@ typedef struct yp {
     size_t nkids, capkids;
     char *buf;            /* a quoted or block scalar's text */
     size_t nbuf, capbuf;
-    jmp_buf fail;
 } yp;
 
 typedef enum ctx { CTX_MAPVAL, CTX_SEQITEM } ctx;
-
-static TL_NORETURN void decline(yp *P) { longjmp(P->fail, 1); }
 
 static inline int ch(const yp *P, size_t i)
 {
@@ -123,18 +120,20 @@ static void skip_break(yp *P)
 
 /* ---------------------------------------------------------------- output */
 
-static void poll_node(yp *P)
+static bool poll_node(yp *P)
 {
     if (++P->nodes > P->max_nodes)
-        decline(P);
+        return false;
     if ((P->nodes & 255) == 0 && tl_budget_passed())
-        decline(P);
+        return false;
+    return true;
 }
 
 /* a collection node starting at byte start of the current line */
 static tl_ynode *new_node(yp *P, tl_ykind kind, size_t start)
 {
-    poll_node(P);
+    if (!poll_node(P))
+        return NULL;
     tl_ynode *n = tl_arena_alloc(&P->arena, sizeof *n);
     n->kind = kind;
     n->start = start;
@@ -148,7 +147,8 @@ static tl_ynode *new_node(yp *P, tl_ykind kind, size_t start)
 static tl_ynode *scalar_at(yp *P, size_t start, size_t line, size_t lstart, const char *v,
                            size_t len)
 {
-    poll_node(P);
+    if (!poll_node(P))
+        return NULL;
     tl_ynode *n = tl_arena_alloc(&P->arena, sizeof *n + len + 1);
     n->kind = TL_Y_SCALAR;
     n->start = start;
@@ -165,6 +165,8 @@ static tl_ynode *scalar_at(yp *P, size_t start, size_t line, size_t lstart, cons
 static tl_ynode *plain_node(yp *P, size_t start, size_t end)
 {
     tl_ynode *n = scalar_at(P, start, P->line, P->lstart, P->s + start, end - start);
+    if (!n)
+        return NULL;
     n->plain = true;
     n->end = end;
     return n;
@@ -182,7 +184,7 @@ static void push(yp *P, tl_ynode *n)
 static tl_ynode *open_coll(yp *P, tl_ykind kind, size_t start)
 {
     if (P->depth >= P->max_depth)
-        decline(P);
+        return NULL;
     P->depth++;
     return new_node(P, kind, start);
 }
@@ -227,7 +229,7 @@ static void buf_nl(yp *P, size_t k)
 /* from the start of a line (or the end): skip blank and comment lines to
  * the next content; sets eof, or cpos/ccol. A document marker (--- or ...
  * at column 0) is declined: a second document or a document end. */
-static void next_content(yp *P)
+static bool next_content(yp *P)
 {
     for (;;) {
         size_t q = P->pos;
@@ -237,7 +239,7 @@ static void next_content(yp *P)
         if (c < 0) {
             P->pos = P->len;
             P->eof = true;
-            return;
+            return true;
         }
         if (is_brk(c)) {
             P->pos = q;
@@ -258,14 +260,14 @@ static void next_content(yp *P)
         if (P->ccol == 0 && q + 3 <= P->len &&
             (!memcmp(P->s + q, "---", 3) || !memcmp(P->s + q, "...", 3)) && blankz(P, q + 3) &&
             !(P->doc_start && P->s[q] == '-'))
-            decline(P);
-        return;
+            return false;
+        return true;
     }
 }
 
 /* After a value on its line at i: blanks, then the end of the line, or a
  * comment after a blank; then the next content. */
-static void end_line(yp *P, size_t i)
+static bool end_line(yp *P, size_t i)
 {
     size_t j = i;
     while (is_blank(ch(P, j)))
@@ -273,16 +275,16 @@ static void end_line(yp *P, size_t i)
     int c = ch(P, j);
     if (c == '#') {
         if (j == i)
-            decline(P);
+            return false;
         j = line_end(P, j);
         c = ch(P, j);
     }
     if (c >= 0 && !is_brk(c))
-        decline(P);
+        return false;
     P->pos = j;
     if (c >= 0)
         skip_break(P);
-    next_content(P);
+    return next_content(P);
 }
 
 /* `-` followed by a blank, a break or the end: a block sequence entry */
@@ -349,7 +351,7 @@ static bool flow_ind(int c)
 /* A plain scalar in a flow collection from i, on this line: it ends at a
  * flow indicator or `: `; a `:` before anything else, a tab, a comment
  * or the end of the line is declined. *stop: where it stopped. */
-static size_t scan_plain_flow(yp *P, size_t i, size_t *stop)
+static bool scan_plain_flow(yp *P, size_t i, size_t *end_out, size_t *stop)
 {
     size_t end = i;
     for (;;) {
@@ -361,7 +363,7 @@ static size_t scan_plain_flow(yp *P, size_t i, size_t *stop)
             if (c == ':') {
                 if (ch(P, i + 1) == ' ')
                     break;
-                decline(P);
+                return false;
             }
             i++;
         }
@@ -371,15 +373,16 @@ static size_t scan_plain_flow(yp *P, size_t i, size_t *stop)
             i++;
         int c = ch(P, i);
         if (c < 0 || is_brk(c) || c == '\t' || c == '#')
-            decline(P);
+            return false;
         if (flow_ind(c) || c == ':') {
             if (c == ':' && ch(P, i + 1) != ' ')
-                decline(P);
+                return false;
             break;
         }
     }
     *stop = i;
-    return end;
+    *end_out = end;
+    return true;
 }
 
 static int hexval(int c)
@@ -435,7 +438,7 @@ static tl_ynode *quoted(yp *P, size_t i, size_t *after)
             buf_add(P, P->s + r, j - r);
         int c = ch(P, j);
         if (c < 0 || is_brk(c))
-            decline(P); /* runs on to another line, or unterminated */
+            return NULL; /* runs on to another line, or unterminated */
         if (single) {
             if (ch(P, j + 1) == '\'') {
                 buf_add(P, "'", 1);
@@ -469,7 +472,7 @@ static tl_ynode *quoted(yp *P, size_t i, size_t *after)
         case 'x': digits = 2; break;
         case 'u': digits = 4; break;
         case 'U': digits = 8; break;
-        default: decline(P); /* \0, \/, \', a line break, unknown */
+        default: return NULL; /* \0, \/, \', a line break, unknown */
         }
         if (lit) {
             buf_add(P, lit, strlen(lit));
@@ -480,15 +483,17 @@ static tl_ynode *quoted(yp *P, size_t i, size_t *after)
         for (int k = 0; k < digits; k++) {
             int h = hexval(ch(P, j + 2 + (size_t)k));
             if (h < 0)
-                decline(P);
+                return NULL;
             cp = (cp << 4) | (uint32_t)h;
         }
         if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-            decline(P);
+            return NULL;
         buf_utf8(P, cp);
         j += 2 + (size_t)digits;
     }
     tl_ynode *n = scalar_at(P, i, P->line, P->lstart, P->buf, P->nbuf);
+    if (!n)
+        return NULL;
     n->end = j + 1;
     *after = j + 1;
     return n;
@@ -528,20 +533,20 @@ static tl_ynode *block_scalar(yp *P, size_t i, size_t ind)
     if (ch(P, j) == '+' || ch(P, j) == '-')
         chomp = P->s[j++] == '+' ? 1 : -1;
     if (ch(P, j) >= '0' && ch(P, j) <= '9')
-        decline(P); /* an indentation indicator */
+        return NULL; /* an indentation indicator */
     size_t k = j;
     while (is_blank(ch(P, k)))
         k++;
     if (ch(P, k) == '#') {
         if (k == j)
-            decline(P);
+            return NULL;
         k = line_end(P, k);
     }
     if (k < P->len && !is_brk(ch(P, k)))
-        decline(P);
+        return NULL;
     P->pos = k;
     if (k >= P->len)
-        decline(P); /* no body */
+        return NULL; /* no body */
     skip_break(P);
     size_t end = P->pos;
     /* leading empty lines; the indentation from the first content line */
@@ -553,13 +558,13 @@ static tl_ynode *block_scalar(yp *P, size_t i, size_t ind)
     if (indent < 1)
         indent = 1;
     if (k >= P->len || k - P->lstart != indent)
-        decline(P); /* empty, or a leading line deeper than the text */
+        return NULL; /* empty, or a leading line deeper than the text */
     P->nbuf = 0;
     bool leading_break = false;
     while (k < P->len && k - P->lstart == indent) {
         bool blank_start = is_blank(ch(P, k));
         if (!literal && blank_start)
-            decline(P); /* a more-indented line of a folded scalar */
+            return NULL; /* a more-indented line of a folded scalar */
         if (!literal && leading_break) {
             if (trailing == 0)
                 buf_add(P, " ", 1);
@@ -585,11 +590,12 @@ static tl_ynode *block_scalar(yp *P, size_t i, size_t ind)
     if (chomp == 1)
         buf_nl(P, trailing);
     tl_ynode *n = scalar_at(P, i, line, lstart, P->buf, P->nbuf);
+    if (!n)
+        return NULL;
     n->block_scalar = true;
     n->end = end;
     /* pos is at the start of the line that ended the scalar */
-    next_content(P);
-    return n;
+    return next_content(P) ? n : NULL;
 }
 
 static inline size_t skip_spaces(const yp *P, size_t i)
@@ -631,7 +637,7 @@ static tl_ynode *plain_lines(yp *P, size_t i, size_t end, size_t stop, size_t in
             buf_add(P, " ", 1);
         size_t st, e = scan_plain_block(P, q, &st);
         if (ch(P, st) == ':')
-            decline(P);
+            return NULL;
         buf_add(P, P->s + q, e - q);
         end = e;
         if (!is_brk(ch(P, st))) {
@@ -641,13 +647,12 @@ static tl_ynode *plain_lines(yp *P, size_t i, size_t end, size_t stop, size_t in
         P->pos = st;
     }
     tl_ynode *n = scalar_at(P, i, line0, lstart0, P->buf, P->nbuf);
+    if (!n)
+        return NULL;
     n->plain = true;
     n->end = end;
-    if (comment)
-        end_line(P, end);
-    else
-        next_content(P);
-    return n;
+    bool ok = comment ? end_line(P, end) : next_content(P);
+    return ok ? n : NULL;
 }
 
 /* ---------------------------------------------------------------- flow */
@@ -660,14 +665,16 @@ static tl_ynode *flow_node(yp *P, size_t i, size_t *after, bool key)
     int c = ch(P, i);
     if (c == '[' || c == '{') {
         if (key)
-            decline(P);
+            return NULL;
         return flow_coll(P, i, after);
     }
     if (c == '\'' || c == '"')
         return quoted(P, i, after);
     if (!plain_start(P, i))
-        decline(P);
-    size_t stop, end = scan_plain_flow(P, i, &stop);
+        return NULL;
+    size_t stop, end;
+    if (!scan_plain_flow(P, i, &end, &stop))
+        return NULL;
     *after = stop;
     return plain_node(P, i, end);
 }
@@ -678,6 +685,8 @@ static tl_ynode *flow_coll(yp *P, size_t i, size_t *after)
     bool map = P->s[i] == '{';
     int close = map ? '}' : ']';
     tl_ynode *n = open_coll(P, map ? TL_Y_MAP : TL_Y_SEQ, i);
+    if (!n)
+        return NULL;
     n->flow = true;
     size_t base = P->nkids;
     size_t j = skip_spaces(P, i + 1);
@@ -685,28 +694,33 @@ static tl_ynode *flow_coll(yp *P, size_t i, size_t *after)
         for (;;) {
             size_t a;
             tl_ynode *it = flow_node(P, j, &a, map);
+            if (!it)
+                return NULL;
             if (map && a - j > 1000)
-                decline(P); /* no simple key */
+                return NULL; /* no simple key */
             push(P, it);
             j = skip_spaces(P, a);
             if (ch(P, j) == ':') {
                 if (!map || ch(P, j + 1) != ' ')
-                    decline(P); /* a single-pair mapping in a sequence */
+                    return NULL; /* a single-pair mapping in a sequence */
                 j = skip_spaces(P, j + 1);
-                push(P, flow_node(P, j, &a, false));
+                tl_ynode *v = flow_node(P, j, &a, false);
+                if (!v)
+                    return NULL;
+                push(P, v);
                 j = skip_spaces(P, a);
             } else if (map) {
-                decline(P); /* a key without a value */
+                return NULL; /* a key without a value */
             }
             if (ch(P, j) == ',') {
                 j = skip_spaces(P, j + 1);
                 if (ch(P, j) == close)
-                    decline(P); /* a trailing comma */
+                    return NULL; /* a trailing comma */
                 continue;
             }
             if (ch(P, j) == close)
                 break;
-            decline(P);
+            return NULL;
         }
     }
     n->end = j + 1;
@@ -717,12 +731,12 @@ static tl_ynode *flow_coll(yp *P, size_t i, size_t *after)
 
 /* ---------------------------------------------------------------- block */
 
-static void block_map(yp *P, size_t col, size_t kpos);
-static void block_seq(yp *P, size_t col, size_t dpos);
+static bool block_map(yp *P, size_t col, size_t kpos);
+static bool block_seq(yp *P, size_t col, size_t dpos);
 
-/* A key at i on this line, then its `:`; pushes the key, returns the byte
+/* A key at i on this line, then its `:`; pushes the key, *mark: the byte
  * after the `:`. */
-static size_t map_key(yp *P, size_t i)
+static bool map_key(yp *P, size_t i, size_t *mark)
 {
     size_t colon;
     tl_ynode *k;
@@ -730,130 +744,145 @@ static size_t map_key(yp *P, size_t i)
     if (c == '\'' || c == '"') {
         size_t a;
         k = quoted(P, i, &a);
+        if (!k)
+            return false;
         colon = skip_spaces(P, a);
     } else if (plain_start(P, i)) {
         size_t end = scan_plain_block(P, i, &colon);
         k = plain_node(P, i, end);
+        if (!k)
+            return false;
     } else {
-        decline(P);
+        return false;
     }
     if (ch(P, colon) != ':' || !blankz(P, colon + 1) || colon - i > 1000)
-        decline(P);
+        return false;
     push(P, k);
-    return colon + 1;
+    *mark = colon + 1;
+    return true;
 }
 
 /* The value after a `:` (CTX_MAPVAL) or a `-` (CTX_SEQITEM) whose end is
  * mark, in a collection at column ind; pushes it and ends at the next
  * content. */
-static void block_value(yp *P, size_t ind, size_t mark, ctx where)
+static bool block_value(yp *P, size_t ind, size_t mark, ctx where)
 {
     size_t mline = P->line, mlstart = P->lstart;
     size_t i = skip_spaces(P, mark);
     int c = ch(P, i);
     if (c == '\t')
-        decline(P);
+        return false;
     if (c < 0 || is_brk(c) || c == '#') {
-        end_line(P, mark);
+        if (!end_line(P, mark))
+            return false;
         if (!P->eof) {
             if (dash_entry(P, P->cpos)) {
-                if (P->ccol > ind || (P->ccol == ind && where == CTX_MAPVAL)) {
-                    block_seq(P, P->ccol, P->cpos);
-                    return;
-                }
+                if (P->ccol > ind || (P->ccol == ind && where == CTX_MAPVAL))
+                    return block_seq(P, P->ccol, P->cpos);
             } else if (P->ccol > ind) {
-                block_map(P, P->ccol, P->cpos);
-                return;
+                return block_map(P, P->ccol, P->cpos);
             }
         }
         tl_ynode *n = scalar_at(P, mark, mline, mlstart, "", 0);
+        if (!n)
+            return false;
         n->plain = true;
         push(P, n);
-        return;
+        return true;
     }
     if (dash_entry(P, i)) {
         if (where != CTX_SEQITEM)
-            decline(P);
-        block_seq(P, ycol(P, i), i);
-        return;
+            return false;
+        return block_seq(P, ycol(P, i), i);
     }
     if (c == '|' || c == '>') {
-        push(P, block_scalar(P, i, ind));
-        return;
+        tl_ynode *b = block_scalar(P, i, ind);
+        if (!b)
+            return false;
+        push(P, b);
+        return true;
     }
     size_t a;
     if (c == '[' || c == '{') {
-        push(P, flow_coll(P, i, &a));
-        end_line(P, a);
-        return;
+        tl_ynode *f = flow_coll(P, i, &a);
+        if (!f)
+            return false;
+        push(P, f);
+        return end_line(P, a);
     }
     if (c == '\'' || c == '"') {
         tl_ynode *q = quoted(P, i, &a);
+        if (!q)
+            return false;
         size_t j = skip_spaces(P, a);
         if (ch(P, j) == ':') {
             if (where != CTX_SEQITEM)
-                decline(P);
+                return false;
             P->nodes--; /* map_key reads it again */
-            block_map(P, ycol(P, i), i);
-            return;
+            return block_map(P, ycol(P, i), i);
         }
         push(P, q);
-        end_line(P, a);
-        return;
+        return end_line(P, a);
     }
     if (!plain_start(P, i))
-        decline(P);
+        return false;
     size_t stop, end = scan_plain_block(P, i, &stop);
     if (ch(P, stop) == ':') {
         if (where != CTX_SEQITEM)
-            decline(P);
-        block_map(P, ycol(P, i), i);
-        return;
+            return false;
+        return block_map(P, ycol(P, i), i);
     }
-    if (is_brk(ch(P, stop)))
-        push(P, plain_lines(P, i, end, stop, ind));
-    else {
-        push(P, plain_node(P, i, end));
-        end_line(P, end);
-    }
+    tl_ynode *v = is_brk(ch(P, stop)) ? plain_lines(P, i, end, stop, ind) : plain_node(P, i, end);
+    if (!v)
+        return false;
+    push(P, v);
+    return is_brk(ch(P, stop)) || end_line(P, end);
 }
 
 /* A block mapping at column col whose first key is at kpos (this line). */
-static void block_map(yp *P, size_t col, size_t kpos)
+static bool block_map(yp *P, size_t col, size_t kpos)
 {
     tl_ynode *m = open_coll(P, TL_Y_MAP, kpos);
+    if (!m)
+        return false;
     size_t base = P->nkids;
     for (;;) {
-        size_t mark = map_key(P, kpos);
-        block_value(P, col, mark, CTX_MAPVAL);
+        size_t mark;
+        if (!map_key(P, kpos, &mark) || !block_value(P, col, mark, CTX_MAPVAL))
+            return false;
         if (P->eof || P->ccol < col)
             break;
         if (P->ccol > col || dash_entry(P, P->cpos))
-            decline(P);
+            return false;
         kpos = P->cpos;
     }
     close_coll(P, m, base);
     push(P, m);
+    return true;
 }
 
 /* A block sequence at column col whose first `-` is at dpos (this line);
  * also an indentless one (items at the column of the mapping it is in). */
-static void block_seq(yp *P, size_t col, size_t dpos)
+static bool block_seq(yp *P, size_t col, size_t dpos)
 {
     tl_ynode *s = open_coll(P, TL_Y_SEQ, dpos);
+    if (!s)
+        return false;
     size_t base = P->nkids;
     for (;;) {
-        block_value(P, col, dpos + 1, CTX_SEQITEM);
+        if (!block_value(P, col, dpos + 1, CTX_SEQITEM))
+            return false;
         if (P->eof || P->ccol < col)
             break;
         if (P->ccol > col)
-            decline(P);
+            return false;
         if (!dash_entry(P, P->cpos))
             break; /* an indentless sequence's mapping goes on */
         dpos = P->cpos;
     }
     close_coll(P, s, base);
     push(P, s);
+    return true;
 }
 
 /* ---------------------------------------------------------------- entry */
@@ -861,16 +890,16 @@ static void block_seq(yp *P, size_t col, size_t dpos)
 static tl_ynode *parse(yp *P)
 {
     if (memchr(P->s, 0, P->len))
-        decline(P);
+        return NULL;
     if (P->len >= 3 && !memcmp(P->s, "\xEF\xBB\xBF", 3))
         P->bom = 3;
     P->has_cr = memchr(P->s, '\r', P->len) != NULL;
     P->pos = P->bom;
     P->doc_start = true;
-    next_content(P);
+    bool ok = next_content(P);
     P->doc_start = false;
-    if (P->eof)
-        decline(P);
+    if (!ok || P->eof)
+        return NULL;
     if (P->ccol == 0 && P->cpos + 3 <= P->len && !memcmp(P->s + P->cpos, "---", 3) &&
         blankz(P, P->cpos + 3)) {
         /* `---` alone on its line (a comment may follow) */
@@ -879,20 +908,17 @@ static tl_ynode *parse(yp *P)
             while (e < P->len && !is_brk(ch(P, e)))
                 e++;
         if (e < P->len && !is_brk(ch(P, e)))
-            decline(P);
+            return NULL;
         P->pos = e;
         if (e < P->len)
             skip_break(P);
-        next_content(P);
-        if (P->eof)
-            decline(P);
+        if (!next_content(P) || P->eof)
+            return NULL;
     }
-    if (dash_entry(P, P->cpos))
-        block_seq(P, P->ccol, P->cpos);
-    else
-        block_map(P, P->ccol, P->cpos);
-    if (!P->eof || P->nkids != 1)
-        decline(P);
+    ok = dash_entry(P, P->cpos) ? block_seq(P, P->ccol, P->cpos)
+                                : block_map(P, P->ccol, P->cpos);
+    if (!ok || !P->eof || P->nkids != 1)
+        return NULL;
     return P->kids[0];
 }
 
@@ -904,13 +930,11 @@ tl_ynode *tl_yfast_parse(const char *text, size_t len, size_t max_nodes, int max
     P->len = len;
     P->max_nodes = max_nodes;
     P->max_depth = max_depth;
-    tl_ynode *root = NULL;
-    if (setjmp(P->fail) == 0) {
-        root = parse(P);
+    tl_ynode *root = parse(P);
+    if (root)
         *arena = P->arena;
-    } else {
+    else
         tl_arena_free(P->arena);
-    }
     free(P->kids);
     free(P->buf);
     free(P);

@@ -18,7 +18,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <pthread.h>
+#include "platform.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

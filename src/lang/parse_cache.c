@@ -14,7 +14,7 @@
  */
 #include "parse_cache.h"
 
-#include <pthread.h>
+#include "platform.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

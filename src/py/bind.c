@@ -17,7 +17,7 @@
 #include "bind.h"
 
 #include <inttypes.h>
-#include <pthread.h>
+#include "platform.h"
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>

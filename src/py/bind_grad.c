@@ -26,7 +26,7 @@
  * __enter__/__exit__ (the `with` statement calls those).
  */
 #include <math.h>
-#include <pthread.h>
+#include "platform.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
+#include "platform.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "util.h"
 
 
@@ -80,8 +81,12 @@ int tl_output_write(const char *path, const char *data, size_t len, char *errbuf
     /* a symlink to a file: replace the file it points to, not the link */
     char *real = NULL;
     struct stat lst;
+#if TL_HAVE_FILE_MODES
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
         real = realpath(path, NULL);
+#else
+    (void)lst; /* no realpath (wasm32-wasi): a link is replaced itself */
+#endif
     const char *final = real ? real : path;
     char *dup = tl_xstrdup(final);
     char *dir = dirname(dup);
@@ -96,9 +101,11 @@ int tl_output_write(const char *path, const char *data, size_t len, char *errbuf
         free(real);
         return -1;
     }
+#if TL_HAVE_FILE_MODES
     mode_t um = umask(0);
     umask(um);
     fchmod(fd, 0666 & ~um);
+#endif
     int rc = write_all(fd, data, len);
     int saved = errno;
     if (close(fd) != 0 && rc == 0) {

@@ -37,7 +37,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "platform.h"
+#if TL_HAVE_MMAP
 #include <sys/mman.h>
+#endif
 
 #include "blockcache.h"
 #include "freelist.h"
@@ -401,7 +404,7 @@ static void *host_alloc(size_t nbytes, bool zero)
     void *p = NULL;
     if (posix_memalign(&p, HUGE_ALIGN, nbytes) != 0)
         return NULL;
-#ifdef MADV_HUGEPAGE
+#if TL_HAVE_MMAP && defined(MADV_HUGEPAGE)
     madvise(p, nbytes & ~(HUGE_ALIGN - 1), MADV_HUGEPAGE);
 #endif
     /* posix_memalign may hand back reused heap memory: zero when asked */

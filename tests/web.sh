@@ -1,0 +1,171 @@
+#!/bin/sh
+# tests/web.sh - `tlab autograder web` and the lab page it writes (issue 25).
+#
+# Always: the publish command (exit 2 naming where it looked when tlab.wasm
+# is missing; the files it writes; lab.yaml byte for byte `tlab new`'s blank
+# sheet; lab.js and wasm.js the same lab and wasm; an existing -o refused
+# without --force; a filled master refused), with a stand-in wasm module.
+# With node and a real tlab.wasm ($TLAB_WASM, else tlab.wasm next to $TLAB):
+# tests/web_node.mjs runs the page's WASI host (share/web/wasi.js) on it and
+# compares with the native binary. With chromium too ($CHROMIUM): headless
+# Chromium loads the published page from file:// (the embedded lab and wasm),
+# blank (score 0), then filled through the page's #fill= test mode (the score
+# changes), then reloaded without it (localStorage keeps the answers); the
+# sheet downloaded by pressing "Download my sheet" (bench/web_cdp.mjs, over
+# the DevTools pipe) is the sheet the page shows and passes native
+# `tlab check` with the page's score. The publish part always runs; the test then exits 77 where
+# tlab.wasm, node or chromium is missing (CI installs them).
+. "${top_srcdir:-.}/tests/setup"
+cd "$top_srcdir"
+export TLAB_WEB_DIR="$top_srcdir/share/web"
+
+# ---- no tlab.wasm: exit 2, one message naming where it looked
+if [ ! -e "$(dirname "$TLAB")/tlab.wasm" ]; then
+    set +e
+    env -u TLAB_WASM "$TLAB" autograder web --lab labs/lab01.yaml -o "$work/none" 2> "$work/err"
+    rc=$?
+    set -e
+    [ $rc = 2 ] || fail "no tlab.wasm: exit $rc, not 2"
+    grep -q "no tlab.wasm (looked in .*tlab.wasm.*): run 'make wasm'" "$work/err" ||
+        fail "no tlab.wasm: $(cat "$work/err")"
+    [ ! -e "$work/none" ] || fail "no tlab.wasm: $work/none was created"
+fi
+set +e
+TLAB_WASM="$work/missing.wasm" "$TLAB" autograder web --lab labs/lab01.yaml -o "$work/none" 2> "$work/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q 'TLAB_WASM=.*missing.wasm: no such file' "$work/err" || fail "TLAB_WASM missing: $rc $(cat "$work/err")"
+printf 'not wasm' > "$work/bad.wasm"
+set +e
+TLAB_WASM="$work/bad.wasm" "$TLAB" autograder web --lab labs/lab01.yaml -o "$work/none" 2> "$work/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q 'not a WebAssembly module' "$work/err" || fail "bad wasm: $rc $(cat "$work/err")"
+
+# ---- the published folder, with a stand-in module (the smallest valid wasm)
+printf '\000asm\001\000\000\000' > "$work/stub.wasm"
+TLAB_WASM="$work/stub.wasm" "$TLAB" autograder web --lab labs/lab01.yaml -o "$work/site" 2> "$work/err" ||
+    fail "autograder web: $(cat "$work/err")"
+grep -q "wrote the lab page for lab01 to $work/site" "$work/err" || fail "no summary: $(cat "$work/err")"
+for f in index.html page.js wasi.js page.css README lab.yaml lab.js tlab.wasm wasm.js; do
+    [ -s "$work/site/$f" ] || fail "site/$f missing"
+done
+for f in index.html page.js wasi.js page.css README; do
+    cmp -s "share/web/$f" "$work/site/$f" || fail "site/$f differs from share/web/$f"
+done
+cmp -s "$work/stub.wasm" "$work/site/tlab.wasm" || fail "site/tlab.wasm is not TLAB_WASM"
+"$TLAB" new labs/lab01.yaml > "$work/blank.yaml"
+cmp -s "$work/blank.yaml" "$work/site/lab.yaml" || fail "site/lab.yaml is not tlab new's blank sheet"
+grep -q 'predict: view\|answer: "' "$work/site/lab.yaml" && fail "site/lab.yaml carries answers"
+[ "$(cat "$work/site/wasm.js")" = 'var TLAB_EMBED_WASM = "AGFzbQEAAAA=";' ] ||
+    fail "wasm.js: $(cat "$work/site/wasm.js")"
+grep -q '</script' "$work/site/lab.js" && fail "lab.js has a raw </script"
+# no CDN, no remote URL in what the page loads
+grep -Eq '(src|href)="(https?:)?//' "$work/site/index.html" && fail "index.html loads a remote URL"
+# an existing folder: refused, then --force
+set +e
+TLAB_WASM="$work/stub.wasm" "$TLAB" autograder web --lab labs/lab01.yaml -o "$work/site" 2> "$work/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q 'already exists.*--force' "$work/err" || fail "existing -o: $rc $(cat "$work/err")"
+TLAB_WASM="$work/stub.wasm" "$TLAB" autograder web --force --lab labs/lab02.yaml -o "$work/site" 2>/dev/null ||
+    fail "--force"
+"$TLAB" new labs/lab02.yaml | cmp -s - "$work/site/lab.yaml" || fail "--force did not rewrite lab.yaml"
+# a filled-in master: refused (located), and --blank blanks it
+set +e
+TLAB_WASM="$work/stub.wasm" "$TLAB" autograder web --lab answers/lab01.yaml -o "$work/filled" 2> "$work/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q '^answers/lab01.yaml:[0-9]*:[0-9]*: error: the master has' "$work/err" ||
+    fail "filled master: $rc $(cat "$work/err")"
+[ ! -e "$work/filled" ] || fail "filled master: the folder was written"
+TLAB_WASM="$work/stub.wasm" "$TLAB" autograder web --blank --lab answers/lab01.yaml -o "$work/filled" 2>/dev/null ||
+    fail "--blank"
+grep -q 'predict: view' "$work/filled/lab.yaml" && fail "--blank: answers in lab.yaml"
+
+# ---- the page's WASI host on the real tlab.wasm, in node
+wasm=${TLAB_WASM:-$(dirname "$TLAB")/tlab.wasm}
+[ -f "$wasm" ] || skip "publish command checked; no tlab.wasm ('make wasm', or TLAB_WASM) for the page"
+command -v node >/dev/null 2>&1 || skip "publish command checked; no node for the page's WASI host"
+node "$top_srcdir/tests/web_node.mjs" "$wasm" "$TLAB" "$work" || fail "tests/web_node.mjs"
+
+# ---- the page in headless Chromium
+chromium=${CHROMIUM:-chromium}
+command -v "$chromium" >/dev/null 2>&1 || skip "no chromium binary for the page"
+export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_CACHE_HOME="$work/home/.cache" \
+    XDG_DATA_HOME="$work/home/.local/share" XDG_RUNTIME_DIR="$work/home/run"
+mkdir -p "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME" "$XDG_DATA_HOME" "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+TLAB_WASM="$wasm" "$TLAB" autograder web --lab labs/lab01.yaml -o "$work/page" 2>/dev/null ||
+    fail "autograder web with $wasm"
+# dom OUT URL: the DOM after the page's first check (virtual time runs the
+# wasm to the end; the page marks <body data-checked=...>)
+dom() {
+    timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+        --no-first-run --disable-extensions --user-data-dir="$work/profile" \
+        --virtual-time-budget=60000 --dump-dom "$2" > "$1" 2> "$work/chromium.err" ||
+        { sed -n '1,20p' "$work/chromium.err" >&2; fail "chromium failed on $2"; }
+    grep -q '<body[^>]* data-checked="[1-9]' "$1" ||
+        { grep -o 'id="status"[^<]*' "$1" >&2; fail "the page did not check ($2)"; }
+}
+attr() { sed -n "s/.*<body[^>]* data-$1=\"\([^\"]*\)\".*/\1/p" "$2"; }
+unhtml() { sed -e 's/&lt;/</g' -e 's/&gt;/>/g' -e 's/&quot;/"/g' -e "s/&#39;/'/g" -e 's/&amp;/\&/g'; }
+sheet_of() { # the <pre id="sheet"> text of a DOM
+    awk '/<pre id="sheet">/{p=1; sub(/.*<pre id="sheet">/,"")} p{ if (sub(/<\/pre>.*/,"")) {printf "%s", $0; exit} print }' "$1" | unhtml
+}
+url="file://$work/page/index.html"
+dom "$work/blank.dom" "$url"
+[ "$(attr score "$work/blank.dom")" = 0/21 ] || fail "blank page: score $(attr score "$work/blank.dom")"
+[ "$(grep -o '<fieldset class="op"' "$work/blank.dom" | wc -l)" = 21 ] || fail "blank page: not 21 ops"
+[ "$(grep -o '<svg class="storage"' "$work/blank.dom" | wc -l)" = 0 ] || true
+sheet_of "$work/blank.dom" | cmp -s - "$work/blank.yaml" || fail "blank page: its sheet is not the blank lab"
+# fill: the key's verdicts for ops 1-10, a rule each, one wrong (op 11 'error')
+"$TLAB" key --format json labs/lab01.yaml > "$work/key.json"
+fill=$(node -e '
+const k = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const ops = {};
+k.ops.slice(0, 10).forEach(o => { ops[o.id] = {predict: o.actual.kind,
+  rule: "strides and the offset over the same storage decide it: \"" + o.id + "\" <ok> & done"}; });
+ops[k.ops[10].id] = {predict: "error", rule: "it raises"};
+const q = {}; q["21"] = "A view keeps the storage; stride and byte offset change, nothing is copied.";
+process.stdout.write(encodeURIComponent(JSON.stringify({ops, questions: q, explain: "x.t()[1:]"})));' "$work/key.json")
+dom "$work/filled.dom" "$url#fill=$fill"
+score=$(attr score "$work/filled.dom")
+[ -n "$score" ] && [ "$score" != 0/21 ] || fail "filled page: the score did not change ($score)"
+sheet_of "$work/filled.dom" > "$work/sheet.yaml"
+# the real download: "Download my sheet" pressed with the keyboard (focus,
+# Enter) in real time over the DevTools pipe; the file is the sheet shown
+mkdir "$work/dl"
+CHROMIUM=$chromium node "$top_srcdir/bench/web_cdp.mjs" "$url#fill=$fill" --download "$work/dl" > "$work/dl.json" ||
+    fail "the download did not happen"
+[ -f "$work/dl/lab01.yaml" ] || fail "download: no lab01.yaml ($(ls "$work/dl"))"
+cmp -s "$work/dl/lab01.yaml" "$work/sheet.yaml" || fail "the downloaded sheet is not the sheet the page shows"
+grep -q "\"score\":\"$score\"" "$work/dl.json" || fail "download run: $(cat "$work/dl.json"), not $score"
+cp "$work/dl/lab01.yaml" "$work/downloaded.yaml"
+set +e
+"$TLAB" check --format json "$work/downloaded.yaml" > "$work/native.json" 2> "$work/native.err"
+rc=$?
+set -e
+[ $rc -le 1 ] || fail "native check of the page's sheet: exit $rc: $(cat "$work/native.err")"
+native=$(node -e 'const c = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).score;
+process.stdout.write(c.correct + "/" + c.total)' "$work/native.json")
+[ "$native" = "$score" ] || fail "page score $score, native tlab check of its sheet $native"
+echo "the page: blank 0/21, filled $score; native tlab check of the page's sheet: $native"
+grep -q 'rule: "strides and the offset over the same storage decide it: \\"1\\" <ok> & done"' \
+    "$work/downloaded.yaml" || fail "the sheet's rule is not the typed text"
+# reload without #fill: localStorage brings the same answers back
+dom "$work/reload.dom" "$url"
+[ "$(attr score "$work/reload.dom")" = "$score" ] || fail "reload: score $(attr score "$work/reload.dom"), not $score"
+sheet_of "$work/reload.dom" | cmp -s - "$work/downloaded.yaml" || fail "reload: the sheet changed"
+# the explain box ran tlab explain after the lab's setup, picture included
+grep -q '^verdict   view (compared with x)' "$work/filled.dom" || fail "the explain box shows no verdict"
+grep -q '^storage picture: ' "$work/filled.dom" || fail "the explain box shows no storage picture"
+# the report iframe holds tlab check --format html of that sheet
+grep -q '<iframe id="report"[^>]*srcdoc=' "$work/filled.dom" || fail "no report in the page"
+set +e
+"$TLAB" check --format html "$work/downloaded.yaml" > "$work/native.html"
+set -e
+want=$(grep -o '<svg class="storage"' "$work/native.html" | wc -l)
+got=$(grep -o '&lt;svg class=&quot;storage&quot;' "$work/filled.dom" | wc -l)
+[ "$want" -ge 1 ] && [ "$got" = "$want" ] || fail "the page's report has $got storage pictures, native $want"
+exit 0
