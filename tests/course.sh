@@ -75,7 +75,7 @@ export TLAB_TARBALL="$tarball"
 course=$work/course
 mkdir -p "$course/labs" "$course/handout" "$course/gradescope" "$course/github" \
     "$course/pl/serverFilesCourse/tlab" "$course/secrets"
-labs="lab01 lab02 lab03 lab04 lab05 lab06"
+labs="lab01 lab02 lab03 lab04 lab05 lab06 lab07"
 for lab in $labs; do
     cp "$top_srcdir/labs/$lab.yaml" "$course/labs/"
     expect 0 new "$course/labs/$lab.yaml"
@@ -193,7 +193,7 @@ PY
 }
 for lab in $labs; do
     # the wrong lab's sheet: the next lab's reference sheet
-    case $lab in lab06) other=lab01 ;; *) other=lab0$((${lab#lab0} + 1)) ;; esac
+    case $lab in lab07) other=lab01 ;; *) other=lab0$((${lab#lab0} + 1)) ;; esac
     make_sheets "$lab" "$other"
 done
 sheets="right wrong blank typo wronglab tampered"
