@@ -84,7 +84,8 @@ done
 
 # ---- 3. every shipped sheet: verdicts as on the CPU. Ops on numpy
 # interop, .cpu() or .device are device-dependent and left out; the exit
-# status is compared only for sheets without such ops.
+# status and the number correct are compared only for sheets without such
+# ops.
 # summary SHEET DEVICE FLAGS: exit status, then per op kind and correctness
 summary() {
     # shellcheck disable=SC2086 # $3 is empty or one word
@@ -96,8 +97,9 @@ summary() {
                   buf = $0 "\n"; a = 0; next }
         /"actual": \{/ { a = 1 }
         a && /"kind":/ { buf = buf "actual " $0 "\n"; a = 0 }
+        /"correct": *[0-9]/ { total = $0; next }
         /"correct":|"predicted":|"error":/ { buf = buf $0 "\n" }
-        END { flush(); if (!skipped) print "exit " rc }' "$tmp/json" | tr -d ' '
+        END { flush(); if (!skipped) print "exit " rc "\n" total }' "$tmp/json" | tr -d ' '
 }
 for sheet in "$top_srcdir"/answers/*.yaml "$top_srcdir"/labs/*.yaml "$top_srcdir"/tests/students/*.yaml; do
     # sheets about devices (they name cuda) have no CPU verdicts to match

@@ -166,11 +166,6 @@ static void copier_free(copier *c)
 static tl_value *copy_tensor(copier *c, tl_value *v, tl_error *err)
 {
     tl_tensor *t = v->u.tensor;
-    if (tl_tensor_device(t).kind != TL_DEV_CPU) {
-        tl_error_set(err, TL_ERR_UNSUPPORTED,
-                     "tlab's torch.save keeps CPU tensors only (save x.cpu())");
-        return NULL;
-    }
     tl_storage *s = storage_of(c, t->storage, err);
     if (!s)
         return NULL;
@@ -312,7 +307,7 @@ typedef struct pickler {
     tl_storage **storages;    /* persistent ids: key = index */
     size_t *skey_slot;        /* memo slot of each key string */
     size_t ns, scap;
-    size_t g_rebuild, g_od, g_storage_str, g_cpu; /* memo slots + 1 of shared objects */
+    size_t g_rebuild, g_od, g_storage_str, g_cpu, g_cuda; /* memo slots + 1 of shared objects */
     size_t g_type[TL_NDTYPES];
     size_t g_size;
     bool has_ndarray;
@@ -453,7 +448,12 @@ static void pk_tensor(pickler *p, const tl_value *v)
     } else {
         get(p, p->skey_slot[k]);
     }
-    pk_const_str(p, 3, &p->g_cpu);
+    /* the location: 'cpu', or 'cuda:0' for a device storage (torch.load
+     * puts it back there) */
+    if (tl_tensor_device(t).kind == TL_DEV_CPU)
+        pk_const_str(p, 3, &p->g_cpu);
+    else
+        pk_const_str(p, 6, &p->g_cuda);
     pk_int(p, (int64_t)(t->storage->nbytes / tl_dtype_size(t->dtype)));
     p->len += 1; /* TUPLE */
     put(p);

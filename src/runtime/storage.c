@@ -308,8 +308,14 @@ void tl_storage_release(tl_storage *s)
 tl_storage *tl_storage_copy(const tl_storage *s, tl_error *err)
 {
     tl_storage *c = tl_storage_new_uninit(s->backend, s->nbytes, err);
-    if (c && s->nbytes)
+    if (!c || !s->nbytes)
+        return c;
+    if (tl_backend_caps(s->backend) & TL_BACKEND_CAP_HOST_MEMORY) {
         memcpy(c->data, s->data, s->nbytes);
+    } else if (tl_backend_copy_d2d(s->backend, c->data, s->data, s->nbytes, err) != 0) {
+        tl_storage_release(c); /* device memory: the device copies it */
+        return NULL;
+    }
     return c;
 }
 

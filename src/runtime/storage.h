@@ -59,8 +59,9 @@ tl_storage *tl_storage_new_scratch(const struct tl_backend *be, size_t nbytes,
 /* The same, bytes undefined: only for a block a kernel writes whole. */
 tl_storage *tl_storage_new_uninit(const struct tl_backend *be, size_t nbytes,
                                   tl_error *err);
-/* A new storage with s's bytes, on s's backend, charged; s must be host
- * memory (CPU) that owns its bytes. The copies of a setup snapshot. */
+/* A new storage with s's bytes, on s's backend, charged (a device's
+ * storage is copied by the device); s must own its bytes. The copies of a
+ * setup snapshot and of torch.save/torch.load. */
 tl_storage *tl_storage_copy(const tl_storage *s, tl_error *err);
 /* Takes s off the ledger: its bytes no longer count as live, and freeing
  * it later uncharges nothing (it becomes a scratch storage). A setup
