@@ -42,7 +42,9 @@
 
 #include "context.h"
 
-#define TAG ((uintptr_t)1 << 47)
+/* the tag: an address bit no host pointer has (x86-64 user space is below
+ * 2^47; a wasm32 memory is capped below 2^31 by wasm/build.sh) */
+#define TAG ((uintptr_t)1 << (UINTPTR_MAX > 0xFFFFFFFFu ? 47 : 31))
 #define MAGIC 0x7464657673696dULL /* "tdevsim" */
 
 typedef struct blk_hdr {

@@ -491,6 +491,11 @@ static void print_version(FILE *f)
 {
     fprintf(f, "tlab %s\n", PACKAGE_VERSION);
     fprintf(f, "build: %s\n", TL_BUILD_CONFIG);
+#ifdef TL_STATIC_BINARY
+    fprintf(f, "linked: static (libyaml, cJSON and libc inside; runs on any x86-64 Linux)\n");
+#elif !TL_HAVE_PROCESSES
+    fprintf(f, "linked: " TL_PLATFORM_NAME " module (single-threaded)\n");
+#endif
     const char *cuda_why;
     (void)tl_backend_cuda_probe(&cuda_why);
     fprintf(f, "cuda: %s\n", cuda_why);
