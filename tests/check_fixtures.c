@@ -57,7 +57,7 @@
 /* The corpus files, in the generator's order. */
 static const char *const fixture_files[] = {
     "views", "indexing", "copies", "arith", "queries", "numpy", "inplace", "extra", "random", "random2",
-    "issue12", "issue27",
+    "issue12", "issue27", "ops27b",
     "errors",
 };
 #define N_FILES ((int)TL_ARRAY_LEN(fixture_files))

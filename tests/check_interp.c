@@ -384,8 +384,13 @@ START_TEST(test_attribute_sites)
     /* issue #27: hints only within a small edit distance, or none */
     CHECK_ERR("import torch\ntorch.ones(2).argsort()", TL_ERR_UNSUPPORTED,
               "tlab does not support Tensor.argsort");
-    CHECK_ERR("import torch\ntorch.ones(2).scatter(0, torch.zeros(1).long(), 1.)",
-              TL_ERR_UNSUPPORTED, "tlab does not support Tensor.scatter");
+    CHECK_ERR("import torch\ntorch.einsum('i->i', torch.ones(2))",
+              TL_ERR_UNSUPPORTED, "tlab does not support torch.einsum");
+    /* scatter is supported since issue #27 (ops27b.json) */
+    CHECK_EVAL("import torch\ntorch.ones(2).scatter(0, torch.zeros(1).long(), 5.)",
+               "tensor([5., 1.])");
+    CHECK_EVAL("import torch\nx = torch.zeros(3)\nx.scatter_add_(0, torch.tensor([1, 1]), "
+               "torch.ones(2))\nx, x._version", "(tensor([0., 2., 0.]), 1)");
     CHECK_ERR("import torch\ntorch.argsort(torch.ones(2))", TL_ERR_UNSUPPORTED,
               "tlab does not support torch.argsort");
     CHECK_ERR("import torch\ntorch.ones(2).msort()", TL_ERR_UNSUPPORTED,
