@@ -384,8 +384,12 @@ START_TEST(test_attribute_sites)
     /* issue #27: hints only within a small edit distance, or none */
     CHECK_ERR("import torch\ntorch.ones(2).argsort()", TL_ERR_UNSUPPORTED,
               "tlab does not support Tensor.argsort");
-    CHECK_ERR("import torch\ntorch.einsum('i->i', torch.ones(2))",
-              TL_ERR_UNSUPPORTED, "tlab does not support torch.einsum");
+    CHECK_EVAL("import torch\nx = torch.ones(2, 3)\ny = torch.einsum('ij->ji', x)\n"
+               "y.shape, y.stride(), y.data_ptr() == x.data_ptr()",
+               "(torch.Size([3, 2]), (1, 3), True)");
+    CHECK_ERR("import torch\ntorch.einsum('ij->k', torch.ones(2, 2))", TL_ERR_RUNTIME,
+              "einsum(): output subscript k does not appear in the equation for any input "
+              "operand");
     /* scatter is supported since issue #27 (ops27b.json) */
     CHECK_EVAL("import torch\ntorch.ones(2).scatter(0, torch.zeros(1).long(), 5.)",
                "tensor([5., 1.])");

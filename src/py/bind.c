@@ -29,6 +29,7 @@ extern const tl_bind_table tl_bind_ops_tables[];
 extern const tl_bind_table tl_bind_view_tables[];
 extern const tl_bind_table tl_bind_index_tables[];
 extern const tl_bind_table tl_bind_scatter_tables[];
+extern const tl_bind_table tl_bind_einsum_tables[];
 /* bind_grad.c (declared here, not included: bind_grad.h includes bind.h) */
 extern const tl_bind_table tl_bind_grad_tables[];
 const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw);
@@ -41,6 +42,7 @@ static const tl_bind_table *const registry[] = {
     tl_bind_view_tables,
     tl_bind_index_tables,
     tl_bind_scatter_tables,
+    tl_bind_einsum_tables,
 };
 
 /* ---- the index: open addressing, a power of two at most half full ----
