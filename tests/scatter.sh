@@ -42,3 +42,34 @@ YEOF
 expect 0 run bad.yaml
 stdout_has "IndexError: out of range: tried to access index 6 on a tensor of 6"
 stderr_lacks "internal error"
+
+# the host copies are bounded: a LimitError, never an OOM
+cat > big.yaml <<'YEOF'
+tlab: 1
+id: big
+title: a big scatter
+setup: |
+  import torch
+  x = torch.zeros(5000, 5000)
+ops:
+  - {id: "1", op: "x.index_fill_(0, torch.tensor([0]), 1.)", predict: {kind: error, error: LimitError}}
+YEOF
+expect 0 check big.yaml
+
+# einsum: a pure permutation of one operand is a view of it; a sum is a copy
+cat > es.yaml <<'YEOF'
+tlab: 1
+id: es
+title: einsum
+threshold: 100%
+setup: |
+  import torch
+  x = torch.arange(6.).reshape(2, 3)
+ops:
+  - {id: p, op: "torch.einsum('ij->ji', x)", predict: {kind: view, shape: [3, 2], stride: [1, 3]}}
+  - {id: d, op: "torch.einsum('ii->i', x[:, :2])", predict: {kind: view, shape: [2], stride: [4]}}
+  - {id: s, op: "torch.einsum('ij->i', x)", predict: {kind: copy, shape: [2], stride: [1]}}
+  - {id: m, op: "torch.einsum('ij,kj->ik', x, x)", predict: {kind: copy, shape: [2, 2], stride: [2, 1]}}
+YEOF
+expect 0 check es.yaml
+expect 0 check --device cuda es.yaml

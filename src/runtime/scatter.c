@@ -24,6 +24,10 @@
 #include "util.h"
 #include "view.h"
 
+/* the host copies are not charged to the ledger: each is bounded (an op
+ * holds at most three) */
+#define SCATTER_MAX_BYTES (64 << 20)
+
 typedef struct hbuf {
     unsigned char *p;
     int64_t n;
@@ -35,8 +39,9 @@ static int hread(const tl_tensor *t, hbuf *b, tl_error *err)
     b->n = tl_tensor_numel(t);
     b->isz = tl_dtype_size(t->dtype);
     b->p = NULL;
-    if (b->n > TL_INDEX_MAX_ELEMS)
-        return tl_index_limit_error(err);
+    if (b->n > TL_INDEX_MAX_ELEMS || (uint64_t)b->n * b->isz > SCATTER_MAX_BYTES)
+        return tl_error_set(err, TL_ERR_LIMIT, "a scatter over a tensor of more than %d "
+                            "MiB is not supported", SCATTER_MAX_BYTES >> 20);
     b->p = malloc((size_t)(b->n ? b->n : 1) * b->isz);
     if (!b->p)
         return tl_error_set(err, TL_ERR_LIMIT, "out of memory");
