@@ -62,6 +62,7 @@ static const char *const fixture_files[] = {
     "ops27a",
     "einops", "sparse",
     "numpy3",
+    "ops27b",
     "errors",
 };
 #define N_FILES ((int)TL_ARRAY_LEN(fixture_files))

@@ -449,13 +449,22 @@ START_TEST(test_attribute_sites)
     /* issue #27: hints only within a small edit distance, or none */
     CHECK_ERR("import torch\ntorch.ones(2).histc()", TL_ERR_UNSUPPORTED,
               "tlab does not support Tensor.histc");
-    CHECK_ERR("import torch\ntorch.ones(2).scatter(0, torch.zeros(1).long(), 1.)",
-              TL_ERR_UNSUPPORTED, "tlab does not support Tensor.scatter");
     CHECK_ERR("import torch\ntorch.histc(torch.ones(2))", TL_ERR_UNSUPPORTED,
               "tlab does not support torch.histc");
     /* (argsort and msort are bound now: a typo of sort still hints it) */
     CHECK_ERR("import torch\ntorch.ones(2).sortt()", TL_ERR_UNSUPPORTED,
               "tlab does not support Tensor.sortt (did you mean Tensor.sort?)");
+    CHECK_EVAL("import torch\nx = torch.ones(2, 3)\ny = torch.einsum('ij->ji', x)\n"
+               "y.shape, y.stride(), y.data_ptr() == x.data_ptr()",
+               "(torch.Size([3, 2]), (1, 3), True)");
+    CHECK_ERR("import torch\ntorch.einsum('ij->k', torch.ones(2, 2))", TL_ERR_RUNTIME,
+              "einsum(): output subscript k does not appear in the equation for any input "
+              "operand");
+    /* scatter is supported since issue #27 (ops27b.json) */
+    CHECK_EVAL("import torch\ntorch.ones(2).scatter(0, torch.zeros(1).long(), 5.)",
+               "tensor([5., 1.])");
+    CHECK_EVAL("import torch\nx = torch.zeros(3)\nx.scatter_add_(0, torch.tensor([1, 1]), "
+               "torch.ones(2))\nx, x._version", "(tensor([0., 2., 0.]), 1)");
     CHECK_ERR("import torch\ndef g(v):\n    return v.sum()\ng(torch.ones(2))\ng([1])",
               TL_ERR_ATTRIBUTE, "'list' object has no attribute 'sum'");
     CHECK_EVAL("import torch\ndef g(v):\n    return v.sum()\n"

@@ -32,6 +32,8 @@ extern const tl_bind_table tl_bind_serialize_tables[];
 extern const tl_bind_table tl_bind_scan_tables[];
 extern const tl_bind_table tl_bind_sparse_tables[]; /* sparse.h */
 extern const tl_bind_table tl_bind_named_tables[];
+extern const tl_bind_table tl_bind_scatter_tables[];
+extern const tl_bind_table tl_bind_einsum_tables[];
 /* bind_grad.c (declared here, not included: bind_grad.h includes bind.h) */
 extern const tl_bind_table tl_bind_grad_tables[];
 const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw);
@@ -47,6 +49,8 @@ static const tl_bind_table *const registry[] = {
     tl_bind_scan_tables,
     tl_bind_sparse_tables,
     tl_bind_named_tables,
+    tl_bind_scatter_tables,
+    tl_bind_einsum_tables,
 };
 
 /* ---- the index: open addressing, a power of two at most half full ----
