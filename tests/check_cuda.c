@@ -437,6 +437,21 @@ START_TEST(test_self_overlap_in_cpu_order)
 }
 END_TEST
 
+/* A float32 copy launch from src to dst (desc_init's defaults); the
+ * caller sets the shape and strides. */
+static void copy_desc(tl_kdesc *d, void *dst, void *src)
+{
+    memset(d, 0, sizeof *d);
+    d->gdim = -1;
+    d->gop = 1;
+    d->gscale = 1;
+    d->nchunk = 1;
+    d->nops = 2;
+    d->dtype[0] = d->dtype[1] = TL_FLOAT32;
+    d->ptr[0] = dst;
+    d->ptr[1] = src;
+}
+
 /* The simulator's race check: a parallel launch whose output maps two work
  * items to one address fails with TL_DEV_ERACE (a GPU would race silently);
  * the same launch run serially passes. The backend's own test agrees. */
@@ -447,21 +462,13 @@ START_TEST(test_sim_catches_racy_launch)
     ck_assert_int_eq(sim->malloc(&dst, 5 * sizeof(float)), 0);
     ck_assert_int_eq(sim->malloc(&src, 9 * sizeof(float)), 0);
     tl_kdesc d;
-    memset(&d, 0, sizeof d);
-    d.gdim = -1;
-    d.gop = 1;
-    d.gscale = 1;
-    d.nchunk = 1;
+    copy_desc(&d, dst, src);
     d.n = 9;
     d.ndim = 2;
-    d.nops = 2;
-    d.dtype[0] = d.dtype[1] = TL_FLOAT32;
     d.sizes[0] = d.sizes[1] = 3;
     d.strides[0][0] = d.strides[0][1] = 4; /* as_strided((3, 3), (1, 1)) */
     d.strides[1][0] = 12;
     d.strides[1][1] = 4;
-    d.ptr[0] = dst;
-    d.ptr[1] = src;
     ck_assert(tl_gpu_self_overlaps(&d));
     ck_assert_int_eq(sim->launch(TL_K_COPY, &d), TL_DEV_ERACE);
     d.serial = 1;
@@ -498,19 +505,11 @@ START_TEST(test_sim_catches_bad_calls)
     for (size_t i = 0; i < sizeof raw; i++)
         ck_assert_uint_eq(raw[i], TL_DEV_SIM_POISON);
     tl_kdesc d;
-    memset(&d, 0, sizeof d);
-    d.gdim = -1;
-    d.gop = 1;
-    d.gscale = 1;
-    d.nchunk = 1;
+    copy_desc(&d, dst, src);
     d.n = 8;
     d.ndim = 1;
-    d.nops = 2;
-    d.dtype[0] = d.dtype[1] = TL_FLOAT32;
     d.sizes[0] = 8;
     d.strides[0][0] = d.strides[1][0] = 4;
-    d.ptr[0] = dst;
-    d.ptr[1] = src;
     ck_assert_int_eq(sim->launch(TL_K_COPY, &d), 0);
     d.ptr[1] = (char *)host; /* a host pointer */
     ck_assert_int_eq(sim->launch(TL_K_COPY, &d), 700);

@@ -63,6 +63,23 @@ const char *tl_dtype_name(tl_dtype dt)
     return valid(dt) ? infos[dt].name : "?";
 }
 
+const char *tl_dtype_typemeta_name(tl_dtype dt)
+{
+    switch (dt) {
+    case TL_BOOL: return "bool";
+    case TL_UINT8: return "unsigned char";
+    case TL_INT8: return "signed char";
+    case TL_INT16: return "short int";
+    case TL_INT32: return "int";
+    case TL_INT64: return "long int";
+    case TL_FLOAT16: return "c10::Half";
+    case TL_BFLOAT16: return "c10::BFloat16";
+    case TL_FLOAT32: return "float";
+    case TL_FLOAT64: return "double";
+    default: return "unknown";
+    }
+}
+
 const char *tl_dtype_scalar_name(tl_dtype dt)
 {
     return valid(dt) ? infos[dt].scalar_name : "?";

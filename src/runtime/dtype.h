@@ -33,6 +33,9 @@ typedef enum tl_dtype {
 size_t tl_dtype_size(tl_dtype dt);
 /* "float32", "int64", "bool", ... (torch.float32 prints as torch.float32) */
 const char *tl_dtype_name(tl_dtype dt);
+/* The C++ type name c10's TypeMeta prints for dt ("float", "c10::Half",
+ * "long int"), as in "expected scalar type ... but found ...". */
+const char *tl_dtype_typemeta_name(tl_dtype dt);
 /* PyTorch's ScalarType name used in messages: "Float", "Long", "Half",
  * "BFloat16", "Bool", "Byte", "Char", "Short", "Int", "Double". */
 const char *tl_dtype_scalar_name(tl_dtype dt);

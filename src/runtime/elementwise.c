@@ -667,23 +667,6 @@ static tl_tensor *clamp_new(const tl_tensor *t, const opnd *lo, const opnd *hi,
     return out;
 }
 
-static const char *typemeta_name(tl_dtype dt)
-{
-    switch (dt) {
-    case TL_BOOL: return "bool";
-    case TL_UINT8: return "unsigned char";
-    case TL_INT8: return "signed char";
-    case TL_INT16: return "short int";
-    case TL_INT32: return "int";
-    case TL_INT64: return "long int";
-    case TL_FLOAT16: return "c10::Half";
-    case TL_BFLOAT16: return "c10::BFloat16";
-    case TL_FLOAT32: return "float";
-    case TL_FLOAT64: return "double";
-    default: return "unknown";
-    }
-}
-
 static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
                          tl_error *err)
 {
@@ -701,7 +684,7 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
     if (!tensor_bound && !tl_dtype_can_cast(rdt, t->dtype))
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "result type %s can't be cast to the desired output type %s",
-                            tl_dtype_scalar_name(rdt), typemeta_name(t->dtype));
+                            tl_dtype_scalar_name(rdt), tl_dtype_typemeta_name(t->dtype));
     if (tl_ops_assert_no_internal_overlap(t, err) < 0)
         return -1;
     for (int i = 1; i < n; i++) {
@@ -727,7 +710,7 @@ static int clamp_inplace(tl_tensor *t, const opnd *lo, const opnd *hi,
                             "result type %s can't be cast to the desired output type %s",
                             tl_dtype_scalar_name(dt),
                             tensor_bound ? tl_dtype_scalar_name(t->dtype)
-                                         : typemeta_name(t->dtype));
+                                         : tl_dtype_typemeta_name(t->dtype));
     for (int i = 1; i < n; i++)
         if (tl_ops_opnd_fits(&ops[i], dt, err) < 0)
             return -1;
@@ -777,7 +760,7 @@ static int check_mask(const tl_tensor *mask, tl_error *err)
     if (mask->dtype != TL_BOOL)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "masked_fill_ only supports boolean masks, but got mask with dtype %s",
-                            typemeta_name(mask->dtype));
+                            tl_dtype_typemeta_name(mask->dtype));
     return 0;
 }
 

@@ -26,23 +26,6 @@
 #include "shape.h"
 #include "view.h"
 
-static const char *typemeta_name(tl_dtype dt)
-{
-    switch (dt) {
-    case TL_BOOL: return "bool";
-    case TL_UINT8: return "unsigned char";
-    case TL_INT8: return "signed char";
-    case TL_INT16: return "short int";
-    case TL_INT32: return "int";
-    case TL_INT64: return "long int";
-    case TL_FLOAT16: return "c10::Half";
-    case TL_BFLOAT16: return "c10::BFloat16";
-    case TL_FLOAT32: return "float";
-    case TL_FLOAT64: return "double";
-    default: return "unknown";
-    }
-}
-
 static const char *dev_word(const tl_tensor *t)
 {
     return tl_tensor_device(t).kind == TL_DEV_CUDA ? "cuda" : "cpu";
@@ -119,7 +102,7 @@ int tl_scan_cum_(bool prod, tl_tensor *t, int64_t dim, const tl_dtype *dtype,
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "Bad in-place call: input tensor dtype %s and output tensor "
                             "dtype %s should match",
-                            typemeta_name(t->dtype), typemeta_name(*dtype));
+                            tl_dtype_typemeta_name(t->dtype), tl_dtype_typemeta_name(*dtype));
     if (!(t->ndim == 0 && t->dtype == TL_BOOL) && run_scan(prod, t, t, d, err) < 0)
         return -1;
     tl_tensor_bump_version(t);
@@ -215,11 +198,11 @@ static int lerp_check(const tl_tensor *self, const tl_tensor *end,
 {
     if (end->dtype != self->dtype)
         return tl_error_set(err, TL_ERR_RUNTIME, "expected dtype %s for `end` but got dtype %s",
-                            typemeta_name(self->dtype), typemeta_name(end->dtype));
+                            tl_dtype_typemeta_name(self->dtype), tl_dtype_typemeta_name(end->dtype));
     if (wt && wt->dtype != self->dtype)
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "expected dtype %s for `weight` but got dtype %s",
-                            typemeta_name(self->dtype), typemeta_name(wt->dtype));
+                            tl_dtype_typemeta_name(self->dtype), tl_dtype_typemeta_name(wt->dtype));
     opnd ops[3] = {tl_ops_opnd_tensor(self), tl_ops_opnd_tensor(end),
                    tl_ops_opnd_tensor(wt ? wt : self)};
     int n = wt ? 3 : 2;
