@@ -4,14 +4,14 @@
 # static, it grades a shipped sheet byte for byte as the dynamic tlab does,
 # and the link pulled in none of glibc's NSS functions (getpwnam & co.,
 # which a static glibc binary would dlopen at run time). Skipped (77)
-# where the static build cannot be made (a CUDA build; no libc.a).
+# where the static build cannot be made (no libc.a, a sanitizer build).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
 
 static=${top_builddir}/tlab-static
 if [ ! -x "$static" ]; then
     if ! make -C "$top_builddir" -s tlab-static > "$work/build.log" 2>&1; then
         cat "$work/build.log" >&2
-        skip "make tlab-static failed here (a CUDA build, or no static libc)"
+        skip "make tlab-static failed here (no static libc, or a sanitizer build)"
     fi
 fi
 
