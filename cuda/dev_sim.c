@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_gpu.h"
 #include "context.h"
 
 /* the tag: an address bit no host pointer has (x86-64 user space is below
@@ -333,9 +334,15 @@ static int race_check(tl_kkind kind, const tl_kdesc *d)
           kind == TL_K_UNARY || kind == TL_K_WHERE || kind == TL_K_GATHER ||
           kind == TL_K_SCATTER))
         return 0;
+    /* an affine layout whose sorted strides each reach past the smaller
+     * ones maps no two items to one byte: nothing to walk */
+    if (d->gdim < 0 && !tl_gpu_self_overlaps(d))
+        return 0;
     int64_t isz = (int64_t)tl_k_size(d->dtype[0]);
     int64_t off[TL_K_MAXOPS], lo = INT64_MAX, hi = INT64_MIN;
     for (int64_t i = 0; i < d->n; i++) {
+        if ((i & 65535) == 65535 && tl_context_deadline_passed())
+            return TL_DEV_ETIMEOUT;
         tl_k_offsets(d, i, off);
         if (off[0] < lo)
             lo = off[0];
@@ -348,6 +355,10 @@ static int race_check(tl_kkind kind, const tl_kdesc *d)
         return TL_DEV_OOM;
     int rc = 0;
     for (int64_t i = 0; i < d->n && rc == 0; i++) {
+        if ((i & 65535) == 65535 && tl_context_deadline_passed()) {
+            rc = TL_DEV_ETIMEOUT;
+            break;
+        }
         tl_k_offsets(d, i, off);
         for (int64_t b = 0; b < isz; b++) {
             uint64_t at = (uint64_t)(off[0] - lo) + (uint64_t)b;
