@@ -8,6 +8,7 @@
  * traceback (the statement's line) and the located diagnostic on stderr.
  * Invariant: standard output gets only what the script printed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,10 +127,15 @@ int tl_exec_run(const tl_cli *cli)
     tl_builtins_set_stdout(stdout);
     tl_named_set_warnings(stderr);
     int erc = tl_interp_exec(I, &src, &err);
+    bool closed = tl_builtins_stdout_closed();
     tl_named_set_warnings(NULL);
     tl_builtins_set_stdout(NULL);
-    fflush(stdout);
-    if (erc < 0) {
+    if (fflush(stdout) != 0 && errno == EPIPE)
+        closed = true;
+    clearerr(stdout);
+    if (erc < 0 && closed) {
+        /* the reader of standard output took what it wanted (`| head`) */
+    } else if (erc < 0) {
         tl_buf d = {0};
         if (tl_error_is_python(err.kind)) {
             int line = 0, col = 0;

@@ -769,10 +769,17 @@ static tl_value *bi_slice(tl_value *self, const tl_args *a, tl_error *err)
 /* print, classes, exceptions (the language's object model) */
 
 static _Thread_local FILE *g_stdout;
+static _Thread_local bool g_stdout_closed;
 
 void tl_builtins_set_stdout(FILE *f)
 {
     g_stdout = f;
+    g_stdout_closed = false;
+}
+
+bool tl_builtins_stdout_closed(void)
+{
+    return g_stdout_closed;
 }
 
 static int str_kwarg(const tl_value *v, const char *name, const char **s, size_t *n,
@@ -831,9 +838,21 @@ static tl_value *bi_print(tl_value *self, const tl_args *a, tl_error *err)
         }
     }
     tl_buf_append(&b, end, nend);
-    if (g_stdout) {
-        fwrite(b.data ? b.data : "", 1, b.len, g_stdout);
-        fflush(g_stdout);
+    if (g_stdout && (fwrite(b.data ? b.data : "", 1, b.len, g_stdout) != b.len ||
+                     fflush(g_stdout) != 0)) {
+        /* the reader closed the pipe (`tlab exec f.py | head`): it has all
+         * it wanted, so the run stops here (the caller ends it quietly)
+         * rather than computing output nobody reads */
+        int e = errno;
+        clearerr(g_stdout);
+        tl_buf_free(&b);
+        if (e == EPIPE) {
+            g_stdout_closed = true;
+            tl_error_set(err, TL_ERR_LIMIT, "standard output was closed by its reader");
+        } else {
+            tl_error_set(err, TL_ERR_LIMIT, "cannot write to standard output: %s", strerror(e));
+        }
+        return NULL;
     }
     tl_buf_free(&b);
     return tl_none();

@@ -23,6 +23,10 @@ extern "C" {
 /* print() writes to f (NULL, the default: output is discarded, as in lab
  * setups). Per thread. */
 void tl_builtins_set_stdout(FILE *f);
+/* Did a print() since the last tl_builtins_set_stdout find f closed by its
+ * reader (EPIPE)? That print failed with a LimitError that ends the run;
+ * the caller ends it quietly with success, as `| head` expects. */
+bool tl_builtins_stdout_closed(void);
 
 /* Does exception kind (tl_errkind) fall under class `type` (`except
  * LookupError:` catches IndexError)? 1/0, or -1 with TypeError when type is
