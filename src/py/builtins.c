@@ -1274,6 +1274,49 @@ static int host_pair(const tl_tensor *x, const tl_tensor *y, tl_tensor **hx, tl_
     return -1;
 }
 
+/* torch.equal of two same-shape tensors of one dtype: both read row-major
+ * into host buffers, then compared as their dtype (integers and bool
+ * byte for byte, exact past 2^53; floats by value: NaN != NaN, -0 == 0) */
+static tl_value *equal_same_dtype(const tl_tensor *x, const tl_tensor *y, int64_t n,
+                                  tl_error *err)
+{
+    size_t isz = tl_dtype_size(x->dtype), nb = (size_t)n * isz;
+    char *bx = malloc(nb), *by = malloc(nb);
+    int r = 1;
+    if (!bx || !by) {
+        tl_error_set(err, TL_ERR_LIMIT, "out of memory comparing two tensors of %zu bytes", nb);
+        r = -1;
+    } else if (tl_tensor_read_host_bytes(x, bx, err) < 0 ||
+               tl_tensor_read_host_bytes(y, by, err) < 0) {
+        r = -1;
+    }
+    const int64_t chunk = 1 << 20; /* elements between deadline checks */
+    for (int64_t i0 = 0; r == 1 && i0 < n; i0 += chunk) {
+        int64_t i1 = n - i0 < chunk ? n : i0 + chunk;
+        if (tl_context_deadline_check(err) < 0) {
+            r = -1;
+        } else if (!tl_dtype_is_floating(x->dtype)) {
+            r = memcmp(bx + i0 * (int64_t)isz, by + i0 * (int64_t)isz,
+                       (size_t)(i1 - i0) * isz) == 0;
+        } else if (x->dtype == TL_FLOAT32) {
+            const float *p = (const float *)(void *)bx, *q = (const float *)(void *)by;
+            for (int64_t i = i0; i < i1 && r == 1; i++)
+                r = p[i] == q[i];
+        } else if (x->dtype == TL_FLOAT64) {
+            const double *p = (const double *)(void *)bx, *q = (const double *)(void *)by;
+            for (int64_t i = i0; i < i1 && r == 1; i++)
+                r = p[i] == q[i];
+        } else {
+            for (int64_t i = i0; i < i1 && r == 1; i++)
+                r = tl_dtype_load_f64(x->dtype, bx + i * (int64_t)isz) ==
+                    tl_dtype_load_f64(x->dtype, by + i * (int64_t)isz);
+        }
+    }
+    free(bx);
+    free(by);
+    return r < 0 ? NULL : tl_bool(r == 1);
+}
+
 static tl_value *torch_equal(tl_value *self, const tl_args *a, tl_error *err)
 {
     (void)self;
@@ -1286,6 +1329,8 @@ static tl_value *torch_equal(tl_value *self, const tl_args *a, tl_error *err)
         if (x->sizes[d] != y->sizes[d])
             return tl_bool(false);
     int64_t n = tl_tensor_numel(x);
+    if (x->dtype == y->dtype && n > 0)
+        return equal_same_dtype(x, y, n, err);
     tl_tensor *hx, *hy;
     if (host_pair(x, y, &hx, &hy, err) < 0)
         return NULL;
