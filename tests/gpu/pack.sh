@@ -7,7 +7,7 @@
 set -eu
 builddir=${1:?usage: tests/gpu/pack.sh BUILDDIR [DEST]}
 dest=${2:-build-gpu}
-progs="tlab tests/check_kernels tests/check_cuda tests/check_fixtures tests/check_index bench/gpu_bandwidth"
+progs="tlab tests/check_kernels tests/check_cuda tests/check_fixtures tests/check_index tests/check_backend bench/gpu_bandwidth"
 # shellcheck disable=SC2086 # $progs is a list of make targets
 make -C "$builddir" $progs
 mkdir -p "$dest/tests" "$dest/bench" "$dest/lib"
