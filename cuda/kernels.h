@@ -685,8 +685,20 @@ TL_KFN void tl_k_acc_merge(int op, int fl, tl_kacc *a, const tl_kacc *b)
     }
     int max = op == TL_KR_MAX || op == TL_KR_ARGMAX;
     switch (op) {
-    case TL_KR_SUM: a->i = (int64_t)((uint64_t)a->i + (uint64_t)b->i); break;
-    case TL_KR_PROD: a->i = (int64_t)((uint64_t)a->i * (uint64_t)b->i); break;
+    /* floating sums and products: chunk partials in double, in chunk order
+     * (g_reduce chunks them only past FCHUNK_MIN elements, backend_gpu.c) */
+    case TL_KR_SUM: case TL_KR_MEAN:
+        if (fl)
+            a->f += b->f;
+        else
+            a->i = (int64_t)((uint64_t)a->i + (uint64_t)b->i);
+        break;
+    case TL_KR_PROD:
+        if (fl)
+            a->f *= b->f;
+        else
+            a->i = (int64_t)((uint64_t)a->i * (uint64_t)b->i);
+        break;
     case TL_KR_ALL: a->f = (a->f != 0.0 && b->f != 0.0) ? 1.0 : 0.0;
         a->i = a->i && b->i; break;
     case TL_KR_ANY: a->f = (a->f != 0.0 || b->f != 0.0) ? 1.0 : 0.0;
@@ -696,7 +708,7 @@ TL_KFN void tl_k_acc_merge(int op, int fl, tl_kacc *a, const tl_kacc *b)
             if (a->seen_nan)
                 break;
             if (b->seen_nan || (max ? b->f > a->f : b->f < a->f)) {
-                a->f = b->f;
+                a->f += b->f;
                 a->arg = b->arg;
                 a->seen_nan = b->seen_nan;
             }

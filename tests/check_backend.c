@@ -933,6 +933,40 @@ START_TEST(test_large_contiguous)
 }
 END_TEST
 
+/* floating sum/mean/prod of 2^17 elements per output: past the device's
+ * FCHUNK_MIN they are chunked (cuda/backend_gpu.c), a reassociation that
+ * must stay within ulps of the CPU's in-order fold; two outputs, so the
+ * partials of one output never mix with the other's */
+START_TEST(test_large_float_reductions)
+{
+    be = backends[_i];
+    enum { R = 2, C = 1 << 17 };
+    double *a = malloc((size_t)R * C * sizeof(double));
+    for (int64_t i = 0; i < (int64_t)R * C; i++)
+        a[i] = 1.0 + (double)((uint64_t)i * 2654435761u % 1000u) * 1e-6 + (i >= C ? 0.5e-3 : 0);
+    int64_t sz[2] = {R, C}, st[2] = {C, 1}, osz[2] = {R, 1}, ost[2] = {1, 1};
+    tl_strided s = desc(a, TL_FLOAT64, 2, sz, st);
+    const tl_redop ops[3] = {TL_RED_SUM, TL_RED_MEAN, TL_RED_PROD};
+    for (int k = 0; k < 3; k++) {
+        double out[R] = {0}, ref[R];
+        for (int r = 0; r < R; r++) {
+            double acc = ops[k] == TL_RED_PROD ? 1.0 : 0.0;
+            for (int64_t i = 0; i < C; i++)
+                acc = ops[k] == TL_RED_PROD ? acc * a[r * C + i] : acc + a[r * C + i];
+            ref[r] = ops[k] == TL_RED_MEAN ? acc / C : acc;
+        }
+        tl_strided d = desc(out, TL_FLOAT64, 2, osz, ost);
+        tl_error err = {0};
+        ck_assert_int_eq(t_reduce(ops[k], TL_FLOAT64, &d, &s, 2, &err), 0);
+        for (int r = 0; r < R; r++)
+            ck_assert_msg(fabs(out[r] - ref[r]) <= 1e-12 * fabs(ref[r]),
+                          "op %d row %d: %.17g, in-order fold %.17g", k, r, out[r], ref[r]);
+        ck_assert(out[1] > out[0]);
+    }
+    free(a);
+}
+END_TEST
+
 /* scatter: = keeps the last duplicate, += sums them in order; along dim 1
  * of a (2, 3) and with a dtype conversion. torch 1.13:
  *   x = torch.zeros(2, 3, dtype=torch.int64)
@@ -1397,6 +1431,7 @@ static Suite *tl_backend_suite(void)
     ADD(core, test_binary_broadcast_2d);
     ADD(core, test_unary);
     ADD(core, test_where_index_select);
+    ADD(core, test_large_float_reductions);
     ADD(core, test_scatter);
     ADD(core, test_sort);
     ADD(core, test_scan);
