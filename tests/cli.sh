@@ -286,8 +286,13 @@ print((x + y).align_to('C', 'N').names)
 PYEOF
 expect 0 exec "$work/named.py"
 [ "$(cat "$work/stdout")" = "('C', 'N')" ] || fail "named exec printed: $(cat "$work/stdout")"
-stderr_lines 1
-stderr_has "UserWarning: Named tensors and all their associated APIs are an experimental feature"
+# as Python's warnings module shows it (torch 1.13.1, Debian): the script
+# and line of the statement, then that statement's source line
+stderr_lines 2
+stderr_has "$work/named.py:2: UserWarning: Named tensors and all their associated APIs are an experimental feature"
+stderr_has "(Triggered internally at  ./c10/core/TensorImpl.h:1758.)"
+[ "$(sed -n 2p "$work/stderr")" = "  x = torch.zeros(2, 3, names=('N', 'C'))" ] ||
+    fail "the warning's second line is not the statement: $(sed -n 2p "$work/stderr")"
 printf 'import torch\nprint(torch.zeros(2).names)\n' > "$work/unnamed.py"
 expect 0 exec "$work/unnamed.py"
 stderr_empty

@@ -125,10 +125,10 @@ int tl_exec_run(const tl_cli *cli)
     tl_interp *I = tl_interp_new(&o);
     fflush(stdout);
     tl_builtins_set_stdout(stdout);
-    tl_named_set_warnings(stderr);
+    tl_named_set_warnings(stderr, name, text, len);
     int erc = tl_interp_exec(I, &src, &err);
     bool closed = tl_builtins_stdout_closed();
-    tl_named_set_warnings(NULL);
+    tl_named_set_warnings(NULL, NULL, NULL, 0);
     tl_builtins_set_stdout(NULL);
     if (fflush(stdout) != 0 && errno == EPIPE)
         closed = true;

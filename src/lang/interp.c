@@ -1777,6 +1777,7 @@ static int exec_import_einops(tl_interp *I, const tl_node *s, tl_error *err)
 
 static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
 {
+    tl_named_note_statement(s->span.start); /* where a UserWarning points */
     switch (s->kind) {
     case TL_N_IMPORT:
         if (s->op == TL_IMPORT_FROM || strcmp(s->str, "einops") == 0)
