@@ -288,6 +288,13 @@ VALUES = [
     ("none", "max(torch.tensor(1), 2)"), ("none", "abs(torch.tensor(-2))"),
     ("none", "torch.tensor(1) is torch.tensor(1)"), ("none", "[a.shape for a in torch.zeros(2, 3)]"),
     ("none", "a, b = torch.arange(6).view(2, 3); b"), ("none", "torch.arange(4).tolist() == [0, 1, 2, 3]"),
+    # torch.equal compares as the dtype: int64 past 2^53 exactly, NaN != NaN
+    ("none", "torch.equal(torch.tensor([2**60]), torch.tensor([2**60 + 1]))"),
+    ("none", "torch.equal(torch.tensor([2**60]), torch.tensor([2**60]))"),
+    ("none", "torch.equal(torch.tensor([float('nan')]), torch.tensor([float('nan')]))"),
+    ("none", "torch.equal(torch.tensor([0.0]), torch.tensor([-0.0]))"),
+    ("x46", "torch.equal(x.t().contiguous(), x.t())"), ("x46", "torch.equal(x.half(), x.half())"),
+    ("x46", "torch.equal(x[:, ::2], x[:, 1::2] - 1)"), ("x46", "torch.equal(x, x.t())"),
 ]
 
 # 2.x expectations where torch 1.13 differs (SPEC: follow 2.x)
