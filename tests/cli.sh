@@ -293,6 +293,22 @@ stderr_has "$work/named.py:2: UserWarning: Named tensors and all their associate
 stderr_has "(Triggered internally at  ./c10/core/TensorImpl.h:1758.)"
 [ "$(sed -n 2p "$work/stderr")" = "  x = torch.zeros(2, 3, names=('N', 'C'))" ] ||
     fail "the warning's second line is not the statement: $(sed -n 2p "$work/stderr")"
+# the @ operator names its result as matmul does; a name where an op takes
+# only an int is PyTorch's argument-parser TypeError
+cat > "$work/named2.py" <<'PYEOF'
+import torch
+x = torch.zeros(2, 3, 4, names=('A', 'B', 'C'))
+print((x @ torch.ones(4, 5, names=('C', 'K'))).names)
+print((torch.ones(3, names=('B',)) @ x).names)
+try:
+    x.argmax('B')
+except TypeError as e:
+    print(e)
+PYEOF
+expect 0 exec "$work/named2.py"
+[ "$(cat "$work/stdout")" = "('A', 'B', 'K')
+('A', 'C')
+argmax(): argument 'dim' (position 1) must be int, not str" ] || fail "named @ printed: $(cat "$work/stdout")"
 printf 'import torch\nprint(torch.zeros(2).names)\n' > "$work/unnamed.py"
 expect 0 exec "$work/unnamed.py"
 stderr_empty

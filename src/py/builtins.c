@@ -1185,8 +1185,9 @@ static tl_value *functional(tl_value *self, const tl_args *a, tl_error *err)
         return NULL;
     }
     if (a->npos > 0) {
+        /* torch.sum(x, 'C'): the method's named-tensor rules apply too */
         tl_args rest = {a->npos - 1, a->pos + 1, a->nkw, a->kwnames, a->kwvals};
-        return b->fn(a->pos[0], &rest, err);
+        return tl_named_call(name, b->fn, a->pos[0], &rest, err);
     }
     for (size_t k = 0; k < a->nkw; k++) {
         if (strcmp(a->kwnames[k], "input") != 0)
@@ -1200,7 +1201,7 @@ static tl_value *functional(tl_value *self, const tl_args *a, tl_error *err)
                 vals[m++] = a->kwvals[j];
             }
         tl_args rest = {0, NULL, m, names, vals};
-        tl_value *r = b->fn(a->kwvals[k], &rest, err);
+        tl_value *r = tl_named_call(name, b->fn, a->kwvals[k], &rest, err);
         free(names);
         free(vals);
         return r;

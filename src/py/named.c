@@ -25,6 +25,8 @@
  */
 #include "named.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,50 +318,80 @@ typedef enum rule {
     R_SELECT,   /* select(dim, i): that dim goes */
     R_SQUEEZE,  /* squeeze(): size-1 dims go */
     R_DIMS,     /* size/stride/...: names as dims, result not a tensor */
+    R_MATMUL,   /* matmul: tl_named_matmul's rule */
+    R_UNBIND,   /* unbind(dim): R_SELECT on every item of the tuple */
     R_REFUSE    /* "aten::OP is not yet supported with named tensors" */
 } rule;
+
+/* op_rule.flags */
+#define F_NYI 1u /* a dim name is PyTorch's "does not yet support" error */
 
 typedef struct op_rule {
     const char *name;
     rule how;
-    const char *aten; /* R_REFUSE: PyTorch's op name in the message */
-    int ndims;        /* leading positional args that may be names */
+    const char *aten;    /* R_REFUSE: PyTorch's op name in the message */
+    int ndims;           /* leading positional args that may be names */
+    unsigned flags;      /* F_NYI */
+    const char *dimtype; /* a name for dim is a TypeError: "must be TYPE" */
+    int dimpos;          /* ... naming dim as argument DIMPOS (from 1) */
 } op_rule;
 
 static const op_rule rules[] = {
-    {"abs", R_KEEP, NULL, 0}, {"neg", R_KEEP, NULL, 0}, {"exp", R_KEEP, NULL, 0},
-    {"log", R_KEEP, NULL, 0}, {"sqrt", R_KEEP, NULL, 0}, {"sin", R_KEEP, NULL, 0},
-    {"cos", R_KEEP, NULL, 0}, {"tanh", R_KEEP, NULL, 0}, {"sigmoid", R_KEEP, NULL, 0},
-    {"relu", R_KEEP, NULL, 0}, {"floor", R_KEEP, NULL, 0}, {"ceil", R_KEEP, NULL, 0},
-    {"round", R_KEEP, NULL, 0}, {"clamp", R_KEEP, NULL, 0}, {"clone", R_KEEP, NULL, 0},
-    {"contiguous", R_KEEP, NULL, 0}, {"detach", R_KEEP, NULL, 0},
-    {"float", R_KEEP, NULL, 0}, {"double", R_KEEP, NULL, 0}, {"half", R_KEEP, NULL, 0},
-    {"int", R_KEEP, NULL, 0}, {"long", R_KEEP, NULL, 0}, {"bool", R_KEEP, NULL, 0},
-    {"to", R_KEEP, NULL, 0}, {"type", R_KEEP, NULL, 0}, {"cpu", R_KEEP, NULL, 0},
-    {"cuda", R_KEEP, NULL, 0}, {"zero_", R_KEEP, NULL, 0}, {"fill_", R_KEEP, NULL, 0},
-    {"softmax", R_KEEP, NULL, 1}, {"log_softmax", R_KEEP, NULL, 1},
-    {"cumsum", R_KEEP, NULL, 1}, {"cumprod", R_KEEP, NULL, 1},
-    {"narrow", R_KEEP, NULL, 1}, {"expand", R_KEEP, NULL, 0},
-    {"add", R_UNIFY, NULL, 0}, {"sub", R_UNIFY, NULL, 0}, {"mul", R_UNIFY, NULL, 0},
-    {"div", R_UNIFY, NULL, 0}, {"pow", R_UNIFY, NULL, 0}, {"maximum", R_UNIFY, NULL, 0},
-    {"minimum", R_UNIFY, NULL, 0}, {"eq", R_UNIFY, NULL, 0}, {"ne", R_UNIFY, NULL, 0},
-    {"lt", R_UNIFY, NULL, 0}, {"le", R_UNIFY, NULL, 0}, {"gt", R_UNIFY, NULL, 0},
-    {"ge", R_UNIFY, NULL, 0}, {"add_", R_KEEP, NULL, 0}, {"sub_", R_KEEP, NULL, 0},
-    {"mul_", R_KEEP, NULL, 0}, {"div_", R_KEEP, NULL, 0},
-    {"sum", R_REDUCE, NULL, 1}, {"mean", R_REDUCE, NULL, 1}, {"prod", R_REDUCE, NULL, 1},
-    {"std", R_REDUCE, NULL, 1}, {"var", R_REDUCE, NULL, 1}, {"max", R_REDUCE, NULL, 1},
-    {"min", R_REDUCE, NULL, 1}, {"median", R_REDUCE, NULL, 1},
-    {"logsumexp", R_REDUCE, NULL, 1}, {"all", R_REDUCE, NULL, 1},
-    {"any", R_REDUCE, NULL, 1},
-    {"transpose", R_TRANSPOSE, NULL, 2}, {"t", R_REVERSE, NULL, 0},
-    {"mT", R_MT, NULL, 0}, {"T", R_REFUSE, "permute", 0},
-    {"select", R_SELECT, NULL, 1}, {"squeeze", R_SQUEEZE, NULL, 0},
-    {"size", R_DIMS, NULL, 1}, {"stride", R_DIMS, NULL, 1},
-    {"view", R_REFUSE, "view", 0}, {"view_as", R_REFUSE, "view", 0},
-    {"reshape", R_REFUSE, "_reshape_alias", 0}, {"flatten", R_REFUSE, "_reshape_alias", 0},
-    {"permute", R_REFUSE, "permute", 0}, {"unsqueeze", R_REFUSE, "unsqueeze", 0},
-    {"movedim", R_REFUSE, "movedim", 0}, {"as_strided", R_REFUSE, "as_strided", 0},
-    {"unfold", R_REFUSE, "unfold", 0}, {"diagonal", R_REFUSE, "diagonal", 0},
+    {"abs", R_KEEP, NULL, 0, 0, NULL, 0}, {"neg", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"exp", R_KEEP, NULL, 0, 0, NULL, 0}, {"log", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"sqrt", R_KEEP, NULL, 0, 0, NULL, 0}, {"sin", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"cos", R_KEEP, NULL, 0, 0, NULL, 0}, {"tanh", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"sigmoid", R_KEEP, NULL, 0, 0, NULL, 0}, {"relu", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"floor", R_KEEP, NULL, 0, 0, NULL, 0}, {"ceil", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"round", R_KEEP, NULL, 0, 0, NULL, 0}, {"clamp", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"clone", R_KEEP, NULL, 0, 0, NULL, 0}, {"contiguous", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"detach", R_KEEP, NULL, 0, 0, NULL, 0}, {"float", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"double", R_KEEP, NULL, 0, 0, NULL, 0}, {"half", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"int", R_KEEP, NULL, 0, 0, NULL, 0}, {"long", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"bool", R_KEEP, NULL, 0, 0, NULL, 0}, {"to", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"type", R_KEEP, NULL, 0, 0, NULL, 0}, {"cpu", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"cuda", R_KEEP, NULL, 0, 0, NULL, 0}, {"zero_", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"fill_", R_KEEP, NULL, 0, 0, NULL, 0}, {"softmax", R_KEEP, NULL, 1, 0, NULL, 0},
+    {"log_softmax", R_KEEP, NULL, 1, 0, NULL, 0}, {"cumsum", R_KEEP, NULL, 1, 0, NULL, 0},
+    {"cumprod", R_KEEP, NULL, 1, 0, NULL, 0}, {"narrow", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"expand", R_KEEP, NULL, 0, 0, NULL, 0}, {"add", R_UNIFY, NULL, 0, 0, NULL, 0},
+    {"sub", R_UNIFY, NULL, 0, 0, NULL, 0}, {"mul", R_UNIFY, NULL, 0, 0, NULL, 0},
+    {"div", R_UNIFY, NULL, 0, 0, NULL, 0}, {"pow", R_UNIFY, NULL, 0, 0, NULL, 0},
+    {"maximum", R_UNIFY, NULL, 0, 0, NULL, 0}, {"minimum", R_UNIFY, NULL, 0, 0, NULL, 0},
+    {"eq", R_UNIFY, NULL, 0, 0, NULL, 0}, {"ne", R_UNIFY, NULL, 0, 0, NULL, 0},
+    {"lt", R_UNIFY, NULL, 0, 0, NULL, 0}, {"le", R_UNIFY, NULL, 0, 0, NULL, 0},
+    {"gt", R_UNIFY, NULL, 0, 0, NULL, 0}, {"ge", R_UNIFY, NULL, 0, 0, NULL, 0},
+    {"add_", R_KEEP, NULL, 0, 0, NULL, 0}, {"sub_", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"mul_", R_KEEP, NULL, 0, 0, NULL, 0}, {"div_", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"sum", R_REDUCE, NULL, 1, 0, NULL, 0}, {"mean", R_REDUCE, NULL, 1, 0, NULL, 0},
+    {"prod", R_REDUCE, NULL, 1, 0, NULL, 0}, {"std", R_REDUCE, NULL, 1, 0, NULL, 0},
+    {"var", R_REDUCE, NULL, 1, 0, NULL, 0}, {"max", R_REDUCE, NULL, 1, 0, NULL, 0},
+    {"min", R_REDUCE, NULL, 1, 0, NULL, 0}, {"median", R_REDUCE, NULL, 1, 0, NULL, 0},
+    {"logsumexp", R_REDUCE, NULL, 1, 0, NULL, 0}, {"all", R_REDUCE, NULL, 1, F_NYI, NULL, 0},
+    {"any", R_REDUCE, NULL, 1, F_NYI, NULL, 0}, {"sort", R_REFUSE, "sort", 1, F_NYI, NULL, 0},
+    {"index_select", R_REFUSE, "index_select", 1, F_NYI, NULL, 0}, {"argmax", R_REFUSE, "argmax", 0, 0, "int", 1},
+    {"argmin", R_REFUSE, "argmin", 0, 0, "int", 1},
+    {"amax", R_REFUSE, "amax", 0, 0, "tuple of ints", 1},
+    {"amin", R_REFUSE, "amin", 0, 0, "tuple of ints", 1}, {"topk", R_REFUSE, "topk", 0, 0, "int", 2},
+    {"matmul", R_MATMUL, NULL, 0, 0, NULL, 0}, {"unbind", R_UNBIND, NULL, 1, 0, NULL, 0},
+    {"transpose", R_TRANSPOSE, NULL, 2, 0, NULL, 0}, {"t", R_REVERSE, NULL, 0, 0, NULL, 0},
+    {"mT", R_MT, NULL, 0, 0, NULL, 0}, {"T", R_REFUSE, "permute", 0, 0, NULL, 0},
+    {"select", R_SELECT, NULL, 1, 0, NULL, 0}, {"squeeze", R_SQUEEZE, NULL, 1, 0, NULL, 0},
+    {"size", R_DIMS, NULL, 1, 0, NULL, 0}, {"stride", R_DIMS, NULL, 1, 0, NULL, 0},
+    {"view", R_REFUSE, "view", 0, 0, NULL, 0}, {"view_as", R_REFUSE, "view", 0, 0, NULL, 0},
+    {"reshape", R_REFUSE, "_reshape_alias", 0, 0, NULL, 0},
+    {"flatten", R_REFUSE, "_reshape_alias", 0, 0, NULL, 0},
+    {"permute", R_REFUSE, "permute", 0, 0, NULL, 0},
+    {"unsqueeze", R_REFUSE, "unsqueeze", 0, 0, NULL, 0},
+    {"movedim", R_REFUSE, "movedim", 0, 0, NULL, 0},
+    {"as_strided", R_REFUSE, "as_strided", 0, 0, NULL, 0},
+    {"unfold", R_REFUSE, "unfold", 0, 0, NULL, 0},
+    {"diagonal", R_REFUSE, "diagonal", 0, 0, NULL, 0},
+    {"masked_fill", R_KEEP, NULL, 0, 0, NULL, 0}, {"masked_fill_", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"copy_", R_KEEP, NULL, 0, 0, NULL, 0}, {"sign", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"square", R_KEEP, NULL, 0, 0, NULL, 0}, {"reciprocal", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"abs_", R_KEEP, NULL, 0, 0, NULL, 0}, {"neg_", R_KEEP, NULL, 0, 0, NULL, 0},
+    {"clamp_", R_KEEP, NULL, 0, 0, NULL, 0}, {"pow_", R_KEEP, NULL, 0, 0, NULL, 0},
 };
 
 static const op_rule *rule_of(const char *name)
@@ -380,25 +412,20 @@ static tl_tensor *result_tensor(tl_value *r)
     return r && r->kind == TL_V_TENSOR ? r->u.tensor : NULL;
 }
 
-/* Unify names of a (na dims) and b (nb dims) from the right into out
- * (max(na, nb) entries). */
-static int unify(const tl_tensor *a, const tl_tensor *b, const char **out, int *nout,
-                 tl_error *err)
+/* Unify the name lists an (na) and bn (nb) from the right into out
+ * (max(na, nb) entries), PyTorch's broadcast error otherwise. */
+static int unify_lists(int na, const char *const *an, int nb, const char *const *bn,
+                       const char **out, int *nout, tl_error *err)
 {
-    int n = a->ndim > b->ndim ? a->ndim : b->ndim;
+    int n = na > nb ? na : nb;
     for (int i = 0; i < n; i++) {
-        int da = a->ndim - n + i, db = b->ndim - n + i;
-        const char *x = da >= 0 ? tl_named_get(a, da) : NULL;
-        const char *y = db >= 0 ? tl_named_get(b, db) : NULL;
+        int da = na - n + i, db = nb - n + i;
+        const char *x = da >= 0 ? an[da] : NULL;
+        const char *y = db >= 0 ? bn[db] : NULL;
         if (x && y && strcmp(x, y) != 0) {
-            const char *an[TL_MAX_DIMS], *bn[TL_MAX_DIMS];
-            for (int d = 0; d < a->ndim; d++)
-                an[d] = tl_named_get(a, d);
-            for (int d = 0; d < b->ndim; d++)
-                bn[d] = tl_named_get(b, d);
             tl_buf s = {0}, t = {0};
-            list_str(&s, a->ndim, an);
-            list_str(&t, b->ndim, bn);
+            list_str(&s, na, an);
+            list_str(&t, nb, bn);
             tl_error_set(err, TL_ERR_RUNTIME,
                          "Error when attempting to broadcast dims %s and dims %s: "
                          "dim '%s' and dim '%s' are at the same position from the "
@@ -412,6 +439,22 @@ static int unify(const tl_tensor *a, const tl_tensor *b, const char **out, int *
     }
     *nout = n;
     return 0;
+}
+
+static void names_of(const tl_tensor *t, const char **out)
+{
+    for (int d = 0; d < t->ndim; d++)
+        out[d] = tl_named_get(t, d);
+}
+
+/* Unify names of tensors a and b from the right into out. */
+static int unify(const tl_tensor *a, const tl_tensor *b, const char **out, int *nout,
+                 tl_error *err)
+{
+    const char *an[TL_MAX_DIMS], *bn[TL_MAX_DIMS];
+    names_of(a, an);
+    names_of(b, bn);
+    return unify_lists(a->ndim, an, b->ndim, bn, out, nout, err);
 }
 
 /* Put names[0..n) on r's tensor when its rank fits; r is stolen. A
@@ -463,6 +506,81 @@ tl_value *tl_named_binary(tl_value *r, const tl_value *a, const tl_value *b, tl_
     for (int d = 0; d < n; d++)
         free(snap[d]);
     return out;
+}
+
+/* put_names with copies of names (they may point into operands that r
+ * shares a header with) */
+static tl_value *put_names_copied(tl_value *r, int n, const char *const *names,
+                                  tl_error *err)
+{
+    char *snap[TL_MAX_DIMS] = {NULL};
+    for (int d = 0; d < n; d++)
+        snap[d] = names[d] ? tl_xstrdup(names[d]) : NULL;
+    tl_value *out = put_names(r, n, (const char *const *)snap, err);
+    for (int d = 0; d < n; d++)
+        free(snap[d]);
+    return out;
+}
+
+/* PyTorch's compute_matmul_outnames: the batch dims (all but the last two;
+ * none of a vector) unified from the right, then self's second-to-last
+ * name (self not a vector) and other's last (other not a vector); the
+ * contracted dims' names are not compared. */
+static int matmul_names(const tl_tensor *ta, const tl_tensor *tb, const char **out, int *nout,
+                        tl_error *err)
+{
+    const char *an[TL_MAX_DIMS], *bn[TL_MAX_DIMS];
+    names_of(ta, an);
+    names_of(tb, bn);
+    int ba = ta->ndim <= 1 ? 0 : ta->ndim - 2, bb = tb->ndim <= 1 ? 0 : tb->ndim - 2;
+    int n = ba > bb ? ba : bb;
+    for (int i = 0; i < n; i++) {
+        int da = ba - n + i, db = bb - n + i;
+        const char *x = da >= 0 ? an[da] : NULL, *y = db >= 0 ? bn[db] : NULL;
+        if (x && y && strcmp(x, y) != 0) {
+            tl_buf s = {0}, t = {0};
+            list_str(&s, ta->ndim, an);
+            list_str(&t, tb->ndim, bn);
+            tl_error_set(err, TL_ERR_RUNTIME,
+                         "matmul: Expected '%s' (index %d of %s) to match '%s' (index %d of %s) "
+                         "but they do not match.",
+                         x, da, tl_buf_str(&s), y, db, tl_buf_str(&t));
+            tl_buf_free(&s);
+            tl_buf_free(&t);
+            return -1;
+        }
+        out[i] = x ? x : y;
+    }
+    if (ta->ndim >= 2)
+        out[n++] = an[ta->ndim - 2];
+    if (tb->ndim >= 2)
+        out[n++] = bn[tb->ndim - 1];
+    *nout = n;
+    return 0;
+}
+
+int tl_named_matmul_check(const tl_value *a, const tl_value *b, tl_error *err)
+{
+    if ((!named_value(a) && !named_value(b)) || a->kind != TL_V_TENSOR ||
+        b->kind != TL_V_TENSOR)
+        return 0;
+    const char *out[TL_MAX_DIMS + 2];
+    int n;
+    return matmul_names(a->u.tensor, b->u.tensor, out, &n, err);
+}
+
+tl_value *tl_named_matmul(tl_value *r, const tl_value *a, const tl_value *b, tl_error *err)
+{
+    if (!r || (!named_value(a) && !named_value(b)) || a->kind != TL_V_TENSOR ||
+        b->kind != TL_V_TENSOR)
+        return r;
+    const char *out[TL_MAX_DIMS + 2];
+    int n;
+    if (matmul_names(a->u.tensor, b->u.tensor, out, &n, err) < 0) {
+        tl_value_release(r);
+        return NULL;
+    }
+    return put_names_copied(r, n, out, err);
 }
 
 /* PyTorch's refusal of op `aten` on named tensors */
@@ -524,6 +642,205 @@ tl_value *tl_named_getitem(tl_value *r, const tl_value *obj, const tl_value *idx
     return out;
 }
 
+/* ---- the named overloads of flatten, unflatten and cat ---- */
+
+static bool str_seq(const tl_value *v)
+{
+    if (!v || (v->kind != TL_V_TUPLE && v->kind != TL_V_LIST) || v->u.seq.n == 0)
+        return false;
+    for (size_t i = 0; i < v->u.seq.n; i++)
+        if (v->u.seq.items[i]->kind != TL_V_STR)
+            return false;
+    return true;
+}
+
+/* flatten(dims: names, out_dim), flatten(start, end, out_dim) */
+static bool named_flatten_form(const tl_args *a)
+{
+    tl_value *o = tl_arg(a, a->npos >= 3 ? 2 : 1, "out_dim");
+    return o && o->kind == TL_V_STR;
+}
+
+static tl_value *named_flatten(tl_cfunc fn, tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_tensor *t = self->u.tensor;
+    int64_t lo, hi;
+    const char *outname;
+    tl_value *dims = tl_arg(a, 0, "dims");
+    if (a->npos >= 3 || !str_seq(dims)) {
+        tl_value *s0 = tl_arg(a, 0, "start_dim"), *s1 = tl_arg(a, 1, "end_dim");
+        tl_value *o = tl_arg(a, 2, "out_dim");
+        if (!s0 || !s1 || !o || o->kind != TL_V_STR)
+            return tl_error_set(err, TL_ERR_TYPE, "flatten(): expected (int start_dim, int "
+                                                  "end_dim, name out_dim)"), NULL;
+        tl_value *d0 = dims_of(t, s0, err), *d1 = d0 ? dims_of(t, s1, err) : NULL;
+        bool ok = d0 && d1 && d0->kind == TL_V_INT && d1->kind == TL_V_INT;
+        lo = ok ? d0->u.i : 0;
+        hi = ok ? d1->u.i : 0;
+        tl_value_release(d0);
+        tl_value_release(d1);
+        if (!ok)
+            return err->kind ? NULL : (tl_error_set(err, TL_ERR_TYPE, "flatten(): dims must be "
+                                                                      "ints or names"), NULL);
+        outname = o->u.str.s;
+        if (lo < 0)
+            lo += t->ndim;
+        if (hi < 0)
+            hi += t->ndim;
+    } else {
+        tl_value *o = tl_arg(a, 1, "out_dim");
+        outname = o->u.str.s;
+        int64_t prev = -1;
+        lo = hi = -1;
+        for (size_t i = 0; i < dims->u.seq.n; i++) {
+            int64_t d;
+            if (dim_of_name(t, dims->u.seq.items[i]->u.str.s, &d, err) < 0)
+                return NULL;
+            if (i > 0 && d != prev + 1) {
+                const char *dn[TL_MAX_DIMS];
+                int nd = 0;
+                for (size_t j = 0; j < dims->u.seq.n && nd < TL_MAX_DIMS; j++)
+                    dn[nd++] = dims->u.seq.items[j]->u.str.s;
+                tl_buf b = {0}, l = {0};
+                tensor_str(&b, t);
+                list_str(&l, nd, dn);
+                tl_error_set(err, TL_ERR_RUNTIME,
+                             "flatten(tensor, dims, out_dim): dims %s must be consecutive in %s",
+                             tl_buf_str(&l), tl_buf_str(&b));
+                tl_buf_free(&b);
+                tl_buf_free(&l);
+                return NULL;
+            }
+            if (i == 0)
+                lo = d;
+            prev = hi = d;
+        }
+    }
+    if (lo < 0 || hi >= t->ndim || lo > hi)
+        return tl_error_set(err, TL_ERR_INDEX, "Dimension out of range (expected to be in range "
+                                               "of [%d, %d], but got %" PRId64 ")",
+                            -(t->ndim ? t->ndim : 1), (t->ndim ? t->ndim : 1) - 1,
+                            lo < 0 ? lo : hi), NULL;
+    const char *in[TL_MAX_DIMS], *out[TL_MAX_DIMS];
+    names_of(t, in);
+    int n = 0;
+    for (int64_t d = 0; d < lo; d++)
+        out[n++] = in[d];
+    out[n++] = outname;
+    for (int64_t d = hi + 1; d < t->ndim; d++)
+        out[n++] = in[d];
+    tl_value *pv[2] = {tl_int(lo), tl_int(hi)};
+    tl_args b = {2, pv, 0, NULL, NULL};
+    tl_value *res = fn(self, &b, err);
+    tl_value_release(pv[0]);
+    tl_value_release(pv[1]);
+    return put_names_copied(res, n, out, err);
+}
+
+/* unflatten(dim (a name), sizes: ((name, size), ...)) */
+static bool named_unflatten_form(const tl_args *a)
+{
+    tl_value *d = tl_arg(a, 0, "dim");
+    return d && d->kind == TL_V_STR;
+}
+
+static tl_value *named_unflatten(tl_cfunc fn, tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_tensor *t = self->u.tensor;
+    tl_value *dn = tl_arg(a, 0, "dim"), *sz = tl_arg(a, 1, "sizes");
+    int64_t d;
+    if (dim_of_name(t, dn->u.str.s, &d, err) < 0)
+        return NULL;
+    if (!sz || (sz->kind != TL_V_TUPLE && sz->kind != TL_V_LIST) ||
+        sz->u.seq.n + (size_t)t->ndim > TL_MAX_DIMS + 1)
+        return tl_error_set(err, TL_ERR_TYPE, "unflatten(): argument 'sizes' (position 2) must "
+                                              "be a tuple of (name, size) pairs"), NULL;
+    size_t k = sz->u.seq.n;
+    tl_value *sizes = tl_tuple_new(k);
+    const char *in[TL_MAX_DIMS], *out[TL_MAX_DIMS + 1];
+    names_of(t, in);
+    int n = 0;
+    for (int64_t i = 0; i < d; i++)
+        out[n++] = in[i];
+    for (size_t i = 0; i < k; i++) {
+        tl_value *p = sz->u.seq.items[i];
+        if ((p->kind != TL_V_TUPLE && p->kind != TL_V_LIST) || p->u.seq.n != 2 ||
+            p->u.seq.items[0]->kind != TL_V_STR || p->u.seq.items[1]->kind != TL_V_INT) {
+            tl_value_release(sizes);
+            return tl_error_set(err, TL_ERR_TYPE, "unflatten(): argument 'sizes' (position 2) "
+                                                  "must be a tuple of (name, size) pairs"), NULL;
+        }
+        out[n++] = p->u.seq.items[0]->u.str.s;
+        tl_seq_set(sizes, i, tl_int(p->u.seq.items[1]->u.i));
+    }
+    for (int64_t i = d + 1; i < t->ndim; i++)
+        out[n++] = in[i];
+    tl_value *pv[2] = {tl_int(d), sizes};
+    tl_args b = {2, pv, 0, NULL, NULL};
+    tl_value *res = fn(self, &b, err);
+    tl_value_release(pv[0]);
+    tl_value_release(pv[1]);
+    if (res && n > TL_MAX_DIMS) {
+        tl_value_release(res);
+        return tl_error_set(err, TL_ERR_RUNTIME, "unflatten(): too many dimensions"), NULL;
+    }
+    return put_names_copied(res, n, out, err);
+}
+
+/* torch.cat(tensors, dim) with named tensors: dim may be a name (of the
+ * first tensor), the names must agree (unified from the right), the
+ * result has them; torch.stack refuses named tensors */
+static tl_value *named_cat(const char *name, tl_cfunc fn, const tl_args *a, tl_error *err)
+{
+    tl_value *seq = tl_arg(a, 0, "tensors");
+    bool any = false;
+    for (size_t i = 0; seq && (seq->kind == TL_V_TUPLE || seq->kind == TL_V_LIST) &&
+                       i < seq->u.seq.n; i++)
+        any |= named_value(seq->u.seq.items[i]);
+    if (!any)
+        return fn(NULL, a, err);
+    if (strcmp(name, "stack") == 0) {
+        refuse("stack", err);
+        return NULL;
+    }
+    const tl_tensor *first = seq->u.seq.items[0]->u.tensor;
+    tl_value *pos[16], *kw[16];
+    if (a->npos > 16 || a->nkw > 16 || seq->u.seq.items[0]->kind != TL_V_TENSOR)
+        return fn(NULL, a, err);
+    const char *un[TL_MAX_DIMS];
+    int nun = 0;
+    names_of(first, un);
+    nun = first->ndim;
+    for (size_t i = 1; i < seq->u.seq.n; i++) {
+        tl_value *v = seq->u.seq.items[i];
+        if (v->kind != TL_V_TENSOR || v->u.tensor->ndim != nun)
+            return fn(NULL, a, err);
+        const char *vn[TL_MAX_DIMS], *o[TL_MAX_DIMS];
+        names_of(v->u.tensor, vn);
+        int no;
+        if (unify_lists(nun, un, nun, vn, o, &no, err) < 0)
+            return NULL;
+        memcpy(un, o, sizeof(*un) * (size_t)no);
+    }
+    for (size_t i = 0; i < a->npos; i++)
+        pos[i] = i == 1 ? dims_of(first, a->pos[i], err) : tl_value_retain(a->pos[i]);
+    for (size_t i = 0; i < a->nkw; i++)
+        kw[i] = strcmp(a->kwnames[i], "dim") == 0 ? dims_of(first, a->kwvals[i], err)
+                                                  : tl_value_retain(a->kwvals[i]);
+    bool ok = true;
+    for (size_t i = 0; i < a->npos; i++)
+        ok &= pos[i] != NULL;
+    for (size_t i = 0; i < a->nkw; i++)
+        ok &= kw[i] != NULL;
+    tl_args b = {a->npos, pos, a->nkw, a->kwnames, kw};
+    tl_value *res = ok ? fn(NULL, &b, err) : NULL;
+    for (size_t i = 0; i < a->npos; i++)
+        tl_value_release(pos[i]);
+    for (size_t i = 0; i < a->nkw; i++)
+        tl_value_release(kw[i]);
+    return put_names_copied(res, nun, un, err);
+}
+
 /* keepdim= of a reduction call (keyword or the positional after dim) */
 static bool keepdim_of(const tl_args *a)
 {
@@ -539,15 +856,61 @@ tl_value *tl_named_call(const char *name, tl_cfunc fn, tl_value *self, const tl_
         involved = named_value(a->pos[i]);
     for (size_t i = 0; !involved && i < a->nkw; i++)
         involved = named_value(a->kwvals[i]);
+    if (!self && (strcmp(name, "cat") == 0 || strcmp(name, "concat") == 0 ||
+                  strcmp(name, "stack") == 0))
+        return named_cat(name, fn, a, err);
     if (!involved || !self || self->kind != TL_V_TENSOR)
         return fn(self, a, err);
+    if (strcmp(name, "flatten") == 0 && named_flatten_form(a))
+        return named_flatten(fn, self, a, err);
+    if (strcmp(name, "unflatten") == 0 && named_unflatten_form(a))
+        return named_unflatten(fn, self, a, err);
     const op_rule *r = rule_of(name);
     if (!r)
         return fn(self, a, err);
     tl_tensor *t = self->u.tensor;
+    if (r->dimtype) {
+        tl_value *d = tl_arg(a, (size_t)r->dimpos - 1, "dim");
+        if (d && d->kind == TL_V_STR)
+            return tl_error_set(err, TL_ERR_TYPE,
+                                "%s(): argument 'dim' (position %d) must be %s, not str", name,
+                                r->dimpos, r->dimtype),
+                   NULL;
+    }
+    if (r->flags & F_NYI) {
+        tl_value *d = tl_arg(a, 0, "dim");
+        bool dimname = d && d->kind == TL_V_STR;
+        for (size_t i = 0; d && !dimname && (d->kind == TL_V_TUPLE || d->kind == TL_V_LIST) &&
+                           i < d->u.seq.n; i++)
+            dimname = d->u.seq.items[i]->kind == TL_V_STR;
+        if (dimname)
+            return tl_error_set(err, TL_ERR_RUNTIME,
+                                "%s: You passed a dimname (string) to this op in place of a "
+                                "dimension index but it does not yet support this behavior. "
+                                "Please pass a dimension index to work around this.",
+                                name),
+                   NULL;
+    }
     if (r->how == R_REFUSE) {
         refuse(r->aten, err);
         return NULL;
+    }
+    if ((strcmp(name, "all") == 0 || strcmp(name, "any") == 0) && tl_arg(a, 0, "dim")) {
+        char aten[16];
+        snprintf(aten, sizeof aten, "%s.dim", name);
+        refuse(aten, err);
+        return NULL;
+    }
+    if (r->how == R_DIMS && a->npos >= 1 && a->pos[0]->kind == TL_V_NONE)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "Please look up dimensions by name, got: name = None."),
+               NULL;
+    if (r->how == R_MATMUL) {
+        tl_value *o = tl_arg(a, 0, "other");
+        if (o && tl_named_matmul_check(self, o, err) < 0)
+            return NULL;
+        tl_value *res = fn(self, a, err);
+        return o ? tl_named_matmul(res, self, o, err) : res;
     }
     /* names as dims: the first r->ndims positionals and dim= */
     tl_value *pos[16], *kw[16];
@@ -682,16 +1045,23 @@ tl_value *tl_named_call(const char *name, tl_cfunc fn, tl_value *self, const tl_
         }
         break;
     case R_SELECT:
+    case R_UNBIND:
         for (int d = 0; d < n; d++)
-            if (!(ndims && dims[0] == d))
+            if (!(ndims ? dims[0] == d : (r->how == R_UNBIND && d == 0)))
                 out[nout++] = in[d];
         break;
     case R_SQUEEZE:
         for (int d = 0; d < n; d++)
             if (has_dim ? !(insizes[d] == 1 && dims[0] == d) : insizes[d] != 1)
                 out[nout++] = in[d];
+        /* squeeze(dim) of a dim whose size is not 1 is an as_strided of
+         * self in PyTorch, which drops every name (torch 1.13 and 2.x) */
+        if (has_dim && ndims && dims[0] >= 0 && dims[0] < n && insizes[dims[0]] != 1)
+            for (int d = 0; d < nout; d++)
+                out[d] = NULL;
         break;
     case R_DIMS:
+    case R_MATMUL:
     case R_REFUSE:
         break;
     }
@@ -699,8 +1069,8 @@ tl_value *tl_named_call(const char *name, tl_cfunc fn, tl_value *self, const tl_
         tl_tensor *rt = result_tensor(res);
         if (rt) {
             res = put_names(res, nout, out, err);
-        } else if (res->kind == TL_V_TUPLE && res->u.seq.rtype) {
-            /* max(dim)/min(dim): values and indices both */
+        } else if (res->kind == TL_V_TUPLE && (res->u.seq.rtype || r->how == R_UNBIND)) {
+            /* max(dim)/min(dim): values and indices both; unbind: each */
             for (size_t i = 0; i < res->u.seq.n; i++) {
                 tl_value *item = tl_value_retain(res->u.seq.items[i]);
                 item = put_names(item, nout, out, err);

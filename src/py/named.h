@@ -52,6 +52,12 @@ tl_value *tl_named_call(const char *name, tl_cfunc fn, tl_value *self,
  * unary operator passes its operand as both a and b. */
 tl_value *tl_named_binary(tl_value *r, const tl_value *a, const tl_value *b,
                           tl_error *err);
+/* The result r of `a @ b` / matmul (stolen; NULL passes through): the batch
+ * dims' names unified, then the surviving matrix dims' names. */
+tl_value *tl_named_matmul(tl_value *r, const tl_value *a, const tl_value *b, tl_error *err);
+/* PyTorch checks matmul's batch names before the product: 0, or -1 with
+ * "matmul: Expected 'A' (index 0 of [...]) to match ..." */
+int tl_named_matmul_check(const tl_value *a, const tl_value *b, tl_error *err);
 
 /* The result r of obj[idx] (stolen; NULL passes through): basic indexing
  * (ints, slices, ...) keeps the names of the dims it keeps; None and

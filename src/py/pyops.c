@@ -659,8 +659,13 @@ static tl_value *np_scalar_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error 
 
 tl_value *tl_pyops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
-    if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b))
+    if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b)) {
+        if (op == TL_PY_MATMUL)
+            return tl_named_matmul_check(a, b, err) < 0
+                       ? NULL
+                       : tl_named_matmul(tl_grad_binop(op, a, b, tensor_binary, err), a, b, err);
         return tl_named_binary(tl_grad_binop(op, a, b, tensor_binary, err), a, b, err);
+    }
     if (is_num(a) && is_num(b) && (is_np_scalar(a) || is_np_scalar(b)))
         return np_scalar_binop(op, a, b, err);
     if (is_num(a) && is_num(b))
