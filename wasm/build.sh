@@ -72,6 +72,6 @@ tr '\n' '\0' < "$list" | xargs -0 -n 1 -P "$jobs" sh -c '
 # at most 2 GiB of memory, so that no address has bit 31, the emulated
 # CUDA device's pointer tag (cuda/dev_sim.c)
 $cc --target=wasm32-wasi $sysroot $cflags "$obj"/*.o -lm \
-    -Wl,-z,stack-size=8388608 -Wl,--stack-first -Wl,--max-memory=2147483648 \
+    -Wl,-z,stack-size=8388608 -Wl,--stack-first -Wl,--max-memory=2147483648 -Wl,--strip-debug \
     $ldflags -o "$out.tmp"
 mv "$out.tmp" "$out"
