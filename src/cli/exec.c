@@ -20,7 +20,7 @@
 #include "diag.h"
 #include "exec.h"
 #include "interp.h"
-#include "named.h"
+#include "pywarn.h"
 #include "storage.h"
 #include "util.h"
 
@@ -53,6 +53,23 @@ static bool want_color(tl_color c)
         return false;
     const char *nc = getenv("NO_COLOR");
     return !(nc && *nc) && isatty(STDERR_FILENO) == 1;
+}
+
+/* The script's name as Python shows it in tracebacks and warnings: the
+ * path made absolute (os.path.abspath, as Python 3.9+ does for the main
+ * script; "./" prefixes dropped), "<stdin>" for standard input. */
+static char *python_name(const char *path, bool from_stdin)
+{
+    if (from_stdin || path[0] == '/')
+        return tl_xstrdup(from_stdin ? "<stdin>" : path);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return tl_xstrdup(path);
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    char *r = tl_xmalloc(strlen(cwd) + strlen(path) + 2);
+    sprintf(r, "%s%s%s", cwd, strcmp(cwd, "/") == 0 ? "" : "/", path);
+    return r;
 }
 
 int tl_exec_run(const tl_cli *cli)
@@ -125,10 +142,11 @@ int tl_exec_run(const tl_cli *cli)
     tl_interp *I = tl_interp_new(&o);
     fflush(stdout);
     tl_builtins_set_stdout(stdout);
-    tl_named_set_warnings(stderr, name, text, len);
+    char *pyname = python_name(path, from_stdin);
+    tl_pywarn_set(stderr, pyname, text, len);
     int erc = tl_interp_exec(I, &src, &err);
     bool closed = tl_builtins_stdout_closed();
-    tl_named_set_warnings(NULL, NULL, NULL, 0);
+    tl_pywarn_set(NULL, NULL, NULL, 0);
     tl_builtins_set_stdout(NULL);
     if (fflush(stdout) != 0 && errno == EPIPE)
         closed = true;
@@ -143,7 +161,7 @@ int tl_exec_run(const tl_cli *cli)
                 tl_diag_position(&src, err.span.start, &line, &col);
             tl_buf_puts(&d, "Traceback (most recent call last):\n");
             if (line)
-                tl_buf_printf(&d, "  File \"%s\", line %d, in <module>\n", name, line);
+                tl_buf_printf(&d, "  File \"%s\", line %d, in <module>\n", pyname, line);
             rc = TL_EXIT_FAIL;
         } else {
             rc = err.kind == TL_ERR_INTERNAL ? TL_EXIT_INTERNAL : TL_EXIT_USAGE;
@@ -154,5 +172,6 @@ int tl_exec_run(const tl_cli *cli)
     }
     tl_interp_free(I);
     free(text);
+    free(pyname);
     return rc;
 }

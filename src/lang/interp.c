@@ -48,6 +48,7 @@
 #include "create.h"
 #include "freelist.h"
 #include "named.h"
+#include "outarg.h"
 #include "pyformat.h"
 #include "interp.h"
 #include "memfs.h"
@@ -55,6 +56,7 @@
 #include "parse.h"
 #include "parse_cache.h"
 #include "pyops.h"
+#include "pywarn.h"
 #include "util.h"
 
 /* A global: its name inline when it is short (nearly all are: a run's
@@ -165,6 +167,7 @@ static _Thread_local tl_freelist interps;
 tl_interp *tl_interp_new(const tl_interp_opts *opts)
 {
     tl_named_install(); /* PyTorch's name rules around method calls */
+    tl_outarg_install(); /* out= of the torch functions that take it */
     tl_interp *I = tl_freelist_pop(&interps);
     if (!I)
         I = tl_xmalloc(sizeof *I);
@@ -1777,7 +1780,7 @@ static int exec_import_einops(tl_interp *I, const tl_node *s, tl_error *err)
 
 static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
 {
-    tl_named_note_statement(s->span.start); /* where a UserWarning points */
+    tl_pywarn_note_statement(s->span.start); /* where a UserWarning points */
     switch (s->kind) {
     case TL_N_IMPORT:
         if (s->op == TL_IMPORT_FROM || strcmp(s->str, "einops") == 0)

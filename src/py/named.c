@@ -30,74 +30,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pywarn.h"
 #include "util.h"
 #include "view.h"
 
 /* torch 1.13.1's text (Debian's build names its source path so) */
 #define NAMED_WARNING                                                          \
-    "UserWarning: Named tensors and all their associated APIs are an "       \
-    "experimental feature and subject to change. Please do not use them "   \
-    "for anything important until they are released as stable. "            \
-    "(Triggered internally at  ./c10/core/TensorImpl.h:1758.)"
+    "Named tensors and all their associated APIs are an experimental "       \
+    "feature and subject to change. Please do not use them for anything "   \
+    "important until they are released as stable. (Triggered internally "  \
+    "at  ./c10/core/TensorImpl.h:1758.)"
 
-static _Thread_local FILE *warn_out;
-static _Thread_local bool warned;
-static _Thread_local const char *warn_file, *warn_text;
-static _Thread_local size_t warn_len;
-static _Thread_local int32_t warn_at = -1;
+/* PyTorch warns once (TORCH_WARN_ONCE), when a tensor first gets names */
+static _Thread_local unsigned warned_run;
 
-void tl_named_set_warnings(FILE *f, const char *file, const char *text, size_t len)
-{
-    warn_out = f;
-    warned = false;
-    warn_file = file;
-    warn_text = text;
-    warn_len = len;
-    warn_at = -1;
-}
-
-void tl_named_note_statement(int32_t start)
-{
-    warn_at = start;
-}
-
-/* PyTorch warns once, when a tensor first gets names, as Python's warnings
- * module shows it: "FILE:LINE: UserWarning: TEXT", then the statement's
- * source line, stripped, indented by two spaces */
 static void warn_once(void)
 {
-    if (warned)
+    if (warned_run == tl_pywarn_run())
         return;
-    warned = true;
-    if (!warn_out)
-        return;
-    if (warn_file && warn_text && warn_at >= 0 && (size_t)warn_at <= warn_len) {
-        int line = 1;
-        size_t bol = 0;
-        for (size_t i = 0; i < (size_t)warn_at; i++)
-            if (warn_text[i] == '\n') {
-                line++;
-                bol = i + 1;
-            }
-        size_t eol = bol;
-        while (eol < warn_len && warn_text[eol] != '\n' && warn_text[eol] != '\r')
-            eol++;
-        while (bol < eol && (warn_text[bol] == ' ' || warn_text[bol] == '\t'))
-            bol++;
-        while (eol > bol && (warn_text[eol - 1] == ' ' || warn_text[eol - 1] == '\t'))
-            eol--;
-        /* the source line is the student's text: control bytes go out as
-         * '?' so no escape sequence reaches a terminal */
-        fprintf(warn_out, "%s:%d: %s\n  ", warn_file, line, NAMED_WARNING);
-        for (size_t i = bol; i < eol; i++) {
-            unsigned char c = (unsigned char)warn_text[i];
-            fputc(c < 0x20 || c == 0x7f ? '?' : c, warn_out);
-        }
-        fputc('\n', warn_out);
-    } else {
-        fputs(NAMED_WARNING "\n", warn_out);
-    }
-    fflush(warn_out);
+    warned_run = tl_pywarn_run();
+    tl_pywarn_emit("UserWarning", NAMED_WARNING);
 }
 
 /* ---- the packed names ---- */

@@ -34,14 +34,8 @@ int tl_named_set_value(tl_tensor *t, const tl_value *names, tl_error *err);
  * idempotent, called by every new interpreter. */
 void tl_named_install(void);
 
-/* The first-use UserWarning goes to f (NULL, the default: discarded),
- * located in the running script (file: its name; text, len: its source,
- * borrowed until the next call); setting it re-arms the once-per-run
- * warning. Per thread. */
-void tl_named_set_warnings(FILE *f, const char *file, const char *text, size_t len);
-/* The interpreter names the statement it is about to run (its first
- * byte's offset in the text above): the warning shows its line. */
-void tl_named_note_statement(int32_t start);
+/* The first-use UserWarning goes out through pywarn.h (tlab exec shows
+ * it on stderr), once per run. */
 
 /* Call method `name` (fn) on self with a: directly when no named tensor
  * takes part, else with PyTorch's name rules around it. */

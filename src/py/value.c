@@ -479,15 +479,30 @@ void tl_value_set_call_hook(tl_value_call_hook hook)
     __atomic_store_n(&call_hook, hook, __ATOMIC_RELAXED);
 }
 
+static tl_value_out_hook out_hook;
+
+void tl_value_set_out_hook(tl_value_out_hook hook)
+{
+    __atomic_store_n(&out_hook, hook, __ATOMIC_RELAXED);
+}
+
+tl_value *tl_value_call_plain(tl_value *fn, const struct tl_args *args, tl_error *err)
+{
+    tl_value_call_hook hook = __atomic_load_n(&call_hook, __ATOMIC_RELAXED);
+    if (hook)
+        return hook(fn->u.func.name, fn->u.func.fn, fn->u.func.self, args, err);
+    return fn->u.func.fn(fn->u.func.self, args, err);
+}
+
 tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err)
 {
     switch (fn->kind) {
     case TL_V_FUNC: /* named tensors' rules apply around methods (named.c) */
     {
-        tl_value_call_hook hook = __atomic_load_n(&call_hook, __ATOMIC_RELAXED);
-        if (hook)
-            return hook(fn->u.func.name, fn->u.func.fn, fn->u.func.self, args, err);
-        return fn->u.func.fn(fn->u.func.self, args, err);
+        tl_value_out_hook oh = __atomic_load_n(&out_hook, __ATOMIC_RELAXED);
+        if (oh)
+            return oh(fn, args, err); /* out= (outarg.c); else the plain call */
+        return tl_value_call_plain(fn, args, err);
     }
     case TL_V_CLOSURE:
         return fn->u.closure.call(fn->u.closure.data, args, err);

@@ -216,6 +216,13 @@ tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err)
 typedef tl_value *(*tl_value_call_hook)(const char *name, tl_cfunc fn, tl_value *self,
                                         const struct tl_args *a, tl_error *err);
 void tl_value_set_call_hook(tl_value_call_hook hook);
+/* A builtin is called through this hook when one is set (outarg.c's
+ * tl_outarg_call: out= keywords); it calls tl_value_call_plain for the
+ * call itself. Set once, like the call hook. */
+typedef tl_value *(*tl_value_out_hook)(tl_value *fn, const struct tl_args *a, tl_error *err);
+void tl_value_set_out_hook(tl_value_out_hook hook);
+/* tl_value_call of a builtin (TL_V_FUNC) without the out= hook. */
+tl_value *tl_value_call_plain(tl_value *fn, const struct tl_args *args, tl_error *err);
 
 tl_value *tl_value_retain(tl_value *v);
 void tl_value_release(tl_value *v);
