@@ -109,3 +109,16 @@ with torch.no_grad():
 for k in range(2):
     r = torch.add(torch.ones(4), 1, out=torch.zeros(k + 1))
 print(r)
+# the round-three ops that take out=
+ic = torch.empty(3, 4)
+torch.index_copy(torch.zeros(3, 4), 0, torch.tensor([2, 0]), torch.ones(2, 4), out=ic)
+print(ic)
+sc = torch.empty(2, 3)
+torch.scatter(torch.zeros(2, 3), 1, torch.tensor([[2], [0]]), torch.ones(2, 1) * 5, out=sc)
+print(sc)
+cp = torch.empty(4, dtype=torch.float64)
+torch.cumprod(torch.tensor([1., 2., 3., 4.]), 0, out=cp)
+print(cp, cp.dtype)
+am = torch.empty(3, dtype=torch.long)
+torch.argmax(torch.tensor([[1, 5, 2], [7, 0, 1], [3, 3, 9]]), 1, out=am)
+print(am)
