@@ -749,6 +749,21 @@ static void save_for(tl_ag_node *n, const tl_ag_call *c, bool inplace,
         if (c->nout > 1 && c->out[1])
             save(n, SV_RESULT, c->out[1], true, 1, c->out[1]->version->value);
         break;
+    case TL_AG_CUMPROD:
+        if (oldself)
+            save(n, SV_SELF, oldself, false, 0, oldself->version->value);
+        save(n, SV_RESULT, out, true, 0, out->version->value);
+        break;
+    case TL_AG_LERP: /* a tensor weight's formulas read self, end and weight */
+        if (c->nin > 2 && c->in[2]) {
+            if (oldself)
+                save(n, SV_SELF, oldself, false, 0, oldself->version->value);
+            if (other)
+                save(n, SV_OTHER, other, false, 0, other_v);
+            save(n, SV_RESULT, c->in[2], false, 0,
+                 c->in[2]->version->value - (inplace && c->in[2]->version == self->version));
+        }
+        break;
     case TL_AG_CLAMP_T: /* self, min, max (max in the third slot) */
         if (oldself)
             save(n, SV_SELF, oldself, false, 0, oldself->version->value);
@@ -947,7 +962,8 @@ static bool needs_orig(tl_ag_op op, bool other_rg)
     /* math */
     case TL_AG_LOG2: case TL_AG_LOG10: case TL_AG_LOG1P: case TL_AG_ASIN:
     case TL_AG_ACOS: case TL_AG_ATAN: case TL_AG_SINH: case TL_AG_COSH:
-    case TL_AG_ERF: case TL_AG_ATAN2: case TL_AG_CLAMP_T:
+    case TL_AG_ERF: case TL_AG_ATAN2: case TL_AG_CLAMP_T: case TL_AG_CUMPROD:
+    case TL_AG_LERP:
         return true;
     case TL_AG_REMAINDER: case TL_AG_FMOD:
         return other_rg;
@@ -1684,7 +1700,7 @@ static int cat_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error
 }
 
 /* self[map] = v: self's grad is g with those elements zeroed; v's is g
- * gathered at them and reduced to v's shape. */
+ * gathered at them (0 where map is -1) and reduced to v's shape. */
 static int setitem_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
 {
     tl_gbuf *m = map_from_tensor(n->map, err);
@@ -1696,7 +1712,7 @@ static int setitem_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_e
         if (!(r0 = tl_gbuf_copy(g, err)))
             goto out;
         for (int64_t j = 0; j < m->n && n->op != TL_AG_PUT_ACC; j++)
-            if ((int64_t)m->v[j] < r0->n)
+            if ((int64_t)m->v[j] >= 0 && (int64_t)m->v[j] < r0->n)
                 r0->v[(int64_t)m->v[j]] = 0;
         if (!(res[0] = to_input(n, 0, r0, err))) {
             r0 = NULL;
@@ -1707,8 +1723,9 @@ static int setitem_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_e
     if (n->nnext > 1 && want(n, 1)) {
         if (!(r1 = tl_gbuf_new(g->dt, m->ndim, m->sizes, err)))
             goto out;
+        /* -1: a source element nothing reads (masked_scatter's tail) */
         for (int64_t j = 0; j < m->n; j++)
-            r1->v[j] = g->v[(int64_t)m->v[j]];
+            r1->v[j] = (int64_t)m->v[j] >= 0 && (int64_t)m->v[j] < g->n ? g->v[(int64_t)m->v[j]] : 0;
         if (!(res[1] = to_input(n, 1, r1, err))) {
             r1 = NULL;
             goto out;
@@ -2103,6 +2120,160 @@ out:
     return rc;
 }
 
+/* cumsum: the reversed cumulative sum of g along dim (PyTorch's
+ * cumsum_backward: g.flip(dim).cumsum(dim).flip(dim), a double
+ * accumulator as the CPU's cumsum, each element rounded) */
+static int cumsum_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    tl_dtype dt = g->dt;
+    const ag_shape *s = &n->inm[0];
+    tl_gbuf *r = like_shape(s, dt, err);
+    if (!r)
+        return -1;
+    int64_t outer = 1, len = r->n, inner = 1;
+    if (s->ndim > 0)
+        around(s, (int)n->dim, &outer, &len, &inner);
+    for (int64_t o = 0; o < outer && g->n == r->n; o++)
+        for (int64_t q = 0; q < inner; q++) {
+            double acc = 0;
+            for (int64_t k = len - 1; k >= 0; k--) {
+                int64_t at = (o * len + k) * inner + q;
+                acc += g->v[at];
+                r->v[at] = R(dt, acc);
+            }
+        }
+    res[0] = to_input(n, 0, r, err);
+    return res[0] ? 0 : -1;
+}
+
+/* cumprod: PyTorch's cumprod_backward (FunctionsManual.cpp). Without a
+ * zero in a slice, reversed_cumsum(result * g) / self; with zeros, that
+ * before the first zero z1, at z1 the sum over [z1, z2) of g times the
+ * product of self over (z1, k], times result[z1 - 1], and 0 after it. */
+static int cumprod_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    tl_dtype dt = g->dt;
+    const ag_shape *s = &n->inm[0];
+    tl_gbuf *x = NULL, *v = NULL, *r = NULL;
+    int rc = -1;
+    if (!(x = load_saved(&n->saved[SV_SELF], err)) ||
+        !(v = load_saved(&n->saved[SV_RESULT], err)) || !(r = like_shape(s, dt, err)))
+        goto out;
+    int64_t outer = 1, len = r->n, inner = 1;
+    if (s->ndim > 0)
+        around(s, (int)n->dim, &outer, &len, &inner);
+    if (r->n <= 1 || len == 1 || x->n != r->n || v->n != r->n || g->n != r->n) {
+        for (int64_t i = 0; i < r->n && i < g->n; i++)
+            r->v[i] = g->v[i];
+        goto done;
+    }
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t q = 0; q < inner; q++) {
+#define AT(k) (((o) * len + (k)) * inner + (q))
+            int64_t z1 = len, z2 = len;
+            for (int64_t k = 0; k < len; k++)
+                if (x->v[AT(k)] == 0) {
+                    if (z1 == len)
+                        z1 = k;
+                    else if (z2 == len)
+                        z2 = k;
+                }
+            double acc = 0;
+            for (int64_t k = len - 1; k >= 0; k--) {
+                if (k < z1) {
+                    acc += R(dt, v->v[AT(k)] * g->v[AT(k)]);
+                    r->v[AT(k)] = R(dt, R(dt, acc) / x->v[AT(k)]);
+                } else {
+                    r->v[AT(k)] = 0;
+                }
+            }
+            if (z1 < len) {
+                double cp = 1, sum = 0;
+                for (int64_t k = z1; k < z2; k++) {
+                    if (k > z1)
+                        cp = R(dt, cp * x->v[AT(k)]);
+                    sum += R(dt, cp * g->v[AT(k)]);
+                }
+                double before = z1 == 0 ? 1 : v->v[AT(z1 - 1)];
+                r->v[AT(z1)] = R(dt, R(dt, sum) * before);
+            }
+#undef AT
+        }
+done:
+    res[0] = to_input(n, 0, r, err);
+    r = NULL;
+    rc = res[0] ? 0 : -1;
+out:
+    tl_gbuf_free(x);
+    tl_gbuf_free(v);
+    tl_gbuf_free(r);
+    return rc;
+}
+
+/* lerp(self, end, weight) = self + weight * (end - self): self's grad is
+ * g * (1 - weight), end's g * weight, a tensor weight's g * (end - self)
+ * (derivatives.yaml; a number weight is one float factor) */
+static int lerp_backward(tl_ag_node *n, const tl_gbuf *g, tl_gbuf **res, tl_error *err)
+{
+    tl_dtype dt = g->dt;
+    bool wt = n->nnext > 2;
+    tl_gbuf *x = NULL, *e = NULL, *w = NULL, *ge = NULL, *r = NULL;
+    int rc = -1;
+    if (wt && (!(x = load_saved(&n->saved[SV_SELF], err)) ||
+               !(e = load_saved(&n->saved[SV_OTHER], err)) ||
+               !(w = load_saved(&n->saved[SV_RESULT], err))))
+        goto out;
+    for (int i = 0; i < 2; i++) {
+        if (!want(n, i))
+            continue;
+        if (!(r = tl_gbuf_copy(g, err)))
+            goto out;
+        if (wt) {
+            tl_gbuf *wb = tl_gbuf_copy(g, err);
+            if (!wb)
+                goto out;
+            tl_gk_broadcast(w, wb);
+            for (int64_t j = 0; j < r->n; j++)
+                r->v[j] = R(dt, r->v[j] * (i == 0 ? R(dt, 1 - wb->v[j]) : wb->v[j]));
+            tl_gbuf_free(wb);
+        } else {
+            double f = R(dt, i == 0 ? 1 - n->s0 : n->s0);
+            for (int64_t j = 0; j < r->n; j++)
+                r->v[j] = R(dt, r->v[j] * f);
+        }
+        if (!(res[i] = to_input(n, i, r, err))) {
+            r = NULL;
+            goto out;
+        }
+        r = NULL;
+    }
+    if (wt && want(n, 2)) {
+        if (!(r = tl_gbuf_copy(g, err)) || !(ge = tl_gbuf_copy(g, err)))
+            goto out;
+        tl_gbuf *xb = tl_gbuf_copy(g, err);
+        if (!xb)
+            goto out;
+        tl_gk_broadcast(e, ge);
+        tl_gk_broadcast(x, xb);
+        for (int64_t j = 0; j < r->n; j++)
+            r->v[j] = R(dt, r->v[j] * R(dt, ge->v[j] - xb->v[j]));
+        tl_gbuf_free(xb);
+        if (!(res[2] = to_input(n, 2, r, err))) {
+            r = NULL;
+            goto out;
+        }
+        r = NULL;
+    }
+    rc = 0;
+out:
+    tl_gbuf_free(x);
+    tl_gbuf_free(e);
+    tl_gbuf_free(w);
+    tl_gbuf_free(ge);
+    tl_gbuf_free(r);
+    return rc;
+}
+
 /* clamp with tensor bounds (clamp_backward, clamp_backward_min_max):
  * self's gradient where min <= self <= max; min's where self < min (and
  * min < max when both are given); max's where self > max (or max < min) */
@@ -2279,6 +2450,12 @@ static int apply(tl_ag_node *n, tl_gbuf **g, tl_gbuf **res, tl_error *err)
         return prod_backward(n, g[0], res, err);
     case TL_AG_CLAMP_T:
         return clamp_t_backward(n, g[0], res, err);
+    case TL_AG_CUMSUM:
+        return cumsum_backward(n, g[0], res, err);
+    case TL_AG_CUMPROD:
+        return cumprod_backward(n, g[0], res, err);
+    case TL_AG_LERP:
+        return lerp_backward(n, g[0], res, err);
     case TL_AG_NOT_IMPL: /* grad-shape */
         return tl_error_set(err, TL_ERR_RUNTIME, "derivative for %s is not implemented",
                             n->what ? n->what : n->name);

@@ -104,6 +104,10 @@ typedef enum tl_ag_op {
     TL_AG_VAR, TL_AG_STD, /* nd dims (all_dims), keepdim; s0 = correction */
     TL_AG_PROD,       /* all_dims, or the one dim dims[0] (keepdim) */
     TL_AG_CLAMP_T,    /* clamp(self, in[1], in[2]): tensor bounds (NULL: none) */
+    /* scans and lerp */
+    TL_AG_CUMSUM,     /* cumsum(dim): the reversed cumulative sum of grad */
+    TL_AG_CUMPROD,    /* cumprod(dim): cumprod_backward, zeros included */
+    TL_AG_LERP,       /* lerp(self, in[1] end, weight: the scalar s0 or in[2]) */
     TL_AG_NOPS
 } tl_ag_op;
 

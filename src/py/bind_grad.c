@@ -29,6 +29,7 @@
 #include "platform.h"
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,9 +46,10 @@ typedef enum how {
     H_UNARY, H_BINARY, H_POW, H_CLAMP, H_CLAMP_MIN, H_CLAMP_MAX, H_RED,
     H_MATMUL, H_VIEW, H_RESHAPE, H_SQUEEZE, H_SPLIT, H_MULTI, H_SEP,
     H_IDENTITY, H_GATHER, H_CAT, H_ZERO, H_FILL, H_COPY, H_VIEW_INPLACE,
-    H_MASKED_FILL,
+    H_MASKED_FILL, H_SCATTERLIKE,
     /* math */
-    H_SQUARE, H_OTHER, H_SCALAR0, H_WHERE, H_MAXMIN, H_AMAX, H_VAR, H_PROD
+    H_SQUARE, H_OTHER, H_SCALAR0, H_WHERE, H_MAXMIN, H_AMAX, H_VAR, H_PROD,
+    H_SCAN, H_LERP, H_KTH, H_MSORT
 } how;
 
 #define METHOD TL_BIND_METHOD
@@ -221,6 +223,19 @@ typedef enum how {
     X(concatenate, TORCH, H_CAT, TL_AG_CAT, "CatBackward0", 0)                 \
     X(stack, TORCH, H_CAT, TL_AG_STACK, "StackBackward0", 0)                   \
     X(masked_fill, METHOD, H_MASKED_FILL, TL_AG_SETITEM, "MaskedFillBackward0", 0) \
+    X(take_along_dim, METHOD, H_GATHER, TL_AG_INDEX, "GatherBackward0", 0)     \
+    X(index_fill, METHOD, H_SCATTERLIKE, TL_AG_SETITEM, "IndexFillBackward0", 0) \
+    X(index_fill_, METHOD, H_SCATTERLIKE, TL_AG_SETITEM, "IndexFillBackward0", 1) \
+    X(index_copy, METHOD, H_SCATTERLIKE, TL_AG_SETITEM, "IndexCopyBackward0", 0) \
+    X(index_copy_, METHOD, H_SCATTERLIKE, TL_AG_SETITEM, "IndexCopyBackward0", 1) \
+    X(masked_scatter, METHOD, H_SCATTERLIKE, TL_AG_SETITEM, "MaskedScatterBackward0", 0) \
+    X(masked_scatter_, METHOD, H_SCATTERLIKE, TL_AG_SETITEM, "MaskedScatterBackward0", 1) \
+    X(scatter, METHOD, H_SCATTERLIKE, TL_AG_SETITEM, "ScatterBackward0", 0)    \
+    X(scatter_, METHOD, H_SCATTERLIKE, TL_AG_SETITEM, "ScatterBackward0", 1)   \
+    X(scatter_add, METHOD, H_SCATTERLIKE, TL_AG_PUT_ACC, "ScatterAddBackward0", 0) \
+    X(scatter_add_, METHOD, H_SCATTERLIKE, TL_AG_PUT_ACC, "ScatterAddBackward0", 1) \
+    X(put, METHOD, H_SCATTERLIKE, TL_AG_SETITEM, "PutBackward0", 0)            \
+    X(put_, METHOD, H_SCATTERLIKE, TL_AG_SETITEM, "PutBackward0", 1)           \
     X(masked_fill_, METHOD, H_MASKED_FILL, TL_AG_SETITEM, "MaskedFillBackward0", 1) \
     X(zero_, METHOD, H_ZERO, TL_AG_ZERO, "ZeroBackward0", 1)                   \
     X(fill_, METHOD, H_FILL, TL_AG_ZERO, "FillBackward2", 1)                   \
@@ -305,7 +320,15 @@ typedef enum how {
     X(amin, METHOD, H_AMAX, TL_AG_AMAX, "AminBackward0", 0)                    \
     X(var, METHOD, H_VAR, TL_AG_VAR, "VarBackward0", 0)                        \
     X(std, METHOD, H_VAR, TL_AG_STD, "StdBackward0", 0)                        \
-    X(prod, METHOD, H_PROD, TL_AG_PROD, "ProdBackward0", 0)
+    X(prod, METHOD, H_PROD, TL_AG_PROD, "ProdBackward0", 0)                    \
+    X(cumsum, METHOD, H_SCAN, TL_AG_CUMSUM, "CumsumBackward0", 0)              \
+    X(cumsum_, METHOD, H_SCAN, TL_AG_CUMSUM, "CumsumBackward0", 1)             \
+    X(cumprod, METHOD, H_SCAN, TL_AG_CUMPROD, "CumprodBackward0", 0)           \
+    X(cumprod_, METHOD, H_SCAN, TL_AG_CUMPROD, "CumprodBackward0", 1)          \
+    X(lerp, METHOD, H_LERP, TL_AG_LERP, "LerpBackward0", 0)                    \
+    X(lerp_, METHOD, H_LERP, TL_AG_LERP, "LerpBackward0", 1)                   \
+    X(kthvalue, METHOD, H_KTH, TL_AG_MAX_DIM, "KthvalueBackward0", 0)          \
+    X(msort, METHOD, H_MSORT, TL_AG_INDEX, "SortBackward0", 0)
 
 typedef struct spec {
     const char *name;
@@ -500,6 +523,136 @@ static tl_value *masked_map(const tl_tensor *self, const tl_tensor *mask)
     return m;
 }
 
+/* method m of self's probe with the given arguments (NULL on any error:
+ * the op itself then raises it, or records nothing) */
+static tl_value *probe_call(const char *m, tl_value *probe, size_t n, tl_value **args)
+{
+    tl_error e2;
+    const tl_binding *b = tl_bind_find_raw(TL_BIND_METHOD, m);
+    tl_args a = {.npos = n, .pos = args};
+    tl_value *r = b ? b->fn(probe, &a, &e2) : NULL;
+    if (r && r->kind != TL_V_TENSOR) {
+        tl_value_release(r);
+        r = NULL;
+    }
+    return r;
+}
+
+static bool same_shape(const tl_tensor *a, const tl_tensor *b)
+{
+    return tl_shape_equal(a->ndim, a->sizes, b->ndim, b->sizes);
+}
+
+/* index_fill, index_copy, masked_scatter, scatter, scatter_add, put: the
+ * map of the elements of self the op writes (their flat indices), shaped
+ * like the source tensor (-1 for a source element nothing reads:
+ * masked_scatter's tail), read before the op runs. SETITEM's formula then
+ * gives self g less those elements (PUT_ACC: all of g) and the source g
+ * at them, which is derivatives.yaml's for each: index_select, gather,
+ * take, masked_select of the gradient. */
+static void scatter_like(const spec *s, const tl_args *a, prep *p)
+{
+    tl_ag_call *c = &p->c;
+    size_t len = strlen(s->name);
+    char base[32];
+    snprintf(base, sizeof base, "%.*s", (int)(s->inplace && len ? len - 1 : len), s->name);
+    tl_error e2;
+    tl_value *probe = p->in[0] ? index_probe(p->in[0], &e2) : NULL;
+    tl_value *src = NULL, *m = NULL;
+    p->skip = true;
+    if (!probe)
+        return;
+    if (!strcmp(base, "index_fill") || !strcmp(base, "index_copy")) {
+        tl_value *args[2] = {tl_arg(a, 0, "dim"), tl_arg(a, 1, "index")};
+        src = tl_arg(a, 2, !strcmp(base, "index_fill") ? "value" : "source");
+        if (args[0] && args[1])
+            m = probe_call("index_select", probe, 2, args);
+        if (m && !strcmp(base, "index_copy") &&
+            (!tensor_of(src) || !same_shape(m->u.tensor, src->u.tensor))) {
+            tl_value_release(m);
+            m = NULL;
+        }
+        if (tensor_of(src) && !strcmp(base, "index_fill"))
+            c->name = "IndexFillBackward1";
+    } else if (!strcmp(base, "scatter") || !strcmp(base, "scatter_add")) {
+        tl_value *args[2] = {tl_arg(a, 0, "dim"), tl_arg(a, 1, "index")};
+        src = tl_arg(a, 2, "src");
+        if (!src)
+            src = tl_arg(a, 2, "value");
+        tl_value *rd = tl_arg(a, 3, "reduce");
+        if (rd && rd->kind != TL_V_NONE) {
+            p->unsupported = "with reduce=";
+            tl_value_release(probe);
+            return;
+        }
+        if (args[0] && args[1])
+            m = probe_call("gather", probe, 2, args);
+        /* a source larger than index: PyTorch's backward refuses the
+         * gradient's shape; not recorded here */
+        if (m && tensor_of(src) && !same_shape(m->u.tensor, src->u.tensor)) {
+            tl_value_release(m);
+            m = NULL;
+        }
+        if (!strcmp(base, "scatter") && src && !tensor_of(src))
+            c->name = "ScatterBackward1";
+    } else if (!strcmp(base, "masked_scatter")) {
+        tl_tensor *mask = tensor_of(tl_arg(a, 0, "mask"));
+        src = tl_arg(a, 1, "source");
+        tl_value *sel = mask ? masked_map(p->in[0], mask) : NULL;
+        tl_tensor *st = tensor_of(src);
+        if (sel && st && tl_tensor_numel(st) >= tl_tensor_numel(sel->u.tensor)) {
+            tl_scalar neg = {.is_float = false, .i = -1};
+            tl_tensor *mt = tl_create_full(tl_backend_cpu(), TL_INT64, st->ndim, st->sizes,
+                                           neg, &e2);
+            int64_t k = tl_tensor_numel(sel->u.tensor), v;
+            for (int64_t j = 0; mt && j < k; j++)
+                if (tl_tensor_get_i64(sel->u.tensor, j, &v, &e2) < 0 ||
+                    tl_tensor_set_i64(mt, j, v, &e2) < 0) {
+                    tl_tensor_release(mt);
+                    mt = NULL;
+                }
+            m = mt ? tl_value_tensor(mt) : NULL;
+        }
+        if (sel)
+            tl_value_release(sel);
+    } else if (!strcmp(base, "put")) {
+        tl_value *idx = tl_arg(a, 0, "index");
+        src = tl_arg(a, 1, "source");
+        tl_value *acc = tl_arg(a, 2, "accumulate");
+        bool ac = false;
+        tl_value *args[1] = {idx};
+        tl_tensor *st = tensor_of(src);
+        if (idx && st && (!acc || tl_value_truthy(acc, &ac, NULL) == 0)) {
+            tl_value *t = probe_call("take", probe, 1, args);
+            if (t && tl_tensor_numel(t->u.tensor) == tl_tensor_numel(st)) {
+                int64_t stt[TL_MAX_DIMS];
+                tl_shape_contiguous_strides(st->ndim, st->sizes, stt);
+                tl_tensor *v = tl_tensor_view(t->u.tensor, st->ndim, st->sizes, stt, 0);
+                m = v ? tl_value_tensor(v) : NULL;
+            }
+            if (t)
+                tl_value_release(t);
+        }
+        if (ac)
+            c->op = TL_AG_PUT_ACC;
+    }
+    tl_value_release(probe);
+    if (!m)
+        return;
+    if (src && src->kind == TL_V_TENSOR) {
+        p->in[1] = src->u.tensor;
+        c->nin = 2;
+    } else if (src && tl_value_as_double(src, &c->s0)) {
+        c->has0 = true;
+    } else {
+        tl_value_release(m);
+        return;
+    }
+    p->map = m;
+    c->map = m->u.tensor;
+    p->skip = false;
+}
+
 /* ---- math helpers of prepare ---- */
 
 /* The node of an op's number form: PyTorch names remainder(x, 2) and
@@ -687,6 +840,63 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
         }
         break;
     }
+    case H_SCAN: case H_KTH: {
+        /* cumsum(dim) / cumprod(dim); kthvalue(k, dim=-1, keepdim=False) */
+        bool kth = s->h == H_KTH;
+        tl_value *d = tl_arg(a, kth ? 1 : 0, "dim");
+        int64_t dim = -1;
+        tl_error e2;
+        int w = 0, nd = p->in[0] ? p->in[0]->ndim : 0;
+        if ((d && d->kind != TL_V_NONE && !tl_value_as_index(d, &dim)) || (!d && !kth) ||
+            tl_shape_wrap_dim(dim, nd > 0 ? nd : 1, &w, &e2) < 0)
+            p->skip = true;
+        c->dim = w;
+        if (kth)
+            keepdim_arg(tl_arg(a, 2, "keepdim"), c);
+        break;
+    }
+    case H_LERP: {
+        tl_value *e = tl_arg(a, 0, "end"), *w = tl_arg(a, 1, "weight");
+        p->in[1] = tensor_of(e);
+        c->nin = 2;
+        if (w && w->kind == TL_V_TENSOR) {
+            p->in[2] = w->u.tensor;
+            c->nin = 3;
+            c->name = "LerpBackward1";
+        } else if (!w || !tl_value_as_double(w, &c->s0)) {
+            p->skip = true;
+        }
+        if (!p->in[1])
+            p->skip = true;
+        break;
+    }
+    case H_MSORT: {
+        /* msort(x) = x.sort(0).values: the map is the probe gathered with
+         * sort's indices (read before the op, as sort's node saves them) */
+        p->skip = true;
+        if (!p->in[0] || p->in[0]->ndim == 0 || !self)
+            break;
+        tl_error e2;
+        const tl_binding *so = tl_bind_find_raw(TL_BIND_METHOD, "sort");
+        tl_value *zero = tl_int(0);
+        tl_args sa = {.npos = 1, .pos = &zero};
+        tl_value *sr = so ? so->fn(self, &sa, &e2) : NULL;
+        tl_value *probe = index_probe(p->in[0], &e2);
+        if (sr && probe && sr->kind == TL_V_TUPLE && sr->u.seq.n == 2) {
+            tl_value *args[2] = {zero, sr->u.seq.items[1]};
+            p->map = probe_call("gather", probe, 2, args);
+            if (p->map) {
+                c->map = p->map->u.tensor;
+                p->skip = false;
+            }
+        }
+        tl_value_release(zero);
+        if (sr)
+            tl_value_release(sr);
+        if (probe)
+            tl_value_release(probe);
+        break;
+    }
     case H_BINARY: {
         tl_value *o = tl_arg(a, 0, "other");
         operand(o, &p->in[1], &c->s0, &c->has0);
@@ -853,6 +1063,9 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
         }
         break;
     }
+    case H_SCATTERLIKE:
+        scatter_like(s, a, p);
+        break;
     case H_COPY:
         p->in[1] = tensor_of(tl_arg(a, 0, "src"));
         c->nin = 2;
