@@ -11,14 +11,18 @@
  * is a new contiguous tensor. Several operands are multiplied (broadcast)
  * and summed over the contracted dims in their dtype (a new contiguous
  * tensor, the layout torch's bmm path gives the cases of ops27b.json).
- * Operands of different dtypes raise bmm's error, as torch does.
+ * Operands of different dtypes raise bmm's error, as torch does. With an
+ * operand that requires grad the same steps go through the autograd
+ * bindings (as_strided, mul, sum), so backward reaches the operands.
  */
 #include "einsum.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind.h"
 #include "ops.h"
+#include "tensor.h"
 #include "util.h"
 #include "value.h"
 
@@ -98,7 +102,57 @@ static int parse_term(const char *eq, size_t *i, int op, term *t, tl_error *err)
     return 0;
 }
 
-static tl_tensor *einsum(const char *eq, tl_tensor **ops, int nops, tl_error *err)
+/* The differentiable path (an operand requires grad, grad mode on): the
+ * same views as as_strided calls, the product and the sum as mul and sum,
+ * each through its autograd binding, so the graph records them (PyTorch
+ * names other nodes, from its bmm path; the gradients are the same). */
+static tl_value *einsum_grad(tl_value *const *vals, tl_tensor **views, int nops, int nfull,
+                             int out_nd, tl_error *err)
+{
+    const tl_binding *as = tl_bind_find(TL_BIND_METHOD, "as_strided");
+    const tl_binding *mul = tl_bind_find(TL_BIND_METHOD, "mul");
+    const tl_binding *sum = tl_bind_find(TL_BIND_METHOD, "sum");
+    if (!as || !mul || !sum)
+        return tl_error_set(err, TL_ERR_INTERNAL, "einsum: a binding is missing"), NULL;
+    tl_value *prod = NULL;
+    for (int k = 0; k < nops; k++) {
+        const tl_tensor *v = views[k];
+        tl_value *sz = tl_tuple_new((size_t)v->ndim), *st = tl_tuple_new((size_t)v->ndim);
+        for (int d = 0; d < v->ndim; d++) {
+            tl_seq_set(sz, (size_t)d, tl_int(v->sizes[d]));
+            tl_seq_set(st, (size_t)d, tl_int(v->strides[d]));
+        }
+        tl_value *args[3] = {sz, st, tl_int(v->offset)};
+        tl_args a = {3, args, 0, NULL, NULL};
+        tl_value *w = as->fn(vals[k], &a, err);
+        for (int i = 0; i < 3; i++)
+            tl_value_release(args[i]);
+        if (w && prod) {
+            tl_args m = {1, &w, 0, NULL, NULL};
+            tl_value *p = mul->fn(prod, &m, err);
+            tl_value_release(w);
+            w = p;
+        }
+        tl_value_release(prod);
+        prod = w;
+        if (!prod)
+            return NULL;
+    }
+    if (nfull > out_nd) {
+        tl_value *dims = tl_tuple_new((size_t)(nfull - out_nd));
+        for (int f = out_nd; f < nfull; f++)
+            tl_seq_set(dims, (size_t)(f - out_nd), tl_int(f));
+        tl_args a = {1, &dims, 0, NULL, NULL};
+        tl_value *r = sum->fn(prod, &a, err);
+        tl_value_release(dims);
+        tl_value_release(prod);
+        prod = r;
+    }
+    return prod;
+}
+
+static tl_tensor *einsum(const char *eq, tl_tensor **ops, int nops, tl_value *const *vals,
+                         tl_value **vres, tl_error *err)
 {
     if (nops == 0)
         return tl_error_set(err, TL_ERR_RUNTIME, "einsum(): must provide at least one operand"),
@@ -293,6 +347,13 @@ static tl_tensor *einsum(const char *eq, tl_tensor **ops, int nops, tl_error *er
                          tl_dtype_scalar_name(ops[k]->dtype));
             goto fail;
         }
+    bool grad = false;
+    for (k = 0; k < nops; k++)
+        grad |= ops[k]->requires_grad;
+    if (grad && tl_tensor_grad_mode()) {
+        *vres = einsum_grad(vals, views, nops, nfull, out_nd, err);
+        goto fail; /* the views are released there */
+    }
     tl_tensor *prod = tl_tensor_retain(views[0]);
     for (k = 1; k < nops; k++) {
         tl_operand a = tl_ops_operand_tensor(prod), b = tl_ops_operand_tensor(views[k]);
@@ -345,8 +406,9 @@ static tl_value *t_einsum(tl_value *self, const tl_args *a, tl_error *err)
                    NULL;
         ops[j] = vals[j]->u.tensor;
     }
-    tl_tensor *r = einsum(a->pos[0]->u.str.s, ops, (int)n, err);
-    return r ? tl_value_tensor(r) : NULL;
+    tl_value *vr = NULL;
+    tl_tensor *r = einsum(a->pos[0]->u.str.s, ops, (int)n, vals, &vr, err);
+    return r ? tl_value_tensor(r) : vr;
 }
 
 static const tl_binding torch_entries[] = {
