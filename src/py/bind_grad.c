@@ -423,7 +423,7 @@ static tl_tensor *tensor_of(const tl_value *v)
     return v && v->kind == TL_V_TENSOR ? v->u.tensor : NULL;
 }
 
-static bool value_rg(const tl_value *v)
+bool tl_grad_requires_grad(const tl_value *v)
 {
     if (!v)
         return false;
@@ -439,13 +439,13 @@ static bool value_rg(const tl_value *v)
 
 static bool args_rg(const tl_value *self, const tl_args *a)
 {
-    if (value_rg(self))
+    if (tl_grad_requires_grad(self))
         return true;
     for (size_t i = 0; i < a->npos; i++)
-        if (value_rg(a->pos[i]))
+        if (tl_grad_requires_grad(a->pos[i]))
             return true;
     for (size_t i = 0; i < a->nkw; i++)
-        if (value_rg(a->kwvals[i]))
+        if (tl_grad_requires_grad(a->kwvals[i]))
             return true;
     return false;
 }
@@ -1814,7 +1814,7 @@ tl_value *tl_grad_binop(tl_pyop op, tl_value *a, tl_value *b, tl_grad_binfn run,
     tl_value *r = run(op, a, b, err);
     if (!r || r->kind != TL_V_TENSOR)
         return r;
-    if (!value_rg(a) && !value_rg(b))
+    if (!tl_grad_requires_grad(a) && !tl_grad_requires_grad(b))
         return r;
     if (record_binop(op, a, b, r->u.tensor, err) < 0) {
         tl_value_release(r);
@@ -1827,7 +1827,7 @@ tl_value *tl_grad_binop_inplace(tl_pyop op, tl_value *a, tl_value *b,
                                 tl_grad_binfn run, tl_error *err)
 {
     tl_tensor *ta = tensor_of(a), *tb = tensor_of(b);
-    if (!ta || (!value_rg(a) && !value_rg(b)))
+    if (!ta || (!tl_grad_requires_grad(a) && !tl_grad_requires_grad(b)))
         return run(op, a, b, err);
     tl_tensor *in[2] = {ta, tb};
     tl_ag_call c;
@@ -1883,7 +1883,7 @@ tl_value *tl_grad_binop_inplace(tl_pyop op, tl_value *a, tl_value *b,
 tl_value *tl_grad_unop(tl_pyunop op, tl_value *a, tl_grad_unfn run, tl_error *err)
 {
     tl_value *r = run(op, a, err);
-    if (!r || op != TL_PY_NEG || r->kind != TL_V_TENSOR || !value_rg(a))
+    if (!r || op != TL_PY_NEG || r->kind != TL_V_TENSOR || !tl_grad_requires_grad(a))
         return r;
     tl_tensor *in[1] = {a->u.tensor}, *out = r->u.tensor;
     if (out == in[0])
@@ -1998,7 +1998,7 @@ tl_value *tl_grad_index_get(tl_value *obj, tl_value *idx, tl_error *err)
 int tl_grad_index_set(tl_value *obj, tl_value *idx, tl_value *v, tl_error *err)
 {
     tl_tensor *t = tensor_of(obj), *tv = tensor_of(v);
-    if (!t || (!value_rg(obj) && !value_rg(v)) || !tl_ag_grad_enabled())
+    if (!t || (!tl_grad_requires_grad(obj) && !tl_grad_requires_grad(v)) || !tl_ag_grad_enabled())
         return tl_index_parse_setitem(obj, idx, v, err);
     /* which elements the assignment writes, and whether obj[idx] is a view
      * (then PyTorch writes through that view: the leaf error is the
@@ -2453,7 +2453,7 @@ static tl_value *w_torch_where(tl_value *self, const tl_args *a, tl_error *err)
 {
     tl_value *cv = tl_arg(a, 0, "condition"), *x = tl_arg(a, 1, "input"),
              *y = tl_arg(a, 2, "other");
-    if (!tl_ag_grad_enabled() || !x || !y || (!value_rg(x) && !value_rg(y)))
+    if (!tl_ag_grad_enabled() || !x || !y || (!tl_grad_requires_grad(x) && !tl_grad_requires_grad(y)))
         return torch_where_raw->fn(self, a, err);
     tl_value *r = torch_where_raw->fn(self, a, err);
     if (!r || r->kind != TL_V_TENSOR || !tensor_of(cv))

@@ -33,6 +33,10 @@ const tl_binding *tl_bind_grad_wrap(tl_bind_kind kind, const tl_binding *raw);
  * is_grad_enabled (registered first, so `grad` replaces the placeholder) */
 extern const tl_bind_table tl_bind_grad_tables[];
 
+/* Does v (a tensor, or a list/tuple of them) hold a tensor that requires
+ * grad? */
+bool tl_grad_requires_grad(const tl_value *v);
+
 /* The operators' entry points (pyops.c): a OP b, a OP= b, OP a on
  * tensors; each runs `run` (pyops' tensor arithmetic) and records the node
  * (the in-place form checks before it runs). Subscripts: obj[idx] and

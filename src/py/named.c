@@ -431,6 +431,20 @@ static tl_value *put_names(tl_value *r, int n, const char *const *names, tl_erro
     return r;
 }
 
+/* put_names with copies of names (they may point into operands that r
+ * shares a header with) */
+static tl_value *put_names_copied(tl_value *r, int n, const char *const *names,
+                                  tl_error *err)
+{
+    char *snap[TL_MAX_DIMS] = {NULL};
+    for (int d = 0; d < n; d++)
+        snap[d] = names[d] ? tl_xstrdup(names[d]) : NULL;
+    tl_value *out = put_names(r, n, (const char *const *)snap, err);
+    for (int d = 0; d < n; d++)
+        free(snap[d]);
+    return out;
+}
+
 tl_value *tl_named_binary(tl_value *r, const tl_value *a, const tl_value *b, tl_error *err)
 {
     if (!r || (!named_value(a) && !named_value(b)))
@@ -451,27 +465,7 @@ tl_value *tl_named_binary(tl_value *r, const tl_value *a, const tl_value *b, tl_
             names[d] = tl_named_get(t, d);
     }
     /* the names are read from the operands, which r does not alias */
-    char *snap[TL_MAX_DIMS] = {NULL};
-    for (int d = 0; d < n; d++)
-        snap[d] = names[d] ? tl_xstrdup(names[d]) : NULL;
-    tl_value *out = put_names(r, n, (const char *const *)snap, err);
-    for (int d = 0; d < n; d++)
-        free(snap[d]);
-    return out;
-}
-
-/* put_names with copies of names (they may point into operands that r
- * shares a header with) */
-static tl_value *put_names_copied(tl_value *r, int n, const char *const *names,
-                                  tl_error *err)
-{
-    char *snap[TL_MAX_DIMS] = {NULL};
-    for (int d = 0; d < n; d++)
-        snap[d] = names[d] ? tl_xstrdup(names[d]) : NULL;
-    tl_value *out = put_names(r, n, (const char *const *)snap, err);
-    for (int d = 0; d < n; d++)
-        free(snap[d]);
-    return out;
+    return put_names_copied(r, n, names, err);
 }
 
 /* PyTorch's compute_matmul_outnames: the batch dims (all but the last two;

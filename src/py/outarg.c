@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "bind_grad.h"
 #include "ops_impl.h"
 #include "pywarn.h"
 #include "tensor.h"
@@ -51,20 +52,6 @@ static bool takes_out(const char *name)
     for (size_t i = 0; i < TL_ARRAY_LEN(out_ops); i++)
         if (strcmp(out_ops[i], name) == 0)
             return true;
-    return false;
-}
-
-/* any tensor among v (and one level of list/tuple: cat's tensors) that
- * requires grad */
-static bool wants_grad(const tl_value *v)
-{
-    if (v->kind == TL_V_TENSOR)
-        return v->u.tensor->requires_grad;
-    if (v->kind == TL_V_LIST || v->kind == TL_V_TUPLE)
-        for (size_t i = 0; i < v->u.seq.n; i++)
-            if (v->u.seq.items[i]->kind == TL_V_TENSOR &&
-                v->u.seq.items[i]->u.tensor->requires_grad)
-                return true;
     return false;
 }
 
@@ -131,9 +118,9 @@ tl_value *tl_outarg_call(tl_value *fn, const struct tl_args *a, tl_error *err)
     tl_tensor *o = out->u.tensor;
     bool grad = tl_tensor_grad_mode() && o->requires_grad;
     for (size_t i = 0; !grad && i < a->npos; i++)
-        grad = wants_grad(a->pos[i]);
+        grad = tl_grad_requires_grad(a->pos[i]);
     for (size_t i = 0; !grad && i < a->nkw; i++)
-        grad = i != k && wants_grad(a->kwvals[i]);
+        grad = i != k && tl_grad_requires_grad(a->kwvals[i]);
     if (grad && tl_tensor_grad_mode())
         return tl_error_set(err, TL_ERR_RUNTIME,
                             "%s(): functions with out=... arguments don't support automatic "
