@@ -472,8 +472,11 @@ EOF
 for dev in $devs; do
     if [ -x /usr/bin/time ] && [ "${TLAB_VALGRIND:-0}" != 1 ]; then
         /usr/bin/time -f '%U %S' -o cpu.txt "$TLAB" check --device $dev --format json --max-bytes 2G --timeout 0.1 sorts.yaml > "$work/stdout" 2>/dev/null && fail "sorts.yaml passed on $dev"
-        awk '{ if ($1 + $2 > 3) exit 1 }' cpu.txt ||
-            fail "sorts.yaml on $dev took $(cat cpu.txt) s of CPU time under --timeout 0.1"
+        # user time only: the merges are user time, while the kernel's
+        # zeroing of the fresh 128 MB blocks (sys time) doubles under ASan
+        # on a loaded machine (0.7 + 2.4 s seen) and says nothing of polling
+        tail -n 1 cpu.txt | awk '{ if ($1 > 2.5) exit 1 }' ||
+            fail "sorts.yaml on $dev took $(tail -n 1 cpu.txt) s (user, sys) of CPU time under --timeout 0.1"
     else
         graded 1 check --device $dev --format json --max-bytes 2G --timeout 0.1 sorts.yaml
     fi
