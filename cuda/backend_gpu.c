@@ -41,6 +41,10 @@
 #include "util.h"
 
 #define CHUNK 4096
+/* sort rows longer than this merge-sort their positions (log2(len) launches
+ * of len items, O(log len) each) instead of ranking each element against
+ * its whole row (one launch, O(len) an item: 2^48 steps for 2^24) */
+#define SORT_MERGE_MIN 64
 
 /* a handle's instance data: which device API runs it */
 typedef struct gpu_ctx {
@@ -1185,8 +1189,36 @@ static int g_sort(const tl_backend *be, const tl_strided *values,
     int64_t items;
     if (tl_mul_overflow(d.n, len, &items))
         return bad_desc(err, "sort numel");
+    if (len <= SORT_MERGE_MIN) {
+        d.n = items;
+        return launch(dev, TL_K_SORT, &d, "sort", err);
+    }
+    /* long rows: merge passes over positions in scratch, then the store */
+    int64_t rows = d.n;
+    size_t bytes = (size_t)items * sizeof(int64_t);
+    if ((uint64_t)items > SIZE_MAX / (2 * sizeof(int64_t)))
+        return tl_error_set(err, TL_ERR_RUNTIME, "CUDA out of memory (sort positions)");
+    int64_t *buf = scratch(dev, 2 * bytes, err);
+    if (!buf)
+        return -1;
+    int64_t *bufs[2] = {buf, buf + items};
+    int64_t *in = NULL;
     d.n = items;
-    return launch(dev, TL_K_SORT, &d, "sort", err);
+    for (int64_t w = 1, b = 0; w < len && rc == 0; w *= 2, b ^= 1) {
+        d.sbuf[0] = in;
+        d.sbuf[1] = bufs[b];
+        d.width = w;
+        rc = launch(dev, TL_K_SORT_MERGE, &d, "sort", err);
+        in = bufs[b];
+    }
+    if (rc == 0) {
+        d.sbuf[0] = in;
+        d.sbuf[1] = NULL;
+        d.n = rows * k;
+        rc = launch(dev, TL_K_SORT_STORE, &d, "sort", err);
+    }
+    scratch_free(dev, buf, 2 * bytes);
+    return rc;
 }
 
 /* raw bytes on the device, memmove semantics */

@@ -54,6 +54,8 @@ TL_GLOBAL(k_scatter, TL_K_SCATTER)
 TL_GLOBAL(k_sort, TL_K_SORT)
 TL_GLOBAL(k_index_offsets, TL_K_INDEX_OFFSETS)
 TL_GLOBAL(k_scatter_seq, TL_K_SCATTER_SEQ)
+TL_GLOBAL(k_sort_merge, TL_K_SORT_MERGE)
+TL_GLOBAL(k_sort_store, TL_K_SORT_STORE)
 
 __global__ void tl_probe_kernel(int *p)
 {
@@ -214,6 +216,8 @@ static cudaError_t launch_once(tl_kkind kind, const tl_kdesc *d, unsigned grid, 
     case TL_K_SORT: k_sort<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_INDEX_OFFSETS: k_index_offsets<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_SCATTER_SEQ: k_scatter_seq<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_SORT_MERGE: k_sort_merge<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_SORT_STORE: k_sort_store<<<grid, threads, 0, s>>>(*d); break;
     default: return cudaErrorInvalidValue;
     }
     cudaError_t rc = cudaGetLastError();

@@ -398,7 +398,7 @@ static int pointers_check(tl_kkind kind, const tl_kdesc *d)
                   : d->ptr[k] && !tl_dev_sim_is_device(d->ptr[k]))
             return EILLEGAL;
     }
-    const void *aux[] = {d->goffs, d->partials, d->sstart, d->spos, d->flag};
+    const void *aux[] = {d->goffs, d->partials, d->sstart, d->spos, d->flag, d->sbuf[0], d->sbuf[1]};
     for (size_t j = 0; j < sizeof aux / sizeof aux[0]; j++)
         if (aux[j] && !dev_range(aux[j], 1))
             return EILLEGAL;
@@ -425,6 +425,8 @@ static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
     d.sstart = untag(d.sstart);
     d.spos = untag(d.spos);
     d.flag = untag(d.flag);
+    d.sbuf[0] = untag(d.sbuf[0]);
+    d.sbuf[1] = untag(d.sbuf[1]);
     int race = race_check(kind, &d);
     if (race)
         return race;

@@ -63,7 +63,8 @@ enum {
 typedef enum tl_kkind {
     TL_K_COPY, TL_K_FILL, TL_K_BINARY, TL_K_UNARY, TL_K_WHERE, TL_K_GATHER,
     TL_K_REDUCE, TL_K_REDUCE_COMBINE, TL_K_SCATTER, TL_K_SORT,
-    TL_K_INDEX_OFFSETS, TL_K_SCATTER_SEQ, TL_K_NKINDS
+    TL_K_INDEX_OFFSETS, TL_K_SCATTER_SEQ, TL_K_SORT_MERGE, TL_K_SORT_STORE,
+    TL_K_NKINDS
 } tl_kkind;
 
 /* One launch. Strides are in bytes over the merged shape (dim 0 outermost).
@@ -95,9 +96,14 @@ typedef struct tl_kdesc {
     /* scatter: the item at gdim coordinate u folds the source elements at
      * byte offsets spos[sstart[u] .. sstart[u+1]) (duplicates, CPU order) */
     const int64_t *sstart, *spos;
-    /* sort: row length, descending, k outputs kept per row (topk) */
+    /* sort: row length, descending, k outputs kept per row (topk); a long
+     * row's merge sort: source positions, rows * len each, read from
+     * sbuf[0] (NULL: the identity) and written to sbuf[1] in runs of
+     * 2 * width (the store reads sbuf[0]) */
     int64_t len, k;
     int32_t descending;
+    int64_t *sbuf[2];
+    int64_t width;
     unsigned char fill[8];             /* fill: the value's bytes */
     /* the output overlaps an input (x[1:].copy_(x[:-1])): run as one
      * thread, items in order, as the CPU's loop does (1); 2: a same-dtype
@@ -708,7 +714,7 @@ TL_KFN void tl_k_acc_merge(int op, int fl, tl_kacc *a, const tl_kacc *b)
             if (a->seen_nan)
                 break;
             if (b->seen_nan || (max ? b->f > a->f : b->f < a->f)) {
-                a->f += b->f;
+                a->f = b->f;
                 a->arg = b->arg;
                 a->seen_nan = b->seen_nan;
             }
@@ -869,6 +875,70 @@ TL_KFN void tl_k_sort_item(const tl_kdesc *d, int64_t i)
     tl_k_sti(TL_K_I64, d->ptr[2] + off[2] + rank * d->rstrides[2], e);
 }
 
+/* ---- sort of long rows: a stable bottom-up merge sort of positions ----
+ * Pass of width w, item i = (row r, place p) of the positions: the element
+ * at place p of its sorted run of w goes to place (its run pair's start) +
+ * (its offset in its run) + (how many elements of the partner run go
+ * first: for the left run those strictly before it, for the right run
+ * those not after it, so ties keep the source order), found by binary
+ * search. Places are a permutation: no two items write one. O(len log^2
+ * len) work per row instead of the rank kernel's len^2. */
+TL_KFN int tl_k_sort_before(const tl_kdesc *d, const char *row, int64_t a, int64_t b)
+{
+    int sd = d->dtype[1];
+    int64_t st = d->rstrides[1];
+    if (tl_k_is_floating(sd)) {
+        double x = tl_k_ldf(sd, row + a * st), y = tl_k_ldf(sd, row + b * st);
+        return d->descending ? tl_k_less_f(y, x) : tl_k_less_f(x, y);
+    }
+    int64_t x = tl_k_ldi(sd, row + a * st), y = tl_k_ldi(sd, row + b * st);
+    return d->descending ? x > y : x < y;
+}
+
+TL_KFN void tl_k_sort_merge_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t len = d->len, w = d->width;
+    int64_t r = i / len, p = i % len;
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, r, off);
+    const char *row = d->ptr[1] + off[1];
+    const int64_t *in = d->sbuf[0] ? d->sbuf[0] + r * len : NULL;
+    int64_t *out = d->sbuf[1] + r * len;
+    int64_t e = in ? in[p] : p;
+    int64_t run = p / w, start = run * w, mstart = (run - (run & 1)) * w;
+    int64_t ps = (run ^ 1) * w, pe = ps + w;
+    if (ps > len)
+        ps = len;
+    if (pe > len)
+        pe = len;
+    int left = (run & 1) == 0;
+    int64_t lo = ps, hi = pe;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2, x = in ? in[mid] : mid;
+        int first = left ? tl_k_sort_before(d, row, x, e) : !tl_k_sort_before(d, row, e, x);
+        if (first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t np = mstart + (p - start) + (lo - ps);
+    tl_k_visit(d, r * len + np);
+    out[np] = e;
+}
+
+/* item i = (row r, place p < k): the sorted positions' element p */
+TL_KFN void tl_k_sort_store_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t r = i / d->k, p = i % d->k;
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, r, off);
+    int64_t e = d->sbuf[0][r * d->len + p];
+    int sd = d->dtype[1];
+    memcpy(d->ptr[0] + off[0] + p * d->rstrides[0], d->ptr[1] + off[1] + e * d->rstrides[1],
+           (size_t)tl_k_size(sd));
+    tl_k_sti(TL_K_I64, d->ptr[2] + off[2] + p * d->rstrides[2], e);
+}
+
 /* ---- advanced-index offsets: one work item per index position ----
  * Operand 0: int64 out over the broadcast index shape; operands 1..nops-1:
  * the index tensors (int64 or int32), broadcast to it (stride 0). Item e
@@ -956,7 +1026,7 @@ TL_KFN void tl_k_run(int kind, const tl_kdesc *d, tl_kgrid g)
     }
     int64_t step = tl_k_stride(g);
     for (int64_t i = d->first + tl_k_first(g); i < d->n; i += step) {
-        if (kind != TL_K_SORT)
+        if (kind != TL_K_SORT && kind != TL_K_SORT_MERGE)
             tl_k_visit(d, i);
         switch (kind) {
         case TL_K_COPY: case TL_K_GATHER: tl_k_copy_item(d, i); break;
@@ -970,6 +1040,8 @@ TL_KFN void tl_k_run(int kind, const tl_kdesc *d, tl_kgrid g)
         case TL_K_SORT: tl_k_sort_item(d, i); break;
         case TL_K_INDEX_OFFSETS: tl_k_index_offsets_item(d, i); break;
         case TL_K_SCATTER_SEQ: tl_k_scatter_seq_item(d, i); break;
+        case TL_K_SORT_MERGE: tl_k_sort_merge_item(d, i); break;
+        case TL_K_SORT_STORE: tl_k_sort_store_item(d, i); break;
         default: break;
         }
     }
