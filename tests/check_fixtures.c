@@ -689,6 +689,11 @@ static int run_case(const cJSON *c, mism *m)
         opts.default_backend = fixture_backend();
         opts.cuda_backend = opts.default_backend;
         opts.cuda_available = true;
+        /* the simulator runs a GPU's threads one at a time: a 1000^3
+         * matmul (issue12.json) takes seconds there, past the 2 s default
+         * under ASan on a loaded machine (seen in CI, 2026-12-04) */
+        if (fixture_backend() == tl_backend_cuda_emulated())
+            opts.timeout = 20;
     }
     tl_interp *I = tl_interp_new(&opts);
     tl_error err;
