@@ -1089,9 +1089,50 @@ static int g_index_gather(const tl_backend *be, const tl_strided *dst,
     return launch(dev, TL_K_GATHER, &d, "index", err);
 }
 
-/* scatter through the device offsets: one thread, in src's row-major
- * order (repeated targets need the CPU's order; a parallel form would
- * need a device sort of the targets) */
+/* Sort n int64 values at vals (device) stably on the device: sorted[j]
+ * the values in order, perm[j] the position each came from (merge passes
+ * as sort's, then its store; scratch: 2n positions). 0 or -1. */
+static int sort_offsets(const tl_dev *dev, const int64_t *vals, int64_t n, int64_t *sorted,
+                        int64_t *perm, tl_error *err)
+{
+    tl_kdesc d;
+    desc_init(&d);
+    d.nops = 3;
+    d.ptr[0] = (char *)sorted;
+    d.ptr[1] = (char *)(uintptr_t)vals;
+    d.ptr[2] = (char *)perm;
+    d.dtype[0] = d.dtype[1] = d.dtype[2] = TL_K_I64;
+    d.rstrides[0] = d.rstrides[1] = d.rstrides[2] = (int64_t)sizeof(int64_t);
+    d.len = d.k = n;
+    size_t bytes = (size_t)n * sizeof(int64_t);
+    int64_t *buf = scratch(dev, 2 * bytes, err);
+    if (!buf)
+        return -1;
+    int64_t *bufs[2] = {buf, buf + n}, *in = NULL;
+    int rc = 0;
+    d.n = n;
+    for (int64_t w = 1, b = 0; w < n && rc == 0; w *= 2, b ^= 1) {
+        d.sbuf[0] = in;
+        d.sbuf[1] = bufs[b];
+        d.width = w;
+        rc = launch(dev, TL_K_SORT_MERGE, &d, "index_put_", err);
+        in = bufs[b];
+    }
+    if (rc == 0) {
+        d.sbuf[0] = in;
+        d.sbuf[1] = NULL;
+        rc = launch(dev, TL_K_SORT_STORE, &d, "index_put_", err);
+    }
+    scratch_free(dev, buf, 2 * bytes);
+    return rc;
+}
+
+/* scatter through the device offsets: up to SCATTER_SORT_MIN targets one
+ * thread walks them in src's row-major order; past it the targets are
+ * sorted on the device (stably) and each run of equal targets is written
+ * by one item (scatter_fold): the CPU's order where targets repeat, in
+ * parallel across targets */
+#define SCATTER_SORT_MIN 64
 static int g_index_scatter(const tl_backend *be, tl_scatter_mode mode,
                            const tl_strided *dst, const tl_strided *src, int dim,
                            const int64_t *offs, int64_t n, tl_error *err)
@@ -1122,8 +1163,25 @@ static int g_index_scatter(const tl_backend *be, tl_scatter_mode mode,
     d.goffs = offs;
     d.gscale = (int64_t)tl_dtype_size(dst->dtype);
     d.op = mode == TL_SCATTER_ADD ? TL_KS_ADD : TL_KS_ASSIGN;
-    d.serial = 1;
-    return launch(dev, TL_K_SCATTER_SEQ, &d, "index_put_", err);
+    if (n <= SCATTER_SORT_MIN || d.gdim < 0) {
+        d.serial = 1;
+        return launch(dev, TL_K_SCATTER_SEQ, &d, "index_put_", err);
+    }
+    if ((uint64_t)n > SIZE_MAX / (2 * sizeof(int64_t)))
+        return tl_error_set(err, TL_ERR_RUNTIME, "CUDA out of memory (index_put_ targets)");
+    size_t bytes = (size_t)n * sizeof(int64_t);
+    int64_t *sorted = scratch(dev, 2 * bytes, err);
+    if (!sorted)
+        return -1;
+    int64_t *perm = sorted + n;
+    rc = sort_offsets(dev, offs, n, sorted, perm, err);
+    if (rc == 0) {
+        d.goffs = sorted;
+        d.sbuf[0] = perm;
+        rc = launch(dev, TL_K_SCATTER_FOLD, &d, "index_put_", err);
+    }
+    scratch_free(dev, sorted, 2 * bytes);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------

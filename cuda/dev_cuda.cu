@@ -56,6 +56,7 @@ TL_GLOBAL(k_index_offsets, TL_K_INDEX_OFFSETS)
 TL_GLOBAL(k_scatter_seq, TL_K_SCATTER_SEQ)
 TL_GLOBAL(k_sort_merge, TL_K_SORT_MERGE)
 TL_GLOBAL(k_sort_store, TL_K_SORT_STORE)
+TL_GLOBAL(k_scatter_fold, TL_K_SCATTER_FOLD)
 
 __global__ void tl_probe_kernel(int *p)
 {
@@ -218,6 +219,7 @@ static cudaError_t launch_once(tl_kkind kind, const tl_kdesc *d, unsigned grid, 
     case TL_K_SCATTER_SEQ: k_scatter_seq<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_SORT_MERGE: k_sort_merge<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_SORT_STORE: k_sort_store<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_SCATTER_FOLD: k_scatter_fold<<<grid, threads, 0, s>>>(*d); break;
     default: return cudaErrorInvalidValue;
     }
     cudaError_t rc = cudaGetLastError();

@@ -64,7 +64,7 @@ typedef enum tl_kkind {
     TL_K_COPY, TL_K_FILL, TL_K_BINARY, TL_K_UNARY, TL_K_WHERE, TL_K_GATHER,
     TL_K_REDUCE, TL_K_REDUCE_COMBINE, TL_K_SCATTER, TL_K_SORT,
     TL_K_INDEX_OFFSETS, TL_K_SCATTER_SEQ, TL_K_SORT_MERGE, TL_K_SORT_STORE,
-    TL_K_NKINDS
+    TL_K_SCATTER_FOLD, TL_K_NKINDS
 } tl_kkind;
 
 /* One launch. Strides are in bytes over the merged shape (dim 0 outermost).
@@ -939,6 +939,43 @@ TL_KFN void tl_k_sort_store_item(const tl_kdesc *d, int64_t i)
     tl_k_sti(TL_K_I64, d->ptr[2] + off[2] + p * d->rstrides[2], e);
 }
 
+/* ---- index_put through device offsets, in parallel ----
+ * goffs holds the targets' element offsets sorted (stably: equal targets
+ * keep the source order) and sbuf[0] the source position of each. Item i
+ * of the merged shape at sorted place j writes only when j starts a run of
+ * equal targets: assignment stores the run's last source (the CPU's last
+ * write), accumulation folds the run's sources in order (the CPU's loop),
+ * so no two items write one element and the bytes equal the CPU's. */
+TL_KFN void tl_k_scatter_fold_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t off[TL_K_MAXOPS];
+    int64_t j = tl_k_offsets(d, i, off), n = d->sizes[d->gdim];
+    const int64_t *t = d->goffs, *perm = d->sbuf[0];
+    if (j > 0 && t[j - 1] == t[j])
+        return;
+    int64_t e = j;
+    while (e + 1 < n && t[e + 1] == t[j])
+        e++;
+    int64_t st = d->strides[1][d->gdim];
+    char *o = d->ptr[0] + off[0];
+    const char *base = d->ptr[1] + off[1] - j * st;
+    int od = d->dtype[0], sd = d->dtype[1];
+    if (d->op == TL_KS_ASSIGN) {
+        tl_k_convert(od, o, sd, base + perm[e] * st);
+        return;
+    }
+    for (int64_t m = j; m <= e; m++) {
+        const char *s = base + perm[m] * st;
+        if (od == TL_K_BOOL)
+            tl_k_sti(od, o, (tl_k_ldi(od, o) != 0) | (tl_k_ldi(sd, s) != 0));
+        else if (tl_k_is_floating(od))
+            tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) + tl_k_ldf(sd, s)));
+        else
+            tl_k_sti(od, o, tl_k_wrap(od, (int64_t)((uint64_t)tl_k_ldi(od, o) +
+                                                    (uint64_t)tl_k_ldi(sd, s))));
+    }
+}
+
 /* ---- advanced-index offsets: one work item per index position ----
  * Operand 0: int64 out over the broadcast index shape; operands 1..nops-1:
  * the index tensors (int64 or int32), broadcast to it (stride 0). Item e
@@ -1042,6 +1079,7 @@ TL_KFN void tl_k_run(int kind, const tl_kdesc *d, tl_kgrid g)
         case TL_K_SCATTER_SEQ: tl_k_scatter_seq_item(d, i); break;
         case TL_K_SORT_MERGE: tl_k_sort_merge_item(d, i); break;
         case TL_K_SORT_STORE: tl_k_sort_store_item(d, i); break;
+        case TL_K_SCATTER_FOLD: tl_k_scatter_fold_item(d, i); break;
         default: break;
         }
     }

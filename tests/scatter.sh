@@ -73,3 +73,26 @@ ops:
 YEOF
 expect 0 check es.yaml
 expect 0 check --device cuda es.yaml
+
+# index_put_ with device indices and repeated targets past 64 entries:
+# the device sorts the targets and folds each run (cuda/kernels.h
+# scatter_fold); every dtype, both modes, a row and a column scatter,
+# equal to the CPU's sequential loop byte for byte
+cat > ip.py <<'PYEOF'
+import torch
+for dt in [torch.float32, torch.int64, torch.bool, torch.float16]:
+    for acc in [False, True]:
+        i = (torch.arange(500, device='cpu') * 7919) % 37
+        v = ((torch.arange(500 * 3, device='cpu') % 11) - 5).reshape(500, 3).to(dt)
+        xc = torch.zeros(40, 3, dtype=dt, device='cpu')
+        xc.index_put_((i,), v, accumulate=acc)
+        xg = torch.zeros(40, 3, dtype=dt, device='cuda')
+        xg.index_put_((i.cuda(),), v.cuda(), accumulate=acc)
+        yc = torch.zeros(3, 40, dtype=dt, device='cpu')
+        yc[:, i] = v.t()
+        yg = torch.zeros(3, 40, dtype=dt, device='cuda')
+        yg[:, i.cuda()] = v.t().cuda()
+        print(torch.equal(xc, xg.cpu()), torch.equal(yc, yg.cpu()))
+PYEOF
+expect 0 exec --device cuda ip.py
+[ "$(grep -c '^True True$' "$work/stdout")" = 8 ] || fail "device index_put_ with repeated targets differs from the CPU: $(cat "$work/stdout")"
