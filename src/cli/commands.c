@@ -891,6 +891,7 @@ typedef struct grade_run {
     tl_lab *vlabs;      /* the master's variants (sheetvar.h), and their */
     tl_op_verdict **vv; /* verdicts; NULL when it has none */
     const char *key;    /* --key: the secret that checks tags, else NULL */
+    const char *student; /* check --student: who hands the sheet in */
     size_t keylen;
     const tl_cli *cli;
     bool is_check;      /* check --lab: keep the diagnostic and warnings */
@@ -976,6 +977,8 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
     int vline = 0, vcol = 0;
     char *verr = gr->key ? tl_sheetvar_check(m, sheet, gr->key, gr->keylen, &vline, &vcol)
                          : NULL;
+    if (!verr && gr->student)
+        verr = tl_sheetvar_check_student(sheet, gr->student, &vline, &vcol);
     size_t vi = 0;
     int sline = 0, scol = 0;
     char *serr = tl_sheetvar_select(m, sheet, &vi, &sline, &scol);
@@ -1081,7 +1084,8 @@ static int cmd_grade(const tl_cli *cli)
                     .setup_cache = m->classify && !(fresh && *fresh == '1') ? tl_setup_cache_new()
                                                                             : NULL,
                     .recs = recs, .texts = texts, .vlabs = vlabs, .vv = vv, .key = key,
-                    .keylen = keylen, .cli = cli, .is_check = is_check};
+                    .keylen = keylen, .student = is_check ? cli->student : NULL, .cli = cli,
+                    .is_check = is_check};
     tl_pool_run(grade_one, &gr, n, c.max_bytes, cli->jobs);
     tl_setup_cache_free(gr.setup_cache);
 

@@ -138,7 +138,7 @@ static const struct {
     {OPT_FORCE, "    --force", "autograder: overwrite an existing OUT"},
     {OPT_IMAGE, "    --image IMAGE", "prairielearn: the grader image (default tlab/tlab:VERSION)"},
     {OPT_KEEP_EXPLANATIONS, "    --keep-explanations", "keep the ops' explanation: text in the blank sheet"},
-    {OPT_STUDENT, "    --student ID", "new: the student whose variant's sheet to write (with --key)"},
+    {OPT_STUDENT, "    --student ID", "new: whose variant's sheet to write (with --key); check --lab: who hands it in"},
     {OPT_KEY, "    --key FILE", "the instructor's secret for variants: new picks, grade checks tags"},
     {OPT_VARIANTS, "    --variants", "key: the verdict of every op in each of the lab's variants"},
 };
@@ -189,7 +189,8 @@ static const command commands[] = {
      "question and required rule passes its checks. With --lab MASTER.yaml the\n"
      "sheet is graded exactly as `grade` does: on the master's setup, ops, accept\n"
      "lists, threshold and checks (use this in autograders).\n",
-     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_LAB) | BIT(OPT_KEY), CHECK_FORMATS,
+     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_LAB) | BIT(OPT_KEY) | BIT(OPT_STUDENT),
+     CHECK_FORMATS,
      TL_FMT_TEXT,
      "LAB.yaml", 1, 1},
     {"run", "LAB.yaml", "execute every op and report what actually happened (no grading)",
@@ -813,8 +814,9 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
         usage_error("--student and --key go together (the student's variant comes from both)");
         return report_usage_error(cmd);
     }
-    if (strcmp(cmd->name, "check") == 0 && cli.keyfile && !cli.master) {
-        usage_error("--key needs --lab MASTER.yaml (tags are checked against the master)");
+    if (strcmp(cmd->name, "check") == 0 && (cli.keyfile || cli.student) && !cli.master) {
+        usage_error("--%s needs --lab MASTER.yaml (sheets are checked against the master)",
+                    cli.keyfile ? "key" : "student");
         return report_usage_error(cmd);
     }
     if (strcmp(cmd->name, "key") == 0 && cli.variants && cli.format == TL_FMT_JSON) {

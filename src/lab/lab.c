@@ -1297,6 +1297,13 @@ static bool read_variants(loader *L)
             return FAILN(L, it, "variant '%s' needs a 'setup'", var->name);
         TRY(get_text(L, f, "setup", false, &var->setup));
         text_position(L, f, &var->setup_line, &var->setup_col, &var->setup_block_col);
+        size_t sl = strlen(lab->setup);
+        tl_buf full = {0};
+        tl_buf_puts(&full, lab->setup);
+        if (sl && lab->setup[sl - 1] != '\n')
+            tl_buf_putc(&full, '\n');
+        tl_buf_puts(&full, var->setup);
+        var->full_setup = tl_buf_steal(&full);
     }
     return true;
 }
@@ -1600,6 +1607,7 @@ void tl_lab_free(tl_lab *lab)
     for (size_t i = 0; i < lab->nvariants; i++) {
         free(lab->variants[i].name);
         free(lab->variants[i].setup);
+        free(lab->variants[i].full_setup);
     }
     free(lab->variants);
     free(lab->student);

@@ -127,11 +127,14 @@ typedef enum tl_lab_visibility {
 } tl_lab_visibility;
 
 /* `variants:` (issue #29): a named parent for some students. Its setup
- * replaces the lab's setup for a student's sheet of that variant
- * (sheetvar.h); positions as for the lab's setup. */
+ * runs after the lab's setup, in the same namespace (the lab's imports and
+ * common state, then the variant's parent): full_setup is the two texts
+ * joined by a line break, what a student's sheet of that variant holds as
+ * its setup (sheetvar.h). Positions are those of the variant's setup. */
 typedef struct tl_lab_variant {
     char *name;           /* a plain word, unique in the lab */
-    char *setup;
+    char *setup;          /* as written */
+    char *full_setup;     /* lab setup + "\n" + setup */
     int setup_line, setup_col, setup_block_col;
     int line, col;        /* the variant's item */
 } tl_lab_variant;

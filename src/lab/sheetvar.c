@@ -100,10 +100,12 @@ const tl_lab_variant *tl_sheetvar_find(const tl_lab *m, const char *name)
 void tl_sheetvar_lab(const tl_lab *m, const tl_lab_variant *var, tl_lab *out)
 {
     *out = *m;
-    out->setup = var->setup;
+    out->setup = var->full_setup;
     out->setup_line = var->setup_line;
     out->setup_col = var->setup_col;
-    out->setup_block_col = var->setup_block_col;
+    /* the lab's setup comes first: offsets into the joined text do not
+     * map to the file, so every position is the variant's setup's */
+    out->setup_block_col = m->setup[0] ? -1 : var->setup_block_col;
 }
 
 /* s as a YAML double-quoted scalar */
@@ -146,34 +148,72 @@ static bool fail(tl_lab_err *err, int line, int col, const char *msg)
     return false;
 }
 
-char *tl_sheetvar_sheet(const tl_lab *m, const char *blank, const tl_lab_variant *var,
-                        const char *student, const char *tag, tl_lab_err *err)
+/* s as a YAML literal block (`|` or `|-`, indented two spaces, ending
+ * with a line break), or false when a literal cannot hold it exactly */
+static bool literal(tl_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || s[0] == ' ' || s[0] == '\n' || (n >= 2 && s[n - 1] == '\n' && s[n - 2] == '\n'))
+        return false;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+            return false;
+    for (const char *l = s; *l;) { /* a line of blanks only would lose them */
+        const char *e = strchr(l, '\n');
+        size_t k = e ? (size_t)(e - l) : strlen(l);
+        size_t sp = strspn(l, " \t");
+        if (k && sp >= k)
+            return false;
+        if (!e)
+            break;
+        l = e + 1;
+    }
+    tl_buf_puts(b, s[n - 1] == '\n' ? "|\n" : "|-\n");
+    for (const char *l = s; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t k = e ? (size_t)(e - l) : strlen(l);
+        if (k)
+            tl_buf_puts(b, "  ");
+        tl_buf_append(b, l, k);
+        tl_buf_putc(b, '\n');
+        if (!e)
+            break;
+        l = e + 1;
+    }
+    return true;
+}
+
+/* the value of `setup:`: a literal block when one holds it, else quoted
+ * (then followed by a line break too) */
+static void setup_value(tl_buf *b, const char *s, bool lit)
+{
+    if (!(lit && literal(b, s))) {
+        quote(b, s);
+        tl_buf_putc(b, '\n');
+    }
+}
+
+static char *splice(const tl_lab *m, const char *blank, const tl_ynode *root,
+                    const tl_lab_variant *var, const char *student, const char *tag, bool lit)
 {
     size_t len = strlen(blank);
-    tl_lab *t = tl_lab_parse_tree(m->file, blank, len, TL_LAB_YAML_AUTO, err);
-    if (!t)
-        return NULL;
-    const tl_ynode *root = t->root;
     edit ed[2];
     size_t ned = 0;
-    bool ok = true, have_setup = false;
-    if (!root || root->kind != TL_Y_MAP || root->flow)
-        ok = fail(err, 1, 1, "a lab with variants must be a block mapping at the top level "
-                  "to make a student's sheet");
-    for (size_t i = 0; ok && i < root->n; i++) {
+    bool have_setup = false;
+    for (size_t i = 0; i < root->n; i++) {
         const tl_ynode *k = root->items[2 * i], *v = root->items[2 * i + 1];
         if (k->kind != TL_Y_SCALAR)
             continue;
-        if (!strcmp(k->value, "student") || !strcmp(k->value, "variant") ||
-            !strcmp(k->value, "tag")) {
-            ok = fail(err, k->line, k->col, "a master with variants must not have its own "
-                      "'student', 'variant' or 'tag'");
-        } else if (!strcmp(k->value, "setup")) {
+        if (!strcmp(k->value, "setup")) {
+            /* the value up to its line's end */
+            size_t end = v->end;
+            while (end < len && blank[end - 1] != '\n' && blank[end] != '\n')
+                end++;
+            if (end < len && blank[end] == '\n' && (end == 0 || blank[end - 1] != '\n'))
+                end++;
             tl_buf b = {0};
-            quote(&b, var->setup);
-            if (v->end > v->start && blank[v->end - 1] == '\n')
-                tl_buf_putc(&b, '\n');
-            ed[ned++] = (edit){v->start, v->end, tl_buf_steal(&b)};
+            setup_value(&b, var->full_setup, lit);
+            ed[ned++] = (edit){v->start, end, tl_buf_steal(&b)};
             have_setup = true;
         } else if (!strcmp(k->value, "variants")) {
             size_t end = i + 1 < root->n ? line_start(blank, root->items[2 * (i + 1)]->start)
@@ -181,51 +221,82 @@ char *tl_sheetvar_sheet(const tl_lab *m, const char *blank, const tl_lab_variant
             ed[ned++] = (edit){line_start(blank, k->start), end, tl_xstrdup("")};
         }
     }
-    char *out = NULL;
-    if (ok) {
-        if (ned == 2 && ed[0].start > ed[1].start) {
-            edit e = ed[0];
-            ed[0] = ed[1];
-            ed[1] = e;
-        }
-        tl_buf b = {0};
-        size_t at = 0;
-        for (size_t i = 0; i < ned; i++) {
-            tl_buf_append(&b, blank + at, ed[i].start - at);
-            tl_buf_puts(&b, ed[i].with);
-            at = ed[i].end;
-        }
-        tl_buf_append(&b, blank + at, len - at);
-        if (b.len && b.data[b.len - 1] != '\n')
-            tl_buf_putc(&b, '\n');
-        if (!have_setup) {
-            tl_buf_puts(&b, "setup: ");
-            quote(&b, var->setup);
-            tl_buf_putc(&b, '\n');
-        }
-        tl_buf_puts(&b, "student: ");
-        quote(&b, student);
-        tl_buf_printf(&b, "\nvariant: %s\ntag: %s\n", var->name, tag);
-        out = tl_buf_steal(&b);
+    if (ned == 2 && ed[0].start > ed[1].start) {
+        edit e = ed[0];
+        ed[0] = ed[1];
+        ed[1] = e;
     }
-    for (size_t i = 0; i < ned; i++)
+    tl_buf b = {0};
+    size_t at = 0;
+    for (size_t i = 0; i < ned; i++) {
+        tl_buf_append(&b, blank + at, ed[i].start - at);
+        tl_buf_puts(&b, ed[i].with);
+        at = ed[i].end;
         free(ed[i].with);
-    tl_lab_free(t);
-    if (!out)
-        return NULL;
-    /* the sheet loads back, with the variant's setup, name and student */
-    tl_lab_err e2;
-    tl_lab *back = tl_lab_parse(m->file, out, strlen(out), false, &e2);
-    bool same = back && back->nvariants == 0 && !strcmp(back->setup, var->setup) &&
+    }
+    tl_buf_append(&b, blank + at, len - at);
+    if (b.len && b.data[b.len - 1] != '\n')
+        tl_buf_putc(&b, '\n');
+    if (!have_setup) {
+        tl_buf_puts(&b, "setup: ");
+        setup_value(&b, var->full_setup, lit);
+    }
+    tl_buf_puts(&b, "student: ");
+    quote(&b, student);
+    tl_buf_printf(&b, "\nvariant: %s\ntag: %s\n", var->name, tag);
+    (void)m;
+    return tl_buf_steal(&b);
+}
+
+/* text loads back with var's full setup, its name and student */
+static bool loads_back(const tl_lab *m, const char *text, const tl_lab_variant *var,
+                       const char *student)
+{
+    tl_lab_err e;
+    tl_lab *back = tl_lab_parse(m->file, text, strlen(text), false, &e);
+    bool same = back && back->nvariants == 0 && !strcmp(back->setup, var->full_setup) &&
                 back->variant && !strcmp(back->variant, var->name) && back->student &&
                 !strcmp(back->student, student);
     tl_lab_free(back);
-    tl_lab_err_free(&e2);
-    if (!same) {
-        free(out);
-        fail(err, 0, 0, "internal error: the student's sheet does not load back as written");
+    tl_lab_err_free(&e);
+    return same;
+}
+
+char *tl_sheetvar_sheet(const tl_lab *m, const char *blank, const tl_lab_variant *var,
+                        const char *student, const char *tag, tl_lab_err *err)
+{
+    tl_lab *t = tl_lab_parse_tree(m->file, blank, strlen(blank), TL_LAB_YAML_AUTO, err);
+    if (!t)
+        return NULL;
+    const tl_ynode *root = t->root;
+    char *out = NULL;
+    if (!root || root->kind != TL_Y_MAP || root->flow) {
+        fail(err, 1, 1, "a lab with variants must be a block mapping at the top level to "
+             "make a student's sheet");
+        tl_lab_free(t);
         return NULL;
     }
+    for (size_t i = 0; i < root->n; i++) {
+        const tl_ynode *k = root->items[2 * i];
+        if (k->kind == TL_Y_SCALAR && (!strcmp(k->value, "student") ||
+                                       !strcmp(k->value, "variant") || !strcmp(k->value, "tag"))) {
+            fail(err, k->line, k->col, "a master with variants must not have its own "
+                 "'student', 'variant' or 'tag'");
+            tl_lab_free(t);
+            return NULL;
+        }
+    }
+    /* a literal block reads best; the quoted form holds any text */
+    for (int lit = 1; lit >= 0 && !out; lit--) {
+        out = splice(m, blank, root, var, student, tag, lit);
+        if (!loads_back(m, out, var, student)) {
+            free(out);
+            out = NULL;
+        }
+    }
+    tl_lab_free(t);
+    if (!out)
+        fail(err, 0, 0, "internal error: the student's sheet does not load back as written");
     return out;
 }
 
@@ -299,6 +370,29 @@ char *tl_sheetvar_check(const tl_lab *m, const tl_lab *sheet, const void *key, s
         tl_buf_puts(&w, "' under this key: it scores 0");
         r = located(sheet, *line, *col, tl_buf_str(&w), m);
     }
+    tl_buf_free(&w);
+    return r;
+}
+
+char *tl_sheetvar_check_student(const tl_lab *sheet, const char *student, int *line, int *col)
+{
+    if (sheet->student && !strcmp(sheet->student, student))
+        return NULL;
+    const tl_ynode *n = sheet->root && sheet->root->kind == TL_Y_MAP
+                            ? tl_ynode_get(sheet->root, "student") : NULL;
+    *line = n ? n->line : 1;
+    *col = n ? n->col : 1;
+    tl_buf w = {0};
+    if (sheet->student) {
+        tl_buf_puts(&w, "this sheet is student '");
+        tl_buf_puts(&w, sheet->student);
+        tl_buf_puts(&w, "''s, handed in by '");
+    } else {
+        tl_buf_puts(&w, "this sheet names no student (student: with variant:), handed in by '");
+    }
+    tl_buf_puts(&w, student);
+    tl_buf_puts(&w, "': it scores 0");
+    char *r = located(sheet, *line, *col, tl_buf_str(&w), NULL);
     tl_buf_free(&w);
     return r;
 }

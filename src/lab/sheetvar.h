@@ -66,6 +66,11 @@ char *tl_sheetvar_sheet(const tl_lab *m, const char *blank, const tl_lab_variant
 char *tl_sheetvar_check(const tl_lab *m, const tl_lab *sheet, const void *key, size_t keylen,
                         int *line, int *col);
 
+/* check --student ID: NULL when sheet's student: is ID; else the located
+ * error (a classmate's sheet handed in as is). */
+char *tl_sheetvar_check_student(const tl_lab *sheet, const char *student, int *line,
+                                int *col);
+
 /* A sheet's variant of m: NULL and *vi untouched when the sheet names none
  * (graded on m's own setup); else the located error when m has no such
  * variant (or no variants at all), or NULL with *vi its index. */
