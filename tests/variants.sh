@@ -103,7 +103,7 @@ expect 2 grade --lab "$master" --key key "$top_srcdir/answers/lab01.yaml"
 stdout_has "has no student:, variant: and tag: record"
 # check --lab --student: a classmate's sheet handed in as is
 expect 2 check --lab "$master" --key key --student "$sb" a-true.yaml
-stderr_has "this sheet is student '$sa''s, handed in by '$sb'"
+stderr_has "this is the sheet of student '$sa', handed in by '$sb'"
 
 # ---- copying the other variant's answers
 fill b.yaml a.yaml copied.yaml
@@ -119,6 +119,40 @@ grep -c ',21,21,21,27,' "$work/stdout" | grep -qx 2 || fail "without --key: $(ca
 sed 's/^variant: a$/variant: zz/' a-true.yaml > zz.yaml
 expect 2 grade --lab "$master" zz.yaml
 stdout_has "this sheet is for variant 'zz', which the master does not have"
+
+# ---- platform bundles: the student id from the platform
+expect 0 autograder prairielearn --lab "$master" --key key -o pl
+stderr_has "params.student"
+[ -f pl/variants.key ] || fail "the PrairieLearn bundle lacks the key"
+mkdir -p plroot/student plroot/data
+cp a-true.yaml plroot/student/lab01.yaml
+printf '{"params": {"student": "%s"}}\n' "$sa" > plroot/data/data.json
+TLAB_GRADE_ROOT=$work/plroot sh pl/run.sh || fail "run.sh failed"
+grep -q '"gradable": true' plroot/results/results.json || fail "PrairieLearn: $(head -c 300 plroot/results/results.json)"
+printf '{"params": {"student": "%s"}}\n' "$sb" > plroot/data/data.json
+TLAB_GRADE_ROOT=$work/plroot sh pl/run.sh || fail "run.sh failed"
+grep -q "handed in by '$sb'" plroot/results/results.json || fail "PrairieLearn: a classmate's sheet passed"
+printf 'not a tarball' > fake.tar; gzip fake.tar
+TLAB_TARBALL=$work/fake.tar.gz run_tlab autograder gradescope --lab "$master" --key key -o gs.zip
+[ "$status" = 0 ] || fail "gradescope bundle: $(cat "$work/stderr")"
+stderr_has "submission_metadata.json"
+if command -v unzip > /dev/null 2>&1; then
+    mkdir -p gsroot/source gsroot/submission
+    (cd gsroot/source && unzip -qq ../../gs.zip) || fail "unzip gs.zip"
+    cp b-true.yaml gsroot/submission/lab01.yaml
+    printf '{"users": [{"email": "%s", "id": 7}], "previous_submissions": []}\n' "$sb" > gsroot/submission_metadata.json
+    TLAB_AUTOGRADER_ROOT=$work/gsroot sh gsroot/source/run_autograder || fail "run_autograder failed"
+    ! grep -q 'could not be graded' gsroot/results/results.json || fail "Gradescope: $(head -c 300 gsroot/results/results.json)"
+    printf '{"users": [{"email": "%s"}]}\n' "$sa" > gsroot/submission_metadata.json
+    TLAB_AUTOGRADER_ROOT=$work/gsroot sh gsroot/source/run_autograder || fail "run_autograder failed"
+    grep -q "handed in by '$sa'" gsroot/results/results.json || fail "Gradescope: a classmate's sheet passed"
+fi
+expect 2 autograder github --lab "$master" --key key -o gh
+stderr_has "--key applies to gradescope and prairielearn"
+expect 2 autograder prairielearn --lab "$top_srcdir/labs/lab02.yaml" --key key -o pl2
+stderr_has "the master has none"
+expect 2 check --lab "$master" --student-from "moodle:x.json" a-true.yaml
+stderr_has "expected gradescope:FILE or prairielearn:FILE"
 
 # ---- usage and bad input
 expect 2 new --student s1 "$master"

@@ -49,6 +49,7 @@ typedef struct tl_cli {
     const char *student;    /* new --student ID (issue #29: variants) */
     const char *keyfile;    /* new/grade/check --key FILE */
     bool variants;          /* key --variants */
+    const char *student_from; /* check --student-from PLATFORM:FILE */
     const char **stmts;     /* explain -s STMT (repeatable) */
     size_t nstmts;
     char **args;            /* operands: files, or the expression for explain */

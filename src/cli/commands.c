@@ -46,6 +46,7 @@
 #include "records.h"
 #include "report.h"
 #include "scorecard.h"
+#include "platform_id.h"
 #include "sheetvar.h"
 #include "storage.h"
 #include "util.h"
@@ -1064,10 +1065,20 @@ static int cmd_grade(const tl_cli *cli)
             rc = TL_EXIT_USAGE;
         }
     }
-    if (m->nvariants && (!cli->keyfile || key))
+    char *student = NULL; /* check --student-from: the platform's id */
+    if (rc == TL_EXIT_OK && is_check && cli->student_from) {
+        char msg[600];
+        student = tl_platform_id_read(cli->student_from, msg, sizeof msg);
+        if (!student) {
+            fprintf(stderr, "%s\n", msg);
+            rc = TL_EXIT_USAGE;
+        }
+    }
+    if (rc == TL_EXIT_OK && m->nvariants)
         rc = run_variants(&c, m, &vlabs, &vv);
     if (rc != TL_EXIT_OK) {
         free(key);
+        free(student);
         free_verdicts(v, m->nops);
         tl_lab_free(m);
         return rc;
@@ -1084,7 +1095,7 @@ static int cmd_grade(const tl_cli *cli)
                     .setup_cache = m->classify && !(fresh && *fresh == '1') ? tl_setup_cache_new()
                                                                             : NULL,
                     .recs = recs, .texts = texts, .vlabs = vlabs, .vv = vv, .key = key,
-                    .keylen = keylen, .student = is_check ? cli->student : NULL, .cli = cli,
+                    .keylen = keylen, .student = !is_check ? NULL : student ? student : cli->student, .cli = cli,
                     .is_check = is_check};
     tl_pool_run(grade_one, &gr, n, c.max_bytes, cli->jobs);
     tl_setup_cache_free(gr.setup_cache);
@@ -1157,6 +1168,7 @@ static int cmd_grade(const tl_cli *cli)
     tl_strpool_free(texts); /* after the grades that point into it */
     free_variants(m, vlabs, vv);
     free(key);
+    free(student);
     free_verdicts(v, m->nops);
     tl_lab_free(m);
     return rc;

@@ -70,6 +70,7 @@ enum {
     OPT_STUDENT,
     OPT_KEY,
     OPT_VARIANTS,
+    OPT_STUDENT_FROM,
     OPT_HELP,
     OPT_VERSION,
     OPT_RUN_TESTS
@@ -82,7 +83,7 @@ enum {
 #define EXEC_OPTS (BIT(OPT_DEVICE) | BIT(OPT_REQUIRE_GPU) | BIT(OPT_MAX_BYTES) | BIT(OPT_TIMEOUT) | \
                    BIT(OPT_SHEET_TIMEOUT) | BIT(OPT_FOLLOW_LINKS))
 /* The last option counted in a command's mask. */
-#define OPT_LAST_MASKED OPT_VARIANTS
+#define OPT_LAST_MASKED OPT_STUDENT_FROM
 #define OUT_OPTS (BIT(OPT_OUTPUT) | BIT(OPT_COLOR) | BIT(OPT_QUIET))
 
 static const struct option longopts[] = {
@@ -106,6 +107,7 @@ static const struct option longopts[] = {
     {"student", required_argument, NULL, OPT_STUDENT},
     {"key", required_argument, NULL, OPT_KEY},
     {"variants", no_argument, NULL, OPT_VARIANTS},
+    {"student-from", required_argument, NULL, OPT_STUDENT_FROM},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"run-tests", required_argument, NULL, OPT_RUN_TESTS}, /* hidden */
@@ -141,6 +143,7 @@ static const struct {
     {OPT_STUDENT, "    --student ID", "new: whose variant's sheet to write (with --key); check --lab: who hands it in"},
     {OPT_KEY, "    --key FILE", "the instructor's secret for variants: new picks, grade checks tags"},
     {OPT_VARIANTS, "    --variants", "key: the verdict of every op in each of the lab's variants"},
+    {OPT_STUDENT_FROM, "    --student-from P:FILE", "check --lab: the student id from gradescope:FILE or prairielearn:FILE"},
 };
 
 /* ---- formats ---------------------------------------------------------- */
@@ -189,7 +192,8 @@ static const command commands[] = {
      "question and required rule passes its checks. With --lab MASTER.yaml the\n"
      "sheet is graded exactly as `grade` does: on the master's setup, ops, accept\n"
      "lists, threshold and checks (use this in autograders).\n",
-     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_LAB) | BIT(OPT_KEY) | BIT(OPT_STUDENT),
+     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_LAB) | BIT(OPT_KEY) | BIT(OPT_STUDENT) |
+         BIT(OPT_STUDENT_FROM),
      CHECK_FORMATS,
      TL_FMT_TEXT,
      "LAB.yaml", 1, 1},
@@ -256,7 +260,8 @@ static const command commands[] = {
      "tlab binary. web: a static lab page for students (index.html running\n"
      "tlab.wasm in the browser, the blank lab.yaml) for any static host or file://;\n"
      "tlab.wasm is $TLAB_WASM, next to the tlab binary, or installed.\n",
-     BIT(OPT_OUTPUT) | BIT(OPT_LAB) | BIT(OPT_BLANK) | BIT(OPT_FORCE) | BIT(OPT_IMAGE), 0,
+     BIT(OPT_OUTPUT) | BIT(OPT_LAB) | BIT(OPT_BLANK) | BIT(OPT_FORCE) | BIT(OPT_IMAGE) |
+         BIT(OPT_KEY), 0,
      TL_FMT_DEFAULT, "platform", 1, 1},
 };
 
@@ -692,6 +697,7 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
             cli.keyfile = optarg;
             break;
         case OPT_VARIANTS: cli.variants = true; break;
+        case OPT_STUDENT_FROM: cli.student_from = optarg; break;
         case OPT_HELP: want_help = true; break;
         case OPT_VERSION: want_version = true; break;
         case OPT_RUN_TESTS: run_tests = optarg; break;
@@ -814,7 +820,12 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
         usage_error("--student and --key go together (the student's variant comes from both)");
         return report_usage_error(cmd);
     }
-    if (strcmp(cmd->name, "check") == 0 && (cli.keyfile || cli.student) && !cli.master) {
+    if (strcmp(cmd->name, "check") == 0 && cli.student && cli.student_from) {
+        usage_error("--student and --student-from are one choice: give one");
+        return report_usage_error(cmd);
+    }
+    if (strcmp(cmd->name, "check") == 0 && (cli.keyfile || cli.student || cli.student_from) &&
+        !cli.master) {
         usage_error("--%s needs --lab MASTER.yaml (sheets are checked against the master)",
                     cli.keyfile ? "key" : "student");
         return report_usage_error(cmd);

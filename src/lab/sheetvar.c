@@ -193,7 +193,7 @@ static void setup_value(tl_buf *b, const char *s, bool lit)
     }
 }
 
-static char *splice(const tl_lab *m, const char *blank, const tl_ynode *root,
+static char *splice(const char *blank, const tl_ynode *root,
                     const tl_lab_variant *var, const char *student, const char *tag, bool lit)
 {
     size_t len = strlen(blank);
@@ -244,7 +244,6 @@ static char *splice(const tl_lab *m, const char *blank, const tl_ynode *root,
     tl_buf_puts(&b, "student: ");
     quote(&b, student);
     tl_buf_printf(&b, "\nvariant: %s\ntag: %s\n", var->name, tag);
-    (void)m;
     return tl_buf_steal(&b);
 }
 
@@ -288,7 +287,7 @@ char *tl_sheetvar_sheet(const tl_lab *m, const char *blank, const tl_lab_variant
     }
     /* a literal block reads best; the quoted form holds any text */
     for (int lit = 1; lit >= 0 && !out; lit--) {
-        out = splice(m, blank, root, var, student, tag, lit);
+        out = splice(blank, root, var, student, tag, lit);
         if (!loads_back(m, out, var, student)) {
             free(out);
             out = NULL;
@@ -300,10 +299,8 @@ char *tl_sheetvar_sheet(const tl_lab *m, const char *blank, const tl_lab_variant
     return out;
 }
 
-static char *located(const tl_lab *sheet, int line, int col, const char *what,
-                     const tl_lab *m)
+static char *located(const tl_lab *sheet, int line, int col, const char *what)
 {
-    (void)m;
     tl_buf b = {0};
     tl_escape_line(&b, sheet->file);
     tl_buf_printf(&b, ":%d:%d: error: ", line, col);
@@ -329,7 +326,7 @@ char *tl_sheetvar_select(const tl_lab *m, const tl_lab *sheet, size_t *vi, int *
     tl_buf_puts(&w, sheet->variant);
     tl_buf_puts(&w, m->nvariants ? "', which the master does not have: it scores 0"
                                  : "', but the master has no variants: it scores 0");
-    char *r = located(sheet, *line, *col, tl_buf_str(&w), m);
+    char *r = located(sheet, *line, *col, tl_buf_str(&w));
     tl_buf_free(&w);
     return r;
 }
@@ -342,7 +339,7 @@ char *tl_sheetvar_check(const tl_lab *m, const tl_lab *sheet, const void *key, s
     if (!sheet->student || !sheet->variant || !sheet->tag)
         return located(sheet, *line, *col,
                        "this sheet has no student:, variant: and tag: record (it was not "
-                       "made by `tlab new --student`): it scores 0", m);
+                       "made by `tlab new --student`): it scores 0");
     char tag[TL_SHEETVAR_TAG_HEX + 1];
     tl_sheetvar_tag(m, key, keylen, sheet->student, sheet->variant, tag);
     const tl_ynode *tn = sheet->root ? tl_ynode_get(sheet->root, "tag") : NULL;
@@ -359,7 +356,7 @@ char *tl_sheetvar_check(const tl_lab *m, const tl_lab *sheet, const void *key, s
         tl_buf_puts(&w, sheet->variant);
         tl_buf_puts(&w, "' (a sheet of another student or variant, or an edited one): "
                         "it scores 0");
-        r = located(sheet, *line, *col, tl_buf_str(&w), m);
+        r = located(sheet, *line, *col, tl_buf_str(&w));
     } else if (m->nvariants &&
                strcmp(m->variants[tl_sheetvar_pick(m, key, keylen, sheet->student)].name,
                       sheet->variant) != 0) {
@@ -368,7 +365,7 @@ char *tl_sheetvar_check(const tl_lab *m, const tl_lab *sheet, const void *key, s
         tl_buf_puts(&w, "' is not the variant of student '");
         tl_buf_puts(&w, sheet->student);
         tl_buf_puts(&w, "' under this key: it scores 0");
-        r = located(sheet, *line, *col, tl_buf_str(&w), m);
+        r = located(sheet, *line, *col, tl_buf_str(&w));
     }
     tl_buf_free(&w);
     return r;
@@ -384,15 +381,15 @@ char *tl_sheetvar_check_student(const tl_lab *sheet, const char *student, int *l
     *col = n ? n->col : 1;
     tl_buf w = {0};
     if (sheet->student) {
-        tl_buf_puts(&w, "this sheet is student '");
+        tl_buf_puts(&w, "this is the sheet of student '");
         tl_buf_puts(&w, sheet->student);
-        tl_buf_puts(&w, "''s, handed in by '");
+        tl_buf_puts(&w, "', handed in by '");
     } else {
         tl_buf_puts(&w, "this sheet names no student (student: with variant:), handed in by '");
     }
     tl_buf_puts(&w, student);
     tl_buf_puts(&w, "': it scores 0");
-    char *r = located(sheet, *line, *col, tl_buf_str(&w), NULL);
+    char *r = located(sheet, *line, *col, tl_buf_str(&w));
     tl_buf_free(&w);
     return r;
 }
