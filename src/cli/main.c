@@ -143,7 +143,7 @@ static const struct {
     {OPT_STUDENT, "    --student ID", "new: whose variant's sheet to write (with --key); check --lab: who hands it in"},
     {OPT_KEY, "    --key FILE", "the instructor's secret for variants: new picks, grade checks tags"},
     {OPT_VARIANTS, "    --variants", "key: the verdict of every op in each of the lab's variants"},
-    {OPT_STUDENT_FROM, "    --student-from P:FILE", "check --lab: the student id from gradescope:FILE or prairielearn:FILE"},
+    {OPT_STUDENT_FROM, "    --student-from F", "check --lab: the student id from F, gradescope:FILE or prairielearn:FILE"},
 };
 
 /* ---- formats ---------------------------------------------------------- */
