@@ -1,10 +1,11 @@
 /* sheetvar.c - per-student lab variants (issue #29; sheetvar.h).
  *
- * A variant's setup replaces the master's setup: a student's sheet holds
- * it as its `setup:` (one double-quoted YAML scalar, so the text loads
- * back byte for byte) and grading runs the master's copy of it, never the
- * sheet's (tl_sheetvar_lab, then tl_grade_tamper flags a sheet whose setup
- * differs from its variant's). Invariants: the sheet is made from the
+ * A variant's setup runs after the master's (lab.h: full_setup, the two
+ * joined): a student's sheet holds that text as its `setup:` (a literal
+ * block, or a double-quoted scalar when a literal cannot hold it exactly)
+ * and grading runs the master's copy of it, never the sheet's
+ * (tl_sheetvar_lab, then tl_grade_tamper flags a sheet whose setup differs
+ * from its variant's). Invariants: the sheet is made from the
  * blank text by splicing byte ranges of its YAML tree (everything else as
  * written), and is loaded back before it is returned, so `tlab new` never
  * writes a sheet that does not load or names another variant.
