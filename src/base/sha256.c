@@ -127,7 +127,7 @@ blocks_ni(uint32_t h[8], const unsigned char *p, size_t n)
 
 #endif
 
-static void sha256(blocks_fn blocks, const void *data, size_t len, char hex[65])
+static void sha256_words(blocks_fn blocks, const void *data, size_t len, uint32_t out[8])
 {
     uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -145,6 +145,13 @@ static void sha256(blocks_fn blocks, const void *data, size_t len, char hex[65])
     for (int k = 0; k < 8; k++)
         tail[tl - 1 - k] = (unsigned char)(bits >> (8 * k));
     blocks(h, tail, tl / 64);
+    memcpy(out, h, sizeof h);
+}
+
+static void sha256(blocks_fn blocks, const void *data, size_t len, char hex[65])
+{
+    uint32_t h[8];
+    sha256_words(blocks, data, len, h);
     static const char digits[] = "0123456789abcdef";
     for (int k = 0; k < 8; k++)
         for (int j = 0; j < 8; j++)
@@ -166,4 +173,18 @@ void tl_sha256_hex(const void *data, size_t len, char hex[65])
 void tl_sha256_hex_portable(const void *data, size_t len, char hex[65])
 {
     sha256(blocks_portable, data, len, hex);
+}
+
+void tl_sha256(const void *data, size_t len, unsigned char out[32])
+{
+    uint32_t h[8];
+#ifdef TL_SHA_NI
+    if (tl_cpu_features() & TL_CPU_SHA)
+        sha256_words(blocks_ni, data, len, h);
+    else
+#endif
+        sha256_words(blocks_portable, data, len, h);
+    for (int k = 0; k < 8; k++)
+        for (int j = 0; j < 4; j++)
+            out[4 * k + j] = (unsigned char)(h[k] >> (24 - 8 * j));
 }

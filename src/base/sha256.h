@@ -17,6 +17,8 @@ void tl_sha256_hex(const void *data, size_t len, char hex[65]);
 /* The same with the portable block function only (tests compare the two;
  * tl_sha256_hex uses the CPU's SHA instructions when it has them). */
 void tl_sha256_hex_portable(const void *data, size_t len, char hex[65]);
+/* The 32-byte digest itself (hmac.c builds HMAC-SHA-256 on it). */
+void tl_sha256(const void *data, size_t len, unsigned char out[32]);
 
 #ifdef __cplusplus
 }

@@ -230,7 +230,7 @@ int tl_autograder_zip(const tl_zip_entry *e, size_t n, char **out, size_t *outle
     "# Grade it from its own folder, so that every message names it by the\n" \
     "# path the student knows (lab01.yaml, hw.zip/lab01.yaml), not the grader's.\n" \
     "rm -f \"$OUT\"\n" \
-    "(cd \"$base\" && exec \"$TLAB\" check --lab \"$MASTER\" --format \"$FMT\" -o \"$OUT\" -- \"$rel\") 2> \"$WORK/stderr\"\n" \
+    "(cd \"$base\" && exec \"$TLAB\" check --lab \"$MASTER\"@VARGS@ --format \"$FMT\" -o \"$OUT\" -- \"$rel\") 2> \"$WORK/stderr\"\n" \
     "rc=$?\n" \
     "if [ \"$rc\" -le 2 ] && [ -s \"$OUT\" ]; then\n" \
     "    exit 0\n" \
@@ -517,6 +517,7 @@ typedef struct subst {
     const char *secret; /* @SECRET@: github's secret / CI variable name */
     const char *image;  /* @IMAGE@: prairielearn's image */
     const char *path;   /* @PATH@: the bundle's path in serverFilesCourse */
+    const char *vargs;  /* @VARGS@: the variants' options of `check` ("" when none) */
 } subst;
 
 /* tmpl with every @NAME@ replaced (malloc'ed). */
@@ -526,7 +527,8 @@ static char *fill(const char *tmpl, const subst *s)
         const char *key;
         const char *val;
     } keys[] = {{"@VERSION@", PACKAGE_VERSION}, {"@SHEET@", s->sheet}, {"@SECRET@", s->secret},
-                {"@IMAGE@", s->image},          {"@PATH@", s->path}};
+                {"@IMAGE@", s->image},          {"@PATH@", s->path},
+                {"@VARGS@", s->vargs}};
     tl_buf b = {0};
     for (const char *p = tmpl; *p;) {
         size_t k = 0;
@@ -863,18 +865,32 @@ static int gradescope(const tl_cli *cli, const tl_lab *lab, const char *master, 
         free(tar);
         return errorf("%s: not a gzip'ed tarball%s", tb, "");
     }
-    char *setup = fill(gs_setup, s), *run = fill(gs_run, s);
+    /* issue #29: a master with variants and --key grades each sheet with
+     * the key and the student id Gradescope gives (submission_metadata.json) */
+    char *key = NULL;
+    size_t klen = 0;
+    subst sv = *s;
+    if (cli->keyfile && lab->nvariants) {
+        if (slurp(cli->keyfile, 1 << 20, &key, &klen) != 0) {
+            free(tar);
+            return TL_EXIT_USAGE;
+        }
+        sv.vargs = " --key \"$ROOT/source/variants.key\" --student-from "
+                   "\"gradescope:$ROOT/submission_metadata.json\"";
+    }
+    char *setup = fill(gs_setup, &sv), *run = fill(gs_run, &sv);
     tl_zip_entry e[] = {
         {"setup.sh", setup, strlen(setup), 0755},
         {"run_autograder", run, strlen(run), 0755},
         {"master.yaml", master, mlen, 0644},
         {"tlab.tar.gz", tar, tlen, 0644},
+        {"variants.key", key, klen, 0600},
     };
     char *zip = NULL;
     size_t zlen = 0;
     int rc = TL_EXIT_OK;
     char eb[256];
-    if (tl_autograder_zip(e, TL_ARRAY_LEN(e), &zip, &zlen) != 0)
+    if (tl_autograder_zip(e, TL_ARRAY_LEN(e) - (key == NULL), &zip, &zlen) != 0)
         rc = errorf("%s: too big for a zip%s", tb, "");
     else if (tl_output_write(cli->output, zip, zlen, eb, sizeof eb) != 0)
         rc = errorf("%s%s", eb, "");
@@ -883,7 +899,11 @@ static int gradescope(const tl_cli *cli, const tl_lab *lab, const char *master, 
                 "tlab: wrote %s: upload it as the assignment's zip autograder, and set the "
                 "assignment's points to %lld (the lab's max_points)\n",
                 cli->output, (long long)max_points(lab));
-    free(zip), free(setup), free(run), free(tar);
+    if (rc == TL_EXIT_OK && key)
+        fprintf(stderr, "tlab: each sheet is checked against its student: the student id is "
+                        "Gradescope's (submission_metadata.json: the student's email), so make "
+                        "the sheets with `tlab new --student EMAIL --key KEY`\n");
+    free(zip), free(setup), free(run), free(tar), free(key);
     return rc;
 }
 
@@ -895,9 +915,22 @@ static int prairielearn(const tl_cli *cli, const tl_lab *lab, const char *master
     if (!path)
         return TL_EXIT_USAGE;
     s->path = path;
+    char *key = NULL;
+    size_t klen = 0;
+    if (cli->keyfile && lab->nvariants) {
+        if (slurp(cli->keyfile, 1 << 20, &key, &klen) != 0) {
+            free(path);
+            s->path = NULL;
+            return TL_EXIT_USAGE;
+        }
+        s->vargs = " --key \"$(dirname \"$MASTER\")/variants.key\" --student-from "
+                   "\"prairielearn:$ROOT/data/data.json\"";
+    }
     char *run = fill(pl_run, s), *opt = fill(pl_options, s);
+    s->vargs = "";
     int rc = TL_EXIT_OK;
     if (put_file(cli->output, "run.sh", run, strlen(run), 0755) ||
+        (key && put_file(cli->output, "variants.key", key, klen, 0600)) ||
         put_file(cli->output, "master.yaml", master, mlen, 0644) ||
         put_file(cli->output, "externalGradingOptions.json", opt, strlen(opt), 0644))
         rc = TL_EXIT_USAGE;
@@ -912,8 +945,12 @@ static int prairielearn(const tl_cli *cli, const tl_lab *lab, const char *master
                 "externalGradingOptions.json points) and merge that file (image %s) into the "
                 "question's info.json\n",
                 cli->output, path, s->image);
+    if (rc == TL_EXIT_OK && key)
+        fprintf(stderr, "tlab: each sheet is checked against its student: the student id is "
+                        "the variant's params.student (set it in the question's server.py), so "
+                        "make the sheets with `tlab new --student ID --key KEY`\n");
     s->path = NULL;
-    free(run), free(opt), free(path);
+    free(run), free(opt), free(path), free(key);
     return rc;
 }
 
@@ -987,6 +1024,11 @@ int tl_autograder_run(const tl_cli *cli)
     }
     tl_lab_err_free(&err);
     int rc = check_blank(cli, lab, target);
+    if (rc == 0 && cli->keyfile && (!lab->nvariants || (strcmp(target, "gradescope") &&
+                                                        strcmp(target, "prairielearn"))))
+        rc = errorf("--key applies to gradescope and prairielearn bundles of a master with "
+                    "variants: (%s%s)", !lab->nvariants ? "the master has none" : target,
+                    "");
     struct stat st;
     if (rc == 0 && !cli->force && lstat(cli->output, &st) == 0)
         rc = errorf("%s already exists: not overwriting it (--force to write over it)%s",
@@ -996,7 +1038,7 @@ int tl_autograder_run(const tl_cli *cli)
         return rc;
     }
     char *sheet = sheet_name(cli->master), *secret = secret_name(lab);
-    subst s = {sheet, secret, image, NULL};
+    subst s = {sheet, secret, image, NULL, ""};
     if (!strcmp(target, "web")) {
         rc = tl_autograder_web(cli, lab); /* autograder_web.c */
     } else if (!strcmp(target, "github")) {

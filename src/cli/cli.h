@@ -46,6 +46,10 @@ typedef struct tl_cli {
     bool force;             /* autograder --force: overwrite an existing -o */
     const char *image;      /* autograder prairielearn --image IMAGE, NULL: the default */
     bool keep_explanations; /* new --keep-explanations */
+    const char *student;    /* new --student ID (issue #29: variants) */
+    const char *keyfile;    /* new/grade/check --key FILE */
+    bool variants;          /* key --variants */
+    const char *student_from; /* check --student-from PLATFORM:FILE */
     const char **stmts;     /* explain -s STMT (repeatable) */
     size_t nstmts;
     char **args;            /* operands: files, or the expression for explain */

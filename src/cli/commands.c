@@ -46,6 +46,8 @@
 #include "records.h"
 #include "report.h"
 #include "scorecard.h"
+#include "platform_id.h"
+#include "sheetvar.h"
 #include "storage.h"
 #include "util.h"
 #include "verdict.h"
@@ -437,6 +439,151 @@ static void print_warnings(const tl_cli *cli, const tl_lab *lab)
         fputs(lab->warnings, stderr);
 }
 
+/* ------------------------------------------- per-student variants (#29) */
+
+/* new --student ID --key FILE: the sheet of the student's variant */
+static int new_student(ctx *c, const tl_lab *lab, const char *blank)
+{
+    const tl_cli *cli = c->cli;
+    const char *bad = tl_sheetvar_bad_student(cli->student);
+    if (bad) {
+        fprintf(stderr, "tlab: new: --student: %s\n", bad);
+        return TL_EXIT_USAGE;
+    }
+    if (lab->nvariants == 0) {
+        char *f = tl_escape_line_dup(lab->file);
+        fprintf(stderr, "tlab: new: %s has no variants: (--student picks one of them)\n", f);
+        free(f);
+        return TL_EXIT_USAGE;
+    }
+    char msg[600];
+    size_t keylen;
+    char *key = tl_sheetvar_read_key(cli->keyfile, &keylen, msg, sizeof msg);
+    if (!key) {
+        fprintf(stderr, "%s\n", msg);
+        return TL_EXIT_USAGE;
+    }
+    const tl_lab_variant *var = &lab->variants[tl_sheetvar_pick(lab, key, keylen, cli->student)];
+    char tag[TL_SHEETVAR_TAG_HEX + 1];
+    tl_sheetvar_tag(lab, key, keylen, cli->student, var->name, tag);
+    free(key);
+    tl_lab_err err;
+    char *sheet = tl_sheetvar_sheet(lab, blank, var, cli->student, tag, &err);
+    if (!sheet) {
+        char *f = tl_escape_line_dup(lab->file);
+        if (err.line > 0)
+            fprintf(stderr, "%s:%d:%d: error: %s\n", f, err.line, err.col, err.msg);
+        else
+            fprintf(stderr, "%s: error: %s\n", f, err.msg);
+        free(f);
+        tl_lab_err_free(&err);
+        return err.line > 0 ? TL_EXIT_USAGE : TL_EXIT_INTERNAL;
+    }
+    int rc = emit(c, sheet);
+    free(sheet);
+    return rc;
+}
+
+/* The verdicts of every op in each of lab's variants: vl[i] is variant i's
+ * lab (sheetvar.h), (*vv)[i] its verdicts; on failure the diagnostic is
+ * printed and what ran is freed. */
+static int run_variants(ctx *c, const tl_lab *lab, tl_lab **vl, tl_op_verdict ***vv)
+{
+    size_t n = lab->nvariants;
+    *vl = tl_xcalloc(n ? n : 1, sizeof **vl);
+    *vv = tl_xcalloc(n ? n : 1, sizeof **vv);
+    for (size_t i = 0; i < n; i++) {
+        tl_sheetvar_lab(lab, &lab->variants[i], &(*vl)[i]);
+        int rc = run_lab(c, &(*vl)[i], &(*vv)[i], NULL);
+        if (rc != TL_EXIT_OK) {
+            fprintf(stderr, "tlab: (in variant '%s')\n", lab->variants[i].name);
+            for (size_t j = 0; j < i; j++)
+                free_verdicts((*vv)[j], lab->nops);
+            free(*vv);
+            free(*vl);
+            *vv = NULL;
+            *vl = NULL;
+            return rc;
+        }
+    }
+    return TL_EXIT_OK;
+}
+
+static void free_variants(const tl_lab *lab, tl_lab *vl, tl_op_verdict **vv)
+{
+    if (!vv)
+        return;
+    for (size_t i = 0; i < lab->nvariants; i++)
+        free_verdicts(vv[i], lab->nops);
+    free(vv);
+    free(vl);
+}
+
+/* key on a lab with variants: the ops that error in some variants but not
+ * in all, as warnings (an op whose accept: list has error is the
+ * instructor's choice); with --variants, the table of every op's verdict
+ * on the lab's own setup and in each variant, and how many ops change
+ * verdict between the variants. */
+static char *variants_table(const tl_lab *lab, const tl_op_verdict *v, tl_op_verdict **vv,
+                            bool table, bool quiet)
+{
+    size_t nv = lab->nvariants, changed = 0, w = 6;
+    for (size_t j = 0; j < nv; j++)
+        if (strlen(lab->variants[j].name) > w)
+            w = strlen(lab->variants[j].name);
+    tl_buf b = {0};
+    if (table) {
+        tl_buf_printf(&b, "%-6s  %-8s", "op", "setup");
+        for (size_t j = 0; j < nv; j++)
+            tl_buf_printf(&b, "  %-*s", (int)w, lab->variants[j].name);
+        tl_buf_puts(&b, "    op text\n");
+    }
+    for (size_t i = 0; i < lab->nops; i++) {
+        const tl_lab_op *op = &lab->ops[i];
+        size_t nerr = 0;
+        bool differs = false;
+        for (size_t j = 0; j < nv; j++) {
+            nerr += vv[j][i].ev.kind == TL_KIND_ERROR;
+            differs |= vv[j][i].ev.kind != vv[0][i].ev.kind;
+        }
+        changed += differs;
+        if (nerr && nerr < nv && !(op->has_accept && (op->accept & (1u << TL_KIND_ERROR))) &&
+            !quiet) {
+            char *f = tl_escape_line_dup(lab->file), *id = tl_escape_line_dup(op->id);
+            fprintf(stderr, "%s:%d:%d: warning: op %s errors in variant", f, op->line, op->col,
+                    id);
+            for (size_t j = 0; j < nv; j++)
+                if (vv[j][i].ev.kind == TL_KIND_ERROR)
+                    fprintf(stderr, " %s", lab->variants[j].name);
+            fputs(" but not in", stderr);
+            for (size_t j = 0; j < nv; j++)
+                if (vv[j][i].ev.kind != TL_KIND_ERROR)
+                    fprintf(stderr, " %s", lab->variants[j].name);
+            fputs(" (give it accept: [error, ...] if that is meant)\n", stderr);
+            free(f);
+            free(id);
+        }
+        if (!table)
+            continue;
+        tl_buf row = {0};
+        tl_escape_line(&row, op->id);
+        tl_buf_printf(&b, "%-6s  %-8s", tl_buf_str(&row), tl_kind_name(v[i].ev.kind));
+        for (size_t j = 0; j < nv; j++)
+            tl_buf_printf(&b, "  %-*s", (int)w, tl_kind_name(vv[j][i].ev.kind));
+        tl_buf_puts(&b, differs ? "  * " : "    ");
+        tl_buf_free(&row);
+        tl_escape_line(&b, op->op);
+        tl_buf_putc(&b, '\n');
+    }
+    if (!table) {
+        tl_buf_free(&b);
+        return NULL;
+    }
+    tl_buf_printf(&b, "\n%zu of %zu ops change verdict between the %zu variants (*)\n", changed,
+                  lab->nops, nv);
+    return tl_buf_steal(&b);
+}
+
 /* check (a sheet that grades itself: practice), run, key */
 static int cmd_lab(const tl_cli *cli, tl_report_mode mode)
 {
@@ -486,6 +633,30 @@ static int cmd_lab(const tl_cli *cli, tl_report_mode mode)
         tl_lab_free(lab);
         return rc;
     }
+    if (mode == TL_REPORT_KEY && (lab->nvariants || cli->variants)) {
+        if (!lab->nvariants) {
+            char *f = tl_escape_line_dup(lab->file);
+            fprintf(stderr, "tlab: key: %s has no variants:\n", f);
+            free(f);
+            free_verdicts(v, lab->nops);
+            tl_lab_free(lab);
+            return TL_EXIT_USAGE;
+        }
+        tl_lab *vl;
+        tl_op_verdict **vv;
+        rc = run_variants(&c, lab, &vl, &vv);
+        char *table = rc == TL_EXIT_OK ? variants_table(lab, v, vv, cli->variants, cli->quiet)
+                                       : NULL;
+        if (table)
+            rc = emit(&c, table);
+        free(table);
+        free_variants(lab, vl, vv);
+        if (rc != TL_EXIT_OK || cli->variants) {
+            free_verdicts(v, lab->nops);
+            tl_lab_free(lab);
+            return rc;
+        }
+    }
     /* the sheet's malformed predictions, each of which scores its op 0
      * (SPEC 3): once it is graded (a sheet that cannot be graded says
      * only why) */
@@ -534,7 +705,7 @@ static int cmd_new(const tl_cli *cli)
         return TL_EXIT_USAGE;
     char *blank = tl_lab_blank_text_opts(lab, cli->keep_explanations
                                                   ? TL_BLANK_KEEP_EXPLANATIONS : 0);
-    int rc = emit(&c, blank);
+    int rc = cli->student ? new_student(&c, lab, blank) : emit(&c, blank);
     free(blank);
     tl_lab_free(lab);
     return rc;
@@ -704,6 +875,7 @@ typedef struct record {
     char *rendered;     /* check: the full diagnostic of an unreadable sheet */
     int error_line, error_col;
     tl_grade g;         /* an unreadable sheet: graded as blank (scores 0) */
+    size_t vi;          /* 0: the master's setup; i + 1: its variant i */
     char **changes;
     size_t nchanges;
 } record;
@@ -717,6 +889,11 @@ typedef struct grade_run {
     tl_setup_cache *setup_cache; /* runs of a sheet's own classify() */
     record *recs;
     tl_strpool *texts;  /* the grades' per-op texts, one copy each */
+    tl_lab *vlabs;      /* the master's variants (sheetvar.h), and their */
+    tl_op_verdict **vv; /* verdicts; NULL when it has none */
+    const char *key;    /* --key: the secret that checks tags, else NULL */
+    const char *student; /* check --student: who hands the sheet in */
+    size_t keylen;
     const tl_cli *cli;
     bool is_check;      /* check --lab: keep the diagnostic and warnings */
 } grade_run;
@@ -727,9 +904,10 @@ typedef struct grade_run {
  * budgets (--timeout per run, --sheet-timeout, --max-bytes); the verdicts
  * stay the master's. A run that cannot be made leaves the test failed,
  * "not run by the autograder", with the reason. */
-static void run_sheet_classify(const grade_run *gr, const tl_lab *sheet, tl_grade *g)
+static void run_sheet_classify(const grade_run *gr, const tl_lab *m, const tl_op_verdict *mv,
+                               const tl_source *setup, tl_setup_cache *setup_cache,
+                               const tl_lab *sheet, tl_grade *g)
 {
-    const tl_lab *m = gr->m;
     tl_source clsrc;
     tl_lab_classify_source(sheet, &clsrc);
     tl_op_verdict *cv = tl_xcalloc(m->nops ? m->nops : 1, sizeof *cv);
@@ -742,9 +920,9 @@ static void run_sheet_classify(const grade_run *gr, const tl_lab *sheet, tl_grad
         tl_job job = {
             .classify = &clsrc,
             .classify_stop = &stop,
-            .setup_cache = gr->setup_cache,
-            .setup = gr->setup,
-            .nsetup = gr->setup->len ? 1 : 0,
+            .setup_cache = setup_cache,
+            .setup = setup,
+            .nsetup = setup->len ? 1 : 0,
             .op = &opsrc,
             .parent = m->parent,
             .parent_line = m->parent_line,
@@ -760,7 +938,7 @@ static void run_sheet_classify(const grade_run *gr, const tl_lab *sheet, tl_grad
         }
         ran = i + 1;
     }
-    tl_grade_classify_ran(m, gr->v, why ? NULL : cv, why, &g->classify);
+    tl_grade_classify_ran(m, mv, why ? NULL : cv, why, &g->classify);
     for (size_t i = 0; i < ran; i++)
         tl_op_verdict_free(&cv[i]);
     free(cv);
@@ -795,9 +973,37 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
         tl_grade_sheet_in(m, &none, gr->v, gr->texts, &r->g);
         return;
     }
+    /* issue #29: the sheet's variant (the master's copy of its setup), and
+     * with --key its tag */
+    int vline = 0, vcol = 0;
+    char *verr = gr->key ? tl_sheetvar_check(m, sheet, gr->key, gr->keylen, &vline, &vcol)
+                         : NULL;
+    if (!verr && gr->student)
+        verr = tl_sheetvar_check_student(sheet, gr->student, &vline, &vcol);
+    size_t vi = 0;
+    int sline = 0, scol = 0;
+    char *serr = tl_sheetvar_select(m, sheet, &vi, &sline, &scol);
+    if (!serr && sheet->variant)
+        r->vi = vi + 1;
+    if (verr) {
+        free(serr);
+    } else {
+        verr = serr;
+        vline = sline;
+        vcol = scol;
+    }
+    const tl_op_verdict *gv = r->vi ? gr->vv[vi] : gr->v;
+    m = r->vi ? &gr->vlabs[vi] : m;
     r->nchanges = tl_grade_tamper(m, sheet, &r->changes);
     /* SPEC 3: a sheet of another lab scores 0, with an error saying so */
     r->error = tl_grade_wrong_lab(m, sheet, &r->error_line, &r->error_col);
+    if (!r->error && verr) {
+        r->error = verr;
+        r->error_line = vline;
+        r->error_col = vcol;
+    } else {
+        free(verr);
+    }
     if (r->error && gr->is_check)
     {
         tl_buf rb = {0};
@@ -805,9 +1011,14 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
         r->rendered = tl_buf_steal(&rb);
     }
     static const tl_lab blank;
-    tl_grade_sheet_in(m, r->error ? &blank : sheet, gr->v, gr->texts, &r->g);
-    if (!r->error && r->g.classify.offered && r->g.classify.answered)
-        run_sheet_classify(gr, sheet, &r->g);
+    tl_grade_sheet_in(m, r->error ? &blank : sheet, gv, gr->texts, &r->g);
+    if (!r->error && r->g.classify.offered && r->g.classify.answered) {
+        tl_source vsetup;
+        if (r->vi)
+            tl_lab_setup_source(m, &vsetup);
+        run_sheet_classify(gr, m, gv, r->vi ? &vsetup : gr->setup,
+                           r->vi ? NULL : gr->setup_cache, sheet, &r->g);
+    }
     tl_budget_enter(NULL);
     memcpy(r->sha256, tl_lab_sha256(sheet), sizeof r->sha256);
     if (gr->is_check && sheet->warnings)
@@ -840,6 +1051,38 @@ static int cmd_grade(const tl_cli *cli)
     tl_lab *m = load_and_run(&c, cli->master, &v, &rc);
     if (!m)
         return rc;
+    tl_lab *vlabs = NULL;
+    tl_op_verdict **vv = NULL;
+    char *key = NULL;
+    size_t keylen = 0;
+    if (cli->keyfile) {
+        char msg[600];
+        if (!m->nvariants)
+            snprintf(msg, sizeof msg, "tlab: %s: --key: the master has no variants:", cli->command);
+        key = m->nvariants ? tl_sheetvar_read_key(cli->keyfile, &keylen, msg, sizeof msg) : NULL;
+        if (!key) {
+            fprintf(stderr, "%s\n", msg);
+            rc = TL_EXIT_USAGE;
+        }
+    }
+    char *student = NULL; /* check --student-from: the platform's id */
+    if (rc == TL_EXIT_OK && is_check && cli->student_from) {
+        char msg[600];
+        student = tl_platform_id_read(cli->student_from, msg, sizeof msg);
+        if (!student) {
+            fprintf(stderr, "%s\n", msg);
+            rc = TL_EXIT_USAGE;
+        }
+    }
+    if (rc == TL_EXIT_OK && m->nvariants)
+        rc = run_variants(&c, m, &vlabs, &vv);
+    if (rc != TL_EXIT_OK) {
+        free(key);
+        free(student);
+        free_verdicts(v, m->nops);
+        tl_lab_free(m);
+        return rc;
+    }
     size_t n = (size_t)cli->nargs;
     record *recs = tl_xcalloc(n ? n : 1, sizeof *recs);
     for (size_t k = 0; k < n; k++)
@@ -851,7 +1094,9 @@ static int cmd_grade(const tl_cli *cli)
     grade_run gr = {.m = m, .v = v, .runner = &c.runner, .setup = &msetup,
                     .setup_cache = m->classify && !(fresh && *fresh == '1') ? tl_setup_cache_new()
                                                                             : NULL,
-                    .recs = recs, .texts = texts, .cli = cli, .is_check = is_check};
+                    .recs = recs, .texts = texts, .vlabs = vlabs, .vv = vv, .key = key,
+                    .keylen = keylen, .student = !is_check ? NULL : student ? student : cli->student, .cli = cli,
+                    .is_check = is_check};
     tl_pool_run(grade_one, &gr, n, c.max_bytes, cli->jobs);
     tl_setup_cache_free(gr.setup_cache);
 
@@ -861,8 +1106,8 @@ static int cmd_grade(const tl_cli *cli)
         record *r = &recs[k];
         rs[k] = (tl_report){
             .mode = TL_REPORT_CHECK,
-            .lab = m,
-            .verdicts = v,
+            .lab = r->vi ? &vlabs[r->vi - 1] : m,
+            .verdicts = r->vi ? vv[r->vi - 1] : v,
             .grade = &r->g,
             .device_requested = c.dev_requested,
             .device_used = c.dev_used,
@@ -895,7 +1140,7 @@ static int cmd_grade(const tl_cli *cli)
         out = tl_report_html_class(rs, n);
     else if (fmt == TL_FMT_HTML) {
         /* check --lab: the sheet's page, drawn from the master's ops */
-        tl_html_pic *pics = recs[0].error ? NULL : pictures(&c, m, v);
+        tl_html_pic *pics = recs[0].error ? NULL : pictures(&c, rs[0].lab, rs[0].verdicts);
         out = tl_report_html_check(&rs[0], pics);
         free_pictures(pics, m->nops);
     } else {
@@ -921,6 +1166,9 @@ static int cmd_grade(const tl_cli *cli)
         free_record(&recs[k]);
     free(recs);
     tl_strpool_free(texts); /* after the grades that point into it */
+    free_variants(m, vlabs, vv);
+    free(key);
+    free(student);
     free_verdicts(v, m->nops);
     tl_lab_free(m);
     return rc;

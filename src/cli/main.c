@@ -67,6 +67,10 @@ enum {
     OPT_FORCE,
     OPT_IMAGE,
     OPT_KEEP_EXPLANATIONS,
+    OPT_STUDENT,
+    OPT_KEY,
+    OPT_VARIANTS,
+    OPT_STUDENT_FROM,
     OPT_HELP,
     OPT_VERSION,
     OPT_RUN_TESTS
@@ -79,7 +83,7 @@ enum {
 #define EXEC_OPTS (BIT(OPT_DEVICE) | BIT(OPT_REQUIRE_GPU) | BIT(OPT_MAX_BYTES) | BIT(OPT_TIMEOUT) | \
                    BIT(OPT_SHEET_TIMEOUT) | BIT(OPT_FOLLOW_LINKS))
 /* The last option counted in a command's mask. */
-#define OPT_LAST_MASKED OPT_KEEP_EXPLANATIONS
+#define OPT_LAST_MASKED OPT_STUDENT_FROM
 #define OUT_OPTS (BIT(OPT_OUTPUT) | BIT(OPT_COLOR) | BIT(OPT_QUIET))
 
 static const struct option longopts[] = {
@@ -100,6 +104,10 @@ static const struct option longopts[] = {
     {"force", no_argument, NULL, OPT_FORCE},
     {"image", required_argument, NULL, OPT_IMAGE},
     {"keep-explanations", no_argument, NULL, OPT_KEEP_EXPLANATIONS},
+    {"student", required_argument, NULL, OPT_STUDENT},
+    {"key", required_argument, NULL, OPT_KEY},
+    {"variants", no_argument, NULL, OPT_VARIANTS},
+    {"student-from", required_argument, NULL, OPT_STUDENT_FROM},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"run-tests", required_argument, NULL, OPT_RUN_TESTS}, /* hidden */
@@ -132,6 +140,10 @@ static const struct {
     {OPT_FORCE, "    --force", "autograder: overwrite an existing OUT"},
     {OPT_IMAGE, "    --image IMAGE", "prairielearn: the grader image (default tlab/tlab:VERSION)"},
     {OPT_KEEP_EXPLANATIONS, "    --keep-explanations", "keep the ops' explanation: text in the blank sheet"},
+    {OPT_STUDENT, "    --student ID", "new: whose variant's sheet to write (with --key); check --lab: who hands it in"},
+    {OPT_KEY, "    --key FILE", "the instructor's secret for variants: new picks, grade checks tags"},
+    {OPT_VARIANTS, "    --variants", "key: the verdict of every op in each of the lab's variants"},
+    {OPT_STUDENT_FROM, "    --student-from F", "check --lab: the student id from F, gradescope:FILE or prairielearn:FILE"},
 };
 
 /* ---- formats ---------------------------------------------------------- */
@@ -180,7 +192,10 @@ static const command commands[] = {
      "question and required rule passes its checks. With --lab MASTER.yaml the\n"
      "sheet is graded exactly as `grade` does: on the master's setup, ops, accept\n"
      "lists, threshold and checks (use this in autograders).\n",
-     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_LAB), CHECK_FORMATS, TL_FMT_TEXT,
+     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_LAB) | BIT(OPT_KEY) | BIT(OPT_STUDENT) |
+         BIT(OPT_STUDENT_FROM),
+     CHECK_FORMATS,
+     TL_FMT_TEXT,
      "LAB.yaml", 1, 1},
     {"run", "LAB.yaml", "execute every op and report what actually happened (no grading)",
      "Run every op of LAB.yaml and report its verdict (view, copy, alias, error or\n"
@@ -195,7 +210,8 @@ static const command commands[] = {
      "class summary. An unreadable sheet scores 0 and names its error; every format\n"
      "is still written. Exit 0 when every sheet passes, 1 when one fails, 2 when one\n"
      "could not be read.\n",
-     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_JOBS) | BIT(OPT_LAB), GRADE_FORMATS, TL_FMT_CSV,
+     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_JOBS) | BIT(OPT_LAB) | BIT(OPT_KEY),
+     GRADE_FORMATS, TL_FMT_CSV,
      "SUBMISSION", 1, -1},
     {"explain", "[-s STMT]... EXPR | --lab LAB.yaml OP-ID",
      "one expression in depth: metadata, verdict, storage picture",
@@ -211,13 +227,17 @@ static const command commands[] = {
      "Print MASTER.yaml as a blank sheet for students: every prediction, rule,\n"
      "question answer and classify body emptied; the ops' explanation: text (unless\n"
      "--keep-explanations) and accept lists dropped; when MASTER.yaml is itself a\n"
-     "filled-in sheet, its comments dropped too. Everything else is kept.\n",
-     OUT_OPTS | BIT(OPT_FOLLOW_LINKS) | BIT(OPT_KEEP_EXPLANATIONS), 0, TL_FMT_DEFAULT, "MASTER.yaml", 1, 1},
+     "filled-in sheet, its comments dropped too. Everything else is kept. With\n"
+     "--student ID --key FILE (a lab with variants:), the sheet of that student's\n"
+     "variant: its setup, student:, variant: and a tag: that grade --key checks.\n",
+     OUT_OPTS | BIT(OPT_FOLLOW_LINKS) | BIT(OPT_KEEP_EXPLANATIONS) | BIT(OPT_STUDENT) |
+         BIT(OPT_KEY), 0, TL_FMT_DEFAULT, "MASTER.yaml", 1, 1},
     {"key", "MASTER.yaml", "the answer key, computed by executing the ops",
      "Execute every op of MASTER.yaml and print the answer key: the verdict of each\n"
      "op on the parent and on its variants (non-contiguous, other dtype, other\n"
-     "device), from which `sometimes` follows.\n",
-     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS, FMT(TL_FMT_TEXT) | FMT(TL_FMT_JSON), TL_FMT_TEXT,
+     "device), from which `sometimes` follows. --variants: a table of each op's\n"
+     "verdict in every one of the lab's variants: (text).\n",
+     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_VARIANTS), FMT(TL_FMT_TEXT) | FMT(TL_FMT_JSON), TL_FMT_TEXT,
      "MASTER.yaml", 1, 1},
     {"exec", "FILE.py", "run a script in the op language; print what Python would print",
      "Run FILE.py (- for standard input) with the interpreter and limits of lab\n"
@@ -240,7 +260,8 @@ static const command commands[] = {
      "tlab binary. web: a static lab page for students (index.html running\n"
      "tlab.wasm in the browser, the blank lab.yaml) for any static host or file://;\n"
      "tlab.wasm is $TLAB_WASM, next to the tlab binary, or installed.\n",
-     BIT(OPT_OUTPUT) | BIT(OPT_LAB) | BIT(OPT_BLANK) | BIT(OPT_FORCE) | BIT(OPT_IMAGE), 0,
+     BIT(OPT_OUTPUT) | BIT(OPT_LAB) | BIT(OPT_BLANK) | BIT(OPT_FORCE) | BIT(OPT_IMAGE) |
+         BIT(OPT_KEY), 0,
      TL_FMT_DEFAULT, "platform", 1, 1},
 };
 
@@ -669,6 +690,14 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
             cli.image = optarg;
             break;
         case OPT_KEEP_EXPLANATIONS: cli.keep_explanations = true; break;
+        case OPT_STUDENT: cli.student = optarg; break;
+        case OPT_KEY:
+            if (optarg[0] == '\0')
+                usage_error("empty file name for --key");
+            cli.keyfile = optarg;
+            break;
+        case OPT_VARIANTS: cli.variants = true; break;
+        case OPT_STUDENT_FROM: cli.student_from = optarg; break;
         case OPT_HELP: want_help = true; break;
         case OPT_VERSION: want_version = true; break;
         case OPT_RUN_TESTS: run_tests = optarg; break;
@@ -785,6 +814,24 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
     }
     if (strcmp(cmd->name, "explain") == 0 && cli.master && cli.nstmts) {
         usage_error("-s does not apply with --lab (the lab's setup runs first)");
+        return report_usage_error(cmd);
+    }
+    if (strcmp(cmd->name, "new") == 0 && !cli.student != !cli.keyfile) {
+        usage_error("--student and --key go together (the student's variant comes from both)");
+        return report_usage_error(cmd);
+    }
+    if (strcmp(cmd->name, "check") == 0 && cli.student && cli.student_from) {
+        usage_error("--student and --student-from are one choice: give one");
+        return report_usage_error(cmd);
+    }
+    if (strcmp(cmd->name, "check") == 0 && (cli.keyfile || cli.student || cli.student_from) &&
+        !cli.master) {
+        usage_error("--%s needs --lab MASTER.yaml (sheets are checked against the master)",
+                    cli.keyfile ? "key" : "student");
+        return report_usage_error(cmd);
+    }
+    if (strcmp(cmd->name, "key") == 0 && cli.variants && cli.format == TL_FMT_JSON) {
+        usage_error("--variants writes text only");
         return report_usage_error(cmd);
     }
     if (strcmp(cmd->name, "grade") == 0 && !cli.master) {

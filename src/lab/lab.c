@@ -680,6 +680,9 @@ static bool check_keys(loader *L, const tl_ynode *map, const char *const *known,
                 ok = true;
         if (!ok) {
             const char *sug = closest(k->value, known);
+            /* a student's variant sheet (sheetvar.h) names its student */
+            if (L->lenient_keys && same(k->value, "student") && tl_ynode_get(map, "variant"))
+                continue;
             if (L->lenient_keys && !sug && plain_word(k->value)) {
                 /* SPEC 3: an unknown top-level key (student: Alice) is a
                  * warning unless it looks like a misspelt known key */
@@ -1167,7 +1170,8 @@ static void read_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
 static const char *const top_keys[] = {"tlab", "id", "title", "device", "threshold",
                                       "setup", "parent", "ops", "questions", "rules",
                                       "classify", "classify_points", "feedback",
-                                      "visibility", NULL};
+                                      "visibility", "variants", "variant", "tag", NULL};
+static const char *const variant_keys[] = {"name", "setup", NULL};
 static const char *const op_keys[] = {"id", "op", "predict", "rule", "points",
                                      "accept", "explanation", NULL};
 static const char *const q_keys[] = {"id", "prompt", "answer", "mention_any",
@@ -1242,6 +1246,65 @@ static bool is_ident(const char *s)
     for (; *s; s++)
         if (!(isalnum((unsigned char)*s) || *s == '_'))
             return false;
+    return true;
+}
+
+
+/* `variants:` (issue #29): a non-empty list of {name, setup}; and a
+ * student's sheet's `student:`, `variant:`, `tag:` (scalars). */
+static bool read_variants(loader *L)
+{
+    tl_lab *lab = L->lab;
+    const tl_ynode *root = L->root, *n;
+    if ((n = tl_ynode_get(root, "student")) && tl_ynode_get(root, "variant"))
+        TRY(get_text(L, n, "student", true, &lab->student));
+    if ((n = tl_ynode_get(root, "variant"))) {
+        TRY(get_text(L, n, "variant", false, &lab->variant));
+        lab->variant_line = n->line;
+        lab->variant_col = n->col;
+    }
+    if ((n = tl_ynode_get(root, "tag")))
+        TRY(get_text(L, n, "tag", true, &lab->tag));
+    if (!(n = tl_ynode_get(root, "variants")) || tl_ynode_is_null(n))
+        return true;
+    if (n->kind != TL_Y_SEQ)
+        return FAILN(L, n, "'variants' must be a list of {name, setup}, got %s", node_desc(n));
+    if (n->n == 0)
+        return FAILN(L, n, "'variants' is empty (give at least one {name, setup})");
+    if (n->n > TL_LAB_MAX_OPS)
+        return FAILN(L, n, "too many variants (%zu; at most %d)", n->n, TL_LAB_MAX_OPS);
+    lab->variants = tl_xcalloc(n->n, sizeof *lab->variants);
+    for (size_t i = 0; i < n->n; i++) {
+        const tl_ynode *it = n->items[i], *f;
+        if (it->kind != TL_Y_MAP)
+            return FAILN(L, it, "a variant must be a mapping {name, setup}, got %s",
+                         node_desc(it));
+        TRY(check_keys(L, it, variant_keys, "a variant"));
+        tl_lab_variant *var = &lab->variants[lab->nvariants++];
+        var->line = it->line;
+        var->col = it->col;
+        if (!(f = tl_ynode_get(it, "name")))
+            return FAILN(L, it, "a variant needs a 'name'");
+        TRY(get_text(L, f, "name", false, &var->name));
+        if (!plain_word(var->name))
+            return FAILN(L, f, "a variant's 'name' must be a plain word (letters, digits, "
+                         "'_', '-'), got '%s'", key_text(f));
+        for (size_t j = 0; j + 1 < lab->nvariants; j++)
+            if (!strcmp(lab->variants[j].name, var->name))
+                return FAILN(L, f, "duplicate variant name '%s' (first at line %d)",
+                             var->name, lab->variants[j].line);
+        if (!(f = tl_ynode_get(it, "setup")))
+            return FAILN(L, it, "variant '%s' needs a 'setup'", var->name);
+        TRY(get_text(L, f, "setup", false, &var->setup));
+        text_position(L, f, &var->setup_line, &var->setup_col, &var->setup_block_col);
+        size_t sl = strlen(lab->setup);
+        tl_buf full = {0};
+        tl_buf_puts(&full, lab->setup);
+        if (sl && lab->setup[sl - 1] != '\n')
+            tl_buf_putc(&full, '\n');
+        tl_buf_puts(&full, var->setup);
+        var->full_setup = tl_buf_steal(&full);
+    }
     return true;
 }
 
@@ -1325,6 +1388,7 @@ static bool validate(loader *L)
             return FAILN(L, n, "'visibility' must be after_due_date, after_published or hidden, "
                   "got '%s'", n->value);
     }
+    TRY(read_variants(L));
     lab->parent = tl_xstrdup("x");
     lab->parent_line = root->line;
     lab->parent_col = root->col;
@@ -1540,6 +1604,15 @@ void tl_lab_free(tl_lab *lab)
     free(lab->setup);
     free(lab->classify);
     free(lab->parent);
+    for (size_t i = 0; i < lab->nvariants; i++) {
+        free(lab->variants[i].name);
+        free(lab->variants[i].setup);
+        free(lab->variants[i].full_setup);
+    }
+    free(lab->variants);
+    free(lab->student);
+    free(lab->variant);
+    free(lab->tag);
     tl_arena_free(lab->arena); /* the node tree */
     free(lab->text);
     free(lab->file);

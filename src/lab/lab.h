@@ -126,6 +126,19 @@ typedef enum tl_lab_visibility {
     TL_VIS_HIDDEN
 } tl_lab_visibility;
 
+/* `variants:` (issue #29): a named parent for some students. Its setup
+ * runs after the lab's setup, in the same namespace (the lab's imports and
+ * common state, then the variant's parent): full_setup is the two texts
+ * joined by a line break, what a student's sheet of that variant holds as
+ * its setup (sheetvar.h). Positions are those of the variant's setup. */
+typedef struct tl_lab_variant {
+    char *name;           /* a plain word, unique in the lab */
+    char *setup;          /* as written */
+    char *full_setup;     /* lab setup + "\n" + setup */
+    int setup_line, setup_col, setup_block_col;
+    int line, col;        /* the variant's item */
+} tl_lab_variant;
+
 const char *tl_lab_feedback_name(tl_lab_feedback f);     /* "full", ... */
 const char *tl_lab_visibility_name(tl_lab_visibility v); /* "after_due_date", ... */
 
@@ -177,6 +190,14 @@ typedef struct tl_lab {
 
     tl_lab_feedback feedback;     /* feedback: (default full) */
     tl_lab_visibility visibility; /* visibility: (default after_due_date) */
+
+    /* issue #29: a master's `variants:` (none: nvariants 0), and what a
+     * student's sheet records (`student:`, `variant:`, `tag:`; NULL when
+     * absent) */
+    tl_lab_variant *variants;
+    size_t nvariants;
+    char *student, *variant, *tag;
+    int variant_line, variant_col;
 } tl_lab;
 
 /* A loading error: position (1-based; 0 when none) and message, plus the
