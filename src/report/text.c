@@ -26,6 +26,7 @@
 
 #include "escape.h"
 #include "layout.h"
+#include "mcreport.h"
 #include "util.h"
 
 
@@ -172,6 +173,8 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
                 tl_layout_evidence(b, r, i, o);
                 explain_hint(b, r, i, o);
             }
+        if (full)
+            tl_mcreport_text(b, r, o);
         if (g->unanswered) {
             tl_buf t = {0};
             tl_buf_printf(&t, "Unanswered (%zu):", g->unanswered);
