@@ -10,6 +10,11 @@
  * accepted, else the first accepted kind; `~` when none is). So the
  * student is right everywhere except where the belief misleads them.
  * Exit 2 on bad input, 1 when TAG is not in the catalogue.
+ *
+ *   mc_student --parse CATALOGUE.yaml
+ *
+ * parses a catalogue: exit 0 with its tags, one a line, or exit 2 with
+ * its one located error on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +44,31 @@ static bool jbool(const cJSON *o, const char *k)
     return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
 }
 
+static int parse_only(const char *path)
+{
+    char *text = slurp(path);
+    if (!text) {
+        fprintf(stderr, "mc_student: cannot read %s\n", path);
+        return 2;
+    }
+    char *err = NULL;
+    tl_mc_catalogue *c = tl_mc_catalogue_parse(path, text, strlen(text), &err);
+    free(text);
+    if (!c) {
+        fprintf(stderr, "%s\n", err);
+        free(err);
+        return 2;
+    }
+    for (size_t i = 0; i < c->n; i++)
+        printf("%s\n", c->entries[i].tag);
+    tl_mc_catalogue_free(c);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--parse"))
+        return parse_only(argv[2]);
     if (argc != 3) {
         fprintf(stderr, "usage: mc_student TAG KEY.json\n");
         return 2;

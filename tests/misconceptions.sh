@@ -94,4 +94,60 @@ grep -q '^Misconceptions$' "$work/text" || fail "no Misconceptions section in te
 grep -q '^  transpose-copies (ops 3, 4, 5, 6' "$work/text" ||
     fail "text: transpose-copies without its ops: $(grep -A1 Misconceptions "$work/text")"
 grep -q '^    Hint: ' "$work/text" || fail "text: no hint"
+
+# the class report ranks the beliefs by how many students hold them (ties
+# in catalogue order), with the ops that reveal each: text, JSON, HTML
+cp "$work/lab01-transpose-copies.yaml" "$work/lab01-transpose-again.yaml"
+set -- "$work/lab01-transpose-copies.yaml" "$work/lab01-transpose-again.yaml" \
+    "$work/lab01-everything-copies.yaml" "$work/lab01-to-same-copies.yaml" \
+    "$work/lab01-noncontiguous-means-copy.yaml"
+want="transpose-copies to-same-copies noncontiguous-means-copy everything-copies "
+rc=0
+"$TLAB" grade --lab "$lab" --format json "$@" > "$work/class.json" 2> /dev/null || rc=$?
+[ "$rc" -eq 1 ] || fail "grade json: exit $rc"
+"$validate" "$top_srcdir/share/tlab-grade.schema.json" "$work/class.json" ||
+    fail "the class record does not validate"
+got=$(sed -n '/^  "summary"/,$p' "$work/class.json" |
+      sed -n '/^    "misconceptions": \[/,/^    \]/s/^        "tag": "\(.*\)",$/\1/p' | tr '\n' ' ')
+[ "$got" = "$want" ] || fail "class json ranking: '$got', wanted '$want'"
+grep -q '^        "students": 2,$' "$work/class.json" || fail "class json: 2 students for one"
+rc=0
+"$TLAB" grade --lab "$lab" --format text "$@" > /dev/null 2> "$work/class.txt" || rc=$?
+[ "$rc" -eq 1 ] || fail "grade text: exit $rc"
+got=$(sed -n '/^  misconception /,$s/^  \([a-z-]*\)  *[0-9].*/\1/p' "$work/class.txt" | tr '\n' ' ')
+[ "$got" = "$want" ] || fail "class text ranking: '$got' ($(cat "$work/class.txt"))"
+grep -q '^  transpose-copies  *2  40.0%  3 (2), 4 (2), 5 (2), 6 (2)$' "$work/class.txt" ||
+    fail "class text: transpose-copies row"
+rc=0
+"$TLAB" grade --lab "$lab" --format html "$@" > "$work/class.html" 2> /dev/null || rc=$?
+[ "$rc" -eq 1 ] || fail "grade html: exit $rc"
+got=$(sed -n 's/^<tr class="class-misconception"><td><code>\([a-z-]*\)<.*/\1/p' "$work/class.html" |
+      tr '\n' ' ')
+[ "$got" = "$want" ] || fail "class html ranking: '$got'"
+rc=0
+"$TLAB" check --lab "$lab" --format html "$work/lab01-transpose-copies.yaml" > "$work/card.html" ||
+    rc=$?
+grep -q '^<dt><code>transpose-copies</code> (ops <a href="#op-3">3</a>' "$work/card.html" ||
+    fail "scorecard html: no transpose-copies"
+
+# the generator knows only the catalogue's tags
+"$gen" no-such-tag "$work/key.json" 2> /dev/null && fail "mc_student took an unknown tag"
+
+# a malformed catalogue: one located error, exit 2
+printf 'tlab-misconceptions: 1\nmisconceptions:\n  - tag: a\n    belief: b\n    hint: c\n    when: {actual: sometimes}\n    predicts: copy\n' > "$work/bad1.yaml"
+printf 'tlab-misconceptions: 1\nmisconceptions:\n  - tag: a\n    belief: b\n    hint: c\n    when: {op_kind: t}\n    predicts: veiw\n' > "$work/bad2.yaml"
+printf 'tlab-misconceptions: 1\nmisconceptions:\n  - tag: a\n    belief: b\n    hint: c\n    when: {colour: red}\n    predicts: copy\n' > "$work/bad3.yaml"
+printf 'tlab-misconceptions: 1\nmisconceptions:\n  - tag: a\n    belief: b\n    hint: c\n    when: {truth: view}\n    predicts: copy\n    min_ops: 0\n' > "$work/bad4.yaml"
+for k in 1:6:20 2:7:15 3:6:12 4:8:14; do
+    f=${k%%:*}
+    rc=0
+    "$gen" --parse "$work/bad$f.yaml" > /dev/null 2> "$work/err" || rc=$?
+    [ "$rc" -eq 2 ] || fail "bad$f.yaml: exit $rc"
+    [ "$(wc -l < "$work/err")" -eq 1 ] || fail "bad$f.yaml: not one line: $(cat "$work/err")"
+    grep -q "^$work/bad$f.yaml:${k#*:}: error: " "$work/err" ||
+        fail "bad$f.yaml: $(cat "$work/err"), wanted at ${k#*:}"
+done
+"$gen" --parse "$top_srcdir/share/misconceptions.yaml" > "$work/tags" ||
+    fail "the shipped catalogue does not parse"
+[ "$(cat "$work/tags")" = "$(printf '%s\n' $tags)" ] || fail "tags differ"
 exit 0

@@ -421,7 +421,8 @@ void tl_mc_facts_of(const tl_lab_op *op, const tl_op_verdict *v, tl_mc_facts *f)
     memset(f, 0, sizeof *f);
     tl_mc_facts_kind(f, op->op);
     snprintf(f->actual, sizeof f->actual, "%s", tl_kind_name(v->ev.kind));
-    snprintf(f->truth, sizeof f->truth, "%s", v->sometimes ? "sometimes" : tl_kind_name(v->ev.kind));
+    snprintf(f->truth, sizeof f->truth, "%s",
+             v->sometimes ? "sometimes" : tl_kind_name(v->ev.kind));
     f->is_tensor = v->ev.is_tensor && !v->ev.is_tuple;
     f->contiguous = f->is_tensor && v->ev.contiguous;
     f->shares_storage = v->ev.shares_storage;

@@ -1,31 +1,35 @@
 /* mcreport.h - the misconceptions a graded sheet supports (issue #29), as
- * the scorecard's "misconceptions" array and the text and HTML sections.
- * Internal to src/report; recognition itself is src/lab/misconception.h,
- * with the shipped catalogue.
+ * the scorecard's "misconceptions" array; the text section is text.c's,
+ * the class ranking classreport.c's, the HTML html.c's. Internal to
+ * src/report; recognition itself is src/lab/misconception.h, with the
+ * shipped catalogue. Takes the lab-level pieces of a report (not a
+ * tl_report), so that scorecard.c can include it without a cycle.
  */
 #ifndef TL_MCREPORT_H
 #define TL_MCREPORT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
 
-#include "layout.h"
+#include "grade.h"
+#include "lab.h"
 #include "misconception.h"
-#include "scorecard.h"
-#include "util.h"
+#include "verdict.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The misconceptions of a graded report (mode CHECK with a lab and a
- * grade; else none): see tl_mc_find. Owned: tl_mc_found_free. */
-size_t tl_mcreport_find(const tl_report *r, tl_mc_found **out);
+/* The misconceptions of a graded sheet (lab, verdicts and grade all
+ * given; else none) over the shipped catalogue: see tl_mc_find. Owned:
+ * tl_mc_found_free. */
+size_t tl_mcreport_find(const tl_lab *lab, const tl_op_verdict *verdicts, const tl_grade *g,
+                        tl_mc_found **out);
 /* [{tag, belief, ops: [id, ...], hint}, ...]; an empty array when none.
  * NULL on OOM. */
-cJSON *tl_mcreport_json(const tl_report *r);
-/* The text section ("Misconceptions", a blank line before), nothing when
- * there are none. */
-void tl_mcreport_text(tl_buf *b, const tl_report *r, const tl_render_opts *o);
+cJSON *tl_mcreport_json(const tl_lab *lab, const tl_op_verdict *verdicts, const tl_grade *g);
 
 #ifdef __cplusplus
 }

@@ -352,7 +352,7 @@ cJSON *tl_scorecard_build(const tl_report *r)
             }
         }
         CK(add_str_or_null(root, "error", r->error));
-        cJSON *mc = tl_mcreport_json(r);
+        cJSON *mc = tl_mcreport_json(lab, r->verdicts, r->grade);
         CK(mc);
         cJSON_AddItemToObject(root, "misconceptions", mc);
     }
