@@ -130,6 +130,55 @@ rc=0
 grep -q '^<dt><code>transpose-copies</code> (ops <a href="#op-3">3</a>' "$work/card.html" ||
     fail "scorecard html: no transpose-copies"
 
+# a master's own misconceptions: an entry that only its tagged ops support,
+# and min_ops: 1 for a shipped one
+awk '
+    /^ops:/ { print "misconceptions:"
+              print "  - tag: slicing-copies"
+              print "    belief: Thinks a slice copies the rows it keeps."
+              print "    hint: A slice only moves the offset and the strides."
+              print "    predicts: copy"
+              print "  - tag: transpose-copies"
+              print "    min_ops: 1" }
+    /^  - id: / { id = $0; sub(/^  - id: */, "", id); gsub(/"/, "", id) }
+    { print }
+    /^    predict: ~/ && (id == "1" || id == "2") { print "    misconceptions: [slicing-copies]" }
+' "$lab" > "$work/custom.yaml"
+"$TLAB" key --format json "$lab" > "$work/key.json"
+"$gen" advanced-indexing-views "$work/key.json" > "$work/right"
+! grep -q misled "$work/right" || fail "lab01 has advanced indexing now: pick another belief"
+sed -e 's/^1 .*/1 copy/' -e 's/^2 .*/2 copy/' "$work/right" > "$work/ans"
+fill_sheet "$work/custom.yaml" "$work/ans" > "$work/custom-s1.yaml"
+sed -e 's/^3 .*/3 copy/' "$work/right" > "$work/ans"
+fill_sheet "$work/custom.yaml" "$work/ans" > "$work/custom-s2.yaml"
+fill_sheet "$lab" "$work/ans" > "$work/plain-s2.yaml"
+card_tags() {
+    rc=0
+    "$TLAB" check --lab "$1" --format json "$2" > "$work/card.json" 2> "$work/err" || rc=$?
+    [ "$rc" -le 1 ] || fail "check $2: exit $rc: $(cat "$work/err")"
+    sed -n '/"misconceptions": \[/,/^  \]/s/^      "tag": "\(.*\)",$/\1/p' "$work/card.json" |
+        tr '\n' ' '
+}
+got=$(card_tags "$work/custom.yaml" "$work/custom-s1.yaml")
+[ "$got" = "slicing-copies " ] || fail "custom misconception: '$got'"
+grep -q '"1", "2"\]' "$work/card.json" || grep -A3 '"slicing-copies"' "$work/card.json" | grep -q '"2"' ||
+    fail "custom misconception: ops"
+got=$(card_tags "$work/custom.yaml" "$work/custom-s2.yaml")
+[ "$got" = "transpose-copies " ] || fail "min_ops: 1 from the master: '$got'"
+got=$(card_tags "$lab" "$work/plain-s2.yaml")
+[ -z "$got" ] || fail "one op is not enough without the master's min_ops: '$got'"
+# a tag no misconception has, and a bad entry: the lab is refused, located
+sed 's/misconceptions: \[slicing-copies\]/misconceptions: [slicing-copy]/' "$work/custom.yaml" \
+    > "$work/bad-tag.yaml"
+sed 's/^    predicts: copy$/    predicts: copies/' "$work/custom.yaml" > "$work/bad-entry.yaml"
+for f in bad-tag bad-entry; do
+    rc=0
+    "$TLAB" check "$work/$f.yaml" > /dev/null 2> "$work/err" || rc=$?
+    [ "$rc" -eq 2 ] || fail "$f.yaml: exit $rc"
+    grep -q "^$work/$f.yaml:[0-9]*:[0-9]*: error: .*misconception\|predicts" "$work/err" ||
+        fail "$f.yaml: $(cat "$work/err")"
+done
+
 # the generator knows only the catalogue's tags
 "$gen" no-such-tag "$work/key.json" 2> /dev/null && fail "mc_student took an unknown tag"
 

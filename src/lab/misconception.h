@@ -12,9 +12,8 @@
  * support it (default 2), and not when a broader entry explains the same
  * evidence (tl_misconception_find).
  *
- * Ownership: a tl_mc_catalogue owns its entries and strings
- * (tl_mc_catalogue_free); the built-in one lives for the process. A
- * tl_mc_found borrows its entry from the catalogue and owns its ops array.
+ * The catalogue and its parsing are mccat.h's. Ownership: a tl_mc_found
+ * borrows its entry from the catalogue and owns its ops array.
  */
 #ifndef TL_MISCONCEPTION_H
 #define TL_MISCONCEPTION_H
@@ -24,6 +23,7 @@
 
 #include "grade.h"
 #include "lab.h"
+#include "mccat.h"
 #include "verdict.h"
 
 #ifdef __cplusplus
@@ -41,45 +41,6 @@ typedef struct tl_mc_facts {
     bool inplace;          /* op_kind ends in one '_' (add_, zero_) */
 } tl_mc_facts;
 
-#define TL_MC_MAX_NAMES 24
-
-/* One predicate list: a field holds when its value is one of names[]
- * (n == 0: the field is not constrained). Bool fields use want (-1: not
- * constrained). */
-typedef struct tl_mc_names {
-    size_t n;
-    char *names[TL_MC_MAX_NAMES];
-} tl_mc_names;
-
-typedef struct tl_mc_entry {
-    char *tag;             /* "transpose-copies" */
-    char *belief;          /* one sentence */
-    char *hint;            /* corrects it without giving any op's answer */
-    tl_mc_names op_kind, not_op_kind, actual, truth;
-    int contiguous, shares_storage, inplace, is_tensor; /* 1 / 0 / -1 */
-    unsigned predicts;     /* bit (1u << tl_kind) */
-    int64_t min_ops;       /* ops that must support it (>= 1) */
-    int line, col;         /* the entry in its file */
-} tl_mc_entry;
-
-typedef struct tl_mc_catalogue {
-    char *file;
-    size_t n;
-    tl_mc_entry *entries;  /* in file order: earlier is more specific */
-} tl_mc_catalogue;
-
-/* Parse a catalogue. NULL on bad input with *err set to one owned line
- * `FILE:LINE:COL: error: MSG` (no newline). */
-tl_mc_catalogue *tl_mc_catalogue_parse(const char *file, const char *text, size_t len,
-                                       char **err);
-void tl_mc_catalogue_free(tl_mc_catalogue *c);
-/* The catalogue shipped with tlab (share/misconceptions.yaml, compiled
- * in), parsed once (thread-safe). NULL only if it does not parse (the
- * tests see to it that it does). */
-const tl_mc_catalogue *tl_mc_builtin(void);
-/* The shipped catalogue's text. */
-const char *tl_mc_builtin_text(void);
-
 /* The op's kind from its text's last statement: the name of the last
  * method or function called (`x.t().reshape(8, 3)` -> "reshape",
  * `torch.cat([x])` -> "cat"), the attribute read (`x.T` -> "T"), or
@@ -96,12 +57,15 @@ tl_kind tl_mc_predicted(const tl_mc_entry *m);
 
 typedef struct tl_mc_found {
     const tl_mc_entry *m;
+    size_t index;          /* of m in the catalogue */
     size_t nops;
     size_t *ops;           /* indices into master->ops, ascending */
 } tl_mc_found;
 
 /* The entries of c that grade g (of master, verdicts[i] for op i)
- * supports, in catalogue order. An entry A is left out when another
+ * supports, in catalogue order: an op supports an entry when its answer is
+ * wrong, is one the entry predicts, and the entry's when: holds or the op
+ * names the entry's tag in its `misconceptions:`. An entry A is left out when another
  * reported entry B's ops include all of A's and more, or the same ops and
  * B comes first in the catalogue: the broader belief explains them.
  * Returns the count; *out is owned (tl_mc_found_free), NULL when none. */

@@ -38,6 +38,7 @@ typedef struct stats {
     size_t *q_passed;
     /* misconceptions (issue #29), per catalogue entry: the students whose
      * scorecard names it, and per op how many of them it names it for */
+    tl_mc_catalogue *cat;  /* the master's (tl_mcreport_catalogue), or NULL */
     size_t nmc;
     size_t *mc_students;   /* nmc */
     size_t *mc_ops;        /* nmc x m->nops */
@@ -80,7 +81,8 @@ static void collect(const tl_lab *m, const tl_report *rs, size_t n, stats *s)
         for (size_t i = 0; i < m->nquestions; i++)
             s->q_passed[i] += r->grade->questions[i].passed;
     }
-    const tl_mc_catalogue *cat = tl_mc_builtin();
+    tl_mc_catalogue *cat = tl_mcreport_catalogue(m);
+    s->cat = cat;
     s->nmc = cat ? cat->n : 0;
     s->mc_students = tl_xcalloc(s->nmc + 1, sizeof *s->mc_students);
     s->mc_ops = tl_xcalloc(s->nmc * m->nops + 1, sizeof *s->mc_ops);
@@ -89,9 +91,9 @@ static void collect(const tl_lab *m, const tl_report *rs, size_t n, stats *s)
         if (!readable(&rs[k]) || wrong_lab(&rs[k]))
             continue;
         tl_mc_found *f;
-        size_t nf = tl_mcreport_find(m, rs[k].verdicts, rs[k].grade, &f);
+        size_t nf = tl_mcreport_find(cat, m, rs[k].verdicts, rs[k].grade, &f);
         for (size_t j = 0; j < nf; j++) {
-            size_t e = (size_t)(f[j].m - cat->entries);
+            size_t e = f[j].index;
             s->mc_students[e]++;
             for (size_t i = 0; i < f[j].nops; i++)
                 s->mc_ops[e * m->nops + f[j].ops[i]]++;
@@ -149,6 +151,7 @@ static void stats_free(stats *s)
     free(s->mc_students);
     free(s->mc_ops);
     free(s->mc_rank);
+    tl_mc_catalogue_free(s->cat);
 }
 
 static double pct(size_t a, size_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
@@ -191,7 +194,7 @@ char *tl_class_summary_text(const tl_lab *m, const tl_report *rs, size_t n)
     if (m->has_rules)
         tl_buf_printf(&b, "  rules             %5.1f%% passed\n", pct(s.rules_passed, s.graded));
     if (s.nrank) {
-        const tl_mc_catalogue *cat = tl_mc_builtin();
+        const tl_mc_catalogue *cat = s.cat;
         tl_buf_puts(&b, "  misconception                students  revealed by ops (students)\n");
         for (size_t r = 0; r < s.nrank; r++) {
             size_t e = s.mc_rank[r];
@@ -276,7 +279,7 @@ cJSON *tl_class_summary_json(const tl_lab *m, const tl_report *rs, size_t n)
     JK(mcs);
     for (size_t r = 0; r < s.nrank; r++) {
         size_t e = s.mc_rank[r];
-        const tl_mc_entry *me = &tl_mc_builtin()->entries[e];
+        const tl_mc_entry *me = &s.cat->entries[e];
         cJSON *x = cJSON_CreateObject();
         JK(x);
         cJSON_AddItemToArray(mcs, x);

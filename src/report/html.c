@@ -1009,8 +1009,9 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
 
     if (tl_report_feedback(r) == TL_FEEDBACK_FULL) {
         /* the beliefs behind the wrong answers (mcreport.h) */
+        tl_mc_catalogue *cat = tl_mcreport_catalogue(lab);
         tl_mc_found *mf;
-        size_t nmf = tl_mcreport_find(lab, r->verdicts, g, &mf);
+        size_t nmf = tl_mcreport_find(cat, lab, r->verdicts, g, &mf);
         if (nmf) {
             tl_buf_printf(&b, "<h2>Misconceptions (%zu)</h2>\n<dl class=\"misconceptions\">\n",
                           nmf);
@@ -1032,6 +1033,7 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
             tl_buf_puts(&b, "</dl>\n");
         }
         tl_mc_found_free(mf, nmf);
+        tl_mc_catalogue_free(cat);
     }
     if (ops_shown && g->unanswered) {
         tl_buf_printf(&b, "<h2>Unanswered (%zu)</h2>\n<p>", g->unanswered);

@@ -22,11 +22,15 @@
 extern "C" {
 #endif
 
+/* The catalogue lab's sheets are graded with (tl_mc_for_lab: the lab
+ * was checked when it was loaded, so only OOM-free failure is the shipped
+ * catalogue's, tested not to happen: NULL then). Caller frees. */
+tl_mc_catalogue *tl_mcreport_catalogue(const tl_lab *lab);
 /* The misconceptions of a graded sheet (lab, verdicts and grade all
- * given; else none) over the shipped catalogue: see tl_mc_find. Owned:
+ * given; else none) over cat (NULL: none): see tl_mc_find. Owned:
  * tl_mc_found_free. */
-size_t tl_mcreport_find(const tl_lab *lab, const tl_op_verdict *verdicts, const tl_grade *g,
-                        tl_mc_found **out);
+size_t tl_mcreport_find(const tl_mc_catalogue *cat, const tl_lab *lab,
+                        const tl_op_verdict *verdicts, const tl_grade *g, tl_mc_found **out);
 /* [{tag, belief, ops: [id, ...], hint}, ...]; an empty array when none.
  * NULL on OOM. */
 cJSON *tl_mcreport_json(const tl_lab *lab, const tl_op_verdict *verdicts, const tl_grade *g);

@@ -115,10 +115,13 @@ static void explain_hint(tl_buf *b, const tl_report *r, size_t i, const tl_rende
  * the ops as evidence, the belief and the hint; nothing when none. */
 static void misconceptions(tl_buf *b, const tl_report *r, const tl_render_opts *o)
 {
+    tl_mc_catalogue *cat = tl_mcreport_catalogue(r->lab);
     tl_mc_found *f;
-    size_t n = tl_mcreport_find(r->lab, r->verdicts, r->grade, &f);
-    if (!n)
+    size_t n = tl_mcreport_find(cat, r->lab, r->verdicts, r->grade, &f);
+    if (!n) {
+        tl_mc_catalogue_free(cat);
         return;
+    }
     tl_buf_printf(b, "\n%sMisconceptions%s\n", tl_layout_color(o, C_BOLD),
                   tl_layout_color(o, C_OFF));
     for (size_t k = 0; k < n; k++) {
@@ -139,6 +142,7 @@ static void misconceptions(tl_buf *b, const tl_report *r, const tl_render_opts *
         tl_buf_free(&t);
     }
     tl_mc_found_free(f, n);
+    tl_mc_catalogue_free(cat);
 }
 
 static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
