@@ -167,6 +167,12 @@ got=$(card_tags "$work/custom.yaml" "$work/custom-s2.yaml")
 [ "$got" = "transpose-copies " ] || fail "min_ops: 1 from the master: '$got'"
 got=$(card_tags "$lab" "$work/plain-s2.yaml")
 [ -z "$got" ] || fail "one op is not enough without the master's min_ops: '$got'"
+# the blank sheet names no misconception (tlab new drops them)
+"$TLAB" new "$work/custom.yaml" > "$work/blank.yaml" 2> "$work/err" ||
+    fail "tlab new: $(cat "$work/err")"
+! grep -q misconception "$work/blank.yaml" || fail "tlab new kept the misconceptions"
+"$TLAB" check --lab "$work/custom.yaml" "$work/blank.yaml" > /dev/null 2>&1 ||
+    [ $? -eq 1 ] || fail "the blank sheet of a lab with misconceptions is not graded"
 # a tag no misconception has, and a bad entry: the lab is refused, located
 sed 's/misconceptions: \[slicing-copies\]/misconceptions: [slicing-copy]/' "$work/custom.yaml" \
     > "$work/bad-tag.yaml"
