@@ -127,9 +127,8 @@ static void misconceptions(tl_buf *b, const tl_report *r, const tl_render_opts *
     for (size_t k = 0; k < n; k++) {
         tl_buf t = {0};
         tl_buf_printf(&t, "%s (op%s", f[k].m->tag, f[k].nops == 1 ? "" : "s");
-        for (size_t i = 0; i < f[k].nops; i++) {
+        for (size_t i = 0; i < f[k].nops; i++)
             tl_buf_printf(&t, "%s %s", i ? "," : "", r->lab->ops[f[k].ops[i]].id);
-        }
         tl_buf_puts(&t, ")");
         tl_buf_puts(b, "  ");
         tl_layout_wrap(b, tl_buf_str(&t), 2, 4, TL_REPORT_WIDTH);
