@@ -78,7 +78,8 @@ START_TEST(test_check_document)
     cJSON *doc = tl_scorecard_build(&r);
     ck_assert_ptr_nonnull(doc);
     static const char *const top[] = {"schema_version", "tool", "lab", "device", "ops",
-                                      "questions", "rules", "score", "passed", "error", NULL};
+                                      "questions", "rules", "score", "passed", "error",
+                                      "misconceptions", NULL};
     assert_keys(doc, top);
     ck_assert(cJSON_IsNull(cJSON_GetObjectItem(doc, "error")));
     /* questions carry their points (default 1), the rules check its own */

@@ -3,9 +3,11 @@
  *
  * The sheet is the lab's own text with the value of every `predict:`,
  * `rule:`, (question) `answer:` and `classify:` replaced by `~`, and every
- * op's `explanation:` (unless asked to keep it) and `accept:` dropped: the
- * explanation is instructor text shown after grading, and an accept list
- * names the answers that score (grading takes both from the master). When
+ * op's `explanation:` (unless asked to keep it), `accept:` and
+ * `misconceptions:` dropped, and the lab's `misconceptions:`: the
+ * explanation is instructor text shown after grading, an accept list
+ * names the answers that score, and a misconception tag names the belief
+ * an op tests (grading takes them all from the master). When
  * the lab is itself filled in (a reference sheet such as answers/lab01.yaml,
  * tl_lab_has_answers), every comment is dropped as well: comments written
  * beside the answers ("the reference sheet: every prediction right", a hint
@@ -294,6 +296,7 @@ char *tl_lab_blank_text_opts(const tl_lab *lab, unsigned flags)
         add_edit(lab, lab->ops[i].node, "predict", &ed, &ned, &cap);
         add_edit(lab, lab->ops[i].node, "rule", &ed, &ned, &cap);
         add_edit_as(lab, lab->ops[i].node, "accept", true, &ed, &ned, &cap);
+        add_edit_as(lab, lab->ops[i].node, "misconceptions", true, &ed, &ned, &cap);
         if (!(flags & TL_BLANK_KEEP_EXPLANATIONS))
             add_edit_as(lab, lab->ops[i].node, "explanation", true, &ed, &ned, &cap);
     }
@@ -301,6 +304,8 @@ char *tl_lab_blank_text_opts(const tl_lab *lab, unsigned flags)
         add_edit(lab, lab->questions[i].node, "answer", &ed, &ned, &cap);
     /* the stretch goal's code (classify:) is an answer too */
     add_edit(lab, lab->root, "classify", &ed, &ned, &cap);
+    /* the lab's misconceptions and op tags name the beliefs the ops test */
+    add_edit_as(lab, lab->root, "misconceptions", true, &ed, &ned, &cap);
     if (ned)
         qsort(ed, ned, sizeof *ed, cmp_edit);
     const char *nl = file_break(lab);

@@ -19,6 +19,7 @@
  *   - strings in the lab are owned copies; nodes are owned by lab->root.
  */
 #include "lab.h"
+#include "mccat.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1170,10 +1171,11 @@ static void read_prediction(loader *L, const tl_ynode *n, tl_prediction *p)
 static const char *const top_keys[] = {"tlab", "id", "title", "device", "threshold",
                                       "setup", "parent", "ops", "questions", "rules",
                                       "classify", "classify_points", "feedback",
-                                      "visibility", "variants", "variant", "tag", NULL};
+                                      "visibility", "variants", "variant", "tag",
+                                      "misconceptions", NULL};
 static const char *const variant_keys[] = {"name", "setup", NULL};
 static const char *const op_keys[] = {"id", "op", "predict", "rule", "points",
-                                     "accept", "explanation", NULL};
+                                     "accept", "explanation", "misconceptions", NULL};
 static const char *const q_keys[] = {"id", "prompt", "answer", "mention_any",
                                     "reject", "min_words", "points", NULL};
 static const char *const rules_keys[] = {"required", "reject", "points", NULL};
@@ -1560,6 +1562,22 @@ static bool validate(loader *L)
                   "got '%s'", s);
         }
         lab->has_threshold = true;
+    }
+
+    /* misconceptions: the lab's own and the ops' tags (mccat.h) */
+    bool mc = tl_ynode_get(root, "misconceptions") != NULL;
+    for (size_t i = 0; !mc && i < lab->nops; i++)
+        mc = lab->ops[i].node && tl_ynode_get(lab->ops[i].node, "misconceptions");
+    if (mc) {
+        int line = 1, col = 1;
+        char *msg = NULL;
+        tl_mc_catalogue *c = tl_mc_for_lab(lab->file, root, NULL, &line, &col, &msg);
+        if (!c) {
+            bool r = failat(L, line, col, "%s", msg ? msg : "bad misconceptions");
+            free(msg);
+            return r;
+        }
+        tl_mc_catalogue_free(c);
     }
     return true;
 }

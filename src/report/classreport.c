@@ -12,6 +12,10 @@
  * (ties: the alphabetically first, by strcmp), with the unanswered count
  * beside it; it is found by sorting the wrong predictions and counting
  * runs, O(n log n) per op in the number of sheets.
+ * Misconceptions are ranked by how many graded sheets' scorecards name
+ * them (tl_mcreport_find: the same tags each scorecard shows), ties in
+ * catalogue order, each with the ops that revealed it and for how many
+ * students; an entry no sheet names is left out.
  */
 #include "classreport.h"
 
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "mcreport.h"
 #include "util.h"
 
 typedef struct op_stat {
@@ -31,6 +36,14 @@ typedef struct stats {
     size_t n, graded, passed, tampered, unreadable, wrong_lab, rules_passed;
     op_stat *ops;
     size_t *q_passed;
+    /* misconceptions (issue #29), per catalogue entry: the students whose
+     * scorecard names it, and per op how many of them it names it for */
+    tl_mc_catalogue *cat;  /* the master's (tl_mcreport_catalogue), or NULL */
+    size_t nmc;
+    size_t *mc_students;   /* nmc */
+    size_t *mc_ops;        /* nmc x m->nops */
+    size_t *mc_rank;       /* entries named at least once, most students first */
+    size_t nrank;
 } stats;
 
 static bool readable(const tl_report *r) { return !r->error && r->grade; }
@@ -68,6 +81,37 @@ static void collect(const tl_lab *m, const tl_report *rs, size_t n, stats *s)
         for (size_t i = 0; i < m->nquestions; i++)
             s->q_passed[i] += r->grade->questions[i].passed;
     }
+    tl_mc_catalogue *cat = tl_mcreport_catalogue(m);
+    s->cat = cat;
+    s->nmc = cat ? cat->n : 0;
+    s->mc_students = tl_xcalloc(s->nmc + 1, sizeof *s->mc_students);
+    s->mc_ops = tl_xcalloc(s->nmc * m->nops + 1, sizeof *s->mc_ops);
+    s->mc_rank = tl_xcalloc(s->nmc + 1, sizeof *s->mc_rank);
+    for (size_t k = 0; k < n && s->nmc; k++) {
+        if (!readable(&rs[k]) || wrong_lab(&rs[k]))
+            continue;
+        tl_mc_found *f;
+        size_t nf = tl_mcreport_find(cat, m, rs[k].verdicts, rs[k].grade, &f);
+        for (size_t j = 0; j < nf; j++) {
+            size_t e = f[j].index;
+            s->mc_students[e]++;
+            for (size_t i = 0; i < f[j].nops; i++)
+                s->mc_ops[e * m->nops + f[j].ops[i]]++;
+        }
+        tl_mc_found_free(f, nf);
+    }
+    /* rank: most students first, ties in catalogue order (a stable
+     * insertion sort: the catalogue is short) */
+    for (size_t e = 0; e < s->nmc; e++) {
+        if (!s->mc_students[e])
+            continue;
+        size_t at = s->nrank++;
+        while (at > 0 && s->mc_students[s->mc_rank[at - 1]] < s->mc_students[e]) {
+            s->mc_rank[at] = s->mc_rank[at - 1];
+            at--;
+        }
+        s->mc_rank[at] = e;
+    }
     const char **wrong = tl_xcalloc(n + 1, sizeof *wrong);
     for (size_t i = 0; i < m->nops; i++) {
         op_stat *o = &s->ops[i];
@@ -104,6 +148,10 @@ static void stats_free(stats *s)
 {
     free(s->ops);
     free(s->q_passed);
+    free(s->mc_students);
+    free(s->mc_ops);
+    free(s->mc_rank);
+    tl_mc_catalogue_free(s->cat);
 }
 
 static double pct(size_t a, size_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
@@ -145,6 +193,25 @@ char *tl_class_summary_text(const tl_lab *m, const tl_report *rs, size_t n)
     }
     if (m->has_rules)
         tl_buf_printf(&b, "  rules             %5.1f%% passed\n", pct(s.rules_passed, s.graded));
+    if (s.nrank) {
+        const tl_mc_catalogue *cat = s.cat;
+        tl_buf_puts(&b, "  misconception                students  revealed by ops (students)\n");
+        for (size_t r = 0; r < s.nrank; r++) {
+            size_t e = s.mc_rank[r];
+            tl_buf t = {0};
+            for (size_t i = 0; i < m->nops; i++)
+                if (s.mc_ops[e * m->nops + i])
+                    tl_buf_printf(&t, "%s%s (%zu)", t.len ? ", " : "", m->ops[i].id,
+                                  s.mc_ops[e * m->nops + i]);
+            char *tag = tl_report_fit(cat->entries[e].tag, 28);
+            char *ops = tl_report_fit(tl_buf_str(&t), 36);
+            tl_buf_printf(&b, "  %-28s %4zu %5.1f%%  %s\n", tag, s.mc_students[e],
+                          pct(s.mc_students[e], s.graded), ops);
+            free(tag);
+            free(ops);
+            tl_buf_free(&t);
+        }
+    }
     stats_free(&s);
     return tl_buf_steal(&b);
 }
@@ -207,6 +274,31 @@ cJSON *tl_class_summary_json(const tl_lab *m, const tl_report *rs, size_t n)
         JK(add_pct(x, "percent_passed", s.rules_passed, s.graded));
     } else {
         JK(cJSON_AddNullToObject(o, "rules"));
+    }
+    cJSON *mcs = cJSON_AddArrayToObject(o, "misconceptions");
+    JK(mcs);
+    for (size_t r = 0; r < s.nrank; r++) {
+        size_t e = s.mc_rank[r];
+        const tl_mc_entry *me = &s.cat->entries[e];
+        cJSON *x = cJSON_CreateObject();
+        JK(x);
+        cJSON_AddItemToArray(mcs, x);
+        JK(cJSON_AddStringToObject(x, "tag", me->tag));
+        JK(cJSON_AddStringToObject(x, "belief", me->belief));
+        JK(cJSON_AddNumberToObject(x, "students", (double)s.mc_students[e]));
+        JK(add_pct(x, "percent_students", s.mc_students[e], s.graded));
+        cJSON *ops = cJSON_AddArrayToObject(x, "ops");
+        JK(ops);
+        for (size_t i = 0; i < m->nops; i++) {
+            if (!s.mc_ops[e * m->nops + i])
+                continue;
+            cJSON *y = cJSON_CreateObject();
+            JK(y);
+            cJSON_AddItemToArray(ops, y);
+            JK(cJSON_AddStringToObject(y, "id", m->ops[i].id));
+            JK(cJSON_AddNumberToObject(y, "students", (double)s.mc_ops[e * m->nops + i]));
+        }
+        JK(cJSON_AddStringToObject(x, "hint", me->hint));
     }
     stats_free(&s);
     return o;

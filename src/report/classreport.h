@@ -1,7 +1,8 @@
 /* classreport.h - the class summary of `tlab grade` (SPEC 2): counts of
  * graded, passed, tampered and unreadable sheets, per-op percentage
  * correct with the most common wrong *answered* prediction and the
- * unanswered count, question and rules pass rates. */
+ * unanswered count, question and rules pass rates, and the misconceptions
+ * ranked by how many students hold them (mcreport.h). */
 #ifndef TL_CLASSREPORT_H
 #define TL_CLASSREPORT_H
 

@@ -56,6 +56,7 @@
 #include "escape.h"
 #include "jsonnum.h"
 #include "layout.h"
+#include "mcreport.h"
 #include "util.h"
 
 #define MAX_WALK 100000 /* elements walked for a picture (as the storage map) */
@@ -1006,6 +1007,34 @@ char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics)
         tl_buf_puts(&b, "</section>\n");
     }
 
+    if (tl_report_feedback(r) == TL_FEEDBACK_FULL) {
+        /* the beliefs behind the wrong answers (mcreport.h) */
+        tl_mc_catalogue *cat = tl_mcreport_catalogue(lab);
+        tl_mc_found *mf;
+        size_t nmf = tl_mcreport_find(cat, lab, r->verdicts, g, &mf);
+        if (nmf) {
+            tl_buf_printf(&b, "<h2>Misconceptions (%zu)</h2>\n<dl class=\"misconceptions\">\n",
+                          nmf);
+            for (size_t k = 0; k < nmf; k++) {
+                tl_buf_puts(&b, "<dt><code>");
+                esc(&b, mf[k].m->tag);
+                tl_buf_puts(&b, "</code> (ops");
+                for (size_t i = 0; i < mf[k].nops; i++) {
+                    tl_buf_printf(&b, "%s <a href=\"#op-%zu\">", i ? "," : "", mf[k].ops[i] + 1);
+                    esc(&b, lab->ops[mf[k].ops[i]].id);
+                    tl_buf_puts(&b, "</a>");
+                }
+                tl_buf_puts(&b, ")</dt>\n<dd><p>");
+                esc(&b, mf[k].m->belief);
+                tl_buf_puts(&b, "</p><p class=\"hint\">Hint: ");
+                esc(&b, mf[k].m->hint);
+                tl_buf_puts(&b, "</p></dd>\n");
+            }
+            tl_buf_puts(&b, "</dl>\n");
+        }
+        tl_mc_found_free(mf, nmf);
+        tl_mc_catalogue_free(cat);
+    }
     if (ops_shown && g->unanswered) {
         tl_buf_printf(&b, "<h2>Unanswered (%zu)</h2>\n<p>", g->unanswered);
         bool first = true;
@@ -1292,6 +1321,40 @@ char *tl_report_html_class(const tl_report *rs, size_t n)
             tl_buf_puts(&b, "<tr><td>rules</td>");
             pct_cell(&b, cJSON_IsNumber(pp) ? pp->valuedouble : -1);
             tl_buf_puts(&b, "</tr>\n");
+        }
+        tl_buf_puts(&b, "</tbody>\n</table>\n");
+    }
+
+    /* misconceptions, most students first (classreport.c ranks them) */
+    const cJSON *mcs = cJSON_GetObjectItemCaseSensitive(sum, "misconceptions");
+    if (cJSON_GetArraySize(mcs) > 0) {
+        tl_buf_puts(&b, "<h2>Misconceptions</h2>\n<table class=\"class-misconceptions\">\n"
+                        "<thead><tr><th>misconception</th><th class=\"num\">students</th>"
+                        "<th class=\"num\">share</th><th>of graded sheets</th>"
+                        "<th>revealed by ops (students)</th></tr></thead>\n<tbody>\n");
+        cJSON_ArrayForEach(o, mcs)
+        {
+            const cJSON *tag = cJSON_GetObjectItemCaseSensitive(o, "tag");
+            const cJSON *bel = cJSON_GetObjectItemCaseSensitive(o, "belief");
+            const cJSON *ps = cJSON_GetObjectItemCaseSensitive(o, "percent_students");
+            tl_buf_puts(&b, "<tr class=\"class-misconception\"><td><code>");
+            esc(&b, cJSON_IsString(tag) ? tag->valuestring : "");
+            tl_buf_puts(&b, "</code><div class=\"belief\">");
+            esc(&b, cJSON_IsString(bel) ? bel->valuestring : "");
+            tl_buf_printf(&b, "</div></td><td class=\"num\">%zu</td>", (size_t)num(o, "students", 0));
+            pct_cell(&b, cJSON_IsNumber(ps) ? ps->valuedouble : -1);
+            tl_buf_puts(&b, "<td>");
+            const cJSON *x;
+            bool first = true;
+            cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "ops"))
+            {
+                const cJSON *id = cJSON_GetObjectItemCaseSensitive(x, "id");
+                tl_buf_puts(&b, first ? "" : ", ");
+                esc(&b, cJSON_IsString(id) ? id->valuestring : "");
+                tl_buf_printf(&b, " (%zu)", (size_t)num(x, "students", 0));
+                first = false;
+            }
+            tl_buf_puts(&b, "</td></tr>\n");
         }
         tl_buf_puts(&b, "</tbody>\n</table>\n");
     }

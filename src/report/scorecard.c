@@ -12,6 +12,7 @@
  */
 #include "scorecard.h"
 #include "jsonnum.h"
+#include "mcreport.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,7 @@ static cJSON *unreadable_doc(const tl_report *r)
         CK(cJSON_AddNumberToObject(sc, zero[k], 0));
     CK(cJSON_AddBoolToObject(root, "passed", false));
     CK(add_str_or_null(root, "error", r->error ? r->error : "unreadable sheet"));
+    CK(cJSON_AddArrayToObject(root, "misconceptions"));
     return root;
 fail:
     cJSON_Delete(root);
@@ -350,6 +352,9 @@ cJSON *tl_scorecard_build(const tl_report *r)
             }
         }
         CK(add_str_or_null(root, "error", r->error));
+        cJSON *mc = tl_mcreport_json(lab, r->verdicts, r->grade);
+        CK(mc);
+        cJSON_AddItemToObject(root, "misconceptions", mc);
     }
     return root;
 fail:

@@ -26,6 +26,7 @@
 
 #include "escape.h"
 #include "layout.h"
+#include "mcreport.h"
 #include "util.h"
 
 
@@ -110,6 +111,39 @@ static void explain_hint(tl_buf *b, const tl_report *r, size_t i, const tl_rende
     tl_buf_free(&cmd);
 }
 
+/* The misconceptions the sheet's wrong answers support (mcreport.h), with
+ * the ops as evidence, the belief and the hint; nothing when none. */
+static void misconceptions(tl_buf *b, const tl_report *r, const tl_render_opts *o)
+{
+    tl_mc_catalogue *cat = tl_mcreport_catalogue(r->lab);
+    tl_mc_found *f;
+    size_t n = tl_mcreport_find(cat, r->lab, r->verdicts, r->grade, &f);
+    if (!n) {
+        tl_mc_catalogue_free(cat);
+        return;
+    }
+    tl_buf_printf(b, "\n%sMisconceptions%s\n", tl_layout_color(o, C_BOLD),
+                  tl_layout_color(o, C_OFF));
+    for (size_t k = 0; k < n; k++) {
+        tl_buf t = {0};
+        tl_buf_printf(&t, "%s (op%s", f[k].m->tag, f[k].nops == 1 ? "" : "s");
+        for (size_t i = 0; i < f[k].nops; i++)
+            tl_buf_printf(&t, "%s %s", i ? "," : "", r->lab->ops[f[k].ops[i]].id);
+        tl_buf_puts(&t, ")");
+        tl_buf_puts(b, "  ");
+        tl_layout_wrap(b, tl_buf_str(&t), 2, 4, TL_REPORT_WIDTH);
+        tl_buf_free(&t);
+        tl_buf_puts(b, "    ");
+        tl_layout_wrap(b, f[k].m->belief, 4, 4, TL_REPORT_WIDTH);
+        tl_buf_printf(&t, "Hint: %s", f[k].m->hint);
+        tl_buf_puts(b, "    ");
+        tl_layout_wrap(b, tl_buf_str(&t), 4, 4, TL_REPORT_WIDTH);
+        tl_buf_free(&t);
+    }
+    tl_mc_found_free(f, n);
+    tl_mc_catalogue_free(cat);
+}
+
 static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
 {
     const tl_lab *lab = r->lab;
@@ -172,6 +206,8 @@ static void text_check(tl_buf *b, const tl_report *r, const tl_render_opts *o)
                 tl_layout_evidence(b, r, i, o);
                 explain_hint(b, r, i, o);
             }
+        if (full)
+            misconceptions(b, r, o);
         if (g->unanswered) {
             tl_buf t = {0};
             tl_buf_printf(&t, "Unanswered (%zu):", g->unanswered);
