@@ -967,7 +967,7 @@ TL_KFN void tl_k_scatter_fold_item(const tl_kdesc *d, int64_t i)
     for (int64_t m = j; m <= e; m++) {
         const char *s = base + perm[m] * st;
         if (od == TL_K_BOOL)
-            tl_k_sti(od, o, (tl_k_ldi(od, o) != 0) | (tl_k_ldi(sd, s) != 0));
+            tl_k_sti(od, o, tl_k_ldi(od, o) != 0 || tl_k_ldi(sd, s) != 0);
         else if (tl_k_is_floating(od))
             tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) + tl_k_ldf(sd, s)));
         else
@@ -1027,7 +1027,7 @@ TL_KFN void tl_k_scatter_seq_item(const tl_kdesc *d, int64_t i)
     if (d->op == TL_KS_ASSIGN)
         tl_k_convert(od, o, sd, s);
     else if (od == TL_K_BOOL)
-        tl_k_sti(od, o, (tl_k_ldi(od, o) != 0) | (tl_k_ldi(sd, s) != 0));
+        tl_k_sti(od, o, tl_k_ldi(od, o) != 0 || tl_k_ldi(sd, s) != 0);
     else if (tl_k_is_floating(od))
         tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) + tl_k_ldf(sd, s)));
     else
