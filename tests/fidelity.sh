@@ -1,15 +1,35 @@
 #!/bin/sh
 # tests/fidelity.sh - issue #12 behaviours that are tlab's own rather than
 # PyTorch's (so tests/fixtures cannot record them from torch): features
-# outside the subset are reported as unsupported with the span (out=;
-# names= is supported since issue #26, tests/fixtures/named.json); views past 2^31 elements are legal while allocating one meets
+# outside the subset are reported as unsupported with the span (a
+# factory's out=, tuple outs; names= is supported since issue #26,
+# tests/fixtures/named.json); views past 2^31 elements are legal while allocating one meets
 # the element limit; a matmul allocates only its result and a 1000x1000
 # product needs no n^3 temporary.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
 cd "$work"
 
-# ---- out= is unsupported (exit 2, the call underlined)
-for op in "torch.add(x, 1, out=x)" "torch.neg(x, out=x)"; do
+# ---- out= of the torch functions that have it writes into out and
+# returns it (src/py/outarg.c; its semantics are compared with torch's in
+# tests/exec/out_args.py); the forms tlab leaves out (a factory's out=,
+# which sets the result's dtype, and tuple outs) are unsupported (exit 2,
+# the call underlined)
+cat > out.yaml <<'YEOF'
+tlab: 1
+id: out
+title: out=
+threshold: 100%
+setup: |
+  import torch
+  x = torch.arange(6.)
+ops:
+  - {id: "1", op: "torch.add(x, 1, out=x)", predict: {kind: alias, shape: [6], stride: [1]}}
+  - {id: "2", op: "torch.neg(x, out=x)", predict: alias}
+  - {id: "3", op: "torch.mul(x, 2, out=torch.zeros(6))", predict: copy}
+  - {id: "4", op: "torch.add(x, 1, out=torch.zeros(6, dtype=torch.int64))", predict: error}
+YEOF
+expect 0 check out.yaml
+for op in "torch.zeros(6, out=x)" "torch.sort(x, out=(x, torch.zeros(6, dtype=torch.int64)))"; do
     cat > un.yaml <<YEOF
 tlab: 1
 id: un
