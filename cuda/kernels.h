@@ -939,6 +939,19 @@ TL_KFN void tl_k_sort_store_item(const tl_kdesc *d, int64_t i)
     tl_k_sti(TL_K_I64, d->ptr[2] + off[2] + p * d->rstrides[2], e);
 }
 
+/* *o += *s for index_put_(accumulate=True), as the CPU's loop adds: in the
+ * destination's dtype, rounded each step; bool: or */
+TL_KFN void tl_k_scatter_add1(int od, char *o, int sd, const char *s)
+{
+    if (od == TL_K_BOOL)
+        tl_k_sti(od, o, tl_k_ldi(od, o) != 0 || tl_k_ldi(sd, s) != 0);
+    else if (tl_k_is_floating(od))
+        tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) + tl_k_ldf(sd, s)));
+    else
+        tl_k_sti(od, o, tl_k_wrap(od, (int64_t)((uint64_t)tl_k_ldi(od, o) +
+                                                (uint64_t)tl_k_ldi(sd, s))));
+}
+
 /* ---- index_put through device offsets, in parallel ----
  * goffs holds the targets' element offsets sorted (stably: equal targets
  * keep the source order) and sbuf[0] the source position of each. Item i
@@ -964,16 +977,8 @@ TL_KFN void tl_k_scatter_fold_item(const tl_kdesc *d, int64_t i)
         tl_k_convert(od, o, sd, base + perm[e] * st);
         return;
     }
-    for (int64_t m = j; m <= e; m++) {
-        const char *s = base + perm[m] * st;
-        if (od == TL_K_BOOL)
-            tl_k_sti(od, o, tl_k_ldi(od, o) != 0 || tl_k_ldi(sd, s) != 0);
-        else if (tl_k_is_floating(od))
-            tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) + tl_k_ldf(sd, s)));
-        else
-            tl_k_sti(od, o, tl_k_wrap(od, (int64_t)((uint64_t)tl_k_ldi(od, o) +
-                                                    (uint64_t)tl_k_ldi(sd, s))));
-    }
+    for (int64_t m = j; m <= e; m++)
+        tl_k_scatter_add1(od, o, sd, base + perm[m] * st);
 }
 
 /* ---- advanced-index offsets: one work item per index position ----
@@ -1026,13 +1031,8 @@ TL_KFN void tl_k_scatter_seq_item(const tl_kdesc *d, int64_t i)
     int od = d->dtype[0], sd = d->dtype[1];
     if (d->op == TL_KS_ASSIGN)
         tl_k_convert(od, o, sd, s);
-    else if (od == TL_K_BOOL)
-        tl_k_sti(od, o, tl_k_ldi(od, o) != 0 || tl_k_ldi(sd, s) != 0);
-    else if (tl_k_is_floating(od))
-        tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) + tl_k_ldf(sd, s)));
     else
-        tl_k_sti(od, o, tl_k_wrap(od, (int64_t)((uint64_t)tl_k_ldi(od, o) +
-                                                (uint64_t)tl_k_ldi(sd, s))));
+        tl_k_scatter_add1(od, o, sd, s);
 }
 
 /* ------------------------------------------------------------------------
