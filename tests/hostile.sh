@@ -392,7 +392,10 @@ stdout_has '"value": "<list of length 10000: too large to show>"'
   printf '  - {id: eq, op: a == b, predict: {kind: error, error: LimitError}}\n' # RecursionError
   printf '  - {id: lt, op: "[a] < [b]", predict: {kind: error, error: LimitError}}\n' # as ==
   printf '  - {id: len, op: len(a + a), predict: {value: 2}}\n'; } > deep.yaml
-graded 0 check deep.yaml
+# (--timeout 30: each op reruns the 120000-statement setup inside its own
+# deadline: 1.2-1.9 s an op under ASan on an idle 2-core machine, past the
+# default 2 s for `eq` in CI's loaded ASan stage, 2026-12-07)
+graded 0 check --timeout 30 deep.yaml
 
 # time: an endless computation is stopped by --timeout, per op, quickly
 cat > slow.yaml <<'EOF'
