@@ -451,6 +451,28 @@ static void desc_init(tl_kdesc *d)
     d->nchunk = 1;
 }
 
+/* tl_gpu_self_overlaps of a whole operand, before any merging of dims */
+static bool strided_self_overlaps(const tl_strided *t)
+{
+    if (t->ndim > TL_K_MAXDIMS)
+        return true;
+    tl_kdesc d;
+    desc_init(&d);
+    int64_t isz = (int64_t)tl_dtype_size(t->dtype);
+    d.ndim = t->ndim;
+    d.dtype[0] = (int)t->dtype;
+    d.n = 1;
+    for (int i = 0; i < t->ndim; i++) {
+        d.sizes[i] = t->sizes[i];
+        d.strides[0][i] = t->strides[i] * isz;
+        if (t->sizes[i] == 0)
+            d.n = 0;
+        else if (t->sizes[i] > 1 && d.n != 0)
+            d.n = 2; /* the test only asks whether n <= 1 */
+    }
+    return tl_gpu_self_overlaps(&d);
+}
+
 static int launch(const tl_dev *dev, tl_kkind kind, const tl_kdesc *d,
                   const char *what, tl_error *err)
 {
@@ -1163,7 +1185,10 @@ static int g_index_scatter(const tl_backend *be, tl_scatter_mode mode,
     d.goffs = offs;
     d.gscale = (int64_t)tl_dtype_size(dst->dtype);
     d.op = mode == TL_SCATTER_ADD ? TL_KS_ADD : TL_KS_ASSIGN;
-    if (n <= SCATTER_SORT_MIN || d.gdim < 0) {
+    /* distinct targets of a destination that overlaps itself (rows of
+     * x.as_strided((100, 3), (1, 1))) share bytes: the fold would write
+     * them from two items at once, so they go in the CPU's order */
+    if (n <= SCATTER_SORT_MIN || d.gdim < 0 || strided_self_overlaps(dst)) {
         d.serial = 1;
         return launch(dev, TL_K_SCATTER_SEQ, &d, "index_put_", err);
     }

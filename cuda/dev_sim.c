@@ -332,7 +332,7 @@ static int race_check(tl_kkind kind, const tl_kdesc *d)
     if (d->serial || d->n <= 1 ||
         !(kind == TL_K_COPY || kind == TL_K_FILL || kind == TL_K_BINARY ||
           kind == TL_K_UNARY || kind == TL_K_WHERE || kind == TL_K_GATHER ||
-          kind == TL_K_SCATTER))
+          kind == TL_K_SCATTER || kind == TL_K_SCATTER_FOLD))
         return 0;
     /* an affine layout whose sorted strides each reach past the smaller
      * ones maps no two items to one byte: nothing to walk */
@@ -359,7 +359,10 @@ static int race_check(tl_kkind kind, const tl_kdesc *d)
             rc = TL_DEV_ETIMEOUT;
             break;
         }
-        tl_k_offsets(d, i, off);
+        int64_t j = tl_k_offsets(d, i, off);
+        /* a fold item writes only where its sorted target starts a run */
+        if (kind == TL_K_SCATTER_FOLD && j > 0 && d->goffs[j - 1] == d->goffs[j])
+            continue;
         for (int64_t b = 0; b < isz; b++) {
             uint64_t at = (uint64_t)(off[0] - lo) + (uint64_t)b;
             uint8_t m = (uint8_t)(1u << (at % 8));

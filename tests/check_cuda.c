@@ -415,16 +415,27 @@ START_TEST(test_self_overlap_in_cpu_order)
         {"y[[0, 2]] = torch.arange(6.).reshape(2, 3)", "[0.0, 1.0, 3.0, 4.0, 5.0]"},
         {"y.index_put_((torch.tensor([0, 1, 2]),), torch.ones(3), accumulate=True)",
          "[1.0, 2.0, 3.0, 2.0, 1.0]"},
+        /* past 64 targets index_put_ sorts them and folds each run in
+         * parallel: distinct rows of this layout still share bytes */
+        {"x = torch.zeros(102)\ny = x.as_strided((100, 3), (1, 1))\n"
+         "y[torch.arange(100)] = torch.arange(300.).reshape(100, 3)",
+         "[3.0 * i for i in range(100)] + [298.0, 299.0]"},
+        {"x = torch.zeros(102)\ny = x.as_strided((100, 3), (1, 1))\n"
+         "y[torch.arange(99, -1, -1)] = torch.arange(300.).reshape(100, 3)",
+         "[297.0, 298.0] + [299.0 - 3.0 * i for i in range(100)]"},
+        {"x = torch.zeros(102)\ny = x.as_strided((100, 3), (1, 1))\n"
+         "y.index_put_((torch.arange(100) % 7,), torch.ones(100, 3), accumulate=True)",
+         "[15.0, 30.0, 44.0, 43.0, 42.0, 42.0, 42.0, 28.0, 14.0] + [0.0] * 93"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        char setup[256];
+        char setup[512];
         snprintf(setup, sizeof setup,
                  "import torch\nx = torch.zeros(5)\ny = x.as_strided((3, 3), (1, 1))\n%s\n",
                  cases[c].stmt);
         tl_interp *I = dev_interp(setup);
         tl_error err;
         tl_value *v;
-        char expr[128];
+        char expr[256];
         snprintf(expr, sizeof expr, "x.cpu().tolist() == %s", cases[c].want);
         v = dev_eval(I, expr, &err);
         ck_assert_msg(v != NULL, "%s: %s", expr, err.msg);

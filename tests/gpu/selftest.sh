@@ -13,7 +13,8 @@ if command -v shellcheck >/dev/null 2>&1; then
 else
     echo "shellcheck not installed: lint skipped"
 fi
-if "$TLAB" run --device cuda --require-gpu "$top_srcdir/labs/lab01.yaml" >/dev/null 2>&1; then
+# (make check sets TLAB_EMULATE_CUDA=1, which hides a real GPU: ask without it)
+if env -u TLAB_EMULATE_CUDA "$TLAB" run --device cuda --require-gpu "$top_srcdir/labs/lab01.yaml" >/dev/null 2>&1; then
     echo "a GPU is usable here: run tests/gpu/run.sh itself"
     exit 77
 fi
