@@ -26,5 +26,8 @@ const wasi = new WASI({
   returnOnExit: true,
 });
 const module = await WebAssembly.compile(fs.readFileSync(wasmPath));
-const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+// (getImportObject is Node 20's; Node 18 has the import namespace only)
+const imports = wasi.getImportObject ? wasi.getImportObject()
+  : { wasi_snapshot_preview1: wasi.wasiImport };
+const instance = await WebAssembly.instantiate(module, imports);
 process.exitCode = wasi.start(instance);
