@@ -346,6 +346,20 @@ static const char css[] =
     ".axis{stroke:#555;stroke-width:1}\n"
     "ul.plain{padding-left:1.2em}\n"
     "footer{margin-top:2em;color:#555;font-size:.85em}\n"
+    /* phone width: each op row a grid (id and op, then predicted, actual,
+     * result, points under the header's own grid, then the storage strip),
+     * long ops wrap anywhere, other tables scroll inside themselves */
+    "@media (max-width:600px){body{padding:8px 10px}\n"
+    "table.ops,table.ops thead,table.ops tbody{display:block}\n"
+    "table.ops tr{display:grid;grid-template-columns:2.2em repeat(3,minmax(0,1fr)) 3.8em;"
+    "gap:0 6px;padding:3px 0;border-bottom:1px solid #d6d6d6}\n"
+    "table.ops thead tr{background:#f0f0f0}\n"
+    "table.ops th,table.ops td{border:0;padding:0;background:none}\n"
+    "table.ops th:nth-child(2),table.ops td:nth-child(2),table.ops th:nth-child(7),"
+    "table.ops td:nth-child(7){grid-column:2/-1}\n"
+    "table.ops th:nth-child(3),table.ops td:nth-child(3){grid-column-start:2}\n"
+    "table.ops td,code.op{overflow-wrap:anywhere}\n"
+    "table:not(.ops){display:block;overflow-x:auto}}\n"
     "@media print{body{max-width:none;padding:0;font-size:10.5pt}"
     ".card,figure,tr{break-inside:avoid}h2,h3{break-after:avoid}"
     ".verdict.pass,.verdict.fail{background:#fff}"
