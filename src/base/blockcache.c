@@ -21,7 +21,7 @@
 
 #include "util.h"
 
-#if defined(__GLIBC__)
+#if TL_HAVE_GLIBC_MALLOC
 #include <malloc.h>
 #define HAVE_USABLE_SIZE 1
 #endif
@@ -69,9 +69,11 @@ static _Thread_local size_t bytes;
 static _Thread_local bool armed;
 static _Thread_local uint64_t hits, misses;
 
+#ifdef HAVE_USABLE_SIZE /* elsewhere nothing is kept: no key to register */
 static pthread_key_t key;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool key_ok;
+#endif
 
 /* remove slot i (its block is the caller's now) */
 static void *remove_slot(int i)
@@ -103,6 +105,7 @@ void tl_blockcache_trim(size_t room)
 
 void tl_blockcache_release(void) { tl_blockcache_trim(0); }
 
+#ifdef HAVE_USABLE_SIZE
 static void release_at_thread_end(void *unused)
 {
     (void)unused;
@@ -122,6 +125,7 @@ static void init(void)
     if (key_ok)
         atexit(release_at_exit);
 }
+#endif
 
 void *tl_blockcache_take(size_t nbytes)
 {

@@ -39,6 +39,7 @@
 /* A populated range larger than this is not the start-up heap. */
 #define MAX_RANGE ((size_t)4 << 20)
 
+#if TL_HAVE_MMAP
 /* The allocator is not glibc's (a checker's, or another libc's). */
 static bool foreign_malloc(void)
 {
@@ -48,6 +49,7 @@ static bool foreign_malloc(void)
     return true;
 #endif
 }
+#endif
 
 bool tl_heap_populate(void)
 {

@@ -1295,7 +1295,7 @@ static int cpu_scatter(const tl_backend *be, tl_scatter_mode mode,
             if (mode == TL_SCATTER_SET)
                 copy_elem(dd, d, sd, e);
             else if (dd == TL_BOOL)
-                sti[dd](d, (ldi[dd](d) != 0) | (ldi[sd](e) != 0));
+                sti[dd](d, ldi[dd](d) != 0 || ldi[sd](e) != 0);
             else if (fl)
                 stf[dd](d, round_to(dd, ldf[dd](d) + ldf[sd](e)));
             else

@@ -635,11 +635,11 @@ static int copy_tiles(void *vc, char *const *p, tl_error *err)
         int64_t ae = a0 + TILE_A < c->na ? a0 + TILE_A : c->na;
         for (int64_t b0 = 0; b0 < c->n; b0 += TILE_B) {
             int64_t be = b0 + TILE_B < c->n ? b0 + TILE_B : c->n;
-            int64_t a8 = a0, b8 = b0;
+            int64_t a8 = a0;
 #ifdef TL_X86
             if (c->tr8) {
                 a8 = a0 + (ae - a0) / 8 * 8;
-                b8 = b0 + (be - b0) / 8 * 8;
+                int64_t b8 = b0 + (be - b0) / 8 * 8;
                 for (int64_t a = a0; a < a8; a += 8)
                     for (int64_t b = b0; b < b8; b += 8)
                         tr8x8((const uint32_t *)(p[1] + a * sba + b * sbb), c->ss,
@@ -1224,6 +1224,7 @@ DEF_GEMM(f64_avx2, double, 8, v8d_avx2, __attribute__((target("avx2,fma"))))
 DEF_GEMM(f32_base, float, 16, v16f_base, )
 DEF_GEMM(f64_base, double, 8, v8d_base, )
 
+#if defined(TL_X86) /* only the x86 micro-kernels are picked by level */
 static int isa_level(void)
 {
     unsigned f = tl_cpu_features();
@@ -1231,6 +1232,7 @@ static int isa_level(void)
         return 2;
     return (f & TL_CPU_AVX2) && (f & TL_CPU_FMA) ? 1 : 0;
 }
+#endif
 
 #define GEMM_DRIVER(SUF, T, NR)                                                \
     static int gemm_##SUF(const tl_strided *cm, const tl_strided *am,          \
