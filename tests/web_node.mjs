@@ -27,23 +27,13 @@ function native(args, sheet) {
     return { code: e.status, stdout: e.stdout.toString() };
   }
 }
-// Known differences of the wasm build itself (the same under node:wasi, so
-// not the page's host): reported, not failed; an entry that matches again
-// fails, so that the list shrinks. answers/lab05.yaml: the emulated CUDA
-// device inside tlab.wasm stops at op 1 (x.cuda(): "cudaErrorIllegalAddress
-// ... during cudaMemset", exit 3) -- the wasm branch's to fix.
-const KNOWN = new Set([]);
 let bad = 0;
 async function same(what, args, sheet) {
   const n = native(args, sheet);
   const t0 = performance.now();
   const w = await W.run(mod, args, { 'lab.yaml': sheet });
   const ms = performance.now() - t0;
-  const differs = w.code !== n.code || w.stdout !== n.stdout;
-  if (KNOWN.has(what)) {
-    if (differs) console.log(`known difference ${what}: wasm exit ${w.code}, native ${n.code}`);
-    else { console.error(`${what}: identical now: remove it from KNOWN`); bad++; }
-  } else if (differs) {
+  if (w.code !== n.code || w.stdout !== n.stdout) {
     console.error(`${what}: wasm exit ${w.code}, native ${n.code}; stdout ${w.stdout === n.stdout ? 'same' : 'differs'}`);
     console.error(w.stderr.slice(0, 2000));
     bad++;
