@@ -298,7 +298,8 @@ static const char css[] =
     "h2{font-size:1.15em;margin:1.3em 0 .4em;border-bottom:1px solid #bbb}\n"
     "h3{font-size:1em;margin:.1em 0 .3em}\n"
     "code,.mono{font-family:\"DejaVu Sans Mono\",monospace;font-size:.93em}\n"
-    "code.op{white-space:pre-wrap}\n"
+    "code.op{white-space:pre-wrap;overflow-wrap:anywhere}\n"
+    ".mark{white-space:nowrap}\n"
     "td.prompt,td.answer{white-space:pre-wrap}\n"
     ".meta{color:#444;margin:.1em 0}\n"
     "table{border-collapse:collapse;width:100%}\n"
@@ -348,7 +349,9 @@ static const char css[] =
     "footer{margin-top:2em;color:#555;font-size:.85em}\n"
     /* phone width: each op row a grid (id and op, then predicted, actual,
      * result, points under the header's own grid, then the storage strip),
-     * long ops wrap anywhere, other tables scroll inside themselves */
+     * other tables scroll inside themselves (long ops wrap anywhere at any
+     * width: an unbroken op such as x.reshape(...).contiguous(memory_format=
+     * torch.channels_last) pushed the table past a 760 px frame) */
     "@media (max-width:600px){body{padding:8px 10px}\n"
     "table.ops,table.ops thead,table.ops tbody{display:block}\n"
     "table.ops tr{display:grid;grid-template-columns:2.2em repeat(3,minmax(0,1fr)) 3.8em;"
@@ -358,7 +361,7 @@ static const char css[] =
     "table.ops th:nth-child(2),table.ops td:nth-child(2),table.ops th:nth-child(7),"
     "table.ops td:nth-child(7){grid-column:2/-1}\n"
     "table.ops th:nth-child(3),table.ops td:nth-child(3){grid-column-start:2}\n"
-    "table.ops td,code.op{overflow-wrap:anywhere}\n"
+    "table.ops td{overflow-wrap:anywhere}\n"
     "table:not(.ops){display:block;overflow-x:auto}}\n"
     "@media print{body{max-width:none;padding:0;font-size:10.5pt}"
     ".card,figure,tr{break-inside:avoid}h2,h3{break-after:avoid}"
