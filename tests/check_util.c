@@ -7,7 +7,9 @@
  * start small and grow; the block cache (blockcache.c) keeps at most its
  * slots and bytes and the caller's room, oldest out first, hands a block
  * only to a request it fits within a quarter, and frees a thread's blocks
- * when the thread ends. */
+ * when the thread ends; the raw DEFLATE encoder (deflate.c) gives the bytes
+ * that Python's zlib inflates back to the input (vectors checked with
+ * zlib.decompress(data, -15)) and shrinks a repetitive input. */
 #include <check.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -23,6 +25,7 @@
 #include "arena.h"
 #include "blockcache.h"
 #include "cpu.h"
+#include "deflate.h"
 #include "err.h"
 #include "heap.h"
 #include "util.h"
@@ -33,6 +36,37 @@ static double thread_cpu(void)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* fixed-code DEFLATE: the vectors were inflated by zlib.decompress(z, -15) */
+START_TEST(test_deflate_vectors)
+{
+    static const struct {
+        const char *in;
+        size_t n;
+        const char *z;
+        size_t zn;
+    } v[] = {
+        {"", 0, "\x03\x00", 2},
+        {"a", 1, "\x4b\x04\x00", 3},
+        {"\0asm\1\0\0\0", 8, "\x63\x48\x2c\xce\x65\x64\x60\x60\x00\x00", 10},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        tl_buf b = {0};
+        tl_deflate_encode(&b, (const unsigned char *)v[i].in, v[i].n);
+        ck_assert_uint_eq(b.len, v[i].zn);
+        ck_assert_mem_eq(b.data, v[i].z, v[i].zn);
+        tl_buf_free(&b);
+    }
+    /* 264 'a': one literal, then matches of distance 1 (258 + 5) */
+    char a[264];
+    memset(a, 'a', sizeof a);
+    tl_buf b = {0};
+    tl_deflate_encode(&b, (const unsigned char *)a, sizeof a);
+    ck_assert_uint_eq(b.len, 6);
+    ck_assert_mem_eq(b.data, "\x4b\x1c\x05\x60\x00\x00", 6);
+    tl_buf_free(&b);
+}
+END_TEST
 
 START_TEST(test_buf_printf_paths)
 {
@@ -442,6 +476,7 @@ static Suite *tl_util_suite(void)
     tcase_add_test(core, test_blockcache_fit);
     tcase_add_test(core, test_blockcache_bounds);
     tcase_add_test(core, test_blockcache_thread_end);
+    tcase_add_test(core, test_deflate_vectors);
 #if defined(__SANITIZE_ADDRESS__)
     tcase_add_exit_test(core, test_blockcache_poisoned, 1);
 #endif

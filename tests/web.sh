@@ -57,7 +57,8 @@ cmp -s "$work/stub.wasm" "$work/site/tlab.wasm" || fail "site/tlab.wasm is not T
 "$TLAB" new labs/lab01.yaml > "$work/blank.yaml"
 cmp -s "$work/blank.yaml" "$work/site/lab.yaml" || fail "site/lab.yaml is not tlab new's blank sheet"
 grep -q 'predict: view\|answer: "' "$work/site/lab.yaml" && fail "site/lab.yaml carries answers"
-[ "$(cat "$work/site/wasm.js")" = 'var TLAB_EMBED_WASM = "AGFzbQEAAAA=";' ] ||
+# wasm.js: the module deflated (one fixed-code block), in base64
+[ "$(cat "$work/site/wasm.js")" = 'var TLAB_EMBED_WASM_DEFLATE_RAW = "Y0gszmVkYGAAAA==";' ] ||
     fail "wasm.js: $(cat "$work/site/wasm.js")"
 grep -q '</script' "$work/site/lab.js" && fail "lab.js has a raw </script"
 # no CDN, no remote URL in what the page loads
@@ -88,6 +89,17 @@ wasm=${TLAB_WASM:-$(dirname "$TLAB")/tlab.wasm}
 [ -f "$wasm" ] || skip "publish command checked; no tlab.wasm ('make wasm', or TLAB_WASM) for the page"
 command -v node >/dev/null 2>&1 || skip "publish command checked; no node for the page's WASI host"
 node "$top_srcdir/tests/web_node.mjs" "$wasm" "$TLAB" "$work" || fail "tests/web_node.mjs"
+# wasm.js of the real module: node's inflater gives tlab.wasm back byte for byte
+TLAB_WASM="$wasm" "$TLAB" autograder web --lab labs/lab01.yaml -o "$work/zsite" 2>/dev/null ||
+    fail "autograder web with $wasm"
+node -e '
+const fs = require("fs"), [js, wasm] = process.argv.slice(1);
+const m = /^var TLAB_EMBED_WASM_DEFLATE_RAW = "([A-Za-z0-9+\/=]*)";\n$/.exec(fs.readFileSync(js, "utf8"));
+if (!m) { console.error("wasm.js: not one base64 string"); process.exit(1); }
+const z = Buffer.from(m[1], "base64"), w = fs.readFileSync(wasm);
+if (!require("zlib").inflateRawSync(z).equals(w)) { console.error("wasm.js does not inflate to tlab.wasm"); process.exit(1); }
+console.log("wasm.js: " + fs.statSync(js).size + " bytes (deflated " + z.length + ", tlab.wasm " + w.length + ")");
+' "$work/zsite/wasm.js" "$wasm" || fail "wasm.js is not tlab.wasm deflated"
 
 # ---- the page in headless Chromium
 chromium=${CHROMIUM:-chromium}

@@ -53,9 +53,14 @@
       return r.arrayBuffer();
     }).catch(function () {
       return loadScript('wasm.js').then(function () {
-        var b = atob(window.TLAB_EMBED_WASM), u = new Uint8Array(b.length);
+        /* tlab.wasm deflated (raw DEFLATE), in base64: unpacked here */
+        var b = atob(window.TLAB_EMBED_WASM_DEFLATE_RAW), u = new Uint8Array(b.length);
         for (var i = 0; i < b.length; i++) u[i] = b.charCodeAt(i);
-        return u;
+        if (typeof DecompressionStream === 'undefined')
+          throw new Error('this browser cannot unpack wasm.js (no DecompressionStream): ' +
+                          'open the page from a web server, which serves tlab.wasm itself');
+        return new Response(new Blob([u]).stream()
+          .pipeThrough(new DecompressionStream('deflate-raw'))).arrayBuffer();
       });
     }).then(function (buf) { return WebAssembly.compile(buf); });
   }
