@@ -13,7 +13,15 @@
 # changes), then reloaded without it (localStorage keeps the answers); the
 # sheet downloaded by pressing "Download my sheet" (bench/web_cdp.mjs, over
 # the DevTools pipe) is the sheet the page shows and passes native
-# `tlab check` with the page's score. The publish part always runs; the test then exits 77 where
+# `tlab check` with the page's score. Then, in the loaded page, real keys
+# (bench/web_cdp.mjs --interact) change op 11's prediction and type a new
+# rule: the page checks again (the score goes up by one), its sheet and
+# localStorage hold the change, and a reload without #fill keeps it. What the
+# page loads is under 2,000,000 bytes from file:// (lab.js, wasm.js) and
+# over http (lab.yaml, tlab.wasm; web_cdp.mjs --serve), counted from the
+# DevTools Network events. TLAB_WEB_SHOTS=DIR also writes the screenshots of
+# doc/ (web-desktop.png 1280x900, web-phone.png 390x844 at the result).
+# The publish part always runs; the test then exits 77 where
 # tlab.wasm, node or chromium is missing (CI installs them).
 . "${top_srcdir:-.}/tests/setup"
 cd "$top_srcdir"
@@ -179,6 +187,78 @@ sheet_of "$work/reload.dom" | cmp -s - "$work/downloaded.yaml" || fail "reload: 
 # the explain box ran tlab explain after the lab's setup, picture included
 grep -q '^verdict   view (compared with x)' "$work/filled.dom" || fail "the explain box shows no verdict"
 grep -q '^storage picture: ' "$work/filled.dom" || fail "the explain box shows no storage picture"
+# ---- a change made in the loaded page (bench/web_cdp.mjs --interact, real
+# keys over the DevTools pipe): op 11, filled 'error', gets its key's kind
+# typed into the picker and a new rule typed into its box; the page checks
+# again (the score goes up by one), its sheet holds both, localStorage holds
+# both, and a reload without #fill brings them back
+kind11=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).ops[10].actual.kind)' "$work/key.json")
+rule11='typed in the page: x is contiguous already, so "11" <returns> x & no copy'
+CHROMIUM=$chromium node "$top_srcdir/bench/web_cdp.mjs" "$url#fill=$fill" \
+    --interact "$(node -e 'console.log(JSON.stringify({op: "11", predict: process.argv[1], rule: process.argv[2]}))' "$kind11" "$rule11")" \
+    > "$work/interact.json" || fail "the interaction run failed"
+node -e '
+const fs = require("fs"), [file, score, kind, rule, dir] = process.argv.slice(1);
+const r = JSON.parse(fs.readFileSync(file, "utf8")).interact, bad = [];
+const [c, t] = score.split("/").map(Number), want = (c + 1) + "/" + t;
+if (r.before.score !== score) bad.push(`before the change: ${r.before.score}, not ${score}`);
+if (r.after.checks < 1) bad.push("no check after the change");
+if (r.after.score !== want) bad.push(`after the change: score ${r.after.score}, not ${want}`);
+const op11 = (sheet) => { const m = /\n  - id: "11"\n    op: [^\n]*\n    predict: ([^\n]*)\n    rule: ([^\n]*)\n/.exec(sheet); return m && [m[1], m[2]]; };
+const q = JSON.stringify(rule);
+const a = op11(r.after.sheet);
+if (!a || a[0] !== kind || a[1] !== q) bad.push(`the sheet after the change: op 11 ${JSON.stringify(a)}`);
+const st = r.after.storage.filter(([k]) => k.startsWith("tlab:lab01:"));
+const saved = st.length === 1 && JSON.parse(st[0][1]).ops["11"];
+if (!saved || saved.predict !== kind || saved.rule !== rule) bad.push(`localStorage: ${JSON.stringify(r.after.storage)}`);
+if (r.reload.score !== want) bad.push(`after the reload: score ${r.reload.score}, not ${want}`);
+if (r.reload.sheet !== r.after.sheet) bad.push("after the reload: the sheet differs");
+if (r.reload.picker !== kind || r.reload.rule_box !== rule) bad.push(`after the reload: picker ${r.reload.picker}, rule ${r.reload.rule_box}`);
+fs.writeFileSync(dir + "/changed.yaml", r.after.sheet);
+if (bad.length) { console.error(bad.join("\n")); process.exit(1); }
+console.log(`the page, changed in place: ${r.before.score} -> ${r.after.score} (${r.after.checks} check), kept after a reload`);
+' "$work/interact.json" "$score" "$kind11" "$rule11" "$work" || fail "the change in the loaded page"
+set +e
+"$TLAB" check --format json "$work/changed.yaml" > "$work/changed.json" 2> "$work/native.err"
+rc=$?
+set -e
+[ $rc -le 1 ] || fail "native check of the changed sheet: exit $rc: $(cat "$work/native.err")"
+changed=$(node -e 'const c = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).score;
+process.stdout.write(c.correct + "/" + c.total)' "$work/changed.json")
+[ "$changed" = "$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).interact.after.score)' "$work/interact.json")" ] ||
+    fail "native tlab check of the changed sheet: $changed, not the page's score"
+
+# ---- the size of what the page loads: under 2,000,000 bytes from file://
+# (lab.js, wasm.js: the deflated module in base64) and over http (lab.yaml,
+# tlab.wasm), every response counted by the DevTools Network events
+CHROMIUM=$chromium node "$top_srcdir/bench/web_cdp.mjs" "$url" --bytes > "$work/bytes-file.json" ||
+    fail "the file:// size run failed"
+CHROMIUM=$chromium node "$top_srcdir/bench/web_cdp.mjs" index.html --serve "$work/page" --bytes > "$work/bytes-http.json" ||
+    fail "the http size run failed"
+for how in file http; do
+    node -e '
+const fs = require("fs"), [file, how] = process.argv.slice(1);
+const r = JSON.parse(fs.readFileSync(file, "utf8")), b = r.bytes;
+const want = how === "file" ? ["wasm.js", "lab.js"] : ["tlab.wasm", "lab.yaml"];
+const miss = ["index.html", "page.js", "wasi.js", "page.css", ...want].filter((f) => !(b.by_file[f] > 0));
+if (r.score !== "0/21" || miss.length) { console.error(`${how}: score ${r.score}, nothing of ${miss}: ${JSON.stringify(b)}`); process.exit(1); }
+if (!(b.total < 2000000)) { console.error(`${how}: the page loads ${b.total} bytes, not under 2000000: ${JSON.stringify(b.by_file)}`); process.exit(1); }
+console.log(`${how}: the page loads ${b.total} bytes ${JSON.stringify(b.by_file)}`);
+' "$work/bytes-$how.json" "$how" || fail "page size ($how)"
+done
+
+# ---- TLAB_WEB_SHOTS=DIR: the screenshots of doc/ (the filled page, after
+# its check): web-desktop.png at 1280x900, web-phone.png at 390x844
+# scrolled to the result (score, download, the report's ops table)
+if [ -n "${TLAB_WEB_SHOTS:-}" ]; then
+    mkdir -p "$TLAB_WEB_SHOTS"
+    CHROMIUM=$chromium node "$top_srcdir/bench/web_cdp.mjs" "$url#fill=$fill" --size 1280x900 \
+        --shot "$TLAB_WEB_SHOTS/web-desktop.png" > /dev/null || fail "desktop screenshot"
+    CHROMIUM=$chromium node "$top_srcdir/bench/web_cdp.mjs" "$url#fill=$fill" --size 390x844 \
+        --scroll '#result-h' --shot "$TLAB_WEB_SHOTS/web-phone.png" > /dev/null || fail "phone screenshot"
+    echo "screenshots: $TLAB_WEB_SHOTS/web-desktop.png $TLAB_WEB_SHOTS/web-phone.png"
+fi
+
 # the report iframe holds tlab check --format html of that sheet
 grep -q '<iframe id="report"[^>]*srcdoc=' "$work/filled.dom" || fail "no report in the page"
 set +e
