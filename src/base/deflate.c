@@ -10,8 +10,10 @@
  *     window); greedy, the longest match of at most CHAIN candidates, the
  *     earliest of equal length, 3..258 bytes, distance 1..32768;
  *   - one final block with the fixed Huffman codes (BTYPE 01), so no code
- *     tables are built or sent (on tlab.wasm: about 5% larger than gzip -9's
- *     dynamic codes would cost in code and tables here).
+ *     tables are built or sent: on tlab.wasm (1.45 MB) 612 KB, against
+ *     gzip -9's 508 KB with dynamic codes, which would need a length-limited
+ *     code builder here. Input without repeats grows by up to 1/8 (bytes
+ *     from 144 up take 9 bits), which a wasm module never is.
  * Invariants: a chain visits strictly decreasing positions within the
  * window (a prev[] slot overwritten by a newer position ends the chain);
  * bits go out least significant first, Huffman codes bit-reversed
