@@ -66,10 +66,10 @@ typedef struct slot {
 static _Thread_local slot slots[TL_BLOCKCACHE_SLOTS];
 static _Thread_local int nslots;
 static _Thread_local size_t bytes;
-static _Thread_local bool armed;
 static _Thread_local uint64_t hits, misses;
 
 #ifdef HAVE_USABLE_SIZE /* elsewhere nothing is kept: no key to register */
+static _Thread_local bool armed;
 static pthread_key_t key;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool key_ok;
