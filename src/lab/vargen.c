@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab.h"
 #include "util.h"
 
 enum { K_SHAPE, K_TRANSPOSED, K_STEP, K_DTYPE, K_CL, K_N };
