@@ -13,6 +13,8 @@
 #     0 with the located reason); check --lab --student flags another
 #     student's sheet;
 #   - the other variant's answers copied score below the threshold;
+#   - an all-sometimes sheet scores 0 on a variant (its own verdict only);
+#     lab01v stays labs/lab01.yaml plus variants: (comments aside);
 #   - a malformed variants: list is a located error (exit 2);
 #   - generators (variants: {generate: ...}): the cross product with its
 #     names, the key-time warnings, students' sheets graded on them, bad
@@ -114,6 +116,25 @@ expect 1 grade --lab "$master" --key key copied.yaml
 got=$(sed -n 's/^copied.yaml,\([0-9]*\),21,.*/\1/p' "$work/stdout")
 [ -n "$got" ] && [ "$got" -lt 16 ] || fail "copied answers scored $got (threshold 16)"
 [ "$got" = $((21 - changed)) ] || fail "copied answers scored $got, expected $((21 - changed))"
+
+# ---- an all-sometimes sheet scores nothing on a variant: a variant's
+# sheet is graded on its own verdict (plus the master's explicit accept:)
+sed 's/^    predict: ~$/    predict: sometimes/' a.yaml > a-some.yaml
+sed 's/^    predict: ~$/    predict: sometimes/' b.yaml > b-some.yaml
+expect 1 grade --lab "$master" --key key a-some.yaml b-some.yaml
+grep -q '^a-some.yaml,0,21,' "$work/stdout" || fail "all-sometimes on a: $(cat "$work/stdout")"
+grep -q '^b-some.yaml,0,21,' "$work/stdout" || fail "all-sometimes on b: $(cat "$work/stdout")"
+# the master's own setup keeps sometimes (the plain lab01 sheet)
+sed -e '/^variants:/,$d' "$master" | sed 's/^    predict: ~$/    predict: sometimes/' > plain-some.yaml
+expect 1 grade --lab "$master" plain-some.yaml
+got=$(sed -n 's/^plain-some.yaml,\([0-9]*\),.*/\1/p' "$work/stdout")
+[ "$got" -gt 0 ] || fail "sometimes scores nothing on the master's own setup"
+
+# ---- lab01v is labs/lab01.yaml with variants: (comments aside)
+strip() { sed -e '/^#/d' -e '/^variants:/,/^[^ ]/{/^variants:/d;/^  /d;}' "$1"; }
+strip "$master" > v.stripped
+strip "$top_srcdir/labs/lab01.yaml" > l.stripped
+cmp -s v.stripped l.stripped || fail "tests/variants/lab01v.yaml is out of step with labs/lab01.yaml: $(diff l.stripped v.stripped | head -5)"
 
 # ---- without --key: each sheet on its own variant, the tag unchecked
 expect 1 grade --lab "$master" a-true.yaml b-true.yaml

@@ -1115,6 +1115,13 @@ static int grade_master(ctx *c, const tl_cli *cli, const char *path, char **file
         graded_free(gd);
         return rc;
     }
+    /* a variant's sheet is graded on that variant's own verdict, plus the
+     * master's explicit accept: lists: `sometimes` (the verdict changes
+     * with the parent's layout) is what the variants are there to take
+     * away, so an all-sometimes sheet cannot score on them */
+    for (size_t i = 0; gd->vv && i < m->nvariants; i++)
+        for (size_t j = 0; j < m->nops; j++)
+            gd->vv[i][j].sometimes = false;
     gd->n = n;
     record *recs = gd->recs = tl_xcalloc(n ? n : 1, sizeof *recs);
     for (size_t k = 0; k < n; k++)
