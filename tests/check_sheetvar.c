@@ -141,6 +141,78 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* variant generators (vargen.h): the cross product, named and set up
+ * deterministically, mixed with written variants; bad values located */
+START_TEST(test_generate)
+{
+    tl_lab *m = parse("tlab: 1\nid: g\nparent: y\nsetup: import torch\nops:\n"
+                      "  - id: \"1\"\n    op: y[1:]\n"
+                      "variants:\n"
+                      "  - {name: w, setup: \"y = torch.zeros(3)\"}\n"
+                      "  - generate: {shape: [[4, 6], [2, 3, 4]], transposed: [false, true],\n"
+                      "               dtype: [float32, int64]}\n");
+    ck_assert_uint_eq(m->nvariants, 9);
+    ck_assert_str_eq(m->variants[0].name, "w");
+    ck_assert_str_eq(m->variants[1].name, "4x6-n-float32");
+    ck_assert_str_eq(m->variants[1].setup, "y = torch.arange(24, dtype=torch.float32).reshape(4, 6)");
+    ck_assert_str_eq(m->variants[4].name, "4x6-t-int64");
+    ck_assert_str_eq(m->variants[4].setup, "y = torch.arange(24, dtype=torch.int64).reshape(6, 4).t()");
+    ck_assert_str_eq(m->variants[8].name, "2x3x4-t-int64");
+    ck_assert_str_eq(m->variants[8].setup,
+                     "y = torch.arange(24, dtype=torch.int64).reshape(4, 3, 2).permute(2, 1, 0)");
+    ck_assert_str_eq(m->variants[8].full_setup,
+                     "import torch\ny = torch.arange(24, dtype=torch.int64).reshape(4, 3, 2)"
+                     ".permute(2, 1, 0)");
+    ck_assert_int_eq(m->variants[8].line, 10);
+    tl_lab_free(m);
+
+    m = parse("tlab: 1\nid: g\nops:\n  - {id: \"1\", op: x}\n"
+              "variants: {generate: {shape: [[2, 3, 2, 2]], step: [1, 2], channels_last: [false, true]}}\n");
+    ck_assert_uint_eq(m->nvariants, 4);
+    ck_assert_str_eq(m->variants[0].name, "s1-cf");
+    ck_assert_str_eq(m->variants[3].name, "s2-cl");
+    ck_assert_str_eq(m->variants[3].setup,
+                     "x = torch.arange(48, dtype=torch.float32).reshape(2, 3, 2, 4)[..., ::2]"
+                     ".contiguous(memory_format=torch.channels_last)");
+    tl_lab_free(m);
+    m = parse("tlab: 1\nid: g\nops:\n  - {id: \"1\", op: x}\n"
+              "variants: {generate: {shape: [[5]]}}\n");
+    ck_assert_uint_eq(m->nvariants, 1);
+    ck_assert_str_eq(m->variants[0].name, "g");
+    ck_assert_str_eq(m->variants[0].setup, "x = torch.arange(5, dtype=torch.float32)");
+    tl_lab_free(m);
+
+    static const struct {
+        const char *gen;
+        int col;
+        const char *msg;
+    } bad[] = {
+        {"{shape: [4, 6]}", 30, "must be a list of shapes"},
+        {"{shape: [[4, 6]], dtype: [float33]}", 48, "unknown dtype"},
+        {"{shape: [[4, -1]]}", 35, "a size must be"},
+        {"{shape: [[4, 6]], transposed: [yes]}", 53, "takes false, true"},
+        {"{shape: [[4, 6]], channels_last: true}", 31, "channels_last needs 4-D"},
+        {"{shape: [[4]], transposed: true}", 31, "transposed needs shapes of 2"},
+        {"{shape: [[4]], colour: red}", 37, "unknown key 'colour'"},
+        {"{dtype: int32}", 22, "needs 'shape'"},
+        {"{shape: [[4]], step: [2, 2]}", 47, "listed twice"},
+        {"{shape: [[1000, 1000, 2]]}", 31, "more than 1048576"},
+        {"[1]", 22, "must be a mapping of lists"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "tlab: 1\nid: g\nops:\n  - {id: \"1\", op: x}\n"
+                                    "variants: {generate: %s}\n", bad[i].gen);
+        tl_lab_err err;
+        tl_lab *l = tl_lab_parse("m.yaml", text, strlen(text), false, &err);
+        ck_assert_msg(!l, "%s: accepted", bad[i].gen);
+        ck_assert_msg(err.line == 5 && err.col == bad[i].col && strstr(err.msg, bad[i].msg),
+                      "%s: %d:%d %s", bad[i].gen, err.line, err.col, err.msg);
+        tl_lab_err_free(&err);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sheetvar");
@@ -148,6 +220,7 @@ int main(void)
     tcase_add_test(tc, test_pick_and_tag);
     tcase_add_test(tc, test_sheet);
     tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_generate);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

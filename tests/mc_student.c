@@ -1,7 +1,7 @@
 /* mc_student.c - a synthetic student who holds one misconception (issue
  * #29), for tests/misconceptions.sh.
  *
- *   mc_student TAG KEY.json    (KEY.json: `tlab key --format json LAB`)
+ *   mc_student TAG[+TAG2] KEY.json    (KEY.json: `tlab key --format json LAB`)
  *
  * prints one line `ID ANSWER` per op of the lab: the answer the belief TAG
  * of the shipped catalogue predicts where its `when:` holds for the op's
@@ -9,6 +9,8 @@
  * them from a verdict), else the true answer (the key's answer when it is
  * accepted, else the first accepted kind; `~` when none is). So the
  * student is right everywhere except where the belief misleads them.
+ * TAG+TAG2: a student holding both beliefs (the first that applies to an
+ * op answers it).
  * Exit 2 on bad input, 1 when TAG is not in the catalogue.
  *
  *   mc_student --parse CATALOGUE.yaml
@@ -74,13 +76,21 @@ int main(int argc, char **argv)
         return 2;
     }
     const tl_mc_catalogue *c = tl_mc_builtin();
-    const tl_mc_entry *m = NULL;
-    for (size_t i = 0; c && i < c->n; i++)
-        if (!strcmp(c->entries[i].tag, argv[1]))
-            m = &c->entries[i];
-    if (!m) {
-        fprintf(stderr, "mc_student: no misconception `%s`\n", argv[1]);
-        return 1;
+    const tl_mc_entry *ms[2] = {NULL, NULL};
+    char tags[256];
+    snprintf(tags, sizeof tags, "%s", argv[1]);
+    char *plus = strchr(tags, '+');
+    if (plus)
+        *plus++ = 0;
+    for (int t = 0; t < (plus ? 2 : 1); t++) {
+        const char *want = t ? plus : tags;
+        for (size_t i = 0; c && i < c->n; i++)
+            if (!strcmp(c->entries[i].tag, want))
+                ms[t] = &c->entries[i];
+        if (!ms[t]) {
+            fprintf(stderr, "mc_student: no misconception `%s`\n", want);
+            return 1;
+        }
     }
     char *text = slurp(argv[2]);
     cJSON *doc = text ? cJSON_Parse(text) : NULL;
@@ -115,8 +125,10 @@ int main(int argc, char **argv)
                       cJSON_GetObjectItemCaseSensitive(actual, "items") == NULL;
         f.contiguous = f.is_tensor && jbool(actual, "contiguous");
         f.shares_storage = jbool(actual, "shares_storage");
-        const char *say = NULL, *belief = tl_mc_applies(m, &f) ?
-                                             tl_kind_name(tl_mc_predicted(m)) : NULL;
+        const char *say = NULL, *belief = NULL;
+        for (int t = 0; t < 2 && !belief; t++)
+            if (ms[t] && tl_mc_applies(ms[t], &f))
+                belief = tl_kind_name(tl_mc_predicted(ms[t]));
         bool misled = belief != NULL;
         const cJSON *a;
         cJSON_ArrayForEach(a, accept) {

@@ -85,6 +85,31 @@ for tag in $tags; do
     grep -qx "$tag" "$work/seen" || fail "$tag is recognised in no shipped lab"
 done
 
+"$TLAB" key --format json "$top_srcdir/labs/lab01.yaml" > "$work/key01.json"
+# two beliefs at once: both named, never the catch-all everything-copies
+# that covers their ops (the student answers view right on the other views)
+for pair in transpose-copies+to-same-copies transpose-copies+contiguous-always-copies \
+        to-same-copies+noncontiguous-means-copy; do
+    want=$(for t in $tags; do case "+$pair+" in *"+$t+"*) printf '%s ' "$t" ;; esac; done)
+    "$gen" "$pair" "$work/key01.json" > "$work/ans"
+    fill_sheet "$top_srcdir/labs/lab01.yaml" "$work/ans" > "$work/two.yaml"
+    rc=0
+    "$TLAB" check --lab "$top_srcdir/labs/lab01.yaml" --format json "$work/two.yaml" \
+        > "$work/card.json" 2> "$work/err" || rc=$?
+    [ "$rc" -le 1 ] || fail "lab01 $pair: exit $rc: $(cat "$work/err")"
+    got=$(sed -n '/"misconceptions": \[/,/^  \]/s/^      "tag": "\(.*\)",$/\1/p' "$work/card.json" |
+          tr '\n' ' ')
+    [ "$got" = "$want" ] || fail "lab01: a student holding $pair is tagged '$got', wanted '$want'"
+done
+# a student right on eleven views, wrong on 7, 15, 16 (view/alias said copy)
+# among others: to-same-copies, not everything-copies
+rc=0
+"$TLAB" check --lab "$top_srcdir/labs/lab01.yaml" --format json \
+    "$top_srcdir/tests/students/lab01-fifteen.yaml" > "$work/card.json" 2> /dev/null || rc=$?
+got=$(sed -n '/"misconceptions": \[/,/^  \]/s/^      "tag": "\(.*\)",$/\1/p' "$work/card.json" |
+      tr '\n' ' ')
+[ "$got" = "to-same-copies " ] || fail "lab01-fifteen is tagged '$got'"
+
 # the text section: tags, the ops as evidence, the belief and the hint
 lab=$top_srcdir/labs/lab01.yaml
 rc=0

@@ -13,7 +13,12 @@
 #     0 with the located reason); check --lab --student flags another
 #     student's sheet;
 #   - the other variant's answers copied score below the threshold;
-#   - a malformed variants: list is a located error (exit 2).
+#   - an all-sometimes sheet scores 0 on a variant (its own verdict only);
+#     lab01v stays labs/lab01.yaml plus variants: (comments aside);
+#   - a malformed variants: list is a located error (exit 2);
+#   - generators (variants: {generate: ...}): the cross product with its
+#     names, the key-time warnings, students' sheets graded on them, bad
+#     values located.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup"
 master=$top_srcdir/tests/variants/lab01v.yaml
 cd "$work"
@@ -112,6 +117,25 @@ got=$(sed -n 's/^copied.yaml,\([0-9]*\),21,.*/\1/p' "$work/stdout")
 [ -n "$got" ] && [ "$got" -lt 16 ] || fail "copied answers scored $got (threshold 16)"
 [ "$got" = $((21 - changed)) ] || fail "copied answers scored $got, expected $((21 - changed))"
 
+# ---- an all-sometimes sheet scores nothing on a variant: a variant's
+# sheet is graded on its own verdict (plus the master's explicit accept:)
+sed 's/^    predict: ~$/    predict: sometimes/' a.yaml > a-some.yaml
+sed 's/^    predict: ~$/    predict: sometimes/' b.yaml > b-some.yaml
+expect 1 grade --lab "$master" --key key a-some.yaml b-some.yaml
+grep -q '^a-some.yaml,0,21,' "$work/stdout" || fail "all-sometimes on a: $(cat "$work/stdout")"
+grep -q '^b-some.yaml,0,21,' "$work/stdout" || fail "all-sometimes on b: $(cat "$work/stdout")"
+# the master's own setup keeps sometimes (the plain lab01 sheet)
+sed -e '/^variants:/,$d' "$master" | sed 's/^    predict: ~$/    predict: sometimes/' > plain-some.yaml
+expect 1 grade --lab "$master" plain-some.yaml
+got=$(sed -n 's/^plain-some.yaml,\([0-9]*\),.*/\1/p' "$work/stdout")
+[ "$got" -gt 0 ] || fail "sometimes scores nothing on the master's own setup"
+
+# ---- lab01v is labs/lab01.yaml with variants: (comments aside)
+strip() { sed -e '/^#/d' -e '/^variants:/,/^[^ ]/{/^variants:/d;/^  /d;}' "$1"; }
+strip "$master" > v.stripped
+strip "$top_srcdir/labs/lab01.yaml" > l.stripped
+cmp -s v.stripped l.stripped || fail "tests/variants/lab01v.yaml is out of step with labs/lab01.yaml: $(diff l.stripped v.stripped | head -5)"
+
 # ---- without --key: each sheet on its own variant, the tag unchecked
 expect 1 grade --lab "$master" a-true.yaml b-true.yaml
 grep -c ',21,21,21,27,' "$work/stdout" | grep -qx 2 || fail "without --key: $(cat "$work/stdout")"
@@ -176,4 +200,43 @@ bad 'variants:\n  - {name: a, setup: "x = 1"}\n  - {name: a, setup: "x = 2"}\n' 
 bad 'variants:\n  - {name: a, setup: "x = 1", shape: [2]}\n' 10:31 "unknown key 'shape' in a variant"
 bad 'variants:\n  - {name: a b, setup: "x = 1"}\n' 10:12 "a variant's 'name' must be a plain word"
 bad 'variants:\n  - {name: a, setup: "x = ("}\n' 10:23 "syntax error"
+# ---- generators: variants: {generate: ...} (vargen.h), the cross product
+sed '/^variants:/,$d' "$master" > gen.yaml
+printf 'variants: {generate: {shape: [[4, 6], [6, 4]], transposed: [false, true], dtype: [float32, int64]}}\n' >> gen.yaml
+expect 0 key --variants gen.yaml
+head -n 1 "$work/stdout" | grep -Eq '^op +setup +4x6-n-float32 +4x6-n-int64 +4x6-t-float32 +4x6-t-int64 +6x4-n-float32 +6x4-n-int64 +6x4-t-float32 +6x4-t-int64 +op text$' ||
+    fail "generated names: $(head -n 1 "$work/stdout")"
+grep -Eq '^9 +view +view +view +error +error +view +view +error +error +\* x\.view\(3, 8\)$' "$work/stdout" ||
+    fail "generated op 9 row"
+grep -q '^16 .* \* x.float()$' "$work/stdout" || fail "the int64 variants change x.float()"
+stdout_has "ops change verdict between the 8 variants"
+# the key-time check holds for generated variants
+stderr_has "gen.yaml:85:5: warning: op 9 errors in variant 4x6-t-float32 4x6-t-int64 6x4-t-float32 6x4-t-int64 but not in"
+stderr_has "gen.yaml:175:5: warning: op 19 errors in variant 6x4-n-float32"
+# a student's sheet of a generated variant: its setup, and full marks on it
+gv="" gw=""
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+    expect 0 new --student "g$i" --key key gen.yaml
+    v=$(sed -n 's/^variant: //p' "$work/stdout")
+    case $v in *-t-int64) [ -n "$gv" ] || { gv=$v; cp "$work/stdout" g1.yaml; } ;;
+               *-n-float32) [ -n "$gw" ] || { gw=$v; cp "$work/stdout" g2.yaml; } ;; esac
+done
+[ -n "$gv" ] && [ -n "$gw" ] || fail "20 students and no transposed int64 and no plain float32 variant"
+grep -q 'dtype=torch.int64).reshape(.*).t()$' g1.yaml || fail "g1.yaml lacks its generated setup"
+fill g1.yaml g1.yaml g1-true.yaml
+fill g2.yaml g2.yaml g2-true.yaml
+expect 1 grade --lab gen.yaml --key key g1-true.yaml g2-true.yaml
+grep -c ',21,21,21,27,' "$work/stdout" | grep -qx 2 || fail "generated variants: $(cat "$work/stdout")"
+# mixed with written variants; step and channels_last
+sed '/^variants:/,$d' "$master" > gen2.yaml
+printf 'variants:\n  - {name: a, setup: "x = torch.arange(24.).reshape(4, 6)"}\n  - generate: {shape: [[1, 2, 3, 4]], step: [1, 2], channels_last: [false, true]}\n' >> gen2.yaml
+expect 0 key --variants gen2.yaml
+head -n 1 "$work/stdout" | grep -Eq '^op +setup +a +s1-cf +s1-cl +s2-cf +s2-cl +op text$' ||
+    fail "step/channels_last names: $(head -n 1 "$work/stdout")"
+expect 0 new --student s1 --key key gen2.yaml
+bad 'variants: {generate: {shape: [[4, 6]], dtype: [float33]}}\n' 9:48 "unknown dtype"
+bad 'variants: {generate: {shape: [4, 6]}}\n' 9:30 "'shape' must be a list of shapes"
+bad 'variants: {generate: {shape: [[4, 6]], channels_last: [true]}}\n' 9:31 "channels_last needs 4-D shapes"
+bad 'variants: {generat: {shape: [[4]]}}\n' 9:12 "unknown key 'generat' in 'variants'"
+bad 'variants:\n  - {name: g, setup: "x = 1"}\n  - generate: {shape: [[3]]}\n' 11:15 "duplicate variant name 'g'"
 exit 0

@@ -37,7 +37,10 @@ typedef struct tl_cli {
     tl_color color;
     bool quiet;             /* -q */
     int jobs;               /* --jobs N (grade), default 1 */
-    const char *master;     /* grade/check --lab MASTER.yaml */
+    const char *master;     /* grade/check --lab MASTER.yaml (the first) */
+    const char **masters;   /* grade --by-student: every --lab, when more than one */
+    size_t nmasters;        /* 0 when --lab was given at most once */
+    bool by_student;        /* grade --by-student */
     size_t max_bytes;       /* --max-bytes, default 1 GiB */
     double timeout;         /* --timeout seconds per op, default 2 */
     double sheet_timeout;   /* --sheet-timeout CPU seconds per sheet, default 60 */

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "autograder.h"
+#include "bystudent.h"
 #include "backend.h"
 #include "classreport.h"
 #include "explain.h"
@@ -876,6 +877,7 @@ typedef struct record {
     int error_line, error_col;
     tl_grade g;         /* an unreadable sheet: graded as blank (scores 0) */
     size_t vi;          /* 0: the master's setup; i + 1: its variant i */
+    char *student;      /* the sheet's student: field (a scalar), else NULL */
     char **changes;
     size_t nchanges;
 } record;
@@ -980,6 +982,9 @@ static void grade_one(void *arg, size_t k, tl_pool *p)
                          : NULL;
     if (!verr && gr->student)
         verr = tl_sheetvar_check_student(sheet, gr->student, &vline, &vcol);
+    const tl_ynode *sn = sheet->root ? tl_ynode_get(sheet->root, "student") : NULL;
+    if (sn && sn->kind == TL_Y_SCALAR && sn->value && *sn->value)
+        r->student = tl_xstrdup(sn->value);
     size_t vi = 0;
     int sline = 0, scol = 0;
     char *serr = tl_sheetvar_select(m, sheet, &vi, &sline, &scol);
@@ -1035,82 +1040,116 @@ static void free_record(record *r)
         free(r->changes[j]);
     free(r->changes);
     free(r->error);
+    free(r->student);
     free(r->rendered);
     free(r->warnings);
     free(r->pred_errors);
 }
 
-/* grade --lab MASTER SUB..., and check --lab MASTER SHEET */
-static int cmd_grade(const tl_cli *cli)
-{
-    ctx c;
-    init_ctx(&c, cli);
-    bool is_check = !strcmp(cli->command, "check");
+/* One master and the submissions graded on it (grade_master). */
+typedef struct graded {
+    tl_lab *m;
     tl_op_verdict *v;
+    tl_lab *vlabs;      /* its variants (run_variants), NULL when none */
+    tl_op_verdict **vv;
+    char *key;          /* --key's secret */
+    char *student;      /* check --student-from: the platform's id */
+    record *recs;
+    tl_report *rs;      /* one per submission, in operand order */
+    size_t n;
+    tl_strpool *texts;
+    size_t unreadable, failed;
+} graded;
+
+static void graded_free(graded *gd)
+{
+    free(gd->rs);
+    for (size_t k = 0; k < gd->n; k++)
+        free_record(&gd->recs[k]);
+    free(gd->recs);
+    tl_strpool_free(gd->texts); /* after the grades that point into it */
+    if (gd->m) {
+        free_variants(gd->m, gd->vlabs, gd->vv);
+        free_verdicts(gd->v, gd->m->nops);
+        tl_lab_free(gd->m);
+    }
+    free(gd->key);
+    free(gd->student);
+    memset(gd, 0, sizeof *gd);
+}
+
+/* Run the master at path and grade files[0..n) on it into *gd (check: the
+ * located messages and warnings on stderr). TL_EXIT_OK, or the status of a
+ * master that cannot be run (its message printed, *gd empty). */
+static int grade_master(ctx *c, const tl_cli *cli, const char *path, char **files, size_t n,
+                        bool is_check, graded *gd)
+{
+    memset(gd, 0, sizeof *gd);
     int rc;
-    tl_lab *m = load_and_run(&c, cli->master, &v, &rc);
+    tl_lab *m = load_and_run(c, path, &gd->v, &rc);
     if (!m)
         return rc;
-    tl_lab *vlabs = NULL;
-    tl_op_verdict **vv = NULL;
-    char *key = NULL;
+    gd->m = m;
     size_t keylen = 0;
     if (cli->keyfile) {
         char msg[600];
         if (!m->nvariants)
             snprintf(msg, sizeof msg, "tlab: %s: --key: the master has no variants:", cli->command);
-        key = m->nvariants ? tl_sheetvar_read_key(cli->keyfile, &keylen, msg, sizeof msg) : NULL;
-        if (!key) {
+        gd->key = m->nvariants ? tl_sheetvar_read_key(cli->keyfile, &keylen, msg, sizeof msg) : NULL;
+        if (!gd->key) {
             fprintf(stderr, "%s\n", msg);
             rc = TL_EXIT_USAGE;
         }
     }
-    char *student = NULL; /* check --student-from: the platform's id */
     if (rc == TL_EXIT_OK && is_check && cli->student_from) {
         char msg[600];
-        student = tl_platform_id_read(cli->student_from, msg, sizeof msg);
-        if (!student) {
+        gd->student = tl_platform_id_read(cli->student_from, msg, sizeof msg);
+        if (!gd->student) {
             fprintf(stderr, "%s\n", msg);
             rc = TL_EXIT_USAGE;
         }
     }
     if (rc == TL_EXIT_OK && m->nvariants)
-        rc = run_variants(&c, m, &vlabs, &vv);
+        rc = run_variants(c, m, &gd->vlabs, &gd->vv);
     if (rc != TL_EXIT_OK) {
-        free(key);
-        free(student);
-        free_verdicts(v, m->nops);
-        tl_lab_free(m);
+        graded_free(gd);
         return rc;
     }
-    size_t n = (size_t)cli->nargs;
-    record *recs = tl_xcalloc(n ? n : 1, sizeof *recs);
+    /* a variant's sheet is graded on that variant's own verdict, plus the
+     * master's explicit accept: lists: `sometimes` (the verdict changes
+     * with the parent's layout) is what the variants are there to take
+     * away, so an all-sometimes sheet cannot score on them */
+    for (size_t i = 0; gd->vv && i < m->nvariants; i++)
+        for (size_t j = 0; j < m->nops; j++)
+            gd->vv[i][j].sometimes = false;
+    gd->n = n;
+    record *recs = gd->recs = tl_xcalloc(n ? n : 1, sizeof *recs);
     for (size_t k = 0; k < n; k++)
-        recs[k].file = cli->args[k];
-    tl_strpool *texts = tl_strpool_new();
+        recs[k].file = files[k];
+    gd->texts = tl_strpool_new();
     tl_source msetup;
     tl_lab_setup_source(m, &msetup);
     const char *fresh = getenv("TLAB_FRESH_SETUP");
-    grade_run gr = {.m = m, .v = v, .runner = &c.runner, .setup = &msetup,
+    grade_run gr = {.m = m, .v = gd->v, .runner = &c->runner, .setup = &msetup,
                     .setup_cache = m->classify && !(fresh && *fresh == '1') ? tl_setup_cache_new()
                                                                             : NULL,
-                    .recs = recs, .texts = texts, .vlabs = vlabs, .vv = vv, .key = key,
-                    .keylen = keylen, .student = !is_check ? NULL : student ? student : cli->student, .cli = cli,
-                    .is_check = is_check};
-    tl_pool_run(grade_one, &gr, n, c.max_bytes, cli->jobs);
+                    .recs = recs, .texts = gd->texts, .vlabs = gd->vlabs, .vv = gd->vv,
+                    .key = gd->key, .keylen = keylen,
+                    .student = !is_check ? NULL : gd->student ? gd->student : cli->student,
+                    .cli = cli, .is_check = is_check};
+    tl_pool_run(grade_one, &gr, n, c->max_bytes, cli->jobs);
     tl_setup_cache_free(gr.setup_cache);
 
-    tl_report *rs = tl_xcalloc(n ? n : 1, sizeof *rs);
-    size_t unreadable = 0, failed = 0;
+    tl_report *rs = gd->rs = tl_xcalloc(n ? n : 1, sizeof *rs);
     for (size_t k = 0; k < n; k++) {
         record *r = &recs[k];
         rs[k] = (tl_report){
             .mode = TL_REPORT_CHECK,
-            .lab = r->vi ? &vlabs[r->vi - 1] : m,
-            .verdicts = r->vi ? vv[r->vi - 1] : v,
+            .lab = r->vi ? &gd->vlabs[r->vi - 1] : m,
+            .verdicts = r->vi ? gd->vv[r->vi - 1] : gd->v,
             .grade = &r->g,
-            .device_requested = c.dev_requested,
-            .device_used = c.dev_used,
+            .device_requested = c->dev_requested,
+            .device_used = c->dev_used,
             .sheet_file = r->file,
             .sheet_sha256 = r->error ? NULL : r->sha256,
             .error = r->error,
@@ -1119,8 +1158,8 @@ static int cmd_grade(const tl_cli *cli)
             .changes = r->changes,
             .nchanges = r->nchanges,
         };
-        unreadable += r->error != NULL;
-        failed += !r->error && !r->g.passed;
+        gd->unreadable += r->error != NULL;
+        gd->failed += !r->error && !r->g.passed;
         /* check: the located message and warnings on stderr as for a
          * practice check; grade: in the records and the summary only */
         if (is_check && r->error)
@@ -1130,6 +1169,156 @@ static int cmd_grade(const tl_cli *cli)
         if (is_check && r->warnings && !cli->quiet)
             fputs(r->warnings, stderr);
     }
+    return TL_EXIT_OK;
+}
+
+/* grade --by-student --lab M1 [--lab M2...] SUB...: each sheet graded on
+ * the master of its id: (the only master when there is one), then every
+ * student's profile (bystudent.h). A sheet that cannot be read, or whose
+ * id: is no master's, is listed under its student with its error. */
+static int cmd_grade_by_student(const tl_cli *cli)
+{
+    ctx c;
+    init_ctx(&c, cli);
+    size_t nm = cli->nmasters ? cli->nmasters : 1;
+    const char *const *mpaths = cli->nmasters ? cli->masters : &cli->master;
+    size_t n = (size_t)cli->nargs;
+    /* the masters' ids, for the sheets' assignment and the students' keys */
+    char **ids = tl_xcalloc(nm, sizeof *ids);
+    int rc = TL_EXIT_OK;
+    for (size_t i = 0; i < nm && rc == TL_EXIT_OK; i++) {
+        tl_lab *m = load(&c, mpaths[i]);
+        if (!m) {
+            rc = TL_EXIT_USAGE;
+            break;
+        }
+        ids[i] = tl_xstrdup(m->id ? m->id : "");
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(ids[j], ids[i])) {
+                fprintf(stderr, "tlab: grade --by-student: '%s' and '%s' are both lab '%s' "
+                                "(each --lab needs its own id:)\n",
+                        mpaths[j], mpaths[i], ids[i]);
+                rc = TL_EXIT_USAGE;
+            }
+        tl_lab_free(m);
+    }
+    /* each sheet's lab (nm: none) and student: field */
+    size_t *lab_of = tl_xcalloc(n ? n : 1, sizeof *lab_of);
+    char **field = tl_xcalloc(n ? n : 1, sizeof *field);
+    char **why = tl_xcalloc(n ? n : 1, sizeof *why);
+    for (size_t k = 0; k < n && rc == TL_EXIT_OK; k++) {
+        lab_of[k] = nm;
+        tl_lab_err err;
+        tl_lab *sheet = tl_lab_open(cli->args[k], false, cli->follow_links, &err);
+        if (!sheet) {
+            int l, cl;
+            why[k] = error_line(err.rendered ? err.rendered : err.msg, cli->args[k], &l, &cl);
+            tl_lab_err_free(&err);
+            continue;
+        }
+        const tl_ynode *sn = sheet->root ? tl_ynode_get(sheet->root, "student") : NULL;
+        if (sn && sn->kind == TL_Y_SCALAR && sn->value && *sn->value)
+            field[k] = tl_xstrdup(sn->value);
+        for (size_t i = 0; i < nm && lab_of[k] == nm; i++)
+            if (nm == 1 || (sheet->id && !strcmp(sheet->id, ids[i])))
+                lab_of[k] = i;
+        if (lab_of[k] == nm) {
+            tl_buf b = {0};
+            tl_buf_printf(&b, "%s: error: its id '%s' is no --lab master's id", cli->args[k],
+                          sheet->id ? sheet->id : "");
+            why[k] = tl_buf_steal(&b);
+        }
+        tl_lab_free(sheet);
+    }
+    graded *gds = tl_xcalloc(nm, sizeof *gds);
+    char ***files = tl_xcalloc(nm, sizeof *files);
+    size_t **index = tl_xcalloc(nm, sizeof *index);
+    size_t *count = tl_xcalloc(nm, sizeof *count);
+    for (size_t i = 0; i < nm && rc == TL_EXIT_OK; i++) {
+        files[i] = tl_xcalloc(n ? n : 1, sizeof **files);
+        index[i] = tl_xcalloc(n ? n : 1, sizeof **index);
+        for (size_t k = 0; k < n; k++)
+            if (lab_of[k] == i) {
+                index[i][count[i]] = k;
+                files[i][count[i]++] = cli->args[k];
+            }
+        rc = grade_master(&c, cli, mpaths[i], files[i], count[i], false, &gds[i]);
+    }
+    if (rc == TL_EXIT_OK) {
+        tl_bys_sheet *sheets = tl_xcalloc(n ? n : 1, sizeof *sheets);
+        char **keys = tl_xcalloc(n ? n : 1, sizeof *keys);
+        const tl_lab **labs = tl_xcalloc(nm, sizeof *labs);
+        size_t unreadable = 0, failed = 0;
+        for (size_t i = 0; i < nm; i++) {
+            labs[i] = gds[i].m;
+            unreadable += gds[i].unreadable;
+            failed += gds[i].failed;
+            for (size_t j = 0; j < count[i]; j++) {
+                size_t k = index[i][j];
+                sheets[k].report = &gds[i].rs[j];
+                sheets[k].lab = i;
+                const record *r = &gds[i].recs[j];
+                sheets[k].variant = r->vi ? gds[i].m->variants[r->vi - 1].name : NULL;
+            }
+        }
+        for (size_t k = 0; k < n; k++) {
+            sheets[k].file = cli->args[k];
+            tl_bystudent_key(cli->args[k], field[k], (const char *const *)ids, nm, &keys[k],
+                             &sheets[k].from);
+            sheets[k].student = keys[k];
+            if (!sheets[k].report) {
+                sheets[k].error = why[k];
+                unreadable++;
+            }
+        }
+        tl_format fmt = cli->format == TL_FMT_DEFAULT ? TL_FMT_TEXT : cli->format;
+        char *out = tl_bystudent_render(labs, nm, sheets, n, fmt);
+        rc = emit(&c, out);
+        free(out);
+        if (rc == TL_EXIT_OK)
+            rc = unreadable ? TL_EXIT_USAGE : failed ? TL_EXIT_FAIL : TL_EXIT_OK;
+        for (size_t k = 0; k < n; k++)
+            free(keys[k]);
+        free(keys);
+        free(sheets);
+        free(labs);
+    }
+    for (size_t i = 0; i < nm; i++) {
+        graded_free(&gds[i]);
+        free(files[i]);
+        free(index[i]);
+        free(ids[i]);
+    }
+    for (size_t k = 0; k < n; k++) {
+        free(field[k]);
+        free(why[k]);
+    }
+    free(gds);
+    free(files);
+    free(index);
+    free(count);
+    free(ids);
+    free(lab_of);
+    free(field);
+    free(why);
+    return rc;
+}
+
+/* grade --lab MASTER SUB..., and check --lab MASTER SHEET */
+static int cmd_grade(const tl_cli *cli)
+{
+    if (cli->by_student)
+        return cmd_grade_by_student(cli);
+    ctx c;
+    init_ctx(&c, cli);
+    bool is_check = !strcmp(cli->command, "check");
+    graded gd;
+    size_t n = (size_t)cli->nargs;
+    int rc = grade_master(&c, cli, cli->master, cli->args, n, is_check, &gd);
+    if (rc != TL_EXIT_OK)
+        return rc;
+    tl_lab *m = gd.m;
+    tl_report *rs = gd.rs;
     tl_format fmt = cli->format;
     if (fmt == TL_FMT_DEFAULT)
         fmt = is_check ? TL_FMT_TEXT : TL_FMT_CSV;
@@ -1140,7 +1329,7 @@ static int cmd_grade(const tl_cli *cli)
         out = tl_report_html_class(rs, n);
     else if (fmt == TL_FMT_HTML) {
         /* check --lab: the sheet's page, drawn from the master's ops */
-        tl_html_pic *pics = recs[0].error ? NULL : pictures(&c, rs[0].lab, rs[0].verdicts);
+        tl_html_pic *pics = gd.recs[0].error ? NULL : pictures(&c, rs[0].lab, rs[0].verdicts);
         out = tl_report_html_check(&rs[0], pics);
         free_pictures(pics, m->nops);
     } else {
@@ -1160,17 +1349,8 @@ static int cmd_grade(const tl_cli *cli)
      * all the same), else 1 when one is below the threshold or fails a
      * check, else 0 */
     if (rc == TL_EXIT_OK)
-        rc = unreadable ? TL_EXIT_USAGE : failed ? TL_EXIT_FAIL : TL_EXIT_OK;
-    free(rs);
-    for (size_t k = 0; k < n; k++)
-        free_record(&recs[k]);
-    free(recs);
-    tl_strpool_free(texts); /* after the grades that point into it */
-    free_variants(m, vlabs, vv);
-    free(key);
-    free(student);
-    free_verdicts(v, m->nops);
-    tl_lab_free(m);
+        rc = gd.unreadable ? TL_EXIT_USAGE : gd.failed ? TL_EXIT_FAIL : TL_EXIT_OK;
+    graded_free(&gd);
     return rc;
 }
 

@@ -71,6 +71,7 @@ enum {
     OPT_KEY,
     OPT_VARIANTS,
     OPT_STUDENT_FROM,
+    OPT_BY_STUDENT,
     OPT_HELP,
     OPT_VERSION,
     OPT_RUN_TESTS
@@ -83,7 +84,7 @@ enum {
 #define EXEC_OPTS (BIT(OPT_DEVICE) | BIT(OPT_REQUIRE_GPU) | BIT(OPT_MAX_BYTES) | BIT(OPT_TIMEOUT) | \
                    BIT(OPT_SHEET_TIMEOUT) | BIT(OPT_FOLLOW_LINKS))
 /* The last option counted in a command's mask. */
-#define OPT_LAST_MASKED OPT_STUDENT_FROM
+#define OPT_LAST_MASKED OPT_BY_STUDENT
 #define OUT_OPTS (BIT(OPT_OUTPUT) | BIT(OPT_COLOR) | BIT(OPT_QUIET))
 
 static const struct option longopts[] = {
@@ -108,6 +109,7 @@ static const struct option longopts[] = {
     {"key", required_argument, NULL, OPT_KEY},
     {"variants", no_argument, NULL, OPT_VARIANTS},
     {"student-from", required_argument, NULL, OPT_STUDENT_FROM},
+    {"by-student", no_argument, NULL, OPT_BY_STUDENT},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"run-tests", required_argument, NULL, OPT_RUN_TESTS}, /* hidden */
@@ -144,6 +146,7 @@ static const struct {
     {OPT_KEY, "    --key FILE", "the instructor's secret for variants: new picks, grade checks tags"},
     {OPT_VARIANTS, "    --variants", "key: the verdict of every op in each of the lab's variants"},
     {OPT_STUDENT_FROM, "    --student-from F", "check --lab: the student id from F, gradescope:FILE or prairielearn:FILE"},
+    {OPT_BY_STUDENT, "    --by-student", "grade: each student's profile across the labs of several --lab"},
 };
 
 /* ---- formats ---------------------------------------------------------- */
@@ -202,15 +205,23 @@ static const command commands[] = {
      "value) with the evidence: shape, stride, storage offset, shared storage,\n"
      "bytes allocated, write-through probe. Predictions are ignored.\n",
      BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS, RUN_FORMATS, TL_FMT_TEXT, "LAB.yaml", 1, 1},
-    {"grade", "--lab MASTER.yaml SUBMISSION...",
+    {"grade", "--lab MASTER.yaml [--by-student --lab MASTER2.yaml...] SUBMISSION...",
      "grade submissions against the master lab (tamper-proof)",
      "Grade each SUBMISSION sheet against MASTER.yaml: setup, ops, accept lists,\n"
      "threshold and question checks come from the master only; a submission that\n"
      "changed any of them is flagged tampered. One record per submission, then a\n"
      "class summary. An unreadable sheet scores 0 and names its error; every format\n"
      "is still written. Exit 0 when every sheet passes, 1 when one fails, 2 when one\n"
-     "could not be read.\n",
-     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_JOBS) | BIT(OPT_LAB) | BIT(OPT_KEY),
+     "could not be read.\n"
+     "--by-student (text, json or html; --lab may then be repeated): each student's\n"
+     "profile across the labs: the score of each sheet, the labs not handed in, and\n"
+     "the misconceptions the student holds with the labs and ops that reveal them.\n"
+     "Each sheet is graded on the master whose id: is the sheet's id:. A sheet's\n"
+     "student is its student: field when it has one; else, when the file's name less\n"
+     ".yaml is a lab id (alice/lab01.yaml), the name of its folder; else the file's\n"
+     "name less .yaml (lab01/alice.yaml).\n",
+     BIT(OPT_FORMAT) | OUT_OPTS | EXEC_OPTS | BIT(OPT_JOBS) | BIT(OPT_LAB) | BIT(OPT_KEY) |
+         BIT(OPT_BY_STUDENT),
      GRADE_FORMATS, TL_FMT_CSV,
      "SUBMISSION", 1, -1},
     {"explain", "[-s STMT]... EXPR | --lab LAB.yaml OP-ID",
@@ -663,7 +674,11 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
         case OPT_LAB:
             if (optarg[0] == '\0')
                 usage_error("empty file name for --lab");
-            cli.master = optarg;
+            if (cli.master && cli.nmasters == 0)
+                cli.masters[cli.nmasters++] = cli.master;
+            if (cli.master)
+                cli.masters[cli.nmasters++] = optarg;
+            cli.master = cli.master ? cli.master : optarg;
             break;
         case OPT_STMT: cli.stmts[cli.nstmts++] = optarg; break;
         case OPT_MAX_BYTES:
@@ -698,6 +713,7 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
             break;
         case OPT_VARIANTS: cli.variants = true; break;
         case OPT_STUDENT_FROM: cli.student_from = optarg; break;
+        case OPT_BY_STUDENT: cli.by_student = true; break;
         case OPT_HELP: want_help = true; break;
         case OPT_VERSION: want_version = true; break;
         case OPT_RUN_TESTS: run_tests = optarg; break;
@@ -838,6 +854,15 @@ static int parse_and_run(int argc, char **argv, tl_cli *clip, char **operands)
         usage_error("missing --lab MASTER.yaml (the master lab to grade against)");
         return report_usage_error(cmd);
     }
+    if (cli.nmasters > 1 && !cli.by_student) {
+        usage_error("--lab given %zu times: several masters need --by-student", cli.nmasters);
+        return report_usage_error(cmd);
+    }
+    if (cli.by_student && format_arg && cli.format != TL_FMT_TEXT &&
+        cli.format != TL_FMT_JSON && cli.format != TL_FMT_HTML) {
+        usage_error("--by-student writes text, json or html, not '%s'", format_name(cli.format));
+        return report_usage_error(cmd);
+    }
     if (cli.nargs < cmd->min_args) {
         usage_error("missing %s operand", cmd->operand_name);
         return report_usage_error(cmd);
@@ -890,11 +915,13 @@ int main(int argc, char **argv)
     };
     /* At most argc statements and operands. */
     cli.stmts = tl_xcalloc((size_t)argc + 1, sizeof *cli.stmts);
+    cli.masters = tl_xcalloc((size_t)argc + 1, sizeof *cli.masters);
     char **operands = tl_xcalloc((size_t)argc + 1, sizeof *operands);
 
     int rc = parse_and_run(argc, argv, &cli, operands);
 
     free(cli.stmts);
+    free(cli.masters);
     free(operands);
     if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_reader_gone()) {
         fprintf(stderr, "tlab: error writing to standard output: %s\n", strerror(errno));

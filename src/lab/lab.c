@@ -35,6 +35,7 @@
 #include "arena.h"
 #include "dtype.h"
 #include "escape.h"
+#include "vargen.h"
 #include "yaml_fast.h"
 
 /* ------------------------------------------------------------------ kinds */
@@ -1174,6 +1175,7 @@ static const char *const top_keys[] = {"tlab", "id", "title", "device", "thresho
                                       "visibility", "variants", "variant", "tag",
                                       "misconceptions", NULL};
 static const char *const variant_keys[] = {"name", "setup", NULL};
+static const char *const generator_keys[] = {"generate", NULL};
 static const char *const op_keys[] = {"id", "op", "predict", "rule", "points",
                                      "accept", "explanation", "misconceptions", NULL};
 static const char *const q_keys[] = {"id", "prompt", "answer", "mention_any",
@@ -1252,7 +1254,73 @@ static bool is_ident(const char *s)
 }
 
 
-/* `variants:` (issue #29): a non-empty list of {name, setup}; and a
+/* The full setup of a variant: the lab's, then the variant's. */
+static char *variant_full_setup(const tl_lab *lab, const char *setup)
+{
+    size_t sl = strlen(lab->setup);
+    tl_buf full = {0};
+    tl_buf_puts(&full, lab->setup);
+    if (sl && lab->setup[sl - 1] != '\n')
+        tl_buf_putc(&full, '\n');
+    tl_buf_puts(&full, setup);
+    return tl_buf_steal(&full);
+}
+
+/* A variant of lab (lab->variants has room) named name, unless another
+ * already is (node: where to say so). */
+static bool add_variant(loader *L, const tl_ynode *node, const char *name, size_t *cap)
+{
+    tl_lab *lab = L->lab;
+    if (lab->nvariants >= TL_LAB_MAX_OPS)
+        return FAILN(L, node, "too many variants (more than %d)", TL_LAB_MAX_OPS);
+    if (lab->nvariants == *cap) {
+        *cap = *cap * 2 + 1;
+        lab->variants = tl_xrealloc(lab->variants, *cap * sizeof *lab->variants);
+        memset(lab->variants + lab->nvariants, 0,
+               (*cap - lab->nvariants) * sizeof *lab->variants);
+    }
+    for (size_t j = 0; j < lab->nvariants; j++)
+        if (!strcmp(lab->variants[j].name, name))
+            return FAILN(L, node, "duplicate variant name '%s' (first at line %d)", name,
+                         lab->variants[j].line);
+    tl_lab_variant *var = &lab->variants[lab->nvariants++];
+    var->name = tl_xstrdup(name);
+    var->line = node->line;
+    var->col = node->col;
+    return true;
+}
+
+/* The variants a generator `generate:` stands for (vargen.h): each setup
+ * is located at the generator (its text is not in the file). */
+static bool generate_variants(loader *L, const tl_ynode *gen, size_t *cap)
+{
+    tl_lab *lab = L->lab;
+    tl_vargen_item *items;
+    size_t n;
+    const tl_ynode *bad = gen;
+    char msg[400];
+    size_t room = TL_LAB_MAX_OPS - lab->nvariants;
+    if (!tl_vargen_expand(gen, lab->parent, room, &items, &n, &bad, msg, sizeof msg))
+        return FAILN(L, bad ? bad : gen, "%s", msg);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        ok = add_variant(L, gen, items[i].name, cap);
+        if (!ok)
+            break;
+        tl_lab_variant *var = &lab->variants[lab->nvariants - 1];
+        var->setup = items[i].setup;
+        items[i].setup = NULL;
+        var->setup_line = gen->line;
+        var->setup_col = gen->col;
+        var->setup_block_col = -1;
+        var->full_setup = variant_full_setup(lab, var->setup);
+    }
+    tl_vargen_free(items, n);
+    return ok;
+}
+
+/* `variants:` (issue #29): a non-empty list of {name, setup} and
+ * {generate: {...}} items, or one {generate: {...}} mapping; and a
  * student's sheet's `student:`, `variant:`, `tag:` (scalars). */
 static bool read_variants(loader *L)
 {
@@ -1269,6 +1337,16 @@ static bool read_variants(loader *L)
         TRY(get_text(L, n, "tag", true, &lab->tag));
     if (!(n = tl_ynode_get(root, "variants")) || tl_ynode_is_null(n))
         return true;
+    size_t cap = n->kind == TL_Y_SEQ && n->n ? n->n : 1;
+    if (n->kind == TL_Y_MAP) {
+        TRY(check_keys(L, n, generator_keys, "'variants'"));
+        const tl_ynode *g = tl_ynode_get(n, "generate");
+        if (!g)
+            return FAILN(L, n, "'variants' must be a list of {name, setup} or a mapping "
+                         "{generate: {...}}");
+        lab->variants = tl_xcalloc(cap, sizeof *lab->variants);
+        return generate_variants(L, g, &cap);
+    }
     if (n->kind != TL_Y_SEQ)
         return FAILN(L, n, "'variants' must be a list of {name, setup}, got %s", node_desc(n));
     if (n->n == 0)
@@ -1281,31 +1359,32 @@ static bool read_variants(loader *L)
         if (it->kind != TL_Y_MAP)
             return FAILN(L, it, "a variant must be a mapping {name, setup}, got %s",
                          node_desc(it));
+        if (tl_ynode_get(it, "generate")) {
+            TRY(check_keys(L, it, generator_keys, "a variant generator"));
+            TRY(generate_variants(L, tl_ynode_get(it, "generate"), &cap));
+            continue;
+        }
         TRY(check_keys(L, it, variant_keys, "a variant"));
-        tl_lab_variant *var = &lab->variants[lab->nvariants++];
-        var->line = it->line;
-        var->col = it->col;
         if (!(f = tl_ynode_get(it, "name")))
             return FAILN(L, it, "a variant needs a 'name'");
-        TRY(get_text(L, f, "name", false, &var->name));
-        if (!plain_word(var->name))
+        char *name;
+        TRY(get_text(L, f, "name", false, &name));
+        if (!plain_word(name)) {
+            free(name);
             return FAILN(L, f, "a variant's 'name' must be a plain word (letters, digits, "
                          "'_', '-'), got '%s'", key_text(f));
-        for (size_t j = 0; j + 1 < lab->nvariants; j++)
-            if (!strcmp(lab->variants[j].name, var->name))
-                return FAILN(L, f, "duplicate variant name '%s' (first at line %d)",
-                             var->name, lab->variants[j].line);
+        }
+        bool added = add_variant(L, f, name, &cap);
+        free(name);
+        TRY(added);
+        tl_lab_variant *var = &lab->variants[lab->nvariants - 1];
+        var->line = it->line;
+        var->col = it->col;
         if (!(f = tl_ynode_get(it, "setup")))
             return FAILN(L, it, "variant '%s' needs a 'setup'", var->name);
         TRY(get_text(L, f, "setup", false, &var->setup));
         text_position(L, f, &var->setup_line, &var->setup_col, &var->setup_block_col);
-        size_t sl = strlen(lab->setup);
-        tl_buf full = {0};
-        tl_buf_puts(&full, lab->setup);
-        if (sl && lab->setup[sl - 1] != '\n')
-            tl_buf_putc(&full, '\n');
-        tl_buf_puts(&full, var->setup);
-        var->full_setup = tl_buf_steal(&full);
+        var->full_setup = variant_full_setup(lab, var->setup);
     }
     return true;
 }
@@ -1390,7 +1469,6 @@ static bool validate(loader *L)
             return FAILN(L, n, "'visibility' must be after_due_date, after_published or hidden, "
                   "got '%s'", n->value);
     }
-    TRY(read_variants(L));
     lab->parent = tl_xstrdup("x");
     lab->parent_line = root->line;
     lab->parent_col = root->col;
@@ -1403,6 +1481,7 @@ static bool validate(loader *L)
         lab->parent_line = n->line;
         lab->parent_col = n->col;
     }
+    TRY(read_variants(L));
 
     /* ops */
     const tl_ynode *ops = tl_ynode_get(root, "ops");

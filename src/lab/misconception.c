@@ -5,9 +5,15 @@
  * its verdict (tl_mc_facts_of), and an entry's `when:` is a conjunction of
  * membership and boolean tests over them. Invariants: tl_mc_find reports
  * an entry only with at least min_ops supporting ops, each op wrong and
- * answered with a kind the entry predicts; no reported entry's ops are a
- * proper subset of another reported entry's (nor equal to an earlier
- * one's).
+ * answered with a kind the entry predicts, and (unless min_ops is 1: one
+ * wrong answer reveals it) more of them than ops against it (where its
+ * when: holds and the student answered right with an answer it does not
+ * predict: a student who answers `view` on eleven views does not think
+ * everything copies). A reported entry hides another whose
+ * ops it includes only when it has no more ops against it (the broader
+ * belief fits as well), and an entry whose every op is explained by
+ * narrower held entries with fewer ops against them is left out, so two
+ * specific beliefs are named rather than the catch-all that covers both.
  */
 #include "misconception.h"
 
@@ -196,6 +202,21 @@ static bool subset(const tl_mc_found *a, const tl_mc_found *b)
     return true;
 }
 
+static bool bsearch_op(const tl_mc_found *f, size_t op)
+{
+    size_t lo = 0, hi = f->nops;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->ops[mid] == op)
+            return true;
+        if (f->ops[mid] < op)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
 size_t tl_mc_find(const tl_mc_catalogue *c, const tl_lab *master,
                   const tl_op_verdict *verdicts, const tl_grade *g, tl_mc_found **out)
 {
@@ -206,17 +227,24 @@ size_t tl_mc_find(const tl_mc_catalogue *c, const tl_lab *master,
     for (size_t i = 0; i < master->nops; i++)
         tl_mc_facts_of(&master->ops[i], &verdicts[i], &facts[i]);
     tl_mc_found *all = tl_xcalloc(c->n, sizeof *all);
+    size_t *contra = tl_xcalloc(c->n, sizeof *contra);
     for (size_t k = 0; k < c->n; k++) {
         const tl_mc_entry *m = &c->entries[k];
         all[k].m = m;
         all[k].index = k;
         for (size_t i = 0; i < master->nops; i++) {
             const tl_op_grade *og = &g->ops[i];
-            if (!og->answered || og->malformed || og->correct || og->pred_kind == TL_KIND_NONE)
+            if (!og->answered || og->malformed || og->pred_kind == TL_KIND_NONE)
                 continue;
-            if (!((m->predicts >> og->pred_kind) & 1u))
-                continue;
+            bool predicted = (m->predicts >> og->pred_kind) & 1u;
             if (!tl_mc_applies(m, &facts[i]) && !op_tagged(&master->ops[i], m->tag))
+                continue;
+            /* right where the belief would have misled: against it */
+            if (og->correct) {
+                contra[k] += !predicted;
+                continue;
+            }
+            if (!predicted)
                 continue;
             if (!all[k].ops)
                 all[k].ops = tl_xcalloc(master->nops, sizeof *all[k].ops);
@@ -224,9 +252,12 @@ size_t tl_mc_find(const tl_mc_catalogue *c, const tl_lab *master,
         }
     }
     free(facts);
+    /* held: enough support, and more ops answered as the belief says
+     * than answered right against it */
     bool *keep = tl_xcalloc(c->n, sizeof *keep);
     for (size_t k = 0; k < c->n; k++)
-        keep[k] = all[k].nops > 0 && (int64_t)all[k].nops >= all[k].m->min_ops;
+        keep[k] = all[k].nops > 0 && (int64_t)all[k].nops >= all[k].m->min_ops &&
+                  (all[k].m->min_ops <= 1 || all[k].nops > contra[k]);
     bool *rep = tl_xcalloc(c->n, sizeof *rep);
     size_t n = 0;
     for (size_t a = 0; a < c->n; a++) {
@@ -234,9 +265,25 @@ size_t tl_mc_find(const tl_mc_catalogue *c, const tl_lab *master,
             continue;
         bool drop = false;
         for (size_t b = 0; b < c->n && !drop; b++) {
-            if (b == a || !keep[b] || !subset(&all[a], &all[b]))
+            if (b == a || !keep[b] || !subset(&all[a], &all[b]) || contra[b] > contra[a])
                 continue;
-            drop = all[b].nops > all[a].nops || b < a;
+            /* b explains a's ops and fits the answers as well: broader,
+             * or the same ops and fewer against it, or listed first */
+            drop = all[b].nops > all[a].nops || contra[b] < contra[a] || b < a;
+        }
+        if (!drop) {
+            /* a broad belief the answers contradict, whose every op a
+             * narrower, better-fitting held belief explains, is left out */
+            bool covered = all[a].nops > 0;
+            for (size_t i = 0; i < all[a].nops && covered; i++) {
+                bool by = false;
+                for (size_t b = 0; b < c->n && !by; b++)
+                    by = b != a && keep[b] && contra[b] < contra[a] &&
+                         subset(&all[b], &all[a]) && all[b].nops < all[a].nops &&
+                         bsearch_op(&all[b], all[a].ops[i]);
+                covered = by;
+            }
+            drop = covered;
         }
         rep[a] = !drop;
         n += !drop;
@@ -251,6 +298,7 @@ size_t tl_mc_find(const tl_mc_catalogue *c, const tl_lab *master,
     }
     free(rep);
     free(keep);
+    free(contra);
     free(all);
     *out = res;
     return n;

@@ -65,9 +65,15 @@ typedef struct tl_mc_found {
 /* The entries of c that grade g (of master, verdicts[i] for op i)
  * supports, in catalogue order: an op supports an entry when its answer is
  * wrong, is one the entry predicts, and the entry's when: holds or the op
- * names the entry's tag in its `misconceptions:`. An entry A is left out when another
- * reported entry B's ops include all of A's and more, or the same ops and
- * B comes first in the catalogue: the broader belief explains them.
+ * names the entry's tag in its `misconceptions:`. An entry needing 2 or
+ * more ops is held only when more ops support it than contradict it (its
+ * when: holds, the answer is right and not one it predicts). An entry A is
+ * left out when another held entry B with no more contradicting ops
+ * includes all of A's ops and more, or the same ops and fewer
+ * contradictions or an earlier place in the catalogue: the broader belief
+ * explains them as well. B is left out when narrower held entries with
+ * fewer contradictions explain every one of its ops (two specific beliefs,
+ * not the catch-all).
  * Returns the count; *out is owned (tl_mc_found_free), NULL when none. */
 size_t tl_mc_find(const tl_mc_catalogue *c, const tl_lab *master,
                   const tl_op_verdict *verdicts, const tl_grade *g, tl_mc_found **out);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "scorecard.h"
+#include "util.h"
 #include "verdict.h"
 
 #ifdef __cplusplus
@@ -74,6 +75,10 @@ void tl_report_html_pic_free(tl_html_pic *p);
 char *tl_report_html_check(const tl_report *r, const tl_html_pic *pics);
 /* grade: the class report over n graded submissions of one master. */
 char *tl_report_html_class(const tl_report *rs, size_t n);
+/* The page's head (title escaped, the shared style) and its footer, for
+ * other pages (bystudent.h). */
+void tl_report_html_page_open(tl_buf *b, const char *title);
+void tl_report_html_page_close(tl_buf *b);
 
 #ifdef __cplusplus
 }
