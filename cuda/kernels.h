@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "scalar_defs.h" /* the conversions and formulas both devices share */
+#include "reduce_order.h" /* the one order of floating sums and products */
 
 #if defined(__CUDACC__)
 #define TL_KFN static __host__ __device__ inline
@@ -623,7 +624,10 @@ TL_KFN void tl_k_where_item(const tl_kdesc *d, int64_t i)
  * offsets; the reduced sub-shape is rsizes/rstrides, walked in row-major
  * order with flat index k. One chunk: the item folds all nred elements and
  * stores the result; several: it writes a partial, and the combine kernel
- * folds the partials of each output in chunk order. */
+ * folds the partials of each output in chunk order. Floating sum/mean/prod
+ * follow reduce_order.h (the CPU's order, bit for bit): a chunk is one
+ * block of TL_RO_BLOCK elements in 64 lanes, and the combine folds the
+ * block values by the shared pairwise cascade. */
 
 TL_KFN void tl_k_acc_init(int op, tl_kacc *a)
 {
@@ -691,8 +695,8 @@ TL_KFN void tl_k_acc_merge(int op, int fl, tl_kacc *a, const tl_kacc *b)
     }
     int max = op == TL_KR_MAX || op == TL_KR_ARGMAX;
     switch (op) {
-    /* floating sums and products: chunk partials in double, in chunk order
-     * (g_reduce chunks them only past FCHUNK_MIN elements, backend_gpu.c) */
+    /* integer sums and products (floating ones use reduce_order.h's
+     * cascade, tl_k_reduce_combine_item) */
     case TL_KR_SUM: case TL_KR_MEAN:
         if (fl)
             a->f += b->f;
@@ -747,6 +751,24 @@ TL_KFN void tl_k_acc_store(int op, int ct, const tl_kacc *a, int64_t count,
     }
 }
 
+/* a floating sum, mean or product: folded in reduce_order.h's order, the
+ * CPU's (chunks are then its blocks: clen == TL_RO_BLOCK) */
+TL_KFN int tl_k_red_ordered(int op, int fl)
+{
+    return fl && (op == TL_KR_SUM || op == TL_KR_MEAN || op == TL_KR_PROD);
+}
+
+/* the byte offset of flat index k of the reduced sub-shape */
+TL_KFN int64_t tl_k_red_off(const tl_kdesc *d, int64_t k)
+{
+    int64_t rem = k, ro = 0;
+    for (int r = d->rndim - 1; r >= 0; r--) {
+        ro += (rem % d->rsizes[r]) * d->rstrides[r];
+        rem /= d->rsizes[r];
+    }
+    return ro;
+}
+
 TL_KFN void tl_k_reduce_item(const tl_kdesc *d, int64_t i)
 {
     int64_t o = i / d->nchunk, c = i % d->nchunk;
@@ -759,17 +781,24 @@ TL_KFN void tl_k_reduce_item(const tl_kdesc *d, int64_t i)
     int64_t k0 = c * d->clen, k1 = k0 + d->clen;
     if (k1 > d->nred)
         k1 = d->nred;
-    for (int64_t k = k0; k < k1; k++) {
-        int64_t rem = k, ro = 0;
-        for (int r = d->rndim - 1; r >= 0; r--) {
-            ro += (rem % d->rsizes[r]) * d->rstrides[r];
-            rem /= d->rsizes[r];
+    if (tl_k_red_ordered(op, fl)) {
+        /* one block of the order: its value is the partial */
+        int prod = op == TL_KR_PROD;
+        tl_ro_block b;
+        tl_ro_block_init(&b, tl_ro_f32_lanes(ct == TL_K_F32, prod), prod);
+        for (int64_t k = k0; k < k1; k++)
+            tl_ro_block_add(&b, tl_k_round(ct, tl_k_ldf(sd, d->ptr[1] + off[1] +
+                                                            tl_k_red_off(d, k))));
+        acc.f = tl_ro_block_value(&b);
+        acc.any = 1;
+    } else {
+        for (int64_t k = k0; k < k1; k++) {
+            const char *p = d->ptr[1] + off[1] + tl_k_red_off(d, k);
+            if (fl)
+                tl_k_acc_f(op, tl_k_round(ct, tl_k_ldf(sd, p)), k, &acc);
+            else
+                tl_k_acc_i(op, tl_k_wrap(ct, tl_k_ldi(sd, p)), k, &acc);
         }
-        const char *p = d->ptr[1] + off[1] + ro;
-        if (fl)
-            tl_k_acc_f(op, tl_k_round(ct, tl_k_ldf(sd, p)), k, &acc);
-        else
-            tl_k_acc_i(op, tl_k_wrap(ct, tl_k_ldi(sd, p)), k, &acc);
     }
     if (d->nchunk == 1)
         tl_k_acc_store(op, ct, &acc, d->nred, d->dtype[0], d->ptr[0] + off[0]);
@@ -777,16 +806,27 @@ TL_KFN void tl_k_reduce_item(const tl_kdesc *d, int64_t i)
         ((tl_kacc *)d->partials)[i] = acc;
 }
 
-/* item = output o: folds partials o*nchunk .. o*nchunk+nchunk-1 */
+/* item = output o: folds partials o*nchunk .. o*nchunk+nchunk-1 (ordered
+ * sums and products: the block values, by reduce_order.h's cascade) */
 TL_KFN void tl_k_reduce_combine_item(const tl_kdesc *d, int64_t o)
 {
     int64_t off[TL_K_MAXOPS];
     tl_k_offsets(d, o, off);
     const tl_kacc *p = (const tl_kacc *)d->partials + o * d->nchunk;
+    int fl = tl_k_is_floating(d->compute);
     tl_kacc acc;
     tl_k_acc_init(d->op, &acc);
-    for (int64_t c = 0; c < d->nchunk; c++)
-        tl_k_acc_merge(d->op, tl_k_is_floating(d->compute), &acc, &p[c]);
+    if (tl_k_red_ordered(d->op, fl)) {
+        int prod = d->op == TL_KR_PROD;
+        tl_ro_casc s;
+        tl_ro_casc_init(&s);
+        for (int64_t c = 0; c < d->nchunk; c++)
+            tl_ro_push(&s, p[c].f, prod);
+        acc.f = tl_ro_total(&s, prod);
+    } else {
+        for (int64_t c = 0; c < d->nchunk; c++)
+            tl_k_acc_merge(d->op, fl, &acc, &p[c]);
+    }
     tl_k_acc_store(d->op, d->compute, &acc, d->nred, d->dtype[0], d->ptr[0] + off[0]);
 }
 

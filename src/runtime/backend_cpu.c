@@ -22,12 +22,16 @@
  *   - Reductions iterate the kept dims outside and the reduced dims inside
  *     in row-major order, so argmax/argmin report the flat index within the
  *     reduced sub-shape and ties/NaN resolve to the first occurrence.
+ *     Floating sum/mean/prod fold in reduce_order.h's blocked order (64
+ *     lanes per 1024-element block, blocks combined pairwise), the order
+ *     cpu_loops.c's vector loops and the CUDA kernels follow too.
  *   - Nothing here trusts the descriptors blindly: mismatched shapes or
  *     out-of-range gather indices return TL_ERR_INTERNAL instead of crashing.
  */
 #include "context.h"
 #include "backend_impl.h"
 #include "cpu_loops.h"
+#include "reduce_order.h"
 #include "scalar_defs.h"
 #include "storage.h"
 
@@ -1322,12 +1326,22 @@ typedef struct red_acc {
     int64_t i;
     int64_t arg;
     bool seen_nan;
+    tl_ro_acc ro; /* floating sum/mean/prod: reduce_order.h's order */
 } red_acc;
 
-static void red_init(tl_redop op, bool fl, red_acc *a)
+/* a floating sum, mean or product: folded in reduce_order.h's order */
+static bool red_ordered(tl_redop op, bool fl)
+{
+    return fl && (op == TL_RED_SUM || op == TL_RED_MEAN || op == TL_RED_PROD);
+}
+
+static void red_init(tl_redop op, tl_dtype ct, bool fl, red_acc *a)
 {
     a->arg = 0;
     a->seen_nan = false;
+    if (red_ordered(op, fl))
+        tl_ro_init(&a->ro, tl_ro_f32_lanes(ct == TL_FLOAT32, op == TL_RED_PROD),
+                   op == TL_RED_PROD);
     switch (op) {
     case TL_RED_PROD: a->f = 1.0; a->i = 1; break;
     case TL_RED_ALL: a->f = 1.0; a->i = 1; break;
@@ -1335,7 +1349,6 @@ static void red_init(tl_redop op, bool fl, red_acc *a)
     case TL_RED_MIN: case TL_RED_ARGMIN: a->f = INFINITY; a->i = INT64_MAX; break;
     default: a->f = 0.0; a->i = 0; break;
     }
-    (void)fl;
 }
 
 /* Fold n elements (a strip of the reduced sub-shape starting at flat
@@ -1347,8 +1360,7 @@ static void red_strip_f(tl_redop op, tl_dtype ct, ld_f64_fn ld, const char *p,
     for (int64_t i = 0; i < n; i++, p += st) {
         double v = round_to(ct, ld(p));
         switch (op) {
-        case TL_RED_SUM: case TL_RED_MEAN: a->f += v; break;
-        case TL_RED_PROD: a->f *= v; break;
+        case TL_RED_SUM: case TL_RED_MEAN: case TL_RED_PROD: tl_ro_add(&a->ro, v); break;
         case TL_RED_ALL: if (v == 0.0) a->f = 0.0; break;
         case TL_RED_ANY: if (v != 0.0) a->f = 1.0; break;
         case TL_RED_MAX: case TL_RED_ARGMAX:
@@ -1391,9 +1403,11 @@ static void red_strip_i(tl_redop op, tl_dtype ct, ld_i64_fn ld, const char *p,
     }
 }
 
-static void red_store(tl_redop op, tl_dtype ct, bool fl, const red_acc *a,
+static void red_store(tl_redop op, tl_dtype ct, bool fl, red_acc *a,
                       int64_t count, tl_dtype dt, char *d)
 {
+    if (red_ordered(op, fl))
+        a->f = tl_ro_finish(&a->ro);
     switch (op) {
     case TL_RED_ARGMAX:
     case TL_RED_ARGMIN:
@@ -1510,7 +1524,7 @@ static int cpu_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
     int64_t since_check = 0; /* elements since the last deadline poll */
     for (;;) {
         red_acc acc;
-        red_init(op, fl, &acc);
+        red_init(op, compute, fl, &acc);
         if (nred > 0) {
             const char *rp = sp;
             int64_t inner = nr ? rsz[nr - 1] : 1;
