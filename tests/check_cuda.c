@@ -310,6 +310,63 @@ START_TEST(test_transfers_counted)
 }
 END_TEST
 
+/* A dense same-dtype transfer is one copy straight into the destination
+ * (review S4): exactly the tensor's bytes cross, and no kernel runs on the
+ * device (before: a dense scratch and a copy kernel on each side). Layouts
+ * that are not one dense block, and dtype changes, still go through the
+ * scratch path; every result is checked against the CPU's values. */
+START_TEST(test_dense_transfer_one_copy)
+{
+    static const struct {
+        const char *expr;
+        uint64_t h2d, d2h; /* exact bytes; UINT64_MAX: any */
+        uint64_t launches; /* exact; UINT64_MAX: at least one */
+        const char *check; /* an expression that must be True */
+    } cases[] = {
+        {"x.cpu()", 0, 4096 * 4, 0, "torch.equal(r, torch.arange(4096.).reshape(64, 64))"},
+        {"x.t().cpu()", 0, 4096 * 4, 0, "torch.equal(r, torch.arange(4096.).reshape(64, 64).t())"},
+        {"x.to('cpu', copy=True)", 0, 4096 * 4, 0, "r.stride() == (64, 1)"},
+        {"c.cuda()", 4096 * 4, 0, 0, "torch.equal(r.cpu(), c)"},
+        {"c.pin_memory().cuda()", 4096 * 4, 0, 0, "torch.equal(r.cpu(), c)"},
+        {"c[:, ::2].cuda()", UINT64_MAX, 0, UINT64_MAX, "torch.equal(r.cpu(), c[:, ::2])"},
+        {"x[::2].cpu()", 0, UINT64_MAX, UINT64_MAX, "torch.equal(r, c[::2])"},
+        {"x.to('cpu', torch.float16)", 0, UINT64_MAX, UINT64_MAX, "torch.equal(r, c.half())"},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        tl_interp *I = dev_interp(DEV_SETUP "c = torch.arange(4096., device='cpu').reshape(64, 64)\n");
+        tl_backend_counters_reset();
+        tl_error err;
+        char stmt[200];
+        snprintf(stmt, sizeof stmt, "r = %s", cases[t].expr);
+        tl_source src;
+        memset(&src, 0, sizeof src);
+        src.text = stmt;
+        src.len = strlen(stmt);
+        src.file = "<stmt>";
+        src.line = src.col = 1;
+        memset(&err, 0, sizeof err);
+        ck_assert_msg(tl_interp_exec(I, &src, &err) == 0, "%s: %s", cases[t].expr, err.msg);
+        tl_backend_counters k = tl_backend_counters_get(TL_DEV_CUDA);
+        if (cases[t].h2d != UINT64_MAX)
+            ck_assert_msg(k.h2d_bytes == cases[t].h2d, "%s: %llu bytes up", cases[t].expr,
+                          (unsigned long long)k.h2d_bytes);
+        if (cases[t].d2h != UINT64_MAX)
+            ck_assert_msg(k.d2h_bytes == cases[t].d2h, "%s: %llu bytes down", cases[t].expr,
+                          (unsigned long long)k.d2h_bytes);
+        if (cases[t].launches != UINT64_MAX)
+            ck_assert_msg(k.launches == cases[t].launches, "%s: %llu launches", cases[t].expr,
+                          (unsigned long long)k.launches);
+        else
+            ck_assert_msg(k.launches > 0, "%s: no launch", cases[t].expr);
+        tl_value *v = dev_eval(I, cases[t].check, &err);
+        ck_assert_msg(v != NULL && v->kind == TL_V_BOOL && v->u.b, "%s: %s is not True (%s)",
+                      cases[t].expr, cases[t].check, v ? "" : err.msg);
+        tl_value_release(v);
+        tl_interp_free(I);
+    }
+}
+END_TEST
+
 START_TEST(test_data_ptr_is_device_address)
 {
     tl_interp *I = dev_interp(DEV_SETUP);
@@ -542,6 +599,7 @@ static Suite *device_suite(void)
     tcase_add_test(tc, test_no_host_bytes);
     tcase_add_test(tc, test_indexing_moves_no_data);
     tcase_add_test(tc, test_transfers_counted);
+    tcase_add_test(tc, test_dense_transfer_one_copy);
     tcase_add_test(tc, test_data_ptr_is_device_address);
     tcase_add_test(tc, test_kernel_names_follow_device);
     tcase_add_test(tc, test_self_overlap_in_cpu_order);
