@@ -640,54 +640,6 @@ static double minimum_f(double a, double b)
 }
 
 
-static int64_t lshift_i(int64_t a, int64_t b, int bits)
-{
-    if (b < 0 || b >= bits)
-        return 0;
-    return (int64_t)((uint64_t)a << b);
-}
-
-static int64_t rshift_i(int64_t a, int64_t b, int bits)
-{
-    if (b < 0 || b >= bits)
-        return a < 0 ? -1 : 0;
-    return a >> b; /* arithmetic on gcc/clang (implementation-defined) */
-}
-
-static int64_t floordiv_i(int64_t a, int64_t b)
-{
-    if (b == -1)
-        return (int64_t)(0u - (uint64_t)a);
-    int64_t q = a / b, r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
-static int64_t remainder_i(int64_t a, int64_t b)
-{
-    if (b == -1)
-        return 0;
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
-}
-
-static int64_t truncdiv_i(int64_t a, int64_t b)
-{
-    if (b == -1)
-        return (int64_t)(0u - (uint64_t)a);
-    return a / b;
-}
-
-static int64_t fmod_i(int64_t a, int64_t b)
-{
-    if (b == -1)
-        return 0;
-    return a % b;
-}
-
 static const char *binop_kernel_name(tl_binop op)
 {
     switch (op) {
@@ -851,16 +803,16 @@ static int bin_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
     case TL_BIN_SUB: BLOOP(int64_t, LA, LB, OUT((int64_t)(U(a) - U(b)))) break;
     case TL_BIN_MUL: BLOOP(int64_t, LA, LB, OUT((int64_t)(U(a) * U(b)))) break;
     case TL_BIN_DIV:
-        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(truncdiv_i(a, b)))
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(tl_sd_truncdiv_i(a, b)))
         break;
     case TL_BIN_FLOORDIV:
-        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(floordiv_i(a, b)))
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(tl_sd_floordiv_i(a, b)))
         break;
     case TL_BIN_REMAINDER:
-        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(remainder_i(a, b)))
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(tl_sd_remainder_i(a, b)))
         break;
     case TL_BIN_FMOD:
-        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(fmod_i(a, b)))
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(tl_sd_fmod_i(a, b)))
         break;
     case TL_BIN_POW: BLOOP(int64_t, LA, LB, OUT(tl_sd_pow_i(a, b))) break;
     case TL_BIN_MAXIMUM: BLOOP(int64_t, LA, LB, OUT(a > b ? a : b)) break;
@@ -872,8 +824,8 @@ static int bin_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
     case TL_BIN_BITAND: BLOOP(int64_t, LA, LB, OUT(a & b)) break;
     case TL_BIN_BITOR: BLOOP(int64_t, LA, LB, OUT(a | b)) break;
     case TL_BIN_BITXOR: BLOOP(int64_t, LA, LB, OUT(a ^ b)) break;
-    case TL_BIN_LSHIFT: BLOOP(int64_t, LA, LB, OUT(lshift_i(a, b, bits))) break;
-    case TL_BIN_RSHIFT: BLOOP(int64_t, LA, LB, OUT(rshift_i(a, b, bits))) break;
+    case TL_BIN_LSHIFT: BLOOP(int64_t, LA, LB, OUT(tl_sd_lshift_i(a, b, bits))) break;
+    case TL_BIN_RSHIFT: BLOOP(int64_t, LA, LB, OUT(tl_sd_rshift_i(a, b, bits))) break;
     default:
         return tl_error_set(err, TL_ERR_INTERNAL, "backend: bad int binop %d",
                             (int)c->op);
@@ -938,60 +890,10 @@ typedef struct un_ctx {
     st_i64_fn si;
 } un_ctx;
 
-static double sign_f(double x)
-{
-    if (isnan(x))
-        return 0.0;
-    return (double)((x > 0.0) - (x < 0.0));
-}
-
-static double relu_f(double x)
-{
-    return x < 0.0 ? 0.0 : x; /* NaN stays NaN */
-}
-
-static double sigmoid_f(double x)
-{
-    return 1.0 / (1.0 + exp(-x));
-}
-
+/* the float unary ops: scalar_defs.h's (the device's) */
 static double unary_f(tl_unop op, double x)
 {
-    switch (op) {
-    case TL_UN_NEG: return -x;
-    case TL_UN_ABS: return fabs(x);
-    case TL_UN_SQRT: return sqrt(x);
-    case TL_UN_RSQRT: return 1.0 / sqrt(x);
-    case TL_UN_EXP: return exp(x);
-    case TL_UN_EXP2: return exp2(x);
-    case TL_UN_EXPM1: return expm1(x);
-    case TL_UN_LOG: return log(x);
-    case TL_UN_LOG2: return log2(x);
-    case TL_UN_LOG10: return log10(x);
-    case TL_UN_LOG1P: return log1p(x);
-    case TL_UN_SIN: return sin(x);
-    case TL_UN_COS: return cos(x);
-    case TL_UN_TAN: return tan(x);
-    case TL_UN_ASIN: return asin(x);
-    case TL_UN_ACOS: return acos(x);
-    case TL_UN_ATAN: return atan(x);
-    case TL_UN_SINH: return sinh(x);
-    case TL_UN_COSH: return cosh(x);
-    case TL_UN_TANH: return tanh(x);
-    case TL_UN_SIGMOID: return sigmoid_f(x);
-    case TL_UN_RELU: return relu_f(x);
-    case TL_UN_FLOOR: return floor(x);
-    case TL_UN_CEIL: return ceil(x);
-    case TL_UN_ROUND: return nearbyint(x); /* half to even */
-    case TL_UN_TRUNC: return trunc(x);
-    case TL_UN_FRAC: return x - trunc(x);
-    case TL_UN_SIGN: return sign_f(x);
-    case TL_UN_RECIPROCAL: return 1.0 / x;
-    case TL_UN_SQUARE: return x * x;
-    case TL_UN_ERF: return erf(x);
-    case TL_UN_IDENTITY: return x;
-    default: return NAN;
-    }
+    return tl_sd_unary_f((int)op, x);
 }
 
 static bool unop_is_pred(tl_unop op)

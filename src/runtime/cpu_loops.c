@@ -358,20 +358,8 @@ typedef void (*conv_fn)(char *d, int64_t ds, const char *s, int64_t ss,
     }
 #endif
 
-/* carriers, exactly as tl_dtype_load_* / tl_dtype_store_* */
-static inline int64_t f64_i64(double v)
-{
-    if (v >= -9223372036854775808.0 && v < 9223372036854775808.0)
-        return (int64_t)v;
-    return INT64_MIN;
-}
-
-static inline int64_t f64_i32(double v)
-{
-    if (v > -2147483649.0 && v < 2147483648.0)
-        return (int32_t)v;
-    return INT32_MIN;
-}
+/* carriers, exactly as tl_dtype_load_* / tl_dtype_store_* (float ->
+ * integer: scalar_defs.h's tl_sd_f64_to_i64/i32) */
 
 /* load: LF_x gives the double carrier (floating src), LI_x the int64 one */
 #define LI_b8(v) ((int64_t)((v) != 0))
@@ -397,11 +385,11 @@ static inline int64_t f64_i32(double v)
 #define SI_f32(c) ((float)(c))
 #define SI_f64(c) ((double)(c))
 #define SF_b8(c) ((uint8_t)((c) != 0.0))
-#define SF_u8(c) SI_u8(f64_i32(c))
-#define SF_i8(c) SI_i8(f64_i32(c))
-#define SF_i16(c) SI_i16(f64_i32(c))
-#define SF_i32(c) SI_i32(f64_i32(c))
-#define SF_i64(c) (f64_i64(c))
+#define SF_u8(c) SI_u8(tl_sd_f64_to_i32(c))
+#define SF_i8(c) SI_i8(tl_sd_f64_to_i32(c))
+#define SF_i16(c) SI_i16(tl_sd_f64_to_i32(c))
+#define SF_i32(c) SI_i32(tl_sd_f64_to_i32(c))
+#define SF_i64(c) (tl_sd_f64_to_i64(c))
 #define SF_f16(c) (tl_f32_to_f16((float)(c)))
 #define SF_bf16(c) (tl_f32_to_bf16((float)(c)))
 #define SF_f32(c) ((float)(c))
