@@ -28,6 +28,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,15 @@ static const char *tl_cuda_describe(void)
 /* Runs this program with --print-count and CUDA_VISIBLE_DEVICES=visible
  * (NULL: the environment as it is) in a fresh process; returns the device
  * count it printed and copies its description line into desc. */
+static int child_probe(const char *mode, const char *visible, char *desc, size_t desc_size);
+
 static int count_in_child(const char *visible, char *desc, size_t desc_size)
+{
+    return child_probe("--print-count", visible, desc, desc_size);
+}
+
+/* the same, running this program with `mode` */
+static int child_probe(const char *mode, const char *visible, char *desc, size_t desc_size)
 {
     int fds[2];
     ck_assert_int_eq(pipe(fds), 0);
@@ -71,7 +80,7 @@ static int count_in_child(const char *visible, char *desc, size_t desc_size)
         close(fds[1]);
         if (visible)
             setenv("CUDA_VISIBLE_DEVICES", visible, 1);
-        execl("/proc/self/exe", "check_cuda", "--print-count", (char *)NULL);
+        execl("/proc/self/exe", "check_cuda", mode, (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -367,6 +376,49 @@ START_TEST(test_dense_transfer_one_copy)
 }
 END_TEST
 
+/* --print-count-threads: PROBE_THREADS threads make the process's first
+ * probe call at once; each must get the whole answer (review E4: the query
+ * flagged itself done before it had filled the answer in) */
+#define PROBE_THREADS 8
+static pthread_barrier_t probe_barrier;
+static int probe_count[PROBE_THREADS];
+static const char *probe_desc[PROBE_THREADS];
+
+static void *probe_thread(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    pthread_barrier_wait(&probe_barrier);
+    probe_count[i] = tl_backend_cuda_probe(&probe_desc[i]);
+    return NULL;
+}
+
+static int print_count_threads(void)
+{
+    pthread_t th[PROBE_THREADS];
+    pthread_barrier_init(&probe_barrier, NULL, PROBE_THREADS);
+    for (int i = 0; i < PROBE_THREADS; i++)
+        if (pthread_create(&th[i], NULL, probe_thread, (void *)(intptr_t)i) != 0)
+            return 1;
+    for (int i = 0; i < PROBE_THREADS; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 1; i < PROBE_THREADS; i++)
+        if (probe_count[i] != probe_count[0] || !probe_desc[i] || !probe_desc[0] ||
+            strcmp(probe_desc[i], probe_desc[0]) != 0 || probe_desc[i][0] == '\0')
+            return 1;
+    printf("%d\n%s\n", probe_count[0], probe_desc[0]);
+    return 0;
+}
+
+START_TEST(test_probe_threads_agree)
+{
+    char one[256], many[256];
+    int n1 = count_in_child(NULL, one, sizeof one);
+    int n8 = child_probe("--print-count-threads", NULL, many, sizeof many);
+    ck_assert_int_eq(n8, n1);
+    ck_assert_str_eq(many, one);
+}
+END_TEST
+
 START_TEST(test_data_ptr_is_device_address)
 {
     tl_interp *I = dev_interp(DEV_SETUP);
@@ -600,6 +652,7 @@ static Suite *device_suite(void)
     tcase_add_test(tc, test_indexing_moves_no_data);
     tcase_add_test(tc, test_transfers_counted);
     tcase_add_test(tc, test_dense_transfer_one_copy);
+    tcase_add_test(tc, test_probe_threads_agree);
     tcase_add_test(tc, test_data_ptr_is_device_address);
     tcase_add_test(tc, test_kernel_names_follow_device);
     tcase_add_test(tc, test_self_overlap_in_cpu_order);
@@ -643,12 +696,15 @@ static Suite *tl_cuda_suite(void)
     return s;
 }
 
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--print-count") == 0) {
         printf("%d\n%s\n", tl_cuda_device_count(), tl_cuda_describe());
         return 0;
     }
+    if (argc == 2 && strcmp(argv[1], "--print-count-threads") == 0)
+        return print_count_threads();
     /* the emulated device, in forked tests (no CUDA state is touched) */
     dev_be = tl_backend_cuda_emulated();
     on_sim = true;
