@@ -14,9 +14,11 @@
  *     device API (dev_cuda.cu), or NULL when there is no device or the
  *     device's probe launch fails (no kernel image for it, PTX too new:
  *     209/222); the probe's line then says why.
- * Not thread-safe on first call (tlab queries the device before starting
- * any worker).
+ * Thread-safe: the query runs once under pthread_once (review E4), so a
+ * first call from several --jobs workers at a time waits for the one query
+ * instead of reading a half-filled answer.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,17 +28,21 @@
 #include "backend_gpu.h"
 #include "tl_cuda.h"
 
-static bool queried;       /* the query below ran */
+static pthread_once_t query_flag = PTHREAD_ONCE_INIT;
 static int ndevices;       /* usable devices, 0 when none */
 static char description[256];
 
-/* Runs cudaGetDeviceCount once and fills ndevices and description. */
+static void query_once(void);
+
+/* Runs cudaGetDeviceCount once (the first caller; every other caller waits
+ * for it) and fills ndevices and description. */
 static void query(void)
 {
-    if (queried)
-        return;
-    queried = true;
+    pthread_once(&query_flag, query_once);
+}
 
+static void query_once(void)
+{
     int n = 0;
     cudaError_t rc = cudaGetDeviceCount(&n);
     if (rc == cudaErrorNoDevice || rc == cudaErrorInsufficientDriver) {

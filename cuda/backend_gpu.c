@@ -16,13 +16,14 @@
  *     the 8-byte bounds check of device index offsets), counted as d2h,
  *     and the upload of host-computed index offsets (the index_select /
  *     scatter entries, whose indices arrive in host memory).
- *   - Reductions: one work item per output folds the reduced elements in
- *     the CPU's row-major order, so floating sums round exactly as the CPU
- *     does. Associative reductions (integer sum/prod, max/min and their arg
+ *   - Reductions: floating sums, means and products follow the one order
+ *     both devices share (src/runtime/reduce_order.h): one work item per
+ *     block of 1024 elements (64 lanes), then one per output combining the
+ *     block values pairwise; bit for bit the CPU's, at every size.
+ *     Associative reductions (integer sum/prod, max/min and their arg
  *     forms, all/any) beyond CHUNK elements per output are split into chunks
  *     (pass 1, partials in device scratch) combined in chunk order (pass 2);
- *     floating sums/means/products too, past FCHUNK_MIN elements (then a
- *     deterministic reassociation within ulps of the CPU, not bit for bit).
+ *     the rest fold in the CPU's row-major order, one item per output.
  *   - Status mapping: out of memory is PyTorch's "CUDA out of memory"
  *     RuntimeError; sticky errors (illegal address 700, launch failure 719,
  *     assert 710, ECC 214, and any failure of a copy or sync) poison the
@@ -757,20 +758,14 @@ static int64_t count_mul(int64_t a, int64_t b)
     return tl_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-/* Floating sums, means and products of more than this many elements per
- * output are chunked too (each chunk folded in order in double, the
- * partials added in chunk order): a reassociation, deterministic, within
- * a few ulps of the CPU's in-order fold (the CPU's own vectorised loops
- * reassociate as much: tests/gpu/big.py compares such sums with rtol 1e-6),
- * instead of one GPU thread walking 2^27 elements (50 s on an H200,
- * 2026-12-04). Below it, and so in every test of check_kernels and the
- * fixtures, the device folds in the CPU's order, bit for bit. */
-#define FCHUNK_MIN ((int64_t)1 << 16)
-
-static bool chunkable(tl_redop op, bool fl, int64_t nred)
+/* Integer reductions, max/min and their arg forms past CHUNK elements per
+ * output are chunked (partials merged in chunk order: exact). Floating
+ * sums, means and products always fold in reduce_order.h's order, the
+ * CPU's, bit for bit: one work item per block of TL_RO_BLOCK elements, then
+ * one per output combining the block values by the shared cascade. An
+ * integral mean (a double sum) stays one item per output, in order. */
+static bool chunkable(tl_redop op)
 {
-    if (fl && (op == TL_RED_SUM || op == TL_RED_PROD || op == TL_RED_MEAN))
-        return nred > FCHUNK_MIN;
     return op != TL_RED_MEAN;
 }
 
@@ -850,7 +845,10 @@ static int g_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
     d.compute = (int32_t)compute;
     d.nchunk = 1;
     d.clen = nred;
-    if (nred > CHUNK && chunkable(op, fl, nred)) {
+    if (fl && (op == TL_RED_SUM || op == TL_RED_MEAN || op == TL_RED_PROD)) {
+        d.clen = TL_RO_BLOCK;
+        d.nchunk = nred > TL_RO_BLOCK ? (nred + TL_RO_BLOCK - 1) / TL_RO_BLOCK : 1;
+    } else if (nred > CHUNK && chunkable(op)) {
         d.clen = CHUNK / 2;
         d.nchunk = (nred + d.clen - 1) / d.clen;
     }

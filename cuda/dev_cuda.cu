@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda_runtime.h>
@@ -278,21 +279,164 @@ static int cu_sync(void)
     return st(cudaStreamSynchronize(cudaStreamPerThread));
 }
 
+/* ---- pinned host blocks, cached (review S5) ----
+ * cudaHostAlloc and cudaFreeHost are slow (they map and unmap pages for
+ * the device and cudaFreeHost synchronises the device, so every
+ * pin_memory() stalled the other --jobs workers' streams). Freed pinned
+ * blocks wait in a per-thread cache for the next request of their bin, as
+ * PyTorch's CachingHostAllocator does:
+ *   - Bins: a request is rounded up to a capacity of 2^k * {1, 1.25, 1.5,
+ *     1.75} bytes (at least 4 KiB), so a block fits every later request of
+ *     its bin and wastes at most a quarter.
+ *   - Each block starts with a PIN_HDR-byte header holding its capacity (the
+ *     caller's pointer is 64-byte aligned, inside the same pinned
+ *     allocation, so cudaPointerGetAttributes still says pinned host).
+ *   - Bounded like the CPU's block cache (src/base/blockcache.c): at most
+ *     PIN_SLOTS blocks and PIN_MAX_BYTES per thread, and cached plus live
+ *     tensor bytes stay within --max-bytes: a block is kept only if the
+ *     cache then holds at most the limit less what the ledger charges, and
+ *     a fresh allocation first drops what no longer fits. Oldest go first.
+ *   - Freed with cudaFreeHost when the thread ends (a pthread key) and at
+ *     exit (the main thread's cache). Every transfer that reads or writes a
+ *     pinned block synchronises its stream before returning (cu_h2d,
+ *     cu_d2h), so a block freed and taken again has no copy in flight.
+ */
+#define PIN_HDR 64
+#define PIN_MIN ((size_t)4 << 10)
+#define PIN_SLOTS 8
+#define PIN_MAX_BYTES ((size_t)256 << 20)
+
+typedef struct pin_slot {
+    void *base;
+    size_t cap;
+} pin_slot;
+
+static __thread pin_slot pin_slots[PIN_SLOTS];
+static __thread int pin_n;
+static __thread size_t pin_bytes;
+static __thread bool pin_armed;
+static pthread_key_t pin_key;
+static pthread_once_t pin_once = PTHREAD_ONCE_INIT;
+static bool pin_key_ok;
+
+/* the bin capacity for n bytes; 0 past what size_t can round */
+static size_t pin_cap(size_t n)
+{
+    if (n < PIN_MIN)
+        n = PIN_MIN;
+    if (n > SIZE_MAX / 2)
+        return 0;
+    int k = 63 - __builtin_clzll((unsigned long long)n); /* 2^k <= n */
+    size_t step = (size_t)1 << (k - 2);
+    return (n + step - 1) / step * step;
+}
+
+static void pin_drop(int i)
+{
+    void *base = pin_slots[i].base;
+    pin_bytes -= pin_slots[i].cap;
+    for (int j = i + 1; j < pin_n; j++)
+        pin_slots[j - 1] = pin_slots[j];
+    pin_n--;
+    if (cudaFreeHost(base) != cudaSuccess)
+        (void)cudaGetLastError();
+}
+
+static void pin_trim(size_t room)
+{
+    while (pin_n > 0 && pin_bytes > room)
+        pin_drop(0);
+}
+
+static void pin_release_at_thread_end(void *unused)
+{
+    (void)unused;
+    pin_trim(0);
+    pin_armed = false;
+}
+
+static void pin_release_at_exit(void)
+{
+    pin_trim(0);
+}
+
+static void pin_init(void)
+{
+    pin_key_ok = pthread_key_create(&pin_key, pin_release_at_thread_end) == 0;
+    if (pin_key_ok)
+        atexit(pin_release_at_exit);
+}
+
+/* the bytes the cache may hold beside `more` fresh bytes: --max-bytes less
+ * what the ledger charges, at most PIN_MAX_BYTES */
+static size_t pin_room(size_t more)
+{
+    size_t limit = tl_context_get()->ledger_limit;
+    size_t used = tl_context_ledger_charged();
+    size_t room = used < limit && limit - used > more ? limit - used - more : 0;
+    return room < PIN_MAX_BYTES ? room : PIN_MAX_BYTES;
+}
+
 static void *cu_host_alloc(size_t n)
 {
-    void *p = NULL;
-    if (cudaHostAlloc(&p, n ? n : 1, cudaHostAllocDefault) != cudaSuccess) {
-        (void)cudaGetLastError();
+    size_t cap = pin_cap(n);
+    if (cap == 0 || cap > SIZE_MAX - PIN_HDR)
         return NULL;
+    void *base = NULL;
+    for (int i = pin_n - 1; i >= 0; i--) {
+        if (pin_slots[i].cap == cap) {
+            base = pin_slots[i].base;
+            pin_bytes -= cap;
+            for (int j = i + 1; j < pin_n; j++)
+                pin_slots[j - 1] = pin_slots[j];
+            pin_n--;
+            break;
+        }
     }
+    if (!base) {
+        pin_trim(pin_room(cap));
+        if (cudaHostAlloc(&base, cap + PIN_HDR, cudaHostAllocDefault) != cudaSuccess) {
+            (void)cudaGetLastError();
+            /* drop the whole cache and try once more */
+            pin_trim(0);
+            base = NULL;
+            if (cudaHostAlloc(&base, cap + PIN_HDR, cudaHostAllocDefault) != cudaSuccess) {
+                (void)cudaGetLastError();
+                return NULL;
+            }
+        }
+        memcpy(base, &cap, sizeof cap);
+    }
+    char *p = (char *)base + PIN_HDR;
     memset(p, 0, n ? n : 1);
     return p;
 }
 
 static void cu_host_free(void *p)
 {
-    if (p)
-        (void)cudaFreeHost(p);
+    if (!p)
+        return;
+    void *base = (char *)p - PIN_HDR;
+    size_t cap;
+    memcpy(&cap, base, sizeof cap);
+    size_t room = pin_room(0);
+    if (cap <= room) {
+        pthread_once(&pin_once, pin_init);
+        if (!pin_armed && pin_key_ok)
+            pin_armed = pthread_setspecific(pin_key, (void *)1) == 0;
+        if (pin_armed) {
+            if (pin_n == PIN_SLOTS)
+                pin_drop(0);
+            pin_trim(room - cap);
+            pin_slots[pin_n].base = base;
+            pin_slots[pin_n].cap = cap;
+            pin_n++;
+            pin_bytes += cap;
+            return;
+        }
+    }
+    if (cudaFreeHost(base) != cudaSuccess)
+        (void)cudaGetLastError();
 }
 
 static const char *cu_errname(int status)

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "scalar_defs.h" /* the conversions and formulas both devices share */
+#include "reduce_order.h" /* the one order of floating sums and products */
 
 #if defined(__CUDACC__)
 #define TL_KFN static __host__ __device__ inline
@@ -141,15 +142,8 @@ enum {
     TL_KB_BITAND, TL_KB_BITOR, TL_KB_BITXOR, TL_KB_LSHIFT, TL_KB_RSHIFT,
     TL_KB_COPY_RHS
 };
-enum {
-    TL_KU_NEG, TL_KU_ABS, TL_KU_SQRT, TL_KU_RSQRT, TL_KU_EXP, TL_KU_EXP2,
-    TL_KU_EXPM1, TL_KU_LOG, TL_KU_LOG2, TL_KU_LOG10, TL_KU_LOG1P, TL_KU_SIN,
-    TL_KU_COS, TL_KU_TAN, TL_KU_ASIN, TL_KU_ACOS, TL_KU_ATAN, TL_KU_SINH,
-    TL_KU_COSH, TL_KU_TANH, TL_KU_SIGMOID, TL_KU_RELU, TL_KU_FLOOR, TL_KU_CEIL,
-    TL_KU_ROUND, TL_KU_TRUNC, TL_KU_FRAC, TL_KU_SIGN, TL_KU_RECIPROCAL,
-    TL_KU_SQUARE, TL_KU_LOGICAL_NOT, TL_KU_BITWISE_NOT, TL_KU_ISNAN,
-    TL_KU_ISINF, TL_KU_ISFINITE, TL_KU_ERF, TL_KU_IDENTITY
-};
+#define TL_KU_CODE(NAME) TL_KU_##NAME,
+enum { TL_SD_UNOPS(TL_KU_CODE) }; /* scalar_defs.h's list */
 enum {
     TL_KR_SUM, TL_KR_PROD, TL_KR_MEAN, TL_KR_MAX, TL_KR_MIN,
     TL_KR_ARGMAX, TL_KR_ARGMIN, TL_KR_ALL, TL_KR_ANY
@@ -169,20 +163,6 @@ TL_KFN int tl_k_isinf(double x) { return x == HUGE_VAL || x == -HUGE_VAL; }
 
 
 
-
-TL_KFN int64_t tl_k_f64_to_i64(double v)
-{
-    if (v >= -9223372036854775808.0 && v < 9223372036854775808.0)
-        return (int64_t)v;
-    return INT64_MIN;
-}
-
-TL_KFN int32_t tl_k_f64_to_i32(double v)
-{
-    if (v > -2147483649.0 && v < 2147483648.0)
-        return (int32_t)v;
-    return INT32_MIN;
-}
 
 TL_KFN int tl_k_is_floating(int dt)
 {
@@ -224,7 +204,7 @@ TL_KFN int64_t tl_k_ldi(int dt, const char *p)
     case TL_K_I16: { int16_t v; memcpy(&v, p, 2); return v; }
     case TL_K_I32: { int32_t v; memcpy(&v, p, 4); return v; }
     case TL_K_I64: { int64_t v; memcpy(&v, p, 8); return v; }
-    default: return tl_k_f64_to_i64(tl_k_ldf(dt, p));
+    default: return tl_sd_f64_to_i64(tl_k_ldf(dt, p));
     }
 }
 
@@ -250,8 +230,8 @@ TL_KFN void tl_k_stf(int dt, char *p, double v)
     switch (dt) {
     case TL_K_BOOL: *(uint8_t *)p = v != 0.0; break;
     case TL_K_U8: case TL_K_I8: case TL_K_I16: case TL_K_I32:
-        tl_k_sti(dt, p, tl_k_f64_to_i32(v)); break;
-    case TL_K_I64: tl_k_sti(dt, p, tl_k_f64_to_i64(v)); break;
+        tl_k_sti(dt, p, tl_sd_f64_to_i32(v)); break;
+    case TL_K_I64: tl_k_sti(dt, p, tl_sd_f64_to_i64(v)); break;
     case TL_K_F16: { uint16_t w = tl_sd_f32_to_f16((float)v); memcpy(p, &w, 2); break; }
     case TL_K_BF16: { uint16_t w = tl_sd_f32_to_bf16((float)v); memcpy(p, &w, 2); break; }
     case TL_K_F32: { float w = (float)v; memcpy(p, &w, 4); break; }
@@ -390,29 +370,21 @@ TL_KFN int64_t tl_k_binary_i(int op, int64_t a, int64_t b, int bits, int *zero)
             *zero = 1;
             return 0;
         }
-        if (b == -1)
-            return (op == TL_KB_DIV || op == TL_KB_FLOORDIV) ? (int64_t)(0u - ua) : 0;
         if (op == TL_KB_DIV)
-            return a / b;
+            return tl_sd_truncdiv_i(a, b);
         if (op == TL_KB_FMOD)
-            return a % b;
-        {
-            int64_t q = a / b, r = a % b;
-            int adj = r != 0 && ((r < 0) != (b < 0));
-            if (op == TL_KB_FLOORDIV)
-                return adj ? q - 1 : q;
-            return adj ? r + b : r;
-        }
+            return tl_sd_fmod_i(a, b);
+        if (op == TL_KB_FLOORDIV)
+            return tl_sd_floordiv_i(a, b);
+        return tl_sd_remainder_i(a, b);
     case TL_KB_POW: return tl_sd_pow_i(a, b);
     case TL_KB_MAXIMUM: return a > b ? a : b;
     case TL_KB_MINIMUM: return a < b ? a : b;
     case TL_KB_BITAND: return a & b;
     case TL_KB_BITOR: return a | b;
     case TL_KB_BITXOR: return a ^ b;
-    case TL_KB_LSHIFT:
-        return (b < 0 || b >= bits) ? 0 : (int64_t)(ua << b);
-    case TL_KB_RSHIFT:
-        return (b < 0 || b >= bits) ? (a < 0 ? -1 : 0) : a >> b;
+    case TL_KB_LSHIFT: return tl_sd_lshift_i(a, b, bits);
+    case TL_KB_RSHIFT: return tl_sd_rshift_i(a, b, bits);
     default: return b; /* COPY_RHS */
     }
 }
@@ -447,45 +419,6 @@ TL_KFN int tl_k_cmp_i(int op, int64_t a, int64_t b)
     case TL_KB_LOGICAL_OR: return a != 0 || b != 0;
     case TL_KB_LOGICAL_XOR: return (a != 0) != (b != 0);
     default: return -1;
-    }
-}
-
-TL_KFN double tl_k_unary_f(int op, double x)
-{
-    switch (op) {
-    case TL_KU_NEG: return -x;
-    case TL_KU_ABS: return fabs(x);
-    case TL_KU_SQRT: return sqrt(x);
-    case TL_KU_RSQRT: return 1.0 / sqrt(x);
-    case TL_KU_EXP: return exp(x);
-    case TL_KU_EXP2: return exp2(x);
-    case TL_KU_EXPM1: return expm1(x);
-    case TL_KU_LOG: return log(x);
-    case TL_KU_LOG2: return log2(x);
-    case TL_KU_LOG10: return log10(x);
-    case TL_KU_LOG1P: return log1p(x);
-    case TL_KU_SIN: return sin(x);
-    case TL_KU_COS: return cos(x);
-    case TL_KU_TAN: return tan(x);
-    case TL_KU_ASIN: return asin(x);
-    case TL_KU_ACOS: return acos(x);
-    case TL_KU_ATAN: return atan(x);
-    case TL_KU_SINH: return sinh(x);
-    case TL_KU_COSH: return cosh(x);
-    case TL_KU_TANH: return tanh(x);
-    case TL_KU_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case TL_KU_RELU: return x < 0.0 ? 0.0 : x;
-    case TL_KU_FLOOR: return floor(x);
-    case TL_KU_CEIL: return ceil(x);
-    case TL_KU_ROUND: return nearbyint(x);
-    case TL_KU_TRUNC: return trunc(x);
-    case TL_KU_FRAC: return x - trunc(x);
-    case TL_KU_SIGN: return tl_k_isnan(x) ? 0.0 : (double)((x > 0.0) - (x < 0.0));
-    case TL_KU_RECIPROCAL: return 1.0 / x;
-    case TL_KU_SQUARE: return x * x;
-    case TL_KU_ERF: return erf(x);
-    case TL_KU_IDENTITY: return x;
-    default: return NAN;
     }
 }
 
@@ -571,10 +504,10 @@ TL_KFN void tl_k_unary_item(const tl_kdesc *d, int64_t i)
                 tl_k_stf(od, o, tl_k_round(ct, tl_k_round(st, 1.0 / q)));
                 break;
             }
-            tl_k_stf(od, o, tl_k_round(ct, tl_k_unary_f(op, tl_k_round(ct, x))));
+            tl_k_stf(od, o, tl_k_round(ct, tl_sd_unary_f(op, tl_k_round(ct, x))));
             break;
         default:
-            tl_k_stf(od, o, tl_k_round(ct, tl_k_unary_f(op, tl_k_round(ct, x))));
+            tl_k_stf(od, o, tl_k_round(ct, tl_sd_unary_f(op, tl_k_round(ct, x))));
             break;
         }
         return;
@@ -596,7 +529,7 @@ TL_KFN void tl_k_unary_item(const tl_kdesc *d, int64_t i)
     case TL_KU_LOGICAL_NOT: tl_k_sti(od, o, a == 0); break;
     case TL_KU_ISNAN: case TL_KU_ISINF: tl_k_sti(od, o, 0); break;
     case TL_KU_ISFINITE: tl_k_sti(od, o, 1); break;
-    default: tl_k_stf(od, o, tl_k_unary_f(op, (double)a)); break;
+    default: tl_k_stf(od, o, tl_sd_unary_f(op, (double)a)); break;
     }
 }
 
@@ -623,7 +556,10 @@ TL_KFN void tl_k_where_item(const tl_kdesc *d, int64_t i)
  * offsets; the reduced sub-shape is rsizes/rstrides, walked in row-major
  * order with flat index k. One chunk: the item folds all nred elements and
  * stores the result; several: it writes a partial, and the combine kernel
- * folds the partials of each output in chunk order. */
+ * folds the partials of each output in chunk order. Floating sum/mean/prod
+ * follow reduce_order.h (the CPU's order, bit for bit): a chunk is one
+ * block of TL_RO_BLOCK elements in 64 lanes, and the combine folds the
+ * block values by the shared pairwise cascade. */
 
 TL_KFN void tl_k_acc_init(int op, tl_kacc *a)
 {
@@ -691,8 +627,8 @@ TL_KFN void tl_k_acc_merge(int op, int fl, tl_kacc *a, const tl_kacc *b)
     }
     int max = op == TL_KR_MAX || op == TL_KR_ARGMAX;
     switch (op) {
-    /* floating sums and products: chunk partials in double, in chunk order
-     * (g_reduce chunks them only past FCHUNK_MIN elements, backend_gpu.c) */
+    /* integer sums and products (floating ones use reduce_order.h's
+     * cascade, tl_k_reduce_combine_item) */
     case TL_KR_SUM: case TL_KR_MEAN:
         if (fl)
             a->f += b->f;
@@ -747,6 +683,24 @@ TL_KFN void tl_k_acc_store(int op, int ct, const tl_kacc *a, int64_t count,
     }
 }
 
+/* a floating sum, mean or product: folded in reduce_order.h's order, the
+ * CPU's (chunks are then its blocks: clen == TL_RO_BLOCK) */
+TL_KFN int tl_k_red_ordered(int op, int fl)
+{
+    return fl && (op == TL_KR_SUM || op == TL_KR_MEAN || op == TL_KR_PROD);
+}
+
+/* the byte offset of flat index k of the reduced sub-shape */
+TL_KFN int64_t tl_k_red_off(const tl_kdesc *d, int64_t k)
+{
+    int64_t rem = k, ro = 0;
+    for (int r = d->rndim - 1; r >= 0; r--) {
+        ro += (rem % d->rsizes[r]) * d->rstrides[r];
+        rem /= d->rsizes[r];
+    }
+    return ro;
+}
+
 TL_KFN void tl_k_reduce_item(const tl_kdesc *d, int64_t i)
 {
     int64_t o = i / d->nchunk, c = i % d->nchunk;
@@ -759,17 +713,24 @@ TL_KFN void tl_k_reduce_item(const tl_kdesc *d, int64_t i)
     int64_t k0 = c * d->clen, k1 = k0 + d->clen;
     if (k1 > d->nred)
         k1 = d->nred;
-    for (int64_t k = k0; k < k1; k++) {
-        int64_t rem = k, ro = 0;
-        for (int r = d->rndim - 1; r >= 0; r--) {
-            ro += (rem % d->rsizes[r]) * d->rstrides[r];
-            rem /= d->rsizes[r];
+    if (tl_k_red_ordered(op, fl)) {
+        /* one block of the order: its value is the partial */
+        int prod = op == TL_KR_PROD;
+        tl_ro_block b;
+        tl_ro_block_init(&b, tl_ro_f32_lanes(ct == TL_K_F32, prod), prod);
+        for (int64_t k = k0; k < k1; k++)
+            tl_ro_block_add(&b, tl_k_round(ct, tl_k_ldf(sd, d->ptr[1] + off[1] +
+                                                            tl_k_red_off(d, k))));
+        acc.f = tl_ro_block_value(&b);
+        acc.any = 1;
+    } else {
+        for (int64_t k = k0; k < k1; k++) {
+            const char *p = d->ptr[1] + off[1] + tl_k_red_off(d, k);
+            if (fl)
+                tl_k_acc_f(op, tl_k_round(ct, tl_k_ldf(sd, p)), k, &acc);
+            else
+                tl_k_acc_i(op, tl_k_wrap(ct, tl_k_ldi(sd, p)), k, &acc);
         }
-        const char *p = d->ptr[1] + off[1] + ro;
-        if (fl)
-            tl_k_acc_f(op, tl_k_round(ct, tl_k_ldf(sd, p)), k, &acc);
-        else
-            tl_k_acc_i(op, tl_k_wrap(ct, tl_k_ldi(sd, p)), k, &acc);
     }
     if (d->nchunk == 1)
         tl_k_acc_store(op, ct, &acc, d->nred, d->dtype[0], d->ptr[0] + off[0]);
@@ -777,16 +738,27 @@ TL_KFN void tl_k_reduce_item(const tl_kdesc *d, int64_t i)
         ((tl_kacc *)d->partials)[i] = acc;
 }
 
-/* item = output o: folds partials o*nchunk .. o*nchunk+nchunk-1 */
+/* item = output o: folds partials o*nchunk .. o*nchunk+nchunk-1 (ordered
+ * sums and products: the block values, by reduce_order.h's cascade) */
 TL_KFN void tl_k_reduce_combine_item(const tl_kdesc *d, int64_t o)
 {
     int64_t off[TL_K_MAXOPS];
     tl_k_offsets(d, o, off);
     const tl_kacc *p = (const tl_kacc *)d->partials + o * d->nchunk;
+    int fl = tl_k_is_floating(d->compute);
     tl_kacc acc;
     tl_k_acc_init(d->op, &acc);
-    for (int64_t c = 0; c < d->nchunk; c++)
-        tl_k_acc_merge(d->op, tl_k_is_floating(d->compute), &acc, &p[c]);
+    if (tl_k_red_ordered(d->op, fl)) {
+        int prod = d->op == TL_KR_PROD;
+        tl_ro_casc s;
+        tl_ro_casc_init(&s);
+        for (int64_t c = 0; c < d->nchunk; c++)
+            tl_ro_push(&s, p[c].f, prod);
+        acc.f = tl_ro_total(&s, prod);
+    } else {
+        for (int64_t c = 0; c < d->nchunk; c++)
+            tl_k_acc_merge(d->op, fl, &acc, &p[c]);
+    }
     tl_k_acc_store(d->op, d->compute, &acc, d->nred, d->dtype[0], d->ptr[0] + off[0]);
 }
 

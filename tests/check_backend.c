@@ -933,37 +933,65 @@ START_TEST(test_large_contiguous)
 }
 END_TEST
 
-/* floating sum/mean/prod of 2^17 elements per output: past the device's
- * FCHUNK_MIN they are chunked (cuda/backend_gpu.c), a reassociation that
- * must stay within ulps of the CPU's in-order fold; two outputs, so the
- * partials of one output never mix with the other's */
+/* floating sum/mean/prod: every backend folds in reduce_order.h's order,
+ * so each gives the CPU backend's bits exactly, for every dtype, layout and
+ * length (short, one block, blocks and a partial block, 2^17 per output,
+ * the device then combining 128 block values by the cascade); two outputs
+ * per case, contiguous rows (the CPU's vector loops) and the transpose (its
+ * row-lane loop), so the partials of one output never mix with the other's.
+ * Values: random with both signs and magnitudes 2^-8..2^8, so every
+ * reassociation changes bits; products of values near 1. */
+static void fill_vals(double *a, int64_t n, bool prod, uint64_t seed)
+{
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        double u = (double)(seed >> 11) * 0x1p-53;
+        a[i] = prod ? 1.0 + (u - 0.5) * 1e-3 : (u - 0.45) * ldexp(1.0, (int)(seed >> 7 & 15) - 8);
+    }
+}
+
 START_TEST(test_large_float_reductions)
 {
     be = backends[_i];
-    enum { R = 2, C = 1 << 17 };
-    double *a = malloc((size_t)R * C * sizeof(double));
-    for (int64_t i = 0; i < (int64_t)R * C; i++)
-        a[i] = 1.0 + (double)((uint64_t)i * 2654435761u % 1000u) * 1e-6 + (i >= C ? 0.5e-3 : 0);
-    int64_t sz[2] = {R, C}, st[2] = {C, 1}, osz[2] = {R, 1}, ost[2] = {1, 1};
-    tl_strided s = desc(a, TL_FLOAT64, 2, sz, st);
+    static const int64_t lens[] = {3, 64, 100, 1024, 1025, 5000, 1 << 17};
+    static const tl_dtype dts[] = {TL_FLOAT32, TL_FLOAT64, TL_FLOAT16, TL_BFLOAT16};
     const tl_redop ops[3] = {TL_RED_SUM, TL_RED_MEAN, TL_RED_PROD};
-    for (int k = 0; k < 3; k++) {
-        double out[R] = {0}, ref[R];
-        for (int r = 0; r < R; r++) {
-            double acc = ops[k] == TL_RED_PROD ? 1.0 : 0.0;
-            for (int64_t i = 0; i < C; i++)
-                acc = ops[k] == TL_RED_PROD ? acc * a[r * C + i] : acc + a[r * C + i];
-            ref[r] = ops[k] == TL_RED_MEAN ? acc / C : acc;
-        }
-        tl_strided d = desc(out, TL_FLOAT64, 2, osz, ost);
-        tl_error err = {0};
-        ck_assert_int_eq(t_reduce(ops[k], TL_FLOAT64, &d, &s, 2, &err), 0);
-        for (int r = 0; r < R; r++)
-            ck_assert_msg(fabs(out[r] - ref[r]) <= 1e-12 * fabs(ref[r]),
-                          "op %d row %d: %.17g, in-order fold %.17g", k, r, out[r], ref[r]);
-        ck_assert(out[1] > out[0]);
-    }
-    free(a);
+    enum { R = 2 };
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+        for (size_t di = 0; di < 4; di++)
+            for (int k = 0; k < 3; k++)
+                for (int tr = 0; tr < 2; tr++) {
+                    int64_t C = lens[li];
+                    tl_dtype dt = dts[di];
+                    size_t isz = tl_dtype_size(dt);
+                    double *v = malloc((size_t)(R * C) * sizeof(double));
+                    char *a = malloc((size_t)(R * C) * isz);
+                    fill_vals(v, R * C, ops[k] == TL_RED_PROD, (uint64_t)(li * 131 + di * 7 + k));
+                    for (int64_t i = 0; i < R * C; i++)
+                        tl_dtype_store_f64(dt, a + i * (int64_t)isz, v[i]);
+                    /* rows of C (tr 0) or columns of a C x R array (tr 1) */
+                    int64_t sz[2] = {R, C}, st[2] = {C, 1}, osz[2] = {R, 1}, ost[2] = {1, 1};
+                    if (tr) {
+                        st[0] = 1;
+                        st[1] = R;
+                    }
+                    tl_strided s = desc(a, dt, 2, sz, st);
+                    double out[R], ref[R];
+                    memset(out, 0x5a, sizeof out);
+                    tl_strided d = desc(out, dt, 2, osz, ost), rd = desc(ref, dt, 2, osz, ost);
+                    tl_error err = {0};
+                    ck_assert_int_eq(t_reduce(ops[k], dt, &d, &s, 2, &err), 0);
+                    ck_assert_int_eq(tl_backend_reduce(tl_backend_cpu(), ops[k], dt, &rd, &s, 2, &err), 0);
+                    for (int r = 0; r < R; r++)
+                        ck_assert_msg(memcmp((char *)out + r * (int64_t)isz,
+                                             (char *)ref + r * (int64_t)isz, isz) == 0,
+                                      "%s op %d len %lld %s row %d: %.17g, CPU %.17g",
+                                      tl_dtype_name(dt), k, (long long)C, tr ? "columns" : "rows", r,
+                                      tl_dtype_load_f64(dt, (char *)out + r * (int64_t)isz),
+                                      tl_dtype_load_f64(dt, (char *)ref + r * (int64_t)isz));
+                    free(v);
+                    free(a);
+                }
 }
 END_TEST
 

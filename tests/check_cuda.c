@@ -28,6 +28,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,15 @@ static const char *tl_cuda_describe(void)
 /* Runs this program with --print-count and CUDA_VISIBLE_DEVICES=visible
  * (NULL: the environment as it is) in a fresh process; returns the device
  * count it printed and copies its description line into desc. */
+static int child_probe(const char *mode, const char *visible, char *desc, size_t desc_size);
+
 static int count_in_child(const char *visible, char *desc, size_t desc_size)
+{
+    return child_probe("--print-count", visible, desc, desc_size);
+}
+
+/* the same, running this program with `mode` */
+static int child_probe(const char *mode, const char *visible, char *desc, size_t desc_size)
 {
     int fds[2];
     ck_assert_int_eq(pipe(fds), 0);
@@ -71,7 +80,7 @@ static int count_in_child(const char *visible, char *desc, size_t desc_size)
         close(fds[1]);
         if (visible)
             setenv("CUDA_VISIBLE_DEVICES", visible, 1);
-        execl("/proc/self/exe", "check_cuda", "--print-count", (char *)NULL);
+        execl("/proc/self/exe", "check_cuda", mode, (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -310,6 +319,106 @@ START_TEST(test_transfers_counted)
 }
 END_TEST
 
+/* A dense same-dtype transfer is one copy straight into the destination
+ * (review S4): exactly the tensor's bytes cross, and no kernel runs on the
+ * device (before: a dense scratch and a copy kernel on each side). Layouts
+ * that are not one dense block, and dtype changes, still go through the
+ * scratch path; every result is checked against the CPU's values. */
+START_TEST(test_dense_transfer_one_copy)
+{
+    static const struct {
+        const char *expr;
+        uint64_t h2d, d2h; /* exact bytes; UINT64_MAX: any */
+        uint64_t launches; /* exact; UINT64_MAX: at least one */
+        const char *check; /* an expression that must be True */
+    } cases[] = {
+        {"x.cpu()", 0, 4096 * 4, 0, "torch.equal(r, torch.arange(4096.).reshape(64, 64))"},
+        {"x.t().cpu()", 0, 4096 * 4, 0, "torch.equal(r, torch.arange(4096.).reshape(64, 64).t())"},
+        {"x.to('cpu', copy=True)", 0, 4096 * 4, 0, "r.stride() == (64, 1)"},
+        {"c.cuda()", 4096 * 4, 0, 0, "torch.equal(r.cpu(), c)"},
+        {"c.pin_memory().cuda()", 4096 * 4, 0, 0, "torch.equal(r.cpu(), c)"},
+        {"c[:, ::2].cuda()", UINT64_MAX, 0, UINT64_MAX, "torch.equal(r.cpu(), c[:, ::2])"},
+        {"x[::2].cpu()", 0, UINT64_MAX, UINT64_MAX, "torch.equal(r, c[::2])"},
+        {"x.to('cpu', torch.float16)", 0, UINT64_MAX, UINT64_MAX, "torch.equal(r, c.half())"},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        tl_interp *I = dev_interp(DEV_SETUP "c = torch.arange(4096., device='cpu').reshape(64, 64)\n");
+        tl_backend_counters_reset();
+        tl_error err;
+        char stmt[200];
+        snprintf(stmt, sizeof stmt, "r = %s", cases[t].expr);
+        tl_source src;
+        memset(&src, 0, sizeof src);
+        src.text = stmt;
+        src.len = strlen(stmt);
+        src.file = "<stmt>";
+        src.line = src.col = 1;
+        memset(&err, 0, sizeof err);
+        ck_assert_msg(tl_interp_exec(I, &src, &err) == 0, "%s: %s", cases[t].expr, err.msg);
+        tl_backend_counters k = tl_backend_counters_get(TL_DEV_CUDA);
+        if (cases[t].h2d != UINT64_MAX)
+            ck_assert_msg(k.h2d_bytes == cases[t].h2d, "%s: %llu bytes up", cases[t].expr,
+                          (unsigned long long)k.h2d_bytes);
+        if (cases[t].d2h != UINT64_MAX)
+            ck_assert_msg(k.d2h_bytes == cases[t].d2h, "%s: %llu bytes down", cases[t].expr,
+                          (unsigned long long)k.d2h_bytes);
+        if (cases[t].launches != UINT64_MAX)
+            ck_assert_msg(k.launches == cases[t].launches, "%s: %llu launches", cases[t].expr,
+                          (unsigned long long)k.launches);
+        else
+            ck_assert_msg(k.launches > 0, "%s: no launch", cases[t].expr);
+        tl_value *v = dev_eval(I, cases[t].check, &err);
+        ck_assert_msg(v != NULL && v->kind == TL_V_BOOL && v->u.b, "%s: %s is not True (%s)",
+                      cases[t].expr, cases[t].check, v ? "" : err.msg);
+        tl_value_release(v);
+        tl_interp_free(I);
+    }
+}
+END_TEST
+
+/* --print-count-threads: PROBE_THREADS threads make the process's first
+ * probe call at once; each must get the whole answer (review E4: the query
+ * flagged itself done before it had filled the answer in) */
+#define PROBE_THREADS 8
+static pthread_barrier_t probe_barrier;
+static int probe_count[PROBE_THREADS];
+static const char *probe_desc[PROBE_THREADS];
+
+static void *probe_thread(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    pthread_barrier_wait(&probe_barrier);
+    probe_count[i] = tl_backend_cuda_probe(&probe_desc[i]);
+    return NULL;
+}
+
+static int print_count_threads(void)
+{
+    pthread_t th[PROBE_THREADS];
+    pthread_barrier_init(&probe_barrier, NULL, PROBE_THREADS);
+    for (int i = 0; i < PROBE_THREADS; i++)
+        if (pthread_create(&th[i], NULL, probe_thread, (void *)(intptr_t)i) != 0)
+            return 1;
+    for (int i = 0; i < PROBE_THREADS; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 1; i < PROBE_THREADS; i++)
+        if (probe_count[i] != probe_count[0] || !probe_desc[i] || !probe_desc[0] ||
+            strcmp(probe_desc[i], probe_desc[0]) != 0 || probe_desc[i][0] == '\0')
+            return 1;
+    printf("%d\n%s\n", probe_count[0], probe_desc[0]);
+    return 0;
+}
+
+START_TEST(test_probe_threads_agree)
+{
+    char one[256], many[256];
+    int n1 = count_in_child(NULL, one, sizeof one);
+    int n8 = child_probe("--print-count-threads", NULL, many, sizeof many);
+    ck_assert_int_eq(n8, n1);
+    ck_assert_str_eq(many, one);
+}
+END_TEST
+
 START_TEST(test_data_ptr_is_device_address)
 {
     tl_interp *I = dev_interp(DEV_SETUP);
@@ -542,6 +651,8 @@ static Suite *device_suite(void)
     tcase_add_test(tc, test_no_host_bytes);
     tcase_add_test(tc, test_indexing_moves_no_data);
     tcase_add_test(tc, test_transfers_counted);
+    tcase_add_test(tc, test_dense_transfer_one_copy);
+    tcase_add_test(tc, test_probe_threads_agree);
     tcase_add_test(tc, test_data_ptr_is_device_address);
     tcase_add_test(tc, test_kernel_names_follow_device);
     tcase_add_test(tc, test_self_overlap_in_cpu_order);
@@ -585,12 +696,15 @@ static Suite *tl_cuda_suite(void)
     return s;
 }
 
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--print-count") == 0) {
         printf("%d\n%s\n", tl_cuda_device_count(), tl_cuda_describe());
         return 0;
     }
+    if (argc == 2 && strcmp(argv[1], "--print-count-threads") == 0)
+        return print_count_threads();
     /* the emulated device, in forked tests (no CUDA state is touched) */
     dev_be = tl_backend_cuda_emulated();
     on_sim = true;

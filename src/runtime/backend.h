@@ -61,6 +61,7 @@
 #include "context.h"
 #include "dtype.h"
 #include "err.h"
+#include "scalar_defs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,14 +87,10 @@ typedef enum tl_binop {
     TL_NBINOPS
 } tl_binop;
 
+/* TL_UN_NEG ... TL_UN_IDENTITY: the one list in scalar_defs.h */
+#define TL_UN_CODE(NAME) TL_UN_##NAME,
 typedef enum tl_unop {
-    TL_UN_NEG, TL_UN_ABS, TL_UN_SQRT, TL_UN_RSQRT, TL_UN_EXP, TL_UN_EXP2,
-    TL_UN_EXPM1, TL_UN_LOG, TL_UN_LOG2, TL_UN_LOG10, TL_UN_LOG1P, TL_UN_SIN,
-    TL_UN_COS, TL_UN_TAN, TL_UN_ASIN, TL_UN_ACOS, TL_UN_ATAN, TL_UN_SINH,
-    TL_UN_COSH, TL_UN_TANH, TL_UN_SIGMOID, TL_UN_RELU, TL_UN_FLOOR, TL_UN_CEIL,
-    TL_UN_ROUND, TL_UN_TRUNC, TL_UN_FRAC, TL_UN_SIGN, TL_UN_RECIPROCAL,
-    TL_UN_SQUARE, TL_UN_LOGICAL_NOT, TL_UN_BITWISE_NOT, TL_UN_ISNAN,
-    TL_UN_ISINF, TL_UN_ISFINITE, TL_UN_ERF, TL_UN_IDENTITY,
+    TL_SD_UNOPS(TL_UN_CODE)
     TL_NUNOPS
 } tl_unop;
 

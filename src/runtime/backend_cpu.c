@@ -22,12 +22,16 @@
  *   - Reductions iterate the kept dims outside and the reduced dims inside
  *     in row-major order, so argmax/argmin report the flat index within the
  *     reduced sub-shape and ties/NaN resolve to the first occurrence.
+ *     Floating sum/mean/prod fold in reduce_order.h's blocked order (64
+ *     lanes per 1024-element block, blocks combined pairwise), the order
+ *     cpu_loops.c's vector loops and the CUDA kernels follow too.
  *   - Nothing here trusts the descriptors blindly: mismatched shapes or
  *     out-of-range gather indices return TL_ERR_INTERNAL instead of crashing.
  */
 #include "context.h"
 #include "backend_impl.h"
 #include "cpu_loops.h"
+#include "reduce_order.h"
 #include "scalar_defs.h"
 #include "storage.h"
 
@@ -636,54 +640,6 @@ static double minimum_f(double a, double b)
 }
 
 
-static int64_t lshift_i(int64_t a, int64_t b, int bits)
-{
-    if (b < 0 || b >= bits)
-        return 0;
-    return (int64_t)((uint64_t)a << b);
-}
-
-static int64_t rshift_i(int64_t a, int64_t b, int bits)
-{
-    if (b < 0 || b >= bits)
-        return a < 0 ? -1 : 0;
-    return a >> b; /* arithmetic on gcc/clang (implementation-defined) */
-}
-
-static int64_t floordiv_i(int64_t a, int64_t b)
-{
-    if (b == -1)
-        return (int64_t)(0u - (uint64_t)a);
-    int64_t q = a / b, r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
-static int64_t remainder_i(int64_t a, int64_t b)
-{
-    if (b == -1)
-        return 0;
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
-}
-
-static int64_t truncdiv_i(int64_t a, int64_t b)
-{
-    if (b == -1)
-        return (int64_t)(0u - (uint64_t)a);
-    return a / b;
-}
-
-static int64_t fmod_i(int64_t a, int64_t b)
-{
-    if (b == -1)
-        return 0;
-    return a % b;
-}
-
 static const char *binop_kernel_name(tl_binop op)
 {
     switch (op) {
@@ -847,16 +803,16 @@ static int bin_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
     case TL_BIN_SUB: BLOOP(int64_t, LA, LB, OUT((int64_t)(U(a) - U(b)))) break;
     case TL_BIN_MUL: BLOOP(int64_t, LA, LB, OUT((int64_t)(U(a) * U(b)))) break;
     case TL_BIN_DIV:
-        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(truncdiv_i(a, b)))
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(tl_sd_truncdiv_i(a, b)))
         break;
     case TL_BIN_FLOORDIV:
-        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(floordiv_i(a, b)))
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(tl_sd_floordiv_i(a, b)))
         break;
     case TL_BIN_REMAINDER:
-        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(remainder_i(a, b)))
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(tl_sd_remainder_i(a, b)))
         break;
     case TL_BIN_FMOD:
-        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(fmod_i(a, b)))
+        BLOOP(int64_t, LA, LB, if (b == 0) return zerodiv(err); OUT(tl_sd_fmod_i(a, b)))
         break;
     case TL_BIN_POW: BLOOP(int64_t, LA, LB, OUT(tl_sd_pow_i(a, b))) break;
     case TL_BIN_MAXIMUM: BLOOP(int64_t, LA, LB, OUT(a > b ? a : b)) break;
@@ -868,8 +824,8 @@ static int bin_int(void *vctx, int64_t n, char *const *p, const int64_t *s,
     case TL_BIN_BITAND: BLOOP(int64_t, LA, LB, OUT(a & b)) break;
     case TL_BIN_BITOR: BLOOP(int64_t, LA, LB, OUT(a | b)) break;
     case TL_BIN_BITXOR: BLOOP(int64_t, LA, LB, OUT(a ^ b)) break;
-    case TL_BIN_LSHIFT: BLOOP(int64_t, LA, LB, OUT(lshift_i(a, b, bits))) break;
-    case TL_BIN_RSHIFT: BLOOP(int64_t, LA, LB, OUT(rshift_i(a, b, bits))) break;
+    case TL_BIN_LSHIFT: BLOOP(int64_t, LA, LB, OUT(tl_sd_lshift_i(a, b, bits))) break;
+    case TL_BIN_RSHIFT: BLOOP(int64_t, LA, LB, OUT(tl_sd_rshift_i(a, b, bits))) break;
     default:
         return tl_error_set(err, TL_ERR_INTERNAL, "backend: bad int binop %d",
                             (int)c->op);
@@ -934,60 +890,10 @@ typedef struct un_ctx {
     st_i64_fn si;
 } un_ctx;
 
-static double sign_f(double x)
-{
-    if (isnan(x))
-        return 0.0;
-    return (double)((x > 0.0) - (x < 0.0));
-}
-
-static double relu_f(double x)
-{
-    return x < 0.0 ? 0.0 : x; /* NaN stays NaN */
-}
-
-static double sigmoid_f(double x)
-{
-    return 1.0 / (1.0 + exp(-x));
-}
-
+/* the float unary ops: scalar_defs.h's (the device's) */
 static double unary_f(tl_unop op, double x)
 {
-    switch (op) {
-    case TL_UN_NEG: return -x;
-    case TL_UN_ABS: return fabs(x);
-    case TL_UN_SQRT: return sqrt(x);
-    case TL_UN_RSQRT: return 1.0 / sqrt(x);
-    case TL_UN_EXP: return exp(x);
-    case TL_UN_EXP2: return exp2(x);
-    case TL_UN_EXPM1: return expm1(x);
-    case TL_UN_LOG: return log(x);
-    case TL_UN_LOG2: return log2(x);
-    case TL_UN_LOG10: return log10(x);
-    case TL_UN_LOG1P: return log1p(x);
-    case TL_UN_SIN: return sin(x);
-    case TL_UN_COS: return cos(x);
-    case TL_UN_TAN: return tan(x);
-    case TL_UN_ASIN: return asin(x);
-    case TL_UN_ACOS: return acos(x);
-    case TL_UN_ATAN: return atan(x);
-    case TL_UN_SINH: return sinh(x);
-    case TL_UN_COSH: return cosh(x);
-    case TL_UN_TANH: return tanh(x);
-    case TL_UN_SIGMOID: return sigmoid_f(x);
-    case TL_UN_RELU: return relu_f(x);
-    case TL_UN_FLOOR: return floor(x);
-    case TL_UN_CEIL: return ceil(x);
-    case TL_UN_ROUND: return nearbyint(x); /* half to even */
-    case TL_UN_TRUNC: return trunc(x);
-    case TL_UN_FRAC: return x - trunc(x);
-    case TL_UN_SIGN: return sign_f(x);
-    case TL_UN_RECIPROCAL: return 1.0 / x;
-    case TL_UN_SQUARE: return x * x;
-    case TL_UN_ERF: return erf(x);
-    case TL_UN_IDENTITY: return x;
-    default: return NAN;
-    }
+    return tl_sd_unary_f((int)op, x);
 }
 
 static bool unop_is_pred(tl_unop op)
@@ -1322,12 +1228,22 @@ typedef struct red_acc {
     int64_t i;
     int64_t arg;
     bool seen_nan;
+    tl_ro_acc ro; /* floating sum/mean/prod: reduce_order.h's order */
 } red_acc;
 
-static void red_init(tl_redop op, bool fl, red_acc *a)
+/* a floating sum, mean or product: folded in reduce_order.h's order */
+static bool red_ordered(tl_redop op, bool fl)
+{
+    return fl && (op == TL_RED_SUM || op == TL_RED_MEAN || op == TL_RED_PROD);
+}
+
+static void red_init(tl_redop op, tl_dtype ct, bool fl, red_acc *a)
 {
     a->arg = 0;
     a->seen_nan = false;
+    if (red_ordered(op, fl))
+        tl_ro_init(&a->ro, tl_ro_f32_lanes(ct == TL_FLOAT32, op == TL_RED_PROD),
+                   op == TL_RED_PROD);
     switch (op) {
     case TL_RED_PROD: a->f = 1.0; a->i = 1; break;
     case TL_RED_ALL: a->f = 1.0; a->i = 1; break;
@@ -1335,7 +1251,6 @@ static void red_init(tl_redop op, bool fl, red_acc *a)
     case TL_RED_MIN: case TL_RED_ARGMIN: a->f = INFINITY; a->i = INT64_MAX; break;
     default: a->f = 0.0; a->i = 0; break;
     }
-    (void)fl;
 }
 
 /* Fold n elements (a strip of the reduced sub-shape starting at flat
@@ -1347,8 +1262,7 @@ static void red_strip_f(tl_redop op, tl_dtype ct, ld_f64_fn ld, const char *p,
     for (int64_t i = 0; i < n; i++, p += st) {
         double v = round_to(ct, ld(p));
         switch (op) {
-        case TL_RED_SUM: case TL_RED_MEAN: a->f += v; break;
-        case TL_RED_PROD: a->f *= v; break;
+        case TL_RED_SUM: case TL_RED_MEAN: case TL_RED_PROD: tl_ro_add(&a->ro, v); break;
         case TL_RED_ALL: if (v == 0.0) a->f = 0.0; break;
         case TL_RED_ANY: if (v != 0.0) a->f = 1.0; break;
         case TL_RED_MAX: case TL_RED_ARGMAX:
@@ -1391,9 +1305,11 @@ static void red_strip_i(tl_redop op, tl_dtype ct, ld_i64_fn ld, const char *p,
     }
 }
 
-static void red_store(tl_redop op, tl_dtype ct, bool fl, const red_acc *a,
+static void red_store(tl_redop op, tl_dtype ct, bool fl, red_acc *a,
                       int64_t count, tl_dtype dt, char *d)
 {
+    if (red_ordered(op, fl))
+        a->f = tl_ro_finish(&a->ro);
     switch (op) {
     case TL_RED_ARGMAX:
     case TL_RED_ARGMIN:
@@ -1510,7 +1426,7 @@ static int cpu_reduce(const tl_backend *be, tl_redop op, tl_dtype compute,
     int64_t since_check = 0; /* elements since the last deadline poll */
     for (;;) {
         red_acc acc;
-        red_init(op, fl, &acc);
+        red_init(op, compute, fl, &acc);
         if (nred > 0) {
             const char *rp = sp;
             int64_t inner = nr ? rsz[nr - 1] : 1;

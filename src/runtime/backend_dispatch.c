@@ -13,6 +13,9 @@
  *     CPU backend's kernels on host buffers; they never dereference device
  *     memory.
  *   - tl_backend_for is the only place that maps a device to a backend.
+ *   - the cross-device copy moves a dense same-dtype, same-layout pair with
+ *     one transfer straight into the destination (pinned memory included);
+ *     anything else goes through a dense block on each side.
  */
 #include "backend_impl.h"
 
@@ -491,6 +494,64 @@ const tl_backend *tl_backend_for(tl_device dev, tl_error *err)
  * The cross-device copy
  * ---------------------------------------------------------------------- */
 
+/* The bytes of t when its elements fill [data, data + bytes) exactly once
+ * (contiguous, or a permutation of contiguous: every dim of size > 1 has a
+ * positive stride, and sorted by stride each is the product of the sizes
+ * below it); 0 otherwise. */
+static size_t dense_bytes(const tl_strided *t)
+{
+    int64_t sz[TL_MAX_DIMS], st[TL_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->sizes[d] == 1)
+            continue;
+        if (t->strides[d] <= 0)
+            return 0;
+        /* insertion by stride, smallest first */
+        int i = n++;
+        for (; i > 0 && st[i - 1] > t->strides[d]; i--) {
+            sz[i] = sz[i - 1];
+            st[i] = st[i - 1];
+        }
+        sz[i] = t->sizes[d];
+        st[i] = t->strides[d];
+    }
+    int64_t expect = 1;
+    for (int i = 0; i < n; i++) {
+        if (st[i] != expect)
+            return 0;
+        expect *= sz[i];
+    }
+    return (size_t)expect * tl_dtype_size(t->dtype);
+}
+
+/* One transfer straight between dst and src when both are dense in the
+ * same layout and of one dtype (review S4: .cuda() / .cpu() of a
+ * contiguous tensor made a dense scratch on each side and ran a copy
+ * kernel, three copies of the data). 1 when done, 0 when the layout does
+ * not allow it or neither side is host memory (the general path then
+ * runs), -1 on error. */
+static int copy_between_dense(const tl_backend *dbe, const tl_strided *dst,
+                              const tl_backend *sbe, const tl_strided *src,
+                              tl_error *err)
+{
+    if (dst->dtype != src->dtype || dst->ndim != src->ndim)
+        return 0;
+    for (int d = 0; d < dst->ndim; d++)
+        if (dst->sizes[d] != src->sizes[d] ||
+            (dst->sizes[d] != 1 && dst->strides[d] != src->strides[d]))
+            return 0;
+    size_t bytes = dense_bytes(dst);
+    if (bytes == 0)
+        return 0;
+    bool dh = tl_backend_host_accessible(dbe), sh = tl_backend_host_accessible(sbe);
+    if (dh && !sh)
+        return tl_backend_to_host(sbe, dst->data, src->data, bytes, err) < 0 ? -1 : 1;
+    if (sh && !dh)
+        return tl_backend_from_host(dbe, dst->data, src->data, bytes, err) < 0 ? -1 : 1;
+    return 0;
+}
+
 int tl_backend_copy_between(const tl_backend *dbe, const tl_strided *dst,
                             const tl_backend *sbe, const tl_strided *src,
                             tl_error *err)
@@ -499,6 +560,9 @@ int tl_backend_copy_between(const tl_backend *dbe, const tl_strided *dst,
         return tl_backend_copy_strided(dbe, dst, src, err);
     if (numel_of(dst) == 0)
         return 0;
+    int fast = copy_between_dense(dbe, dst, sbe, src, err);
+    if (fast != 0)
+        return fast < 0 ? -1 : 0;
     /* src -> dense block on the source device (src's dtype) -> one
      * transfer -> dense block on the destination device -> dst, the dtype
      * converted by the destination's kernel */

@@ -29,12 +29,12 @@
  *     zero (broadcast) strides so they vectorise. Float results equal the
  *     generic double-then-round results: a single +,-,*,/ of two floats
  *     computed in double and rounded once is the correctly rounded float.
- *   - Reductions: float64 sum/mean accumulate in 32 double lanes; float32
- *     in blocks of 1024 summed in 64 float lanes, each block's lanes added
- *     into a double total (a cascade like PyTorch's: a reassociation, equal
- *     within the fixtures' tolerance, not bit for bit); many short
- *     contiguous runs are summed in one call (red_many); outer-dim sums add
- *     whole rows into a double row buffer.
+ *   - Reductions: float32/float64 sum/mean in reduce_order.h's order, the
+ *     one both devices follow bit for bit (blocks of 1024 in 64 float or
+ *     double lanes, the lanes combined by a fixed tree, blocks pairwise: a
+ *     cascade like PyTorch's, equal to torch within the fixtures'
+ *     tolerance); many short contiguous runs are summed in one call
+ *     (red_many); outer-dim sums add whole rows into 64 lanes per column.
  *   - gemm: C = A @ B packed into panels, a register-blocked micro-kernel
  *     the compiler vectorises; O(1) extra memory beyond a fixed panel.
  *
@@ -42,7 +42,7 @@
  * file (the pragma below turns the dynamic cost model on for it): "loop
  * vectorized" for the unit-stride conversion loops from every integer
  * source, the float32/float64 binary loops and both row-add loops of
- * red_rows; the sums (sum_f32/sum_f64) are written in vector extensions; the strided and
+ * red_rows; the sums (block_f32/block_f64) are written in vector extensions; the strided and
  * tiled loops are scalar by nature (gathers); the gemm micro-kernel is
  * written in GCC vector extensions and float16 <-> float32 uses F16C.
  *
@@ -59,6 +59,7 @@
 #include "cpu_loops.h"
 #include "context.h"
 #include "cpu.h"
+#include "reduce_order.h"
 
 #include <stdint.h>
 
@@ -357,20 +358,8 @@ typedef void (*conv_fn)(char *d, int64_t ds, const char *s, int64_t ss,
     }
 #endif
 
-/* carriers, exactly as tl_dtype_load_* / tl_dtype_store_* */
-static inline int64_t f64_i64(double v)
-{
-    if (v >= -9223372036854775808.0 && v < 9223372036854775808.0)
-        return (int64_t)v;
-    return INT64_MIN;
-}
-
-static inline int64_t f64_i32(double v)
-{
-    if (v > -2147483649.0 && v < 2147483648.0)
-        return (int32_t)v;
-    return INT32_MIN;
-}
+/* carriers, exactly as tl_dtype_load_* / tl_dtype_store_* (float ->
+ * integer: scalar_defs.h's tl_sd_f64_to_i64/i32) */
 
 /* load: LF_x gives the double carrier (floating src), LI_x the int64 one */
 #define LI_b8(v) ((int64_t)((v) != 0))
@@ -396,11 +385,11 @@ static inline int64_t f64_i32(double v)
 #define SI_f32(c) ((float)(c))
 #define SI_f64(c) ((double)(c))
 #define SF_b8(c) ((uint8_t)((c) != 0.0))
-#define SF_u8(c) SI_u8(f64_i32(c))
-#define SF_i8(c) SI_i8(f64_i32(c))
-#define SF_i16(c) SI_i16(f64_i32(c))
-#define SF_i32(c) SI_i32(f64_i32(c))
-#define SF_i64(c) (f64_i64(c))
+#define SF_u8(c) SI_u8(tl_sd_f64_to_i32(c))
+#define SF_i8(c) SI_i8(tl_sd_f64_to_i32(c))
+#define SF_i16(c) SI_i16(tl_sd_f64_to_i32(c))
+#define SF_i32(c) SI_i32(tl_sd_f64_to_i32(c))
+#define SF_i64(c) (tl_sd_f64_to_i64(c))
 #define SF_f16(c) (tl_f32_to_f16((float)(c)))
 #define SF_bf16(c) (tl_f32_to_bf16((float)(c)))
 #define SF_f32(c) ((float)(c))
@@ -825,93 +814,116 @@ int tl_cpu_loops_binary(tl_binop op, tl_dtype compute, const tl_strided *dst,
  * reduce: float sums and means
  * ---------------------------------------------------------------------- */
 
-/* Sum n elements at stride s: float64 for s == 1 in four 8-lane double
- * accumulators (GCC vector extensions: one zmm each on AVX-512), combined
- * pairwise at the end; float32 as below. */
+/* Every sum here follows reduce_order.h's order exactly (the generic
+ * kernel and the CUDA kernels follow it too): blocks of TL_RO_BLOCK
+ * elements, element k of a block in lane k % 64, the lanes combined by
+ * tl_ro_lanes_close's tree, the blocks by the tl_ro_push
+ * cascade. For a contiguous run the 64 lanes are four 16-float vectors
+ * (float32: one zmm each on AVX-512) or eight 8-double vectors (float64),
+ * and the lane combine is the same tree written on vectors; the cascade
+ * costs a few adds per 1024 elements. */
 typedef double v8d __attribute__((vector_size(64)));
-
 typedef float v16f __attribute__((vector_size(64)));
+typedef float v8f __attribute__((vector_size(32)));
 
-/* Blocks of SUM_BLOCK contiguous floats are summed in float, in 64 lanes
- * (four 16-lane accumulators: one zmm each on AVX-512; float adds are
- * twice as wide as double ones, and GCC splits a float-to-double vector
- * conversion into ymm halves), each lane adding SUM_BLOCK / 64 = 16 values;
- * each block's 64 partial sums are added pairwise in double into the total.
- * A cascade like PyTorch's: the float part of the error is that of 16
- * additions, whatever n is. */
-#define SUM_BLOCK 1024
-
-static inline __attribute__((always_inline)) double hsum16(v16f a)
+/* tl_ro_lanes_close_f(L, 64) for L = the 16 lanes of a0, a1, a2, a3 in
+ * turn: c = (a0 + a1) + (a2 + a3) in float, h = c[i] + c[i + 8] in double,
+ * then the scalar tree of eight (hsum16 of the CPU's earlier sum) */
+static inline __attribute__((always_inline)) double close_h8(v8d h)
 {
-    double h[8];
-    for (int k = 0; k < 8; k++)
-        h[k] = (double)a[k] + (double)a[k + 8];
     return ((h[0] + h[4]) + (h[2] + h[6])) + ((h[1] + h[5]) + (h[3] + h[7]));
 }
 
-/* x[i..i+m) for m a multiple of 64, in 64 float lanes, into a double */
-static inline __attribute__((always_inline)) double sum_lanes(const float *x, int64_t m)
+static inline __attribute__((always_inline)) double close_f32(v16f a0, v16f a1, v16f a2,
+                                                              v16f a3)
+{
+    v16f c = (a0 + a1) + (a2 + a3);
+    v8f l, h;
+    memcpy(&l, &c, sizeof l);
+    memcpy(&h, (const char *)&c + sizeof l, sizeof h);
+    return close_h8(__builtin_convertvector(l, v8d) + __builtin_convertvector(h, v8d));
+}
+
+/* one block of m <= TL_RO_BLOCK floats at stride s */
+static inline __attribute__((always_inline)) double block_f32(const float *x, int64_t s,
+                                                              int64_t m)
 {
     v16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-    for (int64_t k = 0; k < m; k += 64) {
-        v16f f0, f1, f2, f3;
-        memcpy(&f0, x + k, sizeof f0);
-        memcpy(&f1, x + k + 16, sizeof f1);
-        memcpy(&f2, x + k + 32, sizeof f2);
-        memcpy(&f3, x + k + 48, sizeof f3);
-        a0 += f0;
-        a1 += f1;
-        a2 += f2;
-        a3 += f3;
-    }
-    return hsum16((a0 + a1) + (a2 + a3));
-}
-
-static inline __attribute__((always_inline)) double sum_f32(const float *x, int64_t s,
-                                                             int64_t n)
-{
-    double total = 0.0;
     int64_t i = 0;
     if (s == 1) {
-        for (; i + SUM_BLOCK <= n; i += SUM_BLOCK)
-            total += sum_lanes(x + i, SUM_BLOCK);
-        int64_t m = (n - i) / 64 * 64;
-        if (m) {
-            total += sum_lanes(x + i, m);
-            i += m;
-        }
-    }
-    double acc = 0.0;
-    for (; i < n; i++)
-        acc += (double)x[i * s];
-    return total + acc;
-}
-
-static inline __attribute__((always_inline)) double sum_f64(const double *x, int64_t s,
-                                                             int64_t n)
-{
-    double tail = 0.0;
-    int64_t i = 0;
-    if (s == 1 && n >= 32) {
-        v8d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-        for (; i + 32 <= n; i += 32) {
-            v8d f0, f1, f2, f3;
+        for (; i + 64 <= m; i += 64) {
+            v16f f0, f1, f2, f3;
             memcpy(&f0, x + i, sizeof f0);
-            memcpy(&f1, x + i + 8, sizeof f1);
-            memcpy(&f2, x + i + 16, sizeof f2);
-            memcpy(&f3, x + i + 24, sizeof f3);
+            memcpy(&f1, x + i + 16, sizeof f1);
+            memcpy(&f2, x + i + 32, sizeof f2);
+            memcpy(&f3, x + i + 48, sizeof f3);
             a0 += f0;
             a1 += f1;
             a2 += f2;
             a3 += f3;
         }
-        v8d a = (a0 + a1) + (a2 + a3);
-        tail = ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+        if (i == m && m >= 64)
+            return close_f32(a0, a1, a2, a3);
     }
-    double acc = 0.0;
-    for (; i < n; i++)
-        acc += x[i * s];
-    return tail + acc;
+    float L[TL_RO_LANES];
+    memcpy(L, &a0, sizeof a0);
+    memcpy(L + 16, &a1, sizeof a1);
+    memcpy(L + 32, &a2, sizeof a2);
+    memcpy(L + 48, &a3, sizeof a3);
+    for (; i < m; i++)
+        L[i % TL_RO_LANES] += x[i * s];
+    if (m >= TL_RO_LANES) {
+        memcpy(&a0, L, sizeof a0);
+        memcpy(&a1, L + 16, sizeof a1);
+        memcpy(&a2, L + 32, sizeof a2);
+        memcpy(&a3, L + 48, sizeof a3);
+        return close_f32(a0, a1, a2, a3);
+    }
+    return tl_ro_lanes_close_f(L, (int)m);
+}
+
+/* one block of m <= TL_RO_BLOCK doubles at stride s: lane q * 8 + j is
+ * b[q][j], so c's low half is (b0 + b2) + (b4 + b6), its high half
+ * (b1 + b3) + (b5 + b7) */
+static inline __attribute__((always_inline)) double block_f64(const double *x, int64_t s,
+                                                              int64_t m)
+{
+    v8d b[8] = {{0}};
+    int64_t i = 0;
+    if (s == 1) {
+        for (; i + 64 <= m; i += 64) {
+            for (int q = 0; q < 8; q++) {
+                v8d f;
+                memcpy(&f, x + i + 8 * q, sizeof f);
+                b[q] += f;
+            }
+        }
+    }
+    if (i < m) {
+        double L[TL_RO_LANES];
+        memcpy(L, b, sizeof L);
+        for (; i < m; i++)
+            L[i % TL_RO_LANES] += x[i * s];
+        if (m < TL_RO_LANES)
+            return tl_ro_lanes_close(L, (int)m, 0);
+        memcpy(b, L, sizeof L);
+    }
+    v8d clo = (b[0] + b[2]) + (b[4] + b[6]), chi = (b[1] + b[3]) + (b[5] + b[7]);
+    return close_h8(clo + chi);
+}
+
+/* push the blocks of n elements at stride s (n a multiple of TL_RO_BLOCK
+ * unless these are the run's last) into the cascade */
+static inline __attribute__((always_inline)) void sum_push(tl_dtype dt, const char *x,
+                                                           int64_t s, int64_t n,
+                                                           tl_ro_casc *cs)
+{
+    for (int64_t i = 0; i < n; i += TL_RO_BLOCK) {
+        int64_t m = n - i < TL_RO_BLOCK ? n - i : TL_RO_BLOCK;
+        double v = dt == TL_FLOAT32 ? block_f32((const float *)x + i * s, s, m)
+                                    : block_f64((const double *)x + i * s, s, m);
+        tl_ro_push(cs, v, 0);
+    }
 }
 
 typedef struct red_ctx {
@@ -935,23 +947,23 @@ static void store_result(const red_ctx *c, char *d, double sum)
     }
 }
 
-/* A run longer than POLL_EVERY is summed in chunks with a deadline poll
- * between them (an expanded tensor can present 2^40 elements). */
+/* A run longer than POLL_EVERY (a multiple of TL_RO_BLOCK) is summed in
+ * chunks with a deadline poll between them (an expanded tensor can present
+ * 2^40 elements); the cascade carries over, so the order is unchanged. */
 BODY int red_run_body(void *vc, char *const *p, tl_error *err)
 {
     const red_ctx *c = vc;
-    double sum = 0.0;
+    tl_ro_casc cs;
+    tl_ro_casc_init(&cs);
     int64_t since = 0;
     size_t isz = c->dt == TL_FLOAT32 ? 4 : 8;
     for (int64_t i0 = 0; i0 < c->n; i0 += POLL_EVERY) {
         int64_t n = c->n - i0 < POLL_EVERY ? c->n - i0 : POLL_EVERY;
-        const char *x = p[1] + i0 * c->s * (int64_t)isz;
-        sum += c->dt == TL_FLOAT32 ? sum_f32((const float *)x, c->s, n)
-                                   : sum_f64((const double *)x, c->s, n);
+        sum_push(c->dt, p[1] + i0 * c->s * (int64_t)isz, c->s, n, &cs);
         if (i0 + n < c->n && poll(&since, n, err) < 0)
             return -1;
     }
-    store_result(c, p[0], sum);
+    store_result(c, p[0], tl_ro_total(&cs, 0));
     return 0;
 }
 MULTI_STRIP(red_run)
@@ -968,8 +980,16 @@ BODY int red_many_body(void *vc, char *const *p, tl_error *err)
     int64_t since = 0;
     for (int64_t j = 0; j < c->ncol; j++) {
         const char *x = p[1] + j * c->cs_src * (int64_t)isz;
-        double sum = c->dt == TL_FLOAT32 ? sum_f32((const float *)x, 1, c->n)
-                                         : sum_f64((const double *)x, 1, c->n);
+        double sum;
+        if (c->n <= TL_RO_BLOCK) {
+            sum = c->dt == TL_FLOAT32 ? block_f32((const float *)x, 1, c->n)
+                                      : block_f64((const double *)x, 1, c->n);
+        } else {
+            tl_ro_casc cs;
+            tl_ro_casc_init(&cs);
+            sum_push(c->dt, x, 1, c->n, &cs);
+            sum = tl_ro_total(&cs, 0);
+        }
         store_result(c, p[0] + j * c->cs_dst * (int64_t)isz, sum);
         if (poll(&since, c->n, err) < 0)
             return -1;
@@ -978,35 +998,66 @@ BODY int red_many_body(void *vc, char *const *p, tl_error *err)
 }
 MULTI_STRIP(red_many)
 
-/* Rows: out[j] = sum_i x[i, j] for a contiguous run of kept columns j,
- * accumulated in a double row buffer, ROWBUF columns at a time. */
-#define ROWBUF 512
+/* Rows: out[j] = sum_i x[i, j] for a contiguous run of kept columns j.
+ * ROWCOLS columns at a time: per block of rows, row i is added into lane
+ * i % 64 of every column (vectorised across the columns), then each
+ * column's lanes are closed and pushed into its cascade. */
+#define ROWCOLS 32
 BODY int red_rows_body(void *vc, char *const *p, tl_error *err)
 {
     const red_ctx *c = vc;
-    double acc[ROWBUF];
     size_t isz = c->dt == TL_FLOAT32 ? 4 : 8;
-    for (int64_t j0 = 0; j0 < c->ncol; j0 += ROWBUF) {
-        int64_t nj = c->ncol - j0 < ROWBUF ? c->ncol - j0 : ROWBUF;
+    bool f32 = c->dt == TL_FLOAT32;
+    float lf[TL_RO_LANES][ROWCOLS];
+    double ld[TL_RO_LANES][ROWCOLS];
+    tl_ro_casc cs[ROWCOLS];
+    int64_t since = 0;
+    for (int64_t j0 = 0; j0 < c->ncol; j0 += ROWCOLS) {
+        int64_t nj = c->ncol - j0 < ROWCOLS ? c->ncol - j0 : ROWCOLS;
         for (int64_t j = 0; j < nj; j++)
-            acc[j] = 0.0;
-        int64_t since = 0;
-        for (int64_t i = 0; i < c->nrow; i++) {
-            if (poll(&since, nj, err) < 0)
+            tl_ro_casc_init(&cs[j]);
+        for (int64_t i0 = 0; i0 < c->nrow; i0 += TL_RO_BLOCK) {
+            int64_t m = c->nrow - i0 < TL_RO_BLOCK ? c->nrow - i0 : TL_RO_BLOCK;
+            if (poll(&since, m * nj, err) < 0)
                 return -1;
-            const char *row = p[1] + (i * c->rs + j0 * c->cs_src) * (int64_t)isz;
-            if (c->dt == TL_FLOAT32) {
-                const float *x = (const float *)row;
-                for (int64_t j = 0; j < nj; j++)
-                    acc[j] += (double)x[j];
-            } else {
-                const double *x = (const double *)row;
-                for (int64_t j = 0; j < nj; j++)
-                    acc[j] += x[j];
+            int used = m < TL_RO_LANES ? (int)m : TL_RO_LANES;
+            for (int l = 0; l < used; l++)
+                for (int64_t j = 0; j < nj; j++) {
+                    lf[l][j] = 0.0f;
+                    ld[l][j] = 0.0;
+                }
+            for (int64_t i = 0; i < m; i++) {
+                const char *row = p[1] + ((i0 + i) * c->rs + j0 * c->cs_src) * (int64_t)isz;
+                int l = (int)(i % TL_RO_LANES);
+                if (f32) {
+                    const float *x = (const float *)row;
+                    for (int64_t j = 0; j < nj; j++)
+                        lf[l][j] += x[j];
+                } else {
+                    const double *x = (const double *)row;
+                    for (int64_t j = 0; j < nj; j++)
+                        ld[l][j] += x[j];
+                }
+            }
+            for (int64_t j = 0; j < nj; j++) {
+                double v;
+                if (f32) {
+                    float L[TL_RO_LANES];
+                    for (int l = 0; l < used; l++)
+                        L[l] = lf[l][j];
+                    v = tl_ro_lanes_close_f(L, used);
+                } else {
+                    double L[TL_RO_LANES];
+                    for (int l = 0; l < used; l++)
+                        L[l] = ld[l][j];
+                    v = tl_ro_lanes_close(L, used, 0);
+                }
+                tl_ro_push(&cs[j], v, 0);
             }
         }
         for (int64_t j = 0; j < nj; j++)
-            store_result(c, p[0] + (j0 + j) * c->cs_dst * (int64_t)isz, acc[j]);
+            store_result(c, p[0] + (j0 + j) * c->cs_dst * (int64_t)isz,
+                         tl_ro_total(&cs[j], 0));
     }
     return 0;
 }

@@ -3,8 +3,7 @@
  * backend_cpu.c's generic kernels move every element through a double or
  * int64 carrier and one load and one store call. The entry points here
  * serve the common layouts at memory speed and give bit-identical results
- * (float sums: the same double accumulation, only reassociated into
- * several accumulators). Each returns 1 when it did the work, 0 when the
+ * (float sums and means too: both follow reduce_order.h's order). Each returns 1 when it did the work, 0 when the
  * case is not one it serves (nothing was written; the caller then runs the
  * generic kernel), and -1 with err filled when the op's deadline passed.
  * None allocates from the heap.

@@ -193,24 +193,8 @@ float tl_bf16_to_f32(uint16_t h)
     return tl_sd_bf16_to_f32(h);
 }
 
-/* ------------------------------------------------------------------------
- * Well-defined float -> integer conversions (see the header comment)
- * ---------------------------------------------------------------------- */
-
-static int64_t f64_to_i64(double v)
-{
-    /* the range test is false for NaN */
-    if (v >= -9223372036854775808.0 && v < 9223372036854775808.0)
-        return (int64_t)v;
-    return INT64_MIN;
-}
-
-static int32_t f64_to_i32(double v)
-{
-    if (v > -2147483649.0 && v < 2147483648.0)
-        return (int32_t)v;
-    return INT32_MIN;
-}
+/* Float -> integer conversions are scalar_defs.h's tl_sd_f64_to_i64/i32
+ * (well defined for every double; the CUDA kernels use the same lines). */
 
 /* ------------------------------------------------------------------------
  * Loads and stores
@@ -245,7 +229,7 @@ int64_t tl_dtype_load_i64(tl_dtype dt, const void *p)
     case TL_FLOAT16:
     case TL_BFLOAT16:
     case TL_FLOAT32:
-    case TL_FLOAT64: return f64_to_i64(tl_dtype_load_f64(dt, p));
+    case TL_FLOAT64: return tl_sd_f64_to_i64(tl_dtype_load_f64(dt, p));
     default: return 0;
     }
 }
@@ -275,8 +259,8 @@ void tl_dtype_store_f64(tl_dtype dt, void *p, double v)
     case TL_UINT8:
     case TL_INT8:
     case TL_INT16:
-    case TL_INT32: tl_dtype_store_i64(dt, p, f64_to_i32(v)); break;
-    case TL_INT64: tl_dtype_store_i64(dt, p, f64_to_i64(v)); break;
+    case TL_INT32: tl_dtype_store_i64(dt, p, tl_sd_f64_to_i32(v)); break;
+    case TL_INT64: tl_dtype_store_i64(dt, p, tl_sd_f64_to_i64(v)); break;
     case TL_FLOAT16: { uint16_t w = tl_f32_to_f16((float)v); memcpy(p, &w, 2); break; }
     case TL_BFLOAT16: { uint16_t w = tl_f32_to_bf16((float)v); memcpy(p, &w, 2); break; }
     case TL_FLOAT32: { float w = (float)v; memcpy(p, &w, 4); break; }

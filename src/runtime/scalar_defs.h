@@ -1,7 +1,11 @@
 /* scalar_defs.h - the one definition of each scalar conversion and formula
  * that both devices compute: float16/bfloat16 <-> float32 (c10's bits: NaN
- * becomes 0x7e00 / 0x7fc0, round to nearest even), floor division and
- * Python's remainder for floats, and c10's integer pow. The CPU backend
+ * becomes 0x7e00 / 0x7fc0, round to nearest even), float -> int64/int32
+ * (out of range and NaN give INT_MIN, x86's answer), floor division and
+ * Python's remainder for floats, c10's integer pow, integer division,
+ * remainder and shifts, and the float unary ops (with the list of unary op
+ * codes, TL_SD_UNOPS, from which backend.h's tl_unop and kernels.h's
+ * TL_KU_ codes are generated). The CPU backend
  * (dtype.c, backend_cpu.c) and the CUDA kernels (cuda/kernels.h, host and
  * device) include these same lines, so a CPU/GPU bit-equality promise rests
  * on one definition, not on two copies kept in step by hand.
@@ -101,6 +105,23 @@ TL_SD float tl_sd_bf16_to_f32(uint16_t h)
     return tl_sd_bits_f32((uint32_t)h << 16);
 }
 
+/* float -> integer, well defined for every double: the range test is
+ * false for NaN; out of range gives INT64_MIN / INT32_MIN, x86's cvttsd2si
+ * "integer indefinite" (what torch prints on x86) */
+TL_SD int64_t tl_sd_f64_to_i64(double v)
+{
+    if (v >= -9223372036854775808.0 && v < 9223372036854775808.0)
+        return (int64_t)v;
+    return INT64_MIN;
+}
+
+TL_SD int32_t tl_sd_f64_to_i32(double v)
+{
+    if (v > -2147483649.0 && v < 2147483648.0)
+        return (int32_t)v;
+    return INT32_MIN;
+}
+
 /* a // b for floats: c10's div_floor_floating */
 TL_SD double tl_sd_floordiv_f(double a, double b)
 {
@@ -149,6 +170,118 @@ TL_SD int64_t tl_sd_pow_i(int64_t a, int64_t b)
         e >>= 1;
     }
     return (int64_t)result;
+}
+
+/* Integer division and remainder (b != 0: the caller reports a division
+ * by zero): b == -1 wraps (INT64_MIN / -1 is INT64_MIN, the remainder 0)
+ * instead of trapping. truncdiv is C's a / b (torch's rounding_mode=
+ * 'trunc'), floordiv Python's //, remainder Python's % (the sign of b),
+ * fmod C's % (the sign of a). */
+TL_SD int64_t tl_sd_truncdiv_i(int64_t a, int64_t b)
+{
+    if (b == -1)
+        return (int64_t)(0u - (uint64_t)a);
+    return a / b;
+}
+
+TL_SD int64_t tl_sd_floordiv_i(int64_t a, int64_t b)
+{
+    if (b == -1)
+        return (int64_t)(0u - (uint64_t)a);
+    int64_t q = a / b, r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+TL_SD int64_t tl_sd_remainder_i(int64_t a, int64_t b)
+{
+    if (b == -1)
+        return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
+
+TL_SD int64_t tl_sd_fmod_i(int64_t a, int64_t b)
+{
+    if (b == -1)
+        return 0;
+    return a % b;
+}
+
+/* Shifts as torch 2.x: a count < 0 or >= the width (bits) gives 0 (left)
+ * or the sign fill (right). */
+TL_SD int64_t tl_sd_lshift_i(int64_t a, int64_t b, int bits)
+{
+    if (b < 0 || b >= bits)
+        return 0;
+    return (int64_t)((uint64_t)a << b);
+}
+
+TL_SD int64_t tl_sd_rshift_i(int64_t a, int64_t b, int bits)
+{
+    if (b < 0 || b >= bits)
+        return a < 0 ? -1 : 0;
+    return a >> b; /* arithmetic on gcc, clang and nvcc */
+}
+
+/* The unary op codes, in order: X(NAME) for each. backend.h makes tl_unop
+ * (TL_UN_NAME) and kernels.h its TL_KU_NAME from this one list, so the
+ * numbers agree by construction. */
+#define TL_SD_UNOPS(X)                                                         \
+    X(NEG) X(ABS) X(SQRT) X(RSQRT) X(EXP) X(EXP2) X(EXPM1) X(LOG) X(LOG2)      \
+    X(LOG10) X(LOG1P) X(SIN) X(COS) X(TAN) X(ASIN) X(ACOS) X(ATAN) X(SINH)     \
+    X(COSH) X(TANH) X(SIGMOID) X(RELU) X(FLOOR) X(CEIL) X(ROUND) X(TRUNC)      \
+    X(FRAC) X(SIGN) X(RECIPROCAL) X(SQUARE) X(LOGICAL_NOT) X(BITWISE_NOT)      \
+    X(ISNAN) X(ISINF) X(ISFINITE) X(ERF) X(IDENTITY)
+
+#define TL_SD_UN_CODE(NAME) TL_SD_UN_##NAME,
+enum { TL_SD_UNOPS(TL_SD_UN_CODE) TL_SD_NUNOPS };
+
+/* A floating unary op of x (computed in double; the caller rounds to the
+ * compute dtype before and after). The predicates and bitwise_not are not
+ * here (they are not floating results): NaN for them and unknown codes.
+ * The transcendental ones call the device's libm: glibc on the CPU,
+ * CUDA's libdevice on a GPU, which differ by 1-2 ulp (README "GPU"). */
+TL_SD double tl_sd_unary_f(int op, double x)
+{
+    switch (op) {
+    case TL_SD_UN_NEG: return -x;
+    case TL_SD_UN_ABS: return fabs(x);
+    case TL_SD_UN_SQRT: return sqrt(x);
+    case TL_SD_UN_RSQRT: return 1.0 / sqrt(x);
+    case TL_SD_UN_EXP: return exp(x);
+    case TL_SD_UN_EXP2: return exp2(x);
+    case TL_SD_UN_EXPM1: return expm1(x);
+    case TL_SD_UN_LOG: return log(x);
+    case TL_SD_UN_LOG2: return log2(x);
+    case TL_SD_UN_LOG10: return log10(x);
+    case TL_SD_UN_LOG1P: return log1p(x);
+    case TL_SD_UN_SIN: return sin(x);
+    case TL_SD_UN_COS: return cos(x);
+    case TL_SD_UN_TAN: return tan(x);
+    case TL_SD_UN_ASIN: return asin(x);
+    case TL_SD_UN_ACOS: return acos(x);
+    case TL_SD_UN_ATAN: return atan(x);
+    case TL_SD_UN_SINH: return sinh(x);
+    case TL_SD_UN_COSH: return cosh(x);
+    case TL_SD_UN_TANH: return tanh(x);
+    case TL_SD_UN_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case TL_SD_UN_RELU: return x < 0.0 ? 0.0 : x; /* NaN stays NaN */
+    case TL_SD_UN_FLOOR: return floor(x);
+    case TL_SD_UN_CEIL: return ceil(x);
+    case TL_SD_UN_ROUND: return nearbyint(x); /* half to even */
+    case TL_SD_UN_TRUNC: return trunc(x);
+    case TL_SD_UN_FRAC: return x - trunc(x);
+    case TL_SD_UN_SIGN: return x != x ? 0.0 : (double)((x > 0.0) - (x < 0.0));
+    case TL_SD_UN_RECIPROCAL: return 1.0 / x;
+    case TL_SD_UN_SQUARE: return x * x;
+    case TL_SD_UN_ERF: return erf(x);
+    case TL_SD_UN_IDENTITY: return x;
+    default: return NAN;
+    }
 }
 
 #endif

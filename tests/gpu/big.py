@@ -14,12 +14,16 @@ print("broadcast", n, torch.equal((g.view(@R@, @C@) + g[:@C@]).cpu(), c.view(@R@
 print("float16", n, torch.equal(g.half().cpu(), c.half()))
 print("bfloat16", n, torch.equal(g.bfloat16().cpu(), c.bfloat16()))
 print("where", n, torch.equal(torch.where(g > 50, g, -g).cpu(), torch.where(c > 50, c, -c)))
-# floating sums: the device adds in order in double, the CPU's fast loops
-# in a float cascade (cpu_loops.c): equal to a few ulp, not bit for bit
-print("sum", n, torch.allclose(g.view(@R@, @C@).sum(1).cpu(), c.view(@R@, @C@).sum(1), rtol=1e-6, atol=0.0))
+# floating sums, means and products: both devices fold in one order
+# (src/runtime/reduce_order.h), so they are equal bit for bit
+print("sum", n, torch.equal(g.view(@R@, @C@).sum(1).cpu(), c.view(@R@, @C@).sum(1)))
 print("sum float64", n, torch.equal(g.double().view(@R@, @C@).sum(0).cpu(), c.double().view(@R@, @C@).sum(0)))
 print("argmax", n, torch.equal(g.view(@R@, @C@).argmax(1).cpu(), c.view(@R@, @C@).argmax(1)))
-print("all-reduce", n, abs(g.sum().item() - c.sum().item()) <= 1e-6 * abs(c.sum().item()))
+print("all-reduce", n, torch.equal(g.sum().cpu(), c.sum()))
+print("mean", n, torch.equal(g.mean().cpu(), c.mean()))
+print("sum float16", n, torch.equal(g.half().sum().cpu(), c.half().sum()))
+print("mean bfloat16", n, torch.equal(g.bfloat16().view(@R@, @C@).mean(0).cpu(), c.bfloat16().view(@R@, @C@).mean(0)))
+print("prod", n, torch.equal((1 + g / 1e6).double().prod().cpu(), (1 + c / 1e6).double().prod()))
 # index families on at most 2^26 elements: tlab's limit on one advanced
 # index (an error past it, on every device)
 m = min(n, 2**26)
