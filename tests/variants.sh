@@ -109,6 +109,16 @@ stdout_has "has no student:, variant: and tag: record"
 # check --lab --student: a classmate's sheet handed in as is
 expect 2 check --lab "$master" --key key --student "$sb" a-true.yaml
 stderr_has "this is the sheet of student '$sa', handed in by '$sb'"
+# grade --key: the same student's sheet in two submissions (a classmate's,
+# handed in as is, keeps its valid tag): both flagged, each naming the other
+mkdir -p dup
+cp a-true.yaml dup/a-true.yaml
+expect 1 grade --lab "$master" --key key a-true.yaml dup/a-true.yaml b-true.yaml
+grep -q '^a-true.yaml,21,21,21,27,false,true,' "$work/stdout" || fail "a-true not flagged: $(cat "$work/stdout")"
+grep -q '^dup/a-true.yaml,21,21,21,27,false,true,' "$work/stdout" || fail "dup/a-true not flagged: $(cat "$work/stdout")"
+grep -q '^b-true.yaml,21,21,21,27,false,false,,$' "$work/stdout" || fail "b-true flagged: $(cat "$work/stdout")"
+expect 1 grade --lab "$master" --key key --format json a-true.yaml dup/a-true.yaml
+stdout_has "the sheet of student '$sa' is handed in as dup/a-true.yaml too"
 
 # ---- copying the other variant's answers
 fill b.yaml a.yaml copied.yaml
