@@ -1208,6 +1208,66 @@ static int g_index_scatter(const tl_backend *be, tl_scatter_mode mode,
 }
 
 /* ------------------------------------------------------------------------
+ * cumsum / cumprod
+ * ---------------------------------------------------------------------- */
+
+/* One work item per row (tl_k_scan_item: the CPU's sequential loop and
+ * accumulate types, so both backends give the same bits), a launch per
+ * SCAN_SEGMENT elements of the rows; rows of a destination that overlaps
+ * itself go one at a time, in the CPU's order. */
+#define SCAN_SEGMENT ((int64_t)1 << 16)
+static int g_scan(const tl_backend *be, bool prod, const tl_strided *dst,
+                  const tl_strided *src, int dim, tl_error *err)
+{
+    const tl_dev *dev = DEV(be);
+    if (dev_poisoned(dev))
+        return fail_poisoned(err);
+    int nd = src->ndim;
+    if (nd < 1 || nd > TL_MAX_DIMS || dst->ndim != nd || dim < 0 || dim >= nd ||
+        !dtype_ok(src->dtype) || dst->dtype != src->dtype || src->dtype == TL_BOOL)
+        return bad_desc(err, "scan");
+    int64_t rsz[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        if (dst->sizes[i] != src->sizes[i])
+            return bad_desc(err, "scan sizes");
+        rsz[i] = i == dim ? 1 : src->sizes[i];
+    }
+    int64_t len = src->sizes[dim];
+    if (len == 0)
+        return 0;
+    tl_strided d2 = *dst, s2 = *src;
+    d2.sizes = s2.sizes = rsz;
+    const tl_strided *ops[2] = {&d2, &s2};
+    tl_kdesc d;
+    desc_init(&d);
+    int rc = merge_dims(&d, 2, ops, -1, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    int64_t isz = (int64_t)tl_dtype_size(src->dtype);
+    d.rstrides[0] = (int64_t)((uint64_t)dst->strides[dim] * (uint64_t)isz);
+    d.rstrides[1] = (int64_t)((uint64_t)src->strides[dim] * (uint64_t)isz);
+    d.len = len;
+    d.op = prod ? 1 : 0;
+    if (strided_self_overlaps(dst))
+        d.serial = 1;
+    /* the rows' accumulators, carried from one segment's launch to the next */
+    if ((uint64_t)d.n > SIZE_MAX / sizeof(int64_t))
+        return tl_error_set(err, TL_ERR_RUNTIME, "CUDA out of memory (scan rows)");
+    size_t bytes = (size_t)d.n * sizeof(int64_t);
+    int64_t *carry = scratch(dev, bytes, err);
+    if (!carry)
+        return -1;
+    d.sbuf[0] = carry;
+    for (int64_t j = 0; j < len && rc == 0; j += SCAN_SEGMENT) {
+        d.width = j;
+        d.k = len - j < SCAN_SEGMENT ? len : j + SCAN_SEGMENT;
+        rc = launch(dev, TL_K_SCAN, &d, prod ? "cumprod" : "cumsum", err);
+    }
+    scratch_free(dev, carry, bytes);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
  * sort / topk
  * ---------------------------------------------------------------------- */
 
@@ -1339,8 +1399,7 @@ static const tl_backend_ops gpu_ops = {
            * check already proves every output element is written */
     NULL, /* gemm: matmul takes the runtime's generic path */
     g_index_offsets, g_index_gather, g_index_scatter,
-    NULL, /* scan (cumsum/cumprod): the host fallback of backend_dispatch.c,
-           * the CPU's sequential loop, so both give the same bits */
+    g_scan,
 };
 
 static const gpu_ctx sim_ctx = {tl_dev_sim};

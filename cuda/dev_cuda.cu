@@ -58,6 +58,7 @@ TL_GLOBAL(k_scatter_seq, TL_K_SCATTER_SEQ)
 TL_GLOBAL(k_sort_merge, TL_K_SORT_MERGE)
 TL_GLOBAL(k_sort_store, TL_K_SORT_STORE)
 TL_GLOBAL(k_scatter_fold, TL_K_SCATTER_FOLD)
+TL_GLOBAL(k_scan, TL_K_SCAN)
 
 __global__ void tl_probe_kernel(int *p)
 {
@@ -221,6 +222,7 @@ static cudaError_t launch_once(tl_kkind kind, const tl_kdesc *d, unsigned grid, 
     case TL_K_SORT_MERGE: k_sort_merge<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_SORT_STORE: k_sort_store<<<grid, threads, 0, s>>>(*d); break;
     case TL_K_SCATTER_FOLD: k_scatter_fold<<<grid, threads, 0, s>>>(*d); break;
+    case TL_K_SCAN: k_scan<<<grid, threads, 0, s>>>(*d); break;
     default: return cudaErrorInvalidValue;
     }
     cudaError_t rc = cudaGetLastError();
@@ -251,6 +253,8 @@ static int cu_launch(tl_kkind kind, const tl_kdesc *d)
     int64_t cost = 1;
     if (kind == TL_K_SORT && d->len > 1)
         cost = d->len;
+    if (kind == TL_K_SCAN && d->k > d->width)
+        cost = d->k - d->width;
     if (kind == TL_K_REDUCE && d->clen > 1)
         cost = d->clen;
     int64_t per = (d->serial ? SERIAL_SLICE_UNITS : SLICE_UNITS) / cost;

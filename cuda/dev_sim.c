@@ -300,6 +300,8 @@ static int64_t item_cost(tl_kkind kind, const tl_kdesc *d)
 {
     if (kind == TL_K_SORT && d->len > 1)
         return d->len;
+    if (kind == TL_K_SCAN && d->k > d->width)
+        return d->k - d->width;
     if (kind == TL_K_REDUCE && d->clen > 1)
         return d->clen;
     return 1;

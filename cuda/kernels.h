@@ -65,7 +65,7 @@ typedef enum tl_kkind {
     TL_K_COPY, TL_K_FILL, TL_K_BINARY, TL_K_UNARY, TL_K_WHERE, TL_K_GATHER,
     TL_K_REDUCE, TL_K_REDUCE_COMBINE, TL_K_SCATTER, TL_K_SORT,
     TL_K_INDEX_OFFSETS, TL_K_SCATTER_SEQ, TL_K_SORT_MERGE, TL_K_SORT_STORE,
-    TL_K_SCATTER_FOLD, TL_K_NKINDS
+    TL_K_SCATTER_FOLD, TL_K_SCAN, TL_K_NKINDS
 } tl_kkind;
 
 /* One launch. Strides are in bytes over the merged shape (dim 0 outermost).
@@ -953,6 +953,59 @@ TL_KFN void tl_k_scatter_fold_item(const tl_kdesc *d, int64_t i)
         tl_k_scatter_add1(od, o, sd, base + perm[m] * st);
 }
 
+/* ---- cumsum / cumprod: one work item per row ----
+ * Operand 0 the output, 1 the source, over the merged shape of the other
+ * dims; the row runs len elements at byte strides rstrides[0] and [1];
+ * d->op: 1 for a product. Sequential along the row in the CPU's accumulate
+ * type (backend_cpu.c's cpu_scan: float for float16/bfloat16, double for
+ * float32/float64, wrapping 64-bit for integers), each partial result
+ * rounded when stored, so the bytes equal the CPU's. A launch does the
+ * segment [width, k) of every row; sbuf[0][row] carries the accumulator's
+ * bits from one segment to the next (a long row is many short launches, so
+ * --timeout holds). A row reads each source element before it writes that
+ * place (cumsum_ in place). */
+TL_KFN void tl_k_scan_item(const tl_kdesc *d, int64_t i)
+{
+    int64_t off[TL_K_MAXOPS];
+    tl_k_offsets(d, i, off);
+    char *o = d->ptr[0] + off[0];
+    const char *s = d->ptr[1] + off[1];
+    int dt = d->dtype[0], prod = d->op;
+    int64_t os = d->rstrides[0], ss = d->rstrides[1], j0 = d->width, j1 = d->k;
+    int64_t *carry = d->sbuf[0] + i;
+    if (dt == TL_K_F16 || dt == TL_K_BF16 || tl_k_is_floating(dt)) {
+        double acc = prod ? 1.0 : 0.0;
+        if (j0 > 0)
+            memcpy(&acc, carry, sizeof acc);
+        if (dt == TL_K_F16 || dt == TL_K_BF16) {
+            float f = (float)acc;
+            for (int64_t j = j0; j < j1; j++) {
+                float v = (float)tl_k_ldf(dt, s + j * ss);
+                f = prod ? f * v : f + v;
+                tl_k_stf(dt, o + j * os, (double)f);
+            }
+            acc = (double)f;
+        } else {
+            for (int64_t j = j0; j < j1; j++) {
+                double v = tl_k_ldf(dt, s + j * ss);
+                acc = prod ? acc * v : acc + v;
+                tl_k_stf(dt, o + j * os, acc);
+            }
+        }
+        memcpy(carry, &acc, sizeof acc);
+        return;
+    }
+    uint64_t acc = prod ? 1u : 0u;
+    if (j0 > 0)
+        memcpy(&acc, carry, sizeof acc);
+    for (int64_t j = j0; j < j1; j++) {
+        uint64_t v = (uint64_t)tl_k_ldi(dt, s + j * ss);
+        acc = prod ? acc * v : acc + v;
+        tl_k_sti(dt, o + j * os, (int64_t)acc);
+    }
+    memcpy(carry, &acc, sizeof acc);
+}
+
 /* ---- advanced-index offsets: one work item per index position ----
  * Operand 0: int64 out over the broadcast index shape; operands 1..nops-1:
  * the index tensors (int64 or int32), broadcast to it (stride 0). Item e
@@ -1052,6 +1105,7 @@ TL_KFN void tl_k_run(int kind, const tl_kdesc *d, tl_kgrid g)
         case TL_K_SORT_MERGE: tl_k_sort_merge_item(d, i); break;
         case TL_K_SORT_STORE: tl_k_sort_store_item(d, i); break;
         case TL_K_SCATTER_FOLD: tl_k_scatter_fold_item(d, i); break;
+        case TL_K_SCAN: tl_k_scan_item(d, i); break;
         default: break;
         }
     }

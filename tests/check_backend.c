@@ -1150,6 +1150,40 @@ START_TEST(test_scan)
         ha += tl_f16_to_f32(tenth);
         ck_assert_uint_eq(ho[i], tl_f32_to_f16(ha));
     }
+    /* rows longer than a device launch's segment (2^16: the accumulator
+     * is carried from one launch to the next) keep the CPU's bits: 3 rows
+     * of 200003 float32 (dim 1, rows interleaved by a transposed layout)
+     * and one float16 row of 70001 */
+    enum { L = 200003 };
+    float *lf = tl_xcalloc(3 * (size_t)L, sizeof *lf), *lo = tl_xcalloc(3 * (size_t)L, sizeof *lo);
+    for (int64_t i = 0; i < 3 * (int64_t)L; i++)
+        lf[i] = (float)(i % 7) * 0.1f - 0.25f;
+    int64_t lsz[2] = {3, L}, lst[2] = {1, 3}, lost[2] = {L, 1};
+    tl_strided sl = desc(lf, TL_FLOAT32, 2, lsz, lst), slo = desc(lo, TL_FLOAT32, 2, lsz, lost);
+    ck_assert_int_eq(t_scan(false, &slo, &sl, 1, &err), 0);
+    for (int64_t r = 0; r < 3; r++) {
+        double la = 0;
+        for (int64_t j = 0; j < L; j++) {
+            la += (double)lf[j * 3 + r];
+            ck_assert(lo[r * L + j] == (float)la);
+        }
+    }
+    free(lf);
+    free(lo);
+    enum { LH = 70001 };
+    uint16_t *lh = tl_xcalloc(LH, sizeof *lh), *lho = tl_xcalloc(LH, sizeof *lho);
+    for (int i = 0; i < LH; i++)
+        lh[i] = tenth;
+    int64_t nlh[1] = {LH};
+    tl_strided slh = desc(lh, TL_FLOAT16, 1, nlh, one), slho = desc(lho, TL_FLOAT16, 1, nlh, one);
+    ck_assert_int_eq(t_scan(false, &slho, &slh, 0, &err), 0);
+    ha = 0;
+    for (int i = 0; i < LH; i++) {
+        ha += tl_f16_to_f32(tenth);
+        ck_assert_uint_eq(lho[i], tl_f32_to_f16(ha));
+    }
+    free(lh);
+    free(lho);
     /* int8 wraps: 100, -56, 44, ... and the product 100^k mod 256 */
     int8_t b[4] = {100, 100, 100, 100}, bo[4];
     int64_t n4[1] = {4};
