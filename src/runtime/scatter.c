@@ -26,6 +26,7 @@
 
 #include "index.h"
 #include "ops.h"
+#include "ops_impl.h"
 #include "shape.h"
 #include "storage.h"
 #include "util.h"
@@ -252,6 +253,8 @@ int tl_scatter_index_fill_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         return -1;
     if (index->dtype != TL_INT64)
         return tl_error_set(err, TL_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
+    if (tl_ops_assert_no_overlap(x, index, err))
+        return -1;
     if (index->ndim > 1)
         return tl_error_set(err, TL_ERR_RUNTIME, "Index has to be a vector/scalar");
     int64_t *ix, ni;
@@ -342,6 +345,9 @@ int tl_scatter_index_copy_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         return tl_error_set(err, TL_ERR_INDEX, "index_copy_(): Number of indices (%lld) should "
                             "be equal to source.size(dim) (%lld)", (long long)ni,
                             (long long)ssize);
+    if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
+        tl_ops_assert_no_overlap(x, source, err))
+        return -1;
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -432,6 +438,9 @@ int tl_scatter_scatter_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         tl_buf_free(&s);
         return -1;
     }
+    if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
+        (src && tl_ops_assert_no_overlap(x, src, err)))
+        return -1;
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -482,6 +491,8 @@ int tl_scatter_scatter_(tl_tensor *x, int64_t dim, const tl_tensor *index,
 int tl_scatter_masked_scatter_(tl_tensor *x, const tl_tensor *mask,
                                const tl_tensor *source, tl_error *err)
 {
+    if (tl_ops_assert_no_internal_overlap(x, err))
+        return -1;
     if (mask->dtype != TL_BOOL && mask->dtype != TL_UINT8)
         return tl_error_set(err, TL_ERR_RUNTIME, "masked_scatter_ only supports boolean "
                             "masks, but got mask with dtype %s",
@@ -568,6 +579,9 @@ int tl_scatter_put_(tl_tensor *x, const tl_tensor *index, const tl_tensor *sourc
         return tl_error_set(err, TL_ERR_INDEX, "put_(): Expected source and index to have the "
                             "same number of elements, but got source.numel() = %lld, "
                             "index.numel() = %lld", (long long)ns, (long long)ni);
+    if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
+        tl_ops_assert_no_overlap(x, source, err))
+        return -1;
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
