@@ -13,10 +13,11 @@
  * row-major host copies (at most 64 MiB each) and self is written back
  * with one copy_. Every copy is scratch charged to the memory ledger
  * (tl_alloc_scratch_charge). The same host computation runs for every
- * backend, so the CPU and the CUDA backend give bit-identical results. A
- * destination with internal overlap (an expanded view, which torch writes
- * element by element) is worked on in a copy and written back element by
- * element, only where the op changed it.
+ * backend, so the CPU and the CUDA backend give bit-identical results.
+ * torch's overlap checks come first (ops_impl.h): an index or source that
+ * shares self's memory is refused, and so is an expanded self, except by
+ * index_fill_ (torch only warns), whose copy of self is written back
+ * element by element, only where the op changed it.
  * Checks run in torch 1.13's order with its texts and exception types.
  */
 #include "scatter.h"
