@@ -29,7 +29,7 @@ ops:
   - {id: "4", op: "torch.add(x, 1, out=torch.zeros(6, dtype=torch.int64))", predict: error}
 YEOF
 expect 0 check out.yaml
-for op in "torch.zeros(6, out=x)" "torch.sort(x, out=(x, torch.zeros(6, dtype=torch.int64)))"; do
+for op in "torch.zeros(6, out=x)"; do
     cat > un.yaml <<YEOF
 tlab: 1
 id: un
@@ -46,6 +46,19 @@ YEOF
     stderr_has "^^^"
     stderr_lacks "TypeError"
 done
+# two outs: sort's values written into x itself (an alias), its indices a copy
+cat > two.yaml <<'YEOF'
+tlab: 1
+id: two
+title: out=(values, indices)
+setup: |
+  import torch
+  x = torch.tensor([3., 1, 2, 0, 5, 4])
+ops:
+  - {id: "1", op: "torch.sort(x, out=(x, torch.zeros(6, dtype=torch.int64)))", predict: copy}
+YEOF
+expect 0 run two.yaml
+stdout_has "mixed"
 # out=None and names=None are PyTorch's defaults, not the feature
 cat > none.yaml <<'YEOF'
 tlab: 1

@@ -1083,11 +1083,12 @@ static void prepare(const spec *s, tl_value *self, const tl_args *a, prep *p)
         p->skip = true;
 }
 
-/* int64 arange(numel) shaped like t: the flat index of every element */
+/* int64 arange(numel) shaped like t, on t's device (a replay takes the
+ * op's own index tensors, which live there): the flat index of every element */
 static tl_value *index_probe(const tl_tensor *t, tl_error *err)
 {
     int64_t n = tl_tensor_numel(t);
-    tl_tensor *r = tl_create_arange(tl_backend_cpu(), TL_INT64, 0, (double)n, 1, err);
+    tl_tensor *r = tl_create_arange(tl_tensor_backend(t), TL_INT64, 0, (double)n, 1, err);
     if (!r)
         return NULL;
     int64_t st[TL_MAX_DIMS];
@@ -1211,11 +1212,12 @@ static int net_refuse(tl_bind_kind kind, const char *name, const char *why, tl_e
 /* grad-shape: shape, ordering, diagonal and *_copy ops                   */
 
 /* int64 1 + arange(numel) shaped like t: 1 + the flat index of each
- * element, so that 0 stands for an element no input element made */
+ * element, so that 0 stands for an element no input element made (on t's
+ * device, as index_probe) */
 static tl_value *index_probe1(const tl_tensor *t, tl_error *err)
 {
     int64_t n = tl_tensor_numel(t);
-    tl_tensor *r = tl_create_arange(tl_backend_cpu(), TL_INT64, 1, (double)n + 1, 1, err);
+    tl_tensor *r = tl_create_arange(tl_tensor_backend(t), TL_INT64, 1, (double)n + 1, 1, err);
     if (!r)
         return NULL;
     int64_t st[TL_MAX_DIMS];

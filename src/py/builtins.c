@@ -957,9 +957,20 @@ static const struct {
     {"dict", TL_V_DICT, tl_pydict_ctor},
 };
 
+static const char *numpy_scalar_class(tl_dtype dt);
+
+/* an element of an ndarray (n[0, 0]): a NumPy scalar of dtype sdtype */
+static bool is_numpy_scalar(const tl_value *v)
+{
+    return v->npdt == TL_NPDT_DTYPE &&
+           (v->kind == TL_V_FLOAT || v->kind == TL_V_INT || v->kind == TL_V_BOOL);
+}
+
 /* the class of a value: type(v) */
 static tl_value *class_of(const tl_value *v)
 {
+    if (is_numpy_scalar(v) && numpy_scalar_class(v->sdtype))
+        return tl_value_type(numpy_scalar_class(v->sdtype), TL_OK, (int)v->kind, NULL);
     if (v->kind == TL_V_TUPLE && v->u.seq.rtype)
         return tl_value_type(tl_value_type_name(v), TL_OK, (int)v->kind, bi_tuple);
     for (size_t i = 0; i < TL_ARRAY_LEN(class_table); i++)
@@ -1006,11 +1017,21 @@ static int instance_of(const tl_value *v, const tl_value *cls, tl_error *err)
         }
         return 0;
     }
+    if (cls->kind == TL_V_DTYPE && cls->npdt == TL_NPDT_TYPE) /* np.float32 */
+        return is_numpy_scalar(v) && v->sdtype == cls->u.dtype;
     if (cls->kind != TL_V_TYPE)
         return tl_error_set(err, TL_ERR_TYPE, "isinstance() arg 2 must be a type, a tuple of "
                                               "types, or a union");
     if (is_exc_class(cls))
         return v->kind == TL_V_EXC && kind_under(cls->u.type.name, v->u.exc.errkind);
+    if (is_numpy_scalar(v)) {
+        /* numpy.float32 and its kin: only numpy.float64 is a Python float
+         * (numpy.int64 is no int, numpy.bool_ no bool) */
+        const char *name = numpy_scalar_class(v->sdtype);
+        if (name && !strcmp(cls->u.type.name, name))
+            return 1;
+        return cls->u.type.vkind == TL_V_FLOAT && v->sdtype == TL_FLOAT64;
+    }
     int want = cls->u.type.vkind;
     if (want == (int)v->kind)
         return 1;
@@ -1666,6 +1687,23 @@ static const struct {
     {"int8", TL_INT8},       {"uint8", TL_UINT8},     {"bool_", TL_BOOL},
     {"double", TL_FLOAT64},  {"single", TL_FLOAT32},  {"half", TL_FLOAT16},
 };
+
+/* "numpy.float32": the class of a NumPy scalar of dtype dt (NULL: none) */
+static const char *numpy_scalar_class(tl_dtype dt)
+{
+    switch (dt) {
+    case TL_FLOAT32: return "numpy.float32";
+    case TL_FLOAT64: return "numpy.float64";
+    case TL_FLOAT16: return "numpy.float16";
+    case TL_INT64: return "numpy.int64";
+    case TL_INT32: return "numpy.int32";
+    case TL_INT16: return "numpy.int16";
+    case TL_INT8: return "numpy.int8";
+    case TL_UINT8: return "numpy.uint8";
+    case TL_BOOL: return "numpy.bool_";
+    default: return NULL;
+    }
+}
 
 static tl_value *math_const(const char *name)
 {

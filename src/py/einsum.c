@@ -6,9 +6,10 @@
  * checks and texts. Each operand becomes ONE view over its own storage
  * with the full dims [output..., contracted...]: a repeated label takes
  * the sum of its dims' strides (torch's diagonal), a missing label or
- * ellipsis dim is size 1, stride 0. So one operand with nothing to sum
- * comes back as a view (permute / diagonal), as torch returns it; a sum
- * is a new contiguous tensor. Several operands are multiplied (broadcast)
+ * ellipsis dim is size 1, stride 0. One operand with nothing to sum comes
+ * back as a view built as torch builds it (diagonal for each repeated
+ * label, then permute, through the view bindings: _base is the operand's
+ * base, grad_fn PermuteBackward0); a sum is a new contiguous tensor. Several operands are multiplied (broadcast)
  * and summed over the contracted dims in their dtype (a new contiguous
  * tensor, the layout torch's bmm path gives the cases of ops27b.json).
  * Operands of different dtypes raise bmm's error, as torch does. With an
@@ -151,6 +152,65 @@ static tl_value *einsum_grad(tl_value *const *vals, tl_tensor **views, int nops,
     return prod;
 }
 
+/* One operand, nothing summed: torch's view of it, made the way torch
+ * makes it (a diagonal for each repeated label, then one permute), through
+ * the view bindings, so _base is the operand's base and grad_fn is
+ * PermuteBackward0. tgt[d]: the output dim of the operand's dim d. */
+static tl_value *single_view(tl_value *v, const int *tgt_in, int nd, int nout,
+                             tl_error *err)
+{
+    const tl_binding *diag = tl_bind_find(TL_BIND_METHOD, "diagonal");
+    const tl_binding *perm = tl_bind_find(TL_BIND_METHOD, "permute");
+    if (!diag || !perm)
+        return tl_error_set(err, TL_ERR_INTERNAL, "einsum: a binding is missing"), NULL;
+    int tgt[TL_MAX_DIMS];
+    memcpy(tgt, tgt_in, sizeof(int) * (size_t)nd);
+    tl_value *cur = tl_value_retain(v);
+    for (;;) {
+        int i = -1, j = -1;
+        for (int a = 0; a < nd && i < 0; a++)
+            for (int b = a + 1; b < nd; b++)
+                if (tgt[a] == tgt[b]) {
+                    i = a;
+                    j = b;
+                    break;
+                }
+        if (i < 0)
+            break;
+        /* diagonal(0, i, j): dims i and j go, their diagonal comes last */
+        tl_value *args[3] = {tl_int(0), tl_int(i), tl_int(j)};
+        tl_args a = {3, args, 0, NULL, NULL};
+        tl_value *w = diag->fn(cur, &a, err);
+        for (int q = 0; q < 3; q++)
+            tl_value_release(args[q]);
+        tl_value_release(cur);
+        if (!w)
+            return NULL;
+        cur = w;
+        int t = tgt[i], m = 0;
+        for (int d = 0; d < nd; d++)
+            if (d != i && d != j)
+                tgt[m++] = tgt[d];
+        tgt[m++] = t;
+        nd = m;
+    }
+    if (nd != nout) {
+        tl_value_release(cur);
+        return tl_error_set(err, TL_ERR_INTERNAL, "einsum: %d dims for %d outputs", nd, nout),
+               NULL;
+    }
+    tl_value *dims = tl_tuple_new((size_t)nd);
+    for (int f = 0; f < nd; f++)
+        for (int d = 0; d < nd; d++)
+            if (tgt[d] == f)
+                tl_seq_set(dims, (size_t)f, tl_int(d));
+    tl_args a = {1, &dims, 0, NULL, NULL};
+    tl_value *r = perm->fn(cur, &a, err);
+    tl_value_release(dims);
+    tl_value_release(cur);
+    return r;
+}
+
 static tl_tensor *einsum(const char *eq, tl_tensor **ops, int nops, tl_value *const *vals,
                          tl_value **vres, tl_error *err)
 {
@@ -279,6 +339,7 @@ static tl_tensor *einsum(const char *eq, tl_tensor **ops, int nops, tl_value *co
         ell_size[e] = 1;
     tl_tensor *views[MAXOPS] = {0};
     tl_tensor *res = NULL;
+    int tgt0[TL_MAX_DIMS]; /* operand 0's dims: their full dims */
     for (k = 0; k < nops; k++) {
         const tl_tensor *t = ops[k];
         int64_t sz[TL_MAX_DIMS], st[TL_MAX_DIMS];
@@ -295,6 +356,8 @@ static tl_tensor *einsum(const char *eq, tl_tensor **ops, int nops, tl_value *co
                 int ne = t->ndim - nl;
                 for (int e = 0; e < ne; e++, d++) {
                     int f = ell_at + ell_nd - ne + e;
+                    if (k == 0)
+                        tgt0[d] = f;
                     sz[f] = t->sizes[d];
                     st[f] = t->strides[d];
                     int64_t *es = &ell_size[f - ell_at];
@@ -309,6 +372,8 @@ static tl_tensor *einsum(const char *eq, tl_tensor **ops, int nops, tl_value *co
                 continue;
             }
             int64_t s = t->sizes[d];
+            if (k == 0)
+                tgt0[d] = pos_of[l];
             if (have[l]) {
                 if (opsize[l] != s) {
                     tl_error_set(err, TL_ERR_RUNTIME, "einsum(): subscript %c is repeated for "
@@ -347,6 +412,11 @@ static tl_tensor *einsum(const char *eq, tl_tensor **ops, int nops, tl_value *co
                          tl_dtype_scalar_name(ops[k]->dtype));
             goto fail;
         }
+    if (nops == 1 && nfull == out_nd) {
+        /* nothing to multiply or sum: a view */
+        *vres = single_view(vals[0], tgt0, ops[0]->ndim, nfull, err);
+        goto fail; /* the views are released there */
+    }
     bool grad = false;
     for (k = 0; k < nops; k++)
         grad |= ops[k]->requires_grad;

@@ -679,10 +679,7 @@ static const char *refused(const tl_value *v, int depth)
     case TL_V_MEMFMT: return "torch.memory_format";
     case TL_V_TUPLE:
         if (v->u.seq.rtype)
-            return v->u.seq.rtype[0] == 'm' && v->u.seq.rtype[1] == 'a' ? "torch.return_types.max"
-                   : strcmp(v->u.seq.rtype, "min") == 0 ? "torch.return_types.min"
-                   : strcmp(v->u.seq.rtype, "sort") == 0 ? "torch.return_types.sort"
-                                                        : "torch.return_types.topk";
+            return tl_value_type_name(v); /* torch.return_types.NAME */
         /* fall through */
     case TL_V_LIST:
     case TL_V_DICT:

@@ -830,6 +830,10 @@ static const char *return_type_name(const char *rtype)
         {"max", "torch.return_types.max"},   {"min", "torch.return_types.min"},
         {"sort", "torch.return_types.sort"}, {"topk", "torch.return_types.topk"},
         {"kthvalue", "torch.return_types.kthvalue"},
+        /* out=(values, indices) (outarg.c) */
+        {"max_out", "torch.return_types.max_out"}, {"min_out", "torch.return_types.min_out"},
+        {"sort_out", "torch.return_types.sort_out"}, {"topk_out", "torch.return_types.topk_out"},
+        {"kthvalue_out", "torch.return_types.kthvalue_out"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(names[i][0], rtype) == 0)

@@ -216,6 +216,25 @@ int tl_ops_assert_no_partial_overlap(const tl_tensor *out, const tl_tensor *in,
     return 0;
 }
 
+int tl_ops_assert_no_overlap(const tl_tensor *a, const tl_tensor *b, tl_error *err)
+{
+    /* at::get_overlap_status: the same tensor is FULL; else dense tensors of
+     * one storage whose byte ranges meet (FULL or PARTIAL) */
+    bool hit = a == b;
+    if (!hit && tl_tensor_numel(a) > 0 && tl_tensor_numel(b) > 0 &&
+        tl_tensor_is_non_overlapping_and_dense(a) && tl_tensor_is_non_overlapping_and_dense(b) &&
+        tl_storage_same(a->storage, b->storage)) {
+        size_t ia = tl_dtype_size(a->dtype), ib = tl_dtype_size(b->dtype);
+        int64_t a0 = a->offset * (int64_t)ia, a1 = a0 + tl_tensor_numel(a) * (int64_t)ia;
+        int64_t b0 = b->offset * (int64_t)ib, b1 = b0 + tl_tensor_numel(b) * (int64_t)ib;
+        hit = a0 < b1 && b0 < a1;
+    }
+    if (hit)
+        return tl_error_set(err, TL_ERR_RUNTIME,
+                            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
+    return 0;
+}
+
 /* infer_size over two shapes, PyTorch's message ("tensor a" is the shape
  * accumulated so far, "tensor b" the new operand). */
 int tl_ops_broadcast_pair(int na, const int64_t *a, int nb, const int64_t *b,

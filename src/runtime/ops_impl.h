@@ -52,6 +52,10 @@ void tl_ops_grad_inplace(tl_tensor *dst, bool other_grad);
 int tl_ops_assert_no_internal_overlap(const tl_tensor *t, tl_error *err);
 int tl_ops_assert_no_partial_overlap(const tl_tensor *out, const tl_tensor *in,
                                      tl_error *err);
+/* at::assert_no_overlap: b may not share any of a's memory (partial or full
+ * overlap, a itself included), as the scatter family requires of its index
+ * and source */
+int tl_ops_assert_no_overlap(const tl_tensor *a, const tl_tensor *b, tl_error *err);
 /* infer_size over two shapes, PyTorch's message ("tensor a" is the shape
  * accumulated so far, "tensor b" the new operand). */
 int tl_ops_broadcast_pair(int na, const int64_t *a, int nb, const int64_t *b,

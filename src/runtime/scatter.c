@@ -1,16 +1,23 @@
 /* scatter.c - the scatter family (issue #27): index_fill_, index_copy_,
  * scatter_ / scatter_add_ (reduce add, multiply), masked_scatter_, put_.
  *
- * Design: each op reads self, its index and its source once to the host
- * (tl_tensor_read_host_bytes: row-major bytes), applies the writes there in
- * torch's CPU order - the index in row-major order, so with repeated
- * indices and no accumulation the last write wins, and accumulation adds
- * (multiplies) in index order, one rounding per step in the tensor's
- * dtype - and writes the result back with one copy_ (one version bump, as
- * torch's kernels bump once). The same host computation runs for every
- * backend, so the CPU and the CUDA backend give bit-identical results. A
- * destination with internal overlap (an expanded view, which torch writes
- * element by element) is written back element by element instead.
+ * Design: each op applies its writes on the host in torch's CPU order -
+ * the index in row-major order, so with repeated indices and no
+ * accumulation the last write wins, and accumulation adds (multiplies) in
+ * index order, one rounding per step in the tensor's dtype - and bumps
+ * self's version once, as torch's kernels do. On the CPU backend self is
+ * written in place through its strides and the source and mask are read in
+ * place (no size cap; an operand that shares self's memory is copied
+ * first, so it is read as it was before the op); the index is read into an
+ * int64 copy. On a device, self, its source and mask are read into
+ * row-major host copies (at most 64 MiB each) and self is written back
+ * with one copy_. Every copy is scratch charged to the memory ledger
+ * (tl_alloc_scratch_charge). The same host computation runs for every
+ * backend, so the CPU and the CUDA backend give bit-identical results.
+ * torch's overlap checks come first (ops_impl.h): an index or source that
+ * shares self's memory is refused, and so is an expanded self, except by
+ * index_fill_ (torch only warns), whose copy of self is written back
+ * element by element, only where the op changed it.
  * Checks run in torch 1.13's order with its texts and exception types.
  */
 #include "scatter.h"
@@ -20,47 +27,117 @@
 
 #include "index.h"
 #include "ops.h"
+#include "ops_impl.h"
 #include "shape.h"
+#include "storage.h"
 #include "util.h"
 #include "view.h"
 
-/* the host copies are not charged to the ledger: each is bounded (an op
- * holds at most three) */
+/* a device tensor's host copy is bounded (an op holds at most three) */
 #define SCATTER_MAX_BYTES (64 << 20)
 
-typedef struct hbuf {
-    unsigned char *p;
+/* A tensor's elements by row-major position: in place on the CPU (through
+ * its strides: CPU storage is host memory), else a row-major host copy
+ * (tl_tensor_read_host_bytes), charged to the ledger as scratch. */
+typedef struct acc {
+    unsigned char *p; /* element [0, ..., 0] */
+    int nd;
+    int64_t sz[TL_MAX_DIMS], st[TL_MAX_DIMS]; /* strides in elements */
     int64_t n;
     size_t isz;
-} hbuf;
+    bool flat;        /* position i lies at p + i * isz */
+    size_t charged;   /* a copy's bytes (0: in place) */
+} acc;
 
-static int hread(const tl_tensor *t, hbuf *b, tl_error *err)
+static bool on_cpu(const tl_tensor *t)
 {
-    b->n = tl_tensor_numel(t);
-    b->isz = tl_dtype_size(t->dtype);
-    b->p = NULL;
-    if (b->n > TL_INDEX_MAX_ELEMS || (uint64_t)b->n * b->isz > SCATTER_MAX_BYTES)
-        return tl_error_set(err, TL_ERR_LIMIT, "a scatter over a tensor of more than %d "
-                            "MiB is not supported", SCATTER_MAX_BYTES >> 20);
-    b->p = malloc((size_t)(b->n ? b->n : 1) * b->isz);
-    if (!b->p)
+    return tl_tensor_backend(t) == tl_backend_cpu();
+}
+
+static int acc_open(const tl_tensor *t, bool in_place, acc *a, tl_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->n = tl_tensor_numel(t);
+    a->isz = tl_dtype_size(t->dtype);
+    a->nd = t->ndim;
+    memcpy(a->sz, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    if (in_place && on_cpu(t)) {
+        a->p = a->n ? tl_tensor_addr(t) : NULL;
+        memcpy(a->st, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+        a->flat = tl_tensor_is_contiguous(t);
+        return 0;
+    }
+    if (!on_cpu(t) && (uint64_t)a->n * a->isz > SCATTER_MAX_BYTES)
+        return tl_error_set(err, TL_ERR_LIMIT, "a scatter over a device tensor of more than "
+                            "%d MiB is not supported", SCATTER_MAX_BYTES >> 20);
+    size_t bytes = (size_t)(a->n ? a->n : 1) * a->isz;
+    if (tl_alloc_scratch_charge(bytes, err) < 0)
+        return -1;
+    a->p = malloc(bytes);
+    if (!a->p) {
+        tl_alloc_scratch_release(bytes);
         return tl_error_set(err, TL_ERR_LIMIT, "out of memory");
-    if (b->n && tl_tensor_read_host_bytes(t, b->p, err)) {
-        free(b->p);
-        b->p = NULL;
+    }
+    a->charged = bytes;
+    a->flat = true;
+    if (a->n && tl_tensor_read_host_bytes(t, a->p, err)) {
+        free(a->p);
+        tl_alloc_scratch_release(bytes);
+        a->p = NULL;
+        a->charged = 0;
         return -1;
     }
     return 0;
 }
 
+static void acc_close(acc *a)
+{
+    if (a->charged) {
+        free(a->p);
+        tl_alloc_scratch_release(a->charged);
+    }
+    a->p = NULL;
+    a->charged = 0;
+}
+
+/* the element at row-major position i */
+static unsigned char *acc_at(const acc *a, int64_t i)
+{
+    if (a->flat)
+        return a->p + (size_t)i * a->isz;
+    int64_t off = 0;
+    for (int d = a->nd - 1; d >= 0; d--) {
+        off += (i % a->sz[d]) * a->st[d];
+        i /= a->sz[d];
+    }
+    return a->p + off * (int64_t)a->isz;
+}
+
+/* an operand (index, source, mask) of a write into x: in place unless it
+ * shares x's memory (then a copy, read before any write) */
+static int acc_operand(const tl_tensor *t, const tl_tensor *x, acc *a, tl_error *err)
+{
+    return acc_open(t, !tl_storage_same(t->storage, x->storage), a, err);
+}
+
+/* the index as int64 values (a copy charged to the ledger) */
 static int read_index(const tl_tensor *t, int64_t **out, int64_t *n, tl_error *err)
 {
-    hbuf b;
-    if (hread(t, &b, err))
+    if (tl_tensor_numel(t) > TL_INDEX_MAX_ELEMS)
+        return tl_error_set(err, TL_ERR_LIMIT, "a scatter with an index of more than %lld "
+                            "elements is not supported", (long long)TL_INDEX_MAX_ELEMS);
+    acc b;
+    if (acc_open(t, false, &b, err))
         return -1;
     *out = (int64_t *)b.p;
     *n = b.n;
     return 0;
+}
+
+static void free_index(int64_t *ix, int64_t n)
+{
+    free(ix);
+    tl_alloc_scratch_release((size_t)(n ? n : 1) * sizeof(int64_t));
 }
 
 static bool overlapping(const tl_tensor *x)
@@ -71,22 +148,29 @@ static bool overlapping(const tl_tensor *x)
     return false;
 }
 
-/* x's elements become b's (row-major); one version bump */
-static int write_back(tl_tensor *x, const hbuf *b, tl_error *err)
+/* self, for writing: in place on the CPU, unless it overlaps itself (an
+ * expanded view: then a copy, written back element by element) */
+static int acc_self(tl_tensor *x, acc *a, tl_error *err)
+{
+    return acc_open(x, !overlapping(x), a, err);
+}
+
+/* x's elements become b's (row-major) when b is a copy; one version bump */
+static int write_back(tl_tensor *x, const acc *b, tl_error *err)
 {
     if (overlapping(x)) {
         /* only the elements the op changed: an unchanged alias of a
          * written location must not write its old value back */
-        hbuf o;
-        if (hread(x, &o, err))
+        acc o;
+        if (acc_open(x, false, &o, err))
             return -1;
         for (int64_t i = 0; i < b->n; i++)
             if (memcmp(o.p + (size_t)i * b->isz, b->p + (size_t)i * b->isz, b->isz) &&
                 tl_tensor_set_raw(x, i, b->p + (size_t)i * b->isz, err)) {
-                free(o.p);
+                acc_close(&o);
                 return -1;
             }
-        free(o.p);
+        acc_close(&o);
         tl_tensor_bump_version(x);
         return 0;
     }
@@ -97,6 +181,19 @@ static int write_back(tl_tensor *x, const hbuf *b, tl_error *err)
         memcpy(tl_tensor_addr(h), b->p, (size_t)b->n * b->isz);
     int rc = tl_ops_copy_(x, h, err);
     tl_tensor_release(h);
+    return rc;
+}
+
+/* the op is done: a copy goes back to x, an in-place write bumps x's
+ * version once (as torch's kernels do); b is closed */
+static int acc_commit(tl_tensor *x, acc *b, tl_error *err)
+{
+    int rc = 0;
+    if (b->charged)
+        rc = write_back(x, b, err);
+    else
+        tl_tensor_bump_version(x);
+    acc_close(b);
     return rc;
 }
 
@@ -157,6 +254,8 @@ int tl_scatter_index_fill_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         return -1;
     if (index->dtype != TL_INT64)
         return tl_error_set(err, TL_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
+    if (tl_ops_assert_no_overlap(x, index, err))
+        return -1;
     if (index->ndim > 1)
         return tl_error_set(err, TL_ERR_RUNTIME, "Index has to be a vector/scalar");
     int64_t *ix, ni;
@@ -167,12 +266,12 @@ int tl_scatter_index_fill_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         if (ix[k] < -size || ix[k] >= size) {
             tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds for dimension %d "
                          "with size %lld", (long long)ix[k], d, (long long)size);
-            free(ix);
+            free_index(ix, ni);
             return -1;
         }
-    hbuf b;
-    if (hread(x, &b, err)) {
-        free(ix);
+    acc b;
+    if (acc_self(x, &b, err)) {
+        free_index(ix, ni);
         return -1;
     }
     unsigned char v[16];
@@ -182,12 +281,10 @@ int tl_scatter_index_fill_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         for (int64_t k = 0; k < ni; k++) {
             int64_t j = ix[k] < 0 ? ix[k] + size : ix[k];
             for (int64_t i = 0; i < inner; i++)
-                memcpy(b.p + (size_t)((o * size + j) * inner + i) * b.isz, v, b.isz);
+                memcpy(acc_at(&b, (o * size + j) * inner + i), v, b.isz);
         }
-    free(ix);
-    int rc = write_back(x, &b, err);
-    free(b.p);
-    return rc;
+    free_index(ix, ni);
+    return acc_commit(x, &b, err);
 }
 
 static void fmt_sliced(tl_buf *s, const tl_tensor *t, int d)
@@ -249,6 +346,9 @@ int tl_scatter_index_copy_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         return tl_error_set(err, TL_ERR_INDEX, "index_copy_(): Number of indices (%lld) should "
                             "be equal to source.size(dim) (%lld)", (long long)ni,
                             (long long)ssize);
+    if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
+        tl_ops_assert_no_overlap(x, source, err))
+        return -1;
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -257,30 +357,28 @@ int tl_scatter_index_copy_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         if (ix[k] < 0 || ix[k] >= size) {
             tl_error_set(err, TL_ERR_INDEX, "index_copy_(): index %lld is out of bounds for "
                          "dimension %d with size %lld", (long long)ix[k], d, (long long)size);
-            free(ix);
+            free_index(ix, ni);
             return -1;
         }
-    hbuf b, s;
-    if (hread(x, &b, err)) {
-        free(ix);
+    acc b, s;
+    if (acc_self(x, &b, err)) {
+        free_index(ix, ni);
         return -1;
     }
-    if (hread(source, &s, err)) {
-        free(ix);
-        free(b.p);
+    if (acc_operand(source, x, &s, err)) {
+        free_index(ix, ni);
+        acc_close(&b);
         return -1;
     }
     int64_t inner, outer = x->ndim ? outer_inner(x, d, &inner) : (inner = 1);
     for (int64_t o = 0; o < outer; o++)
         for (int64_t k = 0; k < ni; k++)
             for (int64_t i = 0; i < inner; i++)
-                memcpy(b.p + (size_t)((o * size + ix[k]) * inner + i) * b.isz,
-                       s.p + (size_t)((o * ni + k) * inner + i) * b.isz, b.isz);
-    free(ix);
-    free(s.p);
-    int rc = write_back(x, &b, err);
-    free(b.p);
-    return rc;
+                memcpy(acc_at(&b, (o * size + ix[k]) * inner + i),
+                       acc_at(&s, (o * ni + k) * inner + i), b.isz);
+    free_index(ix, ni);
+    acc_close(&s);
+    return acc_commit(x, &b, err);
 }
 
 static void fmt_sizes(tl_buf *s, const tl_tensor *t)
@@ -341,6 +439,9 @@ int tl_scatter_scatter_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         tl_buf_free(&s);
         return -1;
     }
+    if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
+        (src && tl_ops_assert_no_overlap(x, src, err)))
+        return -1;
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -348,17 +449,17 @@ int tl_scatter_scatter_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         if (ix[k] < 0 || ix[k] >= xs[d]) {
             tl_error_set(err, TL_ERR_RUNTIME, "index %lld is out of bounds for dimension %d "
                          "with size %lld", (long long)ix[k], d, (long long)xs[d]);
-            free(ix);
+            free_index(ix, ni);
             return -1;
         }
-    hbuf b, s = {0};
-    if (hread(x, &b, err)) {
-        free(ix);
+    acc b, s = {0};
+    if (acc_self(x, &b, err)) {
+        free_index(ix, ni);
         return -1;
     }
-    if (src && hread(src, &s, err)) {
-        free(ix);
-        free(b.p);
+    if (src && acc_operand(src, x, &s, err)) {
+        free_index(ix, ni);
+        acc_close(&b);
         return -1;
     }
     unsigned char v[16];
@@ -376,24 +477,23 @@ int tl_scatter_scatter_(tl_tensor *x, int64_t dim, const tl_tensor *index,
             if (src)
                 so += pos[i] * sst[i];
         }
-        accumulate(x->dtype, b.p + (size_t)xo * b.isz, src ? s.p + (size_t)so * b.isz : v,
-                   reduce);
+        accumulate(x->dtype, acc_at(&b, xo), src ? acc_at(&s, so) : v, reduce);
         for (int i = xnd - 1; i >= 0; i--) {
             if (++pos[i] < is[i])
                 break;
             pos[i] = 0;
         }
     }
-    free(ix);
-    free(s.p);
-    int rc = write_back(x, &b, err);
-    free(b.p);
-    return rc;
+    free_index(ix, ni);
+    acc_close(&s);
+    return acc_commit(x, &b, err);
 }
 
 int tl_scatter_masked_scatter_(tl_tensor *x, const tl_tensor *mask,
                                const tl_tensor *source, tl_error *err)
 {
+    if (tl_ops_assert_no_internal_overlap(x, err))
+        return -1;
     if (mask->dtype != TL_BOOL && mask->dtype != TL_UINT8)
         return tl_error_set(err, TL_ERR_RUNTIME, "masked_scatter_ only supports boolean "
                             "masks, but got mask with dtype %s",
@@ -406,26 +506,30 @@ int tl_scatter_masked_scatter_(tl_tensor *x, const tl_tensor *mask,
     tl_tensor *me = tl_view_expand(mask, x->ndim, x->sizes, err);
     if (!me)
         return -1;
-    hbuf m, b, s;
-    int rc = hread(me, &m, err);
-    tl_tensor_release(me);
-    if (rc)
+    acc m, b, s;
+    int rc = acc_operand(me, x, &m, err);
+    if (rc) {
+        tl_tensor_release(me);
         return -1;
+    }
     int64_t ones = 0;
     for (int64_t i = 0; i < m.n; i++)
-        ones += m.p[i] != 0;
+        ones += *acc_at(&m, i) != 0;
     if (ones > tl_tensor_numel(source)) {
-        free(m.p);
+        acc_close(&m);
+        tl_tensor_release(me);
         return tl_error_set(err, TL_ERR_RUNTIME, "Number of elements of source < number of "
                             "ones in mask");
     }
-    if (hread(x, &b, err)) {
-        free(m.p);
+    if (acc_self(x, &b, err)) {
+        acc_close(&m);
+        tl_tensor_release(me);
         return -1;
     }
-    if (hread(source, &s, err)) {
-        free(m.p);
-        free(b.p);
+    if (acc_operand(source, x, &s, err)) {
+        acc_close(&m);
+        acc_close(&b);
+        tl_tensor_release(me);
         return -1;
     }
     /* torch 1.13's CPU kernel walks self in its memory order (the
@@ -447,19 +551,18 @@ int tl_scatter_masked_scatter_(tl_tensor *x, const tl_tensor *mask,
         int64_t i = 0;
         for (int q = 0; q < nd; q++)
             i += pos[q] * st[perm[q]];
-        if (m.p[i])
-            memcpy(b.p + (size_t)i * b.isz, s.p + (size_t)(k++) * b.isz, b.isz);
+        if (*acc_at(&m, i))
+            memcpy(acc_at(&b, i), acc_at(&s, k++), b.isz);
         for (int q = nd - 1; q >= 0; q--) {
             if (++pos[q] < x->sizes[perm[q]])
                 break;
             pos[q] = 0;
         }
     }
-    free(m.p);
-    free(s.p);
-    rc = write_back(x, &b, err);
-    free(b.p);
-    return rc;
+    acc_close(&m);
+    tl_tensor_release(me);
+    acc_close(&s);
+    return acc_commit(x, &b, err);
 }
 
 int tl_scatter_put_(tl_tensor *x, const tl_tensor *index, const tl_tensor *source,
@@ -477,6 +580,9 @@ int tl_scatter_put_(tl_tensor *x, const tl_tensor *index, const tl_tensor *sourc
         return tl_error_set(err, TL_ERR_INDEX, "put_(): Expected source and index to have the "
                             "same number of elements, but got source.numel() = %lld, "
                             "index.numel() = %lld", (long long)ns, (long long)ni);
+    if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
+        tl_ops_assert_no_overlap(x, source, err))
+        return -1;
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -485,27 +591,25 @@ int tl_scatter_put_(tl_tensor *x, const tl_tensor *index, const tl_tensor *sourc
         if (ix[k] < -n || ix[k] >= n) {
             tl_error_set(err, TL_ERR_INDEX, "out of range: tried to access index %lld on a "
                          "tensor of %lld elements.", (long long)ix[k], (long long)n);
-            free(ix);
+            free_index(ix, ni);
             return -1;
         }
-    hbuf b, s;
-    if (hread(x, &b, err)) {
-        free(ix);
+    acc b, s;
+    if (acc_self(x, &b, err)) {
+        free_index(ix, ni);
         return -1;
     }
-    if (hread(source, &s, err)) {
-        free(ix);
-        free(b.p);
+    if (acc_operand(source, x, &s, err)) {
+        free_index(ix, ni);
+        acc_close(&b);
         return -1;
     }
     for (int64_t k = 0; k < ni; k++) {
         int64_t j = ix[k] < 0 ? ix[k] + n : ix[k];
-        accumulate(x->dtype, b.p + (size_t)j * b.isz, s.p + (size_t)k * b.isz,
+        accumulate(x->dtype, acc_at(&b, j), acc_at(&s, k),
                    accumulate_ ? TL_SCATTER_REDUCE_ADD : TL_SCATTER_REDUCE_NONE);
     }
-    free(ix);
-    free(s.p);
-    int rc = write_back(x, &b, err);
-    free(b.p);
-    return rc;
+    free_index(ix, ni);
+    acc_close(&s);
+    return acc_commit(x, &b, err);
 }
