@@ -200,6 +200,29 @@ static const char *lab_name(const groups *g, const tl_bys_sheet *s)
     return l->id ? l->id : l->file;
 }
 
+/* the labs and ops of sheets k..e (one student) that show tag: " lab01 ops
+ * 7, 9; lab02 op 3", each name through put (the format's escaping) */
+static void put_evidence(tl_buf *b, const groups *g, size_t k, size_t e, const char *tag,
+                         void (*put)(tl_buf *, const char *))
+{
+    bool firstlab = true;
+    for (size_t j = k; j < e; j++) {
+        size_t i = g->order[j];
+        const tl_mc_found *f = found_of(g, i, tag);
+        if (!f)
+            continue;
+        tl_buf_puts(b, firstlab ? " " : "; ");
+        firstlab = false;
+        put(b, lab_name(g, &g->s[i]));
+        tl_buf_printf(b, " op%s ", f->nops == 1 ? "" : "s");
+        for (size_t o = 0; o < f->nops; o++) {
+            if (o)
+                tl_buf_puts(b, ", ");
+            put(b, g->s[i].report->lab->ops[f->ops[o]].id);
+        }
+    }
+}
+
 static bool has_lab(const groups *g, size_t k, size_t e, size_t lab)
 {
     for (size_t j = k; j < e; j++)
@@ -267,22 +290,7 @@ static char *render_text(const groups *g)
             tl_buf_puts(&b, "    ");
             tl_escape_line(&b, tags[t]->tag);
             tl_buf_puts(&b, ":");
-            bool firstlab = true;
-            for (size_t j = k; j < e; j++) {
-                size_t i = g->order[j];
-                const tl_mc_found *f = found_of(g, i, tags[t]->tag);
-                if (!f)
-                    continue;
-                tl_buf_puts(&b, firstlab ? " " : "; ");
-                firstlab = false;
-                tl_escape_line(&b, lab_name(g, &g->s[i]));
-                tl_buf_printf(&b, " op%s ", f->nops == 1 ? "" : "s");
-                for (size_t o = 0; o < f->nops; o++) {
-                    if (o)
-                        tl_buf_puts(&b, ", ");
-                    tl_escape_line(&b, g->s[i].report->lab->ops[f->ops[o]].id);
-                }
-            }
+            put_evidence(&b, g, k, e, tags[t]->tag, tl_escape_line);
             tl_buf_puts(&b, "\n      ");
             tl_layout_wrap(&b, tags[t]->belief, 6, 6, 78);
         }
@@ -510,22 +518,7 @@ static char *render_html(const groups *g)
             tl_buf_puts(&b, "<dt><code>");
             esc(&b, tags[t]->tag);
             tl_buf_puts(&b, "</code>:");
-            bool firstlab = true;
-            for (size_t j = k; j < e; j++) {
-                size_t i = g->order[j];
-                const tl_mc_found *f = found_of(g, i, tags[t]->tag);
-                if (!f)
-                    continue;
-                tl_buf_puts(&b, firstlab ? " " : "; ");
-                firstlab = false;
-                esc(&b, lab_name(g, &g->s[i]));
-                tl_buf_printf(&b, " op%s ", f->nops == 1 ? "" : "s");
-                for (size_t o = 0; o < f->nops; o++) {
-                    if (o)
-                        tl_buf_puts(&b, ", ");
-                    esc(&b, g->s[i].report->lab->ops[f->ops[o]].id);
-                }
-            }
+            put_evidence(&b, g, k, e, tags[t]->tag, esc);
             tl_buf_puts(&b, "</dt>\n<dd>");
             esc(&b, tags[t]->belief);
             tl_buf_puts(&b, " <i>Hint:</i> ");
