@@ -325,6 +325,49 @@ static int check_dtype(const out_op *op, tl_dtype r, tl_dtype o, tl_error *err)
     }
 }
 
+/* sort, kthvalue, max, min given one tensor as out=: no overload takes it
+ * (they want a tuple of two), except max/min(input, other, out=Tensor),
+ * which the binding answers (returns 0); torch's argument-parser text,
+ * ending in a newline as torch's does (1.13 and 2.x list the same) */
+static int pair_tensor_out(const char *name, const tl_args *a, tl_error *err)
+{
+    static const struct {
+        const char *name, *sigs;
+    } table[] = {
+        {"sort", " * (Tensor input, *, bool stable, int dim, bool descending, tuple of Tensors out)\n"
+                 " * (Tensor input, int dim, bool descending, *, tuple of Tensors out)\n"
+                 " * (Tensor input, *, bool stable, name dim, bool descending, tuple of Tensors out)\n"
+                 " * (Tensor input, name dim, bool descending, *, tuple of Tensors out)\n"},
+        {"kthvalue", " * (Tensor input, int k, int dim, bool keepdim, *, tuple of Tensors out)\n"
+                     " * (Tensor input, int k, name dim, bool keepdim, *, tuple of Tensors out)\n"},
+        {"max", NULL},
+        {"min", NULL},
+    };
+    static const char minmax[] = " * (Tensor input)\n"
+                                 " * (Tensor input, Tensor other, *, Tensor out)\n"
+                                 " * (Tensor input, int dim, bool keepdim, *, tuple of Tensors out)\n"
+                                 " * (Tensor input, name dim, bool keepdim, *, tuple of Tensors out)\n";
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strcmp(name, table[i].name))
+            continue;
+        const char *sigs = table[i].sigs;
+        if (!sigs) {
+            tl_value *other = a->npos > 1 ? a->pos[1] : tl_arg(a, (size_t)-1, "other");
+            if (other && other->kind == TL_V_TENSOR)
+                return 0;
+            sigs = minmax;
+        }
+        tl_buf b = {0};
+        tl_buf_printf(&b, "%s() received an invalid combination of arguments - got ", name);
+        tl_args_describe(a, &b);
+        tl_buf_printf(&b, ", but expected one of:\n%s", sigs);
+        tl_error_set(err, TL_ERR_TYPE, "%s", tl_buf_str(&b));
+        tl_buf_free(&b);
+        return -1;
+    }
+    return 0;
+}
+
 /* out=(values, indices) of sort, topk, kthvalue, max/min with dim */
 static tl_value *pair_call(tl_value *fn, const out_op *op, const tl_args *a, size_t k,
                            tl_error *err)
@@ -394,6 +437,8 @@ tl_value *tl_outarg_call(tl_value *fn, const struct tl_args *a, tl_error *err)
             return tl_error_set(err, TL_ERR_TYPE,
                                 "topk(): argument 'out' must be tuple of Tensors, not Tensor"),
                    NULL;
+        if (out->kind == TL_V_TENSOR)
+            return pair_tensor_out(name, a, err) < 0 ? NULL : tl_value_call_plain(fn, a, err);
         if (out->kind != TL_V_TUPLE && out->kind != TL_V_LIST)
             return tl_value_call_plain(fn, a, err);
         if (out->u.seq.n != 2)
