@@ -199,6 +199,22 @@ static int cu_memset0(void *dst, size_t n)
     return st(cudaMemsetAsync(dst, 0, n, cudaStreamPerThread));
 }
 
+/* Review S3: a launch is queued, not waited for; the host waits only
+ * where it reads or hands memory back (cu_d2h, cu_h2d, cu_sync: every
+ * allocation, copy and free is ordered on this thread's stream), so an
+ * error a kernel meets while running is reported by the next of those.
+ * TLAB_CUDA_LAUNCH_BLOCKING=1 waits after every launch instead, so the
+ * failing kernel is the one named (PyTorch's CUDA_LAUNCH_BLOCKING). */
+static int launch_blocking(void)
+{
+    static int blocking = -1;
+    if (blocking < 0) {
+        const char *e = getenv("TLAB_CUDA_LAUNCH_BLOCKING");
+        blocking = e && *e == '1';
+    }
+    return blocking;
+}
+
 /* One launch of items [d->first, d->n). */
 static cudaError_t launch_once(tl_kkind kind, const tl_kdesc *d, unsigned grid, unsigned threads)
 {
@@ -226,9 +242,9 @@ static cudaError_t launch_once(tl_kkind kind, const tl_kdesc *d, unsigned grid, 
     default: return cudaErrorInvalidValue;
     }
     cudaError_t rc = cudaGetLastError();
-    if (rc == cudaSuccess)
+    if (rc == cudaSuccess && launch_blocking())
         rc = cudaStreamSynchronize(s);
-    else
+    else if (rc != cudaSuccess)
         (void)cudaGetLastError();
     return rc;
 }
@@ -265,17 +281,38 @@ static int cu_launch(tl_kkind kind, const tl_kdesc *d)
      * unsliced, as on the simulator */
     if (d->serial == 2 || d->n > 2147483647)
         return st(launch_once(kind, d, grid, threads));
+    /* at most two slices in flight: before queuing slice i the host waits
+     * for slice i - 2's event, so the deadline poll between slices still
+     * bounds how far an op runs past --timeout (S3: no sync otherwise) */
     tl_kdesc piece = *d;
-    for (int64_t lo = d->first; lo < d->n; lo += per) {
+    cudaEvent_t ev[2] = {NULL, NULL};
+    cudaError_t rc = cudaSuccess;
+    int timed_out = 0;
+    for (int64_t lo = d->first, i = 0; lo < d->n && rc == cudaSuccess; lo += per, i++) {
         piece.first = lo;
         piece.n = d->n - lo <= per ? d->n : lo + per;
-        cudaError_t rc = launch_once(kind, &piece, grid, threads);
-        if (rc != cudaSuccess)
-            return st(rc);
-        if (piece.n < d->n && tl_context_deadline_passed())
-            return TL_DEV_ETIMEOUT;
+        cudaEvent_t *e = &ev[i & 1];
+        if (*e)
+            rc = cudaEventSynchronize(*e);
+        if (rc == cudaSuccess)
+            rc = launch_once(kind, &piece, grid, threads);
+        if (rc != cudaSuccess || piece.n >= d->n)
+            break;
+        if (!*e)
+            rc = cudaEventCreateWithFlags(e, cudaEventDisableTiming);
+        if (rc == cudaSuccess)
+            rc = cudaEventRecord(*e, cudaStreamPerThread);
+        if (rc == cudaSuccess && tl_context_deadline_passed()) {
+            timed_out = 1;
+            break;
+        }
     }
-    return 0;
+    for (int k = 0; k < 2; k++)
+        if (ev[k])
+            (void)cudaEventDestroy(ev[k]); /* released once it completes */
+    if (rc != cudaSuccess)
+        return st(rc);
+    return timed_out ? TL_DEV_ETIMEOUT : 0;
 }
 
 static int cu_sync(void)
