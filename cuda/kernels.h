@@ -179,19 +179,64 @@ TL_KFN int tl_k_size(int dt)
     }
 }
 
+/* Element loads and stores (review S2). On the device an element whose
+ * address is a multiple of its size (always, in practice: allocations are
+ * 256-byte aligned and strides count elements) is one typed access, where
+ * a memcpy of unknown alignment compiles to byte loads; the host (the
+ * simulator, the CPU's tests) keeps memcpy. n is 1, 2, 4 or 8. */
+TL_KFN void tl_k_ld(void *v, const char *p, int n)
+{
+#ifdef __CUDA_ARCH__
+    if (((uintptr_t)p & (uintptr_t)(n - 1)) == 0) {
+        switch (n) {
+        case 1: { uint8_t t = *(const uint8_t *)p; memcpy(v, &t, 1); return; }
+        case 2: { uint16_t t = *(const uint16_t *)p; memcpy(v, &t, 2); return; }
+        case 4: { uint32_t t = *(const uint32_t *)p; memcpy(v, &t, 4); return; }
+        case 8: { uint64_t t = *(const uint64_t *)p; memcpy(v, &t, 8); return; }
+        default: break;
+        }
+    }
+#endif
+    memcpy(v, p, (size_t)n);
+}
+
+TL_KFN void tl_k_st(char *p, const void *v, int n)
+{
+#ifdef __CUDA_ARCH__
+    if (((uintptr_t)p & (uintptr_t)(n - 1)) == 0) {
+        switch (n) {
+        case 1: { uint8_t t; memcpy(&t, v, 1); *(uint8_t *)p = t; return; }
+        case 2: { uint16_t t; memcpy(&t, v, 2); *(uint16_t *)p = t; return; }
+        case 4: { uint32_t t; memcpy(&t, v, 4); *(uint32_t *)p = t; return; }
+        case 8: { uint64_t t; memcpy(&t, v, 8); *(uint64_t *)p = t; return; }
+        default: break;
+        }
+    }
+#endif
+    memcpy(p, v, (size_t)n);
+}
+
+/* one element of n bytes from s to d */
+TL_KFN void tl_k_mov(char *d, const char *s, int n)
+{
+    uint64_t t = 0;
+    tl_k_ld(&t, s, n);
+    tl_k_st(d, &t, n);
+}
+
 TL_KFN double tl_k_ldf(int dt, const char *p)
 {
     switch (dt) {
     case TL_K_BOOL: return *(const uint8_t *)p ? 1.0 : 0.0;
     case TL_K_U8: return *(const uint8_t *)p;
     case TL_K_I8: return *(const int8_t *)p;
-    case TL_K_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case TL_K_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case TL_K_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-    case TL_K_F16: { uint16_t v; memcpy(&v, p, 2); return tl_sd_f16_to_f32(v); }
-    case TL_K_BF16: { uint16_t v; memcpy(&v, p, 2); return tl_sd_bf16_to_f32(v); }
-    case TL_K_F32: { float v; memcpy(&v, p, 4); return v; }
-    default: { double v; memcpy(&v, p, 8); return v; }
+    case TL_K_I16: { int16_t v; tl_k_ld(&v, p, 2); return v; }
+    case TL_K_I32: { int32_t v; tl_k_ld(&v, p, 4); return v; }
+    case TL_K_I64: { int64_t v; tl_k_ld(&v, p, 8); return (double)v; }
+    case TL_K_F16: { uint16_t v; tl_k_ld(&v, p, 2); return tl_sd_f16_to_f32(v); }
+    case TL_K_BF16: { uint16_t v; tl_k_ld(&v, p, 2); return tl_sd_bf16_to_f32(v); }
+    case TL_K_F32: { float v; tl_k_ld(&v, p, 4); return v; }
+    default: { double v; tl_k_ld(&v, p, 8); return v; }
     }
 }
 
@@ -201,9 +246,9 @@ TL_KFN int64_t tl_k_ldi(int dt, const char *p)
     case TL_K_BOOL: return *(const uint8_t *)p ? 1 : 0;
     case TL_K_U8: return *(const uint8_t *)p;
     case TL_K_I8: return *(const int8_t *)p;
-    case TL_K_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case TL_K_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case TL_K_I64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case TL_K_I16: { int16_t v; tl_k_ld(&v, p, 2); return v; }
+    case TL_K_I32: { int32_t v; tl_k_ld(&v, p, 4); return v; }
+    case TL_K_I64: { int64_t v; tl_k_ld(&v, p, 8); return v; }
     default: return tl_sd_f64_to_i64(tl_k_ldf(dt, p));
     }
 }
@@ -215,13 +260,13 @@ TL_KFN void tl_k_sti(int dt, char *p, int64_t v)
     case TL_K_BOOL: *(uint8_t *)p = v != 0; break;
     case TL_K_U8: *(uint8_t *)p = (uint8_t)u; break;
     case TL_K_I8: *(int8_t *)p = (int8_t)(uint8_t)u; break;
-    case TL_K_I16: { int16_t w = (int16_t)(uint16_t)u; memcpy(p, &w, 2); break; }
-    case TL_K_I32: { int32_t w = (int32_t)(uint32_t)u; memcpy(p, &w, 4); break; }
-    case TL_K_I64: memcpy(p, &v, 8); break;
-    case TL_K_F16: { uint16_t w = tl_sd_f32_to_f16((float)v); memcpy(p, &w, 2); break; }
-    case TL_K_BF16: { uint16_t w = tl_sd_f32_to_bf16((float)v); memcpy(p, &w, 2); break; }
-    case TL_K_F32: { float w = (float)v; memcpy(p, &w, 4); break; }
-    default: { double w = (double)v; memcpy(p, &w, 8); break; }
+    case TL_K_I16: { int16_t w = (int16_t)(uint16_t)u; tl_k_st(p, &w, 2); break; }
+    case TL_K_I32: { int32_t w = (int32_t)(uint32_t)u; tl_k_st(p, &w, 4); break; }
+    case TL_K_I64: tl_k_st(p, &v, 8); break;
+    case TL_K_F16: { uint16_t w = tl_sd_f32_to_f16((float)v); tl_k_st(p, &w, 2); break; }
+    case TL_K_BF16: { uint16_t w = tl_sd_f32_to_bf16((float)v); tl_k_st(p, &w, 2); break; }
+    case TL_K_F32: { float w = (float)v; tl_k_st(p, &w, 4); break; }
+    default: { double w = (double)v; tl_k_st(p, &w, 8); break; }
     }
 }
 
@@ -232,10 +277,10 @@ TL_KFN void tl_k_stf(int dt, char *p, double v)
     case TL_K_U8: case TL_K_I8: case TL_K_I16: case TL_K_I32:
         tl_k_sti(dt, p, tl_sd_f64_to_i32(v)); break;
     case TL_K_I64: tl_k_sti(dt, p, tl_sd_f64_to_i64(v)); break;
-    case TL_K_F16: { uint16_t w = tl_sd_f32_to_f16((float)v); memcpy(p, &w, 2); break; }
-    case TL_K_BF16: { uint16_t w = tl_sd_f32_to_bf16((float)v); memcpy(p, &w, 2); break; }
-    case TL_K_F32: { float w = (float)v; memcpy(p, &w, 4); break; }
-    default: memcpy(p, &v, 8); break;
+    case TL_K_F16: { uint16_t w = tl_sd_f32_to_f16((float)v); tl_k_st(p, &w, 2); break; }
+    case TL_K_BF16: { uint16_t w = tl_sd_f32_to_bf16((float)v); tl_k_st(p, &w, 2); break; }
+    case TL_K_F32: { float w = (float)v; tl_k_st(p, &w, 4); break; }
+    default: tl_k_st(p, &v, 8); break;
     }
 }
 
@@ -270,7 +315,7 @@ TL_KFN void tl_k_convert(int dd, char *d, int sd, const char *s)
     if (dd == TL_K_BOOL && sd == TL_K_BOOL) /* backend_cpu.c's copy_bool */
         *(uint8_t *)d = *(const uint8_t *)s != 0;
     else if (dd == sd)
-        memcpy(d, s, (size_t)tl_k_size(dd));
+        tl_k_mov(d, s, tl_k_size(dd));
     else if (tl_k_is_floating(sd))
         tl_k_stf(dd, d, tl_k_ldf(sd, s));
     else
@@ -440,7 +485,7 @@ TL_KFN void tl_k_fill_item(const tl_kdesc *d, int64_t i)
 {
     int64_t off[TL_K_MAXOPS];
     tl_k_offsets(d, i, off);
-    memcpy(d->ptr[0] + off[0], d->fill, (size_t)tl_k_size(d->dtype[0]));
+    tl_k_st(d->ptr[0] + off[0], d->fill, tl_k_size(d->dtype[0]));
 }
 
 TL_KFN void tl_k_binary_item(const tl_kdesc *d, int64_t i)
@@ -843,7 +888,7 @@ TL_KFN void tl_k_sort_item(const tl_kdesc *d, int64_t i)
     if (rank >= d->k)
         return;
     tl_k_visit(d, r * d->k + rank);
-    memcpy(d->ptr[0] + off[0] + rank * d->rstrides[0], row + e * st, (size_t)tl_k_size(sd));
+    tl_k_mov(d->ptr[0] + off[0] + rank * d->rstrides[0], row + e * st, tl_k_size(sd));
     tl_k_sti(TL_K_I64, d->ptr[2] + off[2] + rank * d->rstrides[2], e);
 }
 
@@ -906,8 +951,8 @@ TL_KFN void tl_k_sort_store_item(const tl_kdesc *d, int64_t i)
     tl_k_offsets(d, r, off);
     int64_t e = d->sbuf[0][r * d->len + p];
     int sd = d->dtype[1];
-    memcpy(d->ptr[0] + off[0] + p * d->rstrides[0], d->ptr[1] + off[1] + e * d->rstrides[1],
-           (size_t)tl_k_size(sd));
+    tl_k_mov(d->ptr[0] + off[0] + p * d->rstrides[0], d->ptr[1] + off[1] + e * d->rstrides[1],
+             tl_k_size(sd));
     tl_k_sti(TL_K_I64, d->ptr[2] + off[2] + p * d->rstrides[2], e);
 }
 
@@ -1038,7 +1083,7 @@ TL_KFN void tl_k_index_offsets_item(const tl_kdesc *d, int64_t i)
         }
         res += (v < 0 ? v + size : v) * d->rstrides[j - 1];
     }
-    memcpy(d->ptr[0] + off[0], &res, sizeof res);
+    tl_k_st(d->ptr[0] + off[0], &res, (int)sizeof res);
 }
 
 /* ---- scatter through device offsets, in order ----
