@@ -38,6 +38,8 @@
 #   golden     the golden files on the device vs the simulator
 #   sheets     every shipped sheet: `tlab check --format json` on the device
 #              and on the simulator give the same scorecard but "used"
+#   blocking   the answer sheets with TLAB_CUDA_LAUNCH_BLOCKING=1 (a sync
+#              after every launch) give the queued launches' scorecards
 #   jobs       `tlab grade --jobs 8` on the device is byte-identical to -j1
 #   big        large sizes (GPU: 2^24 and 2^27 elements; emulated: 2^14 and
 #              2^16) for every kernel family, device vs CPU, bit for bit
@@ -126,6 +128,29 @@ check_sheets() {
         else
             echo "DIFFER: $sheet"
             diff "$OUT/sheet-sim.json" "$OUT/sheet-dev.json" | head -n 20
+            status=1
+        fi
+    done
+    return "$status"
+}
+
+# blocking: launches are queued without a sync (review S3); the same
+# sheets with TLAB_CUDA_LAUNCH_BLOCKING=1 (a sync after every launch) must
+# give byte-identical scorecards
+check_blocking() {
+    status=0
+    for sheet in "$root"/answers/*.yaml; do
+        # shellcheck disable=SC2086
+        on_dev "$TLAB" check --format json --device cuda $req "$sheet" 2>&1 |
+            grep -v '"used":' >"$OUT/sheet-async.json"
+        # shellcheck disable=SC2086
+        on_dev env TLAB_CUDA_LAUNCH_BLOCKING=1 "$TLAB" check --format json --device cuda $req \
+            "$sheet" 2>&1 | grep -v '"used":' >"$OUT/sheet-blocking.json"
+        if cmp -s "$OUT/sheet-async.json" "$OUT/sheet-blocking.json"; then
+            echo "same: $(basename "$sheet")"
+        else
+            echo "DIFFER: $sheet"
+            diff "$OUT/sheet-blocking.json" "$OUT/sheet-async.json" | head -n 20
             status=1
         fi
     done
@@ -293,7 +318,7 @@ fi
 
 # ---- the checks, each in its own process under a time limit
 # (the cheapest and most telling first: a short budget still runs them)
-for name in kernels device index backend big oom sheets jobs golden corpus memcheck initcheck; do
+for name in kernels device index backend big oom sheets blocking jobs golden corpus memcheck initcheck; do
     left=$((deadline - $(date +%s)))
     if [ "$left" -lt 5 ]; then
         failed=$((failed + 1))
