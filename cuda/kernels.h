@@ -149,7 +149,7 @@ enum {
     TL_KR_ARGMAX, TL_KR_ARGMIN, TL_KR_ALL, TL_KR_ANY
 };
 /* scatter modes (op) */
-enum { TL_KS_ASSIGN, TL_KS_ADD };
+enum { TL_KS_ASSIGN, TL_KS_ADD, TL_KS_MUL };
 
 /* ------------------------------------------------------------------------
  * Scalars: float16 / bfloat16, well-defined float -> int, loads, stores
@@ -913,6 +913,19 @@ TL_KFN void tl_k_sort_store_item(const tl_kdesc *d, int64_t i)
 
 /* *o += *s for index_put_(accumulate=True), as the CPU's loop adds: in the
  * destination's dtype, rounded each step; bool: or */
+/* *o *= *s in o's dtype, one rounding (bool: and; integers wrap): the
+ * CPU's scatter(reduce='multiply') step */
+TL_KFN void tl_k_scatter_mul1(int od, char *o, int sd, const char *s)
+{
+    if (od == TL_K_BOOL)
+        tl_k_sti(od, o, tl_k_ldi(od, o) != 0 && tl_k_ldi(sd, s) != 0);
+    else if (tl_k_is_floating(od))
+        tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) * tl_k_ldf(sd, s)));
+    else
+        tl_k_sti(od, o, tl_k_wrap(od, (int64_t)((uint64_t)tl_k_ldi(od, o) *
+                                                (uint64_t)tl_k_ldi(sd, s))));
+}
+
 TL_KFN void tl_k_scatter_add1(int od, char *o, int sd, const char *s)
 {
     if (od == TL_K_BOOL)
@@ -950,7 +963,10 @@ TL_KFN void tl_k_scatter_fold_item(const tl_kdesc *d, int64_t i)
         return;
     }
     for (int64_t m = j; m <= e; m++)
-        tl_k_scatter_add1(od, o, sd, base + perm[m] * st);
+        if (d->op == TL_KS_MUL)
+            tl_k_scatter_mul1(od, o, sd, base + perm[m] * st);
+        else
+            tl_k_scatter_add1(od, o, sd, base + perm[m] * st);
 }
 
 /* ---- cumsum / cumprod: one work item per row ----
@@ -1056,6 +1072,8 @@ TL_KFN void tl_k_scatter_seq_item(const tl_kdesc *d, int64_t i)
     int od = d->dtype[0], sd = d->dtype[1];
     if (d->op == TL_KS_ASSIGN)
         tl_k_convert(od, o, sd, s);
+    else if (d->op == TL_KS_MUL)
+        tl_k_scatter_mul1(od, o, sd, s);
     else
         tl_k_scatter_add1(od, o, sd, s);
 }

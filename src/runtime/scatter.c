@@ -246,6 +246,259 @@ static int64_t outer_inner(const tl_tensor *x, int d, int64_t *inner)
     return o;
 }
 
+/* ---- the device path ------------------------------------------------
+ * A device self (TL_BACKEND_CAP_DEVICE_INDEX) is written on its device:
+ * the targets' element offsets (from self's first element) come from the
+ * offsets kernel (tl_backend_index_offsets: the index times self's stride
+ * along dim plus the position's other coordinates . self's strides), one per
+ * source element in the CPU's loop order, and self's memory is written
+ * through them by tl_backend_index_scatter, which resolves repeated targets
+ * as the CPU's loop does (the last write wins; add / multiply fold in
+ * order). Index bounds are checked by the offsets kernel (its status word),
+ * reporting the first bad index in the CPU's order. The offsets and any
+ * copied operand are tensors on the device (charged to the ledger), so there
+ * is no size bound beyond the ledger's. */
+
+static bool dev_path(const tl_tensor *x)
+{
+    return !on_cpu(x) && (tl_backend_caps(tl_tensor_backend(x)) & TL_BACKEND_CAP_DEVICE_INDEX);
+}
+
+/* t's elements in row-major order, contiguous on x's device: a fresh copy
+ * when t shares x's memory (read as it was before the op) */
+static tl_tensor *dev_values(tl_tensor *t, const tl_tensor *x, tl_error *err)
+{
+    const tl_backend *be = tl_tensor_backend(x);
+    if (tl_tensor_backend(t) == be && tl_storage_same(t->storage, x->storage))
+        return tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
+    tl_tensor *o = tl_ops_to(t, be, t->dtype, false, TL_MEMFMT_PRESERVE, err);
+    if (!o)
+        return NULL;
+    tl_tensor *c = tl_ops_contiguous(o, TL_MEMFMT_CONTIGUOUS, err);
+    tl_tensor_release(o);
+    return c;
+}
+
+/* a 1-element device tensor holding v in x's dtype */
+static tl_tensor *dev_scalar(const tl_tensor *x, const tl_scalar *v, tl_error *err)
+{
+    tl_tensor *h = tl_tensor_new(tl_backend_cpu(), x->dtype, 0, NULL, err);
+    if (!h)
+        return NULL;
+    store_scalar(x->dtype, tl_tensor_addr(h), v);
+    tl_tensor *r = tl_ops_to(h, tl_tensor_backend(x), x->dtype, true, TL_MEMFMT_CONTIGUOUS, err);
+    tl_tensor_release(h);
+    return r;
+}
+
+/* The target offsets over a shape of nd dims (sz): index (int64, on any
+ * device) read with strides istr over it, bounds [-size, size) (wrap) or
+ * [0, size), times `stride`, plus the position's coordinates . cs when cs
+ * is given. *offs: a device int64 tensor of numel(sz) (the caller's); *bad
+ * and *badv name the first out-of-bounds index. */
+static int dev_offsets(const tl_tensor *x, tl_tensor *index, int nd, const int64_t *sz,
+                       const int64_t *istr, int64_t size, int64_t stride, bool wrap,
+                       const int64_t *cs, tl_tensor **offs, bool *bad, int64_t *badv,
+                       tl_error *err)
+{
+    const tl_backend *be = tl_tensor_backend(x);
+    *offs = NULL;
+    *bad = false;
+    int64_t n = 1;
+    for (int q = 0; q < nd; q++)
+        n *= sz[q];
+    tl_tensor *it = tl_ops_to(index, be, index->dtype, false, TL_MEMFMT_PRESERVE, err);
+    if (!it)
+        return -1;
+    tl_tensor *o = tl_tensor_new(be, TL_INT64, 1, &n, err);
+    if (!o) {
+        tl_tensor_release(it);
+        return -1;
+    }
+    tl_adv_index ix[2];
+    memset(ix, 0, sizeof ix);
+    ix[0].idx = (tl_strided){tl_tensor_addr(it), it->dtype, nd, sz, istr};
+    ix[0].size = size;
+    ix[0].stride = stride;
+    ix[0].no_wrap = !wrap;
+    if (cs) {
+        ix[1].idx = ix[0].idx;
+        ix[1].idx.strides = cs;
+        ix[1].coords = true;
+    }
+    int64_t pos = -1;
+    int j = 0;
+    int rc = n ? tl_backend_index_offsets(be, tl_tensor_addr(o), cs ? 2 : 1, ix, &pos, &j,
+                                          badv, err)
+               : 0;
+    tl_tensor_release(it);
+    if (rc) {
+        tl_tensor_release(o);
+        return -1;
+    }
+    *bad = pos >= 0;
+    *offs = o;
+    return 0;
+}
+
+/* x's element at offs[k] (elements from x's first) (op)= vals[k], k < n,
+ * in k's order for repeated targets; one version bump */
+static int dev_write(tl_tensor *x, const tl_tensor *offs, const tl_tensor *vals, bool bcast,
+                     tl_scatter_reduce r, tl_error *err)
+{
+    int64_t n = tl_tensor_numel(offs), one = 1, zero = 0;
+    size_t isz = tl_dtype_size(x->dtype);
+    if (n) {
+        int64_t nelem = (int64_t)(x->storage->nbytes / isz) - x->offset;
+        tl_strided d = {tl_tensor_addr(x), x->dtype, 1, &nelem, &one};
+        tl_strided v = {tl_tensor_addr(vals), vals->dtype, 1, &n, bcast ? &zero : &one};
+        tl_scatter_mode m = r == TL_SCATTER_REDUCE_ADD   ? TL_SCATTER_ADD
+                            : r == TL_SCATTER_REDUCE_MUL ? TL_SCATTER_MUL
+                                                         : TL_SCATTER_SET;
+        if (tl_backend_index_scatter(tl_tensor_backend(x), m, &d, &v, 0,
+                                     tl_tensor_addr(offs), n, err))
+            return -1;
+    }
+    tl_tensor_bump_version(x);
+    return 0;
+}
+
+/* x with dim d's size replaced by m (the loop order of index_fill_ and
+ * index_copy_: outer, index, inner), the index's strides over it, the
+ * coordinate strides (x's, 0 at d) */
+static void dim_shape(const tl_tensor *x, int d, int64_t m, const tl_tensor *index,
+                      int64_t *sz, int64_t *istr, int64_t *cs)
+{
+    for (int q = 0; q < x->ndim; q++) {
+        sz[q] = q == d ? m : x->sizes[q];
+        istr[q] = q == d && index->ndim ? index->strides[0] : 0;
+        cs[q] = q == d ? 0 : x->strides[q];
+    }
+}
+
+static int dev_index_fill(tl_tensor *x, int d, tl_tensor *index, const tl_scalar *value,
+                          tl_error *err)
+{
+    int64_t sz[TL_MAX_DIMS], istr[TL_MAX_DIMS], cs[TL_MAX_DIMS], v;
+    int64_t size = x->sizes[d];
+    /* the index alone first: torch checks it even when self is empty */
+    int64_t ni = tl_tensor_numel(index), zero = 0;
+    tl_tensor *offs;
+    bool bad;
+    if (dev_offsets(x, index, 1, &ni, index->ndim ? index->strides : &zero, size, 1, true,
+                    NULL, &offs, &bad, &v, err))
+        return -1;
+    tl_tensor_release(offs);
+    if (bad)
+        return tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds for dimension %d "
+                            "with size %lld", (long long)v, d, (long long)size);
+    dim_shape(x, d, ni, index, sz, istr, cs);
+    if (dev_offsets(x, index, x->ndim, sz, istr, size, x->strides[d], true, cs, &offs, &bad,
+                    &v, err))
+        return -1;
+    tl_tensor *val = dev_scalar(x, value, err);
+    int rc = val ? dev_write(x, offs, val, true, TL_SCATTER_REDUCE_NONE, err) : -1;
+    tl_tensor_release(val);
+    tl_tensor_release(offs);
+    return rc;
+}
+
+static int dev_index_copy(tl_tensor *x, int d, tl_tensor *index, tl_tensor *source,
+                          tl_error *err)
+{
+    int64_t sz[TL_MAX_DIMS], istr[TL_MAX_DIMS], cs[TL_MAX_DIMS], v;
+    int64_t size = x->sizes[d], ni = tl_tensor_numel(index), zero = 0;
+    tl_tensor *offs;
+    bool bad;
+    if (dev_offsets(x, index, 1, &ni, index->ndim ? index->strides : &zero, size, 1, false,
+                    NULL, &offs, &bad, &v, err))
+        return -1;
+    tl_tensor_release(offs);
+    if (bad)
+        return tl_error_set(err, TL_ERR_INDEX, "index_copy_(): index %lld is out of bounds for "
+                            "dimension %d with size %lld", (long long)v, d, (long long)size);
+    dim_shape(x, d, ni, index, sz, istr, cs);
+    if (dev_offsets(x, index, x->ndim, sz, istr, size, x->strides[d], false, cs, &offs, &bad,
+                    &v, err))
+        return -1;
+    tl_tensor *val = dev_values(source, x, err);
+    int rc = val ? dev_write(x, offs, val, false, TL_SCATTER_REDUCE_NONE, err) : -1;
+    tl_tensor_release(val);
+    tl_tensor_release(offs);
+    return rc;
+}
+
+static int dev_scatter(tl_tensor *x, int d, tl_tensor *index, tl_tensor *src,
+                       const tl_scalar *value, tl_scatter_reduce r, const int64_t *is,
+                       tl_error *err)
+{
+    int64_t istr[TL_MAX_DIMS], cs[TL_MAX_DIMS], v;
+    for (int q = 0; q < x->ndim; q++) {
+        istr[q] = index->ndim ? index->strides[q] : 0;
+        cs[q] = q == d ? 0 : x->strides[q];
+    }
+    tl_tensor *offs;
+    bool bad;
+    if (dev_offsets(x, index, x->ndim, is, istr, x->sizes[d], x->strides[d], false, cs, &offs,
+                    &bad, &v, err))
+        return -1;
+    if (bad) {
+        tl_tensor_release(offs);
+        return tl_error_set(err, TL_ERR_RUNTIME, "index %lld is out of bounds for dimension %d "
+                            "with size %lld", (long long)v, d, (long long)x->sizes[d]);
+    }
+    tl_tensor *val;
+    if (src) {
+        /* src's leading block of the index's shape, row-major */
+        tl_tensor *w = tl_tensor_retain(src);
+        for (int q = 0; w && q < src->ndim; q++) {
+            tl_tensor *nw = tl_view_narrow(w, q, 0, is[q], err);
+            tl_tensor_release(w);
+            w = nw;
+        }
+        val = w ? dev_values(w, x, err) : NULL;
+        tl_tensor_release(w);
+    } else {
+        val = dev_scalar(x, value, err);
+    }
+    int rc = val ? dev_write(x, offs, val, !src, r, err) : -1;
+    tl_tensor_release(val);
+    tl_tensor_release(offs);
+    return rc;
+}
+
+/* put_: flat row-major positions of self, written in a contiguous copy
+ * when self is not contiguous (copied back with one copy_) */
+static int dev_put(tl_tensor *x, tl_tensor *index, tl_tensor *source, bool acc_,
+                   tl_error *err)
+{
+    int64_t n = tl_tensor_numel(x), v;
+    if (tl_tensor_numel(index) == 0)
+        return tl_tensor_bump_version(x), 0;
+    tl_tensor *offs;
+    bool bad;
+    if (dev_offsets(x, index, index->ndim, index->sizes, index->strides, n, 1, true, NULL,
+                    &offs, &bad, &v, err))
+        return -1;
+    if (bad) {
+        tl_tensor_release(offs);
+        return tl_error_set(err, TL_ERR_INDEX, "out of range: tried to access index %lld on a "
+                            "tensor of %lld elements.", (long long)v, (long long)n);
+    }
+    bool flat = tl_tensor_is_contiguous(x);
+    tl_tensor *t = flat ? tl_tensor_retain(x) : tl_ops_contiguous(x, TL_MEMFMT_CONTIGUOUS, err);
+    tl_tensor *val = t ? dev_values(source, x, err) : NULL;
+    int rc = val ? dev_write(t, offs, val, false,
+                             acc_ ? TL_SCATTER_REDUCE_ADD : TL_SCATTER_REDUCE_NONE, err)
+                 : -1;
+    if (rc == 0 && !flat)
+        rc = tl_ops_copy_(x, t, err);
+    tl_tensor_release(val);
+    tl_tensor_release(t);
+    tl_tensor_release(offs);
+    return rc;
+}
+
 int tl_scatter_index_fill_(tl_tensor *x, int64_t dim, const tl_tensor *index,
                            const tl_scalar *value, tl_error *err)
 {
@@ -258,6 +511,8 @@ int tl_scatter_index_fill_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         return -1;
     if (index->ndim > 1)
         return tl_error_set(err, TL_ERR_RUNTIME, "Index has to be a vector/scalar");
+    if (dev_path(x) && x->ndim)
+        return dev_index_fill(x, d, (tl_tensor *)index, value, err);
     int64_t *ix, ni;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -349,6 +604,8 @@ int tl_scatter_index_copy_(tl_tensor *x, int64_t dim, const tl_tensor *index,
     if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
         tl_ops_assert_no_overlap(x, source, err))
         return -1;
+    if (dev_path(x) && x->ndim)
+        return dev_index_copy(x, d, (tl_tensor *)index, (tl_tensor *)source, err);
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -442,6 +699,8 @@ int tl_scatter_scatter_(tl_tensor *x, int64_t dim, const tl_tensor *index,
     if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
         (src && tl_ops_assert_no_overlap(x, src, err)))
         return -1;
+    if (dev_path(x) && x->ndim)
+        return dev_scatter(x, d, (tl_tensor *)index, (tl_tensor *)src, value, reduce, is, err);
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -583,6 +842,8 @@ int tl_scatter_put_(tl_tensor *x, const tl_tensor *index, const tl_tensor *sourc
     if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
         tl_ops_assert_no_overlap(x, source, err))
         return -1;
+    if (dev_path(x))
+        return dev_put(x, (tl_tensor *)index, (tl_tensor *)source, accumulate_, err);
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
