@@ -28,6 +28,7 @@
 #include "index.h"
 #include "ops.h"
 #include "ops_impl.h"
+#include "scan.h"
 #include "shape.h"
 #include "storage.h"
 #include "util.h"
@@ -499,6 +500,91 @@ static int dev_put(tl_tensor *x, tl_tensor *index, tl_tensor *source, bool acc_,
     return rc;
 }
 
+/* masked_scatter_: self's elements in the CPU's walk order (memory order,
+ * perm) are ranked by a prefix count of the mask (cumsum on the device);
+ * a table T of the masked elements' offsets (T[rank] = offset, unmasked
+ * elements all aimed at one spare slot) is built by one index scatter, and
+ * self[T[k]] = source[k] reads the source sequentially. Only the masked
+ * elements are written (the others keep their bits); the one host read is
+ * the count of ones (8 bytes). */
+static int dev_masked_scatter(tl_tensor *x, const tl_tensor *me, tl_tensor *source,
+                              const int *perm_, tl_error *err)
+{
+    const tl_backend *be = tl_tensor_backend(x);
+    int nd = x->ndim;
+    int64_t perm[TL_MAX_DIMS], psz[TL_MAX_DIMS], pst[TL_MAX_DIMS];
+    int64_t n = tl_tensor_numel(x), ones = 0, one = 1;
+    for (int q = 0; q < nd; q++) {
+        perm[q] = perm_[q];
+        psz[q] = x->sizes[perm_[q]];
+        pst[q] = x->strides[perm_[q]];
+    }
+    tl_tensor *mp = tl_view_permute(me, nd, perm, err), *mb = NULL, *mc = NULL, *mf = NULL;
+    tl_tensor *c = NULL, *t = NULL, *o = NULL, *tbl = NULL, *tk = NULL;
+    tl_tensor *sv = NULL;
+    int rc = -1;
+    if (!mp || !(mb = tl_ops_to(mp, be, TL_BOOL, false, TL_MEMFMT_PRESERVE, err)) ||
+        !(mc = tl_ops_contiguous(mb, TL_MEMFMT_CONTIGUOUS, err)) ||
+        !(mf = tl_view_reshape(mc, 1, &n, err)) ||
+        !(c = tl_scan_cum(false, mf, 0, NULL, err)))
+        goto out;
+    if (n && tl_tensor_get_raw(c, n - 1, &ones, err))
+        goto out;
+    if (ones > tl_tensor_numel(source)) {
+        tl_error_set(err, TL_ERR_RUNTIME, "Number of elements of source < number of ones in "
+                     "mask");
+        goto out;
+    }
+    if (ones == 0) {
+        tl_tensor_bump_version(x);
+        rc = 0;
+        goto out;
+    }
+    /* each element's target in T: its rank where masked, else slot `ones` */
+    /* (in place, and the counts dropped once used: the peak is three int64
+     * tables of self's size, with the index scatter's sort) */
+    tl_operand o1 = tl_ops_operand_int(1), b = tl_ops_operand_int(ones);
+    if (tl_ops_binop_(TL_BIN_SUB, c, &o1, err))
+        goto out;
+    tl_operand a = tl_ops_operand_tensor(c);
+    if (!(t = tl_ops_where(mf, &a, &b, err)))
+        goto out;
+    tl_tensor_release(c);
+    c = NULL;
+    if (!(o = tl_tensor_new(be, TL_INT64, 1, &n, err)))
+        goto out;
+    /* each element's offset in self, in the walk order */
+    tl_adv_index ix;
+    memset(&ix, 0, sizeof ix);
+    ix.idx = (tl_strided){tl_tensor_addr(o), TL_INT64, nd, psz, pst};
+    ix.coords = true;
+    int64_t pos = -1, bv;
+    int j;
+    if (tl_backend_index_offsets(be, tl_tensor_addr(o), 1, &ix, &pos, &j, &bv, err))
+        goto out;
+    int64_t m1 = ones + 1;
+    if (!(tbl = tl_tensor_new(be, TL_INT64, 1, &m1, err)))
+        goto out;
+    tl_strided td = {tl_tensor_addr(tbl), TL_INT64, 1, &m1, &one};
+    tl_strided ts = {tl_tensor_addr(o), TL_INT64, 1, &n, &one};
+    if (tl_backend_index_scatter(be, TL_SCATTER_SET, &td, &ts, 0, tl_tensor_addr(t), n, err) ||
+        !(tk = tl_view_narrow(tbl, 0, 0, ones, err)) || !(sv = dev_values(source, x, err)))
+        goto out;
+    rc = dev_write(x, tk, sv, false, TL_SCATTER_REDUCE_NONE, err);
+out:
+    tl_tensor_release(sv);
+    tl_tensor_release(tk);
+    tl_tensor_release(tbl);
+    tl_tensor_release(o);
+    tl_tensor_release(t);
+    tl_tensor_release(c);
+    tl_tensor_release(mf);
+    tl_tensor_release(mc);
+    tl_tensor_release(mb);
+    tl_tensor_release(mp);
+    return rc;
+}
+
 int tl_scatter_index_fill_(tl_tensor *x, int64_t dim, const tl_tensor *index,
                            const tl_scalar *value, tl_error *err)
 {
@@ -765,6 +851,23 @@ int tl_scatter_masked_scatter_(tl_tensor *x, const tl_tensor *mask,
     tl_tensor *me = tl_view_expand(mask, x->ndim, x->sizes, err);
     if (!me)
         return -1;
+    /* torch 1.13's CPU kernel walks self in its memory order (the
+     * TensorIterator's dims, innermost the smallest stride), taking the
+     * source's elements in row-major order */
+    int nd = x->ndim, perm[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        perm[i] = i;
+    for (int i = 1; i < nd; i++) /* stable: by stride, largest outermost */
+        for (int j = i; j > 0 && x->strides[perm[j - 1]] < x->strides[perm[j]]; j--) {
+            int tmp = perm[j];
+            perm[j] = perm[j - 1];
+            perm[j - 1] = tmp;
+        }
+    if (dev_path(x) && nd) {
+        int rc = dev_masked_scatter(x, me, (tl_tensor *)source, perm, err);
+        tl_tensor_release(me);
+        return rc;
+    }
     acc m, b, s;
     int rc = acc_operand(me, x, &m, err);
     if (rc) {
@@ -791,20 +894,8 @@ int tl_scatter_masked_scatter_(tl_tensor *x, const tl_tensor *mask,
         tl_tensor_release(me);
         return -1;
     }
-    /* torch 1.13's CPU kernel walks self in its memory order (the
-     * TensorIterator's dims, innermost the smallest stride), taking the
-     * source's elements in row-major order */
-    int nd = x->ndim, perm[TL_MAX_DIMS];
     int64_t st[TL_MAX_DIMS], pos[TL_MAX_DIMS] = {0};
     rm_strides(nd, x->sizes, st);
-    for (int i = 0; i < nd; i++)
-        perm[i] = i;
-    for (int i = 1; i < nd; i++) /* stable: by stride, largest outermost */
-        for (int j = i; j > 0 && x->strides[perm[j - 1]] < x->strides[perm[j]]; j--) {
-            int tmp = perm[j];
-            perm[j] = perm[j - 1];
-            perm[j - 1] = tmp;
-        }
     int64_t k = 0;
     for (int64_t n = 0; n < m.n; n++) {
         int64_t i = 0;
