@@ -9,11 +9,18 @@
  * written in place through its strides and the source and mask are read in
  * place (no size cap; an operand that shares self's memory is copied
  * first, so it is read as it was before the op); the index is read into an
- * int64 copy. On a device, self, its source and mask are read into
- * row-major host copies (at most 64 MiB each) and self is written back
- * with one copy_. Every copy is scratch charged to the memory ledger
- * (tl_alloc_scratch_charge). The same host computation runs for every
- * backend, so the CPU and the CUDA backend give bit-identical results.
+ * int64 copy. On a device with TL_BACKEND_CAP_DEVICE_INDEX (the CUDA
+ * backend) the op runs there (the device path below): the target offsets
+ * come from the offsets kernel, which also checks the index's bounds, and
+ * self is written through them by the index scatter (repeated targets:
+ * the last write wins, add / multiply fold in the CPU's order);
+ * masked_scatter_ ranks the mask with a cumsum and gathers the source. Its
+ * tables and copies are device tensors on the ledger, with no other bound,
+ * and the bytes equal the CPU's (tests/scatter.sh). Elsewhere (a 0-d
+ * device self, a device backend without device indexing) self, its source
+ * and mask are read into row-major host copies (at most 64 MiB each) and
+ * self is written back with one copy_, every copy scratch charged to the
+ * memory ledger (tl_alloc_scratch_charge).
  * torch's overlap checks come first (ops_impl.h): an index or source that
  * shares self's memory is refused, and so is an expanded self, except by
  * index_fill_ (torch only warns), whose copy of self is written back
@@ -34,7 +41,8 @@
 #include "util.h"
 #include "view.h"
 
-/* a device tensor's host copy is bounded (an op holds at most three) */
+/* a device tensor's host copy is bounded (an op holds at most three; only
+ * the host path of a device tensor makes one) */
 #define SCATTER_MAX_BYTES (64 << 20)
 
 /* A tensor's elements by row-major position: in place on the CPU (through
@@ -501,27 +509,27 @@ static int dev_put(tl_tensor *x, tl_tensor *index, tl_tensor *source, bool acc_,
 }
 
 /* masked_scatter_: self's elements in the CPU's walk order (memory order,
- * perm) are ranked by a prefix count of the mask (cumsum on the device);
- * a table T of the masked elements' offsets (T[rank] = offset, unmasked
- * elements all aimed at one spare slot) is built by one index scatter, and
- * self[T[k]] = source[k] reads the source sequentially. Only the masked
- * elements are written (the others keep their bits); the one host read is
- * the count of ones (8 bytes). */
+ * perm) are ranked by a prefix count of the mask (cumsum on the device),
+ * the source is gathered at each rank (take: source[rank - 1], the masked
+ * elements' values in row-major order of the source) and self becomes
+ * where(mask, gathered, self) through one copy_ - torch's CUDA kernel's
+ * plan; where and copy_ keep an unselected element's bits. No sort, no
+ * scatter; the one host read is the count of ones (8 bytes). */
 static int dev_masked_scatter(tl_tensor *x, const tl_tensor *me, tl_tensor *source,
                               const int *perm_, tl_error *err)
 {
     const tl_backend *be = tl_tensor_backend(x);
     int nd = x->ndim;
-    int64_t perm[TL_MAX_DIMS], psz[TL_MAX_DIMS], pst[TL_MAX_DIMS];
-    int64_t n = tl_tensor_numel(x), ones = 0, one = 1;
+    int64_t perm[TL_MAX_DIMS], inv[TL_MAX_DIMS], psz[TL_MAX_DIMS];
+    int64_t n = tl_tensor_numel(x), ones = 0;
     for (int q = 0; q < nd; q++) {
         perm[q] = perm_[q];
+        inv[perm_[q]] = q;
         psz[q] = x->sizes[perm_[q]];
-        pst[q] = x->strides[perm_[q]];
     }
     tl_tensor *mp = tl_view_permute(me, nd, perm, err), *mb = NULL, *mc = NULL, *mf = NULL;
-    tl_tensor *c = NULL, *t = NULL, *o = NULL, *tbl = NULL, *tk = NULL;
-    tl_tensor *sv = NULL;
+    tl_tensor *c = NULL, *sv = NULL, *sf = NULL, *g = NULL, *gp = NULL, *xp = NULL;
+    tl_tensor *r = NULL, *rb = NULL;
     int rc = -1;
     if (!mp || !(mb = tl_ops_to(mp, be, TL_BOOL, false, TL_MEMFMT_PRESERVE, err)) ||
         !(mc = tl_ops_contiguous(mb, TL_MEMFMT_CONTIGUOUS, err)) ||
@@ -530,7 +538,8 @@ static int dev_masked_scatter(tl_tensor *x, const tl_tensor *me, tl_tensor *sour
         goto out;
     if (n && tl_tensor_get_raw(c, n - 1, &ones, err))
         goto out;
-    if (ones > tl_tensor_numel(source)) {
+    int64_t ns = tl_tensor_numel(source);
+    if (ones > ns) {
         tl_error_set(err, TL_ERR_RUNTIME, "Number of elements of source < number of ones in "
                      "mask");
         goto out;
@@ -540,43 +549,25 @@ static int dev_masked_scatter(tl_tensor *x, const tl_tensor *me, tl_tensor *sour
         rc = 0;
         goto out;
     }
-    /* each element's target in T: its rank where masked, else slot `ones` */
-    /* (in place, and the counts dropped once used: the peak is three int64
-     * tables of self's size, with the index scatter's sort) */
-    tl_operand o1 = tl_ops_operand_int(1), b = tl_ops_operand_int(ones);
-    if (tl_ops_binop_(TL_BIN_SUB, c, &o1, err))
+    /* rank - 1: an unselected element before the first one reads -1, the
+     * source's last element (take wraps), and is not used */
+    tl_operand o1 = tl_ops_operand_int(1);
+    if (tl_ops_binop_(TL_BIN_SUB, c, &o1, err) || !(sv = dev_values(source, x, err)) ||
+        !(sf = tl_view_reshape(sv, 1, &ns, err)) || !(g = tl_index_take(sf, c, err)) ||
+        !(gp = tl_view_reshape(g, nd, psz, err)) || !(xp = tl_view_permute(x, nd, perm, err)))
         goto out;
-    tl_operand a = tl_ops_operand_tensor(c);
-    if (!(t = tl_ops_where(mf, &a, &b, err)))
+    tl_operand a = tl_ops_operand_tensor(gp), b = tl_ops_operand_tensor(xp);
+    if (!(r = tl_ops_where(mc, &a, &b, err)) || !(rb = tl_view_permute(r, nd, inv, err)))
         goto out;
-    tl_tensor_release(c);
-    c = NULL;
-    if (!(o = tl_tensor_new(be, TL_INT64, 1, &n, err)))
-        goto out;
-    /* each element's offset in self, in the walk order */
-    tl_adv_index ix;
-    memset(&ix, 0, sizeof ix);
-    ix.idx = (tl_strided){tl_tensor_addr(o), TL_INT64, nd, psz, pst};
-    ix.coords = true;
-    int64_t pos = -1, bv;
-    int j;
-    if (tl_backend_index_offsets(be, tl_tensor_addr(o), 1, &ix, &pos, &j, &bv, err))
-        goto out;
-    int64_t m1 = ones + 1;
-    if (!(tbl = tl_tensor_new(be, TL_INT64, 1, &m1, err)))
-        goto out;
-    tl_strided td = {tl_tensor_addr(tbl), TL_INT64, 1, &m1, &one};
-    tl_strided ts = {tl_tensor_addr(o), TL_INT64, 1, &n, &one};
-    if (tl_backend_index_scatter(be, TL_SCATTER_SET, &td, &ts, 0, tl_tensor_addr(t), n, err) ||
-        !(tk = tl_view_narrow(tbl, 0, 0, ones, err)) || !(sv = dev_values(source, x, err)))
-        goto out;
-    rc = dev_write(x, tk, sv, false, TL_SCATTER_REDUCE_NONE, err);
+    rc = tl_ops_copy_(x, rb, err);
 out:
+    tl_tensor_release(rb);
+    tl_tensor_release(r);
+    tl_tensor_release(xp);
+    tl_tensor_release(gp);
+    tl_tensor_release(g);
+    tl_tensor_release(sf);
     tl_tensor_release(sv);
-    tl_tensor_release(tk);
-    tl_tensor_release(tbl);
-    tl_tensor_release(o);
-    tl_tensor_release(t);
     tl_tensor_release(c);
     tl_tensor_release(mf);
     tl_tensor_release(mc);
