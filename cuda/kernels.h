@@ -762,13 +762,26 @@ TL_KFN void tl_k_reduce_combine_item(const tl_kdesc *d, int64_t o)
     tl_k_acc_store(d->op, d->compute, &acc, d->nred, d->dtype[0], d->ptr[0] + off[0]);
 }
 
+/* *o *= *s in o's dtype, one rounding (bool: and; integers wrap): the
+ * CPU's scatter(reduce='multiply') step */
+TL_KFN void tl_k_scatter_mul1(int od, char *o, int sd, const char *s)
+{
+    if (od == TL_K_BOOL)
+        tl_k_sti(od, o, tl_k_ldi(od, o) != 0 && tl_k_ldi(sd, s) != 0);
+    else if (tl_k_is_floating(od))
+        tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) * tl_k_ldf(sd, s)));
+    else
+        tl_k_sti(od, o, tl_k_wrap(od, (int64_t)((uint64_t)tl_k_ldi(od, o) *
+                                                (uint64_t)tl_k_ldi(sd, s))));
+}
+
 /* ---- scatter: one work item per destination element written ----
  * The merged shape is dst's with the scattered dim replaced by the distinct
  * target indices u; operand 0 is dst (goffs: each target's byte offset),
  * operand 1 the source's row (stride 0 along gdim); the item folds the
  * source elements at spos[sstart[u] .. sstart[u+1]) in order: SET stores
- * the last, ADD adds them one by one in dst's dtype (bool: or), as the
- * CPU's loop over k does. */
+ * the last, ADD (MUL) folds them one by one in dst's dtype (bool: or,
+ * and), as the CPU's loop over k does. */
 TL_KFN void tl_k_scatter_item(const tl_kdesc *d, int64_t i)
 {
     int64_t off[TL_K_MAXOPS];
@@ -781,7 +794,10 @@ TL_KFN void tl_k_scatter_item(const tl_kdesc *d, int64_t i)
         tl_k_convert(od, o, sd, row + d->spos[s1 - 1]);
         return;
     }
-    if (od == TL_K_BOOL) {
+    if (d->op == TL_KS_MUL) {
+        for (int64_t s = s0; s < s1; s++)
+            tl_k_scatter_mul1(od, o, sd, row + d->spos[s]);
+    } else if (od == TL_K_BOOL) {
         int64_t acc = tl_k_ldi(od, o) != 0;
         for (int64_t s = s0; s < s1; s++)
             acc = acc | (tl_k_ldi(sd, row + d->spos[s]) != 0);
@@ -913,19 +929,6 @@ TL_KFN void tl_k_sort_store_item(const tl_kdesc *d, int64_t i)
 
 /* *o += *s for index_put_(accumulate=True), as the CPU's loop adds: in the
  * destination's dtype, rounded each step; bool: or */
-/* *o *= *s in o's dtype, one rounding (bool: and; integers wrap): the
- * CPU's scatter(reduce='multiply') step */
-TL_KFN void tl_k_scatter_mul1(int od, char *o, int sd, const char *s)
-{
-    if (od == TL_K_BOOL)
-        tl_k_sti(od, o, tl_k_ldi(od, o) != 0 && tl_k_ldi(sd, s) != 0);
-    else if (tl_k_is_floating(od))
-        tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) * tl_k_ldf(sd, s)));
-    else
-        tl_k_sti(od, o, tl_k_wrap(od, (int64_t)((uint64_t)tl_k_ldi(od, o) *
-                                                (uint64_t)tl_k_ldi(sd, s))));
-}
-
 TL_KFN void tl_k_scatter_add1(int od, char *o, int sd, const char *s)
 {
     if (od == TL_K_BOOL)
