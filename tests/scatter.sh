@@ -205,6 +205,33 @@ sed -n 's/^cpu //p' dev2.out > e.cpu
 sed -n 's/^cuda //p' dev2.out > e.cuda
 cmp -s e.cpu e.cuda || fail "device errors differ from the CPU's: $(cat dev2.out)"
 
+# edges on both: 0-d index and source, a 0-d self (the host path), an
+# expanded self under index_fill_, empty indices and masks (one bump each)
+cat > dev3.py <<'PYEOF'
+import torch
+for dev in ['cpu', 'cuda']:
+    a = torch.zeros(3, device=dev)
+    a.scatter_(0, torch.tensor(1), torch.tensor(5., device=dev))
+    b = torch.zeros(4, device=dev)
+    b.index_copy_(0, torch.tensor(2), torch.tensor(7., device=dev))
+    c = torch.tensor(1., device=dev)
+    c.index_fill_(0, torch.tensor([0, -1]), 3.)
+    c.put_(torch.tensor([0]), torch.tensor([4.], device=dev), accumulate=True)
+    c.masked_scatter_(torch.tensor(True, device=dev), torch.tensor([9.], device=dev))
+    e = torch.zeros(1, 3, device=dev).expand(4, 3)
+    e.index_fill_(1, torch.tensor([2, 0, 2]), 6.)
+    f = torch.zeros(2, 3, device=dev)
+    f.index_fill_(0, torch.tensor([], dtype=torch.int64), 1.)
+    f.scatter_(0, torch.zeros(0, 3, dtype=torch.int64), 1.)
+    f.index_copy_(1, torch.tensor([], dtype=torch.int64), torch.zeros(2, 0, device=dev))
+    f.masked_scatter_(f > 1, torch.zeros(0, device=dev))
+    print(dev, a.tolist(), b.tolist(), c.tolist(), c._version, e.tolist(), e._version, f._version)
+PYEOF
+expect 0 exec --device cuda dev3.py
+sed -n 's/^cpu //p' "$work/stdout" > e3.cpu
+sed -n 's/^cuda //p' "$work/stdout" > e3.cuda
+[ -s e3.cpu ] && cmp -s e3.cpu e3.cuda || fail "edges differ on the device: $(cat "$work/stdout")"
+
 # einsum: a pure permutation of one operand is a view of it; a sum is a copy
 cat > es.yaml <<'YEOF'
 tlab: 1
