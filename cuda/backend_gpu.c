@@ -898,7 +898,7 @@ static int g_scatter(const tl_backend *be, tl_scatter_mode mode,
     if (nd < 1 || nd > TL_MAX_DIMS || src->ndim != nd || dim < 0 || dim >= nd ||
         !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n_index < 0 ||
         src->sizes[dim] != n_index ||
-        (mode != TL_SCATTER_SET && mode != TL_SCATTER_ADD))
+        (mode != TL_SCATTER_SET && mode != TL_SCATTER_ADD && mode != TL_SCATTER_MUL))
         return bad_desc(err, "scatter shape");
     for (int i = 0; i < nd; i++)
         if (i != dim && (dst->sizes[i] != src->sizes[i] || src->sizes[i] < 0))
@@ -978,8 +978,11 @@ static int g_scatter(const tl_backend *be, tl_scatter_mode mode,
         d.goffs = dbuf;
         d.sstart = dbuf + m;
         d.spos = dbuf + 2 * m + 1;
-        d.op = mode == TL_SCATTER_ADD ? TL_KS_ADD : TL_KS_ASSIGN;
-        rc = launch(dev, TL_K_SCATTER, &d, mode == TL_SCATTER_ADD ? "index_add_" : "index_copy_", err);
+        d.op = mode == TL_SCATTER_ADD ? TL_KS_ADD : mode == TL_SCATTER_MUL ? TL_KS_MUL : TL_KS_ASSIGN;
+        rc = launch(dev, TL_K_SCATTER, &d,
+                    mode == TL_SCATTER_ADD   ? "index_add_"
+                    : mode == TL_SCATTER_MUL ? "scatter_"
+                                             : "index_copy_", err);
     }
     scratch_free(dev, dbuf, bytes);
     return rc;
@@ -1163,7 +1166,7 @@ static int g_index_scatter(const tl_backend *be, tl_scatter_mode mode,
     int nd = src->ndim;
     if (nd < 1 || nd > TL_MAX_DIMS || dst->ndim != nd || dim < 0 || dim >= nd ||
         !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n < 0 || src->sizes[dim] != n ||
-        (mode != TL_SCATTER_SET && mode != TL_SCATTER_ADD))
+        (mode != TL_SCATTER_SET && mode != TL_SCATTER_ADD && mode != TL_SCATTER_MUL))
         return bad_desc(err, "index scatter shape");
     int64_t dsz[TL_MAX_DIMS];
     for (int i = 0; i < nd; i++) {
@@ -1182,7 +1185,7 @@ static int g_index_scatter(const tl_backend *be, tl_scatter_mode mode,
     d.gop = 0;
     d.goffs = offs;
     d.gscale = (int64_t)tl_dtype_size(dst->dtype);
-    d.op = mode == TL_SCATTER_ADD ? TL_KS_ADD : TL_KS_ASSIGN;
+    d.op = mode == TL_SCATTER_ADD ? TL_KS_ADD : mode == TL_SCATTER_MUL ? TL_KS_MUL : TL_KS_ASSIGN;
     /* distinct targets of a destination that overlaps itself (rows of
      * x.as_strided((100, 3), (1, 1))) share bytes: the fold would write
      * them from two items at once, so they go in the CPU's order */

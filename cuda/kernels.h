@@ -149,7 +149,7 @@ enum {
     TL_KR_ARGMAX, TL_KR_ARGMIN, TL_KR_ALL, TL_KR_ANY
 };
 /* scatter modes (op) */
-enum { TL_KS_ASSIGN, TL_KS_ADD };
+enum { TL_KS_ASSIGN, TL_KS_ADD, TL_KS_MUL };
 
 /* ------------------------------------------------------------------------
  * Scalars: float16 / bfloat16, well-defined float -> int, loads, stores
@@ -807,13 +807,26 @@ TL_KFN void tl_k_reduce_combine_item(const tl_kdesc *d, int64_t o)
     tl_k_acc_store(d->op, d->compute, &acc, d->nred, d->dtype[0], d->ptr[0] + off[0]);
 }
 
+/* *o *= *s in o's dtype, one rounding (bool: and; integers wrap): the
+ * CPU's scatter(reduce='multiply') step */
+TL_KFN void tl_k_scatter_mul1(int od, char *o, int sd, const char *s)
+{
+    if (od == TL_K_BOOL)
+        tl_k_sti(od, o, tl_k_ldi(od, o) != 0 && tl_k_ldi(sd, s) != 0);
+    else if (tl_k_is_floating(od))
+        tl_k_stf(od, o, tl_k_round(od, tl_k_ldf(od, o) * tl_k_ldf(sd, s)));
+    else
+        tl_k_sti(od, o, tl_k_wrap(od, (int64_t)((uint64_t)tl_k_ldi(od, o) *
+                                                (uint64_t)tl_k_ldi(sd, s))));
+}
+
 /* ---- scatter: one work item per destination element written ----
  * The merged shape is dst's with the scattered dim replaced by the distinct
  * target indices u; operand 0 is dst (goffs: each target's byte offset),
  * operand 1 the source's row (stride 0 along gdim); the item folds the
  * source elements at spos[sstart[u] .. sstart[u+1]) in order: SET stores
- * the last, ADD adds them one by one in dst's dtype (bool: or), as the
- * CPU's loop over k does. */
+ * the last, ADD (MUL) folds them one by one in dst's dtype (bool: or,
+ * and), as the CPU's loop over k does. */
 TL_KFN void tl_k_scatter_item(const tl_kdesc *d, int64_t i)
 {
     int64_t off[TL_K_MAXOPS];
@@ -826,7 +839,10 @@ TL_KFN void tl_k_scatter_item(const tl_kdesc *d, int64_t i)
         tl_k_convert(od, o, sd, row + d->spos[s1 - 1]);
         return;
     }
-    if (od == TL_K_BOOL) {
+    if (d->op == TL_KS_MUL) {
+        for (int64_t s = s0; s < s1; s++)
+            tl_k_scatter_mul1(od, o, sd, row + d->spos[s]);
+    } else if (od == TL_K_BOOL) {
         int64_t acc = tl_k_ldi(od, o) != 0;
         for (int64_t s = s0; s < s1; s++)
             acc = acc | (tl_k_ldi(sd, row + d->spos[s]) != 0);
@@ -995,7 +1011,10 @@ TL_KFN void tl_k_scatter_fold_item(const tl_kdesc *d, int64_t i)
         return;
     }
     for (int64_t m = j; m <= e; m++)
-        tl_k_scatter_add1(od, o, sd, base + perm[m] * st);
+        if (d->op == TL_KS_MUL)
+            tl_k_scatter_mul1(od, o, sd, base + perm[m] * st);
+        else
+            tl_k_scatter_add1(od, o, sd, base + perm[m] * st);
 }
 
 /* ---- cumsum / cumprod: one work item per row ----
@@ -1101,6 +1120,8 @@ TL_KFN void tl_k_scatter_seq_item(const tl_kdesc *d, int64_t i)
     int od = d->dtype[0], sd = d->dtype[1];
     if (d->op == TL_KS_ASSIGN)
         tl_k_convert(od, o, sd, s);
+    else if (d->op == TL_KS_MUL)
+        tl_k_scatter_mul1(od, o, sd, s);
     else
         tl_k_scatter_add1(od, o, sd, s);
 }

@@ -557,14 +557,14 @@ static void case_scatter(void)
     opnd d, v;
     make_opnd(&d, rdt(), nd, sz, false);
     make_opnd(&v, rint_(2) ? d.dt : rdt(), nd, ssz, true);
-    tl_scatter_mode mode = rint_(2) ? TL_SCATTER_ADD : TL_SCATTER_SET;
+    tl_scatter_mode mode = (tl_scatter_mode)rint_(3); /* SET, ADD, MUL */
     tl_strided dc = view_of(&d, false), vc = view_of(&v, false);
     tl_strided dg = view_of(&d, true), vg = view_of(&v, true);
     tl_error ec = {0}, eg = {0};
     int rc = tl_backend_scatter(cpu, mode, &dc, &vc, dim, idx, nidx, &ec);
     int rg = tl_backend_scatter(gpu, mode, &dg, &vg, dim, idx, nidx, &eg);
     snprintf(label, sizeof label, "scatter[%s %s %s, dim %d of %d, %lld indices]",
-             tl_dtype_name(d.dt), mode == TL_SCATTER_ADD ? "+=" : "=", tl_dtype_name(v.dt), dim, nd,
+             tl_dtype_name(d.dt), mode == TL_SCATTER_ADD ? "+=" : mode == TL_SCATTER_MUL ? "*=" : "=", tl_dtype_name(v.dt), dim, nd,
              (long long)nidx);
     if (same_status(label, rc, &ec, rg, &eg))
         compare(label, &d, 0);

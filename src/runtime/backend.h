@@ -99,8 +99,9 @@ typedef enum tl_redop {
     TL_RED_ARGMAX, TL_RED_ARGMIN, TL_RED_ALL, TL_RED_ANY, TL_NREDOPS
 } tl_redop;
 
-/* scatter: dst[idx] = src, or dst[idx] += src */
-typedef enum tl_scatter_mode { TL_SCATTER_SET, TL_SCATTER_ADD } tl_scatter_mode;
+/* scatter: dst[idx] = src, dst[idx] += src, or dst[idx] *= src (one
+ * rounding per step in dst's dtype; bool: or, and; integers wrap) */
+typedef enum tl_scatter_mode { TL_SCATTER_SET, TL_SCATTER_ADD, TL_SCATTER_MUL } tl_scatter_mode;
 
 /* A scalar operand: exact int64 or double, as chosen by the op layer. */
 typedef struct tl_scalar {

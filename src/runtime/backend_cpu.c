@@ -1170,7 +1170,7 @@ static int cpu_scatter(const tl_backend *be, tl_scatter_mode mode,
     if (nd < 1 || nd > TL_MAX_DIMS || src->ndim != nd || dim < 0 || dim >= nd ||
         !dtype_ok(dst->dtype) || !dtype_ok(src->dtype) || n_index < 0 ||
         src->sizes[dim] != n_index ||
-        (mode != TL_SCATTER_SET && mode != TL_SCATTER_ADD))
+        (mode != TL_SCATTER_SET && mode != TL_SCATTER_ADD && mode != TL_SCATTER_MUL))
         return bad_desc(err, "scatter shape");
     int64_t osizes[TL_MAX_DIMS], dstr[TL_MAX_DIMS], sstr[TL_MAX_DIMS];
     size_t disz = tl_dtype_size(dst->dtype), sisz = tl_dtype_size(src->dtype);
@@ -1200,6 +1200,12 @@ static int cpu_scatter(const tl_backend *be, tl_scatter_mode mode,
             const char *e = sp + k * sk;
             if (mode == TL_SCATTER_SET)
                 copy_elem(dd, d, sd, e);
+            else if (mode == TL_SCATTER_MUL && dd == TL_BOOL)
+                sti[dd](d, ldi[dd](d) != 0 && ldi[sd](e) != 0);
+            else if (mode == TL_SCATTER_MUL && fl)
+                stf[dd](d, round_to(dd, ldf[dd](d) * ldf[sd](e)));
+            else if (mode == TL_SCATTER_MUL)
+                sti[dd](d, (int64_t)((uint64_t)ldi[dd](d) * (uint64_t)ldi[sd](e)));
             else if (dd == TL_BOOL)
                 sti[dd](d, ldi[dd](d) != 0 || ldi[sd](e) != 0);
             else if (fl)

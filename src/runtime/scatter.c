@@ -9,11 +9,18 @@
  * written in place through its strides and the source and mask are read in
  * place (no size cap; an operand that shares self's memory is copied
  * first, so it is read as it was before the op); the index is read into an
- * int64 copy. On a device, self, its source and mask are read into
- * row-major host copies (at most 64 MiB each) and self is written back
- * with one copy_. Every copy is scratch charged to the memory ledger
- * (tl_alloc_scratch_charge). The same host computation runs for every
- * backend, so the CPU and the CUDA backend give bit-identical results.
+ * int64 copy. On a device with TL_BACKEND_CAP_DEVICE_INDEX (the CUDA
+ * backend) the op runs there (the device path below): the target offsets
+ * come from the offsets kernel, which also checks the index's bounds, and
+ * self is written through them by the index scatter (repeated targets:
+ * the last write wins, add / multiply fold in the CPU's order);
+ * masked_scatter_ ranks the mask with a cumsum and gathers the source. Its
+ * tables and copies are device tensors on the ledger, with no other bound,
+ * and the bytes equal the CPU's (tests/scatter.sh). Elsewhere (a 0-d
+ * device self, a device backend without device indexing) self, its source
+ * and mask are read into row-major host copies (at most 64 MiB each) and
+ * self is written back with one copy_, every copy scratch charged to the
+ * memory ledger (tl_alloc_scratch_charge).
  * torch's overlap checks come first (ops_impl.h): an index or source that
  * shares self's memory is refused, and so is an expanded self, except by
  * index_fill_ (torch only warns), whose copy of self is written back
@@ -28,12 +35,14 @@
 #include "index.h"
 #include "ops.h"
 #include "ops_impl.h"
+#include "scan.h"
 #include "shape.h"
 #include "storage.h"
 #include "util.h"
 #include "view.h"
 
-/* a device tensor's host copy is bounded (an op holds at most three) */
+/* a device tensor's host copy is bounded (an op holds at most three; only
+ * the host path of a device tensor makes one) */
 #define SCATTER_MAX_BYTES (64 << 20)
 
 /* A tensor's elements by row-major position: in place on the CPU (through
@@ -246,6 +255,327 @@ static int64_t outer_inner(const tl_tensor *x, int d, int64_t *inner)
     return o;
 }
 
+/* ---- the device path ------------------------------------------------
+ * A device self (TL_BACKEND_CAP_DEVICE_INDEX) is written on its device:
+ * the targets' element offsets (from self's first element) come from the
+ * offsets kernel (tl_backend_index_offsets: the index times self's stride
+ * along dim plus the position's other coordinates . self's strides), one per
+ * source element in the CPU's loop order, and self's memory is written
+ * through them by tl_backend_index_scatter, which resolves repeated targets
+ * as the CPU's loop does (the last write wins; add / multiply fold in
+ * order). Index bounds are checked by the offsets kernel (its status word),
+ * reporting the first bad index in the CPU's order. The offsets and any
+ * copied operand are tensors on the device (charged to the ledger), so there
+ * is no size bound beyond the ledger's. */
+
+static bool dev_path(const tl_tensor *x)
+{
+    return !on_cpu(x) && (tl_backend_caps(tl_tensor_backend(x)) & TL_BACKEND_CAP_DEVICE_INDEX);
+}
+
+/* t's elements in row-major order, contiguous on x's device: a fresh copy
+ * when t shares x's memory (read as it was before the op) */
+static tl_tensor *dev_values(tl_tensor *t, const tl_tensor *x, tl_error *err)
+{
+    const tl_backend *be = tl_tensor_backend(x);
+    if (tl_tensor_backend(t) == be && tl_storage_same(t->storage, x->storage))
+        return tl_ops_clone(t, TL_MEMFMT_CONTIGUOUS, err);
+    tl_tensor *o = tl_ops_to(t, be, t->dtype, false, TL_MEMFMT_PRESERVE, err);
+    if (!o)
+        return NULL;
+    tl_tensor *c = tl_ops_contiguous(o, TL_MEMFMT_CONTIGUOUS, err);
+    tl_tensor_release(o);
+    return c;
+}
+
+/* a 1-element device tensor holding v in x's dtype */
+static tl_tensor *dev_scalar(const tl_tensor *x, const tl_scalar *v, tl_error *err)
+{
+    tl_tensor *h = tl_tensor_new(tl_backend_cpu(), x->dtype, 0, NULL, err);
+    if (!h)
+        return NULL;
+    store_scalar(x->dtype, tl_tensor_addr(h), v);
+    tl_tensor *r = tl_ops_to(h, tl_tensor_backend(x), x->dtype, true, TL_MEMFMT_CONTIGUOUS, err);
+    tl_tensor_release(h);
+    return r;
+}
+
+/* The target offsets over a shape of nd dims (sz): index (int64, on any
+ * device) read with strides istr over it, bounds [-size, size) (wrap) or
+ * [0, size), times `stride`, plus the position's coordinates . cs when cs
+ * is given. *offs: a device int64 tensor of numel(sz) (the caller's); *bad
+ * and *badv name the first out-of-bounds index. */
+static int dev_offsets(const tl_tensor *x, tl_tensor *index, int nd, const int64_t *sz,
+                       const int64_t *istr, int64_t size, int64_t stride, bool wrap,
+                       const int64_t *cs, tl_tensor **offs, bool *bad, int64_t *badv,
+                       tl_error *err)
+{
+    const tl_backend *be = tl_tensor_backend(x);
+    *offs = NULL;
+    *bad = false;
+    int64_t n = 1;
+    for (int q = 0; q < nd; q++)
+        n *= sz[q];
+    tl_tensor *it = tl_ops_to(index, be, index->dtype, false, TL_MEMFMT_PRESERVE, err);
+    if (!it)
+        return -1;
+    tl_tensor *o = tl_tensor_new(be, TL_INT64, 1, &n, err);
+    if (!o) {
+        tl_tensor_release(it);
+        return -1;
+    }
+    tl_adv_index ix[2];
+    memset(ix, 0, sizeof ix);
+    ix[0].idx = (tl_strided){tl_tensor_addr(it), it->dtype, nd, sz, istr};
+    ix[0].size = size;
+    ix[0].stride = stride;
+    ix[0].no_wrap = !wrap;
+    if (cs) {
+        ix[1].idx = ix[0].idx;
+        ix[1].idx.strides = cs;
+        ix[1].coords = true;
+    }
+    int64_t pos = -1;
+    int j = 0;
+    int rc = n ? tl_backend_index_offsets(be, tl_tensor_addr(o), cs ? 2 : 1, ix, &pos, &j,
+                                          badv, err)
+               : 0;
+    tl_tensor_release(it);
+    if (rc) {
+        tl_tensor_release(o);
+        return -1;
+    }
+    *bad = pos >= 0;
+    *offs = o;
+    return 0;
+}
+
+/* x's element at offs[k] (elements from x's first) (op)= vals[k], k < n,
+ * in k's order for repeated targets; one version bump */
+static int dev_write(tl_tensor *x, const tl_tensor *offs, const tl_tensor *vals, bool bcast,
+                     tl_scatter_reduce r, tl_error *err)
+{
+    int64_t n = tl_tensor_numel(offs), one = 1, zero = 0;
+    size_t isz = tl_dtype_size(x->dtype);
+    if (n) {
+        int64_t nelem = (int64_t)(x->storage->nbytes / isz) - x->offset;
+        tl_strided d = {tl_tensor_addr(x), x->dtype, 1, &nelem, &one};
+        tl_strided v = {tl_tensor_addr(vals), vals->dtype, 1, &n, bcast ? &zero : &one};
+        tl_scatter_mode m = r == TL_SCATTER_REDUCE_ADD   ? TL_SCATTER_ADD
+                            : r == TL_SCATTER_REDUCE_MUL ? TL_SCATTER_MUL
+                                                         : TL_SCATTER_SET;
+        if (tl_backend_index_scatter(tl_tensor_backend(x), m, &d, &v, 0,
+                                     tl_tensor_addr(offs), n, err))
+            return -1;
+    }
+    tl_tensor_bump_version(x);
+    return 0;
+}
+
+/* x with dim d's size replaced by m (the loop order of index_fill_ and
+ * index_copy_: outer, index, inner), the index's strides over it, the
+ * coordinate strides (x's, 0 at d) */
+static void dim_shape(const tl_tensor *x, int d, int64_t m, const tl_tensor *index,
+                      int64_t *sz, int64_t *istr, int64_t *cs)
+{
+    for (int q = 0; q < x->ndim; q++) {
+        sz[q] = q == d ? m : x->sizes[q];
+        istr[q] = q == d && index->ndim ? index->strides[0] : 0;
+        cs[q] = q == d ? 0 : x->strides[q];
+    }
+}
+
+static int dev_index_fill(tl_tensor *x, int d, tl_tensor *index, const tl_scalar *value,
+                          tl_error *err)
+{
+    int64_t sz[TL_MAX_DIMS], istr[TL_MAX_DIMS], cs[TL_MAX_DIMS], v;
+    int64_t size = x->sizes[d];
+    /* the index alone first: torch checks it even when self is empty */
+    int64_t ni = tl_tensor_numel(index), zero = 0;
+    tl_tensor *offs;
+    bool bad;
+    if (dev_offsets(x, index, 1, &ni, index->ndim ? index->strides : &zero, size, 1, true,
+                    NULL, &offs, &bad, &v, err))
+        return -1;
+    tl_tensor_release(offs);
+    if (bad)
+        return tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds for dimension %d "
+                            "with size %lld", (long long)v, d, (long long)size);
+    dim_shape(x, d, ni, index, sz, istr, cs);
+    if (dev_offsets(x, index, x->ndim, sz, istr, size, x->strides[d], true, cs, &offs, &bad,
+                    &v, err))
+        return -1;
+    tl_tensor *val = dev_scalar(x, value, err);
+    int rc = val ? dev_write(x, offs, val, true, TL_SCATTER_REDUCE_NONE, err) : -1;
+    tl_tensor_release(val);
+    tl_tensor_release(offs);
+    return rc;
+}
+
+static int dev_index_copy(tl_tensor *x, int d, tl_tensor *index, tl_tensor *source,
+                          tl_error *err)
+{
+    int64_t sz[TL_MAX_DIMS], istr[TL_MAX_DIMS], cs[TL_MAX_DIMS], v;
+    int64_t size = x->sizes[d], ni = tl_tensor_numel(index), zero = 0;
+    tl_tensor *offs;
+    bool bad;
+    if (dev_offsets(x, index, 1, &ni, index->ndim ? index->strides : &zero, size, 1, false,
+                    NULL, &offs, &bad, &v, err))
+        return -1;
+    tl_tensor_release(offs);
+    if (bad)
+        return tl_error_set(err, TL_ERR_INDEX, "index_copy_(): index %lld is out of bounds for "
+                            "dimension %d with size %lld", (long long)v, d, (long long)size);
+    dim_shape(x, d, ni, index, sz, istr, cs);
+    if (dev_offsets(x, index, x->ndim, sz, istr, size, x->strides[d], false, cs, &offs, &bad,
+                    &v, err))
+        return -1;
+    tl_tensor *val = dev_values(source, x, err);
+    int rc = val ? dev_write(x, offs, val, false, TL_SCATTER_REDUCE_NONE, err) : -1;
+    tl_tensor_release(val);
+    tl_tensor_release(offs);
+    return rc;
+}
+
+static int dev_scatter(tl_tensor *x, int d, tl_tensor *index, tl_tensor *src,
+                       const tl_scalar *value, tl_scatter_reduce r, const int64_t *is,
+                       tl_error *err)
+{
+    int64_t istr[TL_MAX_DIMS], cs[TL_MAX_DIMS], v;
+    for (int q = 0; q < x->ndim; q++) {
+        istr[q] = index->ndim ? index->strides[q] : 0;
+        cs[q] = q == d ? 0 : x->strides[q];
+    }
+    tl_tensor *offs;
+    bool bad;
+    if (dev_offsets(x, index, x->ndim, is, istr, x->sizes[d], x->strides[d], false, cs, &offs,
+                    &bad, &v, err))
+        return -1;
+    if (bad) {
+        tl_tensor_release(offs);
+        return tl_error_set(err, TL_ERR_RUNTIME, "index %lld is out of bounds for dimension %d "
+                            "with size %lld", (long long)v, d, (long long)x->sizes[d]);
+    }
+    tl_tensor *val;
+    if (src) {
+        /* src's leading block of the index's shape, row-major */
+        tl_tensor *w = tl_tensor_retain(src);
+        for (int q = 0; w && q < src->ndim; q++) {
+            tl_tensor *nw = tl_view_narrow(w, q, 0, is[q], err);
+            tl_tensor_release(w);
+            w = nw;
+        }
+        val = w ? dev_values(w, x, err) : NULL;
+        tl_tensor_release(w);
+    } else {
+        val = dev_scalar(x, value, err);
+    }
+    int rc = val ? dev_write(x, offs, val, !src, r, err) : -1;
+    tl_tensor_release(val);
+    tl_tensor_release(offs);
+    return rc;
+}
+
+/* put_: flat row-major positions of self, written in a contiguous copy
+ * when self is not contiguous (copied back with one copy_) */
+static int dev_put(tl_tensor *x, tl_tensor *index, tl_tensor *source, bool acc_,
+                   tl_error *err)
+{
+    int64_t n = tl_tensor_numel(x), v;
+    if (tl_tensor_numel(index) == 0)
+        return tl_tensor_bump_version(x), 0;
+    tl_tensor *offs;
+    bool bad;
+    if (dev_offsets(x, index, index->ndim, index->sizes, index->strides, n, 1, true, NULL,
+                    &offs, &bad, &v, err))
+        return -1;
+    if (bad) {
+        tl_tensor_release(offs);
+        return tl_error_set(err, TL_ERR_INDEX, "out of range: tried to access index %lld on a "
+                            "tensor of %lld elements.", (long long)v, (long long)n);
+    }
+    bool flat = tl_tensor_is_contiguous(x);
+    tl_tensor *t = flat ? tl_tensor_retain(x) : tl_ops_contiguous(x, TL_MEMFMT_CONTIGUOUS, err);
+    tl_tensor *val = t ? dev_values(source, x, err) : NULL;
+    int rc = val ? dev_write(t, offs, val, false,
+                             acc_ ? TL_SCATTER_REDUCE_ADD : TL_SCATTER_REDUCE_NONE, err)
+                 : -1;
+    if (rc == 0 && !flat)
+        rc = tl_ops_copy_(x, t, err);
+    tl_tensor_release(val);
+    tl_tensor_release(t);
+    tl_tensor_release(offs);
+    return rc;
+}
+
+/* masked_scatter_: self's elements in the CPU's walk order (memory order,
+ * perm) are ranked by a prefix count of the mask (cumsum on the device),
+ * the source is gathered at each rank (take: source[rank - 1], the masked
+ * elements' values in row-major order of the source) and self becomes
+ * where(mask, gathered, self) through one copy_ - torch's CUDA kernel's
+ * plan; where and copy_ keep an unselected element's bits. No sort, no
+ * scatter; the one host read is the count of ones (8 bytes). */
+static int dev_masked_scatter(tl_tensor *x, const tl_tensor *me, tl_tensor *source,
+                              const int *perm_, tl_error *err)
+{
+    const tl_backend *be = tl_tensor_backend(x);
+    int nd = x->ndim;
+    int64_t perm[TL_MAX_DIMS], inv[TL_MAX_DIMS], psz[TL_MAX_DIMS];
+    int64_t n = tl_tensor_numel(x), ones = 0;
+    for (int q = 0; q < nd; q++) {
+        perm[q] = perm_[q];
+        inv[perm_[q]] = q;
+        psz[q] = x->sizes[perm_[q]];
+    }
+    tl_tensor *mp = tl_view_permute(me, nd, perm, err), *mb = NULL, *mc = NULL, *mf = NULL;
+    tl_tensor *c = NULL, *sv = NULL, *sf = NULL, *g = NULL, *gp = NULL, *xp = NULL;
+    tl_tensor *r = NULL, *rb = NULL;
+    int rc = -1;
+    if (!mp || !(mb = tl_ops_to(mp, be, TL_BOOL, false, TL_MEMFMT_PRESERVE, err)) ||
+        !(mc = tl_ops_contiguous(mb, TL_MEMFMT_CONTIGUOUS, err)) ||
+        !(mf = tl_view_reshape(mc, 1, &n, err)) ||
+        !(c = tl_scan_cum(false, mf, 0, NULL, err)))
+        goto out;
+    if (n && tl_tensor_get_raw(c, n - 1, &ones, err))
+        goto out;
+    int64_t ns = tl_tensor_numel(source);
+    if (ones > ns) {
+        tl_error_set(err, TL_ERR_RUNTIME, "Number of elements of source < number of ones in "
+                     "mask");
+        goto out;
+    }
+    if (ones == 0) {
+        tl_tensor_bump_version(x);
+        rc = 0;
+        goto out;
+    }
+    /* rank - 1: an unselected element before the first one reads -1, the
+     * source's last element (take wraps), and is not used */
+    tl_operand o1 = tl_ops_operand_int(1);
+    if (tl_ops_binop_(TL_BIN_SUB, c, &o1, err) || !(sv = dev_values(source, x, err)) ||
+        !(sf = tl_view_reshape(sv, 1, &ns, err)) || !(g = tl_index_take(sf, c, err)) ||
+        !(gp = tl_view_reshape(g, nd, psz, err)) || !(xp = tl_view_permute(x, nd, perm, err)))
+        goto out;
+    tl_operand a = tl_ops_operand_tensor(gp), b = tl_ops_operand_tensor(xp);
+    if (!(r = tl_ops_where(mc, &a, &b, err)) || !(rb = tl_view_permute(r, nd, inv, err)))
+        goto out;
+    rc = tl_ops_copy_(x, rb, err);
+out:
+    tl_tensor_release(rb);
+    tl_tensor_release(r);
+    tl_tensor_release(xp);
+    tl_tensor_release(gp);
+    tl_tensor_release(g);
+    tl_tensor_release(sf);
+    tl_tensor_release(sv);
+    tl_tensor_release(c);
+    tl_tensor_release(mf);
+    tl_tensor_release(mc);
+    tl_tensor_release(mb);
+    tl_tensor_release(mp);
+    return rc;
+}
+
 int tl_scatter_index_fill_(tl_tensor *x, int64_t dim, const tl_tensor *index,
                            const tl_scalar *value, tl_error *err)
 {
@@ -258,6 +588,8 @@ int tl_scatter_index_fill_(tl_tensor *x, int64_t dim, const tl_tensor *index,
         return -1;
     if (index->ndim > 1)
         return tl_error_set(err, TL_ERR_RUNTIME, "Index has to be a vector/scalar");
+    if (dev_path(x) && x->ndim)
+        return dev_index_fill(x, d, (tl_tensor *)index, value, err);
     int64_t *ix, ni;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -349,6 +681,8 @@ int tl_scatter_index_copy_(tl_tensor *x, int64_t dim, const tl_tensor *index,
     if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
         tl_ops_assert_no_overlap(x, source, err))
         return -1;
+    if (dev_path(x) && x->ndim)
+        return dev_index_copy(x, d, (tl_tensor *)index, (tl_tensor *)source, err);
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -442,6 +776,8 @@ int tl_scatter_scatter_(tl_tensor *x, int64_t dim, const tl_tensor *index,
     if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
         (src && tl_ops_assert_no_overlap(x, src, err)))
         return -1;
+    if (dev_path(x) && x->ndim)
+        return dev_scatter(x, d, (tl_tensor *)index, (tl_tensor *)src, value, reduce, is, err);
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
@@ -506,6 +842,23 @@ int tl_scatter_masked_scatter_(tl_tensor *x, const tl_tensor *mask,
     tl_tensor *me = tl_view_expand(mask, x->ndim, x->sizes, err);
     if (!me)
         return -1;
+    /* torch 1.13's CPU kernel walks self in its memory order (the
+     * TensorIterator's dims, innermost the smallest stride), taking the
+     * source's elements in row-major order */
+    int nd = x->ndim, perm[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        perm[i] = i;
+    for (int i = 1; i < nd; i++) /* stable: by stride, largest outermost */
+        for (int j = i; j > 0 && x->strides[perm[j - 1]] < x->strides[perm[j]]; j--) {
+            int tmp = perm[j];
+            perm[j] = perm[j - 1];
+            perm[j - 1] = tmp;
+        }
+    if (dev_path(x) && nd) {
+        int rc = dev_masked_scatter(x, me, (tl_tensor *)source, perm, err);
+        tl_tensor_release(me);
+        return rc;
+    }
     acc m, b, s;
     int rc = acc_operand(me, x, &m, err);
     if (rc) {
@@ -532,20 +885,8 @@ int tl_scatter_masked_scatter_(tl_tensor *x, const tl_tensor *mask,
         tl_tensor_release(me);
         return -1;
     }
-    /* torch 1.13's CPU kernel walks self in its memory order (the
-     * TensorIterator's dims, innermost the smallest stride), taking the
-     * source's elements in row-major order */
-    int nd = x->ndim, perm[TL_MAX_DIMS];
     int64_t st[TL_MAX_DIMS], pos[TL_MAX_DIMS] = {0};
     rm_strides(nd, x->sizes, st);
-    for (int i = 0; i < nd; i++)
-        perm[i] = i;
-    for (int i = 1; i < nd; i++) /* stable: by stride, largest outermost */
-        for (int j = i; j > 0 && x->strides[perm[j - 1]] < x->strides[perm[j]]; j--) {
-            int tmp = perm[j];
-            perm[j] = perm[j - 1];
-            perm[j - 1] = tmp;
-        }
     int64_t k = 0;
     for (int64_t n = 0; n < m.n; n++) {
         int64_t i = 0;
@@ -583,6 +924,8 @@ int tl_scatter_put_(tl_tensor *x, const tl_tensor *index, const tl_tensor *sourc
     if (tl_ops_assert_no_internal_overlap(x, err) || tl_ops_assert_no_overlap(x, index, err) ||
         tl_ops_assert_no_overlap(x, source, err))
         return -1;
+    if (dev_path(x))
+        return dev_put(x, (tl_tensor *)index, (tl_tensor *)source, accumulate_, err);
     int64_t *ix;
     if (read_index(index, &ix, &ni, err))
         return -1;
