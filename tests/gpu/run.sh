@@ -115,47 +115,45 @@ check_golden() {
     return "$status"
 }
 
-check_sheets() {
+# card HOW SHEET: the sheet's scorecard on the device (dev), on the
+# simulator (sim), or on the device with a sync after every launch
+# (blocking), its "used" line dropped
+card() {
+    # shellcheck disable=SC2086 # $req is empty or one flag
+    case $1 in
+    dev) on_dev "$TLAB" check --format json --device cuda $req "$2" ;;
+    sim) on_sim "$TLAB" check --format json --device cuda "$2" ;;
+    blocking) on_dev env TLAB_CUDA_LAUNCH_BLOCKING=1 "$TLAB" check --format json \
+        --device cuda $req "$2" ;;
+    esac 2>&1 | grep -v '"used":'
+}
+
+# same_cards A B SHEET...: every sheet's scorecard the same both ways
+same_cards() {
+    a=$1 b=$2
+    shift 2
     status=0
-    for sheet in "$root"/answers/*.yaml "$root"/labs/*.yaml "$root"/tests/students/*.yaml; do
-        # shellcheck disable=SC2086 # $req is empty or one flag
-        on_dev "$TLAB" check --format json --device cuda $req "$sheet" 2>&1 |
-            grep -v '"used":' >"$OUT/sheet-dev.json"
-        on_sim "$TLAB" check --format json --device cuda "$sheet" 2>&1 |
-            grep -v '"used":' >"$OUT/sheet-sim.json"
-        if cmp -s "$OUT/sheet-dev.json" "$OUT/sheet-sim.json"; then
+    for sheet in "$@"; do
+        card "$a" "$sheet" >"$OUT/sheet-$a.json"
+        card "$b" "$sheet" >"$OUT/sheet-$b.json"
+        if cmp -s "$OUT/sheet-$a.json" "$OUT/sheet-$b.json"; then
             echo "same: $(basename "$sheet")"
         else
             echo "DIFFER: $sheet"
-            diff "$OUT/sheet-sim.json" "$OUT/sheet-dev.json" | head -n 20
+            diff "$OUT/sheet-$b.json" "$OUT/sheet-$a.json" | head -n 20
             status=1
         fi
     done
     return "$status"
 }
 
-# blocking: launches are queued without a sync (review S3); the same
-# sheets with TLAB_CUDA_LAUNCH_BLOCKING=1 (a sync after every launch) must
-# give byte-identical scorecards
-check_blocking() {
-    status=0
-    for sheet in "$root"/answers/*.yaml; do
-        # shellcheck disable=SC2086
-        on_dev "$TLAB" check --format json --device cuda $req "$sheet" 2>&1 |
-            grep -v '"used":' >"$OUT/sheet-async.json"
-        # shellcheck disable=SC2086
-        on_dev env TLAB_CUDA_LAUNCH_BLOCKING=1 "$TLAB" check --format json --device cuda $req \
-            "$sheet" 2>&1 | grep -v '"used":' >"$OUT/sheet-blocking.json"
-        if cmp -s "$OUT/sheet-async.json" "$OUT/sheet-blocking.json"; then
-            echo "same: $(basename "$sheet")"
-        else
-            echo "DIFFER: $sheet"
-            diff "$OUT/sheet-blocking.json" "$OUT/sheet-async.json" | head -n 20
-            status=1
-        fi
-    done
-    return "$status"
+check_sheets() {
+    same_cards dev sim "$root"/answers/*.yaml "$root"/labs/*.yaml "$root"/tests/students/*.yaml
 }
+
+# blocking: launches are queued without a sync (review S3); the answer
+# sheets with TLAB_CUDA_LAUNCH_BLOCKING=1 must give the same scorecards
+check_blocking() { same_cards dev blocking "$root"/answers/*.yaml; }
 
 check_jobs() {
     # shellcheck disable=SC2086
