@@ -443,6 +443,10 @@ bool tl_gpu_self_overlaps(const tl_kdesc *d)
     return false;
 }
 
+/* a descriptor is passed by value: within the 4 KiB of kernel parameters
+ * every CUDA version takes (12.1+ on Volta+ would take 32 KiB) */
+_Static_assert(sizeof(tl_kdesc) <= 4096, "tl_kdesc exceeds 4 KiB of kernel parameters");
+
 static void desc_init(tl_kdesc *d)
 {
     memset(d, 0, sizeof *d);

@@ -32,8 +32,20 @@
 
 #define TL_THREADS 256
 
+/* The descriptor stays in kernel parameter space: the bodies take its
+ * address (tl_k_run(kind, &d, g)), which without __grid_constant__ makes
+ * every thread copy its 4 KB to local memory first (ptxas: a 5008-byte
+ * stack frame per kernel; 0 with it). sm_70+, CUDA 11.7+. TL_KFN forces
+ * inlining on the device for the same reason. */
+#if (__CUDACC_VER_MAJOR__ > 11 || (__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ >= 7)) && \
+    (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700)
+#define TL_GRID_CONSTANT __grid_constant__
+#else
+#define TL_GRID_CONSTANT
+#endif
+
 #define TL_GLOBAL(NAME, KIND)                                                  \
-    __global__ void __launch_bounds__(TL_THREADS) NAME(tl_kdesc d)             \
+    __global__ void __launch_bounds__(TL_THREADS) NAME(const TL_GRID_CONSTANT tl_kdesc d) \
     {                                                                          \
         tl_kgrid g;                                                            \
         g.block = blockIdx.x;                                                  \
@@ -256,10 +268,14 @@ static cudaError_t launch_once(tl_kkind kind, const tl_kdesc *d, unsigned grid, 
 #define SLICE_UNITS ((int64_t)1 << 26)
 #define SERIAL_SLICE_UNITS ((int64_t)1 << 16)
 
-static int cu_launch(tl_kkind kind, const tl_kdesc *d)
+static int cu_launch(tl_kkind kind, const tl_kdesc *desc)
 {
-    if (d->n <= 0)
+    if (desc->n <= 0)
         return 0;
+    /* the loop choice and divisors (dev_sim.c does the same) */
+    tl_kdesc prepared = *desc;
+    tl_k_prepare((int)kind, &prepared);
+    const tl_kdesc *d = &prepared;
     int64_t blocks = (d->n + TL_THREADS - 1) / TL_THREADS;
     int64_t cap = (int64_t)sm_count * 32; /* grid-stride beyond this */
     unsigned grid = (unsigned)(blocks < cap ? blocks : cap);

@@ -282,9 +282,12 @@ static void shuffle(int64_t *a, int64_t n, uint64_t *s)
     }
 }
 
-/* How many output elements a launch writes (what visits counts). */
+/* How many output elements a launch writes (what visits counts); after
+ * tl_k_prepare, so a specialised loop's items may cover several. */
 static int64_t outputs_of(tl_kkind kind, const tl_kdesc *d)
 {
+    if (d->spec == TL_KSPEC_VEC || d->spec == TL_KSPEC_TILE)
+        return d->nelem;
     if (kind == TL_K_SORT)
         return d->len > 0 ? d->n / d->len * d->k : 0;
     return d->n;
@@ -410,6 +413,17 @@ static int pointers_check(tl_kkind kind, const tl_kdesc *d)
     return 0;
 }
 
+/* launches per specialised loop, and (last) with divisors */
+#define NSPEC (TL_KSPEC_LAST + 1)
+static atomic_llong spec_launches[NSPEC + 1];
+
+int64_t tl_dev_sim_launches(int spec)
+{
+    if (spec == TL_DEV_SIM_FASTDIV)
+        return (int64_t)atomic_load(&spec_launches[NSPEC]);
+    return spec >= 0 && spec < NSPEC ? (int64_t)atomic_load(&spec_launches[spec]) : 0;
+}
+
 static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
 {
     int inj = atomic_exchange(&inject, 0);
@@ -435,6 +449,11 @@ static int sim_launch(tl_kkind kind, const tl_kdesc *desc)
     int race = race_check(kind, &d);
     if (race)
         return race;
+    /* the GPU's loop choice and divisors (cu_launch does the same) */
+    tl_k_prepare((int)kind, &d);
+    atomic_fetch_add(&spec_launches[d.spec], 1);
+    if (d.fastdiv)
+        atomic_fetch_add(&spec_launches[NSPEC], 1);
     int64_t nout = outputs_of(kind, &d);
     /* one byte an output element: the check costs at most the ledger's
      * size again for the largest (bool) tensors */

@@ -29,6 +29,11 @@ size_t tl_dev_sim_live(void);
 void tl_dev_sim_inject(int status);
 /* Does p carry the simulator's device tag (bit 47)? */
 int tl_dev_sim_is_device(const void *p);
+/* Launches this process ran with specialised loop `spec` (TL_KSPEC_* of
+ * kernels_spec.h), or with precomputed divisors (TL_DEV_SIM_FASTDIV): so a
+ * test can show its cases reached each loop. */
+#define TL_DEV_SIM_FASTDIV (-1)
+int64_t tl_dev_sim_launches(int spec);
 
 #ifdef __cplusplus
 }

@@ -10,16 +10,19 @@
  *     plus a grid. Each thread of the grid runs tl_k_run() with its own
  *     {block, thread, blockDim, gridDim} (tl_kgrid) and walks the work items
  *     of a grid-stride loop: item i, i + blockDim*gridDim, ...
- *   - A work item is one output element (or one reduction partial). Its
- *     operand addresses come from a divide/modulo offset calculator over the
- *     merged shape (PyTorch's OffsetCalculator): item -> coordinates ->
- *     byte offset per operand. The host merges and drops dims first.
+ *   - A work item is one output element (or one reduction partial; in a
+ *     specialised copy loop, a run or a 4 x 4 tile of them: kernels_spec.h).
+ *     Its operand addresses come from a divide/modulo offset calculator
+ *     over the merged shape (PyTorch's OffsetCalculator, with precomputed
+ *     divisors): item -> coordinates -> byte offset per operand. The host
+ *     merges and drops dims first.
  *   - No cooperation between threads: no shared memory, barriers, warp
  *     intrinsics or atomics. Every output element is written by exactly one
  *     work item (the one exception, an in-order scatter through device
- *     offsets whose targets may repeat, is launched as one thread), so running blocks and threads serially in any order (the
- *     simulator) gives the device's answer. `visits` (simulator only, NULL on
- *     a GPU) counts the writes per item so the simulator can prove it.
+ *     offsets whose targets may repeat, is launched as one thread), so
+ *     running blocks and threads serially in any order (the simulator)
+ *     gives the device's answer. `visits` (simulator only, NULL on a GPU)
+ *     counts the writes per output element so the simulator can prove it.
  *   - Scalar semantics (dtype loads, stores, conversions, the ops) are those
  *     of src/runtime/dtype.c and backend_cpu.c, bit for bit: float16/bfloat16
  *     round to nearest-even through float, float -> int stores go through
@@ -40,8 +43,10 @@
 #include "scalar_defs.h" /* the conversions and formulas both devices share */
 #include "reduce_order.h" /* the one order of floating sums and products */
 
+/* forced inline on the device: a call that is not inlined and gets a
+ * pointer to the descriptor makes ptxas copy it out of parameter space */
 #if defined(__CUDACC__)
-#define TL_KFN static __host__ __device__ inline
+#define TL_KFN static __host__ __device__ __forceinline__
 #else
 #define TL_KFN static inline
 #endif
@@ -52,6 +57,9 @@ extern "C" {
 
 #define TL_K_MAXDIMS 64
 #define TL_K_MAXOPS 4
+/* launches of at most this many merged dims get precomputed divisors
+ * (PyTorch's OffsetCalculator stops at 25 dims) */
+#define TL_K_DIVDIMS 24
 
 /* dtype codes: the same numbers as tl_dtype (dtype.h), restated so this
  * header stands alone in a .cu translation unit */
@@ -116,8 +124,26 @@ typedef struct tl_kdesc {
      * slices [first, n) so it can poll the op's deadline between them) */
     int64_t first;
     int32_t *flag;                     /* integer division by zero */
-    uint8_t *visits;                   /* simulator: writes per item, 0, 1
-                                        * or 2 (more than once) */
+    uint8_t *visits;                   /* simulator: writes per output
+                                        * element, 0, 1 or 2 (more) */
+    /* Set by tl_k_prepare (kernels_spec.h) in the device layer, on its own
+     * copy of the descriptor, right before a launch (review S2):
+     *   spec     the specialised loop the items run (TL_KSPEC_*; 0: the
+     *            generic one); a vec or tile item covers several output
+     *            elements, nelem in all (what the simulator's visits
+     *            count), and d->sizes/strides then describe the items;
+     *   trows, tcols, tstride  a tile launch's last two merged dims before
+     *            tiling, the output's byte stride along the rows and the
+     *            source's along the columns;
+     *   fastdiv  dim j's size divides by multiply-high and shift
+     *            (PyTorch's IntDivider): x / size = (umulhi(x, dmag[j]) + x)
+     *            >> dshift[j], exact for x < 2^31: set when n < 2^31 and
+     *            ndim <= TL_K_DIVDIMS.
+     * nospec (set by the caller: benchmarks) keeps the generic loop. */
+    int32_t spec, nospec, fastdiv;
+    int64_t nelem, trows, tcols, tstride[2];
+    uint32_t dmag[TL_K_DIVDIMS];
+    uint8_t dshift[TL_K_DIVDIMS];
 } tl_kdesc;
 
 typedef struct tl_kgrid {
@@ -216,12 +242,56 @@ TL_KFN void tl_k_st(char *p, const void *v, int n)
     memcpy(p, v, (size_t)n);
 }
 
+/* An element of n bytes (1, 2, 4, 8) as a value: in its low n bytes on the
+ * device (little-endian; one typed access when aligned, else bytes),
+ * memcpy'd on the host. Nothing interprets it: tl_k_stu(p, tl_k_ldu(q, n),
+ * n) copies the element on either. By value, so a register on the device
+ * even where n is not a constant (an address passed to a memcpy of
+ * unknown size would put the variable in local memory). */
+TL_KFN uint64_t tl_k_ldu(const char *p, int n)
+{
+    uint64_t t = 0;
+#ifdef __CUDA_ARCH__
+    if (((uintptr_t)p & (uintptr_t)(n - 1)) == 0) {
+        switch (n) {
+        case 1: return *(const uint8_t *)p;
+        case 2: return *(const uint16_t *)p;
+        case 4: return *(const uint32_t *)p;
+        case 8: return *(const uint64_t *)p;
+        default: break;
+        }
+    }
+    for (int b = 0; b < n; b++)
+        t |= (uint64_t)(uint8_t)p[b] << (8 * b);
+#else
+    memcpy(&t, p, (size_t)n);
+#endif
+    return t;
+}
+
+TL_KFN void tl_k_stu(char *p, uint64_t v, int n)
+{
+#ifdef __CUDA_ARCH__
+    if (((uintptr_t)p & (uintptr_t)(n - 1)) == 0) {
+        switch (n) {
+        case 1: *(uint8_t *)p = (uint8_t)v; return;
+        case 2: *(uint16_t *)p = (uint16_t)v; return;
+        case 4: *(uint32_t *)p = (uint32_t)v; return;
+        case 8: *(uint64_t *)p = v; return;
+        default: break;
+        }
+    }
+    for (int b = 0; b < n; b++)
+        p[b] = (char)(uint8_t)(v >> (8 * b));
+#else
+    memcpy(p, &v, (size_t)n);
+#endif
+}
+
 /* one element of n bytes from s to d */
 TL_KFN void tl_k_mov(char *d, const char *s, int n)
 {
-    uint64_t t = 0;
-    tl_k_ld(&t, s, n);
-    tl_k_st(d, &t, n);
+    tl_k_stu(d, tl_k_ldu(s, n), n);
 }
 
 TL_KFN double tl_k_ldf(int dt, const char *p)
@@ -326,43 +396,64 @@ TL_KFN void tl_k_convert(int dd, char *d, int sd, const char *s)
  * The offset calculator and the thread mapping
  * ---------------------------------------------------------------------- */
 
-/* Byte offsets of work item i in each operand (row-major coordinates over
- * d->sizes; gather/scatter replace operand gop's term along d->gdim).
- * Returns the coordinate along gdim (0 without one). */
-TL_KFN int64_t tl_k_offsets(const tl_kdesc *d, int64_t i, int64_t *off)
+/* x / size of merged dim `dim` (size > 0), with x - q * size in *rem:
+ * precomputed divisors when the launch has them, else a 32-bit divide
+ * below 2^31 items (much cheaper on a GPU than 64-bit), else 64-bit. Every
+ * x passed here is below d->n. */
+TL_KFN int64_t tl_k_divmod(const tl_kdesc *d, int dim, int64_t x, int64_t *rem)
+{
+    int64_t sz = d->sizes[dim];
+    if (d->fastdiv) {
+        uint32_t u = (uint32_t)x;
+#ifdef __CUDA_ARCH__
+        uint32_t t = __umulhi(u, d->dmag[dim]);
+#else
+        uint32_t t = (uint32_t)(((uint64_t)u * d->dmag[dim]) >> 32);
+#endif
+        uint32_t q = (t + u) >> d->dshift[dim];
+        *rem = (int64_t)(u - q * (uint32_t)sz);
+        return (int64_t)q;
+    }
+    if (d->n <= 2147483647) {
+        uint32_t u = (uint32_t)x, s32 = (uint32_t)sz;
+        *rem = (int64_t)(u % s32);
+        return (int64_t)(u / s32);
+    }
+    *rem = x % sz;
+    return x / sz;
+}
+
+/* Byte offsets of work item i in the first nops operands (a constant at
+ * every call, so the loops unroll and off[] stays in registers; unused
+ * operands have stride 0), in row-major coordinates over d->sizes;
+ * gather/scatter replace operand gop's term along d->gdim. Returns the
+ * coordinate along gdim (0 without one). */
+TL_KFN int64_t tl_k_offsets_n(const tl_kdesc *d, int64_t i, int64_t *off, int nops)
 {
     int64_t gc = 0;
-    /* constant trip counts (unused operands have stride 0) keep off[] in
-     * registers on the device */
     int k;
-    for (k = 0; k < TL_K_MAXOPS; k++)
+    for (k = 0; k < nops; k++)
         off[k] = 0;
-    /* every item index passed here is below d->n, and so is every size:
-     * below 2^31, 32-bit division (much cheaper on a GPU) is exact */
-    int narrow = d->n <= 2147483647;
     for (int dim = d->ndim - 1; dim >= 0; dim--) {
-        int64_t sz = d->sizes[dim];
         int64_t c;
-        if (narrow) {
-            uint32_t u = (uint32_t)i, s32 = (uint32_t)sz;
-            c = (int64_t)(u % s32);
-            i = (int64_t)(u / s32);
-        } else {
-            c = i % sz;
-            i /= sz;
-        }
-        for (k = 0; k < TL_K_MAXOPS; k++)
+        i = tl_k_divmod(d, dim, i, &c);
+        for (k = 0; k < nops; k++)
             off[k] += c * d->strides[k][dim];
         if (dim == d->gdim) {
             /* constant indices only: off[] stays in registers */
             if (d->gop == 0)
                 off[0] += d->goffs[c] * d->gscale - c * d->strides[0][dim];
-            else
+            else if (nops > 1)
                 off[1] += d->goffs[c] * d->gscale - c * d->strides[1][dim];
             gc = c;
         }
     }
     return gc;
+}
+
+TL_KFN int64_t tl_k_offsets(const tl_kdesc *d, int64_t i, int64_t *off)
+{
+    return tl_k_offsets_n(d, i, off, TL_K_MAXOPS);
 }
 
 /* The first work item of this thread and the grid stride. */
@@ -585,11 +676,9 @@ TL_KFN void tl_k_where_item(const tl_kdesc *d, int64_t i)
     int t = tl_k_ldi(d->dtype[1], d->ptr[1] + off[1]) != 0;
     const char *p = t ? d->ptr[2] + off[2] : d->ptr[3] + off[3];
     int dt = t ? d->dtype[2] : d->dtype[3];
-    if (dt == d->dtype[0]) { /* same dtype: the bits (NaN payloads kept) */
-        char *q = d->ptr[0] + off[0];
-        for (int b = 0; b < tl_k_size(dt); b++)
-            q[b] = p[b];
-    } else if (tl_k_is_floating(d->dtype[0]))
+    if (dt == d->dtype[0]) /* same dtype: the bits (NaN payloads kept) */
+        tl_k_mov(d->ptr[0] + off[0], p, tl_k_size(dt));
+    else if (tl_k_is_floating(d->dtype[0]))
         tl_k_stf(d->dtype[0], d->ptr[0] + off[0], tl_k_ldf(dt, p));
     else
         tl_k_sti(d->dtype[0], d->ptr[0] + off[0], tl_k_ldi(dt, p));
@@ -1126,6 +1215,9 @@ TL_KFN void tl_k_scatter_seq_item(const tl_kdesc *d, int64_t i)
         tl_k_scatter_add1(od, o, sd, s);
 }
 
+/* the specialised loops and their choice (tl_k_prepare) */
+#include "kernels_spec.h"
+
 /* ------------------------------------------------------------------------
  * One thread's share of a launch: the grid-stride loop
  * ---------------------------------------------------------------------- */
@@ -1152,6 +1244,8 @@ TL_KFN void tl_k_run(int kind, const tl_kdesc *d, tl_kgrid g)
             tl_k_copy_strips(d);
         return;
     }
+    if (d->spec && tl_k_spec_run(kind, d, g))
+        return;
     int64_t step = tl_k_stride(g);
     for (int64_t i = d->first + tl_k_first(g); i < d->n; i += step) {
         if (kind != TL_K_SORT && kind != TL_K_SORT_MERGE)

@@ -106,6 +106,8 @@ static void random_value(tl_dtype dt, unsigned char *p)
     }
 }
 
+static void alloc_opnd(opnd *o, int64_t offset);
+
 /* A random layout of shape (ndim, sizes): dims laid out in a random
  * order, with gaps, an offset, and (bcast) some dims broadcast. */
 static void make_opnd(opnd *o, tl_dtype dt, int ndim, const int64_t *sizes, bool bcast)
@@ -139,10 +141,25 @@ static void make_opnd(opnd *o, tl_dtype dt, int ndim, const int64_t *sizes, bool
         int64_t ext = (sizes[d] ? sizes[d] : 1) * acc;
         acc = r == 0 ? ext * (2 + rint_(2)) : r == 1 ? ext + 1 + rint_(2) : ext;
     }
-    for (int d = 0; d < ndim; d++)
-        if (sizes[d] > 0)
-            maxoff += (sizes[d] - 1) * o->strides[d];
-    o->offset = rint_(4);
+    (void)empty;
+    (void)maxoff;
+    alloc_opnd(o, rint_(4));
+}
+
+/* o's buffer for its layout (dt, ndim, sizes, strides set; no negative
+ * strides) starting `offset` elements in, random bytes, host and device */
+static void alloc_opnd(opnd *o, int64_t offset)
+{
+    int64_t maxoff = 0;
+    bool empty = false;
+    for (int d = 0; d < o->ndim; d++) {
+        if (o->sizes[d] > 0)
+            maxoff += (o->sizes[d] - 1) * o->strides[d];
+        else
+            empty = true;
+    }
+    tl_dtype dt = o->dt;
+    o->offset = offset;
     int64_t elems = o->offset + (empty ? 0 : maxoff) + 1 + rint_(3);
     size_t isz = tl_dtype_size(dt);
     o->nbytes = (size_t)elems * isz;
@@ -310,6 +327,101 @@ static void case_copy(tl_dtype ddt, tl_dtype sdt)
     free_opnd(&s);
 }
 
+/* Copies in the layouts the device specialises (cuda/kernels_spec.h): a
+ * transpose of the last two dims (x.t().contiguous(), NCHW -> NHWC), a
+ * broadcast row, a dense last dim; sizes around the 4 x 4 tile and the
+ * 4-element run, offsets that misalign the runs, every dtype. */
+static void case_layout(void)
+{
+    static const tl_dtype fl[] = {TL_FLOAT16, TL_BFLOAT16, TL_FLOAT32, TL_FLOAT64};
+    tl_dtype dt = rdt(), sdt = dt;
+    if (rint_(3) == 0) { /* a conversion between floating dtypes */
+        dt = fl[rint_(4)];
+        sdt = dt == TL_FLOAT32 ? fl[rint_(4)] : TL_FLOAT32;
+    }
+    int kind = (int)rint_(3);
+    int64_t outer = 1 + rint_(3), r = 1 + rint_(19), c = 1 + rint_(19);
+    opnd d, s;
+    memset(&d, 0, sizeof d);
+    memset(&s, 0, sizeof s);
+    d.dt = dt;
+    s.dt = sdt;
+    d.ndim = s.ndim = 3;
+    d.sizes[0] = s.sizes[0] = outer;
+    d.sizes[1] = s.sizes[1] = r;
+    d.sizes[2] = s.sizes[2] = c;
+    /* the destination: dense, or its rows padded */
+    int64_t pad = rint_(3) == 0 ? rint_(5) : 0;
+    d.strides[2] = 1;
+    d.strides[1] = c + pad;
+    d.strides[0] = r * (c + pad);
+    const char *what;
+    if (kind == 0) { /* the source is the transpose of a dense (outer, c, r) */
+        int64_t spad = rint_(3) == 0 ? rint_(5) : 0;
+        s.strides[1] = 1;
+        s.strides[2] = r + spad;
+        s.strides[0] = c * (r + spad);
+        what = "transpose";
+    } else if (kind == 1) { /* one row, expanded */
+        s.strides[0] = 0;
+        s.strides[1] = 0;
+        s.strides[2] = 1;
+        what = "broadcast";
+    } else { /* every other row of a dense source */
+        s.strides[2] = 1;
+        s.strides[1] = 2 * c;
+        s.strides[0] = 2 * c * r;
+        what = "rows";
+    }
+    alloc_opnd(&d, rint_(2) ? 0 : rint_(4));
+    alloc_opnd(&s, rint_(2) ? 0 : rint_(4));
+    tl_strided dc = view_of(&d, false), sc = view_of(&s, false);
+    tl_strided dg = view_of(&d, true), sg = view_of(&s, true);
+    tl_error ec = {0}, eg = {0};
+    int rc = tl_backend_copy_strided(cpu, &dc, &sc, &ec);
+    int rg = tl_backend_copy_strided(gpu, &dg, &sg, &eg);
+    snprintf(label, sizeof label, "copy %s[%s <- %s, %lld x %lld x %lld, offsets %lld %lld]",
+             what, tl_dtype_name(dt), tl_dtype_name(sdt), (long long)outer, (long long)r, (long long)c,
+             (long long)d.offset, (long long)s.offset);
+    if (same_status(label, rc, &ec, rg, &eg))
+        compare(label, &d, 0);
+    free_opnd(&d);
+    free_opnd(&s);
+}
+
+/* The divisor constants (kernels_spec.h) against the hardware divide: the
+ * edges of every power of two, and random pairs, over [0, 2^31). */
+static void check_divider(void)
+{
+    tl_kdesc d;
+    memset(&d, 0, sizeof d);
+    d.ndim = 1;
+    d.n = 2147483647;
+    d.fastdiv = 1;
+    for (int rep = 0; rep < 20000; rep++) {
+        uint32_t div = rep < 64 ? (uint32_t)(rep + 1)
+                       : rep % 3 == 0 ? ((uint32_t)1 << rint_(31)) + (uint32_t)rint_(3) - 1
+                       : (uint32_t)(1 + rint_(rint_(2) ? 2147483647 : 5000));
+        if (div == 0 || div > 2147483647u)
+            div = 1;
+        d.sizes[0] = div;
+        tl_k_divider(div, &d.dmag[0], &d.dshift[0]);
+        checks++;
+        for (int k = 0; k < 8; k++) {
+            int64_t x = k == 0 ? 0 : k == 1 ? 2147483646 : k == 2 ? (int64_t)div - 1
+                        : k == 3 ? (int64_t)div : k == 4 ? 2147483646 / div * div
+                        : rint_(2147483647);
+            int64_t rem, q = tl_k_divmod(&d, 0, x, &rem);
+            if (q != x / div || rem != x % div) {
+                printf("FAIL divider: %lld / %u gave %lld rem %lld\n", (long long)x, div,
+                       (long long)q, (long long)rem);
+                failures++;
+                return;
+            }
+        }
+    }
+}
+
 static void case_fill(void)
 {
     int nd;
@@ -330,19 +442,22 @@ static void case_fill(void)
     free_opnd(&d);
 }
 
-static void case_binary(void)
+/* one random binary op; all >= 0: every operand and the compute dtype
+ * are `all` (the device's specialised float32/float64 loops) */
+static void case_binary(int all)
 {
     int nd;
     int64_t sz[MAXD];
     random_shape(&nd, sz, 1500);
     tl_binop op = (tl_binop)rint_(TL_NBINOPS);
-    tl_dtype ct = rdt();
-    tl_dtype odt = (op >= TL_BIN_EQ && op <= TL_BIN_LOGICAL_XOR && rint_(2)) ? TL_BOOL
+    tl_dtype ct = all >= 0 ? (tl_dtype)all : rdt();
+    tl_dtype odt = all >= 0 ? ct
+                   : (op >= TL_BIN_EQ && op <= TL_BIN_LOGICAL_XOR && rint_(2)) ? TL_BOOL
                    : rint_(2) ? ct : rdt();
     opnd d, a, b;
     make_opnd(&d, odt, nd, sz, false);
-    make_opnd(&a, rint_(2) ? ct : rdt(), nd, sz, true);
-    make_opnd(&b, rint_(2) ? ct : rdt(), nd, sz, true);
+    make_opnd(&a, all >= 0 || rint_(2) ? ct : rdt(), nd, sz, true);
+    make_opnd(&b, all >= 0 || rint_(2) ? ct : rdt(), nd, sz, true);
     tl_strided dc = view_of(&d, false), ac = view_of(&a, false), bc = view_of(&b, false);
     tl_strided dg = view_of(&d, true), ag = view_of(&a, true), bg = view_of(&b, true);
     tl_error ec = {0}, eg = {0};
@@ -691,6 +806,7 @@ int main(int argc, char **argv)
         return 77;
     }
     check_device_basics();
+    check_divider();
     case_sort_sliced(false);
     case_sort_sliced(true);
     /* every dtype pair of copies, several layouts each */
@@ -700,8 +816,12 @@ int main(int argc, char **argv)
                 case_copy((tl_dtype)a, (tl_dtype)b);
     for (int i = 0; i < cases; i++) {
         case_fill();
-        case_binary();
-        case_binary();
+        case_binary(-1);
+        case_binary(-1);
+        if (i % 4 == 0)
+            case_binary(i % 8 ? TL_FLOAT32 : TL_FLOAT64);
+        if (i % 2 == 0)
+            case_layout();
         case_unary();
         case_where();
         case_gather();
@@ -711,6 +831,21 @@ int main(int argc, char **argv)
         case_overlap();
         if (i % 20 == 0)
             case_reduce(true);
+    }
+    /* the cases reached every specialised loop and the divisors (at the
+     * default count and above: a short run may miss a rare one) */
+    static const char *const spec_names[] = {"generic", "mov", "vec", "tile", "bin32", "bin64",
+        "float16 <- float32", "float32 <- float16", "bfloat16 <- float32", "float32 <- bfloat16",
+        "float32 <- float64", "float64 <- float32"};
+    for (int sp = TL_KSPEC_MOV; sp <= TL_KSPEC_LAST + 1 && !real_gpu && cases >= 1000; sp++) {
+        int which = sp > TL_KSPEC_LAST ? TL_DEV_SIM_FASTDIV : sp;
+        int64_t n = tl_dev_sim_launches(which);
+        checks++;
+        if (n < 10) {
+            printf("FAIL only %lld launches ran the %s loop\n", (long long)n,
+                   which < 0 ? "divisor" : spec_names[sp]);
+            failures++;
+        }
     }
     printf("%s: %d checks, %d failed (%s)\n", argv[0], checks, failures,
            real_gpu ? "GPU" : "simulator");
