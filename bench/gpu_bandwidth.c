@@ -9,6 +9,11 @@
  *   transpose   x.t().contiguous(): dst[i][j] = src[j][i]
  *   broadcast   a (C,) row expanded to R x C (stride 0), reads C elements
  *   to_f16      float32 -> float16, dense
+ * Each copy is timed twice in the same run: as the backend launches it
+ * (the specialised loop cuda/kernels_spec.h picks, precomputed divisors)
+ * and, as `NAME-generic`, with the descriptor's nospec set (the per-element
+ * loop with a dtype switch and hardware divides: the code before the
+ * specialised loops), so one run shows before and after side by side.
  * Bandwidth counts the bytes an ideal copy reads and writes; the memcpy
  * reference moves the destination's byte count (read + write). The ratio
  * is kernel / memcpy bandwidth (1.0 = as fast as cudaMemcpyAsync).
@@ -97,10 +102,10 @@ int main(int argc, char **argv)
     for (int k = 20; k <= maxk; k += 2) {
         int64_t n = (int64_t)1 << k, rows = (int64_t)1 << (k / 2), cols = n / rows;
         static const char *const names[] = {"contiguous", "transpose", "broadcast", "to_f16"};
-        for (int c = 0; c < 4; c++) {
+        for (int c = 0; c < 8; c++) {
             tl_kdesc d;
             size_t moved, dst_bytes;
-            switch (c) {
+            switch (c / 2) {
             case 0: /* merged to one dim, as the backend would */
                 desc2(&d, 1, n, b, TL_K_F32, 0, 4, a, TL_K_F32, 0, 4);
                 moved = (size_t)n * 8;
@@ -122,10 +127,12 @@ int main(int argc, char **argv)
                 dst_bytes = (size_t)n * 2;
                 break;
             }
+            d.nospec = c % 2;
             double t = time_launch(&d, 0, NULL, NULL);
             double tm = time_launch(NULL, dst_bytes, b, a);
             double bw = (double)moved / t / 1e9, bwm = 2.0 * (double)dst_bytes / tm / 1e9;
-            printf("%s\t%d\t%.6f\t%.1f\t%.1f\t%.2f\n", names[c], k, t, bw, bwm, bw / bwm);
+            printf("%s%s\t%d\t%.6f\t%.1f\t%.1f\t%.2f\n", names[c / 2], c % 2 ? "-generic" : "", k,
+                   t, bw, bwm, bw / bwm);
         }
     }
     dev->free(a);

@@ -10,6 +10,14 @@ c = (torch.arange(1000, dtype=torch.float32, device="cpu") / 7).repeat(n // 1000
 g = c.cuda()
 print("copy strided", n, torch.equal(g[::2].clone().cpu(), c[::2].clone()))
 print("transpose", n, torch.equal(g.view(@R@, @C@).t().contiguous().cpu(), c.view(@R@, @C@).t().contiguous()))
+# the specialised copy loops (cuda/kernels_spec.h): 4 x 4 tiles of 1- and
+# 8-byte elements, a 4-D permute, 4-element runs of an expanded row
+b8 = (torch.arange(n, device="cpu") % 97).to(torch.int8)
+print("transpose int8", n, torch.equal(b8.cuda().view(@R@, @C@).t().contiguous().cpu(), b8.view(@R@, @C@).t().contiguous()))
+print("transpose float64", n, torch.equal(g.double().view(@R@, @C@).t().contiguous().cpu(), c.double().view(@R@, @C@).t().contiguous()))
+print("permute nchw-nhwc", n, torch.equal(g.view(4, @R@ // 4, 8, @C@ // 8).permute(0, 2, 3, 1).contiguous().cpu(),
+                                          c.view(4, @R@ // 4, 8, @C@ // 8).permute(0, 2, 3, 1).contiguous()))
+print("expand row", n, torch.equal(g[:@C@].expand(@R@, @C@).contiguous().cpu(), c[:@C@].expand(@R@, @C@).contiguous()))
 print("broadcast", n, torch.equal((g.view(@R@, @C@) + g[:@C@]).cpu(), c.view(@R@, @C@) + c[:@C@]))
 print("float16", n, torch.equal(g.half().cpu(), c.half()))
 print("bfloat16", n, torch.equal(g.bfloat16().cpu(), c.bfloat16()))

@@ -346,8 +346,12 @@ if [ "$mode" = gpu ] && [ -x "$bin/bench/gpu_bandwidth" ]; then
     if [ "$left" -gt 10 ]; then
         timeout -k 5 $((left < 90 ? left : 90)) "$bin/bench/gpu_bandwidth" >"$OUT/bandwidth.tsv" 2>"$OUT/bandwidth.log"
         note "MEASURE bandwidth (exit $?): $OUT/bandwidth.tsv"
-        awk -F '\t' '($1 == "transpose" || $1 == "broadcast") && $2 >= 24 {
-                         printf "MEASURE %s 2^%s: %.0f %% of memcpy (target 70 %%)\n", $1, $2, $6 * 100 }' \
+        # each size's specialised row comes before its -generic row
+        awk -F '\t' '($1 == "transpose" || $1 == "broadcast") && $2 >= 24 { r[$1 "@" $2] = $6 }
+                     ($1 == "transpose-generic" || $1 == "broadcast-generic") && $2 >= 24 {
+                         k = substr($1, 1, index($1, "-") - 1)
+                         printf "MEASURE %s 2^%s: %.0f %% of memcpy, %.0f %% with the generic loop (target 70 %%)\n",
+                                k, $2, r[k "@" $2] * 100, $6 * 100 }' \
             "$OUT/bandwidth.tsv" | tee -a "$OUT/summary.txt"
     fi
 else
