@@ -1793,6 +1793,22 @@ static int64_t *all_offsets(const tl_tensor *t, int64_t *n, tl_error *err)
     return o;
 }
 
+int tl_index_adv_one(tl_adv_index ix[2], tl_strided idx, int64_t size, int64_t stride,
+                     bool wrap, const int64_t *coord_strides)
+{
+    memset(ix, 0, 2 * sizeof *ix);
+    ix[0].idx = idx;
+    ix[0].size = size;
+    ix[0].stride = stride;
+    ix[0].no_wrap = !wrap;
+    if (!coord_strides)
+        return 1;
+    ix[1].idx = idx;
+    ix[1].idx.strides = coord_strides;
+    ix[1].coords = true;
+    return 2;
+}
+
 /* The device path of index_select and take: t on a device with
  * TL_BACKEND_CAP_DEVICE_INDEX, an integer index (moved there when on the
  * host). *offs: device memory, idx * stride per index element (row-major),
@@ -1821,19 +1837,10 @@ static int dev_index_offsets(const tl_tensor *t, const tl_tensor *index, int64_t
     if (!it)
         return -1;
     tl_adv_index ix[2];
-    memset(ix, 0, sizeof ix);
-    ix[0].idx = tl_tensor_strided(it);
-    ix[0].size = size;
-    ix[0].stride = stride;
-    ix[0].no_wrap = !wrap;
-    if (coord_strides) {
-        ix[1].idx = ix[0].idx;
-        ix[1].idx.strides = coord_strides;
-        ix[1].coords = true;
-    }
+    int nix = tl_index_adv_one(ix, tl_tensor_strided(it), size, stride, wrap, coord_strides);
     int64_t pos = -1;
     int j = 0;
-    int rc = offsets_on_device(be, n, coord_strides ? 2 : 1, ix, offs, &pos, &j, bad_value, err);
+    int rc = offsets_on_device(be, n, nix, ix, offs, &pos, &j, bad_value, err);
     tl_tensor_release(it);
     if (rc)
         return -1;

@@ -33,6 +33,12 @@ extern "C" {
  * more elements than this is a TL_ERR_LIMIT (tl_index_limit_error). */
 #define TL_INDEX_MAX_ELEMS ((int64_t)1 << 26)
 int tl_index_limit_error(tl_error *err);
+/* The tl_adv_index list of one index for tl_backend_index_offsets: idx *
+ * stride, bounds [-size, size) (wrap) or [0, size), plus the element's
+ * coordinates . coord_strides when given (gather, scatter). Fills ix[0..1];
+ * returns the entries used (1 or 2). idx is borrowed. */
+int tl_index_adv_one(tl_adv_index ix[2], tl_strided idx, int64_t size, int64_t stride,
+                     bool wrap, const int64_t *coord_strides);
 /* NumPy's IndexError for an index of the wrong type. */
 int tl_index_np_type_error(tl_error *err);
 

@@ -325,20 +325,11 @@ static int dev_offsets(const tl_tensor *x, tl_tensor *index, int nd, const int64
         return -1;
     }
     tl_adv_index ix[2];
-    memset(ix, 0, sizeof ix);
-    ix[0].idx = (tl_strided){tl_tensor_addr(it), it->dtype, nd, sz, istr};
-    ix[0].size = size;
-    ix[0].stride = stride;
-    ix[0].no_wrap = !wrap;
-    if (cs) {
-        ix[1].idx = ix[0].idx;
-        ix[1].idx.strides = cs;
-        ix[1].coords = true;
-    }
+    int nix = tl_index_adv_one(ix, (tl_strided){tl_tensor_addr(it), it->dtype, nd, sz, istr},
+                               size, stride, wrap, cs);
     int64_t pos = -1;
     int j = 0;
-    int rc = n ? tl_backend_index_offsets(be, tl_tensor_addr(o), cs ? 2 : 1, ix, &pos, &j,
-                                          badv, err)
+    int rc = n ? tl_backend_index_offsets(be, tl_tensor_addr(o), nix, ix, &pos, &j, badv, err)
                : 0;
     tl_tensor_release(it);
     if (rc) {
