@@ -280,6 +280,32 @@ START_TEST(test_python_errors)
     CHECK_ERR("a, b, c = [1, 2]", TL_ERR_VALUE, "not enough values to unpack (expected 3, got 2)");
     CHECK_ERR("a, b = 1", TL_ERR_TYPE, "cannot unpack non-iterable int object");
     CHECK_ERR("(1).foo", TL_ERR_ATTRIBUTE, "'int' object has no attribute 'foo'");
+    /* attribute assignment (py/setattr.c): torch 2.x's texts */
+    CHECK_ERR("import torch; x = torch.ones(2); x.grad = 1", TL_ERR_TYPE,
+              "assigned grad expected to be a Tensor or None but got grad of type int");
+    CHECK_ERR("import torch; x = torch.ones(2); x.grad = torch.ones(2, 3)", TL_ERR_RUNTIME,
+              "attempting to assign a gradient of size '[2, 3]' to a tensor of size '[2]'. "
+              "Please ensure that the gradient and the tensor are the same size");
+    CHECK_ERR("import torch; x = torch.ones(()); x.grad = torch.ones(1)", TL_ERR_RUNTIME,
+              "attempting to assign a gradient of size '[1]' to a tensor of size '[]'. "
+              "Please ensure that the gradient and the tensor are the same size");
+    CHECK_ERR("import torch; x = torch.ones(2); x.grad = torch.ones(2, dtype=torch.half)",
+              TL_ERR_RUNTIME,
+              "attempting to assign a gradient with dtype 'c10::Half' to a tensor with grad_dtype "
+              "'float'. The gradient must match the tensor's grad_dtype (defaults to the tensor's "
+              "dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or "
+              "None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+              "tensor and its gradient may break downstream systems that assume they match.");
+    CHECK_ERR("import torch; x = torch.ones(2); x.T = 1", TL_ERR_ATTRIBUTE,
+              "attribute 'T' of 'torch._C.TensorBase' objects is not writable");
+    CHECK_ERR("import torch; x = torch.ones(2); x.foo = 1", TL_ERR_UNSUPPORTED,
+              "tlab does not support setting new attributes on a tensor ('foo')");
+    CHECK_ERR("import torch; x = torch.ones(2); x.names = None", TL_ERR_UNSUPPORTED,
+              "tlab does not support assigning to a tensor's 'names'");
+    CHECK_ERR("import torch; torch.pi = 3", TL_ERR_UNSUPPORTED,
+              "tlab does not support assigning to attributes of module objects ('pi')");
+    CHECK_ERR("import torch; x = torch.ones(2); x.grad += 1", TL_ERR_TYPE,
+              "unsupported operand type(s) for +=: 'NoneType' and 'int'");
     CHECK_ERR("3(4)", TL_ERR_TYPE, "'int' object is not callable");
     CHECK_ERR("t = (1, 2); t[0] = 3", TL_ERR_TYPE, "'tuple' object does not support item assignment");
     CHECK_ERR("[0] * 3.0", TL_ERR_TYPE, "can't multiply sequence by non-int of type 'float'");

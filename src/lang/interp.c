@@ -56,6 +56,7 @@
 #include "parse.h"
 #include "parse_cache.h"
 #include "pyops.h"
+#include "setattr.h"
 #include "pywarn.h"
 #include "util.h"
 
@@ -647,6 +648,14 @@ static int assign(tl_interp *I, const tl_node *t, tl_value *v, tl_error *err)
         if (rc < 0)
             return fail_node(t, err);
         return 0;
+    }
+    case TL_N_ATTR: {
+        tl_value *obj = eval(I, t->kids[0], err);
+        if (!obj)
+            return -1;
+        int rc = tl_setattr_assign(obj, t->str, v, err);
+        tl_value_release(obj);
+        return rc < 0 ? fail_node(t, err) : 0;
     }
     default:
         tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab cannot assign to this target");
@@ -1826,6 +1835,34 @@ static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
                 return fail_node(s, err);
             set_var(I, t->str, r);
             return 0;
+        }
+        if (t->kind == TL_N_ATTR) { /* w.data -= g: get, in-place op, set */
+            tl_value *obj = eval(I, t->kids[0], err);
+            if (!obj)
+                return -1;
+            int rc = -1;
+            tl_value *cur = obj->kind == TL_V_MODULE ? tl_builtins_module_attr(obj, t->str, err)
+                                                     : tl_builtins_attr(obj, t->str, err);
+            if (!cur) {
+                fail_node(t, err);
+            } else {
+                tl_value *v = eval(I, s->kids[1], err);
+                if (v) {
+                    tl_value *r = tl_pyops_binary_inplace((tl_pyop)s->op, cur, v, err);
+                    if (!r) {
+                        fail_node(s, err);
+                    } else {
+                        rc = tl_setattr_assign(obj, t->str, r, err);
+                        if (rc < 0)
+                            fail_node(t, err);
+                        tl_value_release(r);
+                    }
+                    tl_value_release(v);
+                }
+                tl_value_release(cur);
+            }
+            tl_value_release(obj);
+            return rc;
         }
         /* subscript: get, in-place op, set (PyTorch bumps twice) */
         tl_value *obj = eval(I, t->kids[0], err);

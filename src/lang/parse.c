@@ -1337,6 +1337,7 @@ static bool check_target(parser *P, tl_node *t, bool top)
     switch (t->kind) {
     case TL_N_NAME:
     case TL_N_SUBSCRIPT:
+    case TL_N_ATTR: /* x.grad = None: the setter decides (py/setattr.c) */
         return true;
     case TL_N_TUPLE:
     case TL_N_LIST:
@@ -1349,10 +1350,6 @@ static bool check_target(parser *P, tl_node *t, bool top)
             if (!check_target(P, t->kids[i], false))
                 return false;
         return true;
-    case TL_N_ATTR:
-        fail_at(P, TL_ERR_UNSUPPORTED, t->span,
-                "tlab does not support assigning to attributes");
-        return false;
     case TL_N_STARRED:
         fail_at(P, TL_ERR_UNSUPPORTED, t->span,
                 "tlab does not support starred assignment targets");
@@ -1600,10 +1597,8 @@ static tl_node *parse_simple_stmt(parser *P)
     const tl_token *op = peek(P);
     int aug = augop(op);
     if (aug >= 0) {
-        if (first->kind == TL_N_ATTR)
-            return fail_at(P, TL_ERR_UNSUPPORTED, first->span,
-                           "tlab does not support assigning to attributes");
-        if (first->kind != TL_N_NAME && first->kind != TL_N_SUBSCRIPT)
+        if (first->kind != TL_N_NAME && first->kind != TL_N_SUBSCRIPT &&
+            first->kind != TL_N_ATTR)
             return fail_at(P, TL_ERR_SYNTAX, first->span,
                            "'%s' is an illegal expression for augmented assignment",
                            first->kind == TL_N_TUPLE ? "tuple"

@@ -755,7 +755,17 @@ tl_value *tl_pyops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error
         tl_value_release(r);
         return tl_value_retain(a);
     }
-    return tl_pyops_binary(op, a, b, err);
+    tl_value *r = tl_pyops_binary(op, a, b, err);
+    /* Python names the augmented operator: "for +=:", not "for +:" */
+    static const char pre[] = "unsupported operand type(s) for ";
+    char *colon;
+    if (!r && err->kind == TL_ERR_TYPE && strncmp(err->msg, pre, sizeof pre - 1) == 0 &&
+        (colon = strchr(err->msg + sizeof pre - 1, ':')) != NULL && colon[-1] != '=' &&
+        strlen(err->msg) + 2 < sizeof err->msg) {
+        memmove(colon + 1, colon, strlen(colon) + 1);
+        *colon = '=';
+    }
+    return r;
 }
 
 tl_value *tl_pyops_unary(tl_pyunop op, tl_value *a, tl_error *err)

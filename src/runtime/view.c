@@ -1183,6 +1183,22 @@ void tl_view_set_meta(tl_tensor *dst, const tl_tensor *src)
     dst->offset = src->offset;
 }
 
+void tl_view_set_data(tl_tensor *dst, const tl_tensor *src)
+{
+    if (dst == src)
+        return;
+    tl_storage_retain(src->storage);
+    tl_storage_release(dst->storage);
+    dst->storage = src->storage;
+    dst->dtype = src->dtype;
+    dst->ndim = src->ndim;
+    memcpy(dst->sizes, src->sizes, sizeof(int64_t) * (size_t)src->ndim);
+    memcpy(dst->strides, src->strides, sizeof(int64_t) * (size_t)src->ndim);
+    dst->offset = src->offset;
+    free(dst->names);
+    dst->names = NULL;
+}
+
 int tl_view_check_inplace(const tl_tensor *t, tl_error *err)
 {
     if (!tl_tensor_grad_mode())

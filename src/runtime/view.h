@@ -121,6 +121,10 @@ tl_tensor *tl_view_data(const tl_tensor *t);
 
 /* ---- metadata in place: copy src's metadata into dst (t_ etc.) ---- */
 void tl_view_set_meta(tl_tensor *dst, const tl_tensor *src);
+/* `dst.data = src` (torch's set_data): dst takes src's storage (retained),
+ * dtype, shape, strides and offset; it keeps its own version counter and
+ * autograd record. Names are dropped. */
+void tl_view_set_data(tl_tensor *dst, const tl_tensor *src);
 /* PyTorch's check_inplace: the leaf / view-of-leaf RuntimeErrors */
 int tl_view_check_inplace(const tl_tensor *t, tl_error *err);
 
