@@ -587,6 +587,26 @@ static tl_value *eval_index(tl_interp *I, const tl_node *n, tl_error *err)
 }
 
 /* Bind value to a target node (name, subscript, tuple/list of targets). */
+/* An augmented assignment's new value: its right side applied in place to
+ * cur, the target's value (taken; NULL: getting it failed, located at the
+ * target). NULL, located, when something fails. */
+static tl_value *aug_value(tl_interp *I, const tl_node *s, tl_value *cur, tl_error *err)
+{
+    if (!cur) {
+        fail_node(s->kids[0], err);
+        return NULL;
+    }
+    tl_value *r = NULL, *v = eval(I, s->kids[1], err);
+    if (v) {
+        r = tl_pyops_binary_inplace((tl_pyop)s->op, cur, v, err);
+        if (!r)
+            fail_node(s, err);
+        tl_value_release(v);
+    }
+    tl_value_release(cur);
+    return r;
+}
+
 static int assign(tl_interp *I, const tl_node *t, tl_value *v, tl_error *err);
 
 /* `a, b = v`: the items of v bound to the targets of tuple/list node t by
@@ -1840,27 +1860,13 @@ static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
             tl_value *obj = eval(I, t->kids[0], err);
             if (!obj)
                 return -1;
-            int rc = -1;
             tl_value *cur = obj->kind == TL_V_MODULE ? tl_builtins_module_attr(obj, t->str, err)
                                                      : tl_builtins_attr(obj, t->str, err);
-            if (!cur) {
+            tl_value *r = aug_value(I, s, cur, err);
+            int rc = r ? tl_setattr_assign(obj, t->str, r, err) : -1;
+            if (r && rc < 0)
                 fail_node(t, err);
-            } else {
-                tl_value *v = eval(I, s->kids[1], err);
-                if (v) {
-                    tl_value *r = tl_pyops_binary_inplace((tl_pyop)s->op, cur, v, err);
-                    if (!r) {
-                        fail_node(s, err);
-                    } else {
-                        rc = tl_setattr_assign(obj, t->str, r, err);
-                        if (rc < 0)
-                            fail_node(t, err);
-                        tl_value_release(r);
-                    }
-                    tl_value_release(v);
-                }
-                tl_value_release(cur);
-            }
+            tl_value_release(r);
             tl_value_release(obj);
             return rc;
         }
@@ -1873,26 +1879,11 @@ static int exec_stmt(tl_interp *I, const tl_node *s, tl_error *err)
             tl_value_release(obj);
             return -1;
         }
-        int rc = -1;
-        tl_value *cur = tl_pyops_getitem(obj, idx, err);
-        if (!cur) {
-            fail_node(t, err);
-        } else {
-            tl_value *v = eval(I, s->kids[1], err);
-            if (v) {
-                tl_value *r = tl_pyops_binary_inplace((tl_pyop)s->op, cur, v, err);
-                if (!r) {
-                    fail_node(s, err);
-                } else {
-                    rc = tl_pyops_setitem(obj, idx, r, err);
-                    if (rc < 0)
-                        fail_node(s, err);
-                    tl_value_release(r);
-                }
-                tl_value_release(v);
-            }
-            tl_value_release(cur);
-        }
+        tl_value *r = aug_value(I, s, tl_pyops_getitem(obj, idx, err), err);
+        int rc = r ? tl_pyops_setitem(obj, idx, r, err) : -1;
+        if (r && rc < 0)
+            fail_node(s, err);
+        tl_value_release(r);
         tl_value_release(obj);
         tl_value_release(idx);
         return rc;

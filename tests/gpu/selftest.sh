@@ -9,7 +9,7 @@
 set +e
 script=$top_srcdir/tests/gpu/run.sh
 if command -v shellcheck >/dev/null 2>&1; then
-    shellcheck -s sh "$script" "$top_srcdir/tests/gpu/pack.sh" || fail "shellcheck: tests/gpu/run.sh"
+    shellcheck -s sh "$script" "$top_srcdir/tests/gpu/pack.sh" "$top_srcdir/tests/gpu/ptxas.sh" || fail "shellcheck: tests/gpu/run.sh"
 else
     echo "shellcheck not installed: lint skipped"
 fi
