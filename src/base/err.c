@@ -72,6 +72,7 @@ const char *tl_error_kind_name(tl_errkind kind)
     case TL_ERR_OS: return "OSError";
     case TL_ERR_UNPICKLING: return "UnpicklingError";
     case TL_ERR_IOUNSUPPORTED: return "UnsupportedOperation";
+    case TL_ERR_UFUNCTYPE: return "UFuncTypeError";
     case TL_ERR_EXCEPTION: return "Exception";
     case TL_ERR_SYNTAX: return "SyntaxError";
     case TL_ERR_UNSUPPORTED: return "UnsupportedError";

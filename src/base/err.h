@@ -41,6 +41,7 @@ typedef enum tl_errkind {
     TL_ERR_OS,          /* OSError (io.UnsupportedOperation, IsADirectoryError ...) */
     TL_ERR_UNPICKLING,  /* pickle.UnpicklingError (torch.load weights_only) */
     TL_ERR_IOUNSUPPORTED, /* io.UnsupportedOperation (an OSError and a ValueError) */
+    TL_ERR_UFUNCTYPE,   /* numpy's UFuncTypeError (a TypeError): a ufunc's casting */
     TL_ERR_EXCEPTION,   /* Exception (raised by the program itself) */
     /* tlab errors: not a Python behaviour; the sheet or tlab is at fault */
     TL_ERR_SYNTAX,      /* cannot parse */

@@ -55,6 +55,7 @@
 #include "snapshot.h"
 #include "parse.h"
 #include "parse_cache.h"
+#include "bind_numpy.h"
 #include "pyops.h"
 #include "setattr.h"
 #include "pywarn.h"
@@ -169,6 +170,7 @@ tl_interp *tl_interp_new(const tl_interp_opts *opts)
 {
     tl_named_install(); /* PyTorch's name rules around method calls */
     tl_outarg_install(); /* out= of the torch functions that take it */
+    tl_bind_numpy_install(); /* np.float32(1) */
     tl_interp *I = tl_freelist_pop(&interps);
     if (!I)
         I = tl_xmalloc(sizeof *I);

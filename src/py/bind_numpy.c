@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "index_parse.h"
 #include "create.h"
 #include "numpy.h"
 #include "util.h"
@@ -867,3 +868,43 @@ const tl_binding tl_bind_numpy_method_bindings[] = {
     {"numpy", tensor_numpy, false, false},
     {NULL, NULL, false, false},
 };
+
+/* np.float32(x), np.int8(x), np.bool_(x): the NumPy scalar of that type
+ * holding the Python number x (none: 0), stored as NumPy stores it into
+ * an array of the type (integers wrap, floats round; tl_numpy_scalar_as).
+ * Strings, sequences and arrays as x are outside tlab's subset. */
+static tl_value *np_type_ctor(tl_value *type, const tl_args *a, tl_error *err)
+{
+    tl_dtype dt = type->u.dtype;
+    const char *name = dt == TL_BOOL ? "bool_" : tl_dtype_name(dt);
+    if (a->nkw || a->npos > 1) {
+        tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab supports np.%s() of one number only", name);
+        return NULL;
+    }
+    tl_scalar sc = {0};
+    if (a->npos == 1) {
+        const tl_value *v = a->pos[0];
+        if (v->kind == TL_V_FLOAT) {
+            sc.is_float = true;
+            sc.f = v->u.f;
+        } else if (v->kind == TL_V_INT || v->kind == TL_V_BOOL) {
+            sc.i = v->kind == TL_V_BOOL ? v->u.b : v->u.i;
+            sc.f = (double)sc.i;
+        } else {
+            tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab supports np.%s() of one number only, not of %s",
+                         name, tl_value_type_name(v));
+            return NULL;
+        }
+    }
+    tl_tensor *t = tl_numpy_scalar_as(dt, sc, err);
+    if (!t)
+        return NULL;
+    tl_value *r = tl_index_parse_np_scalar(t, err);
+    tl_tensor_release(t);
+    return r;
+}
+
+void tl_bind_numpy_install(void)
+{
+    tl_value_set_np_ctor(np_type_ctor);
+}

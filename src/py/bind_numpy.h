@@ -22,6 +22,8 @@ extern const tl_binding tl_bind_numpy_method_bindings[];  /* TL_BIND_METHOD */
  * ndarray element: shape, ndim, size, dtype, itemsize, item), or NULL
  * (no error) when obj is none or the name is not one of them. */
 tl_value *tl_bind_numpy_scalar_attr(tl_value *obj, const char *name);
+/* Makes the NumPy scalar types callable (np.float32(1)); idempotent. */
+void tl_bind_numpy_install(void);
 
 #ifdef __cplusplus
 }

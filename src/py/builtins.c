@@ -874,6 +874,8 @@ static bool kind_under(const char *cls, int kind)
         return kind == TL_ERR_ZERODIV || kind == TL_ERR_OVERFLOW;
     if (strcmp(cls, "RuntimeError") == 0)
         return kind == TL_ERR_RUNTIME || kind == TL_ERR_NOTIMPL || kind == TL_ERR_EINOPS;
+    if (strcmp(cls, "TypeError") == 0 && kind == TL_ERR_UFUNCTYPE)
+        return true;
     return strcmp(cls, tl_error_kind_name((tl_errkind)kind)) == 0;
 }
 
@@ -936,6 +938,8 @@ tl_value *tl_builtins_exc_type(int kind)
 {
     if (kind == TL_ERR_EINOPS) /* einops.EinopsError: no builtin name */
         return tl_value_type("EinopsError", kind, TL_V_EXC, NULL);
+    if (kind == TL_ERR_UFUNCTYPE) /* numpy.core._exceptions.UFuncTypeError */
+        return tl_value_type("UFuncTypeError", kind, TL_V_EXC, NULL);
     for (size_t i = 0; i < TL_ARRAY_LEN(exc_classes); i++)
         if (exc_classes[i].kind == kind && kind != TL_ERR_EXCEPTION)
             return tl_value_type(exc_classes[i].name, kind, TL_V_EXC, exc_ctor);

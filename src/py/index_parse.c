@@ -161,7 +161,11 @@ static bool slice_bound(const tl_value *v, bool *has, int64_t *out)
 /* parsing the index value into items                                  */
 /* ------------------------------------------------------------------ */
 
-static bool treat_as_tuple(const tl_value *v)
+/* PyTorch (and NumPy before 1.23) index with a short list holding a
+ * slice, None, Ellipsis, a sequence or a tensor as with a tuple. NumPy
+ * 1.23+ takes a list of lists as one array index (a[[[0], [1]]] has shape
+ * (2, 1, ...)); tlab still reads a list of arrays as a tuple there. */
+static bool treat_as_tuple(const tl_value *v, bool np)
 {
     if (v->kind == TL_V_TUPLE || v->kind == TL_V_SIZE)
         return true;
@@ -170,9 +174,22 @@ static bool treat_as_tuple(const tl_value *v)
     for (size_t i = 0; i < v->u.seq.n; i++) {
         const tl_value *o = v->u.seq.items[i];
         if (o->kind == TL_V_TENSOR || o->kind == TL_V_NDARRAY ||
-            tl_value_is_seq(o) || o->kind == TL_V_SLICE ||
+            (tl_value_is_seq(o) && !np) || o->kind == TL_V_SLICE ||
             o->kind == TL_V_ELLIPSIS || o->kind == TL_V_NONE ||
             o->kind == TL_V_STR)
+            return true;
+    }
+    return false;
+}
+
+/* NumPy 1.23+: a list holding a slice, None or Ellipsis is no index */
+static bool np_bad_list(const tl_value *v)
+{
+    if (v->kind != TL_V_LIST)
+        return false;
+    for (size_t i = 0; i < v->u.seq.n; i++) {
+        const tl_value *o = v->u.seq.items[i];
+        if (o->kind == TL_V_SLICE || o->kind == TL_V_ELLIPSIS || o->kind == TL_V_NONE)
             return true;
     }
     return false;
@@ -236,10 +253,12 @@ int tl_index_parse(const tl_value *index, bool np, tl_index *out,
 {
     out->n = 0;
     out->items = NULL;
-    out->single = !treat_as_tuple(index);
+    if (np && np_bad_list(index))
+        return tl_index_np_type_error(err);
+    out->single = !treat_as_tuple(index, np);
     const tl_value *const *src = &index;
     size_t m = 1;
-    if (treat_as_tuple(index)) {
+    if (!out->single) {
         src = (const tl_value *const *)index->u.seq.items;
         m = index->u.seq.n;
     }
@@ -320,9 +339,7 @@ static int value_operand(const tl_tensor *x, bool np, tl_value *v,
     return -1;
 }
 
-/* NumPy gives a Python scalar for an integer-only index: the element of
- * the 0-d view v. */
-static tl_value *np_scalar(const tl_tensor *v, tl_error *err)
+tl_value *tl_index_parse_np_scalar(const tl_tensor *v, tl_error *err)
 {
     tl_value *r = NULL;
     if (tl_dtype_is_floating(v->dtype)) {
@@ -356,10 +373,14 @@ tl_value *tl_index_parse_getitem(tl_value *obj, tl_value *index,
     if (rc < 0)
         return NULL;
     if (scalar) {
-        tl_value *s = np_scalar(r, err);
+        tl_value *s = tl_index_parse_np_scalar(r, err);
         tl_tensor_release(r);
         return s;
     }
+    if (np && r->storage != obj->u.tensor->storage && tl_tensor_numel(r) == 0)
+        /* NumPy's empty advanced-indexing result has all-zero strides */
+        for (int i = 0; i < r->ndim; i++)
+            r->strides[i] = 0;
     return np ? tl_value_ndarray(r) : tl_value_tensor(r);
 }
 

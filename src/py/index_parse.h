@@ -22,6 +22,10 @@ extern "C" {
 int tl_index_parse(const tl_value *index, bool np, tl_index *out,
                    tl_error *err);
 /* obj[index] for a TL_V_TENSOR or TL_V_NDARRAY obj. */
+/* The NumPy scalar (np.float32 ...: a Python number marked with its dtype)
+ * holding the element of the 0-d tensor v (borrowed): what NumPy gives for
+ * an integer-only index, and for a ufunc whose result is 0-d. */
+tl_value *tl_index_parse_np_scalar(const tl_tensor *v, tl_error *err);
 tl_value *tl_index_parse_getitem(tl_value *obj, tl_value *index,
                                  tl_error *err);
 /* obj[index] = v (v: a number, tensor; for ndarrays also lists/arrays). */

@@ -261,6 +261,15 @@ int tl_format_value(const tl_value *v, const char *s, size_t n, size_t max_len, 
     /* Tensor.__format__: a 0-d tensor formats its .item(), even with an
      * empty spec (f"{x.sum()}" is "15.0"); others are object.__format__ */
     if (n == 0 && !(v->kind == TL_V_TENSOR && v->u.tensor->ndim == 0)) {
+        if (v->kind == TL_V_FLOAT) {
+            /* a NumPy float32 scalar formats as the Python float it
+             * holds (f"{np.float32(1.1)}" is "1.100000023841858"), where
+             * its str is the short "1.1" */
+            tl_value *f = tl_float(v->u.f);
+            tl_value_str(f, out);
+            tl_value_release(f);
+            return 0;
+        }
         tl_value_str(v, out);
         return 0;
     }

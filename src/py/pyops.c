@@ -84,6 +84,40 @@ static tl_value *wrap_result(tl_tensor *t, bool ndarray)
     return ndarray ? tl_value_ndarray(t) : tl_value_tensor(t);
 }
 
+/* NumPy's fast scalar power (number.c fast_scalar_power): an integer or
+ * bool array to the power of a Python number equal to 2 runs the 'square'
+ * ufunc, which keeps the array's dtype (bool squares to int8), in place
+ * always and otherwise unless the exponent is a float (then float64, as
+ * power gives). 1 with the square of a in *out, 0 where power applies, -1
+ * on an error. */
+static int np_fast_square(tl_pyop op, const tl_value *a, const tl_value *b, bool inplace,
+                          tl_tensor **out, tl_error *err)
+{
+    *out = NULL;
+    if (op != TL_PY_POW || a->kind != TL_V_NDARRAY || tl_dtype_is_floating(a->u.tensor->dtype))
+        return 0;
+    double e;
+    if (b->kind == TL_V_INT)
+        e = (double)b->u.i;
+    else if (b->kind == TL_V_BOOL)
+        e = b->u.b;
+    else if (b->kind == TL_V_FLOAT)
+        e = b->u.f;
+    else
+        return 0;
+    if (e != 2.0 || (!inplace && b->kind == TL_V_FLOAT && a->u.tensor->dtype != TL_BOOL))
+        return 0;
+    tl_tensor *x = a->u.tensor->dtype == TL_BOOL
+                       ? tl_ops_to(a->u.tensor, NULL, TL_INT8, true, TL_MEMFMT_PRESERVE, err)
+                       : tl_tensor_retain(a->u.tensor);
+    if (!x)
+        return -1;
+    tl_operand o = tl_ops_operand_tensor(x);
+    *out = tl_ops_binop(TL_BIN_MUL, &o, &o, err);
+    tl_tensor_release(x);
+    return *out ? 1 : -1;
+}
+
 static tl_value *tensor_binary(tl_pyop op, tl_value *a, tl_value *b,
                                tl_error *err)
 {
@@ -100,6 +134,9 @@ static tl_value *tensor_binary(tl_pyop op, tl_value *a, tl_value *b,
     }
     bool nd = numpy_mode(a, b);
     tl_tensor *r;
+    int fs = np_fast_square(op, a, b, false, &r, err);
+    if (fs)
+        return fs > 0 ? wrap_result(r, true) : NULL;
     if (op == TL_PY_MATMUL) {
         if (!x.t || !y.t) {
             tl_error_set(err, TL_ERR_TYPE,
@@ -115,27 +152,34 @@ static tl_value *tensor_binary(tl_pyop op, tl_value *a, tl_value *b,
             return NULL;
         }
         if (nd) {
-            /* NumPy promotes integers to float64, not float32 */
+            /* NumPy's result type (value-based for numbers and 0-d
+             * arrays); true division of integers is float64. The arrays
+             * are cast to it first, so the kernel computes in it. */
             tl_operand ops[2] = {x, y};
-            tl_dtype rt = tl_ops_result_type(ops, 2);
-            bool has_f32 = (x.t && x.t->dtype == TL_FLOAT32) ||
-                           (y.t && y.t->dtype == TL_FLOAT32);
-            if (!has_f32 && (rt == TL_FLOAT32 ||
-                             (bop == TL_BIN_DIV && !tl_dtype_is_floating(rt)))) {
-                tl_tensor *cx = NULL;
-                const tl_tensor *base = x.t ? x.t : y.t;
-                cx = tl_ops_to((tl_tensor *)base, NULL, TL_FLOAT64, true,
-                               TL_MEMFMT_PRESERVE, err);
-                if (!cx)
-                    return NULL;
-                if (x.t)
-                    x.t = cx;
-                else
-                    y.t = cx;
-                r = tl_ops_binop(bop, &x, &y, err);
+            tl_dtype rt;
+            bool cmp = bop == TL_BIN_EQ || bop == TL_BIN_NE || bop == TL_BIN_LT ||
+                       bop == TL_BIN_LE || bop == TL_BIN_GT || bop == TL_BIN_GE;
+            if (tl_numpy_result_type(ops, 2, cmp, &rt, err) < 0)
+                return NULL;
+            if (bop == TL_BIN_DIV && !tl_dtype_is_floating(rt))
+                rt = TL_FLOAT64;
+            tl_tensor *cx = NULL, *cy = NULL;
+            if (x.t && x.t->dtype != rt &&
+                !(cx = tl_ops_to((tl_tensor *)x.t, NULL, rt, true, TL_MEMFMT_PRESERVE, err)))
+                return NULL;
+            if (y.t && y.t->dtype != rt &&
+                !(cy = tl_ops_to((tl_tensor *)y.t, NULL, rt, true, TL_MEMFMT_PRESERVE, err))) {
                 tl_tensor_release(cx);
-                return r ? wrap_result(r, true) : NULL;
+                return NULL;
             }
+            if (cx)
+                x.t = cx;
+            if (cy)
+                y.t = cy;
+            r = tl_ops_binop(bop, &x, &y, err);
+            tl_tensor_release(cx);
+            tl_tensor_release(cy);
+            return r ? wrap_result(r, true) : NULL;
         }
         if (bop == TL_BIN_DIV && !nd && !x.t && y.t && b->kind == TL_V_TENSOR) {
             /* number / tensor is Tensor.__rdiv__: self.reciprocal() * other
@@ -164,7 +208,10 @@ static tl_value *ndarray_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error 
         "power", "matmul", "equal", "not_equal", "less", "less_equal",
         "greater", "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
         "left_shift", "right_shift"};
-    tl_value *r = tensor_binary(op, a, b, err);
+    tl_tensor *sq;
+    if (np_fast_square(op, a, b, true, &sq, err) < 0)
+        return NULL;
+    tl_value *r = sq ? tl_value_ndarray(sq) : tensor_binary(op, a, b, err);
     if (!r)
         return NULL;
     int rc = -1;
@@ -174,7 +221,8 @@ static tl_value *ndarray_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error 
                      pyop_symbol(op), tl_value_type_name(a), tl_value_type_name(b));
     else
         rc = tl_numpy_store_inplace(a->u.tensor, r->u.tensor,
-                                    (unsigned)op < TL_NPYOPS ? ufunc[op] : "?", err);
+                                    sq ? "square" : (unsigned)op < TL_NPYOPS ? ufunc[op] : "?",
+                                    err);
     tl_value_release(r);
     return rc < 0 ? NULL : tl_value_retain(a);
 }
@@ -657,14 +705,28 @@ static tl_value *np_scalar_binop(tl_pyop op, tl_value *a, tl_value *b, tl_error 
     return np_scalar_result(num_binop(op, a, b, err), dt, err);
 }
 
+/* NumPy's ufuncs give a scalar where their result is 0-d (n0 - n0, -n0,
+ * n0 > 1, v @ v): r (taken) as that scalar; other results pass through */
+static tl_value *np_0d_scalar(tl_value *r, tl_error *err)
+{
+    if (!r || r->kind != TL_V_NDARRAY || r->u.tensor->ndim != 0)
+        return r;
+    tl_value *s = tl_index_parse_np_scalar(r->u.tensor, err);
+    tl_value_release(r);
+    return s;
+}
+
 tl_value *tl_pyops_binary(tl_pyop op, tl_value *a, tl_value *b, tl_error *err)
 {
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b)) {
         if (op == TL_PY_MATMUL)
             return tl_named_matmul_check(a, b, err) < 0
                        ? NULL
-                       : tl_named_matmul(tl_grad_binop(op, a, b, tensor_binary, err), a, b, err);
-        return tl_named_binary(tl_grad_binop(op, a, b, tensor_binary, err), a, b, err);
+                       : np_0d_scalar(tl_named_matmul(tl_grad_binop(op, a, b, tensor_binary, err),
+                                                      a, b, err),
+                                      err);
+        return np_0d_scalar(tl_named_binary(tl_grad_binop(op, a, b, tensor_binary, err), a, b, err),
+                            err);
     }
     if (is_num(a) && is_num(b) && (is_np_scalar(a) || is_np_scalar(b)))
         return np_scalar_binop(op, a, b, err);
@@ -771,7 +833,8 @@ tl_value *tl_pyops_binary_inplace(tl_pyop op, tl_value *a, tl_value *b, tl_error
 tl_value *tl_pyops_unary(tl_pyunop op, tl_value *a, tl_error *err)
 {
     if (tl_value_is_tensorlike(a))
-        return tl_named_binary(tl_grad_unop(op, a, tensor_unary, err), a, a, err);
+        return np_0d_scalar(tl_named_binary(tl_grad_unop(op, a, tensor_unary, err), a, a, err),
+                            err);
     const char *sym = op == TL_PY_NEG ? "-" : op == TL_PY_POS ? "+" : "~";
     if (is_np_scalar(a) && a->kind != TL_V_BOOL && op != TL_PY_INVERT) {
         /* -n[0, 0] stays a NumPy scalar of its dtype (uint8 wraps) */
@@ -966,7 +1029,7 @@ tl_value *tl_pyops_compare(tl_cmpop op, tl_value *a, tl_value *b, tl_error *err)
     if (tl_value_is_tensorlike(a) || tl_value_is_tensorlike(b)) {
         static const tl_pyop map[] = {TL_PY_EQ, TL_PY_NE, TL_PY_LT, TL_PY_LE,
                                       TL_PY_GT, TL_PY_GE};
-        return tl_named_binary(tensor_binary(map[op], a, b, err), a, b, err);
+        return np_0d_scalar(tl_named_binary(tensor_binary(map[op], a, b, err), a, b, err), err);
     }
     if (op == TL_CMP_EQ || op == TL_CMP_NE) {
         bool eq; /* RecursionError past the nesting limit, as Python */

@@ -475,7 +475,8 @@ static void np_scan(const tview *v, npfmt *f, int dim, int64_t base)
     if (dim == t->ndim) {
         char tmp[512];
         if (f->isbool) {
-            int w = elem_i(v, base) ? 4 : 5;
+            /* NumPy's BoolFormat: ' True' in arrays, the width of False */
+            int w = t->ndim ? 5 : elem_i(v, base) ? 4 : 5;
             if (w > f->width)
                 f->width = w;
         } else if (!f->isfloat) {

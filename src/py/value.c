@@ -480,6 +480,12 @@ void tl_value_set_call_hook(tl_value_call_hook hook)
 }
 
 static tl_value_out_hook out_hook;
+static tl_value_np_ctor np_ctor;
+
+void tl_value_set_np_ctor(tl_value_np_ctor ctor)
+{
+    __atomic_store_n(&np_ctor, ctor, __ATOMIC_RELAXED);
+}
 
 void tl_value_set_out_hook(tl_value_out_hook hook)
 {
@@ -512,6 +518,12 @@ tl_value *tl_value_call(tl_value *fn, const struct tl_args *args, tl_error *err)
         if (fn->u.type.ctor)
             return fn->u.type.ctor(fn->u.type.errkind != TL_OK ? fn : NULL, args, err);
         break;
+    case TL_V_DTYPE: { /* np.float32(1): a NumPy scalar type */
+        tl_value_np_ctor c = __atomic_load_n(&np_ctor, __ATOMIC_RELAXED);
+        if (c && fn->npdt == TL_NPDT_TYPE)
+            return c(fn, args, err);
+        break;
+    }
     default:
         break;
     }
@@ -1062,9 +1074,24 @@ bool tl_value_is(const tl_value *a, const tl_value *b)
 
 /* ---- repr ---- */
 
+/* Does the decimal text s read back as f in dtype dt (float64: itself;
+ * float32/float16: f's value in that dtype, f being one)? */
+static bool reads_back(const char *s, double f, tl_dtype dt)
+{
+    double v = strtod(s, NULL);
+    if (dt == TL_FLOAT64)
+        return v == f;
+    unsigned char a[8], c[8];
+    tl_dtype_store_f64(dt, a, v);
+    tl_dtype_store_f64(dt, c, f);
+    return memcmp(a, c, tl_dtype_size(dt)) == 0;
+}
+
 /* Python's float repr: the shortest string that round-trips, in positional
- * notation when the decimal exponent is in [-4, 16), else scientific. */
-static void float_repr(double f, tl_buf *b)
+ * notation when the decimal exponent is in [-4, 16), else scientific.
+ * NumPy's float32/float16 scalars print the same way with the shortest
+ * digits that round-trip in their own precision (np.float32(1.1) is 1.1). */
+static void float_repr_in(double f, tl_dtype dt, tl_buf *b)
 {
     if (isnan(f)) {
         tl_buf_puts(b, "nan");
@@ -1078,7 +1105,7 @@ static void float_repr(double f, tl_buf *b)
     int prec;
     for (prec = 1; prec <= 17; prec++) {
         snprintf(tmp, sizeof tmp, "%.*e", prec - 1, f);
-        if (strtod(tmp, NULL) == f)
+        if (reads_back(tmp, f, dt))
             break;
     }
     /* tmp = [-]d.ddde[+-]XX */
@@ -1165,7 +1192,14 @@ static bool repr_rec(const tl_value *v, tl_buf *b, size_t limit, int depth,
     case TL_V_NONE: tl_buf_puts(b, "None"); break;
     case TL_V_BOOL: tl_buf_puts(b, v->u.b ? "True" : "False"); break;
     case TL_V_INT: tl_buf_printf(b, "%" PRId64, v->u.i); break;
-    case TL_V_FLOAT: float_repr(v->u.f, b); break;
+    case TL_V_FLOAT:
+        float_repr_in(v->u.f,
+                      v->npdt == TL_NPDT_DTYPE &&
+                              (v->sdtype == TL_FLOAT32 || v->sdtype == TL_FLOAT16)
+                          ? v->sdtype
+                          : TL_FLOAT64,
+                      b);
+        break;
     case TL_V_STR: {
         /* at most limit - len characters (each renders as >= 1 byte) */
         size_t room = limit - b->len + 1;

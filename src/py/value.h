@@ -221,6 +221,11 @@ void tl_value_set_call_hook(tl_value_call_hook hook);
  * call itself. Set once, like the call hook. */
 typedef tl_value *(*tl_value_out_hook)(tl_value *fn, const struct tl_args *a, tl_error *err);
 void tl_value_set_out_hook(tl_value_out_hook hook);
+/* A NumPy scalar type called as a constructor (np.float32(1)) goes
+ * through this hook when one is set (bind_numpy.c); else the type is not
+ * callable. Set once, like the call hook. */
+typedef tl_value *(*tl_value_np_ctor)(tl_value *type, const struct tl_args *a, tl_error *err);
+void tl_value_set_np_ctor(tl_value_np_ctor ctor);
 /* tl_value_call of a builtin (TL_V_FUNC) without the out= hook. */
 tl_value *tl_value_call_plain(tl_value *fn, const struct tl_args *args, tl_error *err);
 

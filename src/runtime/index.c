@@ -527,8 +527,9 @@ static int apply_items(ctx *c, ixitem *it, int n, tl_error *err)
         }
         }
     }
+    /* (n == 0: a[()] of a 0-d array is its scalar too) */
     c->scalar_result = c->np && only_ints && c->nrec == 0 && c->ndim == 0 &&
-                       !c->ellipsis_seen && n > 0;
+                       !c->ellipsis_seen;
     return 0;
 }
 
@@ -995,6 +996,55 @@ static void iter_layout(int nd, const int64_t *shape, int nops, const itop *ops,
     free(sz);
 }
 
+/* The strides NumPy gives an advanced-indexing result (mapping.c: the
+ * result is allocated with the broadcast index dims outermost, in C order,
+ * and the subspace, the dims that are not indexed, inside them in the
+ * source's memory order: sorted by |stride|, descending, ties in dim order
+ * (PyArray_CreateSortedStridePerm); then the index dims are moved to their
+ * place when the indexed dims were adjacent). Elements. */
+static void np_adv_layout(const ctx *c, const plan *p, int64_t *out)
+{
+    int nd = p->rndim, nb = p->nb;
+    bool adjacent = true;
+    for (int j = 1; j < c->nadv; j++)
+        if (c->adv[j].dim != c->adv[j - 1].dim + 1)
+            adjacent = false;
+    bool isadv[TL_MAX_DIMS] = {false};
+    for (int j = 0; j < c->nadv; j++)
+        if (c->adv[j].dim < TL_MAX_DIMS)
+            isadv[c->adv[j].dim] = true;
+    /* the subspace's result dims and their source strides */
+    int sub[TL_MAX_DIMS], nsub = 0;
+    int64_t sst[TL_MAX_DIMS];
+    int before = adjacent ? c->adv[0].dim : 0;
+    for (int d = 0, k = 0; d < c->ndim; d++) {
+        if (isadv[d])
+            continue;
+        int pos = k < before ? k : k + nb;
+        k++;
+        /* insertion by |stride|, descending; stable */
+        int64_t a = c->strides[d] < 0 ? -c->strides[d] : c->strides[d];
+        int q = nsub++;
+        while (q > 0 && (sst[q - 1] < 0 ? -sst[q - 1] : sst[q - 1]) < a) {
+            sub[q] = sub[q - 1];
+            sst[q] = sst[q - 1];
+            q--;
+        }
+        sub[q] = pos;
+        sst[q] = c->strides[d];
+    }
+    TL_ASSERT(nsub + nb == nd);
+    int64_t acc = 1;
+    for (int q = nsub - 1; q >= 0; q--) {
+        out[sub[q]] = acc;
+        acc *= p->rsizes[sub[q]];
+    }
+    for (int q = nb - 1; q >= 0; q--) {
+        out[before + q] = acc;
+        acc *= p->rsizes[before + q];
+    }
+}
+
 /* The strides of x[index] in PyTorch: at::index builds a TensorIterator
  * over the sliced tensor restrided by AdvancedIndex (indexed dims moved to
  * the front when not adjacent, replaced by the broadcast index shape with
@@ -1390,10 +1440,14 @@ int tl_index_get(tl_tensor *x, bool np, const tl_index *ix, tl_tensor **out,
         tl_tensor_release(r);
         goto out;
     }
-    if (!np) {
-        /* gathered row-major; give it PyTorch's layout when that differs */
+    {
+        /* gathered row-major; give it PyTorch's (NumPy's) layout when that
+         * differs */
         int64_t st[TL_MAX_DIMS];
-        adv_layout(c, &p, st);
+        if (np)
+            np_adv_layout(c, &p, st);
+        else
+            adv_layout(c, &p, st);
         if (!tl_shape_equal(p.rndim, st, r->ndim, r->strides)) {
             tl_tensor *r2 = tl_tensor_new_strided(tl_tensor_backend(x), x->dtype,
                                                   p.rndim, p.rsizes, st, err);

@@ -360,7 +360,7 @@ int tl_numpy_store_inplace(tl_tensor *dst, const tl_tensor *r, const char *ufunc
         return -1;
     }
     if (kind_rank(r->dtype) > kind_rank(dst->dtype)) {
-        tl_error_set(err, TL_ERR_TYPE,
+        tl_error_set(err, TL_ERR_UFUNCTYPE,
                      "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') "
                      "with casting rule 'same_kind'",
                      ufunc, tl_dtype_name(r->dtype), tl_dtype_name(dst->dtype));
@@ -439,4 +439,148 @@ tl_dtype tl_numpy_promote(tl_dtype a, tl_dtype b)
         return int_bits(a) >= int_bits(b) ? a : b;
     int bu = int_bits(ua ? a : b), bs = int_bits(ua ? b : a);
     return bs > bu ? (ua ? b : a) : signed_of(2 * bu);
+}
+
+/* ------------------------------------------------------------------------
+ * NumPy 1.24 array promotion with value-based casting (PyArray_ResultType)
+ * ---------------------------------------------------------------------- */
+
+/* a NumPy type: kind 'b', 'u', 'i' or 'f' and its width; 'u' wider than
+ * 8 bits exists only in NumPy (tlab has no uint16..uint64) */
+typedef struct npt {
+    char kind;
+    int bits;
+    bool small_unsigned; /* a min scalar type: the value fits the signed type too */
+} npt;
+
+static npt npt_of(tl_dtype dt)
+{
+    npt t = {'i', 64, false};
+    if (dt == TL_BOOL) {
+        t.kind = 'b';
+        t.bits = 8;
+    } else if (tl_dtype_is_floating(dt)) {
+        t.kind = 'f';
+        t.bits = float_bits(dt);
+    } else {
+        t.kind = dt == TL_UINT8 ? 'u' : 'i';
+        t.bits = int_bits(dt);
+    }
+    return t;
+}
+
+static int kind_order(char k)
+{
+    return k == 'b' ? 0 : k == 'f' ? 2 : 1;
+}
+
+/* np.promote_types, with promote_types' small-unsigned rule: a min scalar
+ * type uintN whose value fits intN meets a signed type as intN */
+static npt npt_promote(npt a, npt b)
+{
+    if (a.small_unsigned && b.kind == 'i')
+        a.kind = 'i';
+    if (b.small_unsigned && a.kind == 'i')
+        b.kind = 'i';
+    a.small_unsigned = b.small_unsigned = false;
+    if (a.kind == 'b')
+        return b;
+    if (b.kind == 'b')
+        return a;
+    if (a.kind == b.kind)
+        return a.bits >= b.bits ? a : b;
+    if (a.kind == 'f' || b.kind == 'f') { /* the float must hold the integer */
+        npt f = a.kind == 'f' ? a : b, i = a.kind == 'f' ? b : a;
+        int need = i.bits == 8 ? 16 : i.bits == 16 ? 32 : 64;
+        f.bits = f.bits > need ? f.bits : need;
+        return f;
+    }
+    npt s = a.kind == 'i' ? a : b, u = a.kind == 'i' ? b : a;
+    if (s.bits > u.bits)
+        return s;
+    if (u.bits == 64) {
+        npt f = {'f', 64, false};
+        return f;
+    }
+    s.bits = 2 * u.bits;
+    return s;
+}
+
+/* np.min_scalar_type of a number (its kind kept, the least width that
+ * holds the value; floats: half below 65000 in magnitude and for inf/nan,
+ * single below 3.4e38) */
+static npt npt_min_scalar(npt t, const tl_scalar *sc)
+{
+    if (t.kind == 'f') {
+        double v = sc->f;
+        if ((v > -65000 && v < 65000) || !isfinite(v))
+            t.bits = 16;
+        else if (v > -3.4e38 && v < 3.4e38)
+            t.bits = 32;
+        else
+            t.bits = 64;
+        return t;
+    }
+    if (t.kind == 'b')
+        return t;
+    int64_t v = sc->i;
+    if (t.kind == 'u' || v >= 0) {
+        uint64_t u = (uint64_t)v;
+        t.kind = 'u';
+        t.bits = u <= 0xFF ? 8 : u <= 0xFFFF ? 16 : u <= 0xFFFFFFFFu ? 32 : 64;
+        t.small_unsigned = u <= (uint64_t)(((uint64_t)1 << (t.bits - 1)) - 1);
+        return t;
+    }
+    t.kind = 'i';
+    t.bits = v >= INT8_MIN ? 8 : v >= INT16_MIN ? 16 : v >= INT32_MIN ? 32 : 64;
+    return t;
+}
+
+int tl_numpy_result_type(const tl_operand *ops, int n, bool compare, tl_dtype *out,
+                         tl_error *err)
+{
+    /* arrays (ndim > 0) and scalars (numbers, 0-d arrays) */
+    int max_arr = -1, max_sc = -1;
+    npt types[8], sc[8];
+    bool is_sc[8];
+    TL_ASSERT(n > 0 && n <= 8);
+    for (int k = 0; k < n; k++) {
+        const tl_operand *o = &ops[k];
+        types[k] = npt_of(o->t ? o->t->dtype : o->sdt);
+        is_sc[k] = !o->t || o->t->ndim == 0;
+        if (is_sc[k]) {
+            tl_scalar v = o->s;
+            if (o->t && tl_tensor_numel(o->t) == 1) {
+                v.is_float = tl_dtype_is_floating(o->t->dtype);
+                if (v.is_float) {
+                    if (tl_tensor_get_f64(o->t, 0, &v.f, err) < 0)
+                        return -1;
+                } else if (tl_tensor_get_i64(o->t, 0, &v.i, err) < 0) {
+                    return -1;
+                }
+            }
+            sc[k] = npt_min_scalar(types[k], &v);
+            if (kind_order(types[k].kind) > max_sc)
+                max_sc = kind_order(types[k].kind);
+        } else if (kind_order(types[k].kind) > max_arr) {
+            max_arr = kind_order(types[k].kind);
+        }
+    }
+    /* value-based only when some array is of the scalars' kind or higher */
+    bool by_value = max_arr >= 0 && max_arr >= max_sc;
+    npt r = by_value && is_sc[0] ? sc[0] : types[0];
+    for (int k = 1; k < n; k++)
+        r = npt_promote(r, by_value && is_sc[k] ? sc[k] : types[k]);
+    if (r.kind == 'u' && r.bits > 8 && compare) {
+        *out = TL_INT64; /* holds every value of both sides */
+        return 0;
+    }
+    if (r.kind == 'u' && r.bits > 8)
+        return tl_error_set(err, TL_ERR_UNSUPPORTED,
+                            "NumPy's result here is uint%d, a dtype tlab does not have", r.bits);
+    *out = r.kind == 'b' ? TL_BOOL
+           : r.kind == 'u' ? TL_UINT8
+           : r.kind == 'f' ? float_of(r.bits)
+                           : signed_of(r.bits);
+    return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 
 #include "err.h"
+#include "ops.h"
 #include "tensor.h"
 
 #ifdef __cplusplus
@@ -56,6 +57,15 @@ tl_tensor *tl_numpy_scalar_as(tl_dtype dt, tl_scalar sc, tl_error *err);
  * casting between scalars: a Python int is int64, a float float64):
  * float32 + int64 is float64, uint8 + int8 int16, bool + x x. */
 tl_dtype tl_numpy_promote(tl_dtype a, tl_dtype b);
+/* np.result_type of the operands of a ufunc (NumPy 1.24): arrays promote
+ * by np.promote_types; numbers and 0-d arrays count by value
+ * (np.min_scalar_type) when an array is of their kind or higher (int8
+ * array + 300 is int16, float32 array + 1.5 float32, int8 array + 1.5
+ * float64), else by type (a Python int is int64). TL_ERR_UNSUPPORTED for
+ * NumPy's uint16..uint64, which tlab lacks, except for a comparison
+ * (compare: int64 holds both sides). n <= 8. */
+int tl_numpy_result_type(const tl_operand *ops, int n, bool compare, tl_dtype *out,
+                         tl_error *err);
 
 int tl_numpy_store_inplace(tl_tensor *dst, const tl_tensor *r, const char *ufunc,
                            tl_error *err);
