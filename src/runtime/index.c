@@ -726,6 +726,16 @@ static int broadcast_error(ctx *c, tl_error *err)
     return -1;
 }
 
+/* Are the indexed dims adjacent (x[:, i, j])? Then the broadcast index
+ * dims replace them in place; else they go first. */
+static bool adv_adjacent(const ctx *c)
+{
+    for (int j = 1; j < c->nadv; j++)
+        if (c->adv[j].dim != c->adv[j - 1].dim + 1)
+            return false;
+    return true;
+}
+
 static int plan_offsets(ctx *c, plan *p, tl_error *err);
 
 /* The plan's shapes (result and B block), without the index bounds checks
@@ -755,10 +765,7 @@ static int make_plan_shape(ctx *c, plan *p, tl_error *err)
     if (!tl_shape_numel(p->nb, p->bsizes, &p->bnumel))
         return tl_index_limit_error(err);
     /* adjacency of the indexed dims */
-    bool adjacent = true;
-    for (int j = 1; j < c->nadv; j++)
-        if (c->adv[j].dim != c->adv[j - 1].dim + 1)
-            adjacent = false;
+    bool adjacent = adv_adjacent(c);
     /* the AdvancedIndex 0-size check */
     bool indexed_zero = false, repl_zero = false;
     for (int j = 0; j < c->nadv; j++)
@@ -1005,10 +1012,7 @@ static void iter_layout(int nd, const int64_t *shape, int nops, const itop *ops,
 static void np_adv_layout(const ctx *c, const plan *p, int64_t *out)
 {
     int nd = p->rndim, nb = p->nb;
-    bool adjacent = true;
-    for (int j = 1; j < c->nadv; j++)
-        if (c->adv[j].dim != c->adv[j - 1].dim + 1)
-            adjacent = false;
+    bool adjacent = adv_adjacent(c);
     bool isadv[TL_MAX_DIMS] = {false};
     for (int j = 0; j < c->nadv; j++)
         if (c->adv[j].dim < TL_MAX_DIMS)
@@ -1054,10 +1058,7 @@ static void np_adv_layout(const ctx *c, const plan *p, int64_t *out)
 static void adv_layout(const ctx *c, const plan *p, int64_t *out)
 {
     int nd = p->rndim, nb = p->nb;
-    bool adjacent = true;
-    for (int j = 1; j < c->nadv; j++)
-        if (c->adv[j].dim != c->adv[j - 1].dim + 1)
-            adjacent = false;
+    bool adjacent = adv_adjacent(c);
     /* the sliced dims that are not indexed, in (transposed) order */
     int rest[TL_MAX_DIMS], nrest = 0, before;
     bool isadv[TL_MAX_DIMS] = {false};
