@@ -40,6 +40,7 @@
 #include "named.h"
 #include "ops.h"
 #include "pyops.h"
+#include "strmethods.h"
 #include "repr.h"
 #include "sparse.h"
 #include "util.h"
@@ -2100,6 +2101,12 @@ tl_value *tl_builtins_attr(tl_value *obj, const char *name, tl_error *err)
         return tl_builtins_module_attr(obj, name, err);
     case TL_V_DICT:
         return tl_pydict_attr(obj, name, err);
+    case TL_V_STR: {
+        tl_value *m = tl_strmethods_attr(obj, name);
+        if (m)
+            return m;
+        break;
+    }
     case TL_V_OBJECT:
         return obj->u.obj.cls->attr(obj, name, err);
     case TL_V_TYPE:
