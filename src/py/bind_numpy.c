@@ -548,6 +548,184 @@ static tl_value *nd_T(tl_value *self, const tl_args *a, tl_error *err)
     return tl_value_ndarray(v);
 }
 
+/* NumPy's _attempt_nocopy_reshape (shape.c, 1.24): strides (elements)
+ * for t viewed as (nd, dims) without a copy, in C or Fortran order; false
+ * when the memory does not allow it. Size-1 axes are dropped first; new
+ * size-1 axes take the stride of the last real axis. */
+static bool nocopy_reshape(const tl_tensor *t, int nd, const int64_t *dims, bool f,
+                           int64_t *st)
+{
+    int64_t od[TL_MAX_DIMS], os[TL_MAX_DIMS];
+    int on = 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (t->sizes[i] != 1) {
+            od[on] = t->sizes[i];
+            os[on++] = t->strides[i];
+        }
+    int oi = 0, oj = 1, ni = 0, nj = 1;
+    while (ni < nd && oi < on) {
+        int64_t np_ = dims[ni], op = od[oi];
+        while (np_ != op) {
+            if (np_ < op) {
+                if (nj >= nd)
+                    return false;
+                np_ *= dims[nj++];
+            } else {
+                if (oj >= on)
+                    return false;
+                op *= od[oj++];
+            }
+        }
+        for (int ok = oi; ok < oj - 1; ok++)
+            if (f ? os[ok + 1] != od[ok] * os[ok] : os[ok] != od[ok + 1] * os[ok + 1])
+                return false;
+        if (f) {
+            st[ni] = os[oi];
+            for (int nk = ni + 1; nk < nj; nk++)
+                st[nk] = st[nk - 1] * dims[nk - 1];
+        } else {
+            st[nj - 1] = os[oj - 1];
+            for (int nk = nj - 1; nk > ni; nk--)
+                st[nk - 1] = st[nk] * dims[nk];
+        }
+        ni = nj++;
+        oi = oj++;
+    }
+    int64_t last = ni >= 1 ? st[ni - 1] : 1;
+    if (f && ni >= 1)
+        last *= dims[ni - 1];
+    for (int nk = ni; nk < nd; nk++)
+        st[nk] = last;
+    return true;
+}
+
+/* "(5,newaxis)": NumPy's print of a requested shape (negative: newaxis) */
+static void np_shape_text(int n, const int64_t *d, tl_buf *b)
+{
+    tl_buf_putc(b, '(');
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tl_buf_putc(b, ',');
+        if (d[i] < 0)
+            tl_buf_puts(b, "newaxis");
+        else
+            tl_buf_printf(b, "%lld", (long long)d[i]);
+    }
+    if (n == 1)
+        tl_buf_putc(b, ',');
+    tl_buf_putc(b, ')');
+}
+
+/* ndarray.reshape(*shape, order='C') (PyArray_Newshape): a view when the
+ * memory allows one (the same shape; a contiguous array in that order;
+ * nocopy_reshape), else a view of a copy in that order. One negative
+ * entry is inferred. */
+static tl_value *nd_reshape(tl_value *self, const tl_args *a, tl_error *err)
+{
+    tl_tensor *t = self_array(self, "reshape", err);
+    if (!t)
+        return NULL;
+    char order = 'C';
+    for (size_t k = 0; k < a->nkw; k++) {
+        if (strcmp(a->kwnames[k], "order") != 0) {
+            tl_error_set(err, TL_ERR_TYPE, "'%s' is an invalid keyword argument for reshape()",
+                         a->kwnames[k]);
+            return NULL;
+        }
+        if (np_order_arg(a->kwvals[k], 'C', &order, err) < 0)
+            return NULL;
+    }
+    if (order != 'C' && order != 'F') {
+        tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab supports reshape(order='C' or 'F') only");
+        return NULL;
+    }
+    const tl_value *const *items = (const tl_value *const *)a->pos;
+    size_t n = a->npos;
+    if (n == 1 && (a->pos[0]->kind == TL_V_TUPLE || a->pos[0]->kind == TL_V_LIST ||
+                   a->pos[0]->kind == TL_V_SIZE)) {
+        items = (const tl_value *const *)a->pos[0]->u.seq.items;
+        n = a->pos[0]->u.seq.n;
+    }
+    if (n > TL_MAX_DIMS) {
+        tl_error_set(err, TL_ERR_LIMIT, "tensors with more than %d dimensions are not supported",
+                     TL_MAX_DIMS);
+        return NULL;
+    }
+    int nd = (int)n;
+    int64_t want[TL_MAX_DIMS], dims[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        const tl_value *v = items[i];
+        if (v->kind != TL_V_INT && v->kind != TL_V_BOOL) {
+            tl_error_set(err, TL_ERR_TYPE, "'%s' object cannot be interpreted as an integer",
+                         tl_value_type_name(v));
+            return NULL;
+        }
+        want[i] = dims[i] = v->kind == TL_V_BOOL ? v->u.b : v->u.i;
+    }
+    /* _fix_unknown_dimension */
+    int64_t total = tl_tensor_numel(t), known = 1;
+    int unknown = -1;
+    bool bad = false;
+    for (int i = 0; i < nd; i++) {
+        if (dims[i] < 0) {
+            if (unknown >= 0) {
+                tl_error_set(err, TL_ERR_VALUE, "can only specify one unknown dimension");
+                return NULL;
+            }
+            unknown = i;
+        } else if (tl_mul_overflow(known, dims[i], &known)) {
+            bad = true;
+        }
+    }
+    if (!bad && unknown >= 0) {
+        if (known == 0 || total % known != 0)
+            bad = true;
+        else
+            dims[unknown] = total / known;
+    } else if (!bad && known != total) {
+        bad = true;
+    }
+    if (bad) {
+        tl_buf b = {0};
+        tl_buf_printf(&b, "cannot reshape array of size %lld into shape ", (long long)total);
+        np_shape_text(nd, want, &b);
+        tl_error_set(err, TL_ERR_VALUE, "%s", tl_buf_str(&b));
+        tl_buf_free(&b);
+        return NULL;
+    }
+    bool same = nd == t->ndim;
+    for (int i = 0; i < nd && same; i++)
+        same = want[i] == t->sizes[i];
+    int64_t st[TL_MAX_DIMS];
+    tl_tensor *base = tl_tensor_retain(t);
+    if (same) {
+        memcpy(st, t->strides, sizeof(int64_t) * (size_t)nd);
+    } else if (tl_numpy_contig(t, order == 'F') ||
+               !nocopy_reshape(t, nd, dims, order == 'F', st)) {
+        if (!tl_numpy_contig(t, order == 'F')) {
+            tl_tensor_release(base);
+            if (!(base = array_copy(t, t->dtype, order, err)))
+                return NULL;
+        }
+        /* fresh strides in that order, a zero-size axis counted as 1 */
+        int64_t acc = 1;
+        for (int k = 0; k < nd; k++) {
+            int i = order == 'F' ? k : nd - 1 - k;
+            st[i] = acc;
+            if (dims[i])
+                acc *= dims[i];
+        }
+    }
+    tl_tensor *v = tl_tensor_alias(base);
+    tl_tensor_release(base);
+    if (!v)
+        return NULL;
+    v->ndim = nd;
+    memcpy(v->sizes, dims, sizeof(int64_t) * (size_t)nd);
+    memcpy(v->strides, st, sizeof(int64_t) * (size_t)nd);
+    return tl_value_ndarray(v);
+}
+
 static tl_value *nd_copy(tl_value *self, const tl_args *a, tl_error *err)
 {
     static const char *const kw[] = {"order", NULL};
@@ -851,6 +1029,7 @@ const tl_binding tl_bind_numpy_ndarray_bindings[] = {
     {"nbytes", nd_nbytes, true, false},
     {"T", nd_T, true, false},
     {"copy", nd_copy, false, false},
+    {"reshape", nd_reshape, false, false},
     {"astype", nd_astype, false, false},
     {"tolist", nd_tolist, false, false},
     {"item", nd_item, false, false},
