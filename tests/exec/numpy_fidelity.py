@@ -80,3 +80,8 @@ print(*[(p // 2).dtype for p in arrs[1:]])
 z = torch.tensor(3, dtype=torch.int8).numpy()
 print(type(z + 1), type(z + 1.5), (z + arrs[2]).dtype, (z + arrs[7]).dtype, (torch.tensor(1.5, dtype=torch.float64).numpy() + arrs[7]).dtype)
 print(arrs[2] + 300, arrs[2] < 300, arrs[5] + 2**40, arrs[1] < 300, arrs[0], torch.tensor([[True], [False]]).numpy())
+# a ufunc's output layout (tlab: TensorIterator's rule, which agrees with
+# NumPy here; tests/fixtures/numpy3.known lists where it does not)
+u = torch.arange(6).reshape(3, 1, 2).transpose(0, 2).numpy()
+w = torch.arange(24.).reshape(2, 3, 4).permute(2, 0, 1).numpy()
+print((u > 0).strides, (-u).strides, (u + u).strides, (w * 2).strides, (w + w[:, :1, :]).strides, (w[:1] - w).strides)
