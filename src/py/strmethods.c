@@ -32,19 +32,25 @@ static int str_arg(const tl_args *a, size_t i, const char *fn, const char **s, s
     return 0;
 }
 
+/* CPython's argument-count errors for str methods: lo == hi == 0 is
+ * METH_NOARGS ("str.upper() takes no arguments (1 given)"), lo == hi == 1
+ * METH_O ("str.join() takes exactly one argument (0 given)"), else an
+ * argument-clinic range ("replace expected at least 2 arguments, got 1") */
 static int nargs(const tl_args *a, const char *fn, size_t lo, size_t hi, tl_error *err)
 {
     if (a->nkw)
-        return tl_error_set(err, TL_ERR_TYPE, "%s() takes no keyword arguments", fn);
-    if (a->npos < lo || a->npos > hi) {
-        if (lo == hi)
-            return tl_error_set(err, TL_ERR_TYPE, "%s() takes exactly %s argument (%zu given)",
-                                fn, lo == 1 ? "one" : "zero", a->npos);
-        return tl_error_set(err, TL_ERR_TYPE, "%s expected at %s %zu argument%s, got %zu", fn,
-                            a->npos < lo ? "least" : "most", a->npos < lo ? lo : hi,
-                            (a->npos < lo ? lo : hi) == 1 ? "" : "s", a->npos);
-    }
-    return 0;
+        return tl_error_set(err, TL_ERR_TYPE, "str.%s() takes no keyword arguments", fn);
+    if (a->npos >= lo && a->npos <= hi)
+        return 0;
+    if (hi == 0)
+        return tl_error_set(err, TL_ERR_TYPE, "str.%s() takes no arguments (%zu given)", fn,
+                            a->npos);
+    if (lo == 1 && hi == 1)
+        return tl_error_set(err, TL_ERR_TYPE, "str.%s() takes exactly one argument (%zu given)",
+                            fn, a->npos);
+    size_t lim = a->npos < lo ? lo : hi;
+    return tl_error_set(err, TL_ERR_TYPE, "%s expected at %s %zu argument%s, got %zu", fn,
+                        a->npos < lo ? "least" : "most", lim, lim == 1 ? "" : "s", a->npos);
 }
 
 static tl_value *charged(tl_buf *b, tl_error *err)
@@ -287,8 +293,17 @@ static tl_value *s_replace(tl_value *self, const tl_args *a, tl_error *err)
 static tl_value *affix(tl_value *self, const tl_args *a, const char *fn, bool end,
                        tl_error *err)
 {
-    if (nargs(a, fn, 1, 1, err) < 0)
+    if (a->nkw)
+        return tl_error_set(err, TL_ERR_TYPE, "str.%s() takes no keyword arguments", fn), NULL;
+    if (a->npos == 0 || a->npos > 3) {
+        tl_error_set(err, TL_ERR_TYPE, "%s() takes at %s argument%s (%zu given)", fn,
+                     a->npos ? "most 3" : "least 1", a->npos ? "s" : "", a->npos);
         return NULL;
+    }
+    if (a->npos > 1) {
+        tl_error_set(err, TL_ERR_UNSUPPORTED, "tlab does not support %s()'s start and end", fn);
+        return NULL;
+    }
     const tl_value *p = a->pos[0];
     size_t k = 1;
     const tl_value *const *list = &p;

@@ -40,3 +40,11 @@ except ValueError as e:
 print("a  b\tc\n".split(None, 0), "  ".split(None, 0), "x".split("x"), "axbxc".split("x", 0), "axbxc".split("x", -1), "a b".split(maxsplit=1), "".join([]), "a".replace("a", ""), "".replace("", "x"))
 print("{:>6}|{:<4}|{:^7}|{:08.3f}|{:,}|{!r:>5}".format("r", "l", "c", 3.14159, 1234567, "q"))
 print("%s" if False else "{0} {0!r}".format("x"))
+tests = [lambda: "".join(), lambda: "".upper(1), lambda: "".strip(1, 2), lambda: "".replace("a"), lambda: "".replace(1, 2, 3, 4),
+         lambda: "".startswith(), lambda: "".upper(x=1), lambda: "".join(x=1), lambda: "".strip(x=1), lambda: "".replace("a", "b", x=1),
+         lambda: "".lower(1), lambda: "".startswith(1, 2, 3, 4), lambda: "".endswith(), lambda: "".startswith(x=1)]
+for t in tests:
+    try:
+        t()
+    except TypeError as e:
+        print("TypeError", e)
