@@ -376,25 +376,35 @@ static void dim_shape(const tl_tensor *x, int d, int64_t m, const tl_tensor *ind
     }
 }
 
+/* The target offsets of index_fill_/index_copy_ along dim d: the index
+ * alone is bounds-checked first (torch checks it even when x is empty; an
+ * out-of-bounds entry raises `what`"index %lld is out of bounds for
+ * dimension %d with size %lld"), then every position's offset. 0 with
+ * *offs (a device tensor, the caller's), or -1. */
+static int dev_dim_offsets(tl_tensor *x, int d, tl_tensor *index, bool wrap, const char *what,
+                           tl_tensor **offs, tl_error *err)
+{
+    int64_t sz[TL_MAX_DIMS], istr[TL_MAX_DIMS], cs[TL_MAX_DIMS], v;
+    int64_t size = x->sizes[d], ni = tl_tensor_numel(index), zero = 0;
+    bool bad;
+    if (dev_offsets(x, index, 1, &ni, index->ndim ? index->strides : &zero, size, 1, wrap,
+                    NULL, offs, &bad, &v, err))
+        return -1;
+    tl_tensor_release(*offs);
+    *offs = NULL;
+    if (bad)
+        return tl_error_set(err, TL_ERR_INDEX, "%sindex %lld is out of bounds for dimension %d "
+                            "with size %lld", what, (long long)v, d, (long long)size);
+    dim_shape(x, d, ni, index, sz, istr, cs);
+    return dev_offsets(x, index, x->ndim, sz, istr, size, x->strides[d], wrap, cs, offs, &bad,
+                       &v, err);
+}
+
 static int dev_index_fill(tl_tensor *x, int d, tl_tensor *index, const tl_scalar *value,
                           tl_error *err)
 {
-    int64_t sz[TL_MAX_DIMS], istr[TL_MAX_DIMS], cs[TL_MAX_DIMS], v;
-    int64_t size = x->sizes[d];
-    /* the index alone first: torch checks it even when self is empty */
-    int64_t ni = tl_tensor_numel(index), zero = 0;
     tl_tensor *offs;
-    bool bad;
-    if (dev_offsets(x, index, 1, &ni, index->ndim ? index->strides : &zero, size, 1, true,
-                    NULL, &offs, &bad, &v, err))
-        return -1;
-    tl_tensor_release(offs);
-    if (bad)
-        return tl_error_set(err, TL_ERR_INDEX, "index %lld is out of bounds for dimension %d "
-                            "with size %lld", (long long)v, d, (long long)size);
-    dim_shape(x, d, ni, index, sz, istr, cs);
-    if (dev_offsets(x, index, x->ndim, sz, istr, size, x->strides[d], true, cs, &offs, &bad,
-                    &v, err))
+    if (dev_dim_offsets(x, d, index, true, "", &offs, err))
         return -1;
     tl_tensor *val = dev_scalar(x, value, err);
     int rc = val ? dev_write(x, offs, val, true, TL_SCATTER_REDUCE_NONE, err) : -1;
@@ -406,20 +416,8 @@ static int dev_index_fill(tl_tensor *x, int d, tl_tensor *index, const tl_scalar
 static int dev_index_copy(tl_tensor *x, int d, tl_tensor *index, tl_tensor *source,
                           tl_error *err)
 {
-    int64_t sz[TL_MAX_DIMS], istr[TL_MAX_DIMS], cs[TL_MAX_DIMS], v;
-    int64_t size = x->sizes[d], ni = tl_tensor_numel(index), zero = 0;
     tl_tensor *offs;
-    bool bad;
-    if (dev_offsets(x, index, 1, &ni, index->ndim ? index->strides : &zero, size, 1, false,
-                    NULL, &offs, &bad, &v, err))
-        return -1;
-    tl_tensor_release(offs);
-    if (bad)
-        return tl_error_set(err, TL_ERR_INDEX, "index_copy_(): index %lld is out of bounds for "
-                            "dimension %d with size %lld", (long long)v, d, (long long)size);
-    dim_shape(x, d, ni, index, sz, istr, cs);
-    if (dev_offsets(x, index, x->ndim, sz, istr, size, x->strides[d], false, cs, &offs, &bad,
-                    &v, err))
+    if (dev_dim_offsets(x, d, index, false, "index_copy_(): ", &offs, err))
         return -1;
     tl_tensor *val = dev_values(source, x, err);
     int rc = val ? dev_write(x, offs, val, false, TL_SCATTER_REDUCE_NONE, err) : -1;
